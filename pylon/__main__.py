@@ -1,0 +1,3 @@
+from pylon.cli.entry import pylon_main
+
+pylon_main()

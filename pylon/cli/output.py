@@ -1,0 +1,83 @@
+"""Rendering shared by every command: JSON documents, text lines, colour, warnings.
+
+stdout carries data; progress, warnings and hints go to stderr. JSON is written with the standard
+library, never through rich. Colour only when the stream is a TTY and not disabled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+_settings: dict[str, str] = {"color": "auto"}
+
+_ANSI = {
+    "bold": "1",
+    "dim": "2",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
+}
+
+
+def set_color_mode(mode: str) -> None:
+    _settings["color"] = mode
+
+
+def color_enabled(stream: TextIO) -> bool:
+    mode = _settings["color"]
+    if mode == "never" or (mode == "auto" and os.environ.get("NO_COLOR")):
+        return False
+    if mode == "always":
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def paint(text: str, style: str, stream: TextIO | None = None) -> str:
+    """Wrap `text` in ANSI codes for `style` (space-separated names) when colour is on."""
+    if not color_enabled(stream or sys.stdout):
+        return text
+    codes = ";".join(_ANSI[s] for s in style.split() if s in _ANSI)
+    return f"\x1b[{codes}m{text}\x1b[0m" if codes else text
+
+
+def emit_json(doc: Any) -> None:
+    """Write exactly one JSON document (plus newline) to stdout."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=None, separators=(", ", ": ")))
+    sys.stdout.write("\n")
+
+
+def ok_json(data: dict[str, Any]) -> None:
+    """A success document: `{"ok": true, ...data}`."""
+    emit_json({"ok": True, **data})
+
+
+def out(text: str = "") -> None:
+    """One or more lines of data to stdout."""
+    sys.stdout.write(text)
+    if not text.endswith("\n"):
+        sys.stdout.write("\n")
+
+
+def err(text: str) -> None:
+    """A line for a human on stderr (warnings, progress, hints)."""
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+
+
+def warn(text: str) -> None:
+    err(paint("warning:", "yellow bold", sys.stderr) + " " + text)
+
+
+def render_error(code: str, message: str, hint: str | None) -> None:
+    """`error[<code>]: message` and an optional `hint: ...` line, on stderr."""
+    err(paint(f"error[{code}]:", "red bold", sys.stderr) + " " + message)
+    if hint:
+        err(paint("hint:", "cyan", sys.stderr) + " " + hint)

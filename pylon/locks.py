@@ -1,0 +1,46 @@
+"""Cross-process advisory locks (fcntl.flock on a lock file) with a timeout."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pylon.errors import Exit, PylonError
+
+
+@contextmanager
+def file_lock(lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "") -> Iterator[None]:
+    """Hold an exclusive lock on `lock_path` (created if needed) for the duration of the block.
+
+    Raises `lock-timeout` (exit 4) when another process holds it for longer than `timeout` seconds.
+    """
+    path = Path(lock_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise PylonError(
+                        "lock-timeout",
+                        f"Another pylon process has held the lock for {what or path} for over {timeout:g}s.",
+                        "Wait for it to finish, then run the same command again.",
+                        exit_code=Exit.CANNOT_EDIT,
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock

@@ -1,0 +1,1 @@
+"""workspace: the git library and the numbered-edit engine. Never imports typer/rich."""

@@ -1,0 +1,36 @@
+# Shared by scripts/test and scripts/demo: find Python >= 3.11, create .venv, install pylon.
+# Idempotent: re-running only reinstalls when pyproject.toml changed since the last install.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VENV="$ROOT/.venv"
+
+find_python() {
+  for candidate in "${PYTHON:-}" python3.13 python3.12 python3.11 python3 python; do
+    [ -n "$candidate" ] || continue
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+      command -v "$candidate"; return 0
+    fi
+  done
+  echo "error: pylon needs Python 3.11 or newer on PATH (or set PYTHON=/path/to/python3.11)." >&2
+  return 1
+}
+
+ensure_venv() {  # $1: extras, e.g. "test" or ""
+  local extras="$1" spec="$ROOT" stamp
+  command -v git >/dev/null 2>&1 || { echo "error: git is required." >&2; return 1; }
+  if [ ! -x "$VENV/bin/python" ]; then
+    local py; py=$(find_python)
+    echo "Creating $VENV with $("$py" --version)" >&2
+    "$py" -m venv "$VENV"
+  fi
+  [ -n "$extras" ] && spec="$ROOT[$extras]"
+  stamp="$VENV/.pylon-installed-$extras"
+  if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ] || ! "$VENV/bin/python" -c 'import pylon' 2>/dev/null; then
+    echo "Installing pylon into $VENV ..." >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+    "$VENV/bin/python" -c 'import pylon' || { echo "error: installing pylon failed (see above)." >&2; return 1; }
+    touch "$stamp"
+  fi
+}

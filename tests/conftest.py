@@ -1,0 +1,149 @@
+"""Shared fixtures: an isolated environment per test, the installed console scripts, git repos.
+
+Every test gets its own HOME, XDG folders, state directory and git identity, so nothing touches the
+real home or git config. Commands run as real subprocesses of the installed `pylon`/`canon`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+    args: list[str]
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def __repr__(self) -> str:  # shown by pytest when an assertion fails
+        return f"Result(code={self.code}, args={self.args!r}\n--- stdout\n{self.out}\n--- stderr\n{self.err})"
+
+
+def script(name: str) -> str:
+    """Absolute path of an installed console script (pylon, canon) of this interpreter's venv."""
+    path = BIN / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if not found:
+        raise RuntimeError(f"console script {name!r} is not installed; run scripts/test")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    for key in list(os.environ):
+        if key.startswith(("GIT_", "PYLON_", "XDG_")) or key in ("NO_COLOR",):
+            monkeypatch.delenv(key, raising=False)
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Test Author",
+        "GIT_AUTHOR_EMAIL": "author@example.com",
+        "GIT_COMMITTER_NAME": "Test Committer",
+        "GIT_COMMITTER_EMAIL": "committer@example.com",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.com\n"
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n",
+        encoding="utf-8",
+    )
+    return env
+
+
+def run_cmd(
+    *args: str | os.PathLike[str],
+    cwd: str | os.PathLike[str] | None = None,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> Result:
+    """Run an installed console script (`pylon ...`/`canon ...`) or any program; capture text."""
+    argv = [str(a) for a in args]
+    if argv[0] in ("pylon", "canon"):
+        argv[0] = script(argv[0])
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    proc = subprocess.run(
+        argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout
+    )
+    return Result(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+        [str(a) for a in args],
+    )
+
+
+@pytest.fixture
+def run():  # type: ignore[no-untyped-def]
+    """`run("canon", "read", "x", cwd=repo)` -> Result(code, out, err)."""
+    return run_cmd
+
+
+def git(repo: str | os.PathLike[str], *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Factory: `make_repo(files={...}, commit=True, name="repo")` -> Path of a new git repository."""
+
+    def factory(files: dict[str, str | bytes] | None = None, *, commit: bool = True, name: str = "repo") -> Path:
+        root = tmp_path / name
+        root.mkdir(parents=True)
+        git(root, "init", "-q", "-b", "main")
+        if files:
+            write_files(root, files)
+        if commit and files:
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", "initial")
+        return root
+
+    return factory
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A plain folder (no git) to use as a project root."""
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
