@@ -22,3 +22,9 @@ def build_canon_app() -> typer.Typer:
 def init_cmd(json_: JsonOpt = False) -> None:
     """Create the store (.canon/ with schema.json and .gitignore); idempotent."""
     raise NotImplementedError("canon init")
+
+
+# `canon lint` lives in its own module (formats, fixes); registered here so both entry points have it.
+from pylon.cli.canon_lint_cmd import lint_cmd  # noqa: E402
+
+app.command("lint")(lint_cmd)

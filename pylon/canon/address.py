@@ -1,0 +1,147 @@
+"""Addresses: from command-line paths to canonical article addresses, and resolution.
+
+`src/core/config.ts` -> `src/core/config`; `lake:prices` addresses the article `prices` in the
+mount `lake`. Resolution tries the exact address, then each ancestor; the first article governs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pylon.canon.store import CANON_DIR, Project, Store
+from pylon.errors import PylonError
+
+_MOUNT_PREFIX = re.compile(r"^([A-Za-z0-9._-]+):(.*)$")
+
+
+@dataclass(frozen=True, order=True)
+class Address:
+    """A canonical address: an optional mount name and a `/`-separated path ('' is the root)."""
+
+    mount: str | None
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.mount}:{self.path}" if self.mount else self.path
+
+    @property
+    def parent(self) -> Address | None:
+        if not self.path:
+            return None
+        head, _, _ = self.path.rpartition("/")
+        return Address(self.mount, head)
+
+    def ancestors(self) -> list[Address]:
+        """This address, then each ancestor up to (not including) the empty address."""
+        out: list[Address] = []
+        current: Address | None = self
+        while current is not None and current.path:
+            out.append(current)
+            current = current.parent
+        return out
+
+
+@dataclass
+class Resolution:
+    requested: Address
+    governing: Address | None
+    tried: list[Address] = field(default_factory=list)
+
+
+def drop_extension(segment: str) -> str:
+    """`config.ts` -> `config`, `a.tar.gz` -> `a.tar`, `.env` stays `.env`."""
+    dot = segment.rfind(".")
+    return segment[:dot] if dot > 0 else segment
+
+
+def outside(arg: str) -> PylonError:
+    return PylonError(
+        "outside-project",
+        f"{arg!r} is outside the project and inside no mount.",
+        "Pass a path inside the project, or mount its folder (mounts in .canon/config.toml or --mount DIR).",
+    )
+
+
+def normalize_address(text: str) -> str:
+    """Clean an address string: slashes, `.`/`..` (never above the root), no `.md` suffix games."""
+    parts: list[str] = []
+    for seg in text.replace("\\", "/").split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if not parts:
+                raise outside(text)
+            parts.pop()
+            continue
+        parts.append(seg)
+    return "/".join(parts)
+
+
+def _relative_address(rel_parts: list[str], is_dir: bool) -> str:
+    if rel_parts and not is_dir:
+        rel_parts = [*rel_parts[:-1], drop_extension(rel_parts[-1])]
+    return "/".join(rel_parts)
+
+
+def _within(path: str, root: Path) -> list[str] | None:
+    root_s = str(root)
+    if path == root_s:
+        return []
+    if path.startswith(root_s.rstrip(os.sep) + os.sep):
+        return path[len(root_s.rstrip(os.sep)) + 1 :].split(os.sep)
+    return None
+
+
+def to_address(arg: str, project: Project) -> Address:
+    """Turn a command-line argument (a path relative to the cwd, or an address) into an Address."""
+    text = arg.strip().replace("\\", "/")
+    match = _MOUNT_PREFIX.match(text)
+    if match and not os.path.lexists(project.cwd / text):
+        name, rest = match.groups()
+        project.store_for(name)  # raises unknown-mount
+        return Address(name, normalize_address(rest))
+    # An existing article's canonical address that names nothing on disk is used as is, so
+    # `src/core/config.test` reads its own article, not its parent's.
+    if text and not os.path.lexists(project.cwd / text):
+        try:
+            candidate = normalize_address(text)
+        except PylonError:
+            candidate = ""
+        if candidate and project.store.has_article(candidate):
+            return Address(None, candidate)
+    full = os.path.normpath(os.path.join(str(project.cwd), text)) if text else str(project.cwd)
+    is_dir = os.path.isdir(full)
+    rel = _within(full, project.root)
+    if rel is not None:
+        # A path inside a mount that lives within the project still routes to the mount.
+        for name, mount in project.mounts.items():
+            inner = _within(full, mount.root)
+            if inner is not None:
+                return Address(name, _relative_address(inner, is_dir))
+        if rel[:1] == [CANON_DIR] and len(rel) > 2 and rel[1] == "articles":
+            # A path to an article file addresses that article.
+            return Address(None, _relative_address(rel[2:], False))
+        return Address(None, _relative_address(rel, is_dir))
+    for name, mount in project.mounts.items():
+        inner = _within(full, mount.root)
+        if inner is not None:
+            return Address(name, _relative_address(inner, is_dir))
+    raise outside(arg)
+
+
+def resolve(address: Address, project: Project) -> Resolution:
+    """The governing article: the exact address, then each ancestor; the empty address governs nothing."""
+    store: Store = project.store_for(address.mount)
+    tried: list[Address] = []
+    for candidate in address.ancestors():
+        tried.append(candidate)
+        if store.has_article(candidate.path):
+            return Resolution(address, candidate, tried)
+    return Resolution(address, None, tried)
+
+
+def article_file(address: Address, project: Project) -> Path:
+    return project.store_for(address.mount).article_path(address.path)

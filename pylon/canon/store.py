@@ -1,0 +1,168 @@
+"""Locating the project and its `.canon/` store, mounts, and the article files on disk."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pylon.errors import PylonError, UsageError
+
+CANON_DIR = ".canon"
+
+
+@dataclass(frozen=True)
+class Store:
+    """One `.canon/` folder. `root` is the folder whose assets it governs; `mount` is its mount
+    name (None for the project's own store)."""
+
+    root: Path
+    mount: str | None = None
+
+    @property
+    def canon(self) -> Path:
+        return self.root / CANON_DIR
+
+    @property
+    def articles(self) -> Path:
+        return self.canon / "articles"
+
+    @property
+    def journal(self) -> Path:
+        return self.canon / "journal"
+
+    @property
+    def cache(self) -> Path:
+        return self.canon / ".cache"
+
+    @property
+    def schema_path(self) -> Path:
+        return self.canon / "schema.json"
+
+    def exists(self) -> bool:
+        return self.canon.is_dir()
+
+    def article_path(self, path: str) -> Path:
+        """File of the article at in-store address `path` (no mount prefix)."""
+        return self.articles / f"{path}.md"
+
+    def has_article(self, path: str) -> bool:
+        return bool(path) and os.path.isfile(self.article_path(path))
+
+    def iter_articles(self, prefix: str = "") -> Iterator[tuple[str, Path]]:
+        """(in-store address, file) of every article, sorted by address, optionally under `prefix`."""
+        base = self.articles
+        start = base / prefix if prefix else base
+        if not start.is_dir():
+            if prefix and os.path.isfile(self.article_path(prefix)):
+                yield prefix, self.article_path(prefix)
+            return
+        if prefix and os.path.isfile(self.article_path(prefix)):
+            yield prefix, self.article_path(prefix)
+        base_len = len(str(base)) + 1
+        found: list[tuple[str, Path]] = []
+        for folder, dirs, files in os.walk(start):
+            dirs[:] = [d for d in dirs if not d.startswith(".")] if folder == str(base) else dirs
+            for name in files:
+                if name.endswith(".md"):
+                    full = os.path.join(folder, name)
+                    found.append((full[base_len:-3].replace(os.sep, "/"), Path(full)))
+        found.sort()
+        yield from found
+
+
+@dataclass
+class Project:
+    """The project store plus its mounts, as seen from `cwd`."""
+
+    store: Store
+    cwd: Path
+    mounts: dict[str, Store] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.store.root
+
+    def store_for(self, mount: str | None) -> Store:
+        if mount is None:
+            return self.store
+        try:
+            return self.mounts[mount]
+        except KeyError:
+            known = ", ".join(sorted(self.mounts)) or "none configured"
+            raise PylonError(
+                "unknown-mount",
+                f"No mount is named {mount!r} (mounts: {known}).",
+                "Add it to mounts in .canon/config.toml, or pass --mount DIR.",
+            ) from None
+
+
+def find_root(cwd: Path) -> Path:
+    """First ancestor holding `.canon/`; else the git top-level; else `cwd` itself."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / CANON_DIR).is_dir():
+            return folder
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def read_config(store: Store) -> dict[str, object]:
+    path = store.canon / "config.toml"
+    if not path.is_file():
+        return {}
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(
+            "bad-config",
+            f"{path} is not valid TOML: {exc}.",
+            f"Fix {path}, then run the command again.",
+        ) from None
+
+
+def open_project(
+    cwd: Path | None = None, root: str | os.PathLike[str] | None = None, mounts: list[str] | None = None
+) -> Project:
+    """The project seen from `cwd` (default: the current directory), with configured and extra mounts."""
+    here = Path(os.getcwd()) if cwd is None else cwd
+    if root is not None:
+        given = Path(os.path.abspath(here / root))
+        base = given.parent if given.name == CANON_DIR else given
+        if not base.is_dir():
+            raise UsageError("bad-root", f"--root {root!s} is not a folder.", "Pass the folder that holds .canon/.")
+    else:
+        base = find_root(here)
+    project = Project(store=Store(base), cwd=here)
+    config = read_config(project.store)
+    configured = config.get("mounts", [])
+    if not isinstance(configured, list) or not all(isinstance(m, str) for m in configured):
+        raise UsageError(
+            "bad-config",
+            f"mounts in {project.store.canon / 'config.toml'} must be a list of folder paths.",
+            'Write it as: mounts = ["../data/lake"]',
+        )
+    entries = [(base / m, "config") for m in configured] + [(here / m, "--mount") for m in mounts or []]
+    for folder, origin in entries:
+        folder = Path(os.path.normpath(os.path.abspath(folder)))
+        if not folder.is_dir():
+            raise UsageError(
+                "bad-mount",
+                f"Mount {str(folder)!r} (from {origin}) is not a folder.",
+                "Fix the path in .canon/config.toml or --mount.",
+            )
+        name = folder.name
+        existing = project.mounts.get(name)
+        if existing is not None and existing.root != folder:
+            raise UsageError(
+                "mount-conflict",
+                f"Two mounts share the name {name!r}: {existing.root} and {folder}.",
+                "Mount only one of them; mount names are folder basenames and must be unique.",
+            )
+        project.mounts[name] = Store(folder, mount=name)
+    return project

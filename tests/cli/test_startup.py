@@ -1,0 +1,66 @@
+"""Start-up budget: hot commands must not import heavy modules when stdout is not a TTY.
+
+Runs the real installed console scripts under `python -X importtime` and reads which modules
+were imported from its report.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import script
+
+HEAVY = ("pygit2", "watchdog", "rich")
+
+
+def imported_modules(argv: list[str], cwd: Path) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script(argv[0]), *argv[1:]],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
+    names = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    assert names, f"no import report; stderr was: {proc.stderr[-2000:]}"
+    return names
+
+
+@pytest.fixture
+def small_store(project: Path) -> Path:
+    (project / ".canon" / "articles" / "src").mkdir(parents=True)
+    (project / ".canon" / "journal").mkdir(parents=True)
+    (project / ".canon" / "articles" / "src" / "app.md").write_text(
+        "---\ncapsule: The app.\nupdated: 2026-01-01\n---\nBody text [[src]].\n", encoding="utf-8"
+    )
+    (project / ".canon" / "articles" / "src.md").write_text("---\ncapsule: Sources.\n---\nAll code.\n" * 1)
+    (project / "notes.txt").write_text("one\ntwo\n", encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pylon", "--version"],
+        ["canon", "read", "src/app"],
+        ["canon", "lint"],
+        ["pylon", "canon", "read", "src/app"],
+        ["pylon", "read", "notes.txt"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_hot_commands_skip_heavy_imports(argv: list[str], small_store: Path) -> None:
+    names = imported_modules(argv, small_store)
+    heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
+    assert not heavy, f"{' '.join(argv)} imported {heavy[:10]}"
+
+
+def test_canon_read_does_not_parse_yaml(small_store: Path) -> None:
+    names = imported_modules(["canon", "read", "src/app"], small_store)
+    assert "yaml" not in names and "frontmatter" not in names
