@@ -2,28 +2,44 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 
-def _canon_app():  # type: ignore[no-untyped-def]
+def _canon_app() -> Any:
     from pylon.cli.canon_cmds import build_canon_app
 
     return build_canon_app()
 
 
-def _pylon_app():  # type: ignore[no-untyped-def]
+def _pylon_app() -> Any:
     from pylon.cli.app import build_app
 
     return build_app()
 
 
-def pylon_main() -> None:
+def _finish(code: int) -> None:
+    # Flush here so a reader that went away (`| head`) cannot make the interpreter print
+    # "Exception ignored ... BrokenPipeError" at shutdown.
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = code or 141
+    sys.exit(code)
+
+
+def _main(build: Callable[[], Any], prog: str) -> None:
     from pylon.cli.runner import run
 
-    sys.exit(run(_pylon_app, sys.argv[1:], "pylon"))
+    _finish(run(build, sys.argv[1:], prog))
+
+
+def pylon_main() -> None:
+    _main(_pylon_app, "pylon")
 
 
 def canon_main() -> None:
-    from pylon.cli.runner import run
-
-    sys.exit(run(_canon_app, sys.argv[1:], "canon"))
+    _main(_canon_app, "canon")
