@@ -7,7 +7,9 @@ Codes are kebab-case and stable: scripts and agents match on them.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
+TYPE_CHECKING = False  # importing typing costs ~10 ms of start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Exit(IntEnum):

@@ -10,6 +10,9 @@ from pathlib import Path
 from pylon.errors import PylonError, UsageError
 
 CANON_DIR = ".canon"
+# Folders at the top of articles/ that belong to tools (an Obsidian vault's settings and trash),
+# not to addresses. Other dot-folders are addresses: `.github/workflows/ci` is a real asset.
+SKIP_DIRS = frozenset({".obsidian", ".trash", ".git"})
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class Store:
         base_len = len(str(base)) + 1
         found: list[tuple[str, Path]] = []
         for folder, dirs, files in os.walk(start):
-            dirs[:] = [d for d in dirs if not d.startswith(".")] if folder == str(base) else dirs
+            dirs[:] = [d for d in dirs if d not in SKIP_DIRS] if folder == str(base) else dirs
             for name in files:
                 if name.endswith(".md"):
                     full = os.path.join(folder, name)

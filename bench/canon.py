@@ -1,0 +1,136 @@
+"""Benchmark: `canon read` on a large store, and `pylon --version` start-up.
+
+Builds (once, cached under bench/.work/canon-store) a store with 20,000 articles in nested folders
+and 20,000 journal entries whose subjects name those articles, then times whole processes:
+
+- `canon read <deep path>` with a warm journal index (the common case);
+- `canon read` right after a journal entry was added from outside (each sample heals the index);
+- `canon journal` (one exclusive create);
+- `pylon --version` against `python -c "import typer"` (the start-up bar: within 1.3x);
+- baselines in the same run: `cat` of the article file, `python -c "import typer"`.
+
+Run: .venv/bin/python bench/canon.py [--runs N] [--rebuild]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import WORK, record, table, time_command, tool, verdict  # noqa: E402
+
+ARTICLES = 20_000
+ENTRIES = 20_000
+STORE = WORK / "canon-store"
+TARGET = "svc/s07/mod03/part11/leaf"  # an address that exists in the synthetic store
+
+
+def build(root: Path) -> None:
+    rng = random.Random(7)
+    articles = root / ".canon" / "articles"
+    journal = root / ".canon" / "journal"
+    addresses = []
+    for i in range(ARTICLES):
+        # 20 x 50 x 20 leaves: 20,000 distinct articles four folders deep.
+        address = f"svc/s{i % 20:02d}/mod{(i // 20) % 50:02d}/part{i // 1000:02d}/leaf"
+        addresses.append(address)
+        path = articles / f"{address}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"---\ncapsule: Module {i} handles part of the service; retries are bounded.\n"
+            f"updated: 2026-01-{1 + i % 28:02d}\nowner: team-{i % 7}\n---\n"
+            + f"Module {i} body. It must never block the event loop.\n" * 6,
+            encoding="utf-8",
+        )
+    assert len(set(addresses)) == ARTICLES
+    journal.mkdir(parents=True, exist_ok=True)
+    for n in range(ENTRIES):
+        subjects = rng.sample(addresses, 2) if n % 3 else [TARGET, rng.choice(addresses)]
+        day = 1 + n % 28
+        logged = f"2026-02-{day:02d}T{n % 24:02d}:{n % 60:02d}:{(n * 7) % 60:02d}.{n:06d}Z"
+        items = ", ".join(subjects)
+        (journal / f"2026-02-{day:02d}-event-{n}.md").write_text(
+            f"---\nsubject: [{items}]\nlogged: {logged}\n---\nEvent {n}: latency rose to {n % 500} ms.\n",
+            encoding="utf-8",
+        )
+    (root / ".canon" / ".gitignore").write_text(".cache/\n")
+
+
+def ensure_store(rebuild: bool) -> Path:
+    marker = STORE / ".built"
+    if rebuild or not marker.exists():
+        shutil.rmtree(STORE, ignore_errors=True)
+        STORE.mkdir(parents=True)
+        print(f"building {ARTICLES} articles and {ENTRIES} journal entries in {STORE} ...", file=sys.stderr)
+        build(STORE)
+        marker.write_text("ok\n")
+    # Extra entries added by earlier runs of the after-add benchmark are removed.
+    for path in (STORE / ".canon" / "journal").glob("2026-03-01-added-*.md"):
+        path.unlink()
+    return STORE
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+    runs = args.runs
+    root = ensure_store(args.rebuild)
+    canon, pylon, python = tool("canon"), tool("pylon"), sys.executable
+    read = [canon, "read", TARGET + ".py"]
+    # Prime the index (first build reads all 20,000 entries once).
+    subprocess.run(read, cwd=root, check=True, stdout=subprocess.DEVNULL)
+
+    typer_t = time_command("python -c 'import typer'", [python, "-c", "import typer"], runs=runs)
+    version_t = time_command("pylon --version", [pylon, "--version"], runs=runs)
+    cat_t = time_command("cat <article file>", ["cat", str(root / ".canon" / "articles" / f"{TARGET}.md")], runs=runs)
+    warm_t = time_command("canon read (warm index)", read, runs=runs, cwd=root)
+    add_script = (
+        "import sys, pathlib; p = pathlib.Path(sys.argv[1]) / f'2026-03-01-added-{sys.argv[2]}.md'; "
+        "p.write_text('---\\nsubject: [" + TARGET + "]\\nlogged: 2026-03-01T00:00:00Z\\n---\\nAdded.\\n')"
+    )
+    journal_dir = root / ".canon" / "journal"
+    # Before each sample, untimed: a new entry appears as `git pull` would add it.
+    setup = f"{shlex.quote(python)} -c {shlex.quote(add_script)} {shlex.quote(str(journal_dir))} $(date +%s%N)"
+    added_t = time_command("canon read (after an outside add: heals)", read, runs=runs, cwd=root, setup=setup)
+    journal_t = time_command(
+        "canon journal", [canon, "journal", "bench entry", "--subject", TARGET, "--slug", "bench"], runs=runs, cwd=root
+    )
+    for path in (root / ".canon" / "journal").glob("*-bench*.md"):
+        path.unlink()
+    ensure_store(False)
+
+    base = typer_t.median
+    rows = [
+        (t.label, t.ms, f"{t.median / base:.2f}x")
+        for t in (typer_t, version_t, cat_t, warm_t, added_t, journal_t)
+    ]
+    ok_read = warm_t.median < 0.150 and added_t.median < 0.150
+    ok_version = version_t.median <= 1.3 * base
+    md = (
+        f"Store: {ARTICLES:,} articles (four folders deep) and {ENTRIES:,} journal entries, "
+        f"{runs} runs per row, median wall time of the whole process. Ratios are against "
+        "`python -c 'import typer'` measured in the same run.\n\n"
+        + table(rows, ("command", "median", "vs import typer"))
+        + "\n\n"
+        f"- `canon read` under 150 ms (warm {warm_t.ms}, after an add {added_t.ms}): {verdict(ok_read)}.\n"
+        f"- `pylon --version` within 1.3x of `import typer` ({version_t.median / base:.2f}x): {verdict(ok_version)}.\n"
+        f"- `canon read` costs {warm_t.median / cat_t.median:.1f}x a `cat` of the article file; "
+        f"{(warm_t.median - base) * 1000:.1f} ms above importing typer.\n"
+    )
+    print(md)
+    record("canon", "## canon\n\n" + md)
+
+
+if __name__ == "__main__":
+    os.environ.pop("PYLON_SESSION", None)
+    main()

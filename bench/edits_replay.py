@@ -1,0 +1,371 @@
+"""Replay real git history through the numbered-edit engine and compare bytes.
+
+For every commit (against its first parent) and every changed text file, the commit's `-U0` hunks
+become ONE `pylon edit` request against the parent version: `@@ -a,0 +c,d @@` is `insert after a`,
+`@@ -a,b +c,0 @@` is `delete a-(a+b-1)`, anything else `replace a-(a+b-1)` with the `+` lines, and
+the `\\ No newline at end of file` markers become `final-newline yes|no`. The parent version is
+written to a scratch file, read window by window with the real `read` (so every line is seen),
+edited with the real `edit`, and the result is compared byte for byte with the commit's version.
+A sample is replayed a second time through the installed `pylon read`/`pylon edit` commands.
+
+    .venv/bin/python bench/edits_replay.py                      # this project's own history
+    .venv/bin/python bench/edits_replay.py --repo PATH [--repo PATH2]
+    .venv/bin/python bench/edits_replay.py --make-stdlib-repo DIR   # see make_stdlib_repo()
+
+Prints files, hunks and exact matches per repository and records section `edits-replay`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import ROOT, record, table, tool  # noqa: E402
+
+HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+NO_NL = b"\\ No newline at end of file"
+ZERO = "0" * 40
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def git_env() -> dict[str, str]:
+    sys.path.insert(0, str(ROOT))
+    from pylon.gitenv import git_env as env
+
+    return env()
+
+
+@dataclass
+class FileChange:
+    old: str  # blob id (all zeros for an added file)
+    new: str
+    binary: bool = False
+    hunks: list[tuple[int, int, list[bytes]]] = field(default_factory=list)  # (a, b, plus lines)
+    old_no_nl: bool = False
+    new_no_nl: bool = False
+
+
+@dataclass
+class Stats:
+    repo: str
+    commits: int = 0
+    files: int = 0
+    hunks: int = 0
+    exact: int = 0
+    mismatched: list[str] = field(default_factory=list)
+    refused: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+    suspicious: int = 0  # requests the suspicious-edit heuristics flagged (then replayed with overrides)
+    cli_checked: int = 0
+    cli_exact: int = 0
+    seconds: float = 0.0
+
+
+def parse_diff(raw: bytes) -> list[FileChange]:
+    changes: list[FileChange] = []
+    cur: FileChange | None = None
+    last_sign = b""
+    for line in raw.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            cur = FileChange(ZERO, ZERO)
+            changes.append(cur)
+            last_sign = b""
+        elif cur is None:
+            continue
+        elif line.startswith(b"index ") and not cur.hunks:
+            ids = line.split()[1].split(b"..")
+            cur.old, cur.new = ids[0].decode(), ids[1].decode()
+        elif line.startswith(b"Binary files ") or line.startswith(b"GIT binary patch"):
+            cur.binary = True
+        elif m := HUNK_RE.match(line):
+            a = int(m.group(1))
+            b = int(m.group(2)) if m.group(2) is not None else 1
+            cur.hunks.append((a, b, []))
+            last_sign = b""
+        elif line.startswith(b"+") and cur.hunks and not line.startswith(b"+++ "):
+            cur.hunks[-1][2].append(line[1:])
+            last_sign = b"+"
+        elif line.startswith(b"-") and cur.hunks and not line.startswith(b"--- "):
+            last_sign = b"-"
+        elif line == NO_NL:
+            if last_sign == b"+":
+                cur.new_no_nl = True
+            elif last_sign == b"-":
+                cur.old_no_nl = True
+        elif line.startswith((b"+++ ", b"--- ")) and cur.hunks:
+            # a content line that happens to start with "++ "/"-- ": only inside hunks
+            if line.startswith(b"+"):
+                cur.hunks[-1][2].append(line[1:])
+                last_sign = b"+"
+            else:
+                last_sign = b"-"
+    return changes
+
+
+def build_request(change: FileChange, old: bytes) -> bytes:
+    parts: list[bytes] = []
+    for a, b, plus in change.hunks:
+        if b == 0:
+            parts.append(b"insert after %d\n" % a)
+        elif not plus:
+            parts.append(b"delete %d-%d\n" % (a, a + b - 1))
+        else:
+            parts.append(b"replace %d-%d\n" % (a, a + b - 1))
+        for content in plus:
+            if content.endswith(b"\r"):
+                content = content[:-1]  # the request's CRLF is a line break; the file decides terminators
+            parts.append(b"+" + content + b"\n")
+    old_final = old.endswith(b"\n") or old in (b"", b"\xef\xbb\xbf")
+    touched_end = change.old_no_nl or change.new_no_nl
+    if touched_end or (not old and any(p for _, _, p in change.hunks)):
+        new_final = not change.new_no_nl
+        if new_final != old_final or not old:
+            parts.append(b"final-newline %s\n" % (b"yes" if new_final else b"no"))
+    return b"".join(parts)
+
+
+class Blobs:
+    """`git cat-file --batch` kept open for the whole replay."""
+
+    def __init__(self, repo: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def get(self, oid: str) -> bytes:
+        if oid.strip("0") == "":
+            return b""
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(oid.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise KeyError(oid)
+        size = int(header[2])
+        data = self.proc.stdout.read(size)
+        self.proc.stdout.read(1)
+        return data
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def read_all(read, path: str) -> str:  # type: ignore[no-untyped-def]
+    offset, tag = 1, ""
+    while True:
+        res = read(path, offset, None)
+        tag = res.tag
+        if res.next_offset is None:
+            return tag
+        offset = res.next_offset
+
+
+def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) -> Stats:
+    from pylon.errors import PylonError
+    from pylon.workspace.edits import edit, read
+    from pylon.workspace.edits.lines import check_text
+
+    env = git_env()
+    stats = Stats(str(repo))
+    started = time.perf_counter()
+    log = subprocess.run(["git", "rev-list", "--reverse", "--topo-order", "--parents", "HEAD"], cwd=repo, env=env,
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    blobs = Blobs(repo, env)
+    counter = 0
+    cli_cases: list[tuple[bytes, bytes, bytes]] = []
+    for entry in log:
+        ids = entry.split()
+        if not ids:
+            continue
+        if len(ids) == 1:
+            ids.append(EMPTY_TREE)  # a root commit: its files are added to empty files
+        if max_commits is not None and stats.commits >= max_commits:
+            break
+        stats.commits += 1
+        commit, parent = ids[0], ids[1]
+        raw = subprocess.run(
+            ["git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index",
+             "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "-U0", parent, commit],
+            cwd=repo, env=env, capture_output=True, check=True).stdout
+        for change in parse_diff(raw):
+            if change.binary:
+                stats.skipped["binary"] += 1
+                continue
+            if change.new.strip("0") == "":
+                stats.skipped["deleted file"] += 1
+                continue
+            if not change.hunks:
+                stats.skipped["mode or empty change"] += 1
+                continue
+            old, new = blobs.get(change.old), blobs.get(change.new)
+            if check_text(old) or check_text(new):
+                stats.skipped["not UTF-8 text"] += 1
+                continue
+            stats.files += 1
+            stats.hunks += len(change.hunks)
+            counter += 1
+            folder = scratch / str(counter)
+            folder.mkdir(parents=True)
+            path = folder / "file"
+            path.write_bytes(old)
+            request = build_request(change, old)
+            tag = read_all(read, str(path))
+            try:
+                try:
+                    edit(str(path), tag, request)
+                except PylonError as exc:
+                    if exc.code != "suspicious-edit" and not (exc.code == "bad-request" and "suspicious-edit" in exc.message):
+                        raise
+                    stats.suspicious += 1
+                    edit(str(path), tag, request, allow_echo=True, allow_indent_mix=True)
+            except PylonError as exc:
+                stats.refused[exc.code] += 1
+                if len(stats.mismatched) < 20:
+                    stats.mismatched.append(f"{commit[:10]} {change.new[:10]}: refused {exc.code}: {exc.message[:200]}")
+                shutil.rmtree(folder)
+                continue
+            if path.read_bytes() == new:
+                stats.exact += 1
+                if len(cli_cases) < cli_sample:
+                    cli_cases.append((old, request, new))
+            else:
+                got = path.read_bytes()
+                kind = "line endings only" if got.replace(b"\r\n", b"\n") == new.replace(b"\r\n", b"\n") else "content"
+                stats.mismatched.append(f"{commit[:10]} {change.new[:10]}: {kind} differs")
+            shutil.rmtree(folder)
+    blobs.close()
+    stats.cli_checked, stats.cli_exact = replay_cli(cli_cases, scratch)
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def replay_cli(cases: list[tuple[bytes, bytes, bytes]], scratch: Path) -> tuple[int, int]:
+    """The same requests through the installed commands (separate processes, same ledger)."""
+    pylon = tool("pylon")
+    exact = 0
+    for i, (old, request, new) in enumerate(cases):
+        folder = scratch / f"cli-{i}"
+        folder.mkdir()
+        (folder / "f").write_bytes(old)
+        offset, tag = 1, ""
+        while True:
+            res = subprocess.run([pylon, "read", "f", "--offset", str(offset), "--json"], cwd=folder,
+                                 capture_output=True, text=True)
+            import json
+
+            doc = json.loads(res.stdout)
+            tag = doc["tag"]
+            if doc["next_offset"] is None:
+                break
+            offset = doc["next_offset"]
+        subprocess.run([pylon, "edit", f"f#{tag}", "--allow-echo", "--allow-indent-mix"], cwd=folder,
+                       input=request, capture_output=True)
+        exact += (folder / "f").read_bytes() == new
+        shutil.rmtree(folder)
+    return len(cases), exact
+
+
+def make_stdlib_repo(target: Path) -> Path:
+    """A repository whose commits are CPython's pure-Python stdlib, release after release.
+
+    Built from the interpreters pyenv installed on this machine (3.6 ... 3.13): each commit holds
+    the top-level `lib/pythonX.Y/*.py` modules plus the `json`, `email`, `asyncio`, `unittest`,
+    `importlib` and `http` packages of one release. The diffs between commits are the real edits
+    CPython's developers made between releases; only the grouping into commits is ours.
+    """
+    env = git_env()
+    versions = sorted(Path("/root/.pyenv/versions").glob("3.*"), key=lambda p: tuple(int(x) for x in p.name.split(".")))
+    if len(versions) < 2:
+        raise SystemExit("make-stdlib-repo needs at least two pyenv CPython 3.x installs")
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=target, env=env, check=True)
+    for version in versions:
+        lib = version / "lib" / f"python{'.'.join(version.name.split('.')[:2])}"
+        for old in list(target.iterdir()):
+            if old.name != ".git":
+                shutil.rmtree(old) if old.is_dir() else old.unlink()
+        for src in lib.glob("*.py"):
+            shutil.copy2(src, target / src.name)
+        for package in ("json", "email", "asyncio", "unittest", "importlib", "http"):
+            if (lib / package).is_dir():
+                shutil.copytree(lib / package, target / package,
+                                ignore=shutil.ignore_patterns("__pycache__", "test", "tests", "*.pyc"))
+        subprocess.run(["git", "add", "-A"], cwd=target, env=env, check=True)
+        subprocess.run(["git", "-c", "user.name=replay", "-c", "user.email=replay@localhost", "commit", "-q",
+                        "-m", f"CPython {version.name} stdlib"], cwd=target, env=env, check=True)
+    return target
+
+
+def report(all_stats: list[Stats]) -> str:
+    rows = []
+    for s in all_stats:
+        pct = 100.0 * s.exact / s.files if s.files else 0.0
+        skipped = ", ".join(f"{v} {k}" for k, v in sorted(s.skipped.items())) or "none"
+        refused = ", ".join(f"{v} {k}" for k, v in sorted(s.refused.items())) or "none"
+        rows.append((s.repo, str(s.commits), str(s.files), str(s.hunks), f"{s.exact} ({pct:.2f}%)",
+                     str(len(s.mismatched) - sum(s.refused.values())), refused, str(s.suspicious),
+                     f"{s.cli_exact}/{s.cli_checked}", skipped, f"{s.seconds:.0f} s"))
+    return table(rows, ("repository", "commits", "files", "hunks", "exact matches", "mismatches", "refused",
+                        "flagged suspicious", "CLI sample exact", "skipped", "time"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repo", action="append", type=Path, help="repository to replay (repeatable); default: this project")
+    parser.add_argument("--make-stdlib-repo", type=Path, metavar="DIR", help="build the CPython stdlib history repo in DIR and replay it too")
+    parser.add_argument("--max-commits", type=int, default=None)
+    parser.add_argument("--cli-sample", type=int, default=25, help="file edits replayed again through the installed commands")
+    parser.add_argument("--no-record", action="store_true", help="print only; do not write docs/benchmarks.md")
+    args = parser.parse_args()
+    repos = list(args.repo or [ROOT])
+    if args.make_stdlib_repo:
+        repos.append(make_stdlib_repo(args.make_stdlib_repo))
+    all_stats = []
+    with tempfile.TemporaryDirectory(prefix="pylon-replay-") as tmp:
+        os.environ["PYLON_STATE_DIR"] = str(Path(tmp) / "state")
+        os.environ["PYLON_SESSION"] = "replay"
+        sys.path.insert(0, str(ROOT))
+        for i, repo in enumerate(repos):
+            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits)
+            all_stats.append(stats)
+            print(f"{stats.repo}: {stats.commits} commits, {stats.files} files, {stats.hunks} hunks, "
+                  f"{stats.exact} exact matches ({100.0 * stats.exact / max(stats.files, 1):.2f}%), "
+                  f"{stats.suspicious} flagged suspicious, CLI sample {stats.cli_exact}/{stats.cli_checked} exact, "
+                  f"skipped {dict(stats.skipped)}, {stats.seconds:.1f} s")
+            for line in stats.mismatched[:20]:
+                print("  not exact:", line)
+    if not args.no_record:
+        body = [
+            "### Numbered edits: replay of real git history",
+            "",
+            "Every commit's `-U0` hunks per file, turned into one `pylon edit` request against the parent",
+            "version, applied through the real engine and compared byte for byte with the commit's version",
+            "(`bench/edits_replay.py`). \"flagged suspicious\" counts requests the echo/indent heuristics",
+            "refused (exit 3); they are then replayed with `--allow-echo --allow-indent-mix`.",
+            "",
+            report(all_stats),
+        ]
+        if args.make_stdlib_repo:
+            body += ["", "The CPython repository is built by `--make-stdlib-repo`: one commit per CPython release",
+                     "installed on this machine (3.6 to 3.13), holding the top-level stdlib modules and six",
+                     "packages; the hunks are the real changes between releases, the commits are synthetic."]
+        record("edits-replay", "\n".join(body))
+    ok = all(s.exact == s.files for s in all_stats)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""One article: read the governing article of an address; write (create or update) an article.
+
+Writes never re-serialise YAML: the file's front matter is kept as raw lines and only the owned
+keys are set (pylon.canon.frontmatter). A write that changes nothing leaves the file byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pylon.canon.address import Address, Resolution, resolve, to_address
+from pylon.canon.frontmatter import Document, parse
+from pylon.canon.store import Project, Store
+from pylon.errors import PylonError, UsageError
+
+SCOPES = ("rule", "asset")
+
+
+@dataclass
+class ArticleView:
+    """What `canon read` shows: the governing article and what it knows about the journal."""
+
+    address: Address  # the governing article
+    requested: Address
+    path: Path
+    doc: Document
+    journal: list[str] = field(default_factory=list)
+    journal_total: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WriteResult:
+    address: Address
+    path: Path
+    created: bool
+    changed: bool
+    updated: str | None
+    stripped_front_matter: bool = False
+    doc: Document | None = None
+    old_doc: Document | None = None
+
+
+def write_hint(address: Address | str) -> str:
+    return f'canon write {shlex.quote(str(address))} --capsule "..." --body "..."'
+
+
+def load_text(path: Path, address: Address | str) -> str:
+    """An article file's text; refuses folders and invalid UTF-8 with their own codes."""
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise is_directory(path) from None
+    except PermissionError:
+        raise PylonError("unreadable", f"{path} cannot be read (permission denied).", f"Check the permissions of {path}.") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PylonError(
+            "not-utf8",
+            f"The article {address} ({path}) is not valid UTF-8 (bad byte at offset {exc.start}).",
+            f"Re-save {path} as UTF-8, then run the command again.",
+        ) from None
+
+
+def is_directory(path: Path) -> PylonError:
+    return PylonError(
+        "is-directory",
+        f"{path} is a folder where an article file belongs.",
+        f"Move {path} out of the way (articles are <address>.md files; child articles live in <address>/).",
+    )
+
+
+def _check_folders(resolution: Resolution, project: Project) -> None:
+    """A folder named like an article file (`x.md/`) is an error, not a silent skip."""
+    store = project.store_for(resolution.requested.mount)
+    for tried in resolution.tried:
+        candidate = store.article_path(tried.path)
+        if tried == resolution.governing:
+            return
+        if os.path.isdir(candidate):
+            raise is_directory(candidate)
+
+
+def read_article(project: Project, arg: str, *, journal_limit: int = 3) -> ArticleView:
+    """The article governing `arg` (an address or a path), with its newest journal entries."""
+    requested = to_address(arg, project)
+    resolution = resolve(requested, project)
+    _check_folders(resolution, project)
+    if resolution.governing is None:
+        store = project.store_for(requested.mount)
+        where = "" if store.exists() else f" (there is no store at {store.canon})"
+        if not requested.path:
+            raise PylonError(
+                "no-article",
+                f"The empty address (the project root) governs nothing{where}.",
+                "Name an asset or address: canon read src/app.py  (canon map lists every article)",
+            )
+        raise PylonError(
+            "no-article",
+            f"No article governs {requested}{where}.",
+            write_hint(requested),
+            details={"requested": str(requested), "tried": [str(a) for a in resolution.tried]},
+        )
+    governing = resolution.governing
+    path = project.store_for(governing.mount).article_path(governing.path)
+    doc = parse(load_text(path, governing))
+    view = ArticleView(address=governing, requested=requested, path=path, doc=doc)
+    for problem in doc.problems:
+        view.notes.append(f"front matter line {problem.line}: {problem.message} (canon lint {shlex.quote(str(governing))})")
+    from pylon.canon import journal_index
+
+    hits = journal_index.newest(project.store, str(governing), journal_limit)
+    view.journal, view.journal_total = hits.names, hits.total
+    return view
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^---[ \t]*$")
+_PASTED_KEY = re.compile(r"^[A-Za-z_][\w.-]*:(?:[ \t].*)?$")
+
+
+def strip_pasted_front_matter(body: str) -> tuple[str, bool]:
+    """Remove a leading `---` block whose every line is `key: value` or blank."""
+    lines = body.lstrip("\r\n").splitlines(keepends=True)
+    if not lines or not _FENCE.match(lines[0].rstrip("\r\n")):
+        return body, False
+    for i, line in enumerate(lines[1:], start=1):
+        text = line.rstrip("\r\n")
+        if _FENCE.match(text) or text == "...":
+            if i == 1:
+                return body, False  # `---` twice is a rule line, not front matter
+            return "".join(lines[i + 1 :]), True
+        if text.strip() and not _PASTED_KEY.match(text):
+            return body, False
+    return body, False
+
+
+def fold_capsule(capsule: str) -> str:
+    """Line breaks (with the blanks around them) fold to single spaces; ends are trimmed."""
+    return re.sub(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*", " ", capsule).strip()
+
+
+def normalize_body(body: str, newline: str) -> str:
+    """Blank lines at both ends dropped, one final newline, the file's own line endings."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    lines = [ln.rstrip(" \t") if not ln.strip() else ln for ln in lines]
+    return newline.join(lines) + newline if lines else ""
+
+
+def today() -> str:
+    """Today's UTC calendar date (`updated` is a UTC date, like journal file names)."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+
+
+def check_address(address: Address) -> None:
+    if not address.path:
+        raise UsageError(
+            "bad-address",
+            "The empty address (the project root) cannot hold an article.",
+            write_hint("src/app"),
+        )
+    segments = address.path.split("/")
+    if segments[0] == ".canon" or any(seg in (".", "..") for seg in segments):
+        raise UsageError(
+            "bad-address",
+            f"{address} is inside the store itself; articles describe assets, not .canon/.",
+            write_hint("src/app"),
+        )
+
+
+def write_article(
+    project: Project,
+    arg: str,
+    *,
+    capsule: str | None = None,
+    body: str | None = None,
+    scope: str | None = None,
+) -> WriteResult:
+    """Create or update the article at `arg`'s address. Blank fields are left as they were."""
+    if scope not in (None, "", *SCOPES):
+        raise UsageError("bad-scope", f"--scope takes rule or asset, not {scope!r}.", "canon write ADDRESS --scope rule")
+    address = to_address(arg, project)
+    check_address(address)
+    store = project.store_for(address.mount)
+    path = store.article_path(address.path)
+    new_capsule = fold_capsule(capsule) if capsule and capsule.strip() else None
+    stripped = False
+    if body is not None and body.strip():
+        body, stripped = strip_pasted_front_matter(body)
+    new_body = body if body is not None and body.strip() else None
+
+    if os.path.isdir(path):
+        raise is_directory(path)
+    # Read-modify-write under the store's write lock: two writers of one article never lose
+    # each other's fields (the second one starts from what the first wrote).
+    from pylon.canon.init import check_folders
+    from pylon.locks import file_lock
+
+    check_folders(store.canon, store.articles, store.journal, path.parent)
+    if not store.canon.is_dir():
+        # No store yet: a refused write must leave no trace, so there is no lock file to take.
+        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+    with file_lock(store.cache / "write.lock", what=f"writes to {store.canon}"):
+        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+
+
+def _write(
+    store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None, scope: str | None,
+    stripped: bool,
+) -> WriteResult:
+    from pylon.canon.init import ensure_store
+
+    exists = os.path.lexists(path)
+    old_text = load_text(path, address) if exists else None
+    if old_text is None:
+        if new_body is None:
+            raise PylonError(
+                "empty-body",
+                f"{address} has no article yet, and a new article needs a body.",
+                write_hint(address),
+            )
+        old_doc = None
+        doc = Document()
+    else:
+        old_doc = parse(old_text)
+        _refuse_invalid(old_doc, path, address)
+        doc = parse(old_text)
+    if new_capsule is not None and doc.owned.get("capsule") != new_capsule:
+        doc.set("capsule", new_capsule)
+    if scope == "rule" and doc.owned.get("scope") != "rule":
+        doc.set("scope", "rule")
+    elif scope == "asset" and "scope" in doc.owned:
+        doc.set("scope", None)
+    if new_body is not None:
+        fresh = normalize_body(new_body, doc.newline)
+        if normalize_body(doc.body, doc.newline) != fresh:
+            doc.body = fresh
+    changed = old_text is None or doc.render() != old_text
+    result = WriteResult(address, path, old_text is None, changed, doc.owned.get("updated"), stripped, doc, old_doc)
+    if not changed:
+        return result
+    doc.set("updated", today())
+    result.updated = doc.owned["updated"]
+    _check_schema(store, old_doc, doc, address)
+    ensure_store(store, path.parent)
+    from pylon.atomic import atomic_write
+
+    atomic_write(path, doc.render().encode("utf-8"))
+    return result
+
+
+def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
+    from pylon.canon.frontmatter import yaml_problems
+
+    problems = doc.problems or yaml_problems(doc)
+    if problems:
+        first = problems[0]
+        raise PylonError(
+            "front-matter-invalid",
+            f"{path}:{first.line}: {first.message}; the write was refused and nothing changed.",
+            f"Fix the front matter of {path} by hand (canon lint {shlex.quote(str(address))} shows every problem).",
+            details={"problems": [{"line": p.line, "message": p.message} for p in problems]},
+        )
+
+
+def _check_schema(store, old_doc: Document | None, doc: Document, address: Address) -> None:  # type: ignore[no-untyped-def]
+    try:
+        from pylon.canon.schema import load_schema, required_violations
+    except ImportError:  # the schema module is optional at this layer
+        return
+    violations = required_violations(load_schema(store), old_doc, doc)
+    if violations:
+        raise PylonError(
+            "schema-required",
+            f"The write to {address} breaks schema.json: " + "; ".join(violations) + ". Nothing was written.",
+            f"Supply the required fields: {write_hint(address)}  (rules in {store.schema_path})",
+            details={"violations": violations},
+        )
+
+
+def standing_notes(project: Project, view: ArticleView) -> list[str]:
+    """Standing problems `canon read` mentions: the article is an orphan, or breaks schema.json.
+
+    The same rules as `canon lint` (orphan, schema), checked for this one article with one folder
+    listing and one small JSON read, so a read stays cheap; `canon lint` gives the full report.
+    """
+    from pylon.canon.address import drop_extension
+
+    notes: list[str] = []
+    store = project.store_for(view.address.mount)
+    head, _, last = view.address.path.rpartition("/")
+    if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
+        try:
+            names = os.listdir(store.root / head)
+        except OSError:
+            names = None  # the parent folder is not on disk: a conceptual address, not an orphan
+        if names is not None and not any(n == last or drop_extension(n) == last for n in names):
+            notes.append(
+                f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
+                f"delete it, or mark it scope: rule (canon write {shlex.quote(str(view.address))} --scope rule)"
+            )
+    if os.path.isfile(store.schema_path):
+        from pylon.canon.schema import check_article, load_schema
+
+        notes += [f"schema: {v.message}" for v in check_article(load_schema(store), view.doc)]
+    return notes

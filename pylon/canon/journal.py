@@ -1,0 +1,286 @@
+"""The journal: one immutable file per event, `journal/<UTC date>-<slug>[-N].md`.
+
+Entries are created with an exclusive create (never overwritten, never edited). Each one starts
+with `subject: [a, b]` and `logged: <UTC instant>` front matter. `read_entry` reads one back for
+the index, lint and search; it never imports yaml.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pylon.canon.subjects import JOURNAL_NAME, decode_subjects, encode_subjects
+from pylon.errors import PylonError, UsageError
+
+if TYPE_CHECKING:
+    from pylon.canon.address import Address
+    from pylon.canon.store import Project
+
+SLUG_MAX = 60
+DEFAULT_SLUG = "entry"
+# Give up after this many numbered names for one date and slug (a runaway loop guard, not a limit
+# anyone should meet: 200 concurrent writers use -2 .. -200).
+_MAX_SUFFIX = 100_000
+_LOGGED = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$")
+
+
+@dataclass
+class JournalEntry:
+    """One journal file as read back. `problems` lists what is wrong with it (never raised)."""
+
+    name: str
+    subjects: list[str] = field(default_factory=list)
+    logged: str | None = None
+    text: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+def slugify(text: str) -> str:
+    """Lower-cased; runs of anything but a-z/0-9 become `-`; trimmed; at most SLUG_MAX; default `entry`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    slug = slug[:SLUG_MAX].rstrip("-")
+    return slug or DEFAULT_SLUG
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def logged_instant(now: datetime) -> str:
+    """`2026-08-10T12:34:56.123456Z`: microseconds so entries of one second still order."""
+    return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def render_entry(subjects: list[str], logged: str, text: str) -> str:
+    body = text if text.endswith("\n") else text + "\n"
+    return f"---\nsubject: {encode_subjects(subjects)}\nlogged: {logged}\n---\n{body}"
+
+
+def _first_free_guess(folder: Path, date: str, slug: str) -> int:
+    """Skip names that are certainly taken (one listing) so busy days don't try -2, -3... one by one."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return 1
+    prefix = f"{date}-{slug}"
+    taken = 0
+    for name in names:
+        if name == f"{prefix}.md":
+            taken = max(taken, 1)
+        elif name.startswith(prefix + "-") and name.endswith(".md"):
+            tail = name[len(prefix) + 1 : -3]
+            if tail.isdigit():
+                taken = max(taken, int(tail))
+    return taken + 1 if taken else 1
+
+
+def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None) -> Path:
+    """Create the entry file exclusively: `<date>-<slug>.md`, else `-2`, `-3`, ...; returns its path."""
+    from pylon.atomic import create_exclusive
+
+    now = now or utc_now()
+    date = now.strftime("%Y-%m-%d")
+    data = render_entry(subjects, logged_instant(now), text).encode("utf-8")
+    journal_dir.mkdir(parents=True, exist_ok=True)
+    n = _first_free_guess(journal_dir, date, slug)
+    while n < _MAX_SUFFIX:
+        name = f"{date}-{slug}.md" if n == 1 else f"{date}-{slug}-{n}.md"
+        target = journal_dir / name
+        if create_exclusive(target, data):
+            return target
+        n += 1
+    raise PylonError("journal-full", f"Every name for {date}-{slug} is taken.", "Pass a different --slug.")
+
+
+def check_slug(slug: str) -> str:
+    """A `--slug` given by hand goes through the same rules (and must leave something)."""
+    clean = slugify(slug)
+    if not re.search(r"[a-z0-9]", slug.lower()):
+        raise UsageError(
+            "bad-slug",
+            f"--slug {slug!r} has no letters or digits.",
+            'canon journal "..." --slug short-name',
+        )
+    # A hand-made slug ending in -N would collide with the numbering scheme; keep it readable.
+    return clean
+
+
+# ---- reading entries back -------------------------------------------------------------------
+
+_KEY = re.compile(r"^(subject|subjects|logged):(?:[ \t]+(.*?))?[ \t]*$")
+
+
+def parse_entry(name: str, text: str) -> JournalEntry:
+    """Read `subject` and `logged` from an entry's front matter without yaml."""
+    from pylon.canon.frontmatter import decode_value, parse
+
+    entry = JournalEntry(name=name)
+    if not JOURNAL_NAME.match(name):
+        entry.problems.append(f"{name} is not named <YYYY-MM-DD>-<slug>[-N].md")
+    doc = parse(text)
+    entry.text = doc.body
+    if not doc.has_front_matter:
+        entry.problems.append("no front matter (subject, logged)")
+        return entry
+    if not doc.close_fence:
+        entry.problems.append("front matter opened with --- is never closed")
+        return entry
+    lines = [ln.rstrip("\r\n") for ln in doc.fm_lines]
+    seen: set[str] = set()
+    i = 0
+    while i < len(lines):
+        match = _KEY.match(lines[i])
+        i += 1
+        if not match:
+            continue
+        key, value = match.group(1), (match.group(2) or "")
+        key = "subject" if key == "subjects" else key
+        if key in seen:
+            entry.problems.append(f"{key} is given twice")
+            continue
+        seen.add(key)
+        if key == "subject":
+            if not value:
+                # A block list written by hand: `subject:` then `  - a` lines.
+                items: list[str] = []
+                while i < len(lines) and re.match(r"^\s*-(\s|$)", lines[i]):
+                    item = lines[i].strip()[1:].strip()
+                    try:
+                        items.append(decode_value(item) if item else "")
+                    except ValueError as exc:
+                        entry.problems.append(f"subject item {item!r}: {exc}")
+                    i += 1
+                entry.subjects = [s for s in items if s]
+                continue
+            try:
+                entry.subjects = decode_subjects(value)
+            except ValueError as exc:
+                entry.problems.append(f"subject list {value!r} is malformed: {exc}")
+        else:
+            try:
+                logged = decode_value(value)
+            except ValueError as exc:
+                entry.problems.append(f"logged {value!r}: {exc}")
+                continue
+            if not _LOGGED.match(logged):
+                entry.problems.append(f"logged {logged!r} is not an ISO-8601 instant")
+            entry.logged = logged
+    if "subject" not in seen:
+        entry.problems.append("no subject list")
+    if "logged" not in seen:
+        entry.problems.append("no logged instant")
+    return entry
+
+
+def read_entry(path: Path) -> JournalEntry:
+    """Read one journal file; problems (bad name, bad UTF-8, missing keys) are listed, not raised."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        return JournalEntry(name=path.name, problems=["is a folder, not a file"])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return JournalEntry(name=path.name, problems=[f"not valid UTF-8 (byte {exc.start})"])
+    return parse_entry(path.name, text)
+
+
+def sort_key(entry_logged: str | None, name: str) -> tuple[str, str]:
+    """Newest-first ordering key: by `logged` (normalised to UTC text), then by name."""
+    return (normalize_logged(entry_logged) if entry_logged else name[:10], name)
+
+
+def normalize_logged(logged: str) -> str:
+    """Turn any accepted instant into `YYYY-MM-DDTHH:MM:SS.ffffffZ` so text order is time order."""
+    text = logged.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z", text):
+        return text
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return text
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=timezone.utc)
+    return logged_instant(stamp.astimezone(timezone.utc))
+
+
+def is_entry_name(name: str) -> bool:
+    return bool(JOURNAL_NAME.match(name))
+
+
+
+# ---- `canon journal` --------------------------------------------------------------------------
+
+
+@dataclass
+class JournalResult:
+    path: Path
+    name: str
+    subjects: list[str]
+    logged: str
+    advice: list = field(default_factory=list)  # list[pylon.canon.advice.Advice]
+
+
+def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
+    """A `--subject` as stored: the address of the article governing it when one does (so the entry
+    shows on that article's `canon read`), else the address itself. Returns (subject, governing)."""
+    from pylon.canon.address import resolve, to_address
+
+    address = to_address(arg, project)
+    if not address.path:
+        raise UsageError(
+            "bad-subject",
+            f"--subject {arg!r} is the project root, which no article describes.",
+            'canon journal "..." --subject src/app.py',
+        )
+    governing = resolve(address, project).governing
+    return str(governing or address), governing
+
+
+def journal(project: Project, text: str, subjects: list[str] | None = None, slug: str | None = None) -> JournalResult:
+    """Create one journal entry in the project store (never in a mount); never overwrite one."""
+    from pylon.canon.advice import Advice, missing_values, value_warning
+    from pylon.canon.init import ensure_store
+
+    if not text.strip():
+        raise PylonError(
+            "empty-body",
+            "A journal entry needs text.",
+            'canon journal "what happened, with names and exact numbers" --subject ADDRESS',
+        )
+    clean_slug = check_slug(slug) if slug else DEFAULT_SLUG
+    stored: list[str] = []
+    governing_of: dict[str, object] = {}
+    for arg in subjects or []:
+        subject, governing = subject_address(project, arg)
+        if subject not in stored:
+            stored.append(subject)
+            governing_of[subject] = governing
+    ensure_store(project.store)
+    now = utc_now()
+    path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now)
+    result = JournalResult(path=path, name=path.name, subjects=stored, logged=logged_instant(now))
+    for subject in stored:
+        governing = governing_of[subject]
+        if governing is None:
+            result.advice.append(Advice(
+                "unknown-subject",
+                f"subject {subject} names no article, so no `canon read` will list this entry. "
+                f'Create it: canon write {subject} --capsule "..." --body "..."',
+            ))
+            continue
+        article = project.store_for(governing.mount).article_path(governing.path)  # type: ignore[attr-defined]
+        try:
+            article_text = article.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        missing = missing_values(text, article_text)
+        if missing:
+            result.advice.append(value_warning(subject, missing))
+    return result

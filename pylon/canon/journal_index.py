@@ -1,0 +1,251 @@
+"""The journal index: subject -> entries ordered by `logged`, kept in `.canon/.cache/journal.sqlite`.
+
+`canon read` shows the newest three entries about an article on every call, and a store can hold
+tens of thousands of entries, so opening every entry on every read is out of the question. The
+index is derived data (never committed: `.cache/` is git-ignored twice, by `.canon/.gitignore` and
+by a `*` `.gitignore` inside the cache folder) and heals itself:
+
+- The journal folder's mtime changes whenever a file is added, removed or renamed in it. When it
+  equals the mtime recorded at the last indexing, the index is current and only the sqlite lookup
+  runs (no listing, no entry is opened).
+- Otherwise the folder is listed once; entries not yet indexed are read (only those), entries gone
+  from disk are dropped. If the set of names did not change (an entry replaced by rename, as
+  editors save), every entry is stat-ed and the changed ones are read again.
+- A "racy" recording (mtime within RACY_NS of the listing, so a later add could share the same
+  mtime tick) is re-checked by counting the listing on the next read, as git does for its index.
+
+Healing takes sqlite's write lock, so concurrent readers never interleave half-updates. When the
+cache cannot be written (read-only checkout), the index is computed in memory instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pylon.canon.store import Store
+
+SCHEMA_VERSION = 4
+CACHE_NAME = "journal.sqlite"
+RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem timestamp granularity we expect
+
+
+@dataclass
+class JournalHits:
+    """The newest entries about one subject (file names, newest first) and how many there are."""
+
+    names: list[str]
+    total: int
+
+
+def _listing(folder: Path) -> list[str]:
+    """Entry candidates in the journal folder: `*.md` files, no dot files (temp files are dotted)."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [n for n in names if n.endswith(".md") and not n.startswith(".")]
+
+
+def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported lazily
+    """Open (creating if needed) the cache database; None when the cache folder is not writable."""
+    import sqlite3
+
+    cache = store.cache
+    try:
+        if not cache.is_dir():
+            cache.mkdir(parents=True, exist_ok=True)
+        ignore = cache / ".gitignore"
+        if not os.path.lexists(ignore):
+            ignore.write_text("# derived data, rebuilt automatically\n*\n", encoding="utf-8")
+        conn = sqlite3.connect(str(cache / CACHE_NAME), timeout=30, isolation_level=None)
+    except (OSError, sqlite3.Error):
+        return None
+    try:
+        conn.execute("PRAGMA synchronous=NORMAL")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            _create_schema(conn)
+    except sqlite3.DatabaseError:
+        # A corrupt or foreign file: it is derived data, so start again.
+        conn.close()
+        try:
+            os.unlink(cache / CACHE_NAME)
+            conn = sqlite3.connect(str(cache / CACHE_NAME), timeout=30, isolation_level=None)
+            _create_schema(conn)
+        except (OSError, sqlite3.Error):
+            return None
+    return conn
+
+
+def _create_schema(conn) -> None:  # type: ignore[no-untyped-def]
+    # WAL: readers never wait for a heal, and a commit needs no fsync (synchronous=NORMAL). Losing
+    # the last heal to a power cut is harmless: the next read heals again.
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            conn.execute("COMMIT")  # another process created it while we waited
+            return
+        for table in ("meta", "entries", "subjects"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER)")
+        conn.execute("CREATE TABLE entries (name TEXT PRIMARY KEY, logged TEXT, mtime_ns INTEGER, size INTEGER)")
+        conn.execute("CREATE TABLE subjects (subject TEXT, logged TEXT, name TEXT)")
+        conn.execute("CREATE INDEX subjects_by_time ON subjects (subject, logged DESC, name DESC)")
+        conn.execute("CREATE INDEX subjects_by_name ON subjects (name)")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _meta(conn) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+
+
+def _freshness(conn, folder: Path, mtime_ns: int) -> str:  # type: ignore[no-untyped-def]
+    """`current`, `stale`, or `settled` (racy before, verified now and safe to mark current)."""
+    meta = _meta(conn)
+    if meta.get("mtime_ns") != mtime_ns:
+        return "stale"
+    if meta.get("listed_ns", 0) - mtime_ns > RACY_NS:
+        return "current"
+    # Racy: an entry added in the same mtime tick as the last listing would be invisible to the
+    # mtime check. Count the listing; equal counts with an unchanged mtime mean nothing was added.
+    checked_ns = time.time_ns()
+    if len(_listing(folder)) != meta.get("count", -1):
+        return "stale"
+    if checked_ns - mtime_ns > RACY_NS:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('listed_ns', ?)", (checked_ns,))
+        return "settled"
+    return "current"
+
+
+def _index_entry(conn, folder: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    from pylon.canon.journal import read_entry, sort_key
+
+    path = folder / name
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    if not path.is_file():
+        return
+    entry = read_entry(path)
+    logged = sort_key(entry.logged, name)[0]
+    conn.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", (name, logged, st.st_mtime_ns, st.st_size))
+    conn.executemany(
+        "INSERT INTO subjects VALUES (?, ?, ?)", [(subject, logged, name) for subject in dict.fromkeys(entry.subjects)]
+    )
+
+
+def _drop(conn, names: Iterable[str]) -> None:  # type: ignore[no-untyped-def]
+    for name in names:
+        conn.execute("DELETE FROM entries WHERE name = ?", (name,))
+        conn.execute("DELETE FROM subjects WHERE name = ?", (name,))
+
+
+def _heal(conn, folder: Path) -> None:  # type: ignore[no-untyped-def]
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Record the mtime seen *before* listing: anything added after it changes the mtime again.
+        mtime_ns = os.stat(folder).st_mtime_ns
+        if _freshness(conn, folder, mtime_ns) != "stale":
+            conn.execute("COMMIT")  # healed by another process while we waited for the lock
+            return
+        names = _listing(folder)
+        on_disk = set(names)
+        # One joined string built inside sqlite: fetching 20,000 rows one by one would cost more
+        # than the rest of the heal.
+        row = conn.execute("SELECT group_concat(name, char(10)) FROM entries").fetchone()
+        indexed = set(row[0].split("\n")) if row and row[0] else set()
+        gone = [n for n in indexed if n not in on_disk]
+        _drop(conn, gone)
+        new = [n for n in names if n not in indexed]
+        if not new and not gone:
+            # Same names, yet the folder changed: an entry was replaced (editor save by rename).
+            stamps = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT name, mtime_ns, size FROM entries")}
+            base = str(folder)
+            for name in names:
+                try:
+                    st = os.stat(os.path.join(base, name))
+                except OSError:
+                    continue
+                if (st.st_mtime_ns, st.st_size) != stamps.get(name):
+                    _drop(conn, [name])
+                    new.append(name)
+        for name in new:
+            _index_entry(conn, folder, name)
+        conn.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("mtime_ns", mtime_ns), ("listed_ns", time.time_ns()), ("count", len(names))],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _in_memory(folder: Path, subject: str, limit: int) -> JournalHits:
+    """No writable cache: read every entry (slow, correct)."""
+    from pylon.canon.journal import read_entry, sort_key
+
+    hits = []
+    for name in _listing(folder):
+        path = folder / name
+        if not path.is_file():
+            continue
+        entry = read_entry(path)
+        if subject in entry.subjects:
+            hits.append(sort_key(entry.logged, name))
+    hits.sort(reverse=True)
+    return JournalHits([name for _, name in hits[:limit]], len(hits))
+
+
+def newest(store: Store, subject: str, limit: int = 3) -> JournalHits:
+    """The `limit` newest entries (by `logged`, then name) whose subjects include `subject`."""
+    folder = store.journal
+    try:
+        mtime_ns = os.stat(folder).st_mtime_ns
+    except OSError:
+        return JournalHits([], 0)
+    conn = _open(store)
+    if conn is None:
+        return _in_memory(folder, subject, limit)
+    try:
+        import sqlite3
+
+        try:
+            if _freshness(conn, folder, mtime_ns) == "stale":
+                _heal(conn, folder)
+            rows = conn.execute(
+                "SELECT name FROM subjects WHERE subject = ? ORDER BY logged DESC, name DESC LIMIT ?",
+                (subject, limit),
+            ).fetchall()
+            total = conn.execute("SELECT count(*) FROM subjects WHERE subject = ?", (subject,)).fetchone()[0]
+        except sqlite3.Error:
+            # Locked past the timeout, disk full, read-only: the index is an optimisation only.
+            return _in_memory(folder, subject, limit)
+        return JournalHits([r[0] for r in rows], total)
+    finally:
+        conn.close()
+
+
+def rebuild(store: Store) -> int:
+    """Drop and rebuild the index from every entry; returns the number of entries indexed."""
+    conn = _open(store)
+    if conn is None:
+        return 0
+    try:
+        conn.execute("PRAGMA user_version = 0")
+        _create_schema(conn)
+        if store.journal.is_dir():
+            _heal(conn, store.journal)
+        return conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+    finally:
+        conn.close()

@@ -1,0 +1,185 @@
+"""`canon lint`: check the store against the rules of docs/canon-ci.md; optionally apply safe fixes.
+
+`lint(project, targets, fix)` checks the whole project store (articles, journal, schema.json) or
+the articles the targets select; `lint_article(project, address)` checks one article (advice for
+`canon write`). Both return data; nothing here prints. Only `--fix` ever writes, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pylon.canon.address import Address, resolve, to_address
+from pylon.canon.lint.context import ArticleFile, LintContext, scan_articles
+from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
+from pylon.canon.store import Project, Store
+from pylon.errors import UsageError
+
+__all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
+
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+@dataclass
+class FixedFile:
+    path: str
+    rules: list[str]
+
+
+@dataclass
+class LintReport:
+    findings: list[Finding] = field(default_factory=list)
+    articles: int = 0
+    journal: int = 0
+    fixed: list[FixedFile] = field(default_factory=list)
+    base: str = ""  # absolute folder that finding paths are relative to
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count(ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(WARNING)
+
+    def failed(self, strict: bool = False) -> bool:
+        return bool(self.errors or (strict and self.warnings))
+
+
+@dataclass
+class _Plan:
+    """What to lint: article files per store, journal entries, and which stores' schema.json."""
+
+    articles: list[tuple[Store, ArticleFile]] = field(default_factory=list)
+    journal_all: bool = False
+    journal_files: list[Path] = field(default_factory=list)
+    schema_stores: list[Store] = field(default_factory=list)
+
+    def add(self, store: Store, articles: list[ArticleFile], seen: set[tuple[str | None, str]]) -> None:
+        for article in articles:
+            if (store.mount, article.address) not in seen:
+                seen.add((store.mount, article.address))
+                self.articles.append((store, article))
+
+
+def _no_store(project: Project) -> UsageError:
+    return UsageError(
+        "no-store",
+        f"No .canon/ store at {project.root}, so there is nothing to lint.",
+        "Run `canon init` to create one, or pass --root DIR.",
+    )
+
+
+def _check_store_layout(ctx: LintContext, store: Store) -> list[Finding]:
+    out: list[Finding] = []
+    for folder in (store.articles, store.journal):
+        if os.path.lexists(folder) and not folder.is_dir():
+            out.append(finding("unreadable", f"{folder.name} must be a folder; it is a file", ctx.rel(folder)))
+    return out
+
+
+def _schema_findings(ctx: LintContext, store: Store) -> list[Finding]:
+    schema = ctx.schema(store.mount)
+    rel = ctx.rel(store.schema_path)
+    return [finding("schema", p.message, rel, p.line, severity=WARNING) for p in schema.problems]
+
+
+def _plan(project: Project, targets: list[str] | None) -> _Plan:
+    plan = _Plan()
+    if not targets:
+        plan.articles = [(project.store, a) for a in scan_articles(project.store)]
+        plan.journal_all = True
+        plan.schema_stores = [project.store]
+        return plan
+    journal_dir = os.path.realpath(project.store.journal)
+    seen: set[tuple[str | None, str]] = set()
+    for arg in targets:
+        full = os.path.realpath(os.path.join(project.cwd, arg))
+        if full == journal_dir:
+            plan.journal_all = True
+            continue
+        if os.path.dirname(full) == journal_dir:
+            if not os.path.lexists(full):
+                raise _nothing(arg)
+            plan.journal_files.append(Path(full))
+            continue
+        address = to_address(arg, project)
+        store = project.store_for(address.mount)
+        if not address.path:
+            # The root of a store: all of it (the journal too, for the project store).
+            plan.add(store, list(scan_articles(store)), seen)
+            if store not in plan.schema_stores:
+                plan.schema_stores.append(store)
+            plan.journal_all = plan.journal_all or store.mount is None
+            continue
+        chosen = list(scan_articles(store, address.path))
+        if not chosen:
+            governing = resolve(address, project).governing
+            if governing is None:
+                raise _nothing(arg)
+            chosen = [ArticleFile(governing.path, str(store.article_path(governing.path)))]
+        plan.add(store, chosen, seen)
+    return plan
+
+
+def _nothing(arg: str) -> UsageError:
+    return UsageError(
+        "nothing-to-lint",
+        f"{arg!r} selects no article or journal entry, and no article governs it.",
+        "Run `canon map` to list articles, or `canon lint` for the whole store.",
+    )
+
+
+def lint(
+    project: Project, targets: list[str] | None = None, fix: bool = False, progress: Progress | None = None
+) -> LintReport:
+    """Lint the project store (or the articles `targets` select); with `fix`, apply safe fixes first."""
+    from pylon.canon.lint import parallel
+    from pylon.canon.lint.engine import lint_journal
+
+    if not project.store.exists():
+        raise _no_store(project)
+    plan = _plan(project, targets)
+    # Listing every store pays off from a few hundred articles; a handful asks the disk per lookup.
+    ctx = LintContext.full(project) if not targets or len(plan.articles) > 200 else LintContext.lazy(project)
+    report = LintReport(base=str(ctx.base))
+    for store in plan.schema_stores:
+        report.findings += _check_store_layout(ctx, store)
+        report.findings += _schema_findings(ctx, store)
+    total = len(plan.articles)
+    for findings, fixed in parallel.run(ctx, plan.articles, fix, parallel.jobs_for(total), progress):
+        report.findings += findings
+        report.fixed += [FixedFile(path, rules) for path, rules in fixed]
+    report.articles = total
+    if plan.journal_all or plan.journal_files:
+        findings, count = lint_journal(ctx, project.store, None if plan.journal_all else plan.journal_files)
+        report.findings += findings
+        report.journal = count
+    report.findings.sort(key=lambda f: (f.path, f.line))  # stable: rule order within a line
+    return report
+
+
+def lint_article(project: Project, address: Address | str) -> list[Finding]:
+    """Every finding for one article (for `canon write` advice); [] when it does not exist."""
+    from pylon.canon.lint.engine import lint_article_file
+
+    if isinstance(address, str):
+        address = to_address(address, project)
+    store = project.store_for(address.mount)
+    path = store.article_path(address.path)
+    if not address.path or not os.path.lexists(path):
+        return []
+    ctx = LintContext.lazy(project)
+    findings, _ = lint_article_file(ctx, store, ArticleFile(address.path, str(path), os.path.isdir(path)), False)
+    return findings
+
+
+def exit_code(report: LintReport, strict: bool) -> int:
+    return 1 if report.failed(strict) else 0
+

@@ -1,0 +1,93 @@
+"""Reading files and running every rule on them; `--fix` rewrites happen here, atomically."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pylon.canon.lint.context import ArticleFile, LintContext
+from pylon.canon.lint.findings import Finding, finding
+from pylon.canon.lint.rules_article import article_rules
+from pylon.canon.lint.rules_journal import entry_rules, list_journal, name_problem
+from pylon.canon.lint.rules_tree import tree_rules
+from pylon.canon.store import Store
+
+
+def read_text(path: Path | str, rel: str) -> tuple[str | None, Finding | None]:
+    """The file as UTF-8 text, or the `unreadable` finding that says why it is not."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except IsADirectoryError:
+        return None, finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)
+    except FileNotFoundError:
+        return None, finding("unreadable", "is a link to a file that does not exist", rel)
+    except OSError as exc:
+        return None, finding("unreadable", f"cannot be read ({exc.strerror})", rel)
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, finding("unreadable", f"is not valid UTF-8 (byte {exc.start}); re-save it as UTF-8", rel, line)
+
+
+def _rules(ctx: LintContext, store: Store, article: ArticleFile, text: str, rel: str) -> list[Finding]:
+    doc, out = article_rules(ctx, store.mount, text, rel)
+    return out + tree_rules(ctx, store, article.address, doc, rel)
+
+
+def lint_article_file(
+    ctx: LintContext, store: Store, article: ArticleFile, fix: bool
+) -> tuple[list[Finding], list[str]]:
+    """(findings, rules fixed) for one article file."""
+    rel = ctx.rel(article.path)
+    if article.is_dir:
+        return [finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)], []
+    text, problem = read_text(article.path, rel)
+    if text is None:
+        return [problem] if problem else [], []
+    findings = _rules(ctx, store, article, text, rel)
+    if not fix or not any(f.fixable for f in findings):
+        return findings, []
+    from pylon.atomic import atomic_write
+    from pylon.canon.lint.fix import fix_text
+
+    outcome = fix_text(text, findings)
+    if not outcome.changed:
+        return findings, []
+    atomic_write(article.path, outcome.text.encode("utf-8"))
+    return _rules(ctx, store, article, outcome.text, rel), outcome.fixed
+
+
+def lint_journal(ctx: LintContext, store: Store, files: list[Path] | None) -> tuple[list[Finding], int]:
+    """Findings for the journal (all of it when `files` is None) and how many entries were read."""
+    folder = store.journal
+    if files is None:
+        if not folder.is_dir():
+            return [], 0
+        try:
+            listing = [(folder / name, is_dir) for name, is_dir in list_journal(folder)]
+        except OSError as exc:
+            return [finding("unreadable", f"cannot be listed ({exc.strerror})", ctx.rel(folder))], 0
+    else:
+        listing = [(path, os.path.isdir(path)) for path in files]
+    out: list[Finding] = []
+    count = 0
+    for path, is_dir in listing:
+        rel = ctx.rel(path)
+        if is_dir:
+            out.append(finding("journal-name", "is a folder; journal entries are files directly in journal/", rel))
+            continue
+        count += 1
+        bad_name = name_problem(path.name)
+        if bad_name:
+            out.append(finding("journal-name", bad_name, rel))
+            if not path.name.endswith(".md"):
+                continue  # not an entry at all: don't read it
+        text, problem = read_text(path, rel)
+        if text is None:
+            if problem:
+                out.append(problem)
+            continue
+        out += entry_rules(ctx, path.name, text, rel)
+    return out, count

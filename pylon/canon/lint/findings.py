@@ -1,0 +1,106 @@
+"""Findings and the rule catalogue: stable ids, default severities, descriptions, fixability."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    severity: str  # the default; `schema` reports bounds as warnings
+    summary: str  # one line: what it finds
+    help: str  # what to do about it
+    fixable: bool = False
+
+
+RULES: dict[str, RuleInfo] = {
+    r.id: r
+    for r in (
+        RuleInfo("front-matter-invalid", ERROR,
+                 "Front matter is unterminated, is not valid YAML, gives an owned key twice, or an owned value "
+                 "that YAML would read as another type.",
+                 "Close the block with ---, fix the YAML, keep one line per owned key; `canon lint --fix` quotes "
+                 "owned values.", True),
+        RuleInfo("dead-link", ERROR,
+                 "A [[target]] or [[target|label]] outside code that names no article.",
+                 "Link the exact address of an existing article (`canon map` lists them), or create the article."),
+        RuleInfo("schema", ERROR,
+                 "The article breaks a schema.json rule (required: error; min/max bounds: warning), or "
+                 "schema.json itself has a problem (warning; the broken part is ignored).",
+                 "Fill in the required field, or keep it within the bounds the schema's hint describes."),
+        RuleInfo("journal-name", ERROR,
+                 "A file or folder in journal/ not named <YYYY-MM-DD>-<slug>[-N].md with a real date.",
+                 "Log entries with `canon journal`; rename or remove stray files."),
+        RuleInfo("unreadable", ERROR,
+                 "An article or journal file that cannot be read as UTF-8 text (invalid UTF-8, a folder named "
+                 "*.md, a broken link, no permission).",
+                 "Re-save the file as UTF-8, or remove it."),
+        RuleInfo("no-capsule", WARNING,
+                 "The article has no capsule.",
+                 "Add one dense line: canon write ADDRESS --capsule \"...\""),
+        RuleInfo("capsule-too-long", WARNING,
+                 "The capsule is over 1000 characters.",
+                 "Keep the capsule to one dense line; move detail into the body."),
+        RuleInfo("capsule-multiline", WARNING,
+                 "The capsule spans several lines.",
+                 "A capsule is one line; `canon lint --fix` folds its line breaks into spaces.", True),
+        RuleInfo("capsule-changelog", WARNING,
+                 "The capsule reads like a change log entry (Added/Updated/Fixed..., fix:, a date).",
+                 "State the current truth; record events with `canon journal`."),
+        RuleInfo("pasted-front-matter", WARNING,
+                 "The body starts with a second, pasted front-matter block.",
+                 "Remove it; `canon lint --fix` does when it agrees with the real front matter.", True),
+        RuleInfo("body-large", WARNING,
+                 "The body is over 20000 characters.",
+                 "Split it into child articles (one per sub-asset)."),
+        RuleInfo("body-long", WARNING,
+                 "The body is over 8000 characters.",
+                 "Tighten it, or split parts into child articles."),
+        RuleInfo("tiny-child", WARNING,
+                 "A nested article with a body under 400 characters whose parent article exists.",
+                 "Fold it into the parent article and delete it."),
+        RuleInfo("address-eventish", WARNING,
+                 "An address with a log/journal/session/meeting segment or a date, that maps to no asset.",
+                 "Articles hold current truth per asset; record events with `canon journal`."),
+        RuleInfo("orphan", WARNING,
+                 "A nested article whose parent folder exists on disk but nothing on disk maps to its address "
+                 "(scope: rule articles are exempt).",
+                 "Move it with the asset (`canon mv OLD NEW`), delete it, or mark it `scope: rule`."),
+        RuleInfo("unknown-subject", WARNING,
+                 "A journal entry's subject names no article.",
+                 "Create the article, or use the address of an existing one in later entries."),
+    )
+}
+
+# Present in the catalogue of the spec; comes with the git-aware checks (not built yet).
+LATER_RULES = ("journal-changed",)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: str
+    message: str
+    path: str  # POSIX path relative to the report base (the repository root, else the project root)
+    line: int = 1
+    fixable: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "fixable": self.fixable,
+        }
+
+
+def finding(rule: str, message: str, path: str, line: int = 1, severity: str | None = None,
+            fixable: bool | None = None) -> Finding:
+    info = RULES[rule]
+    return Finding(rule, severity or info.severity, message, path, max(1, line),
+                   info.fixable if fixable is None else fixable)

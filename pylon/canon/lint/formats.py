@@ -1,0 +1,142 @@
+"""Render a LintReport: text lines, one JSON document, GitHub workflow annotations, SARIF 2.1.0.
+
+Paths are relative to the report base (the repository root, else the project root), except in
+text, which shows them relative to the current directory so terminals and editors can open them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from pylon.canon.lint import LintReport
+from pylon.canon.lint.findings import RULES, Finding
+
+FORMATS = ("text", "json", "github", "sarif")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _display_path(report: LintReport, finding: Finding, cwd: str | None) -> str:
+    if cwd is None:
+        return finding.path
+    full = os.path.normpath(os.path.join(report.base, finding.path))
+    return os.path.relpath(full, cwd).replace(os.sep, "/")
+
+
+def render_text(report: LintReport, cwd: str | None = None) -> str:
+    """`<file>:<line>: <severity>[<rule>] <message>` per finding (empty string when clean)."""
+    return "".join(
+        f"{_display_path(report, f, cwd)}:{f.line}: {f.severity}[{f.rule}] {f.message}\n" for f in report.findings
+    )
+
+
+def summary(report: LintReport, strict: bool = False) -> str:
+    """One line for stderr: counts, what --fix did or could do."""
+    scanned = f"{report.articles} article{'s' * (report.articles != 1)}, {report.journal} journal " \
+              f"entr{'ies' if report.journal != 1 else 'y'}"
+    fixed = sum(len(f.rules) for f in report.fixed)
+    tail = f"; fixed {fixed} problem{'s' * (fixed != 1)} in {len(report.fixed)} file{'s' * (len(report.fixed) != 1)}" \
+        if report.fixed else ""
+    if not report.findings:
+        return f"canon lint: clean ({scanned}){tail}."
+    fixable = sum(1 for f in report.findings if f.fixable)
+    hint = f"; {fixable} fixable with `canon lint --fix`" if fixable else ""
+    strict_note = " (--strict: warnings fail)" if strict and report.warnings and not report.errors else ""
+    return (f"canon lint: {report.errors} error{'s' * (report.errors != 1)}, {report.warnings} "
+            f"warning{'s' * (report.warnings != 1)}{strict_note} in {scanned}{tail}{hint}.")
+
+
+def render_json(report: LintReport, strict: bool = False) -> dict[str, Any]:
+    return {
+        "clean": not report.failed(strict),
+        "strict": strict,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "articles": report.articles,
+        "journal": report.journal,
+        "base": report.base,
+        "findings": [f.to_dict() for f in report.findings],
+        "fixed": [{"path": f.path, "rules": f.rules} for f in report.fixed],
+    }
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: LintReport) -> str:
+    """GitHub Actions workflow commands: `::error file=...,line=...,title=...::message`."""
+    lines = []
+    for f in report.findings:
+        props = f"file={_escape_property(f.path)},line={f.line},title={_escape_property('canon ' + f.rule)}"
+        lines.append(f"::{f.severity} {props}::{_escape_data(f.message)}\n")
+    return "".join(lines)
+
+
+def _rule_name(rule_id: str) -> str:
+    return "".join(part.capitalize() for part in re.split(r"[-_]", rule_id))
+
+
+def sarif_rules() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": info.id,
+            "name": _rule_name(info.id),
+            "shortDescription": {"text": info.summary},
+            "fullDescription": {"text": f"{info.summary} {info.help}"},
+            "help": {"text": info.help, "markdown": info.help},
+            "defaultConfiguration": {"level": info.severity},
+            "properties": {"tags": ["canon", "documentation"], "fixable": info.fixable},
+        }
+        for info in RULES.values()
+    ]
+
+
+def render_sarif(report: LintReport, version: str = "") -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one run, rule metadata, results with repository-relative locations."""
+    ids = list(RULES)
+    base_uri = Path(report.base).resolve().as_uri().rstrip("/") + "/"
+    results = []
+    for f in report.findings:
+        if f.path.startswith("../"):
+            location: dict[str, Any] = {"uri": Path(os.path.normpath(os.path.join(report.base, f.path))).as_uri()}
+        else:
+            location = {"uri": quote(f.path), "uriBaseId": "%SRCROOT%"}
+        results.append({
+            "ruleId": f.rule,
+            "ruleIndex": ids.index(f.rule),
+            "level": f.severity,
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {"artifactLocation": location, "region": {"startLine": f.line}}}],
+        })
+    driver: dict[str, Any] = {
+        "name": "canon",
+        "fullName": "canon lint (pylon-kit)",
+        "semanticVersion": version or "0.0.0",
+        "rules": sarif_rules(),
+    }
+    if version:
+        driver["version"] = version
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": driver},
+            "automationDetails": {"id": "canon-lint/"},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}},
+            "invocations": [{"executionSuccessful": True}],
+            "results": results,
+        }],
+    }
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

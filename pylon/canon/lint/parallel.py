@@ -1,0 +1,80 @@
+"""Lint article files on every core for large stores (fork-based; serial elsewhere).
+
+Workers are forked after the article sets and schemas are loaded, so they inherit them instead
+of receiving them; only the findings travel back. Chunks keep the progress bar moving.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+
+from pylon.canon.lint.context import ArticleFile, LintContext
+from pylon.canon.lint.findings import Finding
+from pylon.canon.store import Store
+
+PARALLEL_MIN = 4000  # below this, starting workers costs more than it saves
+CHUNK = 500
+
+Work = list[tuple[Store, ArticleFile]]
+Result = tuple[list[Finding], list[tuple[str, list[str]]]]  # findings, (path, fixed rules)
+
+_state: dict[str, object] = {}
+
+
+def jobs_for(total: int) -> int:
+    """How many processes to use: PYLON_LINT_JOBS if set, else every core for large stores."""
+    wanted = os.environ.get("PYLON_LINT_JOBS", "").strip()
+    if wanted.isdigit() and int(wanted) >= 1:
+        jobs = int(wanted)
+    elif total >= PARALLEL_MIN:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    else:
+        jobs = 1
+    return jobs if sys.platform.startswith("linux") else 1
+
+
+def _chunk(bounds: tuple[int, int]) -> Result:
+    from pylon.canon.lint.engine import lint_article_file
+
+    ctx: LintContext = _state["ctx"]  # type: ignore[assignment]
+    work: Work = _state["work"]  # type: ignore[assignment]
+    fix = bool(_state["fix"])
+    findings: list[Finding] = []
+    fixed: list[tuple[str, list[str]]] = []
+    for store, article in work[bounds[0] : bounds[1]]:
+        found, rules = lint_article_file(ctx, store, article, fix)
+        findings += found
+        if rules:
+            fixed.append((ctx.rel(article.path), rules))
+    return findings, fixed
+
+
+def run(ctx: LintContext, work: Work, fix: bool, jobs: int, progress: Callable[[int, int], None] | None) -> Iterator[Result]:
+    """Yield each chunk's result in order, using `jobs` processes."""
+    total = len(work)
+    _state.update(ctx=ctx, work=work, fix=fix)
+    for mount, _ in ctx.stores():
+        ctx.schema(mount)  # load before forking so every worker inherits it
+    bounds = [(i, min(i + CHUNK, total)) for i in range(0, total, CHUNK)]
+    done = 0
+    try:
+        if jobs <= 1 or len(bounds) <= 1:
+            for b in bounds:
+                result = _chunk(b)
+                done = b[1]
+                if progress is not None:
+                    progress(done, total)
+                yield result
+            return
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for b, result in zip(bounds, pool.imap(_chunk, bounds)):
+                done = b[1]
+                if progress is not None:
+                    progress(done, total)
+                yield result
+    finally:
+        _state.clear()

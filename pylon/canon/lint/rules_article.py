@@ -1,0 +1,203 @@
+"""Rules that look at one article file: front matter, capsule, body size, links, schema."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
+from pylon.canon.lint.context import LintContext
+from pylon.canon.lint.findings import WARNING, Finding, finding
+from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
+from pylon.canon.links import Link, all_live, dead_links, extract_links
+from pylon.canon.schema import check_article as schema_check
+
+CAPSULE_MAX = 1000
+BODY_LONG = 8000
+BODY_LARGE = 20000
+
+_CHANGELOG = re.compile(
+    r"""^\W*(?:
+        (?:added|updated|fixed|changed|removed|deleted|renamed|moved|refactored|bumped|reverted|migrated
+          |deprecated|replaced|switched|introduced|implemented|rewrote|rewritten|improved|tweaked|cleaned)\b
+      | (?:add|adds|update|updates|fix|fixes|change|changes|remove|removes|feat|chore|docs|refactor|perf)
+          (?:\([^)]*\))?!?\s*:
+      | \d{4}-\d{2}-\d{2}\b
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_PASTED_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_ .-]*:(?:[ \t].*)?$")
+
+
+@dataclass
+class Pasted:
+    """A front-matter block pasted at the top of a body (only blank lines before it).
+    The fix keeps `body[end:]`."""
+
+    start: int  # offset of the opening fence
+    end: int  # past the closing fence and the blank lines after it
+    lines: list[str]  # the `key: value` lines inside (blank lines dropped), terminators stripped
+    line: int  # 0-based line of the opening fence within the body
+
+
+def find_pasted(body: str) -> Pasted | None:
+    """The fenced block of only `key: value`/blank lines that opens the body, if there is one."""
+    if "---" not in body[:4096]:
+        return None
+    lines = body.splitlines(keepends=True)
+    i = 0
+    pos = 0
+    while i < len(lines) and not lines[i].strip():
+        pos += len(lines[i])
+        i += 1
+    if i >= len(lines) or lines[i].rstrip("\r\n") != "---":
+        return None
+    open_line, start = i, pos
+    pos += len(lines[i])
+    i += 1
+    keys: list[str] = []
+    while i < len(lines):
+        raw = lines[i].rstrip("\r\n")
+        pos += len(lines[i])
+        i += 1
+        if raw == "---":
+            break
+        if not raw.strip():
+            continue
+        if not _PASTED_KEY.match(raw):
+            return None
+        keys.append(raw)
+    else:
+        return None
+    if not keys:
+        return None
+    while i < len(lines) and not lines[i].strip():
+        pos += len(lines[i])
+        i += 1
+    return Pasted(start, pos, keys, open_line)
+
+
+def owned_line(doc: Document, key: str) -> int:
+    span = doc.spans.get(key)
+    return 2 + span[0] if span else 1
+
+
+def _plain_single(doc: Document, key: str) -> bool:
+    """The owned value is written plain on one line (not quoted, not a block scalar)."""
+    start, end = doc.spans[key]
+    if end - start != 1:
+        return False
+    raw = doc.fm_lines[start].split(":", 1)[1].strip()
+    return bool(raw) and raw[0] not in "\"'>|"
+
+
+def _typed(key: str, value: str) -> str | None:
+    """What YAML would read a plain owned value as, when not a string (`updated` may be a date)."""
+    if not _YAML_TYPED.match(value):
+        return None
+    if re.match(r"^[0-9]{4}-", value):
+        return None if key == "updated" else "a date"
+    low = value.lower()
+    if low in ("~", "null"):
+        return "null"
+    if low in ("y", "n", "yes", "no", "true", "false", "on", "off"):
+        return "a boolean"
+    return "a number"
+
+
+def front_matter_rules(doc: Document, rel: str) -> list[Finding]:
+    out = [finding("front-matter-invalid", p.message, rel, p.line, fixable=False) for p in doc.problems]
+    if doc.problems:
+        return out
+    for problem in front_matter_yaml_problems(doc):
+        # Quoting an owned value fixes YAML that breaks on that value (`capsule: a: b`).
+        fixable = any(
+            start <= problem.line - 2 < end and _plain_single(doc, key) and needs_quotes(doc.owned[key])
+            for key, (start, end) in doc.spans.items()
+        )
+        out.append(finding("front-matter-invalid", problem.message, rel, problem.line, fixable=fixable))
+    for key in doc.spans:
+        if _plain_single(doc, key):
+            kind = _typed(key, doc.owned[key])
+            if kind:
+                out.append(finding(
+                    "front-matter-invalid",
+                    f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
+                    rel, owned_line(doc, key), fixable=True))
+    return out
+
+
+def capsule_rules(doc: Document, rel: str) -> list[Finding]:
+    capsule = doc.owned.get("capsule", "").strip()
+    line = owned_line(doc, "capsule")
+    if not capsule:
+        return [finding("no-capsule", "no capsule: add one dense line stating what this asset is", rel, line)]
+    out: list[Finding] = []
+    start, end = doc.spans["capsule"]
+    if end - start > 1 or "\n" in capsule:
+        lines = max(end - start, capsule.count("\n") + 1)
+        out.append(finding("capsule-multiline", f"capsule spans {lines} lines; a capsule is one line", rel, line))
+    if len(capsule) > CAPSULE_MAX:
+        out.append(finding("capsule-too-long", f"capsule has {len(capsule)} characters (over {CAPSULE_MAX})",
+                           rel, line))
+    if _CHANGELOG.match(capsule):
+        word = capsule.split()[0]
+        out.append(finding("capsule-changelog",
+                           f"capsule starts like a change log ({word!r}); state the current truth", rel, line))
+    return out
+
+
+def body_rules(doc: Document, rel: str) -> list[Finding]:
+    out: list[Finding] = []
+    size = len(doc.body.strip())
+    if size > BODY_LARGE:
+        out.append(finding("body-large", f"body has {size} characters (over {BODY_LARGE}): split it into child "
+                           "articles", rel, doc.body_line))
+    elif size > BODY_LONG:
+        out.append(finding("body-long", f"body has {size} characters (over {BODY_LONG})", rel, doc.body_line))
+    pasted = find_pasted(doc.body) if doc.body.lstrip().startswith("---") else None
+    if pasted is not None:
+        out.append(finding("pasted-front-matter", "the body starts with a pasted front-matter block "
+                           f"({len(pasted.lines)} key line(s))", rel, doc.body_line + pasted.line))
+    return out
+
+
+def link_rules(ctx: LintContext, mount: str | None, links: list[Link], rel: str) -> list[Finding]:
+    if not links:
+        return []
+    return [
+        finding("dead-link", f"[[{check.link.target.strip()}]] {check.reason}", rel, check.link.line)
+        for check in dead_links(links, mount, ctx.articles)  # type: ignore[arg-type]
+    ]
+
+
+def schema_rules(ctx: LintContext, mount: str | None, doc: Document, refs: int, rel: str) -> list[Finding]:
+    schema = ctx.schema(mount)
+    if schema.empty:
+        return []
+    return [
+        finding("schema", v.message, rel, v.line, severity=None if v.required else WARNING)
+        for v in schema_check(schema, doc, refs)
+    ]
+
+
+def article_rules(ctx: LintContext, mount: str | None, text: str, rel: str) -> tuple[Document, list[Finding]]:
+    """All single-file rules for one article's text."""
+    doc = parse(text)
+    out = front_matter_rules(doc, rel)
+    out += capsule_rules(doc, rel)
+    out += body_rules(doc, rel)
+    if "[[" not in doc.body:
+        live: set[str] | None = set()
+    elif mount in ctx.canonical:
+        live = all_live(doc.body, ctx.canonical[mount], canonical=True)
+    else:
+        live = all_live(doc.body, ctx.articles.get(mount, ()))  # type: ignore[arg-type]
+    if live is not None:
+        refs = len(live)
+    else:
+        links = extract_links(doc.body, doc.body_line)
+        out += link_rules(ctx, mount, links, rel)
+        refs = len({link.target for link in links})
+    out += schema_rules(ctx, mount, doc, refs, rel)
+    return doc, out

@@ -1,0 +1,287 @@
+"""`schema.json`: a per-store contract for articles.
+
+```json
+{
+  "capsule": {"required": true, "max_chars": 300, "hint": "One dense line: what it is, what to know."},
+  "title":   {"min_chars": 3},
+  "body":    {"min_chars": 40, "max_chars": 8000},
+  "relations": {"refs": {"min_count": 1, "hint": "Link the articles this one depends on."}}
+}
+```
+
+Fields `capsule`, `title` (the body's leading `# ` heading) and `body` take `required`,
+`min_chars`, `max_chars`, `hint`; `relations.refs` (outgoing `[[links]]`, code excluded) takes
+`required`, `min_count`, `hint`. `required` rejects a write that creates the article or touches
+the field (`canon write`) and is a lint error; the bounds only warn. Keys starting with `$` (such
+as `$schema`, `$comment`) are ignored. A broken file or an unknown key is reported in
+`Schema.problems` and ignored: a schema never makes a command fail to run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pylon.canon.frontmatter import Document
+from pylon.canon.store import Store
+
+FIELDS = ("capsule", "title", "body")
+_FIELD_KEYS = {"required": bool, "min_chars": int, "max_chars": int, "hint": str}
+_REFS_KEYS = {"required": bool, "min_count": int, "hint": str}
+_TITLE = re.compile(r"#[ \t]+(.*?)[ \t]*#*[ \t]*$")
+
+# What `canon init` writes: everything optional, bounds matching the lint thresholds.
+DEFAULT_SCHEMA: dict[str, Any] = {
+    "capsule": {
+        "required": False,
+        "max_chars": 1000,
+        "hint": "One dense line stating the current truth about this asset.",
+    },
+    "title": {"required": False},
+    "body": {"required": False, "max_chars": 20000, "hint": "Split a large article into child articles."},
+    "relations": {"refs": {"required": False, "hint": "Link related articles with [[address]]."}},
+}
+
+
+@dataclass
+class Rule:
+    """The constraints on one field (or on `relations.refs`, where `minimum` is `min_count`)."""
+
+    required: bool = False
+    min_chars: int | None = None
+    max_chars: int | None = None
+    hint: str = ""
+
+
+@dataclass
+class SchemaProblem:
+    """Something wrong in schema.json; `line` is 1-based in the file (0 when unknown)."""
+
+    line: int
+    message: str
+
+
+@dataclass
+class Schema:
+    fields: dict[str, Rule] = field(default_factory=dict)
+    refs: Rule | None = None  # min_chars holds min_count
+    problems: list[SchemaProblem] = field(default_factory=list)
+    path: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.fields and self.refs is None
+
+
+@dataclass
+class Violation:
+    """One article against one schema rule. `required` violations are errors, bounds warnings."""
+
+    field: str  # capsule | title | body | relations.refs
+    required: bool
+    message: str
+    line: int = 1  # 1-based line in the article file
+
+
+def dump_default() -> str:
+    return json.dumps(DEFAULT_SCHEMA, indent=2) + "\n"
+
+
+def load_schema(store: Store) -> Schema:
+    """The store's schema; a missing file is an empty schema, a broken one is reported, never raised."""
+    path = store.schema_path
+    schema = Schema(path=str(path))
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return schema
+    except IsADirectoryError:
+        schema.problems.append(SchemaProblem(0, "schema.json is a folder, not a file; it is ignored"))
+        return schema
+    except OSError as exc:
+        schema.problems.append(SchemaProblem(0, f"schema.json cannot be read ({exc.strerror}); it is ignored"))
+        return schema
+    try:
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text)
+    except UnicodeDecodeError:
+        schema.problems.append(SchemaProblem(0, "schema.json is not UTF-8 text; it is ignored"))
+        return schema
+    except json.JSONDecodeError as exc:
+        schema.problems.append(SchemaProblem(exc.lineno, f"schema.json is not valid JSON ({exc.msg}); it is ignored"))
+        return schema
+    return parse_schema(data, text, schema)
+
+
+def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Schema:
+    """Build a Schema from decoded JSON, reporting (and skipping) every key it does not understand."""
+    schema = schema or Schema()
+
+    def report(key_path: str, message: str) -> None:
+        schema.problems.append(SchemaProblem(_line_of(text, key_path), f"schema.json {key_path}: {message}; ignored"))
+
+    if not isinstance(data, dict):
+        schema.problems.append(SchemaProblem(1, "schema.json must hold a JSON object; it is ignored"))
+        return schema
+    for key, value in data.items():
+        if key.startswith("$"):
+            continue
+        if key in FIELDS:
+            rule = _parse_rule(value, _FIELD_KEYS, key, report)
+            if rule is not None:
+                schema.fields[key] = rule
+        elif key == "relations":
+            if not isinstance(value, dict):
+                report(key, "must be an object such as {\"refs\": {\"min_count\": 1}}")
+                continue
+            for sub, sub_value in value.items():
+                if sub.startswith("$"):
+                    continue
+                if sub != "refs":
+                    report(f"relations.{sub}", "unknown relation (only refs is defined)")
+                    continue
+                schema.refs = _parse_rule(sub_value, _REFS_KEYS, "relations.refs", report)
+        else:
+            report(key, "unknown key (expected capsule, title, body or relations)")
+    return schema
+
+
+def _parse_rule(value: Any, allowed: dict[str, type], where: str, report: Any) -> Rule | None:
+    if not isinstance(value, dict):
+        report(where, "must be an object of " + ", ".join(allowed))
+        return None
+    rule = Rule()
+    for key, item in value.items():
+        if key.startswith("$"):
+            continue
+        kind = allowed.get(key)
+        if kind is None:
+            report(f"{where}.{key}", "unknown key (allowed: " + ", ".join(allowed) + ")")
+            continue
+        if kind is int and (isinstance(item, bool) or not isinstance(item, int) or item < 0):
+            report(f"{where}.{key}", "must be a whole number, 0 or more")
+            continue
+        if kind is not int and not isinstance(item, kind):
+            report(f"{where}.{key}", f"must be {'true or false' if kind is bool else 'a string'}")
+            continue
+        if key == "min_count":
+            rule.min_chars = item
+        else:
+            setattr(rule, key, item)
+    if rule.min_chars is not None and rule.max_chars is not None and rule.min_chars > rule.max_chars:
+        report(where, "min_chars is larger than max_chars; both bounds are ignored")
+        rule.min_chars = rule.max_chars = None
+    return rule
+
+
+def _line_of(text: str, key_path: str) -> int:
+    """Best-effort line of the last key of `key_path` in the JSON text (1 when not found)."""
+    last = key_path.rsplit(".", 1)[-1]
+    pos = text.find(f'"{last}"')
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else 1
+
+
+# --- measuring an article -------------------------------------------------------------------------
+
+
+def title_of(body: str) -> tuple[str | None, int]:
+    """The body's leading `# ` heading (first non-blank line) and its 0-based line in the body."""
+    stripped = body.lstrip()
+    if not stripped:
+        return None, 0
+    index = body.count("\n", 0, len(body) - len(stripped))
+    end = stripped.find("\n")
+    line = (stripped if end < 0 else stripped[:end]).rstrip("\r")
+    match = _TITLE.match(line)
+    return (match.group(1), index) if match else (None, index)
+
+
+def field_values(doc: Document) -> dict[str, str]:
+    title, _ = title_of(doc.body)
+    return {"capsule": doc.owned.get("capsule", "").strip(), "title": (title or "").strip(), "body": doc.body.strip()}
+
+
+def ref_count(doc: Document) -> int:
+    """Distinct outgoing link targets, ignoring links inside code."""
+    from pylon.canon.links import extract_links
+
+    return len({link.target for link in extract_links(doc.body)})
+
+
+def _field_line(doc: Document, name: str) -> int:
+    if name == "capsule":
+        span = doc.spans.get("capsule")
+        return 2 + span[0] if span else 1
+    if name == "title":
+        return doc.body_line + title_of(doc.body)[1]
+    return doc.body_line
+
+
+def _hinted(message: str, rule: Rule) -> str:
+    return f"{message} ({rule.hint})" if rule.hint else message
+
+
+def check_article(schema: Schema, doc: Document, refs: int | None = None) -> list[Violation]:
+    """Every rule the article breaks: missing required fields (errors) and bounds (warnings).
+
+    `refs` is the article's outgoing link count when the caller has already extracted the links."""
+    out: list[Violation] = []
+    if schema.empty:
+        return out
+    values = field_values(doc)
+    for name, rule in schema.fields.items():
+        value = values[name]
+        line = _field_line(doc, name)
+        label = "a title (a leading '# ' heading)" if name == "title" else f"a {name}"
+        if rule.required and not value:
+            out.append(Violation(name, True, _hinted(f"schema.json requires {label}", rule), line))
+            continue
+        if not value:
+            continue
+        if rule.min_chars is not None and len(value) < rule.min_chars:
+            out.append(Violation(name, False, _hinted(
+                f"{name} has {len(value)} characters, under the schema minimum of {rule.min_chars}", rule), line))
+        if rule.max_chars is not None and len(value) > rule.max_chars:
+            out.append(Violation(name, False, _hinted(
+                f"{name} has {len(value)} characters, over the schema maximum of {rule.max_chars}", rule), line))
+    if schema.refs is not None:
+        rule = schema.refs
+        count = ref_count(doc) if refs is None else refs
+        if rule.required and count == 0:
+            out.append(Violation("relations.refs", True, _hinted(
+                "schema.json requires at least one [[link]] to another article", rule), doc.body_line))
+        elif rule.min_chars is not None and count < rule.min_chars:
+            out.append(Violation("relations.refs", False, _hinted(
+                f"{count} outgoing [[link]](s), under the schema minimum of {rule.min_chars}", rule), doc.body_line))
+    return out
+
+
+def required_violations(schema: Schema, old_doc: Document | None, new_doc: Document) -> list[str]:
+    """Messages for `required` rules a write breaks: it creates the article (`old_doc` is None) or
+    touches the field. `title` and `relations.refs` live in the body, so they are touched whenever
+    the body changes. An empty list means the write may proceed."""
+    if schema.empty:
+        return []
+    out: list[str] = []
+    old_values = field_values(old_doc) if old_doc is not None else None
+    new_values = field_values(new_doc)
+    body_changed = old_values is None or old_values["body"] != new_values["body"]
+    for violation in check_article(schema, new_doc):
+        if not violation.required:
+            continue
+        if old_values is None:
+            touched = True
+        elif violation.field in ("title", "body", "relations.refs"):
+            touched = body_changed
+        else:
+            touched = old_values[violation.field] != new_values[violation.field]
+        if touched:
+            out.append(violation.message)
+    return out
+
+
+def bound_violations(schema: Schema, doc: Document) -> list[str]:
+    """Advice for `canon write`: the bounds (min/max) the article falls outside of."""
+    return [v.message for v in check_article(schema, doc) if not v.required]

@@ -1,0 +1,242 @@
+"""Rendering for the `canon` commands: text for people and agents, one JSON document with --json."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from pylon.cli import output
+from pylon.errors import PylonError, UsageError
+
+
+def text_input(value: str | None, body_file: str | None, name: str) -> str | None:
+    """The text given inline or by `--body-file FILE|-`; a blank inline value yields to the file."""
+    if body_file is None or body_file == "":
+        return value
+    if value is not None and value.strip():
+        raise UsageError("usage", f"Give {name} or --body-file, not both.", f"Pass only one of {name} and --body-file.")
+    if body_file == "-":
+        raw = sys.stdin.buffer.read()
+        where = "stdin"
+    else:
+        try:
+            with open(body_file, "rb") as fh:
+                raw = fh.read()
+        except IsADirectoryError:
+            raise UsageError("bad-body-file", f"--body-file {body_file} is a folder.", "Pass a file, or - for stdin.") from None
+        except OSError as exc:
+            raise UsageError(
+                "bad-body-file", f"--body-file {body_file} cannot be read ({exc.strerror}).", "Pass a file, or - for stdin."
+            ) from None
+        where = body_file
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PylonError(
+            "not-utf8", f"--body-file {where} is not valid UTF-8 (bad byte at offset {exc.start}).", "Convert it to UTF-8 first."
+        ) from None
+
+
+def _advice_line(kind: str, rule: str, message: str) -> None:
+    label = output.paint(f"{kind}[{rule}]:", "yellow bold" if kind == "warning" else "cyan", sys.stderr)
+    output.err(f"{label} {message}")
+
+
+def _advice_json(items: Iterable[Any]) -> list[dict[str, Any]]:
+    return [{"rule": a.rule, "severity": a.severity, "message": a.message, "line": a.line} for a in items]
+
+
+def init(result: Any, json_: bool) -> None:
+    if json_:
+        output.ok_json({"store": str(result.store), "created": result.created})
+        return
+    if result.created:
+        output.out("\n".join(f"created {path}" for path in result.created))
+    else:
+        output.out(f"{result.store} already exists; nothing to create.")
+
+
+def read(view: Any, given: str, json_: bool) -> None:
+    doc = view.doc
+    if json_:
+        output.ok_json({
+            "address": str(view.address),
+            "requested": str(view.requested),
+            "path": str(view.path),
+            "capsule": doc.owned.get("capsule"),
+            "updated": doc.owned.get("updated"),
+            "scope": doc.owned.get("scope"),
+            "body": doc.body,
+            "journal": view.journal,
+            "journal_total": view.journal_total,
+            "notes": view.notes,
+        })
+        return
+    head = str(view.address)
+    if view.requested != view.address:
+        head = f"{view.address} governs {given.strip()}"
+    lines = [output.paint(head, "bold")]
+    for key in ("capsule", "updated", "scope"):
+        if doc.owned.get(key):
+            lines.append(f"{key}: {doc.owned[key]}")
+    body = doc.body.strip("\r\n")
+    if body:
+        lines += ["", body]
+    if view.journal:
+        more = view.journal_total - len(view.journal)
+        tail = f" (+{more} earlier)" if more > 0 else ""
+        lines += ["", "journal: " + ", ".join(view.journal) + tail]
+    output.out("\n".join(lines))
+    for note in view.notes:
+        output.err(output.paint("note:", "cyan", sys.stderr) + " " + note)
+
+
+def write(project: Any, result: Any, json_: bool) -> None:
+    from pylon.canon.advice import after_write
+
+    if json_:
+        advice = after_write(project, result) if result.changed else []
+        output.ok_json({
+            "address": str(result.address),
+            "path": str(result.path),
+            "created": result.created,
+            "changed": result.changed,
+            "updated": result.updated,
+            "stripped_front_matter": result.stripped_front_matter,
+            "advice": _advice_json(advice),
+        })
+        return
+    if not result.changed:
+        output.out(f"{result.address} is already current; nothing was written.")
+        return
+    output.out(f"Wrote {result.address}.")
+    sys.stdout.flush()  # the write is done; advice (which runs lint) comes after
+    if result.stripped_front_matter:
+        output.err("note: removed a pasted front-matter block from the start of the body.")
+    for item in after_write(project, result):
+        _advice_line("warning" if item.severity in ("warning", "error") else "note", item.rule, item.message)
+
+
+def journal(result: Any, json_: bool) -> None:
+    if json_:
+        output.ok_json({
+            "name": result.name,
+            "path": str(result.path),
+            "subjects": result.subjects,
+            "logged": result.logged,
+            "advice": _advice_json(result.advice),
+        })
+        return
+    output.out(f"Logged {result.name}.")
+    for item in result.advice:
+        _advice_line("warning", item.rule, item.message)
+
+
+def catalog(entries: Iterable[Any], json_: bool) -> None:
+    rows = list(entries)
+    if json_:
+        output.ok_json({
+            "articles": [{"address": str(e.address), "capsule": e.capsule, "problem": e.problem} for e in rows],
+            "count": len(rows),
+        })
+        return
+    if not rows:
+        output.err("note: no articles here (create one: canon write ADDRESS --capsule \"...\" --body \"...\").")
+        return
+    output.out("\n".join(f"{e.address}: {e.capsule}" if e.capsule else str(e.address) for e in rows))
+    for e in rows:
+        if e.problem:
+            output.warn(f"{e.address}: {e.problem}")
+
+
+def search(result: Any, json_: bool) -> None:
+    if json_:
+        output.ok_json({
+            "query": result.query,
+            "terms": result.terms,
+            "results": [
+                {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
+                for h in result.hits
+            ],
+            "total": result.total,
+            "more": result.more,
+        })
+        return
+    if not result.hits:
+        output.err(f"note: nothing matched {result.query!r}.")
+        return
+    lines = []
+    for h in result.hits:
+        text = h.capsule or h.snippet
+        lines.append(f"{h.address}: {text}" if text else h.address)
+    output.out("\n".join(lines))
+    if result.more:
+        output.err(f"note: {result.more} more matched; show them with --limit {result.total}.")
+
+
+def resolutions(rows: list[tuple[str, Any]], explain: bool, json_: bool) -> None:
+    if json_:
+        output.ok_json({
+            "results": [
+                {
+                    "path": path,
+                    "address": str(res.requested),
+                    "governing": str(res.governing) if res.governing else None,
+                    "tried": [str(a) for a in res.tried],
+                }
+                for path, res in rows
+            ]
+        })
+        return
+    lines = []
+    for path, res in rows:
+        lines.append(f"{path}\t{res.governing if res.governing else '-'}")
+        if explain:
+            if not res.tried:
+                lines.append(f"  {str(res.requested) or '(empty address)'}: the project root governs nothing")
+            for tried in res.tried:
+                verdict = "governs" if tried == res.governing else "no article"
+                lines.append(f"  tried {tried}: {verdict}")
+    output.out("\n".join(lines))
+
+
+def _rel(path: Any) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def status(st: Any, json_: bool) -> None:
+    if json_:
+        output.ok_json({
+            "root": str(st.root),
+            "store": str(st.store.canon),
+            "exists": st.store.exists,
+            "articles": st.store.articles,
+            "journal": st.journal,
+            "mounts": [
+                {"name": m.name, "root": str(m.root), "store": str(m.canon), "exists": m.exists, "articles": m.articles}
+                for m in st.mounts
+            ],
+            "session": st.session,
+            "surfacing": st.surfacing,
+        })
+        return
+    store = str(st.store.canon) + ("" if st.store.exists else " (not created yet: canon init)")
+    lines = [f"store: {store}", f"articles: {st.store.articles}", f"journal: {st.journal} entries"]
+    if st.mounts:
+        for m in st.mounts:
+            state = "" if m.exists else " (no .canon/ yet)"
+            lines.append(f"mount {m.name}: {m.root} ({m.articles} articles){state}")
+    else:
+        lines.append("mounts: none")
+    spent = st.surfacing
+    if spent:
+        lines.append(f"session {st.session}: surfacing spent {spent.get('spent', 0)} of {spent.get('budget', 0)} capsule characters")
+    else:
+        lines.append(f"session {st.session}: surfacing has shown nothing yet")
+    output.out("\n".join(lines))

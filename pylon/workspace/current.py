@@ -1,0 +1,105 @@
+"""The current checkout state: from a live `pylon ws watch` when it vouches for it, else captured.
+
+A running watcher keeps `<git-dir>/pylon/fresh` up to date: it deletes the file on the first
+filesystem event and rewrites it after each settled rescan, and it holds `watch.lock` for as long
+as it runs. A reader trusts it only while that lock is held, the real index and the
+ignore-rule files are unchanged since it was written; otherwise it captures (one scan).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+from pylon.workspace import state as st
+from pylon.workspace.repo import Checkout
+
+FRESH = "fresh"
+WATCH_LOCK = "watch.lock"
+
+
+def watcher_alive(checkout: Checkout) -> bool:
+    """True while some process holds this checkout's watch lock."""
+    path = os.path.join(checkout.git_dir, "pylon", WATCH_LOCK)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def write_fresh(checkout: Checkout, state: st.State) -> None:
+    """The watcher's vouch: one `key<TAB>value` per line (readers avoid importing json)."""
+    import json
+
+    fields = {
+        "commit": state.commit or "",
+        "worktree": state.worktree,
+        "index_tree": state.index_tree or "",
+        "head": state.head or "",
+        "branch": state.branch or "",
+        "time": str(state.captured_at),
+        "index_sig": str(st.file_sig(checkout.index_path)),
+        "excl_sig": str(st.excludes_sig(checkout)),
+        "pid": str(os.getpid()),
+        "notes": json.dumps(state.notes),
+    }
+    path = os.path.join(checkout.git_dir, "pylon", FRESH)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("".join(f"{k}\t{v}\n" for k, v in fields.items()))
+    os.replace(tmp, path)
+
+
+def fresh_state(checkout: Checkout) -> st.State | None:
+    """The watcher-vouched state, when it is still valid; None otherwise."""
+    try:
+        with open(os.path.join(checkout.git_dir, "pylon", FRESH), encoding="utf-8") as fh:
+            data = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
+    except (OSError, ValueError):
+        return None
+    if not data.get("worktree") or not data.get("commit"):
+        return None
+    if data.get("index_sig") != str(st.file_sig(checkout.index_path)):
+        return None
+    if data.get("excl_sig") != str(st.excludes_sig(checkout)):
+        return None
+    if not watcher_alive(checkout):
+        return None
+    notes: list[dict[str, str]] = []
+    if data.get("notes", "[]") != "[]":
+        import json
+
+        notes = json.loads(data["notes"])
+    return st.State(
+        commit=data["commit"],
+        head=data.get("head") or None,
+        branch=data.get("branch") or None,
+        index_tree=data.get("index_tree") or None,
+        worktree=data["worktree"],
+        notes=notes,
+        captured_at=int(data.get("time") or 0),
+        label="current",
+    )
+
+
+def current_state(checkout: Checkout) -> tuple[st.State, str]:
+    """(state, source) where source is "watch" (vouched by a live watcher) or "scan"."""
+    fresh = fresh_state(checkout)
+    if fresh is not None:
+        return fresh, "watch"
+    return st.capture(checkout), "scan"
+
+
+def refresh_head(checkout: Checkout, state: st.State) -> st.State:
+    """A watcher-vouched state with HEAD and branch re-read (they can move without file events)."""
+    head, _tree = st._head_info(st.start_head_query(checkout))
+    state.head = head
+    state.branch = checkout.head_file()[0]
+    return state

@@ -1,0 +1,167 @@
+"""The edit ledger: per (session, real path, digest), which line ranges were shown.
+
+One small JSON file per (session, real path) under `<state>/edits/<session>/`, named by a hash of
+the real path, updated under a cross-process lock and replaced atomically. It keeps at most
+`MAX_REVISIONS` revisions per file (least recently used dropped first). For files up to
+`SNAPSHOT_CAP` bytes a zlib-compressed copy of each revision is kept beside it, so a stale-tag
+refusal can say what changed and `--rebase` can carry operations across the change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from pathlib import Path
+TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
+from pylon.locks import file_lock
+from pylon.state import session_name, state_dir
+from pylon.workspace.edits import ranges as rg
+from pylon.workspace.edits.tag import make_tag
+
+MAX_REVISIONS = 32
+SNAPSHOT_CAP = 2 * 1024 * 1024  # bytes of file content; larger files keep no snapshot
+LOCK_TIMEOUT = 10.0
+
+if TYPE_CHECKING:
+    Revision = dict[str, Any]
+
+
+class Ledger:
+    """The revisions pylon issued for one real path in the current session."""
+
+    def __init__(self, real: str) -> None:
+        self.real = real
+        self.session = session_name()
+        key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self.folder = state_dir() / "edits" / self.session
+        self.file = self.folder / f"{key}.json"
+        self.lock = self.folder / f"{key}.lock"
+        self.key = key
+
+    # -- reading (no lock: the file is always replaced whole) --------------------------------
+    def revisions(self) -> list[Revision]:
+        try:
+            doc = json.loads(self.file.read_bytes())
+        except (FileNotFoundError, ValueError):
+            return []
+        if doc.get("path") != self.real:  # a hash collision or a foreign file: ignore it
+            return []
+        return list(doc.get("revisions", []))
+
+    def find(self, tag: str) -> Revision | None:
+        """The revision issued with `tag` (or a longer prefix of its digest), else None."""
+        revs = self.revisions()
+        for rev in revs:
+            if rev["tag"] == tag:
+                return rev
+        hits = [rev for rev in revs if rev["digest"].startswith(tag) and len(tag) >= len(rev["tag"])]
+        return hits[0] if len(hits) == 1 else None
+
+    def by_digest(self, digest: str) -> Revision | None:
+        for rev in self.revisions():
+            if rev["digest"] == digest:
+                return rev
+        return None
+
+    def _snap_path(self, digest: str) -> Path:
+        return self.folder / f"{self.key}.{digest[:24]}.snap"
+
+    def snapshot(self, rev: Revision) -> bytes | None:
+        """The kept content of a revision, or None (file over the cap, or snapshot lost)."""
+        if not rev.get("snap"):
+            return None
+        try:
+            data = zlib.decompress(self._snap_path(rev["digest"]).read_bytes())
+        except (OSError, zlib.error):
+            return None
+        return data if hashlib.sha256(data).hexdigest() == rev["digest"] else None
+
+    # -- writing (under the ledger lock) -----------------------------------------------------
+    def _save(self, revs: list[Revision]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
+        doc = {"version": 1, "path": self.real, "revisions": revs}
+        tmp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+        # No fsync: the ledger is a cache of what was shown; losing it only means reading again.
+        os.replace(tmp, self.file)
+
+    def _write_snapshot(self, digest: str, data: bytes) -> bool:
+        path = self._snap_path(digest)
+        if path.exists():
+            return True
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(zlib.compress(data, 1))
+        os.replace(tmp, path)
+        return True
+
+    def record(
+        self,
+        digest: str,
+        *,
+        seen: list[list[int]],
+        lines: int,
+        size: int,
+        data: bytes | None = None,
+        parent: dict[str, Any] | None = None,
+        stale: list[list[int]] | None = None,
+        shown: bool = True,
+    ) -> Revision:
+        """Add `seen` ranges to the revision with `digest` (creating it) and return it.
+
+        `shown` says the ranges were printed now (a read, --show): printed lines are no longer
+        stale numbers. `stale` (from an edit) adds the numbers whose meaning moved.
+        """
+        snap = data is not None and len(data) <= SNAPSHOT_CAP
+        if snap and data is not None:
+            self._write_snapshot(digest, data)
+        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
+            revs = self.revisions()
+            rev = next((r for r in revs if r["digest"] == digest), None)
+            if rev is None:
+                tag = make_tag(digest, [r["digest"] for r in revs])
+                rev = {"digest": digest, "tag": tag, "seen": [], "lines": lines, "size": size, "snap": False}
+            else:
+                revs.remove(rev)
+            rev["seen"] = rg.union(rev["seen"], seen)
+            old_stale = rev.get("stale", [])
+            if stale:
+                old_stale = rg.union(old_stale, stale)
+            if shown and old_stale:
+                old_stale = rg.subtract(old_stale, seen)
+            if old_stale:
+                rev["stale"] = old_stale
+            else:
+                rev.pop("stale", None)
+            rev["snap"] = bool(rev.get("snap") or snap)
+            if parent is not None:
+                rev["parent"] = parent
+            revs.append(rev)  # most recently used last
+            dropped, revs = revs[:-MAX_REVISIONS], revs[-MAX_REVISIONS:]
+            self._save(revs)
+        for old in dropped:
+            if old.get("snap"):
+                try:
+                    self._snap_path(old["digest"]).unlink()
+                except FileNotFoundError:
+                    pass
+        return rev
+
+    def mark_seen(self, digest: str, seen: list[list[int]]) -> None:
+        """Add ranges to an existing revision (after an unseen-lines refusal printed them)."""
+        if not seen:
+            return
+        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
+            revs = self.revisions()
+            for rev in revs:
+                if rev["digest"] == digest:
+                    rev["seen"] = rg.union(rev["seen"], seen)
+                    if rev.get("stale"):
+                        rev["stale"] = rg.subtract(rev["stale"], seen)
+                    self._save(revs)
+                    return

@@ -1,0 +1,97 @@
+"""Heuristics for edits that are probably mistakes (exit 3 unless overridden).
+
+- Echo: the first new line repeats the line just above the range, or the last new line repeats
+  the line just below it (the classic duplicated boundary line). Blank lines never count; lines
+  made only of closing brackets only warn, because closing two blocks in a row is common.
+- Indent mix: a new line indents with tabs where the surrounding lines indent only with spaces,
+  or with spaces where they indent only with tabs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pylon.workspace.edits.lines import Doc
+from pylon.workspace.edits.ops import Op
+from pylon.workspace.edits.problems import Problem
+
+_CLOSERS = re.compile(r"^\s*[\)\]\}]+[;,]?\s*$")
+NEIGHBOURHOOD = 200  # lines on each side that decide the local indentation style
+
+
+def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) -> tuple[list[Problem], list[str]]:
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    last = doc.nlines
+    changed = [(op.start, op.end) for op in ops if op.is_range]
+
+    def outside(n: int) -> str | None:
+        if n < 1 or n > last or any(a <= n <= b for a, b in changed):
+            return None
+        return doc.text(n)
+
+    for op in ops:
+        if not op.lines:
+            continue
+        if op.is_range:
+            above, below = outside(op.start - 1), outside(op.end + 1)
+        elif op.kind == "insert_after":
+            above, below = outside(op.start), outside(op.start + 1)
+        else:
+            above, below = outside(op.start - 1), outside(op.start)
+        if not allow_echo:
+            for new, old, where in ((op.lines[0], above, "above"), (op.lines[-1], below, "below")):
+                if old is None or not new.strip() or new.strip() != old.strip():
+                    continue
+                line_no = _neighbour_number(op, where)
+                if _CLOSERS.match(new):
+                    warnings.append(f"operation {op.index} (`{op.header}`): its {'first' if where == 'above' else 'last'} "
+                                    f"new line `{new.strip()}` repeats line {line_no} {where} it.")
+                    continue
+                problems.append(Problem(
+                    "suspicious-edit",
+                    f"its {'first' if where == 'above' else 'last'} new line repeats line {line_no} just {where} the "
+                    f"change (`{new.strip()[:60]}`), which would duplicate it. Drop that line from the new text, "
+                    "or add --allow-echo if the repeat is intended.", op.index, op.header))
+        if not allow_indent_mix:
+            _indent(doc, op, problems)
+    return problems, warnings
+
+
+def _neighbour_number(op: Op, where: str) -> int:
+    if op.is_range:
+        return op.start - 1 if where == "above" else op.end + 1
+    if op.kind == "insert_after":
+        return op.start if where == "above" else op.start + 1
+    return op.start - 1 if where == "above" else op.start
+
+
+def _style(line: str) -> str | None:
+    if line.startswith("\t"):
+        return "tabs"
+    if line.startswith("  "):
+        return "spaces"
+    return None
+
+
+def _indent(doc: Doc, op: Op, problems: list[Problem]) -> None:
+    new_styles = {s for s in map(_style, op.lines) if s}
+    if not new_styles:
+        return
+    lo = max(1, op.start - NEIGHBOURHOOD)
+    hi = min(doc.nlines, max(op.end, op.start) + NEIGHBOURHOOD)
+    counts = {"tabs": 0, "spaces": 0}
+    if lo <= hi:
+        for _, content, _ in doc.iter_raw(lo, hi):
+            if content.startswith(b"\t"):
+                counts["tabs"] += 1
+            elif content.startswith(b"  "):
+                counts["spaces"] += 1
+    local = "tabs" if counts["tabs"] and not counts["spaces"] else "spaces" if counts["spaces"] and not counts["tabs"] else None
+    if local is None or new_styles == {local}:
+        return
+    other = "tabs" if local == "spaces" else "spaces"
+    problems.append(Problem(
+        "suspicious-edit",
+        f"its new lines indent with {other}, but the lines around it indent only with {local}. Re-send them "
+        f"indented with {local}, or add --allow-indent-mix if {other} are intended.", op.index, op.header))

@@ -1,0 +1,76 @@
+"""Numbered windows of a revision, within the per-call limits; only whole lines count as shown."""
+
+from __future__ import annotations
+
+
+from pylon.workspace.edits.lines import Doc
+
+MAX_LINES = 2000
+MAX_BYTES = 50 * 1024
+MAX_LINE_CHARS = 4096
+
+
+class Window:
+    __slots__ = ("lines", "cut", "stopped", "used")
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[int, str]] = []
+        self.cut: list[tuple[int, int]] = []  # (line, hidden characters)
+        self.stopped = False  # the byte or line budget ended the window early
+        self.used = 0  # output bytes spent
+
+    @property
+    def first(self) -> int:
+        return self.lines[0][0] if self.lines else 0
+
+    @property
+    def last(self) -> int:
+        return self.lines[-1][0] if self.lines else 0
+
+    def seen(self) -> list[list[int]]:
+        """Ranges of the lines shown in full (cut lines are not seen)."""
+        cut = {n for n, _ in self.cut}
+        out: list[list[int]] = []
+        for n, _ in self.lines:
+            if n in cut:
+                continue
+            if out and out[-1][1] == n - 1:
+                out[-1][1] = n
+            else:
+                out.append([n, n])
+        return out
+
+
+def numbered(n: int, text: str, hidden: int = 0) -> str:
+    if hidden:
+        return f"{n}:{text}[... {hidden} more characters cut; this line is not counted as seen]"
+    return f"{n}:{text}"
+
+
+def take(doc: Doc, first: int, last: int, *, max_lines: int = MAX_LINES, budget: int = MAX_BYTES,
+         full_lines: bool = False) -> Window:
+    """Lines first..last, stopping at `max_lines` or when the output would pass `budget` bytes.
+
+    Lines longer than MAX_LINE_CHARS characters are cut (and so not seen) unless `full_lines`.
+    """
+    win = Window()
+    last = min(last, doc.nlines, first + max_lines - 1)
+    if first > last:
+        return win
+    for n, content, _ in doc.iter_raw(first, last):
+        text = content.decode("utf-8", "replace")
+        hidden = 0
+        if len(text) > MAX_LINE_CHARS and not full_lines:
+            hidden = len(text) - MAX_LINE_CHARS
+            text = text[:MAX_LINE_CHARS]
+        size = len(numbered(n, text, hidden).encode("utf-8")) + 1 if hidden else len(content) + len(str(n)) + 2
+        if win.lines and win.used + size > budget:
+            win.stopped = True
+            break
+        win.used += size
+        win.lines.append((n, text))
+        if hidden:
+            win.cut.append((n, hidden))
+    if win.lines and win.last < min(doc.nlines, last) and not win.stopped:
+        win.stopped = True
+    return win

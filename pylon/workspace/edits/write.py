@@ -1,0 +1,211 @@
+"""The write path: a per-file lock, compare-and-swap, atomic replace, read-back.
+
+The lock is an exclusive `flock` on the file's own inode, so every pylon process serialises on it
+whatever its state directory. Because an atomic replace puts a new inode at the path, a process
+that wakes up holding the lock of an inode that is no longer the file's retries on the new one,
+and the writer locks its temp file before renaming it into place.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from pylon.errors import Exit, PylonError
+
+LOCK_TIMEOUT = float(os.environ.get("PYLON_EDIT_LOCK_TIMEOUT", "10") or 10)
+
+
+def cannot_edit(code: str, message: str, hint: str) -> PylonError:
+    return PylonError(code, message, hint, exit_code=Exit.CANNOT_EDIT)
+
+
+def resolve(path: str) -> tuple[str, os.stat_result]:
+    """The real path (symlinks followed) and its stat, or the matching cannot-edit error."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        raise cannot_edit("not-found", f"{path} does not exist.", "Check the path (it is relative to the current folder).") from None
+    except PermissionError:
+        raise cannot_edit("permission", f"{path} cannot be accessed: permission denied.", f"ls -l {path}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise cannot_edit("is-directory", f"{path} is a directory; pylon reads and edits files.", f"ls {path}")
+    if not stat.S_ISREG(st.st_mode):
+        raise cannot_edit("not-text", f"{path} is not a regular file.", "pylon reads and edits regular text files only.")
+    return real, st
+
+
+def read_bytes(fd: int, size_hint: int) -> bytes:
+    chunks = []
+    want = max(size_hint, 0) + 1
+    while True:
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        want = 1 << 20
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_path(path: str, real: str) -> bytes:
+    try:
+        fd = os.open(real, os.O_RDONLY)
+    except PermissionError:
+        raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
+    try:
+        return read_bytes(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+
+
+class Locked:
+    __slots__ = ("fd", "st", "data")
+
+    def __init__(self, fd: int, st: os.stat_result, data: bytes) -> None:
+        self.fd, self.st, self.data = fd, st, data
+
+
+@contextmanager
+def locked(path: str, real: str, timeout: float = LOCK_TIMEOUT) -> Iterator[Locked]:
+    """Hold the file's lock and yield its current bytes, read under the lock."""
+    deadline = time.monotonic() + timeout
+    delay = 0.0005
+    while True:
+        try:
+            fd = os.open(real, os.O_RDONLY)
+        except FileNotFoundError:
+            raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
+        except PermissionError:
+            raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            if time.monotonic() >= deadline:
+                raise cannot_edit(
+                    "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
+                    "Wait for it to finish, then run the same command again.") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.02)
+            continue
+        st = os.fstat(fd)
+        try:
+            now = os.stat(real)
+        except FileNotFoundError:
+            now = None
+        if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
+            os.close(fd)  # replaced while we waited: lock the file that is there now
+            continue
+        try:
+            yield Locked(fd, st, read_bytes(fd, st.st_size))
+        finally:
+            os.close(fd)
+        return
+
+
+def check_writable(path: str, real: str, st: os.stat_result) -> None:
+    if not os.access(real, os.W_OK):
+        raise cannot_edit("permission", f"{path} is read-only for you (mode {stat.filemode(st.st_mode)}).",
+                          f"chmod u+w {path}   # then run the same edit again")
+    if st.st_nlink <= 1 and not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
+        raise cannot_edit("permission", f"The folder of {path} is not writable, so it cannot be replaced atomically.",
+                          f"ls -ld {os.path.dirname(real) or '.'}")
+
+
+def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> int:
+    """Write the pieces over the file; returns the fd now holding the file's content, to close later.
+
+    A file with several hard links is rewritten in place so every link sees the new content;
+    otherwise a locked temp file with the same mode (and owner, where allowed) is fsynced and
+    renamed over it, so readers see the old bytes or the new bytes, never a mix.
+    """
+    if st.st_nlink > 1:
+        fd = os.open(real, os.O_WRONLY)
+        try:
+            size = _write_all(fd, pieces)
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+    folder, name = os.path.split(real)
+    tmp = os.path.join(folder, f".{name}.pylon-tmp-{os.getpid()}-{os.urandom(3).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # newcomers that open the path after the rename wait on it
+        _write_all(fd, pieces)
+        os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(fd, st.st_uid, st.st_gid)
+            except OSError:
+                pass
+        os.fsync(fd)
+        os.rename(tmp, real)
+    except BaseException:
+        os.close(fd)
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(folder)
+    return fd
+
+
+def _write_all(fd: int, pieces: list[bytes | memoryview]) -> int:
+    total = 0
+    for piece in pieces:
+        view = memoryview(piece)
+        total += len(view)
+        while view:
+            done = os.write(fd, view)
+            view = view[done:]
+    return total
+
+
+FULL_READBACK_MAX = 4 * 1024 * 1024
+
+
+def changed_since_write(path: str, real: str, fd: int, pieces: list[bytes | memoryview], size: int) -> bytes | None:
+    """The file's bytes when another process changed it after our write, else None.
+
+    Any other writer changes the inode (a replace), or the size, mtime or ctime (an in-place
+    write), so the identity check catches it at any size; files up to FULL_READBACK_MAX bytes are
+    also compared byte for byte.
+    """
+    mine = os.fstat(fd)
+    try:
+        now = os.stat(real)
+    except FileNotFoundError:
+        return b""
+    same = (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        mine.st_dev, mine.st_ino, size, mine.st_mtime_ns, mine.st_ctime_ns)
+    if same and size > FULL_READBACK_MAX:
+        return None
+    back = read_path(path, real)
+    if same and back == b"".join(pieces):
+        return None
+    return back
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

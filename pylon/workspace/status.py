@@ -1,0 +1,32 @@
+"""`pylon ws status`: where you are (checkout, HEAD, operations in progress, baselines, watch)."""
+
+from __future__ import annotations
+
+from pylon.workspace import state as st
+from pylon.workspace.baseline import list_baselines
+from pylon.workspace.current import watcher_alive
+from pylon.workspace.repo import Checkout, config_values, layout_notes
+from pylon.workspace.since import resolve
+
+
+def status(checkout: Checkout) -> dict[str, object]:
+    """A cheap summary: no working-tree scan (use `changes` for what changed)."""
+    head, _tree = st._head_info(st.start_head_query(checkout))
+    branch, _ = checkout.head_file()
+    since = resolve(checkout, None)
+    return {
+        "root": checkout.root,
+        "git_dir": checkout.git_dir,
+        "common_dir": checkout.common_dir,
+        "linked": checkout.is_linked,
+        "prefix": checkout.prefix,
+        "head": head,
+        "branch": st._short_branch(branch),
+        "in_progress": checkout.in_progress(),
+        "default_since": since.label,
+        "baselines": list_baselines(checkout),
+        "watching": watcher_alive(checkout),
+        # Owned worktrees (`pylon ws new`) arrive with the next part of the workspace; none yet.
+        "worktrees": [],
+        "notes": layout_notes(checkout, config_values(checkout)),
+    }

@@ -1,0 +1,19 @@
+"""Fixtures for the workspace tests: real repositories, the installed `pylon`, real git."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def repo(make_repo):  # type: ignore[no-untyped-def]
+    """A small committed repository with a subfolder."""
+    return make_repo(
+        files={
+            "README.md": "# demo\n",
+            "src/app.py": "print('hello')\n",
+            "src/util.py": "def f():\n    return 1\n",
+            "docs/guide.txt": "one\ntwo\nthree\n",
+            ".gitignore": "*.log\nbuild/\n",
+        }
+    )

@@ -1,0 +1,89 @@
+"""Real processes racing on one file: one winner, no lost update, no torn file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed) -> None:
+    original = ed.numbered(200)
+    path = ed.write("shared.txt", original)
+    tag = ed.read("shared.txt")
+    procs = []
+    for i in range(50):
+        procs.append(subprocess.Popen(
+            [str(BIN / "pylon"), "edit", f"shared.txt#{tag}", "--json"], cwd=ed.root,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    # Start them all first, then release the requests at once.
+    for i, proc in enumerate(procs):
+        assert proc.stdin is not None
+        proc.stdin.write(f"replace 100\n+writer {i}\ninsert after 150\n+mark {i}\n".encode())
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.close()
+    results = []
+    for i, proc in enumerate(procs):
+        assert proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.read()
+        proc.stderr.read()
+        proc.wait(timeout=120)
+        results.append((i, proc.returncode, json.loads(out)))
+    winners = [(i, doc) for i, code, doc in results if code == 0]
+    assert len(winners) == 1, [(i, code, doc.get("error", {}).get("code")) for i, code, doc in results]
+    losers = [doc["error"]["code"] for i, code, doc in results if code != 0]
+    assert len(losers) == 49 and set(losers) <= {"stale-revision", "unknown-revision"}
+    assert all(code in (0, 1) for _, code, _ in results)  # refusals exit 1
+    winner = winners[0][0]
+    expected = original.replace("line 100\n", f"writer {winner}\n").replace("line 150\n", f"line 150\nmark {winner}\n")
+    assert path.read_bytes() == expected.encode()
+    assert winners[0][1]["new_tag"] == ed.read("shared.txt", "--limit", "1")
+
+
+@pytest.mark.slow
+def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed) -> None:
+    line = b"0123456789" * 4 + b"\n"
+    original = line * 600_000  # ~24 MB: writing and syncing it takes a while
+    path = ed.write("big.txt", original)
+    tag = ed.read("big.txt", "--offset", "299000", "--limit", "2000")
+    new = original[: 299_999 * len(line)] + b"CHANGED\n" + original[300_000 * len(line):]
+    request = b"replace 300000\n+CHANGED\n"
+    argv = [str(BIN / "pylon"), "edit", f"big.txt#{tag}"]
+
+    # How long does an undisturbed edit take? Then kill at points spread over that time.
+    start = time.monotonic()
+    done = subprocess.run(argv, cwd=ed.root, input=request, capture_output=True)
+    full = time.monotonic() - start
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == new
+
+    outcomes = {"old": 0, "new": 0}
+    mid_write = 0
+    for attempt in range(24):
+        path.write_bytes(original)
+        for leftover in ed.root.glob(".big.txt.pylon-tmp-*"):
+            leftover.unlink()
+        proc = subprocess.Popen(argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None
+        proc.stdin.write(request)
+        proc.stdin.close()
+        time.sleep(full * (0.3 + 0.7 * attempt / 24))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if list(ed.root.glob(".big.txt.pylon-tmp-*")):
+            mid_write += 1  # killed while its temp file existed: between create and rename
+        data = path.read_bytes()
+        assert data in (original, new), f"attempt {attempt}: torn file of {len(data)} bytes"
+        outcomes["old" if data == original else "new"] += 1
+    assert outcomes["old"] + outcomes["new"] == 24
+    assert mid_write >= 1, f"no kill landed during the write ({outcomes}); the test proved nothing"

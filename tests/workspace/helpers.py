@@ -1,0 +1,28 @@
+"""Helpers for the workspace tests: the installed `pylon`, real git, index snapshots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.conftest import git, run_cmd, write_files
+
+
+def pylon(*args: str, cwd: Path | str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120):  # type: ignore[no-untyped-def]
+    return run_cmd("pylon", *args, cwd=cwd, env=env, input=input, timeout=timeout)
+
+
+def commit_all(repo: Path, message: str = "commit") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def index_snapshot(repo: Path) -> tuple[bytes, int]:
+    """The real index's bytes and mtime (ns): read commands must leave both unchanged."""
+    path = Path(git(repo, "rev-parse", "--git-path", "index").strip())
+    if not path.is_absolute():
+        path = repo / path
+    return path.read_bytes(), os.stat(path).st_mtime_ns
+
+
+__all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot"]

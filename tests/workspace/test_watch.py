@@ -1,0 +1,81 @@
+"""`pylon ws watch`: reports a change made right after it starts; overflow means a rescan."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import script
+from tests.workspace.helpers import pylon, write_files
+
+
+def _start(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [script("pylon"), "ws", "watch", "--json", "--settle", "0.2", *args],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline().decode()  # "pylon: watching ..." once it is ready
+    assert "watching" in line, line
+    return proc
+
+
+def _lines(proc: subprocess.Popen) -> list[dict]:
+    out, _ = proc.communicate(timeout=60)
+    return [json.loads(x) for x in out.decode().splitlines() if x.strip()]
+
+
+def test_change_right_after_start_is_reported(repo: Path) -> None:
+    proc = _start(repo, "--timeout", "4")
+    write_files(repo, {"right-away.txt": "now\n"})
+    lines = _lines(proc)
+    assert proc.returncode == 0
+    paths = [f["path"] for line in lines for f in line["files"]]
+    assert "right-away.txt" in paths
+    assert all(line["overflow"] is False for line in lines)
+
+
+def test_queue_overflow_rescans_and_misses_nothing(repo: Path) -> None:
+    proc = _start(repo, "--timeout", "5", env={"PYLON_WATCH_QUEUE_MAX": "3"})
+    write_files(repo, {f"burst/f{i:02d}.txt": f"{i}\n" for i in range(40)})
+    lines = _lines(proc)
+    reported = {f["path"] for line in lines for f in line["files"]}
+    assert reported == {f"burst/f{i:02d}.txt" for i in range(40)}
+    assert any(line["overflow"] for line in lines)
+
+
+def test_running_watch_vouches_for_the_current_state(repo: Path) -> None:
+    proc = _start(repo, "--timeout", "6")
+    try:
+        time.sleep(0.5)
+        r = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo)
+        assert r.json()["source"] == "watch"
+        write_files(repo, {"seen.txt": "x\n"})
+        deadline = time.time() + 4
+        paths: list[str] = []
+        while time.time() < deadline:
+            doc = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+            paths = [f["path"] for f in doc["files"]]
+            if "seen.txt" in paths:
+                break
+        assert "seen.txt" in paths  # never a stale answer: scan while the watcher settles
+    finally:
+        _lines(proc)
+    after = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+    assert after["source"] == "scan"
+
+
+def test_since_emits_the_backlog_first(repo: Path) -> None:
+    write_files(repo, {"backlog.txt": "b\n"})
+    proc = _start(repo, "--since", "HEAD", "--timeout", "1")
+    lines = _lines(proc)
+    assert lines and lines[0]["initial"] is True and lines[0]["since"] == "HEAD"
+    assert [f["path"] for f in lines[0]["files"]] == ["backlog.txt"]
+    _ = sys  # keep imports honest
