@@ -213,7 +213,9 @@ def write_article(
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
         return _write(store, address, path, new_capsule, new_body, scope, stripped)
-    with file_lock(store.cache / "write.lock", what=f"writes to {store.canon}"):
+    # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
+    # a busy disk, and failing an agent's write for a slow disk helps nobody.
+    with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
         return _write(store, address, path, new_capsule, new_body, scope, stripped)
 
 
@@ -291,23 +293,38 @@ def _check_schema(store, old_doc: Document | None, doc: Document, address: Addre
         )
 
 
+def _maps_on_disk(folder: str, segment: str) -> bool:
+    """Does an entry of `folder` map to the address segment (a folder by name, a file minus one
+    extension)? The same test as lint's orphan rule."""
+    from pylon.canon.address import drop_extension
+
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == segment:
+                    return True
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if not is_dir and drop_extension(entry.name) == segment:
+                    return True
+    except OSError:
+        return True  # unreadable: claim nothing
+    return False
+
+
 def standing_notes(project: Project, view: ArticleView) -> list[str]:
     """Standing problems `canon read` mentions: the article is an orphan, or breaks schema.json.
 
     The same rules as `canon lint` (orphan, schema), checked for this one article with one folder
     listing and one small JSON read, so a read stays cheap; `canon lint` gives the full report.
     """
-    from pylon.canon.address import drop_extension
-
     notes: list[str] = []
     store = project.store_for(view.address.mount)
     head, _, last = view.address.path.rpartition("/")
     if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
-        try:
-            names = os.listdir(store.root / head)
-        except OSError:
-            names = None  # the parent folder is not on disk: a conceptual address, not an orphan
-        if names is not None and not any(n == last or drop_extension(n) == last for n in names):
+        if os.path.isdir(store.root / head) and not _maps_on_disk(str(store.root / head), last):
             notes.append(
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
                 f"delete it, or mark it scope: rule (canon write {shlex.quote(str(view.address))} --scope rule)"

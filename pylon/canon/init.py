@@ -20,17 +20,22 @@ class InitResult:
 
 
 def ensure_folder(path: Path) -> bool:
-    """Create `path` (and parents); True when it was created. A file in the way is `is-directory`'s twin."""
+    """Create `path` (and parents); True when this call created it. A file in the way is refused."""
     if path.is_dir():
         return False
-    if os.path.lexists(path):
-        raise PylonError(
-            "not-a-directory",
-            f"{path} exists but is not a folder.",
-            f"Move {path} out of the way, then run the command again.",
-        )
-    path.mkdir(parents=True, exist_ok=True)
-    return True
+    try:
+        path.mkdir(parents=True)
+        return True
+    except FileExistsError:
+        if path.is_dir():
+            return False  # another process created it a moment ago
+    except NotADirectoryError:
+        pass
+    raise PylonError(
+        "not-a-directory",
+        f"{path} (or a folder above it) exists but is not a folder.",
+        "Move it out of the way, then run the command again.",
+    )
 
 
 def check_folders(*folders: Path) -> None:

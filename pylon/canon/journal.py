@@ -61,22 +61,21 @@ def render_entry(subjects: list[str], logged: str, text: str) -> str:
     return f"---\nsubject: {encode_subjects(subjects)}\nlogged: {logged}\n---\n{body}"
 
 
+def _entry_name(date: str, slug: str, n: int) -> str:
+    return f"{date}-{slug}.md" if n == 1 else f"{date}-{slug}-{n}.md"
+
+
 def _first_free_guess(folder: Path, date: str, slug: str) -> int:
-    """Skip names that are certainly taken (one listing) so busy days don't try -2, -3... one by one."""
+    """The first number whose name is free in one listing, so a busy day does not try -2, -3...
+    one exclusive create at a time (the create still decides: another writer may win the race)."""
     try:
-        names = os.listdir(folder)
+        names = set(os.listdir(folder))
     except FileNotFoundError:
         return 1
-    prefix = f"{date}-{slug}"
-    taken = 0
-    for name in names:
-        if name == f"{prefix}.md":
-            taken = max(taken, 1)
-        elif name.startswith(prefix + "-") and name.endswith(".md"):
-            tail = name[len(prefix) + 1 : -3]
-            if tail.isdigit():
-                taken = max(taken, int(tail))
-    return taken + 1 if taken else 1
+    n = 1
+    while _entry_name(date, slug, n) in names:
+        n += 1
+    return n
 
 
 def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None) -> Path:
@@ -89,8 +88,7 @@ def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, n
     journal_dir.mkdir(parents=True, exist_ok=True)
     n = _first_free_guess(journal_dir, date, slug)
     while n < _MAX_SUFFIX:
-        name = f"{date}-{slug}.md" if n == 1 else f"{date}-{slug}-{n}.md"
-        target = journal_dir / name
+        target = journal_dir / _entry_name(date, slug, n)
         if create_exclusive(target, data):
             return target
         n += 1
@@ -106,7 +104,6 @@ def check_slug(slug: str) -> str:
             f"--slug {slug!r} has no letters or digits.",
             'canon journal "..." --slug short-name',
         )
-    # A hand-made slug ending in -N would collide with the numbering scheme; keep it readable.
     return clean
 
 

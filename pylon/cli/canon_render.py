@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
-from typing import Any
 
 from pylon.cli import output
 from pylon.errors import PylonError, UsageError
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings anyway
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 
 def text_input(value: str | None, body_file: str | None, name: str) -> str | None:

@@ -92,11 +92,12 @@ def render_edit(res: "Any") -> str:
 
 # -- the commands (shared by both parsers) -------------------------------------------------------
 def do_read(path: str, offset: int, limit: int | None, json_: bool) -> None:
-    from pylon.cli.output import ok_json
     from pylon.workspace.edits import read
 
     res = read(path, offset, limit)
     if json_:
+        from pylon.cli.output import ok_json
+
         ok_json(res.to_json())
     else:
         sys.stdout.write(render_read(res))
@@ -219,10 +220,11 @@ def _globals(argv: list[str]) -> "tuple[list[str], str | None, list[str]] | None
 def _apply_globals(dirs: list[str], color: str | None) -> None:
     import os
 
-    from pylon.cli.output import set_color_mode
     from pylon.errors import UsageError
 
     if color is not None:
+        from pylon.cli.output import set_color_mode
+
         set_color_mode(color)
     for d in dirs:
         try:
@@ -265,35 +267,40 @@ def fast_main(argv: list[str]) -> int | None:
 
 
 def _guarded(call: "Any", argv: list[str]) -> int:
-    """The runner's conventions (error envelope, exit codes, crash log) around a fast command."""
+    """The runner's conventions (error envelope, exit codes, crash log) around a fast command.
+
+    Only a failure pays for importing the runner and the renderer.
+    """
+    try:
+        call()
+        return 0
+    except BaseException as caught:  # noqa: BLE001 - sorted out below, like the runner does
+        error = caught
     import os
 
     from pylon.cli import output, runner
     from pylon.errors import Exit, PylonError
 
     json_mode = runner.wants_json(argv)
-    try:
-        call()
-        return Exit.OK
-    except PylonError as exc:
-        return runner.fail(exc.code, exc.message, exc.hint, int(exc.exit_code), json_mode, exc.details)
-    except KeyboardInterrupt:
+    if isinstance(error, PylonError):
+        return runner.fail(error.code, error.message, error.hint, int(error.exit_code), json_mode, error.details)
+    if isinstance(error, KeyboardInterrupt):
         output.err("interrupted")
         return 130
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    if isinstance(error, BrokenPipeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except Exception as exc:  # noqa: BLE001 - same treatment as the runner: one line plus a log file
-        try:
-            where = runner._crash_log(exc)
-        except OSError:
-            where = "(could not write a log file)"
-        return runner.fail(
-            "internal-error",
-            f"pylon hit an unexpected {type(exc).__name__}: {exc}. The traceback was written to {where}.",
-            "Please report it with that file; re-running with the same input reproduces it.",
-            Exit.FAILED, json_mode, {"log": where})
+    if not isinstance(error, Exception):
+        raise error
+    try:
+        where = runner._crash_log(error)
+    except OSError:
+        where = "(could not write a log file)"
+    return runner.fail(
+        "internal-error",
+        f"pylon hit an unexpected {type(error).__name__}: {error}. The traceback was written to {where}.",
+        "Please report it with that file; re-running with the same input reproduces it.",
+        Exit.FAILED, json_mode, {"log": where})
 
 
 # -- typer apps (built on first use) -------------------------------------------------------------

@@ -6,10 +6,12 @@ library, never through rich. Colour only when the stream is a TTY and not disabl
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # typing and json cost start-up time on every command; import them lazily
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 _settings: dict[str, str] = {"color": "auto"}
 
@@ -51,6 +53,8 @@ def paint(text: str, style: str, stream: TextIO | None = None) -> str:
 
 def emit_json(doc: Any) -> None:
     """Write exactly one JSON document (plus newline) to stdout."""
+    import json
+
     sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=None, separators=(", ", ": ")))
     sys.stdout.write("\n")
 

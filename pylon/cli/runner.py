@@ -9,8 +9,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs start-up time on every command; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 from pylon.cli import output
 from pylon.errors import Exit, PylonError

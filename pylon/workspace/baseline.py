@@ -17,7 +17,7 @@ def baseline(checkout: Checkout, name: str = "last") -> dict[str, object]:
     if fresh is not None:
         state = refresh_head(checkout, fresh)
         state.label = f"baseline {name}"
-        state.commit = st._commit_tree(
+        state.commit = st.commit_tree(
             checkout, state.worktree, [p for p in (state.head,) if p] + _index_parent(checkout, state), st.state_message(state, None)
         )
         st.update_refs(checkout, [(ref, state.commit)])
@@ -35,7 +35,7 @@ def _index_parent(checkout: Checkout, state: st.State) -> list[str]:
     head_tree = git.run(["rev-parse", "-q", "--verify", "HEAD^{tree}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
     if state.index_tree == head_tree:
         return []
-    return [st._commit_tree(checkout, state.index_tree, [state.head] if state.head else [], "pylon index\n")]
+    return [st.commit_tree(checkout, state.index_tree, [state.head] if state.head else [], "pylon index\n")]
 
 
 def _ref_value(checkout: Checkout, ref: str) -> str | None:
@@ -78,8 +78,8 @@ def list_baselines(checkout: Checkout) -> list[dict[str, object]]:
                 "ref": ref,
                 "commit": commit,
                 "head": parsed.head,
-                "branch": st._short_branch(parsed.branch),
-                "captured_at": st._iso(parsed.captured_at) if parsed.captured_at else None,
+                "branch": st.short_branch(parsed.branch),
+                "captured_at": st.iso(parsed.captured_at) if parsed.captured_at else None,
             }
         )
     return items

@@ -99,7 +99,7 @@ def current_state(checkout: Checkout) -> tuple[st.State, str]:
 
 def refresh_head(checkout: Checkout, state: st.State) -> st.State:
     """A watcher-vouched state with HEAD and branch re-read (they can move without file events)."""
-    head, _tree = st._head_info(st.start_head_query(checkout))
+    head, _tree = st.head_info(st.start_head_query(checkout))
     state.head = head
     state.branch = checkout.head_file()[0]
     return state

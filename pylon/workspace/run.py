@@ -68,8 +68,8 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
         "left_out": len(entries) - len(shown),
         "head": {"before": before.head, "after": after.head, "changed": before.head != after.head},
         "branch": {
-            "before": st._short_branch(before.branch),
-            "after": st._short_branch(after.branch),
+            "before": st.short_branch(before.branch),
+            "after": st.short_branch(after.branch),
             "changed": before.branch != after.branch,
         },
         "index_changed": before.index_tree != after.index_tree,

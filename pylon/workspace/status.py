@@ -11,7 +11,7 @@ from pylon.workspace.since import resolve
 
 def status(checkout: Checkout) -> dict[str, object]:
     """A cheap summary: no working-tree scan (use `changes` for what changed)."""
-    head, _tree = st._head_info(st.start_head_query(checkout))
+    head, _tree = st.head_info(st.start_head_query(checkout))
     branch, _ = checkout.head_file()
     since = resolve(checkout, None)
     return {
@@ -21,7 +21,7 @@ def status(checkout: Checkout) -> dict[str, object]:
         "linked": checkout.is_linked,
         "prefix": checkout.prefix,
         "head": head,
-        "branch": st._short_branch(branch),
+        "branch": st.short_branch(branch),
         "in_progress": checkout.in_progress(),
         "default_since": since.label,
         "baselines": list_baselines(checkout),

@@ -217,3 +217,30 @@ def test_a_current_index_answers_without_listing_the_journal(run, make_store) ->
     assert run("canon", "read", "--json", "x", cwd=root).json()["journal_total"] == 1
     os.utime(journal)  # any real change to the folder is seen
     assert run("canon", "read", "--json", "x", cwd=root).json()["journal_total"] == 2
+
+
+def test_standing_problems_follow_as_notes(run, make_store) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    root = make_store(
+        articles={
+            "src/gone": article("Was a module.", "Long gone.\n"),
+            "src/rule": article("A rule.", "Applies everywhere.\n", scope="rule"),
+            "src/app": article(None, "The app.\n"),
+            "lake/prices": article("Conceptual.", "No folder on disk.\n"),
+        },
+        files={"src/app.py": "x", "src/lib/util.py": "x"},
+    )
+    (root / ".canon" / "schema.json").write_text(json.dumps({"capsule": {"required": True}, "body": {"min_chars": 50}}))
+    r = run("canon", "read", "src/gone", cwd=root)
+    assert r.code == 0, r
+    assert "note: orphan: nothing in src/ maps to 'gone'" in r.err
+    assert "canon write src/gone --scope rule" in r.err
+    doc = run("canon", "read", "--json", "src/rule", cwd=root).json()
+    assert not [n for n in doc["notes"] if n.startswith("orphan")]
+    doc = run("canon", "read", "--json", "src/app.py", cwd=root).json()
+    assert [n for n in doc["notes"] if not n.startswith("schema")] == []
+    assert any("requires a capsule" in n for n in doc["notes"])
+    assert any("under the schema minimum of 50" in n for n in doc["notes"])
+    doc = run("canon", "read", "--json", "lake/prices", cwd=root).json()
+    assert not [n for n in doc["notes"] if n.startswith("orphan")]

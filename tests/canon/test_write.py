@@ -228,7 +228,8 @@ def test_concurrent_writes_to_different_articles_all_land(run, project: Path) ->
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         for i in range(20)
     ]
-    assert all(p.wait(60) == 0 for p in procs)
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 20, [o[1] for o in outs if o[1]][:3]
     for i in range(20):
         assert f"capsule: A{i}.\n" in art(project, f"dir/a{i}").read_text()
 
@@ -242,7 +243,8 @@ def test_concurrent_writes_to_one_article_lose_no_field(run, make_store) -> None
     argv = [[script("canon"), "write", "a", "--capsule", f"Capsule {i}."] for i in range(10)]
     argv += [[script("canon"), "write", "a", "--body", f"Body {i}."] for i in range(10)]
     procs = [subprocess.Popen(a, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in argv]
-    assert [p.wait(120) for p in procs] == [0] * 20
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 20, [o[1] for o in outs if o[1]][:3]
     doc = run("canon", "read", "--json", "a", cwd=root).json()
     # Each field holds one of the values written to it: no writer put back a stale copy.
     assert doc["capsule"] in {f"Capsule {i}." for i in range(10)}

@@ -153,14 +153,16 @@ def lint(
         report.findings += _check_store_layout(ctx, store)
         report.findings += _schema_findings(ctx, store)
     total = len(plan.articles)
-    for findings, fixed in parallel.run(ctx, plan.articles, fix, parallel.jobs_for(total), progress):
+
+    def journal() -> None:
+        if plan.journal_all or plan.journal_files:
+            findings, report.journal = lint_journal(ctx, project.store, None if plan.journal_all else plan.journal_files)
+            report.findings.extend(findings)
+
+    for findings, fixed in parallel.run(ctx, plan.articles, fix, parallel.jobs_for(total), progress, journal):
         report.findings += findings
         report.fixed += [FixedFile(path, rules) for path, rules in fixed]
     report.articles = total
-    if plan.journal_all or plan.journal_files:
-        findings, count = lint_journal(ctx, project.store, None if plan.journal_all else plan.journal_files)
-        report.findings += findings
-        report.journal = count
     report.findings.sort(key=lambda f: (f.path, f.line))  # stable: rule order within a line
     return report
 

@@ -81,6 +81,7 @@ class LintContext:
     canonical: dict[str | None, frozenset[str]] = field(default_factory=dict)
     _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
     _base_prefix: str = ""
+    _by_head: dict[tuple[str | None, str], object] = field(default_factory=dict)
 
     @classmethod
     def full(cls, project: Project) -> LintContext:
@@ -144,10 +145,13 @@ class LintContext:
     def asset_exists(self, store: Store, address: str) -> tuple[bool, bool]:
         """(parent folder exists on disk, something on disk maps to `address`) under the store's root."""
         head, _, last = address.rpartition("/")
-        if head.split("/", 1)[0] == CANON_DIR or address.split("/", 1)[0] == CANON_DIR:
+        if address == CANON_DIR or address.startswith(CANON_DIR + "/"):
             return True, True  # the store's own files are not assets
-        folder = os.path.join(str(store.root), head) if head else str(store.root)
-        names = self.mapped_names(folder)
+        key = (store.mount, head)
+        names = self._by_head.get(key, False)
+        if names is False:
+            folder = os.path.join(str(store.root), head) if head else str(store.root)
+            names = self._by_head[key] = self.mapped_names(folder)
         if names is None:
             return False, False
         return True, last in names

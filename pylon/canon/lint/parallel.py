@@ -51,30 +51,39 @@ def _chunk(bounds: tuple[int, int]) -> Result:
     return findings, fixed
 
 
-def run(ctx: LintContext, work: Work, fix: bool, jobs: int, progress: Callable[[int, int], None] | None) -> Iterator[Result]:
-    """Yield each chunk's result in order, using `jobs` processes."""
+def run(
+    ctx: LintContext,
+    work: Work,
+    fix: bool,
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+    meanwhile: Callable[[], None] | None = None,
+) -> Iterator[Result]:
+    """Yield each chunk's result in order, using `jobs` processes. `meanwhile` runs in this process
+    while the workers start on the articles (the journal), or first when there are no workers."""
     total = len(work)
     _state.update(ctx=ctx, work=work, fix=fix)
     for mount, _ in ctx.stores():
         ctx.schema(mount)  # load before forking so every worker inherits it
     bounds = [(i, min(i + CHUNK, total)) for i in range(0, total, CHUNK)]
-    done = 0
-    try:
-        if jobs <= 1 or len(bounds) <= 1:
-            for b in bounds:
-                result = _chunk(b)
-                done = b[1]
-                if progress is not None:
-                    progress(done, total)
-                yield result
-            return
+    pool = None
+    if jobs > 1 and len(bounds) > 1:
         import multiprocessing
 
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for b, result in zip(bounds, pool.imap(_chunk, bounds)):
-                done = b[1]
-                if progress is not None:
-                    progress(done, total)
-                yield result
+        try:
+            pool = multiprocessing.get_context("fork").Pool(jobs)
+        except OSError:
+            pool = None  # no processes to spare (limits, sandbox): one process does it all
+    try:
+        results = pool.imap(_chunk, bounds) if pool is not None else map(_chunk, bounds)
+        if meanwhile is not None:
+            meanwhile()
+        for b, result in zip(bounds, results):
+            if progress is not None:
+                progress(b[1], total)
+            yield result
     finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
         _state.clear()

@@ -109,21 +109,21 @@ def front_matter_rules(doc: Document, rel: str) -> list[Finding]:
     out = [finding("front-matter-invalid", p.message, rel, p.line, fixable=False) for p in doc.problems]
     if doc.problems:
         return out
+    plain = [key for key in doc.spans if _plain_single(doc, key)]
     for problem in front_matter_yaml_problems(doc):
         # Quoting an owned value fixes YAML that breaks on that value (`capsule: a: b`).
         fixable = any(
-            start <= problem.line - 2 < end and _plain_single(doc, key) and needs_quotes(doc.owned[key])
-            for key, (start, end) in doc.spans.items()
+            doc.spans[key][0] <= problem.line - 2 < doc.spans[key][1] and needs_quotes(doc.owned[key])
+            for key in plain
         )
         out.append(finding("front-matter-invalid", problem.message, rel, problem.line, fixable=fixable))
-    for key in doc.spans:
-        if _plain_single(doc, key):
-            kind = _typed(key, doc.owned[key])
-            if kind:
-                out.append(finding(
-                    "front-matter-invalid",
-                    f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
-                    rel, owned_line(doc, key), fixable=True))
+    for key in plain:
+        kind = _typed(key, doc.owned[key])
+        if kind:
+            out.append(finding(
+                "front-matter-invalid",
+                f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
+                rel, owned_line(doc, key), fixable=True))
     return out
 
 

@@ -27,7 +27,7 @@ from pylon.workspace.edits.plan import validate
 from pylon.workspace.edits.problems import Problem, request_error
 from pylon.workspace.edits.suspicious import check as check_suspicious
 from pylon.workspace.edits.tag import BackgroundDigest, digest, normalize_tag
-from pylon.workspace.edits.window import Window, numbered, take
+from pylon.workspace.edits.window import MAX_BYTES, Window, numbered, take
 
 MAX_UNSEEN_SHOWN = 40
 SHOW_CONTEXT = 2
@@ -174,8 +174,12 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
     if plan.unseen:
         win = Window()
         for n in plan.unseen[:MAX_UNSEEN_SHOWN]:
-            part = take(doc, n, n, full_lines=True)
+            # Whole lines, even over 4096 characters (the only way to see those), 50 KiB in all.
+            part = take(doc, n, n, full_lines=True, budget=max(MAX_BYTES - win.used, 1))
+            if not part.lines or (win.lines and win.used + part.used > MAX_BYTES):
+                break
             win.lines += part.lines
+            win.used += part.used
         shown = win.seen()
         if mark:
             ledger.mark_seen(rev["digest"], shown)

@@ -12,24 +12,29 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import accumulate
+from operator import add
 
 BOM = b"\xef\xbb\xbf"
 LF = b"\n"
 CRLF = b"\r\n"
 NUL = b"\x00"
-BLOCK = 1 << 14  # bytes per index block: small enough that locating a line scans few lines
+BLOCK = 1 << 14  # bytes per index block (newline counts for the whole file, one pass)
+PIECE = 1 << 10  # locating a line counts up to 16 pieces of its block and splits one (cached)
 
 
 class Doc:
     """The lines of one revision of a file (its exact bytes), indexed lazily."""
 
-    __slots__ = ("data", "base", "_cum", "_eol_counts")
+    __slots__ = ("data", "base", "_cum", "_eol_counts", "_blocks", "_pieces")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.base = 3 if data.startswith(BOM) else 0
         self._cum: list[int] | None = None  # _cum[i]: newlines in the body before block i
         self._eol_counts: tuple[int, int] | None = None
+        self._blocks: dict[int, list[int]] = {}  # piece offset -> offsets of its newlines, on demand
+        self._pieces: dict[int, list[int]] = {}  # block offset -> newlines per piece, on demand
 
     # -- index -------------------------------------------------------------------------------
     def index(self) -> list[int]:
@@ -71,11 +76,24 @@ class Doc:
         """Offset of the k-th (1-based) newline of the body."""
         cum = self.index()
         block = bisect_left(cum, k) - 1  # cum[block] < k <= cum[block + 1]
-        pos = self.base + block * BLOCK
-        find = self.data.find
-        for _ in range(k - cum[block]):
-            pos = find(LF, pos) + 1
-        return pos - 1
+        rank = k - cum[block]  # the wanted newline is the rank-th of its block
+        start = self.base + block * BLOCK
+        counts = self._pieces.get(start)
+        if counts is None:  # newlines per 1 KiB piece of this block, counted once
+            count = self.data.count
+            counts = self._pieces[start] = [count(LF, p, p + PIECE) for p in range(start, start + BLOCK, PIECE)]
+        piece = 0
+        while rank > counts[piece]:
+            rank -= counts[piece]
+            piece += 1
+        pos = start + piece * PIECE
+        offsets = self._blocks.get(pos)
+        if offsets is None:
+            parts = self.data[pos : pos + PIECE].split(LF)
+            # newline i of the piece sits after parts[0..i] and i earlier newlines (C-level loops only)
+            offsets = list(map(add, accumulate(map(len, parts[:-1])), range(pos, pos + len(parts) - 1)))
+            self._blocks[pos] = offsets
+        return offsets[rank - 1]
 
     def line_start(self, n: int) -> int:
         """Byte offset where line n starts; n = nlines + 1 gives the end of the data."""

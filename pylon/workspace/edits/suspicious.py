@@ -11,22 +11,23 @@ from __future__ import annotations
 
 import re
 
+from pylon.workspace.edits import ranges as rg
 from pylon.workspace.edits.lines import Doc
 from pylon.workspace.edits.ops import Op
 from pylon.workspace.edits.problems import Problem
 
 _CLOSERS = re.compile(r"^\s*[\)\]\}]+[;,]?\s*$")
-NEIGHBOURHOOD = 200  # lines on each side that decide the local indentation style
+NEIGHBOURHOOD = 4096  # bytes on each side that decide the local indentation style
 
 
 def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) -> tuple[list[Problem], list[str]]:
     problems: list[Problem] = []
     warnings: list[str] = []
     last = doc.nlines
-    changed = [(op.start, op.end) for op in ops if op.is_range]
+    changed = rg.normalize([(op.start, op.end) for op in ops if op.is_range])
 
     def outside(n: int) -> str | None:
-        if n < 1 or n > last or any(a <= n <= b for a, b in changed):
+        if n < 1 or n > last or rg.intersect(changed, n, n):
             return None
         return doc.text(n)
 
@@ -78,16 +79,17 @@ def _indent(doc: Doc, op: Op, problems: list[Problem]) -> None:
     new_styles = {s for s in map(_style, op.lines) if s}
     if not new_styles:
         return
-    lo = max(1, op.start - NEIGHBOURHOOD)
-    hi = min(doc.nlines, max(op.end, op.start) + NEIGHBOURHOOD)
-    counts = {"tabs": 0, "spaces": 0}
-    if lo <= hi:
-        for _, content, _ in doc.iter_raw(lo, hi):
-            if content.startswith(b"\t"):
-                counts["tabs"] += 1
-            elif content.startswith(b"  "):
-                counts["spaces"] += 1
-    local = "tabs" if counts["tabs"] and not counts["spaces"] else "spaces" if counts["spaces"] and not counts["tabs"] else None
+    data = doc.data
+    # The bytes around the change (about a hundred lines each side): count line starts, that is a
+    # newline followed by a tab or by two spaces; no per-line work.
+    start = max(doc.base, doc.line_start(max(op.start, 1)) - NEIGHBOURHOOD)
+    end = min(len(data), doc.line_start(max(op.end, op.start) + 1) + NEIGHBOURHOOD)
+    tabs = data.count(b"\n\t", start, end)
+    spaces = data.count(b"\n  ", start, end)
+    if start == doc.base:
+        tabs += data.startswith(b"\t", start)
+        spaces += data.startswith(b"  ", start)
+    local = "tabs" if tabs and not spaces else "spaces" if spaces and not tabs else None
     if local is None or new_styles == {local}:
         return
     other = "tabs" if local == "spaces" else "spaces"

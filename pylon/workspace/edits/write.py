@@ -163,13 +163,20 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
 
 
 def _write_all(fd: int, pieces: list[bytes | memoryview]) -> int:
-    total = 0
-    for piece in pieces:
-        view = memoryview(piece)
-        total += len(view)
-        while view:
-            done = os.write(fd, view)
-            view = view[done:]
+    """Write the pieces in order with as few system calls as possible (writev, 512 at a time)."""
+    views = [memoryview(p) for p in pieces if len(p)]
+    total = sum(len(v) for v in views)
+    i = 0
+    while i < len(views):
+        batch = views[i : i + 512]
+        done = os.writev(fd, batch)
+        for view in batch:  # a short write: skip what was written, retry with the rest
+            if done >= len(view):
+                done -= len(view)
+                i += 1
+            else:
+                views[i] = view[done:]
+                break
     return total
 
 

@@ -1,0 +1,100 @@
+"""State commits and refs: the metadata message, `git commit-tree`, `git update-ref`, parsing."""
+
+from __future__ import annotations
+
+import time
+
+from pylon.workspace import git
+from pylon.workspace.repo import Checkout
+
+IDENT = {
+    "GIT_AUTHOR_NAME": "pylon",
+    "GIT_AUTHOR_EMAIL": "pylon@localhost",
+    "GIT_COMMITTER_NAME": "pylon",
+    "GIT_COMMITTER_EMAIL": "pylon@localhost",
+}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.state import State
+
+
+def short_branch(branch: str | None) -> str | None:
+    if branch and branch.startswith("refs/heads/"):
+        return branch[len("refs/heads/") :]
+    return branch
+
+
+def iso(stamp: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def state_message(state: State, index_commit: str | None) -> str:
+    lines = [
+        f"pylon state: {state.label}",
+        "",
+        f"pylon-head: {state.head or 'unborn'}",
+        f"pylon-branch: {state.branch or '(detached)'}",
+        f"pylon-index-tree: {state.index_tree or 'unmerged'}",
+        f"pylon-index-commit: {index_commit or 'none'}",
+        f"pylon-captured: {state.captured_at}",
+    ]
+    for note in state.notes:
+        lines.append(f"pylon-note: {note['kind']}: {note['message']}")
+    return "\n".join(lines) + "\n"
+
+
+def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str) -> str:
+    args = ["commit-tree", "--no-gpg-sign", tree]
+    for parent in parents:
+        args += ["-p", parent]
+    args += ["-F", "-"]
+    out = git.run(args, cwd=checkout.root, env=IDENT, input=message.encode("utf-8"), what="git commit-tree")
+    return out.decode().strip()
+
+
+def update_refs(checkout: Checkout, updates: list[tuple[str, str]], deletes: list[str] | None = None) -> None:
+    """One `git update-ref --stdin` transaction (all refs move or none)."""
+    lines = [f"update {ref} {oid}" for ref, oid in updates] + [f"delete {ref}" for ref in deletes or []]
+    git.run(["update-ref", "--stdin"], cwd=checkout.root, input=("\n".join(lines) + "\n").encode(), what="git update-ref")
+
+
+def read_state(checkout: Checkout, commitish: str) -> State:
+    """Parse a state commit written by capture()."""
+    out = git.run(["cat-file", "commit", commitish], cwd=checkout.root)
+    return parse_state(out, commitish)
+
+
+def parse_state(raw: bytes, commit: str) -> State:
+    header, _, body = raw.decode("utf-8", "replace").partition("\n\n")
+    tree = ""
+    for line in header.splitlines():
+        if line.startswith("tree "):
+            tree = line[5:].strip()
+    fields: dict[str, str] = {}
+    notes = []
+    label = ""
+    for line in body.splitlines():
+        if line.startswith("pylon state: "):
+            label = line[len("pylon state: ") :]
+        elif line.startswith("pylon-note: "):
+            kind, _, message = line[len("pylon-note: ") :].partition(": ")
+            notes.append({"kind": kind, "message": message})
+        elif line.startswith("pylon-") and ": " in line:
+            key, _, value = line.partition(": ")
+            fields[key] = value
+    head = fields.get("pylon-head")
+    branch = fields.get("pylon-branch")
+    index_tree = fields.get("pylon-index-tree")
+    from pylon.workspace.state import State
+
+    return State(
+        commit=commit,
+        head=None if head in (None, "unborn") else head,
+        branch=None if branch in (None, "(detached)") else branch,
+        index_tree=None if index_tree in (None, "unmerged") else index_tree,
+        worktree=tree,
+        notes=notes,
+        captured_at=int(fields.get("pylon-captured", "0") or 0),
+        label=label,
+    )

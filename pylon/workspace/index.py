@@ -1,0 +1,216 @@
+"""The private index: where a capture stages the working tree without touching the real index.
+
+`<git-dir>/pylon/index` starts as a byte copy of the real index (mtime kept, so git's racy-entry
+check stays exact) and is kept between captures while the real index and the ignore-rule files
+outside the tree are unchanged; its stat data and untracked cache then stay warm. Only this file
+(and its lock) is ever written; a concurrent capture uses a throw-away copy instead of waiting.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+from pylon.workspace import git
+from pylon.workspace.repo import Checkout
+
+# git status on the private index may use (and create) the untracked cache: it is ours.
+STATUS_CONFIG = ["-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal"]
+BULK_PATHS = 500
+
+
+def file_sig(path: str) -> list[int] | None:
+    """Changes whenever the file is replaced or rewritten (git replaces its index by rename)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def excludes_sig(checkout: Checkout) -> list[object]:
+    """Ignore rules outside the working tree: info/exclude, the global ignore file, config files."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [
+        os.path.join(checkout.common_dir, "info", "exclude"),
+        os.path.join(xdg, "git", "ignore"),
+        os.path.join(xdg, "git", "config"),
+        os.path.join(home, ".gitconfig"),
+        os.path.join(checkout.common_dir, "config"),
+        os.path.join(checkout.git_dir, "config.worktree"),
+    ]
+    return [file_sig(p) for p in paths]
+
+
+def read_json(path: str) -> dict | None:
+    import json  # lazily: json pulls in re and enum, which the fast paths avoid
+
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_json(path: str, data: dict) -> None:
+    """Private cache files: temp + rename (a reader sees the old or the new file, never half)."""
+    import json
+
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def copy_index(src: str, dst: str) -> list[int] | None:
+    """Copy the real index to `dst` keeping its mtime; returns the signature of what was copied.
+
+    The source is read through one descriptor, so a concurrent `git commit` replacing it (git
+    writes index.lock and renames) gives us either the old or the new file, never a mix.
+    """
+    tmp = f"{dst}.{os.getpid()}.tmp"
+    try:
+        src_fd = os.open(src, os.O_RDONLY)
+    except FileNotFoundError:
+        for stale in (dst,):
+            try:
+                os.unlink(stale)
+            except FileNotFoundError:
+                pass
+        return None
+    try:
+        st = os.fstat(src_fd)
+        dst_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            remaining = st.st_size
+            offset = 0
+            while remaining > 0:
+                sent = os.sendfile(dst_fd, src_fd, offset, remaining)
+                if sent <= 0:
+                    break
+                offset += sent
+                remaining -= sent
+        finally:
+            os.close(dst_fd)
+        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(tmp, dst)
+        return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    finally:
+        os.close(src_fd)
+
+
+class PrivateIndex:
+    """The private index used for one capture: the persistent one (locked) or a throwaway copy."""
+
+    def __init__(self, checkout: Checkout) -> None:
+        self.dir = checkout.pylon_dir()
+        self.lock_fd = os.open(os.path.join(self.dir, "capture.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.persistent = True
+            self.path = os.path.join(self.dir, "index")
+        except OSError:
+            # Another capture holds the persistent index: use a throwaway copy instead of waiting.
+            os.close(self.lock_fd)
+            self.lock_fd = -1
+            self.persistent = False
+            self.path = os.path.join(self.dir, f"index-{os.getpid()}-{os.urandom(3).hex()}")
+
+    def close(self) -> None:
+        if not self.persistent:
+            for p in (self.path, self.path + ".lock"):
+                try:
+                    os.unlink(p)
+                except FileNotFoundError:
+                    pass
+        if self.lock_fd >= 0:
+            os.close(self.lock_fd)
+            self.lock_fd = -1
+
+
+def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
+    """(tree, unmerged): write-tree on a private index; None+True when it has conflicts."""
+    code, out, err = git.run_full(["write-tree"], cwd=checkout.root, env={"GIT_INDEX_FILE": index})
+    if code == 0:
+        return out.decode().strip(), False
+    text = err.decode("utf-8", "replace")
+    if "unmerged" in text or "error building trees" in text:
+        return None, True
+    raise git.failure(["write-tree"], code, err, "writing a tree of the checkout")
+
+
+def stage_worktree(checkout: Checkout, index: str) -> int:
+    """Make the private `index` match the working tree (like `git add -A`); returns paths staged.
+
+    `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
+    scan goes through `git status -unormal` on the private index, which does use it and keeps it
+    (and the refreshed stat data) warm in that private index; only the reported paths are then
+    hashed by `git update-index`. On a warm private index this costs less than `git status` on the
+    real one.
+    """
+    env = {"GIT_INDEX_FILE": index, "GIT_OPTIONAL_LOCKS": "1"}  # the private index may be refreshed
+    code, out, err = git.run_full(
+        [*STATUS_CONFIG, "status", "--porcelain=v2", "-z", "-unormal", "--no-renames", "--ignore-submodules=dirty"],
+        cwd=checkout.root,
+        env=env,
+    )
+    if code != 0:
+        raise_capture_failure(code, err)
+    paths: list[bytes] = []
+    dirs: list[bytes] = []
+    records = out.split(b"\0")
+    i = 0
+    while i < len(records):
+        rec = records[i]
+        i += 1
+        kind = rec[:2]
+        if kind == b"1 ":
+            if rec[3:4] != b".":
+                paths.append(rec.split(b" ", 8)[8])
+        elif kind == b"2 ":
+            if rec[3:4] != b".":
+                paths.append(rec.split(b" ", 9)[9])
+            i += 1  # the original path of a rename follows
+        elif kind == b"u ":
+            paths.append(rec.split(b" ", 10)[10])
+        elif kind == b"? ":
+            (dirs if rec.endswith(b"/") else paths).append(rec[2:])
+    if dirs:
+        listed = git.run(
+            ["ls-files", "-z", "--others", "--exclude-standard", "--", *[d.decode("utf-8", "surrogateescape") for d in dirs]],
+            cwd=checkout.root,
+            env={"GIT_INDEX_FILE": index, "GIT_LITERAL_PATHSPECS": "1"},
+        )
+        paths.extend(p.rstrip(b"/") for p in listed.split(b"\0") if p)
+    if not paths:
+        return 0
+    # Many new blobs (a big change) go into one pack instead of one loose file each: with a
+    # threshold of 1 byte git streams every regular file that needs no filter into a single
+    # pack per run (files that need conversion still take the normal path). About twice as fast
+    # for 50,000 files, and no 50,000 loose objects for gc to pack later.
+    bulk = ["-c", "core.bigFileThreshold=1"] if len(paths) > BULK_PATHS else []
+    code, _, err = git.run_full(
+        [*STATUS_CONFIG, *bulk, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
+        cwd=checkout.root,
+        env={"GIT_INDEX_FILE": index},
+        input=b"\0".join(paths) + b"\0",
+    )
+    if code != 0:
+        raise_capture_failure(code, err)
+    return len(paths)
+
+
+def raise_capture_failure(code: int, err: bytes) -> None:
+    from pylon.errors import PylonError
+
+    lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+    detail = "; ".join(lines[-3:]) or f"exit status {code}"
+    raise PylonError(
+        "capture-failed",
+        f"pylon could not read the working tree to capture it: {detail}",
+        "Fix the file named above (permissions, a broken filter driver), then run the command again.",
+    )
+
+
