@@ -107,6 +107,7 @@ def main() -> None:
 
     # Interleave the rows in rounds so load from other processes hits every row alike.
     per_round = max(1, runs // ROUNDS)
+    load_before = os.getloadavg()[0]
     for _ in range(ROUNDS):
         sample("python -c 'import typer'", [python, "-c", "import typer"], per_round)
         sample("pylon --version", [pylon, "--version"], per_round)
@@ -118,6 +119,7 @@ def main() -> None:
         path.unlink()
     ensure_store(False)
     typer_t, version_t, cat_t, warm_t, added_t, journal_t = rows.values()
+    load_after = os.getloadavg()[0]
 
     base = typer_t.median
     table_rows = [
@@ -138,6 +140,8 @@ def main() -> None:
         f"- `pylon --version` within 1.3x of `import typer` ({version_t.median / base:.2f}x): {verdict(ok_version)}.\n"
         f"- `canon read` (warm) costs {warm_t.median / cat_t.median:.1f}x a `cat` of the article file "
         f"and {warm_t.median / base:.2f}x `import typer`.\n"
+        f"- 1-minute load average {load_before:.1f} before and {load_after:.1f} after the run (2 cores; "
+        "other work on the machine inflates every row alike, so compare the ratios).\n"
     )
     print(md)
     record("canon", "## canon\n\n" + md)

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import sys
 from pathlib import Path
@@ -116,15 +117,21 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     # Interleaved rounds, so load from other work on the machine falls on every row alike.
     samples: dict[str, list[float]] = {label: [] for label, _, _ in commands}
+    cpu: dict[str, float] = {label: 0.0 for label, _, _ in commands}  # CPU seconds, all runs
     per_round = max(1, args.runs // args.rounds)
     for _ in range(args.rounds):
         for label, argv, kw in commands:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             timing = time_command(label, argv, runs=per_round, warmup=1, cwd=root, **kw)  # type: ignore[arg-type]
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[label] += after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
             samples[label] += timing.samples
     load_after = os.getloadavg()[0]
     lint, serial, sarif, cat, py_read = (Timing(label, samples[label]) for label, _, _ in commands)
+    runs_each = args.rounds * (per_round + 1)  # warm-up runs are counted in the CPU totals too
     rows = [
-        (t.label, f"{t.median:.2f} s", f"{t.median / cat.median:.1f}x", f"{t.median / py_read.median:.1f}x")
+        (t.label, f"{t.median:.2f} s", f"{t.median / cat.median:.1f}x", f"{t.median / py_read.median:.1f}x",
+         f"{cpu[t.label] / runs_each:.2f} s")
         for t in (lint, serial, sarif, cat, py_read)
     ]
     ok = lint.median < BAR_SECONDS
@@ -135,11 +142,11 @@ def main() -> None:
         f"front matter that needs a real YAML parse), the assets they govern, {args.articles // 10:,} journal "
         f"entries and a schema.json; every rule on. Median wall time of the whole process, "
         f"{len(lint.samples)} runs per row in {args.rounds} interleaved rounds.\n\n"
-        + table(rows, ("command", "median", "vs cat", "vs python read"))
+        + table(rows, ("command", "median", "vs cat", "vs python read", "CPU per run (user+sys)"))
         + f"\n\nBar: under {BAR_SECONDS:.0f} s for `canon lint` — {verdict(ok)} (in one process: "
         f"{verdict(serial.median < BAR_SECONDS)}). "
         f"Load average (1 min) {load_before:.1f} before, {load_after:.1f} after: other work on the machine "
-        "slows every row alike, the ratios less so."
+        "slows every row alike, the ratios less so; CPU time per run is the load-independent figure."
     )
     print(markdown)
     record("canon-lint", markdown)

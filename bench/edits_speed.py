@@ -72,6 +72,7 @@ def main() -> int:
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     pylon = tool("pylon")
+    load_start = os.getloadavg()[0]
     work = WORK / "edits-speed"
     work.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYLON_STATE_DIR=str(work / "state"), PYLON_SESSION="bench")
@@ -106,10 +107,16 @@ def main() -> int:
     sync_cmd = f"{sed_cmd} && sync big.txt"
     synced = interleaved([("sed -i + sync (1 line)", sync_cmd, True)], max(3, args.runs // 2), work, restore, env, {})
 
-    # 2. a 2000-line window in the middle
+    # 2. a 2000-line window in the middle. Cold: the file was just touched, so pylon reads and
+    # hashes all of it. Warm: unchanged since pylon recorded it (more than 2 s ago), so pylon
+    # trusts the recorded digest and reads only the blocks the window spans.
     subprocess.run(restore, shell=True, check=True)
-    read_t = time_command("pylon read window", [pylon, "read", "big.txt", "--offset", str(TARGET), "--limit", "2000"],
-                          runs=args.runs, warmup=2, cwd=work, env=env)
+    read_argv = [pylon, "read", "big.txt", "--offset", str(TARGET), "--limit", "2000"]
+    cold_t = time_command("pylon read window (cold)", read_argv, runs=args.runs, warmup=1, cwd=work, env=env,
+                          setup="touch big.txt")
+    subprocess.run(read_argv, cwd=work, env=env, check=True, capture_output=True)
+    time.sleep(2.2)
+    read_t = time_command("pylon read window (warm)", read_argv, runs=args.runs, warmup=2, cwd=work, env=env)
 
     # 3. a batch of 1000 operations spread over the file
     rng = random.Random(3)
@@ -151,7 +158,10 @@ def main() -> int:
         ("one-line replace at line 500,000", ms(med["pylon edit (1 line)"]), f"sed -i: {ms(med['sed -i (1 line)'])}",
          f"{ratio:.2f}x", "<= 1.2x", verdict(ratio <= 1.2)),
         ("(for reference) sed -i + sync", ms(med["sed -i + sync (1 line)"]), "", "", "", ""),
-        ("read --offset 500000 --limit 2000", ms(read_t.median), "", "", "< 150 ms", verdict(read_t.median < 0.150)),
+        ("read --offset 500000 --limit 2000, cold (file just changed)", ms(cold_t.median), "", "", "< 150 ms",
+         verdict(cold_t.median < 0.150)),
+        ("read --offset 500000 --limit 2000, warm (unchanged since last read)", ms(read_t.median), "", "", "< 150 ms",
+         verdict(read_t.median < 0.150)),
         ("1000-operation batch", ms(batch_t.median), "", "", "< 500 ms", verdict(batch_t.median < 0.5)),
         ("one-line edit, 10,000-line file", ms(med["pylon edit, 10k-line file"]),
          f"python -c pass: {ms(med['python -c pass'])}", "", "", ""),
@@ -163,7 +173,8 @@ def main() -> int:
         f"interleaved, original restored before each, untimed). pylon's result equals sed's: {same_result}. "
         f"sed -i writes a temp file and renames it without fsync; pylon also fsyncs the file and its folder. "
         f"Reading the whole file once, window by window, to see every line took {full_read:.1f} s "
-        f"({LINES // 2000} calls). Load average at the end: {os.getloadavg()[0]:.2f}."
+        f"({LINES // 2000} calls). Load average (1 min) at the start: {load_start:.2f}, at the end: "
+        f"{os.getloadavg()[0]:.2f}. A read stops at 50 KiB of output, about 1,100 lines of this file."
     )
     print(text)
     print(notes)

@@ -6,7 +6,6 @@ Shared by the typer app (ws_cmds.py, used for help and usage errors) and the typ
 
 from __future__ import annotations
 
-import os
 import sys
 
 _color = {"mode": "auto"}
@@ -215,7 +214,3 @@ HANDLERS = {
 
 def dispatch(command: str, values: dict[str, object]) -> int:
     return HANDLERS[command](values)
-
-
-def cwd() -> str:
-    return os.getcwd()

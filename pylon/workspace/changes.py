@@ -99,45 +99,106 @@ def _apply_numstat(records: list[bytes], by_path: dict[str, Entry]) -> None:
             entry.additions = entry.deletions = 0  # mode-only changes have no numstat lines
 
 
+_MEMO = "changes-memo"
+_MEMO_MAX = 1 << 20
+
+
+def _memo_key(checkout: Checkout, old: str, new: str) -> bytes:
+    """Two trees are immutable, so their diff is a pure function of them and of what shapes git's
+    diff outside them: attribute files and config (diff drivers, binary attributes)."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    sigs = []
+    for path in (
+        os.path.join(checkout.common_dir, "info", "attributes"),
+        os.path.join(xdg, "git", "attributes"),
+        os.path.join(xdg, "git", "config"),
+        os.path.join(home, ".gitconfig"),
+        os.path.join(checkout.common_dir, "config"),
+    ):
+        try:
+            st = os.stat(path)
+            sigs.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            sigs.append("-")
+    return f"pylon-changes-1 {old} {new} {','.join(sigs)}\n".encode()
+
+
+def _memo_read(checkout: Checkout, key: bytes) -> bytes | None:
+    try:
+        with open(os.path.join(checkout.git_dir, "pylon", _MEMO), "rb") as fh:
+            data = fh.read(_MEMO_MAX + len(key) + 1)
+    except OSError:
+        return None
+    return data[len(key) :] if data.startswith(key) else None
+
+
+def _memo_write(checkout: Checkout, key: bytes, data: bytes) -> None:
+    folder = os.path.join(checkout.git_dir, "pylon")
+    tmp = os.path.join(folder, f"{_MEMO}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(key + data)
+        os.replace(tmp, os.path.join(folder, _MEMO))
+    except OSError:
+        pass  # a memo is only an optimisation
+
+
 def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[list[Entry], list[Entry]]:
     """(all entries, the first `limit` with line counts) with one git process when it fits.
 
     `--raw --numstat` prints every name first, then the counts; when the names outnumber the
     limit the process is stopped before it diffs anything more, and only the shown entries are
-    counted (so a 50,000-path change costs a listing, not 50,000 diffs).
+    counted (so a 50,000-path change costs a listing, not 50,000 diffs). A complete, small
+    result is memoised under the git dir: asking again about the same two trees starts no git.
     """
-    proc = git.GitProcess(
-        ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
-        cwd=checkout.root,
-        env=tree_env(checkout),
-    )
     entries: list[Entry] = []
     numstat: list[bytes] = []
-    pending = b""
-    meta: bytes | None = None
-    stopped = False
-    while True:
-        data = proc.read_stdout()
-        if not data:
-            break
-        pending += data
-        tokens = pending.split(b"\0")
-        pending = tokens.pop()
+    state: list[bytes | None] = [None]  # the raw line waiting for its path
+
+    def take(tokens: list[bytes]) -> None:
         for token in tokens:
-            if meta is not None:
-                entries.append(_entry(meta, token))
-                meta = None
+            if state[0] is not None:
+                entries.append(_entry(state[0], token))
+                state[0] = None
             elif token.startswith(b":"):
-                meta = token
+                state[0] = token
             elif token:
                 numstat.append(token)
-        if not numstat and len(entries) > limit:
-            proc.kill()
-            stopped = True
-            break
-    code, err = proc.finish()
-    if code != 0 and not stopped:
-        raise git.failure(["diff-tree"], code, err, "git diff-tree")
+
+    key = _memo_key(checkout, old, new)
+    memo = _memo_read(checkout, key)
+    stopped = False
+    if memo is not None:
+        take(memo.split(b"\0"))
+    else:
+        proc = git.GitProcess(
+            ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
+            cwd=checkout.root,
+            env=tree_env(checkout),
+        )
+        chunks: list[bytes] = []
+        size = 0
+        pending = b""
+        while True:
+            data = proc.read_stdout()
+            if not data:
+                break
+            if size <= _MEMO_MAX:
+                chunks.append(data)
+            size += len(data)
+            tokens = (pending + data).split(b"\0")
+            pending = tokens.pop()
+            take(tokens)
+            if not numstat and len(entries) > limit:
+                proc.kill()
+                stopped = True
+                break
+        code, err = proc.finish()
+        if code != 0 and not stopped:
+            raise git.failure(["diff-tree"], code, err, "git diff-tree")
+        if not stopped and size <= _MEMO_MAX:
+            _memo_write(checkout, key, b"".join(chunks))
     shown = entries[:limit]
     if stopped:
         add_numstat(checkout, old, new, shown)

@@ -132,7 +132,8 @@ class PrivateIndex:
 
 def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
     """(tree, unmerged): write-tree on a private index; None+True when it has conflicts."""
-    code, out, err = git.run_full(["write-tree"], cwd=checkout.root, env={"GIT_INDEX_FILE": index})
+    # same config as the status that filled it, so a rewrite keeps the untracked cache
+    code, out, err = git.run_full([*STATUS_CONFIG, "write-tree"], cwd=checkout.root, env={"GIT_INDEX_FILE": index})
     if code == 0:
         return out.decode().strip(), False
     text = err.decode("utf-8", "replace")

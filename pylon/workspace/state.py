@@ -224,5 +224,3 @@ def _parse_config(proc: git.GitProcess) -> dict[str, list[str]]:
                 key, _, value = item.decode("utf-8", "replace").partition("\n")
                 values.setdefault(key.lower(), []).append(value)
     return values
-
-

@@ -149,3 +149,14 @@ def test_repeated_captures_follow_edits(repo: Path) -> None:
     # the real index changing (git add) is picked up as well
     git(repo, "add", "step1.txt")
     assert "step1.txt" in _files(repo)
+
+
+def test_repeated_question_is_answered_the_same_and_attributes_count(repo: Path) -> None:
+    write_files(repo, {"data.txt": "a\nb\n"})
+    first = _files(repo)
+    assert _files(repo) == first  # the second answer may come from the memo: same result
+    assert first["data.txt"]["binary"] is False
+    info = repo / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text("*.txt binary\n")
+    assert _files(repo)["data.txt"]["binary"] is True

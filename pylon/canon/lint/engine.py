@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from pylon.canon.lint.context import ArticleFile, LintContext
@@ -16,7 +17,12 @@ from pylon.canon.store import Store
 def read_text(path: Path | str, rel: str) -> tuple[str | None, Finding | None]:
     """The file as UTF-8 text, or the `unreadable` finding that says why it is not."""
     try:
-        with open(path, "rb") as fh:
+        # O_NONBLOCK so a FIFO named *.md cannot hang lint; fstat tells what was opened.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                kind = "a folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "a special file"
+                return None, finding("unreadable", f"is {kind}, not a regular file", rel)
             data = fh.read()
     except IsADirectoryError:
         return None, finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)

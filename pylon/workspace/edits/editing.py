@@ -20,8 +20,8 @@ from pylon.errors import Exit, PylonError, UsageError
 from pylon.workspace.edits import ranges as rg
 from pylon.workspace.edits import write as wr
 from pylon.workspace.edits.apply import Applied, apply
-from pylon.workspace.edits.ledger import SNAPSHOT_CAP, Ledger
-from pylon.workspace.edits.lines import Doc
+from pylon.workspace.edits.ledger import INDEX_MIN, SNAPSHOT_CAP, Ledger
+from pylon.workspace.edits.lines import BLOCK, Doc
 from pylon.workspace.edits.ops import Op, parse
 from pylon.workspace.edits.plan import validate
 from pylon.workspace.edits.problems import Problem, request_error
@@ -104,8 +104,12 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
         data = lk.data
         hasher = BackgroundDigest(data)
         doc = Doc(data)
-        doc.index()
+        # The index kept for the tagged revision fits only if the hash confirms the bytes.
+        if len(data) < INDEX_MIN or not doc.use_index(ledger.load_index(rev, BLOCK)):
+            doc.index()
         current = hasher.value
+        if current != rev["digest"]:
+            doc.use_index(None)
         seen, check_seen, parent, rebased_report = rev["seen"], rev["seen"], rev.get("parent"), None
         stale_numbers = rev.get("stale", [])
         if current != rev["digest"]:
@@ -278,7 +282,7 @@ def _finish(out: EditResult, path: str, real: str, fd: int, ledger: Ledger, rev:
             shown = rg.union(shown, win.seen())
     new_rev = ledger.record(new_digest, seen=new_seen, lines=result.nlines, size=result.size,
                             data=result.data if result.size <= SNAPSHOT_CAP else None, parent=parent,
-                            stale=new_stale, shown=False)
+                            stale=new_stale, shown=False, st=os.fstat(fd) if result.size >= INDEX_MIN else None)
     if shown:
         ledger.mark_seen(new_digest, shown)
     out.new_tag = new_rev["tag"]

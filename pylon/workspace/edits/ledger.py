@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import zlib
+from array import array
 from pathlib import Path
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
@@ -25,6 +27,9 @@ from pylon.workspace.edits.tag import make_tag
 
 MAX_REVISIONS = 32
 SNAPSHOT_CAP = 2 * 1024 * 1024  # bytes of file content; larger files keep no snapshot
+INDEX_MIN = 1024 * 1024  # files this large keep their line index beside the ledger
+RACY_NS = 2_000_000_000  # a stat recorded within 2 s of the file's last change is not trusted
+_INDEX_MAGIC = b"PYLNIDX1"
 LOCK_TIMEOUT = 10.0
 
 if TYPE_CHECKING:
@@ -67,6 +72,47 @@ class Ledger:
             if rev["digest"] == digest:
                 return rev
         return None
+
+    def by_stat(self, st: os.stat_result) -> tuple[Revision | None, bool]:
+        """The revision last recorded with this inode, size, mtime and ctime, and whether to trust it.
+
+        Trusted (as git trusts its index) only when the record was made more than RACY_NS after
+        the file's last change: a change within the same timestamp tick as the record could keep
+        all four values. Otherwise the revision is a guess that the hash must confirm.
+        """
+        key = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        for rev in reversed(self.revisions()):
+            if rev.get("stat") == key:
+                return rev, rev.get("stat_at", 0) - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
+        return None, False
+
+    def _index_path(self, digest: str) -> Path:
+        return self.folder / f"{self.key}.{digest[:24]}.idx"
+
+    def load_index(self, rev: Revision | None, block: int) -> list[int] | None:
+        """The line index kept for a large revision (newline counts per block), if any."""
+        if rev is None or not rev.get("idx"):
+            return None
+        try:
+            raw = self._index_path(rev["digest"]).read_bytes()
+        except OSError:
+            return None
+        if raw[:8] != _INDEX_MAGIC:
+            return None
+        values = array("q")
+        values.frombytes(raw[8:])
+        if not values or values[0] != block:
+            return None
+        return values[1:].tolist()
+
+    def _write_index(self, digest: str, block: int, cum: list[int]) -> None:
+        path = self._index_path(digest)
+        if path.exists():
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(_INDEX_MAGIC + array("q", [block, *cum]).tobytes())
+        os.replace(tmp, path)
 
     def _snap_path(self, digest: str) -> Path:
         return self.folder / f"{self.key}.{digest[:24]}.snap"
@@ -111,6 +157,9 @@ class Ledger:
         parent: dict[str, Any] | None = None,
         stale: list[list[int]] | None = None,
         shown: bool = True,
+        st: os.stat_result | None = None,
+        index: tuple[int, list[int]] | None = None,
+        eol: tuple[int, int] | None = None,
     ) -> Revision:
         """Add `seen` ranges to the revision with `digest` (creating it) and return it.
 
@@ -120,6 +169,9 @@ class Ledger:
         snap = data is not None and len(data) <= SNAPSHOT_CAP
         if snap and data is not None:
             self._write_snapshot(digest, data)
+        has_index = index is not None and size >= INDEX_MIN
+        if has_index and index is not None:
+            self._write_index(digest, *index)
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
             revs = self.revisions()
             rev = next((r for r in revs if r["digest"] == digest), None)
@@ -139,17 +191,25 @@ class Ledger:
             else:
                 rev.pop("stale", None)
             rev["snap"] = bool(rev.get("snap") or snap)
+            if has_index:
+                rev["idx"] = True
+            if eol is not None:
+                rev["eol"] = list(eol)
+            if st is not None:
+                rev["stat"] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+                rev["stat_at"] = time.time_ns()
             if parent is not None:
                 rev["parent"] = parent
             revs.append(rev)  # most recently used last
             dropped, revs = revs[:-MAX_REVISIONS], revs[-MAX_REVISIONS:]
             self._save(revs)
         for old in dropped:
-            if old.get("snap"):
-                try:
-                    self._snap_path(old["digest"]).unlink()
-                except FileNotFoundError:
-                    pass
+            for kept, where in (("snap", self._snap_path), ("idx", self._index_path)):
+                if old.get(kept):
+                    try:
+                        where(old["digest"]).unlink()
+                    except FileNotFoundError:
+                        pass
         return rev
 
     def mark_seen(self, digest: str, seen: list[list[int]]) -> None:

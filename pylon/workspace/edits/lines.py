@@ -24,9 +24,14 @@ PIECE = 1 << 10  # locating a line counts up to 16 pieces of its block and split
 
 
 class Doc:
-    """The lines of one revision of a file (its exact bytes), indexed lazily."""
+    """The lines of one revision of a file (its exact bytes), indexed lazily.
+
+    Offsets are absolute positions in the file; `data` holds the bytes from `origin` on (all of
+    them here; RangeDoc holds only some blocks).
+    """
 
     __slots__ = ("data", "base", "_cum", "_eol_counts", "_blocks", "_pieces")
+    origin = 0
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -49,6 +54,19 @@ class Doc:
             self._cum = cum
         return self._cum
 
+    def use_index(self, cum: list[int] | None) -> bool:
+        """Adopt a block index computed earlier for the same bytes; True if adopted.
+
+        None (or an index that cannot belong to these bytes) drops any index adopted before.
+        """
+        blocks = -(-(len(self.data) - self.base) // BLOCK)
+        if cum is not None and len(cum) != blocks + 1:
+            cum = None
+        self._cum = cum
+        self._blocks.clear()
+        self._pieces.clear()
+        return cum is not None
+
     @property
     def bom(self) -> bool:
         return self.base == 3
@@ -58,19 +76,26 @@ class Doc:
         return self.index()[-1]
 
     @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def _ends_with_newline(self) -> bool:
+        return self.data.endswith(LF)
+
+    @property
     def empty(self) -> bool:
-        return len(self.data) == self.base
+        return self.size == self.base
 
     @property
     def final_newline(self) -> bool:
         """Whether the last line has a terminator (an empty file counts as yes, see docs)."""
-        return self.empty or self.data.endswith(LF)
+        return self.empty or self._ends_with_newline()
 
     @property
     def nlines(self) -> int:
         if self.empty:
             return 0
-        return self.newlines + (0 if self.data.endswith(LF) else 1)
+        return self.newlines + (0 if self._ends_with_newline() else 1)
 
     def _newline_offset(self, k: int) -> int:
         """Offset of the k-th (1-based) newline of the body."""
@@ -78,10 +103,11 @@ class Doc:
         block = bisect_left(cum, k) - 1  # cum[block] < k <= cum[block + 1]
         rank = k - cum[block]  # the wanted newline is the rank-th of its block
         start = self.base + block * BLOCK
+        o = self.origin
         counts = self._pieces.get(start)
         if counts is None:  # newlines per 1 KiB piece of this block, counted once
             count = self.data.count
-            counts = self._pieces[start] = [count(LF, p, p + PIECE) for p in range(start, start + BLOCK, PIECE)]
+            counts = self._pieces[start] = [count(LF, p - o, p - o + PIECE) for p in range(start, start + BLOCK, PIECE)]
         piece = 0
         while rank > counts[piece]:
             rank -= counts[piece]
@@ -89,7 +115,7 @@ class Doc:
         pos = start + piece * PIECE
         offsets = self._blocks.get(pos)
         if offsets is None:
-            parts = self.data[pos : pos + PIECE].split(LF)
+            parts = self.data[pos - o : pos - o + PIECE].split(LF)
             # newline i of the piece sits after parts[0..i] and i earlier newlines (C-level loops only)
             offsets = list(map(add, accumulate(map(len, parts[:-1])), range(pos, pos + len(parts) - 1)))
             self._blocks[pos] = offsets
@@ -100,14 +126,14 @@ class Doc:
         if n <= 1:
             return self.base
         if n - 1 > self.newlines:
-            return len(self.data)
+            return self.size
         return self._newline_offset(n - 1) + 1
 
     # -- lines -------------------------------------------------------------------------------
     def iter_raw(self, first: int, last: int) -> Iterator[tuple[int, bytes, bytes]]:
         """(number, content, terminator) for lines first..last, in order."""
         data, find = self.data, self.data.find
-        pos = self.line_start(first)
+        pos = self.line_start(first) - self.origin
         end_data = len(data)
         for n in range(first, last + 1):
             nl = find(LF, pos)
@@ -165,6 +191,43 @@ class Doc:
         """The terminator most lines use (LF on a tie or when no line has one)."""
         crlf, lf = self.eol_counts()
         return CRLF if crlf > lf else LF
+
+
+class RangeDoc(Doc):
+    """Whole index blocks of a large file read with pread, plus what the ledger knows of the rest.
+
+    Enough to number a window of lines without reading the other 40 MB: `data` starts at the
+    block holding the newline before the window and ends after the block holding its last one.
+    """
+
+    __slots__ = ("origin", "_size", "_ends_nl")
+
+    def __init__(self, data: bytes, origin: int, size: int, base: int, ends_nl: bool, cum: list[int],
+                 eol_counts: tuple[int, int]) -> None:
+        super().__init__(data)
+        self.origin, self._size, self._ends_nl, self.base = origin, size, ends_nl, base
+        self._cum, self._eol_counts = cum, eol_counts
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def _ends_with_newline(self) -> bool:
+        return self._ends_nl
+
+    def index(self) -> list[int]:
+        assert self._cum is not None
+        return self._cum
+
+
+def window_span(base: int, size: int, cum: list[int], first: int, last: int, nlines: int) -> tuple[int, int]:
+    """The byte range of whole blocks a RangeDoc needs to hold lines first..last."""
+    lo_block = max(bisect_left(cum, first - 1) - 1, 0) if first > 1 else 0
+    start = base + lo_block * BLOCK
+    if last >= nlines:
+        return start, size
+    hi_block = bisect_left(cum, last) - 1
+    return start, min(size, base + (hi_block + 1) * BLOCK)
 
 
 def check_text(data: bytes) -> str | None:

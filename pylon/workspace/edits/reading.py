@@ -6,12 +6,14 @@ TYPE_CHECKING = False  # importing typing costs start-up time; annotations are s
 if TYPE_CHECKING:
     from typing import Any
 
+import os
+
 from pylon.errors import Exit, PylonError, UsageError
-from pylon.workspace.edits.ledger import SNAPSHOT_CAP, Ledger
-from pylon.workspace.edits.lines import Doc, check_text
+from pylon.workspace.edits.ledger import INDEX_MIN, SNAPSHOT_CAP, Ledger
+from pylon.workspace.edits.lines import BLOCK, BOM, Doc, RangeDoc, check_text, window_span
 from pylon.workspace.edits.tag import BackgroundDigest
-from pylon.workspace.edits.window import MAX_LINES, take
-from pylon.workspace.edits.write import read_path, resolve
+from pylon.workspace.edits.window import MAX_LINES, Window, take
+from pylon.workspace.edits.write import read_with_stat, resolve
 
 
 class ReadResult:
@@ -46,7 +48,7 @@ def file_notes(doc: Doc) -> list[str]:
     elif eol == "mixed":
         crlf, lf = doc.eol_counts()
         notes.append(f"mixed line endings ({crlf} CRLF, {lf} LF)")
-    if not doc.empty and not doc.data.endswith(b"\n"):
+    if not doc.final_newline:
         notes.append("no final newline")
     if doc.bom:
         notes.append("a UTF-8 BOM")
@@ -59,24 +61,91 @@ def read(path: str, offset: int = 1, limit: int | None = None) -> ReadResult:
         raise UsageError("usage", f"--offset must be 1 or more, not {offset}.", f"pylon read {path} --offset 1")
     if limit is not None and limit < 1:
         raise UsageError("usage", f"--limit must be 1 or more, not {limit}.", f"pylon read {path} --limit {MAX_LINES}")
-    real, _st = resolve(path)
-    data = read_path(path, real)
-    hasher = BackgroundDigest(data)
-    reason = check_text(data)
-    if reason:
-        raise not_text(path, reason)
+    real, _ = resolve(path)
+    ledger = Ledger(real)
+    quick = _trusted_window(path, real, ledger, offset, limit)
+    if quick is not None:
+        return quick
+    data, st = read_with_stat(path, real)
     doc = Doc(data)
+    # A large file recorded before with the same device, inode, size, mtime and ctime: reuse its
+    # line index (and text check). When the record is not racy, also its digest, as git trusts
+    # its index; otherwise the hash, computed meanwhile, confirms the guess or we start over.
+    guess, trusted = ledger.by_stat(st) if len(data) >= INDEX_MIN else (None, False)
+    reused = guess is not None and doc.use_index(ledger.load_index(guess, BLOCK))
+    if reused and trusted and guess is not None:
+        digest = guess["digest"]
+    else:
+        hasher = BackgroundDigest(data)
+        reason = None if reused else check_text(data)
+        digest = hasher.value
+        if reused and guess is not None and guess["digest"] != digest:
+            doc.use_index(None)
+            reason = check_text(data)
+        if reason:
+            raise not_text(path, reason)
     total = doc.nlines
     if total and offset > total:
         raise PylonError("out-of-range", f"--offset {offset} is past the last line of {path} ({total}).",
                          f"pylon read {path} --offset {max(1, total - MAX_LINES + 1)}", exit_code=Exit.USAGE)
     win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
-    digest = hasher.value
-    rev = Ledger(real).record(digest, seen=win.seen(), lines=total, size=len(data),
-                              data=data if len(data) <= SNAPSHOT_CAP else None)
+    big = len(data) >= INDEX_MIN
+    rev = ledger.record(digest, seen=win.seen(), lines=total, size=len(data),
+                        data=data if len(data) <= SNAPSHOT_CAP else None, st=st,
+                        index=(BLOCK, doc.index()) if big else None, eol=doc.eol_counts() if big else None)
+    return _result(path, rev["tag"], doc, win, offset, limit)
+
+
+def _result(path: str, tag: str, doc: Doc, win: Window, offset: int, limit: int | None) -> ReadResult:
+    total = doc.nlines
     end = win.last if win.lines else offset - 1
     next_offset = end + 1 if end < total else None
     crlf_eol = doc.eol() if total else "none"
-    return ReadResult(path, rev["tag"], total, offset if total else 0, end if total else 0, crlf_eol,
+    return ReadResult(path, tag, total, offset if total else 0, end if total else 0, crlf_eol,
                       doc.final_newline if total else False, doc.bom, win.lines, win.cut, next_offset, limit,
                       file_notes(doc))
+
+
+def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: int | None) -> ReadResult | None:
+    """A window of a large file pylon has recorded unchanged (device, inode, size, mtime, ctime,
+    outside the racy interval): read only the blocks it spans, with the kept index and line-ending
+    counts. None when anything is missing or the file changed meanwhile; then the caller reads
+    and hashes everything.
+    """
+    try:
+        fd = os.open(real, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size < INDEX_MIN:
+            return None
+        rev, trusted = ledger.by_stat(st)
+        if rev is None or not trusted or "eol" not in rev:
+            return None
+        cum = ledger.load_index(rev, BLOCK)
+        if cum is None:
+            return None
+        base = 3 if os.pread(fd, 3, 0) == BOM else 0
+        if len(cum) != -(-(st.st_size - base) // BLOCK) + 1:
+            return None
+        ends_nl = os.pread(fd, 1, st.st_size - 1) == b"\n"
+        total = cum[-1] + (0 if ends_nl or st.st_size == base else 1)
+        if total and offset > total:
+            return None  # the full path reports it
+        last = min(total, offset + min(limit or MAX_LINES, MAX_LINES) - 1)
+        start, end = window_span(base, st.st_size, cum, offset, last, total)
+        data = os.pread(fd, end - start, start)
+        if len(data) != end - start or _changed(st, os.fstat(fd)):
+            return None
+    finally:
+        os.close(fd)
+    doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))  # type: ignore[arg-type]
+    win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
+    kept = ledger.record(rev["digest"], seen=win.seen(), lines=total, size=st.st_size, st=st)
+    return _result(path, kept["tag"], doc, win, offset, limit)
+
+
+def _changed(before: os.stat_result, after: os.stat_result) -> bool:
+    keys = ("st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
+    return any(getattr(before, k) != getattr(after, k) for k in keys)

@@ -18,7 +18,14 @@ from contextlib import contextmanager
 
 from pylon.errors import Exit, PylonError
 
-LOCK_TIMEOUT = float(os.environ.get("PYLON_EDIT_LOCK_TIMEOUT", "10") or 10)
+def _lock_timeout() -> float:
+    try:
+        return max(float(os.environ.get("PYLON_EDIT_LOCK_TIMEOUT", "10")), 0.0)
+    except ValueError:
+        return 10.0
+
+
+LOCK_TIMEOUT = _lock_timeout()
 
 
 def cannot_edit(code: str, message: str, hint: str) -> PylonError:
@@ -54,12 +61,18 @@ def read_bytes(fd: int, size_hint: int) -> bytes:
 
 
 def read_path(path: str, real: str) -> bytes:
+    return read_with_stat(path, real)[0]
+
+
+def read_with_stat(path: str, real: str) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and the stat of the inode they came from, taken after reading them."""
     try:
         fd = os.open(real, os.O_RDONLY)
     except PermissionError:
         raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
     try:
-        return read_bytes(fd, os.fstat(fd).st_size)
+        data = read_bytes(fd, os.fstat(fd).st_size)
+        return data, os.fstat(fd)
     finally:
         os.close(fd)
 

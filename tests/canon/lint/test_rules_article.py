@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from tests.canon.lint.conftest import LONG_BODY, Store, article
 
 A = ".canon/articles/"
@@ -192,9 +194,10 @@ def test_invalid_utf8_folder_and_broken_link(store: Store) -> None:
     store.article("bytes", b"---\ncapsule: ok\n---\nline\n\xff\xfe bad\n")
     (store.canon / "articles" / "dir.md").mkdir()
     (store.canon / "articles" / "broken.md").symlink_to(store.root / "nowhere.md")
+    os.mkfifo(store.canon / "articles" / "fifo.md")  # must not hang lint
     before = store.snapshot()
     result = store.lint("--json")
     found = {(f["path"], f["line"]) for f in result.json()["findings"] if f["rule"] == "unreadable"}
-    assert found == {(A + "bytes.md", 5), (A + "dir.md", 1), (A + "broken.md", 1)}
+    assert found == {(A + "bytes.md", 5), (A + "dir.md", 1), (A + "broken.md", 1), (A + "fifo.md", 1)}
     assert result.code == 1
     assert store.snapshot() == before

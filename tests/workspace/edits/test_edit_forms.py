@@ -167,3 +167,19 @@ def test_dash_c_for_edit(ed) -> None:
     res = ed.run("pylon", "-C", str(ed.root / "sub"), "edit", f"f.txt#{tag}", cwd=ed.root, input="replace 1\n+y\n")
     assert res.code == 0, res
     assert ed.bytes("sub/f.txt") == b"y\n"
+
+
+def test_dry_run_json(ed) -> None:
+    ed.write("f.txt", "a\nb\n")
+    tag = ed.read("f.txt")
+    doc = ed.edit_json("f.txt", tag, "replace 2\n+B\n", "--dry-run").json()
+    assert doc["dry_run"] is True and doc["new_tag"] is None and doc["applied"] == 1
+    assert doc["diff"] == "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
+    assert ed.bytes("f.txt") == b"a\nb\n"
+
+
+def test_help_goes_through_typer(ed) -> None:
+    res = ed.run("pylon", "edit", "--help", cwd=ed.root)
+    assert res.code == 0 and "--rebase" in res.out and "--allow-indent-mix" in res.out
+    res = ed.run("pylon", "edit", "f.txt#0123456789ab", "--bogus", cwd=ed.root)
+    assert res.code == 2 and res.err.startswith("error[usage]: No such option: --bogus")

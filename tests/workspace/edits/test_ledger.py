@@ -74,3 +74,76 @@ def test_longer_tag_prefix_is_accepted(ed) -> None:
     ed.read("f.txt")
     full = hashlib.sha256(b"a\n").hexdigest()
     assert ed.edit("f.txt", full[:20], "replace 1\n+b\n").code == 0
+
+
+def _big(lines: int, width: int) -> bytes:
+    return b"".join(b"%07d:" % i + b"x" * width + b"\n" for i in range(1, lines + 1))
+
+
+def test_large_files_keep_a_line_index_that_later_calls_reuse(ed, isolated_env) -> None:
+    ed.write("big.txt", _big(60000, 20))  # 1.7 MB
+    tag = ed.read("big.txt", "--offset", "30000", "--limit", "10")
+    folder = Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
+    assert len(list(folder.glob("*.idx"))) == 1
+    assert ed.read("big.txt", "--offset", "59990") == tag
+    res = ed.edit("big.txt", tag, "replace 30005\n+changed\n")
+    assert res.code == 0, res
+    assert ed.bytes("big.txt").split(b"\n")[30004] == b"changed"
+
+
+def test_same_inode_size_and_mtime_with_other_bytes_is_not_fooled(ed) -> None:
+    import hashlib
+    import os
+
+    first = _big(60000, 20)
+    path = ed.write("big.txt", first)
+    ed.read("big.txt", "--limit", "1")
+    st = path.stat()
+    # Same size, different line breaks, written in place, mtime put back: only the hash can tell.
+    second = first.replace(b"x\n0", b"\n0x", 3000)
+    assert len(second) == len(first) and second != first
+    with open(path, "r+b") as fh:
+        fh.write(second)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_ino == st.st_ino and path.stat().st_mtime_ns == st.st_mtime_ns
+    res = ed.run("pylon", "read", "big.txt", "--offset", "40000", "--limit", "3", "--json", cwd=ed.root)
+    doc = res.json()
+    assert doc["tag"] == hashlib.sha256(second).hexdigest()[:12]
+    expected = second.split(b"\n")[39999:40002]
+    assert [t.encode() for _, t in doc["lines"]] == expected
+    assert doc["total_lines"] == second.count(b"\n")
+
+
+def test_corrupt_index_file_is_ignored(ed, isolated_env) -> None:
+    ed.write("big.txt", _big(60000, 20))
+    tag = ed.read("big.txt", "--limit", "5")
+    folder = Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
+    (index,) = folder.glob("*.idx")
+    index.write_bytes(index.read_bytes()[:-64])
+    res = ed.edit("big.txt", tag, "replace 3\n+three\n")
+    assert res.code == 0, res
+    assert ed.bytes("big.txt").split(b"\n")[2] == b"three"
+    assert ed.run("pylon", "read", "big.txt", "--offset", "59999", "--json", cwd=ed.root).json()["lines"][0][0] == 59999
+
+
+def test_trusted_window_reads_match_the_file(ed) -> None:
+    import time
+
+    data = _big(60000, 20).replace(b"0001000:", b"\xc3\xa9\r\n0001000:")  # one CRLF, some UTF-8
+    path = ed.write("big.txt", data)
+    first = ed.run("pylon", "read", "big.txt", "--json", cwd=ed.root).json()
+    time.sleep(2.2)  # past the racy interval: the next reads trust the recorded digest and index
+    lines = data.split(b"\n")
+    for offset in (1, 999, 1000, 30000, 59000, 60001):
+        doc = ed.run("pylon", "read", "big.txt", "--offset", str(offset), "--json", cwd=ed.root).json()
+        assert doc["tag"] == first["tag"] and doc["total_lines"] == 60001
+        assert doc["eol"] == "mixed" and doc["final_newline"] is True
+        for n, text in doc["lines"]:
+            assert text.encode() == lines[n - 1].rstrip(b"\r"), n
+    # Appending changes size and ctime: the next read hashes again.
+    with open(path, "ab") as fh:
+        fh.write(b"appended\n")
+    doc = ed.run("pylon", "read", "big.txt", "--offset", "60002", "--json", cwd=ed.root).json()
+    assert doc["lines"] == [[60002, "appended"]] and doc["tag"] != first["tag"]
+    res = ed.edit("big.txt", doc["tag"], "replace 60002\n+APPENDED\n")
+    assert res.code == 0, res

@@ -185,3 +185,9 @@ def test_read_imports_no_heavy_modules(ed) -> None:
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     for heavy in ("pygit2", "watchdog", "rich", "yaml", "typer"):
         assert heavy not in imported, heavy
+
+
+def test_next_command_quotes_the_path(ed) -> None:
+    ed.write("sp ace.txt", ed.numbered(5))
+    res = ed.read_text("sp ace.txt", "--limit", "2")
+    assert res.out.splitlines()[-1] == "[lines 1-2 of 5; next: pylon read 'sp ace.txt' --offset 3 --limit 2]"
