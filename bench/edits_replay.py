@@ -70,6 +70,7 @@ class Stats:
     unseen_retries: int = 0  # requests naming a line over 4096 characters: refused once, then applied
     eol_only: int = 0  # results that differ only in line terminators, which requests cannot choose
     bom_changes: int = 0  # a BOM added or removed: requests cannot do that either
+    flagged: list[str] = field(default_factory=list)
     cli_checked: int = 0
     cli_exact: int = 0
     seconds: float = 0.0
@@ -187,7 +188,7 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) 
     from pylon.workspace.edits.lines import check_text
 
     env = git_env()
-    stats = Stats(str(repo))
+    stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo.name)
     started = time.perf_counter()
     log = subprocess.run(["git", "rev-list", "--reverse", "--topo-order", "--parents", "HEAD"], cwd=repo, env=env,
                          capture_output=True, text=True, check=True).stdout.split("\n")
@@ -249,6 +250,8 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) 
                         if exc.code != "suspicious-edit":
                             raise exc
                         stats.suspicious += 1
+                        if len(stats.flagged) < 10:
+                            stats.flagged.append(f"{commit[:10]} {change.path}: {exc.message.splitlines()[0][:160]}")
                         edit(str(path), tag, request, allow_echo=True, allow_indent_mix=True)
             except PylonError as exc:
                 stats.refused[exc.code] += 1
@@ -382,14 +385,18 @@ def main() -> int:
                   f"skipped {dict(stats.skipped)}, {stats.seconds:.1f} s")
             for line in stats.mismatched[:20]:
                 print("  not exact:", line)
+            for line in stats.flagged:
+                print("  flagged suspicious:", line)
     if not args.no_record:
         body = [
             "### Numbered edits: replay of real git history",
             "",
             "Every commit's `-U0` hunks per file, turned into one `pylon edit` request against the parent",
             "version, applied through the real engine and compared byte for byte with the commit's version",
-            "(`bench/edits_replay.py`). \"flagged suspicious\" counts requests the echo/indent heuristics",
-            "refused (exit 3); they are then replayed with `--allow-echo --allow-indent-mix`.",
+            "(`bench/edits_replay.py`). \"files\" counts file changes (one request each). \"flagged",
+            "suspicious\" counts requests the echo/indent heuristics refused (exit 3); they are then",
+            "replayed with `--allow-echo --allow-indent-mix`. \"not expressible\" counts changes a request",
+            "cannot make by design (a line's terminator, a BOM): none occur here.",
             "",
             report(all_stats),
         ]

@@ -77,7 +77,7 @@ def do_baseline(values: dict[str, object]) -> int:
     if values.get("--json"):
         emit(result)
         return 0
-    head = str(result["head"])[:12] if result["head"] else "unborn HEAD"
+    head = str(result["head"])[:12] if result["head"] else "unborn"
     where = f"on {result['branch']}" if result["branch"] else "detached"
     line = f"baseline {name}: {str(result['commit'])[:12]} (HEAD {head} {where})"
     if result["replaced"]:

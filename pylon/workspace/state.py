@@ -129,6 +129,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         and meta.get("worktree")
         and real_sig is not None
         and os.path.exists(private.path)
+        and _anchored(checkout, meta.get("commit"))
     )
     for attempt in (0, 1):
         if reuse and meta:
@@ -204,6 +205,26 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
     if private.persistent:
         write_json(meta_path, new_meta)
     return state
+
+
+def _anchored(checkout: Checkout, commit: object) -> bool:
+    """Is the last capture still anchored by refs/pylon/.../current? If someone deleted that ref,
+    a gc may have pruned the objects the kept private index points at: start from the real index."""
+    if not isinstance(commit, str):
+        return False
+    ref = refs.current_ref(checkout)
+    try:
+        with open(os.path.join(checkout.common_dir, ref), "rb") as fh:
+            return fh.read(80).strip().decode("ascii", "replace") == commit
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    try:
+        with open(os.path.join(checkout.common_dir, "packed-refs"), "rb") as fh:
+            return f"{commit} {ref}\n".encode() in fh.read()
+    except OSError:
+        return False
 
 
 def _ignore_rules_changed(checkout: Checkout, old: str, new: str) -> bool:

@@ -137,3 +137,18 @@ def test_baseline_survives_gc_prune_now_from_another_worktree(repo: Path, tmp_pa
     assert [(f["path"], f["status"]) for f in r.json()["files"]] == [("untracked-only.txt", "deleted")]
     # and the current-state cache is still usable after the prune
     assert pylon("ws", "fingerprint", cwd=repo).code == 0
+
+
+def test_deleted_anchor_and_gc_do_not_break_the_next_capture(repo: Path) -> None:
+    write_files(repo, {"only-untracked.txt": "u1\n"})
+    assert pylon("ws", "fingerprint", cwd=repo).code == 0
+    write_files(repo, {"only-untracked.txt": "u2\n"})
+    assert pylon("ws", "fingerprint", cwd=repo).code == 0
+    git(repo, "pack-refs", "--all")  # the anchor ref is now packed: still found
+    assert pylon("ws", "changes", cwd=repo).code == 0
+    git(repo, "update-ref", "-d", "refs/pylon/current")
+    git(repo, "gc", "-q", "--prune=now")
+    r = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo)
+    assert r.code == 0, r
+    assert [f["path"] for f in r.json()["files"]] == ["only-untracked.txt"]
+    assert pylon("ws", "diff", "--since", "HEAD", cwd=repo).out.endswith("+u2\n")

@@ -36,7 +36,7 @@ RULES: dict[str, RuleInfo] = {
                  "Log entries with `canon journal`; rename or remove stray files."),
         RuleInfo("unreadable", ERROR,
                  "An article or journal file that cannot be read as UTF-8 text (invalid UTF-8, a folder named "
-                 "*.md, a broken link, no permission).",
+                 "*.md, a broken link, a special file, no permission).",
                  "Re-save the file as UTF-8, or remove it."),
         RuleInfo("no-capsule", WARNING,
                  "The article has no capsule.",
@@ -75,8 +75,7 @@ RULES: dict[str, RuleInfo] = {
     )
 }
 
-# Present in the catalogue of the spec; comes with the git-aware checks (not built yet).
-LATER_RULES = ("journal-changed",)
+# `journal-changed` (the spec's git rule) comes with the git-aware checks and is not built yet.
 
 
 @dataclass(frozen=True)

@@ -47,16 +47,20 @@ class Ledger:
         self.file = self.folder / f"{key}.json"
         self.lock = self.folder / f"{key}.lock"
         self.key = key
+        self._cache: list[Revision] | None = None
 
     # -- reading (no lock: the file is always replaced whole) --------------------------------
-    def revisions(self) -> list[Revision]:
+    def revisions(self, fresh: bool = False) -> list[Revision]:
+        """The revisions, oldest first; parsed once per Ledger object unless `fresh`."""
+        if self._cache is not None and not fresh:
+            return list(self._cache)
         try:
             doc = json.loads(self.file.read_bytes())
         except (FileNotFoundError, ValueError):
-            return []
-        if doc.get("path") != self.real:  # a hash collision or a foreign file: ignore it
-            return []
-        return list(doc.get("revisions", []))
+            doc = {}
+        # A hash collision or a foreign file: ignore it.
+        self._cache = list(doc.get("revisions", [])) if doc.get("path") == self.real else []
+        return list(self._cache)
 
     def find(self, tag: str) -> Revision | None:
         """The revision issued with `tag` (or a longer prefix of its digest), else None."""
@@ -135,6 +139,7 @@ class Ledger:
         tmp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
         # No fsync: the ledger is a cache of what was shown; losing it only means reading again.
         os.replace(tmp, self.file)
+        self._cache = list(revs)
 
     def _write_snapshot(self, digest: str, data: bytes) -> bool:
         path = self._snap_path(digest)
@@ -173,7 +178,7 @@ class Ledger:
         if has_index and index is not None:
             self._write_index(digest, *index)
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
-            revs = self.revisions()
+            revs = self.revisions(fresh=True)
             rev = next((r for r in revs if r["digest"] == digest), None)
             if rev is None:
                 tag = make_tag(digest, [r["digest"] for r in revs])
@@ -217,7 +222,7 @@ class Ledger:
         if not seen:
             return
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
-            revs = self.revisions()
+            revs = self.revisions(fresh=True)
             for rev in revs:
                 if rev["digest"] == digest:
                     rev["seen"] = rg.union(rev["seen"], seen)

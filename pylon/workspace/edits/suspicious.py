@@ -2,7 +2,8 @@
 
 - Echo: the first new line repeats the line just above the range, or the last new line repeats
   the line just below it (the classic duplicated boundary line). Blank lines never count; lines
-  made only of closing brackets only warn, because closing two blocks in a row is common.
+  made only of closing brackets or of one block keyword (`try:`, `else:`, `end`, `fi`...) only
+  warn, because closing two blocks in a row or nesting a `try:` is common.
 - Indent mix: a new line indents with tabs where the surrounding lines indent only with spaces,
   or with spaces where they indent only with tabs.
 """
@@ -16,7 +17,8 @@ from pylon.workspace.edits.lines import Doc
 from pylon.workspace.edits.ops import Op
 from pylon.workspace.edits.problems import Problem
 
-_CLOSERS = re.compile(r"^\s*[\)\]\}]+[;,]?\s*$")
+# Structural lines repeat legitimately (closing two blocks, nested `try:`): they only warn.
+_CLOSERS = re.compile(r"^\s*(?:[\)\]\}]+[;,]?|(?:try|else|finally|do|then|end|fi|done|esac|begin):?)\s*$")
 NEIGHBOURHOOD = 4096  # bytes on each side that decide the local indentation style
 
 

@@ -68,6 +68,8 @@ class Store:
                 rel = os.path.relpath(path, self.root)
                 if os.path.islink(path):
                     out[rel] = "link:" + os.readlink(path)
+                elif not os.path.isfile(path):
+                    out[rel] = f"special:{os.stat(path).st_mode:o}"  # a FIFO: reading it would block
                 else:
                     out[rel] = hashlib.sha256(Path(path).read_bytes()).hexdigest() + f":{os.stat(path).st_mode:o}"
         return out

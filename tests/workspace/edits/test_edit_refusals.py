@@ -243,3 +243,11 @@ def test_json_error_envelope_is_one_document(ed) -> None:
     doc = json.loads(res.out)
     assert doc["ok"] is False and doc["error"]["code"] == "out-of-range"
     assert doc["error"]["problems"][0]["index"] == 1 and doc["error"]["problems"][0]["header"] == "replace 9"
+
+
+def test_block_keyword_repeat_only_warns(ed) -> None:
+    ed.write("f.py", "try:\n    a()\nexcept E:\n    pass\n")
+    tag = ed.read("f.py")
+    res = ed.edit("f.py", tag, "replace 2\n+try:\n+        a()\n+    finally:\n+        b()\n")
+    assert res.code == 0, res
+    assert "warning: operation 1 (`replace 2`): its first new line `try:` repeats line 1 above it." in res.err
