@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any
@@ -44,20 +43,11 @@ def global_options(
     ] = False,
 ) -> None:
     """Root-level options, applied before any subcommand runs."""
-    from pylon.cli.output import set_color_mode
+    from pylon.cli.fastpath import apply_globals
 
     if color not in ("auto", "always", "never"):
         raise UsageError("usage", f"--color takes auto, always or never, not {color!r}.", "pylon --color never ...")
-    set_color_mode(color)
-    for d in directory or []:
-        try:
-            os.chdir(d)
-        except OSError as exc:
-            raise UsageError(
-                "bad-directory",
-                f"Cannot run in {str(d)!r}: {exc.strerror}.",
-                "Pass an existing directory to -C.",
-            ) from None
+    apply_globals([str(d) for d in directory or []], color)
 
 
 def lazy_group(entries: dict[str, tuple[str, str, str]]) -> type[TyperGroup]:

@@ -41,36 +41,19 @@ def _main(build: Callable[[], Any], prog: str) -> None:
 
 
 def pylon_main() -> None:
-    argv = sys.argv[1:]
-    if "ws" in argv[:8]:
-        # `pylon ws ...` skips typer's ~110 ms import when its argv is plain (see ws_fast.py).
-        from pylon.cli.ws_fast import fast_main
+    # Plain command lines of the hot parts skip typer's import (see fastpath.py).
+    from pylon.cli.fastpath import pylon_fast_main
 
-        code = fast_main(argv)
-        if code is not None:
-            _finish(code)
-    if "canon" in argv[:6]:
-        # `pylon canon ...` takes the same typer-free front door as `canon ...`.
-        from pylon.cli.canon_fast import fast_main as canon_fast_main
-
-        code = canon_fast_main(argv, stop="canon")
-        if code is not None:
-            _finish(code)
-    if "read" in argv[:6] or "edit" in argv[:6]:
-        # `pylon read|edit ...` skips typer too when its argv is plain (see edit_cmds.fast_main).
-        from pylon.cli.edit_cmds import fast_main as edit_fast_main
-
-        code = edit_fast_main(argv)
-        if code is not None:
-            _finish(code)
+    code = pylon_fast_main(sys.argv[1:])
+    if code is not None:
+        _finish(code)
     _main(_pylon_app, "pylon")
 
 
 def canon_main() -> None:
-    # `canon read|write|...` skips typer's import when its argv is plain (see canon_fast.py).
-    from pylon.cli.canon_fast import fast_main as canon_fast_main
+    from pylon.cli.fastpath import fast_main
 
-    code = canon_fast_main(sys.argv[1:])
+    code = fast_main(sys.argv[1:], "pylon.cli.canon_fast", None)
     if code is not None:
         _finish(code)
     _main(_canon_app, "canon")

@@ -55,41 +55,49 @@ def _crash_log(exc: BaseException) -> str:
 
 def run(build_app: Callable[[], Any], argv: Sequence[str], prog_name: str) -> int:
     """Parse and run `argv` with the typer app from `build_app`; return the exit code."""
-    json_mode = wants_json(argv)
     try:
         from typer.main import get_command
 
         command = get_command(build_app())
         result = command.main(args=list(argv), prog_name=prog_name, standalone_mode=False)
         return result if isinstance(result, int) else Exit.OK
-    except PylonError as exc:
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - sorted out by handle_exception
+        return handle_exception(exc, argv, prog_name)
+
+
+def handle_exception(exc: BaseException, argv: Sequence[str], prog_name: str = "pylon") -> int:
+    """Render any failure under the conventions and return its exit code.
+
+    The one place (shared by the typer runner and the fast front door) where expected failures are
+    rendered and unexpected ones are turned into a log file.
+    """
+    json_mode = wants_json(argv)
+    if isinstance(exc, PylonError):
         return fail(exc.code, exc.message, exc.hint, int(exc.exit_code), json_mode, exc.details)
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         output.err("interrupted")
         return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         # The reader went away (e.g. `| head`): stop quietly, like git.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are turned into a log
-        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
-            return _usage_error(exc, argv, prog_name, json_mode)
-        if type(exc).__name__ == "Abort":
-            output.err("aborted")
-            return Exit.FAILED
-        try:
-            where = _crash_log(exc)
-        except OSError:
-            where = "(could not write a log file)"
-        return fail(
-            "internal-error",
-            f"pylon hit an unexpected {type(exc).__name__}: {exc}. The traceback was written to {where}.",
-            "Please report it with that file; re-running with the same input reproduces it.",
-            Exit.FAILED,
-            json_mode,
-            {"log": where},
-        )
+    if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):
+        return _usage_error(exc, argv, prog_name, json_mode)
+    if type(exc).__name__ == "Abort":
+        output.err("aborted")
+        return Exit.FAILED
+    try:
+        where = _crash_log(exc)
+    except OSError:
+        where = "(could not write a log file)"
+    return fail(
+        "internal-error",
+        f"pylon hit an unexpected {type(exc).__name__}: {exc}. The traceback was written to {where}.",
+        "Please report it with that file; re-running with the same input reproduces it.",
+        Exit.FAILED,
+        json_mode,
+        {"log": where},
+    )
 
 
 def _usage_error(exc: Any, argv: Sequence[str], prog_name: str, json_mode: bool) -> int:

@@ -8,13 +8,6 @@ from __future__ import annotations
 
 import sys
 
-_color = {"mode": "auto"}
-
-
-def set_color(mode: str) -> None:
-    _color["mode"] = mode
-
-
 def emit(doc: dict[str, object]) -> None:
     """Exactly one JSON document on stdout, `"ok": true` first (paths may hold raw bytes)."""
     import json  # not at module level: json imports re and enum (~9 ms) that text output never needs

@@ -1,0 +1,34 @@
+"""`pylon read` / `pylon edit` option sets for the typer-free front door (see pylon/cli/fastpath.py).
+
+`dispatch` calls the same functions as the typer apps (edit_cmds.do_read / do_edit).
+"""
+
+from __future__ import annotations
+
+from pylon.cli.fastpath import FLAG, INT, PAIR, STR
+
+SPECS: dict[str, tuple[dict[str, str], str]] = {
+    "read": ({"--offset": INT, "--limit": INT, "--json": FLAG}, "one"),
+    "edit": (
+        {
+            "--tag": STR, "--ops-file": STR, "--replace": PAIR, "--delete": STR, "--insert-after": PAIR,
+            "--insert-before": PAIR, "--rebase": FLAG, "--dry-run": FLAG, "--show": FLAG,
+            "--allow-echo": FLAG, "--allow-indent-mix": FLAG, "--json": FLAG,
+        },
+        "one",
+    ),
+}
+
+
+def dispatch(command: str, words: list[str], v: dict[str, object]) -> None:
+    from pylon.cli import edit_cmds
+
+    if command == "read":
+        offset = 1 if v["--offset"] is None else v["--offset"]
+        edit_cmds.do_read(words[0], offset, v["--limit"], bool(v["--json"]))  # type: ignore[arg-type]
+        return
+    edit_cmds.do_edit(
+        words[0], v["--tag"], v["--ops-file"], v["--replace"], v["--delete"], v["--insert-after"],  # type: ignore[arg-type]
+        v["--insert-before"], bool(v["--rebase"]), bool(v["--dry-run"]), bool(v["--show"]),  # type: ignore[arg-type]
+        bool(v["--allow-echo"]), bool(v["--allow-indent-mix"]), bool(v["--json"]),
+    )
