@@ -1,12 +1,11 @@
 """`pylon read` and `pylon edit`: numbered reads and tag-checked whole-line edits.
 
-Thin layer: parse options, call pylon.workspace.edits, render. Agents call these two commands
-hundreds of times a session and the 40 MB bars leave no room for typer's ~100 ms start-up, so
-`pylon.cli.entry` first offers argv to `fast_main`: a small parser for exactly the options
-declared below. Anything else (help, an unknown or malformed option) returns None and goes
-through the typer apps, which are built lazily (`read_app`, `edit_app`) and call the same
-`do_read`/`do_edit`. This module therefore imports no typer at module level, and no
-`from __future__ import annotations` (the typer signatures are evaluated where typer is bound).
+Thin layer: parse options, call pylon.workspace.edits, render. Plain command lines reach
+`do_read` / `do_edit` through the typer-free front door (pylon/cli/fastpath.py with the option
+sets in pylon/cli/edit_fast.py); help and anything unusual go through the typer apps below, which
+are built lazily (`read_app`, `edit_app`) and call the same functions. This module therefore
+imports no typer at module level, and no `from __future__ import annotations` (the typer
+signatures are evaluated where typer is bound).
 """
 
 import sys
@@ -14,14 +13,6 @@ import sys
 TYPE_CHECKING = False  # typing costs start-up time; annotations below are strings where needed
 if TYPE_CHECKING:
     from typing import Any
-
-# The options of both commands, shared by the typer declarations and the fast parser:
-# name -> number of values (0 for a flag).
-READ_OPTIONS = {"--offset": 1, "--limit": 1, "--json": 0}
-EDIT_OPTIONS = {
-    "--tag": 1, "--ops-file": 1, "--replace": 2, "--delete": 1, "--insert-after": 2, "--insert-before": 2,
-    "--rebase": 0, "--dry-run": 0, "--show": 0, "--allow-echo": 0, "--allow-indent-mix": 0, "--json": 0,
-}
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -150,157 +141,6 @@ def do_edit(target: str, tag: str | None, ops_file: str | None, replace: tuple |
         ok_json(res.to_json())
     else:
         sys.stdout.write(render_edit(res))
-
-
-# -- fast path -----------------------------------------------------------------------------------
-def _parse(argv: list[str], options: dict[str, int]) -> "tuple[list[str], dict[str, Any]] | None":
-    """Positionals and options, or None for anything the typer parser should handle."""
-    positional: list[str] = []
-    values: dict = {}
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            positional += argv[i + 1 :]
-            break
-        if arg.startswith("-") and arg != "-":
-            name, eq, inline = arg.partition("=")
-            count = options.get(name)
-            if count is None or name in values or (eq and count != 1):
-                return None
-            if count == 0:
-                values[name] = True
-            elif eq:
-                values[name] = inline
-            else:
-                if i + count >= len(argv):
-                    return None
-                got = argv[i + 1 : i + 1 + count]
-                values[name] = got[0] if count == 1 else tuple(got)
-                i += count
-        else:
-            positional.append(arg)
-        i += 1
-    return positional, values
-
-
-def _int(value: object) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _globals(argv: list[str]) -> "tuple[list[str], str | None, list[str]] | None":
-    """Root options before the command: -C DIR (repeatable), --color WHEN -> (dirs, color, rest)."""
-    dirs: list[str] = []
-    color = None
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg in ("read", "edit"):
-            return dirs, color, argv[i:]
-        if arg in ("-C", "--color") and i + 1 < len(argv):
-            if arg == "-C":
-                dirs.append(argv[i + 1])
-            else:
-                color = argv[i + 1]
-            i += 2
-        elif arg.startswith("-C") and len(arg) > 2:
-            dirs.append(arg[2:])
-            i += 1
-        elif arg.startswith("--color="):
-            color = arg[len("--color="):]
-            i += 1
-        else:
-            return None
-    return None
-
-
-def _apply_globals(dirs: list[str], color: str | None) -> None:
-    import os
-
-    from pylon.errors import UsageError
-
-    if color is not None:
-        from pylon.cli.output import set_color_mode
-
-        set_color_mode(color)
-    for d in dirs:
-        try:
-            os.chdir(d)
-        except OSError as exc:
-            raise UsageError("bad-directory", f"Cannot run in {d!r}: {exc.strerror}.",
-                             "Pass an existing directory to -C.") from None
-
-
-def fast_main(argv: list[str]) -> int | None:
-    """Run `[-C DIR] [--color WHEN] read|edit ...` without typer; None when argv needs typer."""
-    split = _globals(argv)
-    if split is None or (split[1] is not None and split[1] not in ("auto", "always", "never")):
-        return None
-    dirs, color, argv = split
-    command, rest = argv[0], argv[1:]
-    parsed = _parse(rest, READ_OPTIONS if command == "read" else EDIT_OPTIONS)
-    if parsed is None or len(parsed[0]) != 1:
-        return None
-    (target,), opts = parsed
-    if command == "read":
-        offset = _int(opts.get("--offset", 1))
-        limit = _int(opts["--limit"]) if "--limit" in opts else None
-        if offset is None or ("--limit" in opts and limit is None):
-            return None
-
-        def call() -> None:
-            _apply_globals(dirs, color)
-            do_read(target, offset, limit, bool(opts.get("--json")))
-    elif command == "edit":
-        def call() -> None:
-            _apply_globals(dirs, color)
-            do_edit(target, opts.get("--tag"), opts.get("--ops-file"), opts.get("--replace"), opts.get("--delete"),
-                    opts.get("--insert-after"), opts.get("--insert-before"), bool(opts.get("--rebase")),
-                    bool(opts.get("--dry-run")), bool(opts.get("--show")), bool(opts.get("--allow-echo")),
-                    bool(opts.get("--allow-indent-mix")), bool(opts.get("--json")))
-    else:
-        return None
-    return _guarded(call, argv)
-
-
-def _guarded(call: "Any", argv: list[str]) -> int:
-    """The runner's conventions (error envelope, exit codes, crash log) around a fast command.
-
-    Only a failure pays for importing the runner and the renderer.
-    """
-    try:
-        call()
-        return 0
-    except BaseException as caught:  # noqa: BLE001 - sorted out below, like the runner does
-        error = caught
-    import os
-
-    from pylon.cli import output, runner
-    from pylon.errors import Exit, PylonError
-
-    json_mode = runner.wants_json(argv)
-    if isinstance(error, PylonError):
-        return runner.fail(error.code, error.message, error.hint, int(error.exit_code), json_mode, error.details)
-    if isinstance(error, KeyboardInterrupt):
-        output.err("interrupted")
-        return 130
-    if isinstance(error, BrokenPipeError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
-    if not isinstance(error, Exception):
-        raise error
-    try:
-        where = runner._crash_log(error)
-    except OSError:
-        where = "(could not write a log file)"
-    return runner.fail(
-        "internal-error",
-        f"pylon hit an unexpected {type(error).__name__}: {error}. The traceback was written to {where}.",
-        "Please report it with that file; re-running with the same input reproduces it.",
-        Exit.FAILED, json_mode, {"log": where})
 
 
 # -- typer apps (built on first use) -------------------------------------------------------------

@@ -51,12 +51,24 @@ def paint(text: str, style: str, stream: TextIO | None = None) -> str:
     return f"\x1b[{codes}m{text}\x1b[0m" if codes else text
 
 
+def _write(stream: TextIO, text: str) -> None:
+    # Paths from git or the file system may hold bytes that are not UTF-8 (kept as surrogate
+    # escapes); they go out as the original bytes instead of failing the command.
+    # Flushed at once: streaming commands (`ws watch`, `ws run`) interleave with other writers.
+    try:
+        stream.write(text)
+        stream.flush()
+    except UnicodeEncodeError:
+        stream.flush()
+        stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+        stream.buffer.flush()
+
+
 def emit_json(doc: Any) -> None:
     """Write exactly one JSON document (plus newline) to stdout."""
     import json
 
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=None, separators=(", ", ": ")))
-    sys.stdout.write("\n")
+    _write(sys.stdout, json.dumps(doc, ensure_ascii=False, indent=None, separators=(", ", ": ")) + "\n")
 
 
 def ok_json(data: dict[str, Any]) -> None:
@@ -64,16 +76,19 @@ def ok_json(data: dict[str, Any]) -> None:
     emit_json({"ok": True, **data})
 
 
+def write(text: str) -> None:
+    """Data to stdout exactly as given (no newline added)."""
+    _write(sys.stdout, text)
+
+
 def out(text: str = "") -> None:
-    """One or more lines of data to stdout."""
-    sys.stdout.write(text)
-    if not text.endswith("\n"):
-        sys.stdout.write("\n")
+    """One or more lines of data to stdout (a final newline is added when missing)."""
+    _write(sys.stdout, text if text.endswith("\n") else text + "\n")
 
 
 def err(text: str) -> None:
     """A line for a human on stderr (warnings, progress, hints)."""
-    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+    _write(sys.stderr, text if text.endswith("\n") else text + "\n")
 
 
 def warn(text: str) -> None:

@@ -6,28 +6,12 @@ Shared by the typer app (ws_cmds.py, used for help and usage errors) and the typ
 
 from __future__ import annotations
 
-import sys
 
-def emit(doc: dict[str, object]) -> None:
-    """Exactly one JSON document on stdout, `"ok": true` first (paths may hold raw bytes)."""
-    import json  # not at module level: json imports re and enum (~9 ms) that text output never needs
-
-    text = json.dumps({"ok": True, **doc}, ensure_ascii=False, separators=(", ", ": "))
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
-    sys.stdout.buffer.flush()
-
-
-def out(text: str) -> None:
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
-    sys.stdout.buffer.flush()
-
-
-def note(text: str) -> None:
-    sys.stderr.flush()
-    sys.stderr.buffer.write(text.rstrip("\n").encode("utf-8", "surrogateescape") + b"\n")
-    sys.stderr.buffer.flush()
+# Shared renderers under the names these handlers use: `emit` one JSON document, `out` data as
+# given, `note` a line on stderr.
+from pylon.cli.output import err as note  # noqa: E402
+from pylon.cli.output import ok_json as emit  # noqa: E402
+from pylon.cli.output import write as out  # noqa: E402
 
 
 def show_path(path: str) -> str:
