@@ -17,6 +17,9 @@ from pylon.workspace.edits.lines import Doc
 from pylon.workspace.edits.ops import Op
 
 
+PARENT_CAP = 256  # segments/ranges kept per edit for "line 50 is now 53" notes
+
+
 class Region:
     """One operation's footprint: removed old lines and written new lines (end = start - 1 if none)."""
 
@@ -85,8 +88,10 @@ class Applied:
         return rg.union(kept, authored), new_stale
 
     def parent_record(self, tag: str, digest: str) -> dict[str, Any]:
-        return {"tag": tag, "digest": digest, "map": self.segments, "touched": self.touched_old(),
-                "authored": self.authored}
+        """What the next refusal needs to say where lines went (capped: it is only for messages)."""
+        cap = PARENT_CAP
+        return {"tag": tag, "digest": digest, "map": self.segments[:cap], "touched": self.touched_old()[:cap],
+                "authored": self.authored[:cap]}
 
 
 def _position(op: Op) -> int:

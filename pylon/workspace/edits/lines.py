@@ -11,9 +11,12 @@ last line. A lone `\\r` is content. A UTF-8 BOM is kept and is not part of line 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
 from itertools import accumulate
 from operator import add
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 BOM = b"\xef\xbb\xbf"
 LF = b"\n"

@@ -7,7 +7,10 @@ collapses into a single range.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 Range = list[int]  # [start, end], inclusive
 

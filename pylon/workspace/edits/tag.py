@@ -9,7 +9,10 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 TAG_LEN = 12
 TAG_RE = re.compile(r"^[0-9a-f]{12,64}$")
