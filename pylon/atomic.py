@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+
+# No pathlib here: the edit hot path imports this module, and pathlib costs ~10 ms of start-up.
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Make a rename inside `folder` durable (best effort: some file systems refuse it)."""
     try:
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -20,37 +22,51 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> Path:
-    """Replace `path` with `data` atomically and return the real path written.
-
-    A symlink is followed (the link stays a link, its target is replaced). The file's permission
-    bits are kept; a new file gets `mode` or 0o666 minus the umask.
-    """
-    target = Path(os.path.realpath(path))
-    folder = target.parent
-    try:
-        existing_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        existing_mode = None
-    tmp = folder / f".{target.name}.pylon-tmp-{os.getpid()}-{os.urandom(4).hex()}"
+def _temp_beside(target: str, data: bytes) -> str:
+    """Write `data` to a new, fsynced temp file in `target`'s folder and return its path."""
+    folder = os.path.dirname(target) or "."
+    tmp = os.path.join(folder, f".{os.path.basename(target)}.pylon-tmp-{os.getpid()}-{os.urandom(4).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> str:
+    """Replace `path` with `data` atomically and return the real path written (a str).
+
+    A symlink is followed (the link stays a link, its target is replaced). The file's permission
+    bits are kept; a new file gets `mode` or 0o666 minus the umask.
+    """
+    target = os.path.realpath(path)
+    try:
+        existing_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        existing_mode = None
+    tmp = _temp_beside(target, data)
+    try:
         if existing_mode is not None:
             os.chmod(tmp, existing_mode)
         elif mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink_quietly(tmp)
         raise
-    _fsync_dir(folder)
+    fsync_dir(os.path.dirname(target))
     return target
 
 
@@ -60,22 +76,13 @@ def create_exclusive(path: str | os.PathLike[str], data: bytes) -> bool:
     The content is written to a temp file first and then hard-linked into place, so a reader never
     sees a half-written file and two writers never overwrite each other.
     """
-    target = Path(path)
-    tmp = target.parent / f".{target.name}.pylon-tmp-{os.getpid()}-{os.urandom(4).hex()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    target = os.fspath(path)
+    tmp = _temp_beside(target, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, target)
-        except FileExistsError:
-            return False
+        os.link(tmp, target)
+    except FileExistsError:
+        return False
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-    _fsync_dir(target.parent)
+        _unlink_quietly(tmp)
+    fsync_dir(os.path.dirname(target) or ".")
     return True

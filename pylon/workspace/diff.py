@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from pylon.atomic import fsync_dir
 from pylon.workspace import git
 from pylon.workspace.changes import Entry, raw_entries, tree_env
 from pylon.workspace.current import current_state
@@ -239,4 +240,5 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
         raise
     os.close(fd)
     os.replace(tmp, target)
+    fsync_dir(folder)
     return {"out": target, "bytes_written": size}

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from pylon.atomic import fsync_dir
 from pylon.errors import Exit, PylonError
 
 def _lock_timeout() -> float:
@@ -171,7 +172,7 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder or ".")
     return fd
 
 
@@ -216,16 +217,3 @@ def changed_since_write(path: str, real: str, fd: int, pieces: list[bytes | memo
     if same and back == b"".join(pieces):
         return None
     return back
-
-
-def _fsync_dir(folder: str) -> None:
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
