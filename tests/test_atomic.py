@@ -9,6 +9,8 @@ from pylon.atomic import atomic_write, create_exclusive
 
 
 def test_atomic_write_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
     target = tmp_path / "f.txt"
     target.write_bytes(b"old")
     target.chmod(0o751)
@@ -35,6 +37,8 @@ def test_new_file_gets_the_requested_mode(tmp_path: Path) -> None:
 
 
 def test_create_exclusive_never_overwrites(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
     target = tmp_path / "entry.md"
     assert create_exclusive(target, b"first") is True
     assert create_exclusive(target, b"second") is False
