@@ -26,6 +26,10 @@ ensure_venv() {  # $1: extras, e.g. "test" or ""
   fi
   [ -n "$extras" ] && spec="$ROOT[$extras]"
   stamp="$VENV/.pylon-installed-$extras"
+  # An install with test extras also serves the plain install (the demo after the tests).
+  if [ -z "$extras" ] && [ -f "$VENV/.pylon-installed-test" ] && [ ! "$ROOT/pyproject.toml" -nt "$VENV/.pylon-installed-test" ]; then
+    stamp="$VENV/.pylon-installed-test"
+  fi
   if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ] || ! "$VENV/bin/python" -c 'import pylon' 2>/dev/null; then
     echo "Installing pylon into $VENV ..." >&2
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true

@@ -1,0 +1,25 @@
+"""The README's first command: scripts/demo walks through all three parts and succeeds."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_demo_runs_all_three_parts() -> None:
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "demo")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    for expected in (
+        "Wrote src/core/config.",  # canon write
+        "src/core/config governs src/core/config/deep.py",  # nearest-ancestor resolution
+        "canon lint: clean",
+        "Applied 1 operation(s) to src/core/config.py.",  # numbered edit
+        "error[stale-revision]",  # an old tag is refused
+        "modified +1 -0           src/core/config.py",  # ws changes
+        "added    +1 -0           src/new.txt",  # ws run report
+    ):
+        assert expected in out or expected in proc.stderr, expected
+    assert "Traceback" not in proc.stderr
