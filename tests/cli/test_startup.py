@@ -61,6 +61,25 @@ def test_hot_commands_skip_heavy_imports(argv: list[str], small_store: Path) -> 
     assert not heavy, f"{' '.join(argv)} imported {heavy[:10]}"
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["canon", "read", "src/app"], ["pylon", "read", "notes.txt"], ["canon", "lint"], ["pylon", "canon", "map"]],
+    ids=lambda a: " ".join(a),
+)
+def test_plain_hot_command_lines_skip_typer(argv: list[str], small_store: Path) -> None:
+    # The front door (pylon/cli/fastpath.py) answers these without importing typer at all.
+    names = imported_modules(argv, small_store)
+    assert "typer" not in names and "click" not in names
+
+
+def test_workspace_commands_skip_heavy_imports(make_repo, small_store: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"a.txt": "a\n"})
+    for argv in (["pylon", "ws", "changes"], ["pylon", "ws", "fingerprint"], ["pylon", "ws", "diff"]):
+        names = imported_modules(argv, repo)
+        heavy = sorted(n for n in names if n.split(".")[0] in (*HEAVY, "typer"))
+        assert not heavy, f"{' '.join(argv)} imported {heavy[:10]}"
+
+
 def test_canon_read_does_not_parse_yaml(small_store: Path) -> None:
     names = imported_modules(["canon", "read", "src/app"], small_store)
     assert "yaml" not in names and "frontmatter" not in names
