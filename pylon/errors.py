@@ -6,14 +6,13 @@ Codes are kebab-case and stable: scripts and agents match on them.
 
 from __future__ import annotations
 
-from enum import IntEnum
-TYPE_CHECKING = False  # importing typing costs ~10 ms of start-up; annotations are strings
+TYPE_CHECKING = False  # typing (and enum) cost ms of start-up on every command; plain ints do
 if TYPE_CHECKING:
     from typing import Any
 
 
-class Exit(IntEnum):
-    """The one exit-code table for the whole tool (documented in docs/exit-codes.md)."""
+class Exit:
+    """The one exit-code table for the whole tool (documented in docs/conventions.md)."""
 
     OK = 0
     FAILED = 1  # refused, not found, or findings
