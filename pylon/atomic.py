@@ -70,6 +70,23 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     return target
 
 
+def replace_unsynced(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace a file of derived state (ledgers, memos, private caches): temp file + rename, no fsync.
+
+    A reader sees the old or the new content, never a mix; a power cut may lose the write, which
+    only costs recomputing it. Never use this for a user's file (use atomic_write).
+    """
+    target = os.fspath(path)
+    tmp = f"{target}.{os.getpid()}-{os.urandom(3).hex()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+
+
 def create_exclusive(path: str | os.PathLike[str], data: bytes) -> bool:
     """Create `path` with `data` only if it does not exist yet; False when it already exists.
 

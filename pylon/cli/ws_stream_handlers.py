@@ -6,6 +6,7 @@ import shlex
 import sys
 import time
 
+from pylon.cli.output import emit_json
 from pylon.cli.ws_handlers import checkout, emit, note, out, print_notes, render_files, show_path
 
 
@@ -178,20 +179,17 @@ def do_watch(values: dict[str, object]) -> int:
 
     def emit_line(doc: dict[str, object]) -> None:
         if json_mode:
-            import json
-
-            sys.stdout.buffer.write(json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogateescape") + b"\n")
-        else:
-            files = doc["files"]
-            assert isinstance(files, list)
-            names = ", ".join(f"{f['status']} {show_path(str(f['path']))}" for f in files[:10])
-            more = f" (+{int(doc['total']) - 10} more)" if int(doc["total"]) > 10 else ""  # type: ignore[call-overload]
-            flag = " [event queue overflowed: rescanned]" if doc["overflow"] else ""
-            since = f" [{doc['total_since']} since {doc['since']}]" if "since" in doc else ""
-            stamp = time.strftime("%H:%M:%S")
-            text = f"{stamp} {doc['total']} changed: {names}{more}{since}{flag}" if doc["total"] else f"{stamp} no changes{since}{flag}"
-            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
-        sys.stdout.buffer.flush()
+            emit_json(doc)  # one JSON line per batch (bytes-safe, flushed)
+            return
+        files = doc["files"]
+        assert isinstance(files, list)
+        names = ", ".join(f"{f['status']} {show_path(str(f['path']))}" for f in files[:10])
+        more = f" (+{int(doc['total']) - 10} more)" if int(doc["total"]) > 10 else ""  # type: ignore[call-overload]
+        flag = " [event queue overflowed: rescanned]" if doc["overflow"] else ""
+        since = f" [{doc['total_since']} since {doc['since']}]" if "since" in doc else ""
+        stamp = time.strftime("%H:%M:%S")
+        text = f"{stamp} {doc['total']} changed: {names}{more}{since}{flag}" if doc["total"] else f"{stamp} no changes{since}{flag}"
+        out(text + "\n")
 
     def ready(mode: str) -> None:
         note(f"pylon: watching {co.root} ({mode}); Ctrl-C to stop")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 
+from pylon.atomic import replace_unsynced
 from pylon.workspace import git
 from pylon.workspace.current import current_state
+from pylon.workspace.index import settings_sig
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import Since, resolve
 
@@ -106,22 +108,7 @@ _MEMO_MAX = 1 << 20
 def _memo_key(checkout: Checkout, old: str, new: str) -> bytes:
     """Two trees are immutable, so their diff is a pure function of them and of what shapes git's
     diff outside them: attribute files and config (diff drivers, binary attributes)."""
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    sigs = []
-    for path in (
-        os.path.join(checkout.common_dir, "info", "attributes"),
-        os.path.join(xdg, "git", "attributes"),
-        os.path.join(xdg, "git", "config"),
-        os.path.join(home, ".gitconfig"),
-        os.path.join(checkout.common_dir, "config"),
-    ):
-        try:
-            st = os.stat(path)
-            sigs.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            sigs.append("-")
-    return f"pylon-changes-1 {old} {new} {','.join(sigs)}\n".encode()
+    return f"pylon-changes-2 {old} {new} {settings_sig(checkout, 'attributes', 'attributes')}\n".encode()
 
 
 def _memo_read(checkout: Checkout, key: bytes) -> bytes | None:
@@ -134,12 +121,8 @@ def _memo_read(checkout: Checkout, key: bytes) -> bytes | None:
 
 
 def _memo_write(checkout: Checkout, key: bytes, data: bytes) -> None:
-    folder = os.path.join(checkout.git_dir, "pylon")
-    tmp = os.path.join(folder, f"{_MEMO}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
-            fh.write(key + data)
-        os.replace(tmp, os.path.join(folder, _MEMO))
+        replace_unsynced(os.path.join(checkout.git_dir, "pylon", _MEMO), key + data)
     except OSError:
         pass  # a memo is only an optimisation
 

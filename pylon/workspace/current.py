@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 
+from pylon.atomic import replace_unsynced
 from pylon.workspace import state as st
 from pylon.workspace.repo import Checkout
 
@@ -51,10 +52,7 @@ def write_fresh(checkout: Checkout, state: st.State) -> None:
         "notes": json.dumps(state.notes),
     }
     path = os.path.join(checkout.git_dir, "pylon", FRESH)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write("".join(f"{k}\t{v}\n" for k, v in fields.items()))
-    os.replace(tmp, path)
+    replace_unsynced(path, "".join(f"{k}\t{v}\n" for k, v in fields.items()).encode("utf-8"))
 
 
 def fresh_state(checkout: Checkout) -> st.State | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 
+from pylon.atomic import replace_unsynced
 from pylon.workspace import git
 from pylon.workspace.repo import Checkout
 
@@ -28,19 +29,25 @@ def file_sig(path: str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def excludes_sig(checkout: Checkout) -> list[object]:
-    """Ignore rules outside the working tree: info/exclude, the global ignore file, config files."""
+def settings_sig(checkout: Checkout, info_file: str, user_file: str) -> list[object]:
+    """Signatures of the files outside the working tree that shape git's answers: `info/<info_file>`,
+    the per-user `git/<user_file>`, and every config file git reads."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     paths = [
-        os.path.join(checkout.common_dir, "info", "exclude"),
-        os.path.join(xdg, "git", "ignore"),
+        os.path.join(checkout.common_dir, "info", info_file),
+        os.path.join(xdg, "git", user_file),
         os.path.join(xdg, "git", "config"),
         os.path.join(home, ".gitconfig"),
         os.path.join(checkout.common_dir, "config"),
         os.path.join(checkout.git_dir, "config.worktree"),
     ]
     return [file_sig(p) for p in paths]
+
+
+def excludes_sig(checkout: Checkout) -> list[object]:
+    """Ignore rules outside the working tree: info/exclude, the global ignore file, config files."""
+    return settings_sig(checkout, "exclude", "ignore")
 
 
 def read_json(path: str) -> dict | None:
@@ -58,10 +65,7 @@ def write_json(path: str, data: dict) -> None:
     """Private cache files: temp + rename (a reader sees the old or the new file, never half)."""
     import json
 
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(data))
-    os.replace(tmp, path)
+    replace_unsynced(path, json.dumps(data).encode("utf-8"))
 
 
 def copy_index(src: str, dst: str) -> list[int] | None:

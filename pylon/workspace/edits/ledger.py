@@ -20,6 +20,7 @@ TYPE_CHECKING = False  # importing typing costs start-up time; annotations are s
 if TYPE_CHECKING:
     from typing import Any
 
+from pylon.atomic import replace_unsynced
 from pylon.locks import file_lock
 from pylon.state import session_name, state_dir
 from pylon.workspace.edits import ranges as rg
@@ -114,9 +115,7 @@ class Ledger:
         if path.exists():
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(_INDEX_MAGIC + array("q", [block, *cum]).tobytes())
-        os.replace(tmp, path)
+        replace_unsynced(path, _INDEX_MAGIC + array("q", [block, *cum]).tobytes())
 
     def _snap_path(self, digest: str) -> Path:
         return self.folder / f"{self.key}.{digest[:24]}.snap"
@@ -134,11 +133,9 @@ class Ledger:
     # -- writing (under the ledger lock) -----------------------------------------------------
     def _save(self, revs: list[Revision]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_name(f".{self.file.name}.{os.getpid()}.tmp")
         doc = {"version": 1, "path": self.real, "revisions": revs}
-        tmp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
         # No fsync: the ledger is a cache of what was shown; losing it only means reading again.
-        os.replace(tmp, self.file)
+        replace_unsynced(self.file, json.dumps(doc, separators=(",", ":")).encode("utf-8"))
         self._cache = list(revs)
 
     def _write_snapshot(self, digest: str, data: bytes) -> bool:
@@ -146,9 +143,7 @@ class Ledger:
         if path.exists():
             return True
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(zlib.compress(data, 1))
-        os.replace(tmp, path)
+        replace_unsynced(path, zlib.compress(data, 1))
         return True
 
     def record(
