@@ -66,9 +66,9 @@ def do_lint(
         output.warn("--base is for the journal-changed check, which comes with the git-aware commands and is "
                     "not built yet; it is ignored.")
     from pylon.canon.lint import formats, lint
-    from pylon.canon.store import open_project
+    from pylon.cli.canon_handlers import project_from
 
-    project = open_project(root=root, mounts=list(mounts or []))
+    project = project_from(root, mounts)
     bar = _Bar()
     try:
         report = lint(project, addresses or None, fix=fix, progress=bar)

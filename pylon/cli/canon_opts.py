@@ -6,9 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pylon.cli.canon_handlers import project_from
-
-__all__ = ["MountOpt", "RootOpt", "project_from"]
+__all__ = ["MountOpt", "RootOpt"]
 
 RootOpt = Annotated[
     str | None,

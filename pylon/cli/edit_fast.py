@@ -1,6 +1,6 @@
 """`pylon read` / `pylon edit` option sets for the typer-free front door (see pylon/cli/fastpath.py).
 
-`dispatch` calls the same functions as the typer apps (edit_cmds.do_read / do_edit).
+`dispatch` calls the same functions as the typer apps (edit_handlers.do_read / do_edit).
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ SPECS: dict[str, tuple[dict[str, str], str]] = {
 
 
 def dispatch(command: str, words: list[str], v: dict[str, object]) -> None:
-    from pylon.cli import edit_cmds
+    from pylon.cli import edit_handlers
 
     if command == "read":
         offset = 1 if v["--offset"] is None else v["--offset"]
-        edit_cmds.do_read(words[0], offset, v["--limit"], bool(v["--json"]))  # type: ignore[arg-type]
+        edit_handlers.do_read(words[0], offset, v["--limit"], bool(v["--json"]))  # type: ignore[arg-type]
         return
-    edit_cmds.do_edit(
+    edit_handlers.do_edit(
         words[0], v["--tag"], v["--ops-file"], v["--replace"], v["--delete"], v["--insert-after"],  # type: ignore[arg-type]
         v["--insert-before"], bool(v["--rebase"]), bool(v["--dry-run"]), bool(v["--show"]),  # type: ignore[arg-type]
         bool(v["--allow-echo"]), bool(v["--allow-indent-mix"]), bool(v["--json"]),

@@ -1,0 +1,141 @@
+"""What `pylon read` and `pylon edit` do once parsed: call pylon.workspace.edits, render.
+
+Shared by the typer apps (edit_cmds.py) and the typer-free front door (edit_fast.py), so it
+imports no typer.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations below are strings where needed
+if TYPE_CHECKING:
+    from typing import Any
+
+
+# -- rendering ---------------------------------------------------------------------------------
+def _quote(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+def render_read(res: "Any") -> str:
+    from pylon.workspace.edits.window import numbered
+
+    cut = dict(res.cut)
+    out = [f"[{res.path}#{res.tag}]"]
+    if res.total_lines == 0:
+        out.append("[empty file]")
+    out += [numbered(n, text, cut.get(n, 0)) for n, text in res.lines]
+    if res.notes:
+        out.append("[file has: " + ", ".join(res.notes) + "]")
+    if res.next_offset is not None:
+        more = f" --limit {res.limit}" if res.limit else ""
+        out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {_quote(res.path)} "
+                   f"--offset {res.next_offset}{more}]")
+    return "\n".join(out) + "\n"
+
+
+def _moved_line(res: "Any") -> str | None:
+    moved = res.moved()
+    if not moved:
+        return None
+    parts = []
+    for os_, oe, ns in moved[:3]:
+        ne = ns + oe - os_
+        parts.append(f"lines {os_}-{oe} are now {ns}-{ne}" if oe != os_ else f"line {os_} is now {ns}")
+    more = f" (and {len(moved) - 3} more moved ranges)" if len(moved) > 3 else ""
+    text = ", ".join(parts) + more + "; read them again before editing them."
+    return text[0].upper() + text[1:]
+
+
+def render_edit(res: "Any") -> str:
+    from pylon.workspace.edits.window import numbered
+
+    ops = f"{res.applied} operation(s)"
+    if res.dry_run:
+        return (res.diff or "") + (f"[dry run: {ops} would apply to {res.path}; nothing was written, "
+                                   f"#{res.old_tag} is still valid]\n")
+    out = []
+    if res.rebased:
+        moves = ", ".join(f"`{r['header']}` -> `{r['rebased']}`" for r in res.rebased if r["rebased"] != r["header"])
+        out.append(f"Rebased onto the current file{': ' + moves if moves else ''}.")
+    if res.transformed:
+        t = res.transformed
+        out.append(f"Applied {ops} to {res.path}, but another process changed it right after the write. "
+                   f"Current revision: [{res.path}#{res.new_tag}]; first difference at line {t['first_changed_line']}:")
+        out += [numbered(n, text) for n, text in t["lines"]]
+        out.append("[only these lines count as seen; read the rest again]")
+        return "\n".join(out) + "\n"
+    out.append(f"Applied {ops} to {res.path}. New revision: [{res.path}#{res.new_tag}].")
+    moved = _moved_line(res)
+    if moved:
+        out.append(moved)
+    for i, win in enumerate(res.shown):
+        out.append(f"[{res.path}#{res.new_tag}]" if i == 0 else "[...]")
+        cut = dict(win.cut)
+        out += [numbered(n, text, cut.get(n, 0)) for n, text in win.lines]
+    return "\n".join(out) + "\n"
+
+
+# -- the commands (shared by both parsers) -------------------------------------------------------
+def do_read(path: str, offset: int, limit: int | None, json_: bool) -> None:
+    from pylon.workspace.edits import read
+
+    res = read(path, offset, limit)
+    if json_:
+        from pylon.cli.output import ok_json
+
+        ok_json(res.to_json())
+    else:
+        sys.stdout.write(render_read(res))
+
+
+def _request(ops_file: str | None) -> bytes:
+    from pylon.errors import UsageError
+
+    if ops_file is not None and ops_file != "-":
+        try:
+            with open(ops_file, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise UsageError("usage", f"Cannot read --ops-file {ops_file}: {exc.strerror}.",
+                             "pylon edit PATH#TAG --ops-file FILE") from None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("usage", "No operations given: pipe them on stdin, or use --ops-file or a one-line flag.",
+                         "printf 'replace 3\\n+new text\\n' | pylon edit PATH#TAG")
+    return sys.stdin.buffer.read()
+
+
+def do_edit(target: str, tag: str | None, ops_file: str | None, replace: tuple | None, delete: str | None,
+            insert_after: tuple | None, insert_before: tuple | None, rebase: bool, dry_run: bool, show: bool,
+            allow_echo: bool, allow_indent_mix: bool, json_: bool) -> None:
+    from pylon.cli.output import ok_json, warn
+    from pylon.errors import Exit, UsageError
+    from pylon.workspace.edits import edit, split_target
+
+    path, norm = split_target(target, tag)
+    flags = [[p] if p and p[0] is not None else [] for p in (replace, insert_after, insert_before)]
+    flags.insert(1, [delete] if delete is not None else [])
+    if any(flags):
+        if ops_file is not None:
+            raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")
+        from pylon.workspace.edits.ops import from_flags
+        from pylon.workspace.edits.problems import request_error
+
+        request, problems = from_flags(*flags)
+        if problems:
+            err = request_error(problems, "Fix the flag and run the command again.")
+            err.exit_code = Exit.USAGE
+            raise err
+    else:
+        request = _request(ops_file)
+    res = edit(path, norm, request, rebase=rebase, dry_run=dry_run, show=show,
+               allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
+    for w in res.warnings:
+        warn(w)
+    if json_:
+        ok_json(res.to_json())
+    else:
+        sys.stdout.write(render_edit(res))
