@@ -8,7 +8,6 @@ and the writer locks its temp file before renaming it into place.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import stat
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 
 from pylon.atomic import fsync_dir
 from pylon.errors import Exit, PylonError
+from pylon.locks import wait_flock
 
 def _lock_timeout() -> float:
     try:
@@ -89,7 +89,6 @@ class Locked:
 def locked(path: str, real: str, timeout: float = LOCK_TIMEOUT) -> Iterator[Locked]:
     """Hold the file's lock and yield its current bytes, read under the lock."""
     deadline = time.monotonic() + timeout
-    delay = 0.0005
     while True:
         try:
             fd = os.open(real, os.O_RDONLY)
@@ -98,18 +97,15 @@ def locked(path: str, real: str, timeout: float = LOCK_TIMEOUT) -> Iterator[Lock
         except PermissionError:
             raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+            acquired = wait_flock(fd, deadline)
+        except BaseException:
             os.close(fd)
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise
-            if time.monotonic() >= deadline:
-                raise cannot_edit(
-                    "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
-                    "Wait for it to finish, then run the same command again.") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.02)
-            continue
+            raise
+        if not acquired:
+            os.close(fd)
+            raise cannot_edit(
+                "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
+                "Wait for it to finish, then run the same command again.")
         st = os.fstat(fd)
         try:
             now = os.stat(real)
