@@ -57,6 +57,25 @@ def drop_extension(segment: str) -> str:
     return segment[:dot] if dot > 0 else segment
 
 
+def mapped_names(folder: str) -> frozenset[str] | None:
+    """The address segments that entries of `folder` map to: every name, and each file's name less
+    one extension. None when `folder` cannot be listed (not a folder, unreadable)."""
+    names: set[str] = set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                names.add(entry.name)
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    names.add(drop_extension(entry.name))
+    except OSError:
+        return None
+    return frozenset(names)
+
+
 def outside(arg: str) -> PylonError:
     return PylonError(
         "outside-project",

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pylon.canon.address import Address, Resolution, resolve, to_address
+from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
 from pylon.canon.frontmatter import Document, parse
 from pylon.canon.store import Project, Store
 from pylon.errors import PylonError, UsageError
@@ -293,27 +293,6 @@ def _check_schema(store, old_doc: Document | None, doc: Document, address: Addre
         )
 
 
-def _maps_on_disk(folder: str, segment: str) -> bool:
-    """Does an entry of `folder` map to the address segment (a folder by name, a file minus one
-    extension)? The same test as lint's orphan rule."""
-    from pylon.canon.address import drop_extension
-
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name == segment:
-                    return True
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if not is_dir and drop_extension(entry.name) == segment:
-                    return True
-    except OSError:
-        return True  # unreadable: claim nothing
-    return False
-
-
 def standing_notes(project: Project, view: ArticleView) -> list[str]:
     """Standing problems `canon read` mentions: the article is an orphan, or breaks schema.json.
 
@@ -324,7 +303,8 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
     store = project.store_for(view.address.mount)
     head, _, last = view.address.path.rpartition("/")
     if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
-        if os.path.isdir(store.root / head) and not _maps_on_disk(str(store.root / head), last):
+        names = mapped_names(str(store.root / head))
+        if names is not None and last not in names:
             notes.append(
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
                 f"delete it, or mark it scope: rule (canon write {shlex.quote(str(view.address))} --scope rule)"

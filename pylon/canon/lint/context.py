@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pylon.canon.address import drop_extension
+from pylon.canon.address import mapped_names
 from pylon.canon.links import is_canonical_target
 from pylon.canon.schema import Schema, load_schema
 from pylon.canon.store import CANON_DIR, SKIP_DIRS, Project, Store
@@ -124,23 +124,9 @@ class LintContext:
 
     def mapped_names(self, folder: str) -> frozenset[str] | None:
         """Names that entries of `folder` map to as address segments; None if it is not a folder."""
-        if folder in self._listings:
-            return self._listings[folder]
-        names: set[str] = set()
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    names.add(entry.name)
-                    try:
-                        if not entry.is_dir():
-                            names.add(drop_extension(entry.name))
-                    except OSError:
-                        names.add(drop_extension(entry.name))
-            result: frozenset[str] | None = frozenset(names)
-        except OSError:
-            result = None
-        self._listings[folder] = result
-        return result
+        if folder not in self._listings:
+            self._listings[folder] = mapped_names(folder)
+        return self._listings[folder]
 
     def asset_exists(self, store: Store, address: str) -> tuple[bool, bool]:
         """(parent folder exists on disk, something on disk maps to `address`) under the store's root."""
