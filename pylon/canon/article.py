@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
-from pylon.canon.frontmatter import Document, parse
+from pylon.canon.frontmatter import Document, find_pasted, parse
 from pylon.canon.store import Project, Store
 from pylon.errors import PylonError, UsageError
 
@@ -121,24 +121,10 @@ def read_article(project: Project, arg: str, *, journal_limit: int = 3) -> Artic
 
 # ---- writing --------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^---[ \t]*$")
-_PASTED_KEY = re.compile(r"^[A-Za-z_][\w.-]*:(?:[ \t].*)?$")
-
-
 def strip_pasted_front_matter(body: str) -> tuple[str, bool]:
     """Remove a leading `---` block whose every line is `key: value` or blank."""
-    lines = body.lstrip("\r\n").splitlines(keepends=True)
-    if not lines or not _FENCE.match(lines[0].rstrip("\r\n")):
-        return body, False
-    for i, line in enumerate(lines[1:], start=1):
-        text = line.rstrip("\r\n")
-        if _FENCE.match(text) or text == "...":
-            if i == 1:
-                return body, False  # `---` twice is a rule line, not front matter
-            return "".join(lines[i + 1 :]), True
-        if text.strip() and not _PASTED_KEY.match(text):
-            return body, False
-    return body, False
+    pasted = find_pasted(body)
+    return (body, False) if pasted is None else (body[pasted.end :], True)
 
 
 def fold_capsule(capsule: str) -> str:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
+from pylon.canon.frontmatter import _YAML_TYPED, Document, find_pasted, needs_quotes, parse
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
@@ -26,55 +25,6 @@ _CHANGELOG = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
-_PASTED_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_ .-]*:(?:[ \t].*)?$")
-
-
-@dataclass
-class Pasted:
-    """A front-matter block pasted at the top of a body (only blank lines before it).
-    The fix keeps `body[end:]`."""
-
-    start: int  # offset of the opening fence
-    end: int  # past the closing fence and the blank lines after it
-    lines: list[str]  # the `key: value` lines inside (blank lines dropped), terminators stripped
-    line: int  # 0-based line of the opening fence within the body
-
-
-def find_pasted(body: str) -> Pasted | None:
-    """The fenced block of only `key: value`/blank lines that opens the body, if there is one."""
-    if "---" not in body[:4096]:
-        return None
-    lines = body.splitlines(keepends=True)
-    i = 0
-    pos = 0
-    while i < len(lines) and not lines[i].strip():
-        pos += len(lines[i])
-        i += 1
-    if i >= len(lines) or lines[i].rstrip("\r\n") != "---":
-        return None
-    open_line, start = i, pos
-    pos += len(lines[i])
-    i += 1
-    keys: list[str] = []
-    while i < len(lines):
-        raw = lines[i].rstrip("\r\n")
-        pos += len(lines[i])
-        i += 1
-        if raw == "---":
-            break
-        if not raw.strip():
-            continue
-        if not _PASTED_KEY.match(raw):
-            return None
-        keys.append(raw)
-    else:
-        return None
-    if not keys:
-        return None
-    while i < len(lines) and not lines[i].strip():
-        pos += len(lines[i])
-        i += 1
-    return Pasted(start, pos, keys, open_line)
 
 
 def owned_line(doc: Document, key: str) -> int:
