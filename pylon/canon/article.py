@@ -7,13 +7,12 @@ keys are set (pylon.canon.frontmatter). A write that changes nothing leaves the 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
-from pylon.canon.frontmatter import Document, find_pasted, parse
+from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
 from pylon.canon.store import Project, Store
 from pylon.errors import PylonError, UsageError
 
@@ -125,11 +124,6 @@ def strip_pasted_front_matter(body: str) -> tuple[str, bool]:
     """Remove a leading `---` block whose every line is `key: value` or blank."""
     pasted = find_pasted(body)
     return (body, False) if pasted is None else (body[pasted.end :], True)
-
-
-def fold_capsule(capsule: str) -> str:
-    """Line breaks (with the blanks around them) fold to single spaces; ends are trimmed."""
-    return re.sub(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*", " ", capsule).strip()
 
 
 def normalize_body(body: str, newline: str) -> str:

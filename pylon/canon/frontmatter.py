@@ -262,6 +262,11 @@ def format_value(key: str, value: str) -> str:
     return quote(value) if needs_quotes(value) else value
 
 
+def fold_capsule(capsule: str) -> str:
+    """A capsule is one line: line breaks (with the blanks around them) fold to single spaces."""
+    return re.sub(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*", " ", capsule).strip()
+
+
 def yaml_problems(doc: Document) -> list[Problem]:
     """Validate the front-matter block as YAML through python-frontmatter (lazy import)."""
     if not doc.has_front_matter or not doc.close_fence:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pylon.canon.frontmatter import OWNED, Document, decode_value, needs_quotes, parse
 from pylon.canon.lint.findings import Finding
-from pylon.canon.frontmatter import find_pasted
+from pylon.canon.frontmatter import find_pasted, fold_capsule
 from pylon.canon.lint.rules_article import _plain_single, _typed
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
 
@@ -74,7 +74,7 @@ def _fold_capsule(doc: Document) -> str | None:
     value = doc.owned["capsule"]
     if end - start <= 1 and "\n" not in value:
         return None
-    folded = re.sub(r"\s*\n\s*", " ", value).strip()
+    folded = fold_capsule(value)
     if not folded:
         return None
     doc.set("capsule", folded)
