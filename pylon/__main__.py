@@ -1,3 +1,3 @@
-from pylon.cli.entry import pylon_main
+from pylon.cli.main import pylon
 
-pylon_main()
+pylon()

@@ -95,8 +95,10 @@ def warn(text: str) -> None:
     err(paint("warning:", "yellow bold", sys.stderr) + " " + text)
 
 
-def render_error(code: str, message: str, hint: str | None) -> None:
-    """`error[<code>]: message` and an optional `hint: ...` line, on stderr."""
+def render_error(code: str, message: str, hint: str | None, usage: str | None = None) -> None:
+    """`error[<code>]: message`, the command's usage line for usage errors, and `hint: ...`, on stderr."""
     err(paint(f"error[{code}]:", "red bold", sys.stderr) + " " + message)
+    if usage:
+        err(usage)
     if hint:
         err(paint("hint:", "cyan", sys.stderr) + " " + hint)

@@ -135,3 +135,42 @@ def _unknown(since: str) -> None:
         f"{since!r} is neither a baseline of this checkout nor a git revision.",
         "List baselines with `pylon ws status`, or pass a revision such as HEAD or main~1.",
     )
+
+
+def captured_at(checkout: Checkout, commit: str) -> int | None:
+    """The committer time of a state commit (when a baseline was captured); None when unreadable."""
+    import zlib
+
+    try:
+        with open(f"{checkout.common_dir}/objects/{commit[:2]}/{commit[2:]}", "rb") as fh:
+            raw = zlib.decompressobj().decompress(fh.read(8192), 4096)
+    except (OSError, zlib.error):
+        raw = b""
+    if not raw.startswith(b"commit "):
+        try:
+            raw = git.run(["cat-file", "commit", commit], cwd=checkout.root)
+        except Exception:  # noqa: BLE001 - a description only; the comparison itself already worked
+            return None
+    for line in raw.split(b"\n"):
+        if line.startswith(b"committer "):
+            parts = line.rsplit(b" ", 2)
+            return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+        if not line:
+            break
+    return None
+
+
+def describe(checkout: Checkout, since: dict[str, object], defaulted: bool) -> str:
+    """What a comparison is against, for people, from `Since.to_dict()`:
+    `start (baseline, 2026-12-01 08:03Z)`, `HEAD (no baseline, commit 1a2b3c4d5e6f)`."""
+    import time
+
+    label, kind, commit, tree = (str(since.get(k) or "") for k in ("name", "kind", "commit", "tree"))
+    if kind in ("baseline", "session") and commit:
+        stamp = captured_at(checkout, commit)
+        when = time.strftime(", %Y-%m-%d %H:%MZ", time.gmtime(stamp)) if stamp else ""
+        return f"{label} ({kind}{when})"
+    if kind == "empty":
+        return "the empty tree (HEAD is unborn and there is no baseline)"
+    what = f"commit {commit[:12]}" if commit else f"tree {tree[:12]}"
+    return f"{label} ({'no baseline, ' if defaulted else ''}{what})"

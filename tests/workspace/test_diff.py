@@ -13,7 +13,7 @@ def test_diff_matches_git_diff_for_tracked_changes(repo: Path) -> None:
     r = pylon("ws", "diff", "--since", "HEAD", cwd=repo)
     assert r.code == 0, r
     assert r.out == git(repo, "diff", "HEAD")
-    assert r.err == ""
+    assert r.err.startswith("pylon: since HEAD (commit ") and len(r.err.splitlines()) == 1
 
 
 def test_untracked_and_deleted_files_show_as_new_and_deleted(repo: Path) -> None:
@@ -39,7 +39,8 @@ def test_bounds_cut_at_whole_files_with_one_note(repo: Path) -> None:
     r = pylon("ws", "diff", "--max-files", "5", cwd=repo)
     assert r.code == 0
     assert r.out.count("diff --git ") == 5
-    assert len(r.err.strip().splitlines()) == 1
+    since, cut = r.err.strip().splitlines()  # what it compares against, then the one cut note
+    assert since.startswith("pylon: since HEAD (no baseline, commit ")
     assert "diff cut at 5 of 30 files" in r.err and "25 more files not diffed" in r.err
     assert "pylon ws diff --out FILE" in r.err
     lines = pylon("ws", "diff", "--max-lines", "40", cwd=repo)

@@ -1,7 +1,6 @@
-"""`canon lint` without typer: run the library, render the chosen format, exit status.
+"""`canon lint`: run the library, render the chosen format, exit status.
 
-Shared by the typer command (canon_lint_cmd.py) and the typer-free front door (canon_fast.py):
-importing typer costs more than linting a small store, and pre-commit runs this on every commit.
+pre-commit runs this on every commit, so it imports no typer and, below PROGRESS_MIN articles, no rich.
 """
 
 from __future__ import annotations
@@ -11,9 +10,18 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-FORMATS = ("text", "json", "github", "sarif")
+    from pylon.cli.canon import StoreArgs
+
+    class LintArgs(StoreArgs, Protocol):
+        addresses: list[str]
+        format: str
+        strict: bool
+        fix: bool
+        all: bool
+        base: str | None
+
 PROGRESS_MIN = 2000  # show a progress bar (TTY only) from this many articles
 
 
@@ -44,40 +52,29 @@ class _Bar:
             self.progress.stop()
 
 
-def do_lint(
-    addresses: list[str] | None,
-    format_: str = "text",
-    strict: bool = False,
-    fix: bool = False,
-    base: str | None = None,
-    json_: bool = False,
-    root: str | None = None,
-    mounts: list[str] | None = None,
-) -> None:
-    """Lint and print; raises SystemExit(1) when there are findings that fail the run."""
+def lint(args: LintArgs) -> int:
+    """Lint and print; exit 1 when there are findings that fail the run."""
     from pylon.cli import output
     from pylon.errors import UsageError
 
-    fmt = "json" if json_ else format_
-    if fmt not in FORMATS:
-        raise UsageError("usage", f"--format takes text, json, github or sarif, not {format_!r}.",
-                         "canon lint --format sarif > canon.sarif")
-    if base is not None:
-        output.warn("--base is for the journal-changed check, which comes with the git-aware commands and is "
-                    "not built yet; it is ignored.")
-    from pylon.canon.lint import formats, lint
-    from pylon.cli.canon_handlers import project_from
+    if args.base is not None:
+        raise UsageError("usage", "`canon lint --base` (the journal-changed check) comes with the git-aware "
+                         "canon commands and is not available yet; nothing was linted.",
+                         "canon lint (without --base)")
+    fmt = "json" if args.json else args.format
+    from pylon.canon.lint import formats, lint as run_lint
+    from pylon.cli.canon import project_from
 
-    project = project_from(root, mounts)
+    project = project_from(args)
     bar = _Bar()
     try:
-        report = lint(project, addresses or None, fix=fix, progress=bar)
+        report = run_lint(project, args.addresses or None, fix=args.fix, progress=bar)
     finally:
         bar.close()
     if fmt == "text":
         sys.stdout.write(formats.render_text(report, os.getcwd()))
     elif fmt == "json":
-        output.ok_json(formats.render_json(report, strict))
+        output.ok_json(formats.render_json(report, args.strict))
     elif fmt == "github":
         sys.stdout.write(formats.render_github(report))
     else:
@@ -85,7 +82,5 @@ def do_lint(
 
         sys.stdout.write(formats.dumps(formats.render_sarif(report, __version__)))
     if fmt != "json":
-        output.err(formats.summary(report, strict))
-    if report.failed(strict):
-        sys.stdout.flush()
-        raise SystemExit(1)
+        output.err(formats.summary(report, args.strict))
+    return 1 if report.failed(args.strict) else 0

@@ -1,0 +1,187 @@
+"""THE command registry: every pylon command declared once, as plain data.
+
+The parser (argv.py) runs every invocation from these entries; help and shell completion
+(help.py) and the docs test read them too. A handler is named as "module:function" and imported
+only when its command runs. Adding an option means its Opt here, its use in the handler, and its
+line in the docs; nothing else.
+"""
+
+from __future__ import annotations
+
+from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, STR, Arg, Command, Group, Opt
+
+# Options of the root (`pylon ...` and `canon ...`), read before the first command word.
+ROOT_OPTS = (
+    Opt("-C", STR, "Run as if started in DIR (like git -C); repeatable.", metavar="DIR", repeat=True, dest="directory"),
+    Opt("--color", STR, "Colour: auto (a terminal only), always or never.", default="auto", metavar="WHEN",
+        choices=("auto", "always", "never")),
+    Opt("--version", FLAG, "Print the version and exit."),
+)
+
+JSON = Opt("--json", FLAG, "Print exactly one JSON document on stdout.")
+_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, else the git "
+            "top-level).", metavar="DIR")
+_MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
+CANON = (JSON, _ROOT, _MOUNT)
+_BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
+_SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
+             metavar="NAME|REV")
+
+GROUPS = (
+    Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
+    Group("ws", "Workspace: baselines, changes, diffs, confined reads.", "pylon ws changes --since start"),
+)
+
+COMMANDS = (
+    # -- the root ------------------------------------------------------------------------------
+    Command("guide", "Print the compact usage guide for agents (paste it into a system prompt).", "pylon guide edits",
+            "pylon.cli.root:guide",
+            args=(Arg("part", "[PART]", "One part only: overview, canon, edits or workspace.", OPTIONAL),),
+            opts=(JSON,)),
+    Command("help", "Show the help of a command (the same as COMMAND --help).", "pylon help ws diff",
+            "pylon.cli.root:help_command", args=(Arg("command", "[COMMAND]...", "The command's words.", ANY),)),
+    Command("completion", "Print the shell completion script for pylon and canon (bash, zsh or fish).",
+            'eval "$(pylon completion bash)"', "pylon.cli.root:completion",
+            args=(Arg("shell", "SHELL", "bash, zsh or fish."),),
+            description="Add the example line to ~/.bashrc (zsh: ~/.zshrc); fish: "
+                        "`pylon completion fish > ~/.config/fish/completions/pylon.fish`."),
+    # -- numbered edits ------------------------------------------------------------------------
+    Command("read", "Print a file with absolute line numbers and a revision tag.", "pylon read src/app.py --offset 200",
+            "pylon.cli.edit:read",
+            args=(Arg("path", "PATH", "The file, relative to the current folder."),),
+            opts=(Opt("--offset", INT, "First line to show (with --grep: first line to search).", default=1,
+                      metavar="N", min=1),
+                  Opt("--limit", INT, "Lines to show (at most 2000).", metavar="N", min=1),
+                  Opt("--grep", STR, "Show only lines matching this Python regular expression.", metavar="PATTERN"),
+                  Opt("--context", INT, "With --grep: lines to show before and after each match.", default=0,
+                      metavar="N", min=0, max=50),
+                  JSON),
+            description="At most 2000 lines / 50 KiB per call. Every line printed is recorded as seen for the "
+                        "tag; `pylon edit PATH#TAG` may then change it."),
+    Command("edit", "Apply whole-line edits to a file read with `pylon read`.",
+            "printf 'replace 3\\n+new text\\n' | pylon edit src/app.py#b6285c57e879", "pylon.cli.edit:edit",
+            args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read`."),),
+            opts=(Opt("--tag", STR, "The tag, when PATH is given alone.", metavar="TAG"),
+                  Opt("--ops-file", STR, "Read operations from FILE (- for stdin).", metavar="FILE"),
+                  Opt("--replace", PAIR, "Replace lines A-B with the one line TEXT; repeatable.", metavar="A[-B] TEXT",
+                      repeat=True),
+                  Opt("--delete", STR, "Delete lines A-B; repeatable.", metavar="A[-B]", repeat=True),
+                  Opt("--insert-after", PAIR, "Insert the one line TEXT after line N (0: at the top); repeatable.",
+                      metavar="N TEXT", repeat=True),
+                  Opt("--insert-before", PAIR, "Insert the one line TEXT before line N; repeatable.",
+                      metavar="N TEXT", repeat=True),
+                  Opt("--rebase", FLAG, "If the file changed, apply where the untouched target lines are now."),
+                  Opt("--dry-run", FLAG, "Validate and print the diff; write nothing."),
+                  Opt("--show", FLAG, "Print the changed regions with their new numbers (they count as seen)."),
+                  Opt("--allow-echo", FLAG, "Allow new text that repeats the line just outside its range."),
+                  Opt("--allow-indent-mix", FLAG, "Allow tab/space indentation unlike the lines around."),
+                  JSON),
+            description="Operations come on stdin, from --ops-file, or as one-line flags (all of them apply, "
+                        "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
+                        "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
+                        "`+`. Numbers refer to the tagged revision. Exit: 0 applied, 1 unknown or stale tag, "
+                        "2 bad request, 3 suspicious, 4 cannot edit, 5 no change."),
+    # -- canon ---------------------------------------------------------------------------------
+    Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
+            "pylon.cli.canon:init", opts=CANON),
+    Command("canon read", "Print the article governing an address, with its newest journal entries.",
+            "canon read src/core/config.py", "pylon.cli.canon:read",
+            args=(Arg("address", "ADDRESS", "An asset path or an address (lake:prices for a mount)."),), opts=CANON,
+            description="The governing article is the nearest existing ancestor of the address."),
+    Command("canon write", "Create or update an article (blank fields are left untouched).",
+            'canon write src/app.py --capsule "Entry point; parses flags." --body "..."', "pylon.cli.canon:write",
+            args=(Arg("address", "ADDRESS", "An asset path or an address (lake:prices for a mount)."),),
+            opts=(Opt("--capsule", STR, "One dense line; empty leaves it as it was.", metavar="TEXT"),
+                  Opt("--body", STR, "The whole new body; empty leaves it as it was.", metavar="TEXT"),
+                  _BODY_FILE,
+                  Opt("--scope", STR, "rule (a cross-cutting rule) or asset (clears it).", metavar="SCOPE"),
+                  *CANON),
+            description="A write that changes nothing writes nothing. Without a store, it creates the one "
+                        "`canon init` makes first."),
+    Command("canon journal", "Append an immutable entry to the journal.",
+            'canon journal "Raised the timeout to 30 s after the outage" --subject src/net/client.py',
+            "pylon.cli.canon:journal",
+            args=(Arg("text", "[TEXT]", "What happened: names, exact numbers, who said what.", OPTIONAL),),
+            opts=(_BODY_FILE,
+                  Opt("--subject", STR, "An article this entry is about; repeatable.", metavar="ADDRESS", repeat=True),
+                  Opt("--slug", STR, "File name slug (default: entry).", metavar="SLUG"),
+                  *CANON),
+            description="Entries are named journal/<UTC date>-<slug>[-N].md and never rewritten."),
+    Command("canon map", "List <address>: <capsule> for every article.", "canon map src/", "pylon.cli.canon:catalog",
+            args=(Arg("prefix", "[PREFIX]", "Only articles at or under this address or path.", OPTIONAL),), opts=CANON),
+    Command("canon search", "Ranked full-text search over articles (and the journal).", "canon search retry timeout",
+            "pylon.cli.canon:search",
+            args=(Arg("query", "QUERY...", "Words to look for (ranked by BM25).", MANY),),
+            opts=(Opt("--journal", FLAG, "Search journal entries too."),
+                  Opt("--limit", INT, "Show at most N results.", default=10, metavar="N", min=1),
+                  *CANON)),
+    Command("canon resolve", "Print the governing article of each path (--explain: every address tried).",
+            "canon resolve src/app.py docs/intro.md", "pylon.cli.canon:resolve",
+            args=(Arg("paths", "PATH...", "Asset paths or addresses.", MANY),),
+            opts=(Opt("--explain", FLAG, "Also list every address tried."), *CANON)),
+    Command("canon status", "Store path, mounts, article and journal counts, and this session's surfacing spend.",
+            "canon status", "pylon.cli.canon:status", opts=CANON),
+    Command("canon lint", "Lint the store (exit 0 clean, 1 findings, 2 could not lint).", "canon lint --format github",
+            "pylon.cli.canon_lint:lint",
+            args=(Arg("addresses", "[ADDRESS]...", "Addresses or paths; each selects its article and those below it "
+                      "(default: the whole store).", ANY),),
+            opts=(Opt("--format", STR, "text, json, github (workflow annotations) or sarif.", default="text",
+                      metavar="FORMAT", choices=("text", "json", "github", "sarif")),
+                  Opt("--strict", FLAG, "Warnings fail too (exit 1)."),
+                  Opt("--fix", FLAG, "Apply safe fixes (quoting, capsule folding, pasted front matter) first."),
+                  Opt("--all", FLAG, "Text format: list every finding (default: the first 200, then counts)."),
+                  # Refused with a clear error until the git-aware checks exist; not shown in help.
+                  Opt("--base", STR, "For journal-changed (not available yet).", metavar="REV", hidden=True),
+                  *CANON)),
+    # -- workspace -----------------------------------------------------------------------------
+    Command("ws baseline", "Capture the checkout state (HEAD, index, working tree) as a named baseline.",
+            "pylon ws baseline start", "pylon.cli.ws:baseline",
+            args=(Arg("name", "[NAME]", "Baseline name, 1-64 of A-Za-z0-9._- (default: last).", OPTIONAL, "last"),),
+            opts=(Opt("--delete", FLAG, "Delete the named baseline."), JSON)),
+    Command("ws changes", "Paths changed since a baseline: status, lines added and removed (bounded).",
+            "pylon ws changes --since start", "pylon.cli.ws:changes",
+            opts=(_SINCE, Opt("--limit", INT, "Most entries to list.", default=200, metavar="N", min=1), JSON)),
+    Command("ws diff", "Unified diff (git's format) against a baseline, bounded; --out FILE writes all of it.",
+            "pylon ws diff --since start -- src/app.py", "pylon.cli.ws_stream:diff",
+            args=(Arg("paths", "[PATH]...", "Literal paths (no globs).", ANY),),
+            opts=(_SINCE,
+                  Opt("--max-files", INT, "Most files to show.", default=200, metavar="N", min=0),
+                  Opt("--max-lines", INT, "Most diff lines to show.", default=2000, metavar="N", min=0),
+                  Opt("--max-bytes", INT, "Most bytes to show.", default=65536, metavar="N", min=0),
+                  Opt("--out", STR, "Write the complete diff to FILE.", metavar="FILE"),
+                  JSON)),
+    Command("ws cat", "Confined read of one file of the checkout (or of its baseline with --base).",
+            "pylon ws cat src/app.py --base --since start", "pylon.cli.ws_stream:cat",
+            args=(Arg("path", "PATH", "A file of the checkout, relative to the current folder."),),
+            opts=(Opt("--base", FLAG, "Print the baseline's version instead."), _SINCE,
+                  Opt("--max-bytes", INT, "Read at most N bytes.", default=1048576, metavar="N", min=1), JSON)),
+    Command("ws fingerprint", "A short stable fingerprint of the checkout state.", "pylon ws fingerprint",
+            "pylon.cli.ws:fingerprint", opts=(JSON,)),
+    Command("ws run", "Run a command and report exactly which files it changed; exits with its status.",
+            "pylon ws run -- make generate", "pylon.cli.ws_stream:run",
+            args=(Arg("command", "COMMAND...", "The command (after --); a single word runs through sh -c.", REST),),
+            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1), JSON)),
+    Command("ws watch", "Watch the checkout; print one line per settled batch of changes.",
+            "pylon ws watch --since start", "pylon.cli.ws_stream:watch",
+            opts=(_SINCE,
+                  Opt("--timeout", FLOAT, "Stop after S seconds.", metavar="S", min=0),
+                  Opt("--settle", FLOAT, "Quiet time before a batch is reported.", default=0.2, metavar="S", min=0),
+                  JSON)),
+    Command("ws status", "Where you are: checkout, HEAD, baselines, watch, owned worktrees.", "pylon ws status",
+            "pylon.cli.ws:status", opts=(JSON,)),
+)
+
+_BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}
+
+
+def lookup(name: str) -> Command | Group | None:
+    """The command or group named by its words joined with spaces (`ws diff`), or None."""
+    return _BY_NAME.get(name)
+
+
+def children(prefix: str) -> list[Command | Group]:
+    """The commands and groups one word below `prefix` ("" for the root), sorted by name."""
+    depth = len(prefix.split()) + 1 if prefix else 1
+    found = [c for c in (*GROUPS, *COMMANDS)
+             if len(c.words) == depth and (not prefix or c.name.startswith(prefix + " "))]
+    return sorted(found, key=lambda c: c.name)

@@ -1,0 +1,95 @@
+"""Handlers of `pylon read` and `pylon edit`: call pylon.workspace.edits, render text or JSON."""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class ReadArgs(Protocol):
+        path: str
+        offset: int
+        limit: int | None
+        grep: str | None
+        context: int
+        json: bool
+
+    class EditArgs(Protocol):
+        target: str
+        tag: str | None
+        ops_file: str | None
+        replace: list[tuple[str, str]]
+        delete: list[str]
+        insert_after: list[tuple[str, str]]
+        insert_before: list[tuple[str, str]]
+        rebase: bool
+        dry_run: bool
+        show: bool
+        allow_echo: bool
+        allow_indent_mix: bool
+        json: bool
+
+
+def read(args: ReadArgs) -> int:
+    from pylon.workspace.edits.reading import read as read_window
+
+    res = read_window(args.path, args.offset, args.limit)
+    if args.json:
+        from pylon.cli.output import ok_json
+
+        ok_json(res.to_json())
+    else:
+        from pylon.cli.edit_render import render_read
+
+        sys.stdout.write(render_read(res))
+    return 0
+
+
+def _request(ops_file: str | None) -> bytes:
+    from pylon.errors import UsageError
+
+    if ops_file is not None and ops_file != "-":
+        try:
+            with open(ops_file, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise UsageError("usage", f"Cannot read --ops-file {ops_file}: {exc.strerror}.",
+                             "pylon edit PATH#TAG --ops-file FILE") from None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("usage", "No operations given: pipe them on stdin, or use --ops-file or a one-line flag.",
+                         "printf 'replace 3\\n+new text\\n' | pylon edit PATH#TAG")
+    return sys.stdin.buffer.read()
+
+
+def edit(args: EditArgs) -> int:
+    from pylon.cli.output import ok_json, warn
+    from pylon.errors import Exit, UsageError
+    from pylon.workspace.edits.editing import edit as apply_request, split_target
+
+    path, norm = split_target(args.target, args.tag)
+    if args.replace or args.delete or args.insert_after or args.insert_before:
+        if args.ops_file is not None:
+            raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")
+        from pylon.workspace.edits.ops import from_flags
+        from pylon.workspace.edits.problems import request_error
+
+        request, problems = from_flags(args.replace, args.delete, args.insert_after, args.insert_before)
+        if problems:
+            err = request_error(problems, "Fix the flag and run the command again.")
+            err.exit_code = Exit.USAGE
+            raise err
+    else:
+        request = _request(args.ops_file)
+    res = apply_request(path, norm, request, rebase=args.rebase, dry_run=args.dry_run, show=args.show,
+                        allow_echo=args.allow_echo, allow_indent_mix=args.allow_indent_mix)
+    for w in res.warnings:
+        warn(w)
+    if args.json:
+        ok_json(res.to_json())
+    else:
+        from pylon.cli.edit_render import render_edit
+
+        sys.stdout.write(render_edit(res))
+    return 0

@@ -1,0 +1,73 @@
+"""Text rendering of `pylon read` and `pylon edit` results (JSON comes from the results' to_json)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from pylon.workspace.edits.editing import EditResult
+    from pylon.workspace.edits.reading import ReadResult
+
+
+def _quote(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+def render_read(res: ReadResult) -> str:
+    from pylon.workspace.edits.window import numbered
+
+    cut = dict(res.cut)
+    out = [f"[{res.path}#{res.tag}]"]
+    if res.total_lines == 0:
+        out.append("[empty file]")
+    out += [numbered(n, text, cut.get(n, 0)) for n, text in res.lines]
+    if res.notes:
+        out.append("[file has: " + ", ".join(res.notes) + "]")
+    if res.next_offset is not None:
+        more = f" --limit {res.limit}" if res.limit else ""
+        out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {_quote(res.path)} "
+                   f"--offset {res.next_offset}{more}]")
+    return "\n".join(out) + "\n"
+
+
+def _moved_line(res: EditResult) -> str | None:
+    moved = res.moved()
+    if not moved:
+        return None
+    parts = []
+    for os_, oe, ns in moved[:3]:
+        ne = ns + oe - os_
+        parts.append(f"lines {os_}-{oe} are now {ns}-{ne}" if oe != os_ else f"line {os_} is now {ns}")
+    more = f" (and {len(moved) - 3} more moved ranges)" if len(moved) > 3 else ""
+    text = ", ".join(parts) + more + "; read them again before editing them."
+    return text[0].upper() + text[1:]
+
+
+def render_edit(res: EditResult) -> str:
+    from pylon.workspace.edits.window import numbered
+
+    ops = f"{res.applied} operation(s)"
+    if res.dry_run:
+        return (res.diff or "") + (f"[dry run: {ops} would apply to {res.path}; nothing was written, "
+                                   f"#{res.old_tag} is still valid]\n")
+    out = []
+    if res.rebased:
+        moves = ", ".join(f"`{r['header']}` -> `{r['rebased']}`" for r in res.rebased if r["rebased"] != r["header"])
+        out.append(f"Rebased onto the current file{': ' + moves if moves else ''}.")
+    if res.transformed:
+        t = res.transformed
+        out.append(f"Applied {ops} to {res.path}, but another process changed it right after the write. "
+                   f"Current revision: [{res.path}#{res.new_tag}]; first difference at line {t['first_changed_line']}:")
+        out += [numbered(n, text) for n, text in t["lines"]]
+        out.append("[only these lines count as seen; read the rest again]")
+        return "\n".join(out) + "\n"
+    out.append(f"Applied {ops} to {res.path}. New revision: [{res.path}#{res.new_tag}].")
+    moved = _moved_line(res)
+    if moved:
+        out.append(moved)
+    for i, win in enumerate(res.shown):
+        out.append(f"[{res.path}#{res.new_tag}]" if i == 0 else "[...]")
+        cut = dict(win.cut)
+        out += [numbered(n, text, cut.get(n, 0)) for n, text in win.lines]
+    return "\n".join(out) + "\n"

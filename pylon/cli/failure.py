@@ -1,0 +1,86 @@
+"""Every failure, rendered once: the error envelope, exit codes, crash logs.
+
+Expected failures are PylonErrors (usage errors from the parser among them). Anything else is
+unexpected: one line on stderr, the traceback in a log file under the state directory.
+Imported only when something failed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+from pylon.cli import output
+from pylon.errors import Exit, PylonError
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """JSON mode for a command line that did not parse: `--json` or `--format json` before `--`."""
+    args = list(argv)
+    if "--" in args:
+        args = args[: args.index("--")]
+    if "--json" in args or "--format=json" in args:
+        return True
+    return any(a == "--format" and b == "json" for a, b in zip(args, args[1:]))
+
+
+def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: bool,
+         extra: dict[str, Any] | None = None) -> int:
+    if json_mode:
+        body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
+        body.update(extra or {})
+        output.emit_json({"ok": False, "error": body})
+    else:
+        usage = (extra or {}).get("usage")
+        output.render_error(code, message, hint, usage if isinstance(usage, str) else None)
+    return exit_code
+
+
+def _crash_log(exc: BaseException) -> str:
+    import traceback
+
+    from pylon.state import state_dir
+
+    folder = state_dir() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"crash-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.log"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"argv: {sys.argv!r}\ncwd: {os.getcwd()}\n\n")
+        traceback.print_exception(exc, file=fh)
+    return str(path)
+
+
+def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | None = None) -> int:
+    """Render any failure under the conventions and return its exit status.
+
+    `json_mode` is the parsed `--json` when the command line parsed, else guessed from argv.
+    """
+    if json_mode is None:
+        json_mode = wants_json(argv)
+    if isinstance(exc, PylonError):
+        return fail(exc.code, exc.message, exc.hint, int(exc.exit_code), json_mode, exc.details)
+    if isinstance(exc, KeyboardInterrupt):
+        output.err("interrupted")
+        return 130
+    if isinstance(exc, BrokenPipeError):
+        # The reader went away (e.g. `| head`): stop quietly, like git.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    try:
+        where = _crash_log(exc)
+    except OSError:
+        where = "(could not write a log file)"
+    return fail(
+        "internal-error",
+        f"pylon hit an unexpected {type(exc).__name__}: {exc}. The traceback was written to {where}.",
+        "Please report it with that file; re-running with the same input reproduces it.",
+        Exit.FAILED,
+        json_mode,
+        {"log": where},
+    )

@@ -1,0 +1,120 @@
+"""Handlers of the `pylon ws` commands with small outputs: baseline, changes, fingerprint, status."""
+
+from __future__ import annotations
+
+from pylon.cli.output import err as note
+from pylon.cli.output import ok_json as emit
+from pylon.cli.output import write as out
+from pylon.cli.ws_render import print_notes, render_files, since_name, since_note
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from pylon.workspace.repo import Checkout
+
+    class JsonArgs(Protocol):
+        json: bool
+
+    class BaselineArgs(JsonArgs, Protocol):
+        name: str
+        delete: bool
+
+    class ChangesArgs(JsonArgs, Protocol):
+        since: str | None
+        limit: int
+
+
+def checkout() -> Checkout:
+    from pylon.workspace.repo import locate
+
+    return locate()
+
+
+def baseline(args: BaselineArgs) -> int:
+    from pylon.workspace import baseline as bl
+
+    co, name = checkout(), args.name
+    if args.delete:
+        deleted = bl.delete(co, name)
+        if args.json:
+            emit(deleted)
+        else:
+            out(f"deleted baseline {name} (was {str(deleted['deleted'])[:12]})\n")
+        return 0
+    result = bl.baseline(co, name)
+    if args.json:
+        emit(result)
+        return 0
+    head = str(result["head"])[:12] if result["head"] else "unborn"
+    where = f"on {result['branch']}" if result["branch"] else "detached"
+    line = f"baseline {name}: {str(result['commit'])[:12]} (HEAD {head} {where})"
+    if result["replaced"]:
+        line += f", replaced {str(result['replaced'])[:12]}"
+    out(line + "\n")
+    print_notes(result["notes"])
+    return 0
+
+
+def changes(args: ChangesArgs) -> int:
+    from pylon.workspace.changes import changes as list_changes
+
+    co = checkout()
+    result = list_changes(co, args.since, args.limit)
+    if args.json:
+        emit(result)
+        return 0
+    out(render_files(result["files"]))
+    since_note(co, result, args.since)
+    name = since_name(result)
+    if result["truncated"]:
+        import shlex
+
+        again = f" --since {shlex.quote(args.since)}" if args.since else ""
+        note(f"pylon: showed {args.limit} of {result['total']} changed paths since {name}; {result['left_out']} "
+             f"left out (`pylon ws changes{again} --limit {result['total']}` lists all)")
+    elif not result["total"]:
+        note(f"pylon: no changes since {name}")
+    print_notes(result["notes"])
+    return 0
+
+
+def fingerprint(args: JsonArgs) -> int:
+    from pylon.workspace.fingerprint import fingerprint as state_fingerprint
+
+    result = state_fingerprint(checkout())
+    if args.json:
+        emit(result)
+    else:
+        out(f"{result['fingerprint']}\n")
+        print_notes(result["notes"])
+    return 0
+
+
+def status(args: JsonArgs) -> int:
+    from pylon.workspace.status import status as ws_status
+
+    result = ws_status(checkout())
+    if args.json:
+        emit(result)
+        return 0
+    lines = [f"checkout: {result['root']}" + (" (linked worktree)" if result["linked"] else "")]
+    head = result["head"]
+    lines.append(f"HEAD: {str(head)[:12] if head else 'unborn'} "
+                 + (f"on {result['branch']}" if result["branch"] else "(detached)"))
+    if isinstance(result["in_progress"], list) and result["in_progress"]:
+        lines.append("in progress: " + ", ".join(result["in_progress"]))
+    lines.append(f"default --since: {result['default_since']}")
+    baselines = result["baselines"]
+    if isinstance(baselines, list) and baselines:
+        lines.append("baselines:")
+        for b in baselines:
+            lines.append(f"  {b['name']:<20} {str(b['commit'])[:12]}  {b['captured_at'] or ''}")
+    else:
+        lines.append("baselines: none (`pylon ws baseline` captures one)")
+    lines.append("watch: " + ("running" if result["watching"] else "not running"))
+    worktrees = result["worktrees"]
+    lines.append(f"owned worktrees: {len(worktrees) if isinstance(worktrees, list) else 0}")
+    out("\n".join(lines) + "\n")
+    print_notes(result["notes"])
+    return 0

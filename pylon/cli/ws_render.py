@@ -1,0 +1,71 @@
+"""Text shared by the `pylon ws` handlers: quoted paths, the change table, notes, the since line."""
+
+from __future__ import annotations
+
+from pylon.cli import output
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from pylon.workspace.repo import Checkout
+
+# Colour of the status column of `ws changes` / `ws run` on a terminal.
+_STATUS_STYLE = {"added": "green", "deleted": "red", "modified": "yellow", "mode": "magenta", "type": "magenta"}
+
+
+def show_path(path: str) -> str:
+    """Quote a path like git does when it holds control characters, quotes or backslashes."""
+    if any(ch in path for ch in '"\\') or any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        body = path.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        body = "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\{ord(ch):03o}" for ch in body)
+        return f'"{body}"'
+    return path
+
+
+def print_notes(notes: object) -> None:
+    for item in notes if isinstance(notes, list) else []:
+        output.err(f"note: {item['message']}")
+
+
+def _counts(item: dict[str, object]) -> str:
+    if item["binary"]:
+        return "binary"
+    if item["status"] == "mode":
+        return f"{item.get('old_mode')}->{item.get('new_mode')}"
+    return f"+{item['additions']} -{item['deletions']}"
+
+
+def render_files(files: object, stream: TextIO | None = None) -> str:
+    """One line per changed path: status, counts, path (the status coloured on a terminal)."""
+    import sys
+
+    lines = []
+    for f in files if isinstance(files, list) else []:
+        status = str(f["status"])
+        cell = output.paint(f"{status:<9}", _STATUS_STYLE.get(status, ""), stream or sys.stdout)
+        lines.append(f"{cell}{_counts(f):<16}{show_path(str(f['path']))}\n")
+    return "".join(lines)
+
+
+def since_name(result: dict[str, object]) -> str:
+    """The `--since` label a result compares against (`last`, `HEAD`, `main~2`)."""
+    since = result.get("since")
+    return str(since.get("name")) if isinstance(since, dict) else "HEAD"
+
+
+def since_note(checkout: Checkout, result: dict[str, object], given: str | None) -> None:
+    """`pylon: since start (baseline, 2026-12-01 08:03Z)` on stderr: what the answer compares against."""
+    from pylon.workspace.since import describe
+
+    since = result["since"]
+    if isinstance(since, dict):
+        output.err(f"pylon: since {describe(checkout, since, given is None)}")
+
+
+def human(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / (1024 * 1024):.1f} MiB"

@@ -1,0 +1,199 @@
+"""Handlers of `pylon ws diff|cat|run|watch`: the commands whose output streams or passes through."""
+
+from __future__ import annotations
+
+import sys
+
+from pylon.cli import output
+from pylon.cli.output import err as note
+from pylon.cli.output import ok_json as emit
+from pylon.cli.ws import checkout
+from pylon.cli.ws_render import human, print_notes, render_files, show_path, since_name, since_note
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from pylon.cli.ws import JsonArgs
+
+    class DiffArgs(JsonArgs, Protocol):
+        paths: list[str]
+        since: str | None
+        max_files: int
+        max_lines: int
+        max_bytes: int
+        out: str | None
+
+    class CatArgs(JsonArgs, Protocol):
+        path: str
+        base: bool
+        since: str | None
+        max_bytes: int
+
+    class RunArgs(JsonArgs, Protocol):
+        command: list[str]
+        limit: int
+
+    class WatchArgs(JsonArgs, Protocol):
+        since: str | None
+        timeout: float | None
+        settle: float
+
+def _painted(chunk: bytes) -> bytes:
+    """Colour the diff of whole files in `chunk` like git: file headers bold, hunk lines cyan,
+    removals red, additions green (a `---` inside a hunk is a removal, not a header)."""
+    out: list[bytes] = []
+    in_hunk = False
+    for line in chunk.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            in_hunk = False
+        elif line.startswith(b"@@"):
+            in_hunk = True
+        style = ("cyan" if line.startswith(b"@@") else "green" if line[:1] == b"+" else "red" if line[:1] == b"-"
+                 else "") if in_hunk else ("bold" if line else "")
+        text = line.decode("utf-8", "surrogateescape")
+        out.append(output.paint(text, style).encode("utf-8", "surrogateescape") if style else line)
+    return b"\n".join(out)
+
+
+def _rest_command(args: DiffArgs) -> str:
+    import shlex
+
+    words = ["pylon", "ws", "diff"] + (["--since", args.since] if args.since else [])
+    quoted = [shlex.quote(w) for w in words] + ["--out", "FILE"]
+    if args.paths:
+        quoted += ["--", *[shlex.quote(p) for p in args.paths]]
+    return " ".join(quoted)
+
+
+def diff(args: DiffArgs) -> int:
+    from pylon.workspace import diff as wd
+
+    co = checkout()
+    chunks: list[bytes] = []
+    colour = not args.json and output.color_enabled(sys.stdout)
+    if args.json:
+        sink = chunks.append
+    else:
+        sink = (lambda b: sys.stdout.buffer.write(_painted(b))) if colour else sys.stdout.buffer.write
+    result = wd.diff(co, sink, since=args.since, paths=list(args.paths), max_files=args.max_files,
+                     max_lines=args.max_lines, max_bytes=args.max_bytes, out_path=args.out)
+    sys.stdout.buffer.flush()
+    if args.json:
+        result["diff"] = b"".join(chunks).decode("utf-8", "replace")
+        emit(result)
+        return 0
+    since_note(co, result, args.since)
+    if "out" in result:
+        output.out(f"{result['out']}\n")
+        note(f"pylon: wrote the complete diff of {result['files_total']} files "
+             f"({human(_int(result['bytes_written']))})")
+    elif result["truncated"]:
+        note(cut_note(result, _rest_command(args)))
+    elif not result["files_total"]:
+        note(f"pylon: no changes since {since_name(result)}")
+    print_notes(result["notes"])
+    return 0
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def cut_note(result: dict[str, object], rest: str) -> str:
+    """The one note that ends a cut diff: what was shown, what was left out, how to get it all."""
+    left = result["left_out"]
+    assert isinstance(left, dict)
+    parts = []
+    if left["files_not_diffed"]:
+        parts.append(f"{left['files_not_diffed']} more files not diffed")
+    if left["files_cut"] or left["lines"]:
+        parts.append(f"{left['lines']} lines ({human(_int(left['bytes']))}) of {left['files_cut']} diffed files")
+    if left["partial_file"]:
+        parts.append(f"the rest of {show_path(str(left['partial_file']))}")
+    if left["oversize"]:
+        parts.append(f"{len(left['oversize'])} oversize files (> 1 MiB) skipped")
+    binary = result.get("binary")
+    if isinstance(binary, list) and binary:
+        parts.append(f"{len(binary)} binary files shown as one line each")
+    return (f"pylon: diff cut at {result['files_shown']} of {result['files_total']} files "
+            f"({result['lines_shown']} lines, {human(_int(result['bytes_shown']))}); left out: "
+            + "; ".join(parts) + f". Complete diff: {rest}")
+
+
+def cat(args: CatArgs) -> int:
+    from pylon.workspace import cat as wc
+
+    result = wc.cat(checkout(), args.path, base=args.base, since=args.since, max_bytes=args.max_bytes)
+    data = result.pop("data")
+    assert isinstance(data, bytes)
+    if args.json:
+        text = data.decode("utf-8", "replace")
+        result["content"] = None if result["binary"] else text
+        result["utf8"] = not result["binary"] and "\ufffd" not in text
+        emit(result)
+        return 0
+    shown = show_path(str(result["path"]))
+    if result["binary"]:
+        note(f"pylon: {shown} is a binary file ({human(_int(result['size']))}); not printed")
+        return 0
+    if "symlink" in result:
+        note(f"pylon: {shown} is a symlink in {result.get('since')} (target printed)")
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    if result["truncated"]:
+        note(f"pylon: cut at {human(_int(result['max_bytes']))} of {human(_int(result['size']))}; "
+             f"pass --max-bytes {result['size']} to read all of it")
+    return 0
+
+
+def run(args: RunArgs) -> int:
+    import shlex
+
+    from pylon.workspace.run import run as run_command
+
+    result = run_command(checkout(), list(args.command), limit=args.limit, stdout_to_stderr=args.json)
+    if args.json:
+        emit(result)
+        return _int(result["exit_code"])
+    command = result["command"]
+    shown = command[0] if isinstance(command, list) and len(command) == 1 else shlex.join(args.command)
+    note(f"pylon: `{shown}` exited {result['exit_code']} and changed {result['total']} paths")
+    if result["files"]:
+        sys.stderr.write(render_files(result["files"], sys.stderr))
+    if result["truncated"]:
+        note(f"pylon: {result['left_out']} more paths not listed (--limit)")
+    head = result["head"]
+    if isinstance(head, dict) and head["changed"]:
+        note(f"pylon: HEAD moved {str(head['before'])[:12]} -> {str(head['after'])[:12]}")
+    if result["index_changed"]:
+        note("pylon: the staged index changed")
+    return _int(result["exit_code"])
+
+
+def watch(args: WatchArgs) -> int:
+    import time
+
+    from pylon.workspace.watch import watch as watch_checkout
+
+    co = checkout()
+
+    def emit_line(doc: dict[str, object]) -> None:
+        if args.json:
+            output.emit_json(doc)  # one JSON line per batch (bytes-safe, flushed)
+            return
+        files = doc["files"] if isinstance(doc["files"], list) else []
+        total = _int(doc["total"])
+        names = ", ".join(f"{f['status']} {show_path(str(f['path']))}" for f in files[:10])
+        more = f" (+{total - 10} more)" if total > 10 else ""
+        flag = " [event queue overflowed: rescanned]" if doc["overflow"] else ""
+        since = f" [{doc['total_since']} since {doc['since']}]" if "since" in doc else ""
+        stamp = time.strftime("%H:%M:%S")
+        text = f"{stamp} {total} changed: {names}{more}{since}{flag}" if total else f"{stamp} no changes{since}{flag}"
+        output.out(text)
+
+    def ready(mode: str) -> None:
+        note(f"pylon: watching {co.root} ({mode}); Ctrl-C to stop")
+
+    watch_checkout(co, emit_line, ready=ready, since=args.since, timeout=args.timeout, settle=args.settle)
+    return 0
