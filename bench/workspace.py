@@ -122,8 +122,12 @@ def stop_watch(proc: subprocess.Popen) -> None:
 
 
 def engine_rows(runs: int) -> list[tuple[str, ...]]:
-    """The same operations through pygit2 (a fresh interpreter, import included) and the git CLI."""
+    """The same operations through pygit2 (a fresh interpreter, import included) and the git CLI.
+
+    pygit2 is the optional `bench` extra (`pip install -e '.[bench]'`): no command uses it."""
     py = sys.executable
+    if subprocess.run([py, "-c", "import pygit2"], capture_output=True).returncode != 0:
+        return [("(pygit2 not installed: pip install -e '.[bench]')", "-", "-", "-")]
     index_copy = REPO / ".git" / "bench-index"
     copy = f"cp -p .git/index {index_copy}"
     base = sh("git", "rev-parse", "HEAD^{tree}").strip()

@@ -116,3 +116,19 @@ def test_no_generic_top_level_packages_are_installed() -> None:
     # Only `pylon` may be a top-level import package (generic names shadow other projects).
     text = (PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8")
     assert 'packages = ["pylon"]' in text
+
+
+IMPORT_NAMES = {"typer": "typer", "python-frontmatter": "frontmatter", "PyYAML": "yaml", "rich": "rich",
+                "watchdog": "watchdog", "pygit2": "pygit2"}
+
+
+def test_every_dependency_is_imported_by_pylon() -> None:
+    # A dependency no command imports belongs in an optional extra (pyproject.toml).
+    import tomllib
+
+    meta = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [d.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip() for d in meta["dependencies"]]
+    used = {n.split(".")[0] for p in PACKAGE.rglob("*.py") for n in imported(p)}
+    for name in names:
+        assert name in IMPORT_NAMES, f"say which module {name} provides"
+        assert IMPORT_NAMES[name] in used, f"no module of pylon imports {name}: move it to an optional extra"
