@@ -16,6 +16,10 @@ from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
 from pylon.canon.store import Project, Store
 from pylon.errors import PylonError, UsageError
 
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
+if TYPE_CHECKING:
+    from pylon.canon.advice import Advice
+
 SCOPES = ("rule", "asset")
 
 
@@ -242,6 +246,20 @@ def _write(
 
     atomic_write(path, doc.render().encode("utf-8"))
     return result
+
+
+def after_write(project: Project, result: WriteResult) -> list[Advice]:
+    """Advice for a write that changed the article: its lint findings, lost constraints, growth.
+    Separate from write_article so a caller can report the write before lint runs."""
+    from pylon.canon.advice import Advice, dropped_constraints, growth
+    from pylon.canon.lint import lint_article
+
+    out = [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
+    if result.old_doc is not None and result.doc is not None:
+        for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
+            if item is not None:
+                out.append(item)
+    return out
 
 
 def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:

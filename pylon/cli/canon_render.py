@@ -97,7 +97,7 @@ def read(view: Any, given: str, json_: bool) -> None:
 
 
 def write(project: Any, result: Any, json_: bool) -> None:
-    from pylon.canon.advice import after_write
+    from pylon.canon.article import after_write
 
     if json_:
         advice = after_write(project, result) if result.changed else []
