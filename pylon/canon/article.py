@@ -46,6 +46,9 @@ class WriteResult:
     stripped_front_matter: bool = False
     doc: Document | None = None
     old_doc: Document | None = None
+    # Store files and folders this write created (relative to the project root, as `canon init`
+    # prints them); empty when the store was already complete.
+    created_store: list[str] = field(default_factory=list)
 
 
 def write_hint(address: Address | str) -> str:
@@ -196,18 +199,18 @@ def write_article(
     check_folders(store.canon, store.articles, store.journal, path.parent)
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
-        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
     # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
     # a busy disk, and failing an agent's write for a slow disk helps nobody.
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
 
 
 def _write(
-    store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None, scope: str | None,
-    stripped: bool,
+    project: Project, store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None,
+    scope: str | None, stripped: bool,
 ) -> WriteResult:
-    from pylon.canon.init import ensure_store
+    from pylon.canon.init import ensure_store, relative_paths
 
     exists = os.path.lexists(path)
     old_text = load_text(path, address) if exists else None
@@ -241,7 +244,7 @@ def _write(
     doc.set("updated", today())
     result.updated = doc.owned["updated"]
     _check_schema(store, old_doc, doc, address)
-    ensure_store(store, path.parent)
+    result.created_store = relative_paths(ensure_store(store, path.parent), project.root)
     from pylon.atomic import atomic_write
 
     atomic_write(path, doc.render().encode("utf-8"))

@@ -47,6 +47,12 @@ def _advice_line(kind: str, rule: str, message: str) -> None:
     output.err(f"{label} {message}")
 
 
+def _created_store(paths: list[str]) -> None:
+    """The store a first write created, on stderr: the same paths `canon init` prints."""
+    if paths:
+        output.err("created " + ", ".join(paths))
+
+
 def _advice_json(items: Iterable[Any]) -> list[dict[str, Any]]:
     return [{"rule": a.rule, "severity": a.severity, "message": a.message, "line": a.line} for a in items]
 
@@ -108,12 +114,14 @@ def write(project: Any, result: Any, json_: bool) -> None:
             "changed": result.changed,
             "updated": result.updated,
             "stripped_front_matter": result.stripped_front_matter,
+            "created_store": result.created_store,
             "advice": _advice_json(advice),
         })
         return
     if not result.changed:
         output.out(f"{result.address} is already current; nothing was written.")
         return
+    _created_store(result.created_store)
     output.out(f"Wrote {result.address}.")
     sys.stdout.flush()  # the write is done; advice (which runs lint) comes after
     if result.stripped_front_matter:
@@ -129,9 +137,11 @@ def journal(result: Any, json_: bool) -> None:
             "path": str(result.path),
             "subjects": result.subjects,
             "logged": result.logged,
+            "created_store": result.created_store,
             "advice": _advice_json(result.advice),
         })
         return
+    _created_store(result.created_store)
     output.out(f"Logged {result.name}.")
     for item in result.advice:
         _advice_line("warning", item.rule, item.message)
