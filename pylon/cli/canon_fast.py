@@ -18,7 +18,7 @@ SPECS: dict[str, tuple[dict[str, str], str]] = {
     "search": ({**_COMMON, "--journal": FLAG, "--limit": INT}, "many"),
     "resolve": ({**_COMMON, "--explain": FLAG}, "many"),
     "status": (_COMMON, "none"),
-    "lint": ({**_COMMON, "--format": STR, "--strict": FLAG, "--fix": FLAG, "--base": STR}, "any"),
+    "lint": ({**_COMMON, "--format": STR, "--strict": FLAG, "--fix": FLAG, "--base": STR, "--all": FLAG}, "any"),
 }
 
 
@@ -48,4 +48,5 @@ def dispatch(command: str, pos: list[str], v: dict[str, object]) -> None:
         from pylon.cli.canon_lint_handler import do_lint  # canon lint's own module (typer-free)
 
         fmt = "text" if v["--format"] is None else str(v["--format"])
-        do_lint(pos, fmt, bool(v["--strict"]), bool(v["--fix"]), v["--base"], j, root, mounts)  # type: ignore[arg-type]
+        do_lint(pos, fmt, bool(v["--strict"]), bool(v["--fix"]), v["--base"], j, root, mounts,  # type: ignore[arg-type]
+                bool(v["--all"]))

@@ -26,6 +26,9 @@ def lint_cmd(
     base: Annotated[
         str | None, typer.Option("--base", metavar="REV", help="For journal-changed (git-aware checks, not built yet).")
     ] = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Text: show every finding (default: the first 200, then counts per rule).")
+    ] = False,
     root: RootOpt = None,
     mount: MountOpt = None,
     json_: JsonOpt = False,
@@ -34,6 +37,6 @@ def lint_cmd(
     from pylon.cli.canon_lint_handler import do_lint
 
     try:
-        do_lint(addresses, format_, strict, fix, base, json_, root, mount)
+        do_lint(addresses, format_, strict, fix, base, json_, root, mount, all_)
     except SystemExit as exc:
         raise typer.Exit(int(exc.code or 0)) from None

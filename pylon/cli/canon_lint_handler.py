@@ -53,8 +53,10 @@ def do_lint(
     json_: bool = False,
     root: str | None = None,
     mounts: list[str] | None = None,
+    all_: bool = False,
 ) -> None:
-    """Lint and print; raises SystemExit(1) when there are findings that fail the run."""
+    """Lint and print; raises SystemExit(1) when there are findings that fail the run.
+    Text shows the first formats.TEXT_LIMIT findings unless `all_`; the other formats show all."""
     from pylon.cli import output
     from pylon.errors import UsageError
 
@@ -75,7 +77,13 @@ def do_lint(
     finally:
         bar.close()
     if fmt == "text":
-        sys.stdout.write(formats.render_text(report, os.getcwd()))
+        limit = None if all_ else formats.TEXT_LIMIT
+        paint = (lambda text, style: output.paint(text, style, sys.stdout)) if output.color_enabled(sys.stdout) else None
+        sys.stdout.write(formats.render_text(report, os.getcwd(), limit, paint))
+        cut = formats.left_out(report, limit)
+        if cut:
+            sys.stdout.flush()  # the note follows the findings it counts
+            output.err(cut)
     elif fmt == "json":
         output.ok_json(formats.render_json(report, strict))
     elif fmt == "github":
