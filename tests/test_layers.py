@@ -17,12 +17,15 @@ LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinp
 
 
 def imported(path: Path) -> set[str]:
+    """Every module `path` imports anywhere in its source (in functions and under TYPE_CHECKING
+    too). `from a import b` yields `a` and `a.b`: b may be a submodule."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
     return names
 
 
@@ -57,21 +60,9 @@ def _module_name(path: Path) -> str:
 
 
 def _import_graph(files: list[Path]) -> dict[str, set[str]]:
-    """module -> library modules it imports anywhere in its source (in functions and under
-    TYPE_CHECKING too: a cycle hidden behind a late import is still a cycle)."""
+    """module -> the library modules it imports (a cycle hidden behind a late import is still a cycle)."""
     modules = {_module_name(p): p for p in files}
-    graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                targets.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                # `from pylon.canon import journal_index` imports the submodule, not just the package.
-                targets.add(node.module)
-                targets.update(f"{node.module}.{alias.name}" for alias in node.names)
-        graph[name] = {t for t in targets if t in modules and t != name}
-    return graph
+    return {name: {t for t in imported(path) if t in modules and t != name} for name, path in modules.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
