@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from tests.canon.lint.conftest import LONG_BODY, Store, article
-from tests.canon.lint.test_formats import TEXT_LINE
+from tests.canon.lint.conftest import LONG_BODY, Store
+from tests.canon.lint.test_formats import TEXT_LINE, seeded
+from tests.canon.test_fast_path import via_typer
 from tests.conftest import Result, run_cmd, script
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -63,12 +64,8 @@ def test_one_left_out_is_singular_and_typer_accepts_all(store: Store) -> None:
     result = store.lint()
     assert "... and 1 more finding (dead-link 1); canon lint --all shows all" in result.err.splitlines()
     # The typer app (help, unusual command lines) knows --all as well as the front door does.
-    typer = subprocess.run(
-        [sys.executable, "-c", "import sys; from pylon.cli.runner import run; from pylon.cli.canon_cmds import "
-         "build_canon_app; sys.exit(run(build_canon_app, sys.argv[1:], 'canon'))", "lint", "--all"],
-        cwd=store.root, capture_output=True, text=True,
-    )
-    assert typer.returncode == 1 and len(typer.stdout.splitlines()) == 201, typer.stderr
+    typer = via_typer("lint", "--all", cwd=store.root)
+    assert typer.code == 1 and len(typer.out.splitlines()) == 201, typer
 
 
 def lint_with_root_options(store: Store, *options: str, env: dict[str, str] | None = None) -> Result:
@@ -76,14 +73,8 @@ def lint_with_root_options(store: Store, *options: str, env: dict[str, str] | No
     return run_cmd("canon", *options, "lint", cwd=store.root, env=env)
 
 
-def colour_seeded(store: Store) -> Store:
-    store.article("src", body="[[src/gone]]\n" + LONG_BODY)
-    store.article("nocap", capsule=None, body=LONG_BODY)
-    return store
-
-
 def test_color_always_paints_severities_and_dims_rules(store: Store) -> None:
-    colour_seeded(store)
+    seeded(store)
     plain = store.lint()
     painted = lint_with_root_options(store, "--color", "always")
     assert painted.code == plain.code == 1
@@ -94,7 +85,7 @@ def test_color_always_paints_severities_and_dims_rules(store: Store) -> None:
 
 @pytest.mark.parametrize("how", [{}, {"args": ("--color", "never")}, {"env": {"NO_COLOR": "1"}}], ids=["pipe", "never", "NO_COLOR"])
 def test_no_colour_on_a_pipe_or_when_turned_off(store: Store, how: dict) -> None:  # type: ignore[type-arg]
-    colour_seeded(store)
+    seeded(store)
     result = lint_with_root_options(store, *how.get("args", ()), env=how.get("env"))
     assert result.code == 1 and result.out and "\x1b" not in result.out, result
 
@@ -121,6 +112,6 @@ def on_a_tty(store: Store, env: dict[str, str] | None = None) -> str:
 
 @pytest.mark.skipif(not sys.platform.startswith(("linux", "darwin")), reason="needs a pseudo-terminal")
 def test_a_terminal_gets_colour_unless_no_color(store: Store) -> None:
-    colour_seeded(store)
+    seeded(store)
     assert "\x1b[31;1merror\x1b[0m" in on_a_tty(store)
     assert "\x1b" not in on_a_tty(store, {"NO_COLOR": "1"})
