@@ -163,7 +163,7 @@ def open_project(
 # ---- the article walker ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen init costs a tenth of a 20,000-article walk
 class ArticleFile:
     """One entry of articles/ named like an article file: `<name>.md` with a non-empty name."""
 
