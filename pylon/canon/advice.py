@@ -1,4 +1,8 @@
-"""Advice printed after writes: lost constraints, growth, and journal values the article lacks."""
+"""Advice printed after writes: lost constraints, growth, and journal values the article lacks.
+
+Plain text heuristics with no imports of the rest of canon, so the journal and the article writer
+can both use them; the lint findings a write adds come from pylon.canon.article.after_write.
+"""
 
 from __future__ import annotations
 
@@ -111,25 +115,3 @@ def value_warning(address: str, missing: list[str]) -> Advice:
         f"this entry records {shown}{more}, which the article {address} does not carry. "
         f"If they are current truth, put them in the article too: canon write {address} --body-file FILE",
     )
-
-
-def after_write(project, result) -> list[Advice]:  # type: ignore[no-untyped-def]
-    """Advice for a write that changed the article: lint findings for it, lost constraints, growth."""
-    out: list[Advice] = []
-    try:
-        from pylon.canon.lint import lint_article
-    except ImportError:
-        lint_article = None
-    if lint_article is not None:
-        for f in lint_article(project, result.address):
-            out.append(Advice(f.rule, f.message, f.severity, f.line))
-    elif result.doc is not None:
-        from pylon.canon.schema import bound_violations, load_schema
-
-        store = project.store_for(result.address.mount)
-        out += [Advice("schema", m) for m in bound_violations(load_schema(store), result.doc)]
-    if result.old_doc is not None and result.doc is not None:
-        for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
-            if item is not None:
-                out.append(item)
-    return out

@@ -16,6 +16,10 @@ from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
 from pylon.canon.store import Project, Store
 from pylon.errors import PylonError, UsageError
 
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
+if TYPE_CHECKING:
+    from pylon.canon.advice import Advice
+
 SCOPES = ("rule", "asset")
 
 
@@ -42,6 +46,9 @@ class WriteResult:
     stripped_front_matter: bool = False
     doc: Document | None = None
     old_doc: Document | None = None
+    # Store files and folders this write created (relative to the project root, as `canon init`
+    # prints them); empty when the store was already complete.
+    created_store: list[str] = field(default_factory=list)
 
 
 def write_hint(address: Address | str) -> str:
@@ -192,18 +199,18 @@ def write_article(
     check_folders(store.canon, store.articles, store.journal, path.parent)
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
-        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
     # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
     # a busy disk, and failing an agent's write for a slow disk helps nobody.
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        return _write(store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
 
 
 def _write(
-    store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None, scope: str | None,
-    stripped: bool,
+    project: Project, store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None,
+    scope: str | None, stripped: bool,
 ) -> WriteResult:
-    from pylon.canon.init import ensure_store
+    from pylon.canon.init import ensure_store, relative_paths
 
     exists = os.path.lexists(path)
     old_text = load_text(path, address) if exists else None
@@ -237,11 +244,25 @@ def _write(
     doc.set("updated", today())
     result.updated = doc.owned["updated"]
     _check_schema(store, old_doc, doc, address)
-    ensure_store(store, path.parent)
+    result.created_store = relative_paths(ensure_store(store, path.parent), project.root)
     from pylon.atomic import atomic_write
 
     atomic_write(path, doc.render().encode("utf-8"))
     return result
+
+
+def after_write(project: Project, result: WriteResult) -> list[Advice]:
+    """Advice for a write that changed the article: its lint findings, lost constraints, growth.
+    Separate from write_article so a caller can report the write before lint runs."""
+    from pylon.canon.advice import Advice, dropped_constraints, growth
+    from pylon.canon.lint import lint_article
+
+    out = [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
+    if result.old_doc is not None and result.doc is not None:
+        for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
+            if item is not None:
+                out.append(item)
+    return out
 
 
 def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:

@@ -53,38 +53,51 @@ def check_folders(*folders: Path) -> None:
 
 
 def ensure_store(store: Store, *extra: Path) -> list[Path]:
-    """The folders every write needs (.canon/, articles/, journal/, and `extra`) plus .gitignore;
-    returns what was made. Nothing is created when any of them is blocked by a file."""
-    check_folders(store.canon, store.articles, store.journal, *extra)
-    made: list[Path] = []
-    for folder in (store.canon, store.articles, store.journal):
-        if ensure_folder(folder):
-            made.append(folder)
-    for folder in extra:
-        if ensure_folder(folder):
-            made.append(folder)
-    gitignore = store.canon / ".gitignore"
-    if not os.path.lexists(gitignore):
-        from pylon.atomic import create_exclusive
+    """The folders every write needs (.canon/, articles/, journal/, and `extra`) plus .gitignore.
 
-        if create_exclusive(gitignore, GITIGNORE.encode()):
-            made.append(gitignore)
+    A store this call creates gets everything `canon init` makes, the default schema.json too, so
+    a first `canon write` or `canon journal` leaves the same store as `canon init`. An existing
+    store without schema.json is left without one (the file is optional; its owner chose). Returns
+    the store's own paths this call created, in `canon init`'s order; `extra` folders are made but
+    not listed (they hold articles, not the store). Nothing is created when any of them is
+    blocked by a file."""
+    check_folders(store.canon, store.articles, store.journal, *extra)
+    made = [folder for folder in (store.canon, store.articles, store.journal) if ensure_folder(folder)]
+    for folder in extra:
+        ensure_folder(folder)
+    _create_file(store.canon / ".gitignore", GITIGNORE, made)
+    if store.canon in made:
+        _create_default_schema(store, made)
     return made
+
+
+def _create_file(path: Path, text: str, made: list[Path]) -> None:
+    """Create `path` with `text` unless something is there (never overwritten); note it in `made`."""
+    from pylon.atomic import create_exclusive
+
+    if not os.path.lexists(path) and create_exclusive(path, text.encode("utf-8")):
+        made.append(path)
+
+
+def _create_default_schema(store: Store, made: list[Path]) -> None:
+    from pylon.canon.schema import dump_default
+
+    _create_file(store.schema_path, dump_default(), made)
 
 
 def init(project: Project) -> InitResult:
     """Create .canon/ with articles/, journal/, schema.json and .gitignore; keep whatever exists."""
-    from pylon.atomic import create_exclusive
-    from pylon.canon.schema import dump_default
-
     store = project.store
     made = ensure_store(store)
-    if not os.path.lexists(store.schema_path) and create_exclusive(store.schema_path, dump_default().encode()):
-        made.append(store.schema_path)
-    root = store.root
-    return InitResult(store=store.canon, created=[_rel(p, root) for p in made])
+    if store.schema_path not in made:
+        _create_default_schema(store, made)  # completing a partial store: init always offers one
+    return InitResult(store=store.canon, created=relative_paths(made, project.root))
 
 
-def _rel(path: Path, root: Path) -> str:
-    rel = os.path.relpath(path, root).replace(os.sep, "/")
-    return rel + "/" if path.is_dir() else rel
+def relative_paths(paths: list[Path], root: Path) -> list[str]:
+    """`paths` as `canon init` prints them: relative to `root`, `/` separators, folders ending in `/`."""
+    out = []
+    for path in paths:
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        out.append(rel + "/" if path.is_dir() else rel)
+    return out

@@ -222,6 +222,9 @@ class JournalResult:
     subjects: list[str]
     logged: str
     advice: list = field(default_factory=list)  # list[pylon.canon.advice.Advice]
+    # Store files and folders this entry created (relative to the project root, as `canon init`
+    # prints them); empty when the store was already complete.
+    created_store: list[str] = field(default_factory=list)
 
 
 def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
@@ -243,7 +246,7 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
 def journal(project: Project, text: str, subjects: list[str] | None = None, slug: str | None = None) -> JournalResult:
     """Create one journal entry in the project store (never in a mount); never overwrite one."""
     from pylon.canon.advice import Advice, missing_values, value_warning
-    from pylon.canon.init import ensure_store
+    from pylon.canon.init import ensure_store, relative_paths
 
     if not text.strip():
         raise PylonError(
@@ -259,10 +262,10 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
         if subject not in stored:
             stored.append(subject)
             governing_of[subject] = governing
-    ensure_store(project.store)
+    created = relative_paths(ensure_store(project.store), project.root)
     now = utc_now()
     path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now)
-    result = JournalResult(path=path, name=path.name, subjects=stored, logged=logged_instant(now))
+    result = JournalResult(path, path.name, stored, logged_instant(now), created_store=created)
     for subject in stored:
         governing = governing_of[subject]
         if governing is None:

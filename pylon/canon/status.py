@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pylon.canon.store import Project, Store
+from pylon.canon.store import Project, Store, walk_articles
 
 
 @dataclass
@@ -29,12 +29,8 @@ class Status:
 
 
 def count_articles(store: Store) -> int:
-    total = 0
-    if not store.articles.is_dir():
-        return 0
-    for _folder, _dirs, files in os.walk(store.articles):
-        total += sum(1 for name in files if name.endswith(".md"))
-    return total
+    """The articles `canon map` lists and `canon lint` checks: the same walk, so they agree."""
+    return sum(1 for entry in walk_articles(store) if entry.is_article)
 
 
 def _counts(store: Store) -> StoreCounts:

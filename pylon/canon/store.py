@@ -13,6 +13,8 @@ CANON_DIR = ".canon"
 # Folders at the top of articles/ that belong to tools (an Obsidian vault's settings and trash),
 # not to addresses. Other dot-folders are addresses: `.github/workflows/ci` is a real asset.
 SKIP_DIRS = frozenset({".obsidian", ".trash", ".git"})
+# What an entry named like an article file is (ArticleFile.kind).
+FILE, FOLDER, OTHER = "file", "folder", "other"
 
 
 @dataclass(frozen=True)
@@ -54,25 +56,12 @@ class Store:
         return bool(path) and os.path.isfile(self.article_path(path))
 
     def iter_articles(self, prefix: str = "") -> Iterator[tuple[str, Path]]:
-        """(in-store address, file) of every article, sorted by address, optionally under `prefix`."""
-        base = self.articles
-        start = base / prefix if prefix else base
-        if not start.is_dir():
-            if prefix and os.path.isfile(self.article_path(prefix)):
-                yield prefix, self.article_path(prefix)
-            return
-        if prefix and os.path.isfile(self.article_path(prefix)):
-            yield prefix, self.article_path(prefix)
-        base_len = len(str(base)) + 1
-        found: list[tuple[str, Path]] = []
-        for folder, dirs, files in os.walk(start):
-            dirs[:] = [d for d in dirs if d not in SKIP_DIRS] if folder == str(base) else dirs
-            for name in files:
-                if name.endswith(".md"):
-                    full = os.path.join(folder, name)
-                    found.append((full[base_len:-3].replace(os.sep, "/"), Path(full)))
-        found.sort()
-        yield from found
+        """(in-store address, file) of every article, sorted by address, optionally under `prefix`
+        (the article `prefix` itself and those below it). Entries that are only named like
+        articles (see walk_articles) are left out."""
+        for entry in walk_articles(self, prefix):
+            if entry.is_article:
+                yield entry.address, Path(entry.path)
 
 
 @dataclass
@@ -169,3 +158,92 @@ def open_project(
             )
         project.mounts[name] = Store(folder, mount=name)
     return project
+
+
+# ---- the article walker ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)  # not frozen: a frozen init costs a tenth of a 20,000-article walk
+class ArticleFile:
+    """One entry of articles/ named like an article file: `<name>.md` with a non-empty name."""
+
+    address: str  # in-store address
+    path: str  # a plain string: 20,000 Path objects cost more than the rest of a lint
+    # FILE: an article (a regular file, or a link to one). FOLDER (a folder, or a link to one)
+    # and OTHER (a broken link, a FIFO, a socket, a device) are only named like articles: lint
+    # reports them as unreadable, and nothing opens them (reading a FIFO would hang).
+    kind: str = FILE
+
+    @property
+    def is_article(self) -> bool:
+        return self.kind == FILE
+
+
+def path_kind(path: str) -> str:
+    """FILE, FOLDER or OTHER for the entry at `path`, following links."""
+    if os.path.isfile(path):
+        return FILE
+    return FOLDER if os.path.isdir(path) else OTHER
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    # The directory entry's type is known from the listing, so a regular file costs no stat;
+    # only links are followed (one stat each) to see what they point at.
+    try:
+        if entry.is_file():
+            return FILE
+        if entry.is_dir():
+            return FOLDER
+    except OSError:
+        pass
+    return OTHER
+
+
+def _descend(entry: os.DirEntry[str]) -> bool:
+    # Links to folders are not followed (like git, ripgrep and fd): a link can loop, or lead out
+    # of the store and list another tree's articles under this one's addresses.
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def walk_articles(store: Store, prefix: str = "") -> list[ArticleFile]:
+    """Every entry under articles/ named `<name>.md` (a non-empty name), sorted by address: the
+    one walk that `canon map`, `lint`, `status` and `search` share, so they agree on what the
+    articles are.
+
+    With `prefix`, the entry `<prefix>.md` and everything below `<prefix>/`. The tool folders
+    (SKIP_DIRS) at the top of articles/ are never entered; links to folders are not followed;
+    unreadable folders are passed over. Callers that read articles keep `is_article` entries.
+    """
+    base = str(store.articles)
+    head, slash, _ = prefix.partition("/")
+    in_tool_folder = head in SKIP_DIRS
+    found: list[ArticleFile] = []
+    if prefix and not (in_tool_folder and slash):
+        exact = os.path.join(base, prefix + ".md")
+        if os.path.lexists(exact):
+            found.append(ArticleFile(prefix, exact, path_kind(exact)))
+    if in_tool_folder:
+        return found
+    cut = len(base) + 1
+    pending = [os.path.join(base, prefix) if prefix else base]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue  # not a folder (a prefix with no children), gone, or no permission
+        at_top = folder == base
+        for entry in entries:
+            name = entry.name
+            if _descend(entry) and not (at_top and name in SKIP_DIRS):
+                pending.append(entry.path)
+            if len(name) > 3 and name.endswith(".md"):
+                address = entry.path[cut:-3]
+                found.append(ArticleFile(address if os.sep == "/" else address.replace(os.sep, "/"),
+                                         entry.path, _entry_kind(entry)))
+    found.sort(key=lambda a: a.address)
+    return found

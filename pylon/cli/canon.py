@@ -5,6 +5,8 @@ Library modules are imported inside each handler: a command pays only for what i
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Protocol
@@ -71,13 +73,19 @@ def read(args: AddressArgs) -> int:
 
 
 def write(args: WriteArgs) -> int:
-    from pylon.canon.article import write_article
+    from pylon.canon.article import after_write, write_article
     from pylon.cli import canon_render as render
 
     text = render.text_input(args.body, args.body_file, "--body")
     project = project_from(args)
     result = write_article(project, args.address, capsule=args.capsule, body=text, scope=args.scope)
-    render.write(project, result, args.json)
+    if args.json:
+        render.write(result, after_write(project, result) if result.changed else [], True)
+        return 0
+    render.write(result, None, False)
+    if result.changed:
+        sys.stdout.flush()  # the write is reported before its advice (which runs lint) is computed
+        render.write_advice(after_write(project, result))
     return 0
 
 

@@ -53,7 +53,9 @@ class _Bar:
 
 
 def lint(args: LintArgs) -> int:
-    """Lint and print; exit 1 when there are findings that fail the run."""
+    """Lint and print; exit 1 when there are findings that fail the run.
+
+    Text shows the first formats.TEXT_LIMIT findings unless --all; the other formats show all."""
     from pylon.cli import output
     from pylon.errors import UsageError
 
@@ -72,7 +74,13 @@ def lint(args: LintArgs) -> int:
     finally:
         bar.close()
     if fmt == "text":
-        sys.stdout.write(formats.render_text(report, os.getcwd()))
+        limit = None if args.all else formats.TEXT_LIMIT
+        paint = (lambda text, style: output.paint(text, style)) if output.color_enabled(sys.stdout) else None
+        sys.stdout.write(formats.render_text(report, os.getcwd(), limit, paint))
+        cut = formats.left_out(report, limit)
+        if cut:
+            sys.stdout.flush()  # the note follows the findings it counts
+            output.err(cut)
     elif fmt == "json":
         output.ok_json(formats.render_json(report, args.strict))
     elif fmt == "github":

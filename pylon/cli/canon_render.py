@@ -47,6 +47,12 @@ def _advice_line(kind: str, rule: str, message: str) -> None:
     output.err(f"{label} {message}")
 
 
+def _created_store(paths: list[str]) -> None:
+    """The store a first write created, on stderr: the same paths `canon init` prints."""
+    if paths:
+        output.err("created " + ", ".join(paths))
+
+
 def _advice_json(items: Iterable[Any]) -> list[dict[str, Any]]:
     return [{"rule": a.rule, "severity": a.severity, "message": a.message, "line": a.line} for a in items]
 
@@ -96,11 +102,10 @@ def read(view: Any, given: str, json_: bool) -> None:
         output.err(output.paint("note:", "cyan", sys.stderr) + " " + note)
 
 
-def write(project: Any, result: Any, json_: bool) -> None:
-    from pylon.canon.advice import after_write
-
+def write(result: Any, advice: list[Any] | None, json_: bool) -> None:
+    """The write's outcome; in JSON mode with its advice (text mode prints advice separately,
+    after the write is reported, since computing it runs lint)."""
     if json_:
-        advice = after_write(project, result) if result.changed else []
         output.ok_json({
             "address": str(result.address),
             "path": str(result.path),
@@ -108,17 +113,21 @@ def write(project: Any, result: Any, json_: bool) -> None:
             "changed": result.changed,
             "updated": result.updated,
             "stripped_front_matter": result.stripped_front_matter,
-            "advice": _advice_json(advice),
+            "created_store": result.created_store,
+            "advice": _advice_json(advice or []),
         })
         return
     if not result.changed:
         output.out(f"{result.address} is already current; nothing was written.")
         return
+    _created_store(result.created_store)
     output.out(f"Wrote {result.address}.")
-    sys.stdout.flush()  # the write is done; advice (which runs lint) comes after
     if result.stripped_front_matter:
         output.err("note: removed a pasted front-matter block from the start of the body.")
-    for item in after_write(project, result):
+
+
+def write_advice(advice: list[Any]) -> None:
+    for item in advice:
         _advice_line("warning" if item.severity in ("warning", "error") else "note", item.rule, item.message)
 
 
@@ -129,9 +138,11 @@ def journal(result: Any, json_: bool) -> None:
             "path": str(result.path),
             "subjects": result.subjects,
             "logged": result.logged,
+            "created_store": result.created_store,
             "advice": _advice_json(result.advice),
         })
         return
+    _created_store(result.created_store)
     output.out(f"Logged {result.name}.")
     for item in result.advice:
         _advice_line("warning", item.rule, item.message)

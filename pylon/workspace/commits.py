@@ -1,4 +1,5 @@
-"""State commits and refs: the metadata message, `git commit-tree`, `git update-ref`, parsing."""
+"""State commits and refs: the State record, its metadata message, `git commit-tree`, `git update-ref`,
+parsing. state.py (capture) builds on this module, never the other way round."""
 
 from __future__ import annotations
 
@@ -14,10 +15,6 @@ IDENT = {
     "GIT_COMMITTER_EMAIL": "pylon@localhost",
 }
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pylon.workspace.state import State
-
 
 def short_branch(branch: str | None) -> str | None:
     if branch and branch.startswith("refs/heads/"):
@@ -27,6 +24,44 @@ def short_branch(branch: str | None) -> str | None:
 
 def iso(stamp: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+class State:
+    """One captured checkout state (the commit is None until anchored)."""
+
+    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label")
+
+    def __init__(
+        self,
+        *,
+        commit: str | None,
+        head: str | None,
+        branch: str | None,
+        index_tree: str | None,
+        worktree: str,
+        notes: list[dict[str, str]],
+        captured_at: int,
+        label: str = "",
+    ) -> None:
+        self.commit = commit
+        self.head = head
+        self.branch = branch
+        self.index_tree = index_tree
+        self.worktree = worktree
+        self.notes = notes
+        self.captured_at = captured_at
+        self.label = label
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "head": self.head,
+            "branch": short_branch(self.branch),
+            "index_tree": self.index_tree,
+            "worktree_tree": self.worktree,
+            "captured_at": iso(self.captured_at),
+            "notes": self.notes,
+        }
 
 
 def state_message(state: State, index_commit: str | None) -> str:
@@ -86,8 +121,6 @@ def parse_state(raw: bytes, commit: str) -> State:
     head = fields.get("pylon-head")
     branch = fields.get("pylon-branch")
     index_tree = fields.get("pylon-index-tree")
-    from pylon.workspace.state import State
-
     return State(
         commit=commit,
         head=None if head in (None, "unborn") else head,

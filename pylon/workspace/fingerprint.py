@@ -11,7 +11,7 @@ import hashlib
 
 from pylon.workspace.current import current_state, refresh_head
 from pylon.workspace.repo import Checkout
-from pylon.workspace.state import State
+from pylon.workspace.commits import State
 
 
 def digest(state: State) -> str:

@@ -14,7 +14,8 @@ How a capture works without touching the real index, HEAD, the stash or the work
    index differs from HEAD) carries the metadata in its message, and `git update-ref` anchors it
    under refs/pylon/ so `git gc --prune=now` never erases it.
 
-Only the private index is ever locked or written (index.py); commits and refs are in commits.py.
+Only the private index is ever locked or written (index.py); the State record, commits and refs are
+in commits.py.
 See docs/workspace.md for the measurements.
 """
 
@@ -24,7 +25,17 @@ import os
 import time
 
 from pylon.workspace import git, refs
-from pylon.workspace.commits import IDENT, commit_tree, iso, parse_state, read_state, short_branch, state_message, update_refs
+from pylon.workspace.commits import (
+    IDENT,
+    State,
+    commit_tree,
+    iso,
+    parse_state,
+    read_state,
+    short_branch,
+    state_message,
+    update_refs,
+)
 from pylon.workspace.index import (
     PrivateIndex,
     copy_index,
@@ -42,44 +53,6 @@ __all__ = [
     "read_json", "read_state", "short_branch", "start_head_query", "state_message", "update_refs", "write_json",
 ]
 _META_VERSION = 1
-
-
-class State:
-    """One captured checkout state (the commit is None until anchored)."""
-
-    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label")
-
-    def __init__(
-        self,
-        *,
-        commit: str | None,
-        head: str | None,
-        branch: str | None,
-        index_tree: str | None,
-        worktree: str,
-        notes: list[dict[str, str]],
-        captured_at: int,
-        label: str = "",
-    ) -> None:
-        self.commit = commit
-        self.head = head
-        self.branch = branch
-        self.index_tree = index_tree
-        self.worktree = worktree
-        self.notes = notes
-        self.captured_at = captured_at
-        self.label = label
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "commit": self.commit,
-            "head": self.head,
-            "branch": short_branch(self.branch),
-            "index_tree": self.index_tree,
-            "worktree_tree": self.worktree,
-            "captured_at": iso(self.captured_at),
-            "notes": self.notes,
-        }
 
 
 def head_info(proc: git.GitProcess) -> tuple[str | None, str | None]:

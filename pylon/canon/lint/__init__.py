@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pylon.canon.address import Address, resolve, to_address
-from pylon.canon.lint.context import ArticleFile, LintContext, scan_articles
+from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
-from pylon.canon.store import Project, Store
+from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
 from pylon.errors import UsageError
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
@@ -93,7 +93,7 @@ def _schema_findings(ctx: LintContext, store: Store) -> list[Finding]:
 def _plan(project: Project, targets: list[str] | None) -> _Plan:
     plan = _Plan()
     if not targets:
-        plan.articles = [(project.store, a) for a in scan_articles(project.store)]
+        plan.articles = [(project.store, a) for a in walk_articles(project.store)]
         plan.journal_all = True
         plan.schema_stores = [project.store]
         return plan
@@ -113,12 +113,12 @@ def _plan(project: Project, targets: list[str] | None) -> _Plan:
         store = project.store_for(address.mount)
         if not address.path:
             # The root of a store: all of it (the journal too, for the project store).
-            plan.add(store, list(scan_articles(store)), seen)
+            plan.add(store, list(walk_articles(store)), seen)
             if store not in plan.schema_stores:
                 plan.schema_stores.append(store)
             plan.journal_all = plan.journal_all or store.mount is None
             continue
-        chosen = list(scan_articles(store, address.path))
+        chosen = list(walk_articles(store, address.path))
         if not chosen:
             governing = resolve(address, project).governing
             if governing is None:
@@ -162,7 +162,9 @@ def lint(
     for findings, fixed in parallel.run(ctx, plan.articles, fix, parallel.jobs_for(total), progress, journal):
         report.findings += findings
         report.fixed += [FixedFile(path, rules) for path, rules in fixed]
-    report.articles = total
+    # Entries only named like articles (folders, broken links, FIFOs) are findings, not articles,
+    # so this count agrees with `canon status` and `canon map`.
+    report.articles = sum(1 for _, article in plan.articles if article.is_article)
     report.findings.sort(key=lambda f: (f.path, f.line))  # stable: rule order within a line
     return report
 
@@ -178,7 +180,7 @@ def lint_article(project: Project, address: Address | str) -> list[Finding]:
     if not address.path or not os.path.lexists(path):
         return []
     ctx = LintContext.lazy(project)
-    findings, _ = lint_article_file(ctx, store, ArticleFile(address.path, str(path), os.path.isdir(path)), False)
+    findings, _ = lint_article_file(ctx, store, ArticleFile(address.path, str(path), path_kind(str(path))), False)
     return findings
 
 

@@ -8,14 +8,13 @@ subjects are set lookups); folder listings for orphan/address-eventish are cache
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pylon.canon.address import mapped_names
 from pylon.canon.links import is_canonical_target
 from pylon.canon.schema import Schema, load_schema
-from pylon.canon.store import CANON_DIR, SKIP_DIRS, Project, Store
+from pylon.canon.store import CANON_DIR, Project, Store, walk_articles
 
 
 class OnDisk:
@@ -26,41 +25,6 @@ class OnDisk:
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self.store.has_article(path)
-
-
-@dataclass
-class ArticleFile:
-    address: str  # in-store address
-    path: str  # a plain string: 20,000 Path objects cost more than the rest of a lint
-    is_dir: bool = False  # a folder named *.md: reported, never read
-
-
-def scan_articles(store: Store, prefix: str = "") -> Iterator[ArticleFile]:
-    """Every `*.md` under articles/ (optionally below `prefix`), sorted; folders named *.md included."""
-    base = str(store.articles)
-    start = os.path.join(base, prefix) if prefix else base
-    found: list[ArticleFile] = []
-    exact = os.path.join(base, prefix + ".md") if prefix else ""
-    if exact and os.path.lexists(exact):
-        found.append(ArticleFile(prefix, exact, os.path.isdir(exact)))
-    if os.path.isdir(start):
-        cut = len(base) + 1
-        for folder, dirs, files in os.walk(start):
-            if folder == base:
-                dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-            keep = []
-            for d in dirs:
-                if d.endswith(".md") and len(d) > 3:
-                    full = os.path.join(folder, d)
-                    found.append(ArticleFile(full[cut:-3].replace(os.sep, "/"), full, True))
-                keep.append(d)
-            dirs[:] = keep
-            for name in files:
-                if name.endswith(".md") and len(name) > 3:
-                    full = os.path.join(folder, name)
-                    found.append(ArticleFile(full[cut:-3].replace(os.sep, "/"), full))
-    found.sort(key=lambda a: a.address)
-    return iter(found)
 
 
 def repo_base(root: Path) -> Path:
@@ -88,7 +52,7 @@ class LintContext:
         """Every store's article set listed up front (whole-store lint)."""
         ctx = cls(project, repo_base(project.root))
         for mount, store in ctx.stores():
-            ctx.articles[mount] = frozenset(a.address for a in scan_articles(store) if not a.is_dir)
+            ctx.articles[mount] = frozenset(a.address for a in walk_articles(store) if a.is_article)
             ctx.canonical[mount] = frozenset(a for a in ctx.articles[mount] if is_canonical_target(a))  # type: ignore[attr-defined]
         return ctx
 

@@ -6,12 +6,12 @@ import os
 import stat
 from pathlib import Path
 
-from pylon.canon.lint.context import ArticleFile, LintContext
+from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import Finding, finding
 from pylon.canon.lint.rules_article import article_rules
 from pylon.canon.lint.rules_journal import entry_rules, list_journal, name_problem
 from pylon.canon.lint.rules_tree import tree_rules
-from pylon.canon.store import Store
+from pylon.canon.store import FOLDER, ArticleFile, Store
 
 
 def read_text(path: Path | str, rel: str) -> tuple[str | None, Finding | None]:
@@ -47,7 +47,7 @@ def lint_article_file(
 ) -> tuple[list[Finding], list[str]]:
     """(findings, rules fixed) for one article file."""
     rel = ctx.rel(article.path)
-    if article.is_dir:
+    if article.kind == FOLDER:
         return [finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)], []
     text, problem = read_text(article.path, rel)
     if text is None:

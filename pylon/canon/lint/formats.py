@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -18,6 +20,14 @@ from pylon.canon.lint.findings import RULES, Finding
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# Text shows this many findings unless told otherwise: a store with thousands of dead links
+# should not bury the summary (and an agent's context) under them. The other formats are for
+# machines and stay complete.
+TEXT_LIMIT = 200
+# paint(text, style) -> text, possibly wrapped in colour codes; styles are names such as
+# "red bold". The caller decides whether colour is on (this library knows nothing of terminals).
+Paint = Callable[[str, str], str]
+SEVERITY_STYLE = {"error": "red bold", "warning": "yellow"}
 
 
 def _display_path(report: LintReport, finding: Finding, cwd: str | None) -> str:
@@ -27,11 +37,32 @@ def _display_path(report: LintReport, finding: Finding, cwd: str | None) -> str:
     return os.path.relpath(full, cwd).replace(os.sep, "/")
 
 
-def render_text(report: LintReport, cwd: str | None = None) -> str:
-    """`<file>:<line>: <severity>[<rule>] <message>` per finding (empty string when clean)."""
-    return "".join(
-        f"{_display_path(report, f, cwd)}:{f.line}: {f.severity}[{f.rule}] {f.message}\n" for f in report.findings
-    )
+def render_text(
+    report: LintReport, cwd: str | None = None, limit: int | None = TEXT_LIMIT, paint: Paint | None = None
+) -> str:
+    """`<file>:<line>: <severity>[<rule>] <message>` for the first `limit` findings (every one when
+    `limit` is None); empty string when clean. With `paint`, the severity is coloured by its level
+    and the rule is dimmed. `left_out` says what the limit cut."""
+    shown = report.findings if limit is None else report.findings[:limit]
+    lines = []
+    for f in shown:
+        severity, rule = f.severity, f"[{f.rule}]"
+        if paint is not None:
+            severity, rule = paint(severity, SEVERITY_STYLE.get(severity, "")), paint(rule, "dim")
+        lines.append(f"{_display_path(report, f, cwd)}:{f.line}: {severity}{rule} {f.message}\n")
+    return "".join(lines)
+
+
+def left_out(report: LintReport, limit: int | None = TEXT_LIMIT) -> str | None:
+    """What render_text with `limit` did not show, counted per rule (most first), with the flag
+    that shows everything; None when nothing was cut."""
+    rest = [] if limit is None else report.findings[limit:]
+    if not rest:
+        return None
+    per_rule = sorted(Counter(f.rule for f in rest).items(), key=lambda item: (-item[1], item[0]))
+    counts = ", ".join(f"{rule} {n}" for rule, n in per_rule)
+    noun = "finding" if len(rest) == 1 else "findings"
+    return f"... and {len(rest)} more {noun} ({counts}); canon lint --all shows all"
 
 
 def summary(report: LintReport, strict: bool = False) -> str:

@@ -10,9 +10,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 
-from pylon.canon.lint.context import ArticleFile, LintContext
+from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import Finding
-from pylon.canon.store import Store
+from pylon.canon.store import ArticleFile, Store
 
 PARALLEL_MIN = 4000  # below this, starting workers costs more than it saves
 CHUNK = 500

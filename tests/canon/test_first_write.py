@@ -1,0 +1,98 @@
+"""`canon write` / `canon journal` without a store create the store `canon init` makes, and say so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.canon.helpers import article, snapshot
+
+INIT_PATHS = [".canon/", ".canon/articles/", ".canon/journal/", ".canon/.gitignore", ".canon/schema.json"]
+CREATED_LINE = "created " + ", ".join(INIT_PATHS)
+
+
+def store_made_by_init(run, tmp_path: Path) -> dict[str, bytes | None]:  # type: ignore[no-untyped-def]
+    other = tmp_path / "by-init"
+    other.mkdir()
+    assert run("canon", "init", cwd=other).code == 0
+    return snapshot(other / ".canon")
+
+
+def without(tree: dict[str, bytes | None], folder: str) -> dict[str, bytes | None]:
+    """`tree` minus everything inside `folder` (the folder itself stays)."""
+    return {k: v for k, v in tree.items() if k == folder or not k.startswith(folder)}
+
+
+def test_first_write_makes_the_init_store_and_says_so(run, project: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    r = run("canon", "write", "src/app.py", "--capsule", "The app.", "--body", "It runs.", cwd=project)
+    assert r.code == 0, r
+    assert r.out == "Wrote src/app.\n"
+    assert r.err.splitlines()[0] == CREATED_LINE
+    made = without(snapshot(project / ".canon"), "articles/")
+    assert made == without(store_made_by_init(run, tmp_path), "articles/")
+    # Only a new store is announced.
+    r = run("canon", "write", "src/app.py", "--body", "It runs fast.", cwd=project)
+    assert r.code == 0 and "created" not in r.err, r
+
+
+def test_first_journal_entry_makes_the_init_store_and_says_so(run, project: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    r = run("canon", "journal", "Started.", cwd=project)
+    assert r.code == 0, r
+    assert r.out.startswith("Logged ") and r.err.splitlines() == [CREATED_LINE]
+    assert without(snapshot(project / ".canon"), "journal/") == without(store_made_by_init(run, tmp_path), "journal/")
+    r = run("canon", "journal", "Again.", cwd=project)
+    assert r.code == 0 and r.err == "", r
+
+
+def test_json_names_the_created_store(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+    doc = run("canon", "write", "--json", "a", "--body", "Body.", cwd=project).json()
+    assert doc["created_store"] == INIT_PATHS
+    assert run("canon", "write", "--json", "a", "--body", "Other.", cwd=project).json()["created_store"] == []
+    other = project / "sub"
+    other.mkdir()
+    doc = run("canon", "journal", "--json", "x", "--root", str(other), cwd=project).json()
+    assert doc["created_store"] == INIT_PATHS  # relative to the project root (--root), not the current folder
+    assert run("canon", "journal", "--json", "y", cwd=project).json()["created_store"] == []
+
+
+def test_a_partial_store_is_completed_without_a_schema(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+    (project / ".canon" / "articles").mkdir(parents=True)  # made by hand: no journal/, no .gitignore
+    r = run("canon", "journal", "x", cwd=project)
+    assert r.code == 0, r
+    assert r.err.splitlines() == ["created .canon/journal/, .canon/.gitignore"]
+    assert not (project / ".canon" / "schema.json").exists()  # optional: a store without one keeps none
+    assert run("canon", "write", "--json", "a", "--body", "B.", cwd=project).json()["created_store"] == []
+
+
+def test_a_new_mount_store_is_named_from_the_project_root(run, make_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = make_store(articles={"a": article("A.")})
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    doc = run("canon", "write", "--json", "lake:prices", "--body", "Prices.", "--mount", str(lake), cwd=root).json()
+    assert doc["created_store"] == [f"../lake/{p}" for p in INIT_PATHS]
+    assert (lake / ".canon" / "schema.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["write", ".", "--body", "x"],  # the empty address
+        ["write", "../elsewhere", "--body", "x"],  # outside the project
+        ["write", ".canon/journal/x", "--body", "x"],  # inside the store
+        ["write", "a", "--capsule", "No body."],  # a new article needs a body
+        ["write", "a", "--body", "x", "--scope", "wide"],
+        ["write", "nomount:a", "--body", "x"],
+        ["journal", ""],
+        ["journal", "x", "--slug", "!!!"],
+        ["journal", "x", "--subject", "../elsewhere"],
+        ["journal", "x", "--subject", "."],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_nothing_is_created_when_the_command_fails(run, project: Path, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
+    r = run("canon", *argv, cwd=project)
+    assert r.code in (1, 2), r
+    assert "error[" in r.err and "created" not in r.err, r
+    assert os.listdir(project) == []
