@@ -162,7 +162,10 @@ def run(args: RunArgs) -> int:
     if result["files"]:
         sys.stderr.write(render_files(result["files"], sys.stderr))
     if result["truncated"]:
-        note(f"pylon: {result['left_out']} more paths not listed (--limit)")
+        # The state before the command is a commit whose tree is the checkout as it was, so
+        # `changes --since` it lists the same paths for as long as the checkout stays as left.
+        note(f"pylon: {result['left_out']} more paths not listed (`pylon ws changes --since {result['before']} "
+             f"--limit {result['total']}` lists them all while the checkout stays as the command left it)")
     head = result["head"]
     if isinstance(head, dict) and head["changed"]:
         note(f"pylon: HEAD moved {str(head['before'])[:12]} -> {str(head['after'])[:12]}")

@@ -108,95 +108,147 @@ _MEMO_MAX = 1 << 20
 def _memo_key(checkout: Checkout, old: str, new: str) -> bytes:
     """Two trees are immutable, so their diff is a pure function of them and of what shapes git's
     diff outside them: attribute files and config (diff drivers, binary attributes)."""
-    return f"pylon-changes-2 {old} {new} {settings_sig(checkout, 'attributes', 'attributes')}\n".encode()
+    return f"pylon-changes-3 {old} {new} {settings_sig(checkout, 'attributes', 'attributes')}\n".encode()
 
 
-def _memo_read(checkout: Checkout, key: bytes) -> bytes | None:
+def _memo_read(checkout: Checkout, key: bytes) -> tuple[int, bytes] | None:
+    """(total, token stream) of a memoised listing of these two trees, or None."""
     try:
         with open(os.path.join(checkout.git_dir, "pylon", _MEMO), "rb") as fh:
-            data = fh.read(_MEMO_MAX + len(key) + 1)
+            data = fh.read(_MEMO_MAX + len(key) + 32)
     except OSError:
         return None
-    return data[len(key) :] if data.startswith(key) else None
+    if not data.startswith(key):
+        return None
+    total, _, stream = data[len(key) :].partition(b"\n")
+    return (int(total), stream) if total.isdigit() else None
 
 
-def _memo_write(checkout: Checkout, key: bytes, data: bytes) -> None:
+def _memo_write(checkout: Checkout, key: bytes, total: int, stream: bytes) -> None:
+    if len(stream) > _MEMO_MAX:
+        return
     try:
-        replace_unsynced(os.path.join(checkout.git_dir, "pylon", _MEMO), key + data)
+        replace_unsynced(os.path.join(checkout.git_dir, "pylon", _MEMO), key + b"%d\n" % total + stream)
     except OSError:
         pass  # a memo is only an optimisation
 
 
-def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[list[Entry], list[Entry]]:
-    """(all entries, the first `limit` with line counts) with one git process when it fits.
+class _Tokens:
+    """Parses a `diff-tree -z --raw --numstat` token stream: entries first, then numstat records."""
 
-    `--raw --numstat` prints every name first, then the counts; when the names outnumber the
-    limit the process is stopped before it diffs anything more, and only the shown entries are
-    counted (so a 50,000-path change costs a listing, not 50,000 diffs). A complete, small
-    result is memoised under the git dir: asking again about the same two trees starts no git.
-    """
-    entries: list[Entry] = []
-    numstat: list[bytes] = []
-    state: list[bytes | None] = [None]  # the raw line waiting for its path
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.raw: list[bytes] = []  # the raw tokens of the entries, to memoise a cut listing
+        self.numstat: list[bytes] = []
+        self.meta: bytes | None = None  # the raw record waiting for its path
 
-    def take(tokens: list[bytes]) -> None:
+    def take(self, tokens: list[bytes]) -> None:
         for token in tokens:
-            if state[0] is not None:
-                entries.append(_entry(state[0], token))
-                state[0] = None
+            if self.meta is not None:
+                self.entries.append(_entry(self.meta, token))
+                self.raw += [self.meta, token]
+                self.meta = None
             elif token.startswith(b":"):
-                state[0] = token
+                self.meta = token
             elif token:
-                numstat.append(token)
+                self.numstat.append(token)
 
+
+def count_changed(checkout: Checkout, old: str, new: str) -> int:
+    """How many paths differ between two trees: a names-only listing, only counted (no parsing)."""
+    return _finish_count(_start_count(checkout, old, new))
+
+
+def _start_count(checkout: Checkout, old: str, new: str) -> git.GitProcess:
+    args = ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new]
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
+
+
+def _finish_count(proc: git.GitProcess) -> int:
+    count = 0
+    while True:
+        data = proc.read_stdout()
+        if not data:
+            break
+        count += data.count(b"\0")  # `-z --name-only`: one NUL after each path, nothing else
+    code, err = proc.finish()
+    if code != 0:
+        raise git.failure(["diff-tree", "--name-only"], code, err, "git diff-tree")
+    return count
+
+
+def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, list[Entry]]:
+    """(the exact number of changed paths, the first `limit` entries with line counts).
+
+    `--raw --numstat` prints every name first, then the counts, but git computes every count
+    before it prints the first one and holds the tail of the names in its output buffer meanwhile.
+    So a listing that outnumbers the limit is stopped at limit+1 names (a 50,000-path change costs
+    a listing, not 50,000 diffs), and the exact total comes from a names-only listing of the same
+    two trees started alongside it, which only counts separators: by the time the first process
+    has limit+1 names, git has built the whole tree diff in both. The shown entries are then
+    counted by one more process restricted to their paths. A result is memoised under the git dir
+    (one slot): asking again about the same two trees starts no git.
+    """
     key = _memo_key(checkout, old, new)
     memo = _memo_read(checkout, key)
-    stopped = False
     if memo is not None:
-        take(memo.split(b"\0"))
-    else:
-        proc = git.GitProcess(
-            ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
-            cwd=checkout.root,
-            env=tree_env(checkout),
-        )
-        chunks: list[bytes] = []
-        size = 0
-        pending = b""
-        while True:
-            data = proc.read_stdout()
-            if not data:
-                break
-            if size <= _MEMO_MAX:
-                chunks.append(data)
-            size += len(data)
-            tokens = (pending + data).split(b"\0")
-            pending = tokens.pop()
-            take(tokens)
-            if not numstat and len(entries) > limit:
-                proc.kill()
-                stopped = True
-                break
-        code, err = proc.finish()
-        if code != 0 and not stopped:
-            raise git.failure(["diff-tree"], code, err, "git diff-tree")
-        if not stopped and size <= _MEMO_MAX:
-            _memo_write(checkout, key, b"".join(chunks))
-    shown = entries[:limit]
-    if stopped:
-        add_numstat(checkout, old, new, shown)
-    else:
-        _apply_numstat(numstat, {e.path: e for e in shown})
-    return entries, shown
+        total, stream = memo
+        parsed = _Tokens()
+        parsed.take(stream.split(b"\0"))
+        if len(parsed.entries) == total or limit <= len(parsed.entries):
+            shown = parsed.entries[:limit]
+            _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+            return total, shown
+    proc = git.GitProcess(
+        ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
+        cwd=checkout.root,
+        env=tree_env(checkout),
+    )
+    counter = _start_count(checkout, old, new)
+    parsed = _Tokens()
+    chunks: list[bytes] = []
+    size = 0
+    pending = b""
+    stopped = False
+    while True:
+        data = proc.read_stdout()
+        if not data:
+            break
+        if size <= _MEMO_MAX:
+            chunks.append(data)
+        size += len(data)
+        tokens = (pending + data).split(b"\0")
+        pending = tokens.pop()
+        parsed.take(tokens)
+        if not parsed.numstat and len(parsed.entries) > limit:
+            proc.kill()
+            stopped = True
+            break
+    code, err = proc.finish()
+    if code != 0 and not stopped:
+        counter.kill()
+        counter.finish()
+        raise git.failure(["diff-tree"], code, err, "git diff-tree")
+    if not stopped:
+        counter.kill()  # the complete listing is its own count
+        counter.finish()
+        shown = parsed.entries[:limit]
+        _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+        if size <= _MEMO_MAX:
+            _memo_write(checkout, key, len(parsed.entries), b"".join(chunks))
+        return len(parsed.entries), shown
+    shown = parsed.entries[:limit]
+    numstat = _start_numstat(checkout, old, new, shown)
+    total = _finish_count(counter)
+    records = git.finish_run(numstat)
+    _apply_numstat(records.split(b"\0"), {e.path: e for e in shown})
+    _memo_write(checkout, key, total, b"\0".join(parsed.raw[: 2 * limit]) + b"\0" + records)
+    return total, shown
 
 
-def add_numstat(checkout: Checkout, old: str, new: str, entries: list[Entry]) -> None:
-    """Fill additions/deletions/binary for `entries` (one git process, restricted to their paths)."""
-    if not entries:
-        return
+def _start_numstat(checkout: Checkout, old: str, new: str, entries: list[Entry]) -> git.GitProcess:
     args = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", old, new, "--", *[e.path for e in entries]]
-    out = git.run(args, cwd=checkout.root, env=tree_env(checkout))
-    _apply_numstat(out.split(b"\0"), {e.path: e for e in entries})
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
 
 
 def changes(checkout: Checkout, since: str | None = None, limit: int = 200) -> dict[str, object]:
@@ -208,15 +260,15 @@ def changes(checkout: Checkout, since: str | None = None, limit: int = 200) -> d
 def changes_between(
     checkout: Checkout, base: Since, tree: str, *, limit: int, source: str, notes: list[dict[str, str]]
 ) -> dict[str, object]:
-    entries, shown = listed(checkout, base.tree, tree, limit)
+    total, shown = listed(checkout, base.tree, tree, limit)
     return {
         "since": base.to_dict(),
         "worktree_tree": tree,
         "root": checkout.root,
         "files": [e.to_dict() for e in shown],
-        "total": len(entries),
-        "truncated": len(shown) < len(entries),
-        "left_out": len(entries) - len(shown),
+        "total": total,
+        "truncated": len(shown) < total,
+        "left_out": total - len(shown),
         "source": source,
         "notes": notes,
     }
