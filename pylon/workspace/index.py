@@ -29,20 +29,65 @@ def file_sig(path: str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def settings_sig(checkout: Checkout, info_file: str, user_file: str) -> list[object]:
-    """Signatures of the files outside the working tree that shape git's answers: `info/<info_file>`,
-    the per-user `git/<user_file>`, and every config file git reads."""
+def _config_paths(checkout: Checkout) -> list[str]:
+    """The config files git reads here (system, global, repository, worktree)."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        paths.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    return [*paths, os.path.join(checkout.common_dir, "config"), os.path.join(checkout.git_dir, "config.worktree")]
+
+
+_OUTSIDE = "outside-files"
+
+
+def configured_files(checkout: Checkout) -> dict[str, str]:
+    """`core.excludesFile` / `core.attributesFile` as git resolves them (`--path`: `~` expanded).
+
+    They can name any file, so their signatures belong in the settings signature. Asking git costs
+    a process, so the answer is kept in `<git-dir>/pylon/outside-files` next to the signatures of
+    the config files it came from, and asked again only when one of those changes.
+    """
+    config_sig = repr([file_sig(p) for p in _config_paths(checkout)])
+    cache = os.path.join(checkout.git_dir, "pylon", _OUTSIDE)
+    try:
+        with open(cache, encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().split("\n")
+        if lines[0] == config_sig:
+            return dict(line.split("\t", 1) for line in lines[1:] if "\t" in line)
+    except OSError:
+        pass
+    code, out, _ = git.run_full(
+        ["config", "-z", "--path", "--get-regexp", r"^core\.(excludesfile|attributesfile)$"], cwd=checkout.root
+    )
+    found: dict[str, str] = {}
+    for item in out.split(b"\0") if code == 0 else []:
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+        if key and value:
+            found[key.lower()] = os.path.join(checkout.root, value)  # a relative value is taken from the root
+    try:
+        text = config_sig + "\n" + "".join(f"{k}\t{v}\n" for k, v in found.items())
+        replace_unsynced(cache, text.encode("utf-8", "surrogateescape"))
+    except OSError:
+        pass  # only a cache
+    return found
+
+
+def settings_sig(checkout: Checkout, info_file: str, user_file: str) -> list[object]:
+    """Signatures of the files outside the working tree that shape git's answers: `info/<info_file>`,
+    the per-user `git/<user_file>` or the file config names instead (`core.excludesFile`,
+    `core.attributesFile`), and every config file git reads."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    key = "core.excludesfile" if user_file == "ignore" else "core.attributesfile"
     paths = [
         os.path.join(checkout.common_dir, "info", info_file),
         os.path.join(xdg, "git", user_file),
-        os.path.join(xdg, "git", "config"),
-        os.path.join(home, ".gitconfig"),
-        os.path.join(checkout.common_dir, "config"),
-        os.path.join(checkout.git_dir, "config.worktree"),
+        configured_files(checkout).get(key, ""),
+        *_config_paths(checkout),
     ]
-    return [file_sig(p) for p in paths]
+    return [file_sig(p) if p else None for p in paths]
 
 
 def excludes_sig(checkout: Checkout) -> list[object]:
