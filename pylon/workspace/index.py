@@ -191,8 +191,9 @@ def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
     raise git.failure(["write-tree"], code, err, "writing a tree of the checkout")
 
 
-def stage_worktree(checkout: Checkout, index: str) -> int:
-    """Make the private `index` match the working tree (like `git add -A`); returns paths staged.
+def stage_worktree(checkout: Checkout, index: str) -> tuple[int, list[str], list[str]]:
+    """Make the private `index` match the working tree (like `git add -A`): (paths staged, embedded
+    repositories newly staged as gitlinks, embedded repositories with no commit, left out).
 
     `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
     scan goes through `git status -unormal` on the private index, which does use it and keeps it
@@ -210,6 +211,8 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
         raise_capture_failure(code, err)
     paths: list[bytes] = []
     dirs: list[bytes] = []
+    embedded: list[bytes] = []
+    empty: list[bytes] = []  # repositories with no commit: git cannot record them, so they are left out
     records = out.split(b"\0")
     i = 0
     while i < len(records):
@@ -233,9 +236,15 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
             cwd=checkout.root,
             env={"GIT_INDEX_FILE": index, "GIT_LITERAL_PATHSPECS": "1"},
         )
-        paths.extend(p.rstrip(b"/") for p in listed.split(b"\0") if p)
+        for p in listed.split(b"\0"):
+            if p.endswith(b"/"):  # ls-files names a git repository inside the checkout with a slash
+                (embedded if has_commit(os.path.join(checkout.root, os.fsdecode(p))) else empty).append(p)
+            elif p:
+                paths.append(p)
+    paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
+    found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
     if not paths:
-        return 0
+        return 0, *found
     # Many new blobs (a big change) go into one pack instead of one loose file each: with a
     # threshold of 1 byte git streams every regular file that needs no filter into a single
     # pack per run (files that need conversion still take the normal path). About twice as fast
@@ -249,7 +258,56 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
     )
     if code != 0:
         raise_capture_failure(code, err)
-    return len(paths)
+    return len(paths), *found
+
+
+def has_commit(folder: str) -> bool:
+    """Does the git repository at `folder` have HEAD pointing at a commit? (`git add` refuses one
+    that has none.) Read from its files; git is asked only for layouts this does not know."""
+    dotgit = os.path.join(folder, ".git")
+    if os.path.isdir(dotgit):
+        try:
+            with open(os.path.join(dotgit, "HEAD"), "rb") as fh:
+                head = fh.read(512).strip()
+        except OSError:
+            return False
+        if not head.startswith(b"ref: "):
+            return len(head) in (40, 64)
+        ref = head[5:].decode("utf-8", "surrogateescape")
+        if os.path.isfile(os.path.join(dotgit, ref)):
+            return True
+        try:
+            with open(os.path.join(dotgit, "packed-refs"), "rb") as fh:
+                return any(line.endswith(b" " + ref.encode()) for line in fh.read().splitlines())
+        except OSError:
+            if not os.path.isdir(os.path.join(dotgit, "reftable")):
+                return False
+    code, _, _ = git.run_full(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=folder)
+    return code == 0
+
+
+def embedded_notes(embedded: list[str], empty: list[str]) -> list[dict[str, str]]:
+    notes = []
+    if embedded:
+        notes.append({
+            "kind": "embedded-repo",
+            "message": "git repositories inside the checkout without .gitmodules: " + _names([p + "/" for p in embedded])
+            + "; recorded as git add records them, a gitlink to their checked-out commit, so pylon cannot "
+            "see edits inside them (commit there, or make them submodules)",
+        })
+    if empty:
+        notes.append({
+            "kind": "embedded-repo-empty",
+            "message": "git repositories inside the checkout with no commit yet: " + _names(empty)
+            + "; git cannot record them (git add refuses), so they are left out of the state and pylon cannot "
+            "see inside them",
+        })
+    return notes
+
+
+def _names(paths: list[str]) -> str:
+    shown = ", ".join(os.fsencode(p).decode("utf-8", "backslashreplace") for p in paths[:10])
+    return shown + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
 
 
 def raise_capture_failure(code: int, err: bytes) -> None:

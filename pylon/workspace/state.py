@@ -39,6 +39,7 @@ from pylon.workspace.commits import (
 from pylon.workspace.index import (
     PrivateIndex,
     copy_index,
+    embedded_notes,
     excludes_sig,
     file_sig,
     read_json,
@@ -114,7 +115,12 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
                 index_tree, unmerged = EMPTY_TREE, False
             else:
                 index_tree, unmerged = write_tree(checkout, private.path)
-        stage_worktree(checkout, private.path)
+        _, embedded, empty = stage_worktree(checkout, private.path)
+        if reuse and meta:
+            # a kept private index already holds earlier embedded repositories as gitlinks, so
+            # status no longer names them: carry them over while they are still repositories
+            kept = [p for p in meta.get("embedded") or [] if os.path.exists(os.path.join(checkout.root, p, ".git"))]
+            embedded = sorted(set(embedded) | set(kept))
         worktree, _ = write_tree(checkout, private.path)
         if worktree is None:
             raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
@@ -126,7 +132,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         break
     head, head_tree = head_info(head_proc)
     branch, _detached = checkout.head_file()
-    notes = layout_notes(checkout, _parse_config(config_proc), index_unmerged=unmerged)
+    notes = layout_notes(checkout, _parse_config(config_proc), index_unmerged=unmerged) + embedded_notes(embedded, empty)
     now = int(time.time())
     state = State(
         commit=None,
@@ -148,6 +154,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         "head": head,
         "branch": branch,
         "notes": notes,
+        "embedded": embedded,
         "time": now,
     }
     index_commit = None
