@@ -23,6 +23,20 @@ def show_path(path: str) -> str:
     return path
 
 
+def emit(doc: dict[str, object]) -> None:
+    """A success document of a ws command, with bytes that are not UTF-8 encoded losslessly."""
+    from pylon.workspace.jsonbytes import safe
+
+    output.ok_json(safe(doc))  # type: ignore[arg-type]
+
+
+def emit_line(doc: dict[str, object]) -> None:
+    """One JSON line (`ws watch`), encoded the same way."""
+    from pylon.workspace.jsonbytes import safe
+
+    output.emit_json(safe(doc))
+
+
 def print_notes(notes: object) -> None:
     for item in notes if isinstance(notes, list) else []:
         output.err(f"note: {item['message']}")

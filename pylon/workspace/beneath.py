@@ -23,12 +23,13 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_C
 
 def refuse(path: str, reason: str, why: str) -> None:
     from pylon.errors import PylonError
+    from pylon.workspace.jsonbytes import safe
 
     raise PylonError(
         "path-refused",
         f"pylon ws cat refuses {path!r}: {why}.",
         "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'.",
-        details={"reason": reason, "path": path},
+        details=safe({"reason": reason, "path": path}),  # type: ignore[arg-type]
     )
 
 
