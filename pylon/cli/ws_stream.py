@@ -170,9 +170,11 @@ def run(args: RunArgs) -> int:
         # `changes --since` it lists the same paths for as long as the checkout stays as left.
         note(f"pylon: {result['left_out']} more paths not listed (`pylon ws changes --since {result['before']} "
              f"--limit {result['total']}` lists them all while the checkout stays as the command left it)")
-    head = result["head"]
+    head, branch = result["head"], result["branch"]
     if isinstance(head, dict) and head["changed"]:
-        note(f"pylon: HEAD moved {str(head['before'])[:12]} -> {str(head['after'])[:12]}")
+        note(f"pylon: HEAD moved {str(head['before'] or 'unborn')[:12]} -> {str(head['after'] or 'unborn')[:12]}")
+    if isinstance(branch, dict) and branch["changed"]:
+        note(f"pylon: branch {branch['before'] or '(detached)'} -> {branch['after'] or '(detached)'}")
     if result["index_changed"]:
         note("pylon: the staged index changed")
     return _int(result["exit_code"])

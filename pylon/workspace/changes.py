@@ -52,7 +52,7 @@ class Entry:
             "deletions": self.deletions,
             "binary": self.binary,
         }
-        if self.status == "mode" or (self.old_mode != self.new_mode and self.status == "modified"):
+        if self.old_mode != self.new_mode and self.status in ("mode", "modified", "type"):
             out["old_mode"], out["new_mode"] = self.old_mode, self.new_mode
         return out
 
