@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 
 from pylon.atomic import replace_unsynced
 from pylon.workspace import git
+from pylon.workspace.nested import filter_errors, has_commit
 from pylon.workspace.repo import Checkout
 
 # git status on the private index may use (and create) the untracked cache: it is ours.
-STATUS_CONFIG = ["-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal"]
+# The private index also holds files that are untracked in the real one, which git would hash
+# afresh every time; trusting less stat data for them than git trusts for tracked files would miss
+# a same-size edit with the mtime restored, so ctime and the full stat check are always on here.
+STATUS_CONFIG = [
+    "-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal",
+    "-c", "core.trustctime=true", "-c", "core.checkStat=default",
+]
 BULK_PATHS = 500
 
 
@@ -191,9 +199,40 @@ def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
     raise git.failure(["write-tree"], code, err, "writing a tree of the checkout")
 
 
-def stage_worktree(checkout: Checkout, index: str) -> tuple[int, list[str], list[str]]:
-    """Make the private `index` match the working tree (like `git add -A`): (paths staged, embedded
-    repositories newly staged as gitlinks, embedded repositories with no commit, left out).
+class Staged:
+    """What staging found besides the paths: embedded repositories and failed clean filters."""
+
+    __slots__ = ("paths", "window", "embedded", "empty", "filter_errors")
+
+    def __init__(self, paths: list[bytes], window: tuple[int, int], embedded: list[str], empty: list[str], errors: bytes) -> None:
+        self.paths = paths  # hashed by update-index in this capture
+        self.window = window  # the seconds during which their stat data was recorded
+        self.embedded = embedded  # repositories newly staged as gitlinks
+        self.empty = empty  # repositories with no commit: left out
+        self.filter_errors = filter_errors(errors)
+
+
+def at_risk(checkout: Checkout, recent: list[str], window: list[int]) -> list[bytes]:
+    """Paths staged by the last capture whose ctime still falls in the second it was recorded in.
+
+    git compares ctime and mtime in whole seconds, so a same-size edit made in the same second as
+    the capture that recorded a file, with its mtime put back, looks clean to the next status.
+    For files untracked in the real index git would hash them again anyway (`git add -A`), so
+    these few are hashed again too.
+    """
+    found = []
+    for rel in recent:
+        try:
+            ctime = int(os.stat(os.path.join(checkout.root, rel), follow_symlinks=False).st_ctime)
+        except OSError:
+            continue  # gone: status reports the deletion
+        if window[0] <= ctime <= window[1]:
+            found.append(os.fsencode(rel))
+    return found
+
+
+def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None = None) -> Staged:
+    """Make the private `index` match the working tree (like `git add -A`).
 
     `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
     scan goes through `git status -unormal` on the private index, which does use it and keeps it
@@ -202,6 +241,11 @@ def stage_worktree(checkout: Checkout, index: str) -> tuple[int, list[str], list
     real one.
     """
     env = {"GIT_INDEX_FILE": index, "GIT_OPTIONAL_LOCKS": "1"}  # the private index may be refreshed
+    started = int(time.time())
+    if recheck:
+        # update-index skips a file whose stat data matches: drop the entries so they are hashed
+        git.run(["update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root, env={"GIT_INDEX_FILE": index},
+                input=b"\0".join(recheck) + b"\0")
     code, out, err = git.run_full(
         [*STATUS_CONFIG, "status", "--porcelain=v2", "-z", "-unormal", "--no-renames", "--ignore-submodules=dirty"],
         cwd=checkout.root,
@@ -243,71 +287,24 @@ def stage_worktree(checkout: Checkout, index: str) -> tuple[int, list[str], list
                 paths.append(p)
     paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
     found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
+    if recheck:
+        paths = list(dict.fromkeys(paths + recheck))
     if not paths:
-        return 0, *found
+        return Staged([], (started, started), *found, err)
     # Many new blobs (a big change) go into one pack instead of one loose file each: with a
     # threshold of 1 byte git streams every regular file that needs no filter into a single
     # pack per run (files that need conversion still take the normal path). About twice as fast
     # for 50,000 files, and no 50,000 loose objects for gc to pack later.
     bulk = ["-c", "core.bigFileThreshold=1"] if len(paths) > BULK_PATHS else []
-    code, _, err = git.run_full(
+    code, _, add_err = git.run_full(
         [*STATUS_CONFIG, *bulk, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
         cwd=checkout.root,
         env={"GIT_INDEX_FILE": index},
         input=b"\0".join(paths) + b"\0",
     )
     if code != 0:
-        raise_capture_failure(code, err)
-    return len(paths), *found
-
-
-def has_commit(folder: str) -> bool:
-    """Does the git repository at `folder` have HEAD pointing at a commit? (`git add` refuses one
-    that has none.) Read from its files; git is asked only for layouts this does not know."""
-    dotgit = os.path.join(folder, ".git")
-    if os.path.isdir(dotgit):
-        try:
-            with open(os.path.join(dotgit, "HEAD"), "rb") as fh:
-                head = fh.read(512).strip()
-        except OSError:
-            return False
-        if not head.startswith(b"ref: "):
-            return len(head) in (40, 64)
-        ref = head[5:].decode("utf-8", "surrogateescape")
-        if os.path.isfile(os.path.join(dotgit, ref)):
-            return True
-        try:
-            with open(os.path.join(dotgit, "packed-refs"), "rb") as fh:
-                return any(line.endswith(b" " + ref.encode()) for line in fh.read().splitlines())
-        except OSError:
-            if not os.path.isdir(os.path.join(dotgit, "reftable")):
-                return False
-    code, _, _ = git.run_full(["rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=folder)
-    return code == 0
-
-
-def embedded_notes(embedded: list[str], empty: list[str]) -> list[dict[str, str]]:
-    notes = []
-    if embedded:
-        notes.append({
-            "kind": "embedded-repo",
-            "message": "git repositories inside the checkout without .gitmodules: " + _names([p + "/" for p in embedded])
-            + "; recorded as git add records them, a gitlink to their checked-out commit, so pylon cannot "
-            "see edits inside them (commit there, or make them submodules)",
-        })
-    if empty:
-        notes.append({
-            "kind": "embedded-repo-empty",
-            "message": "git repositories inside the checkout with no commit yet: " + _names(empty)
-            + "; git cannot record them (git add refuses), so they are left out of the state and pylon cannot "
-            "see inside them",
-        })
-    return notes
-
-
-def _names(paths: list[str]) -> str:
-    shown = ", ".join(os.fsencode(p).decode("utf-8", "backslashreplace") for p in paths[:10])
-    return shown + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+        raise_capture_failure(code, add_err)
+    return Staged(paths, (started, int(time.time())), *found, err + add_err)
 
 
 def raise_capture_failure(code: int, err: bytes) -> None:

@@ -100,3 +100,18 @@ def test_empty_nested_repository_captures_with_a_note(repo: Path) -> None:
     assert [f["path"] for f in doc["files"]] == ["top.txt"]
     note = [n["message"] for n in doc["notes"] if n["kind"] == "embedded-repo-empty"][0]
     assert "scratch/" in note and "nested/inner/" in note
+
+
+def test_a_failing_clean_filter_is_named(repo: Path) -> None:
+    git(repo, "config", "filter.broken.clean", "exit 3")  # not `required`: git stores the file raw
+    write_files(repo, {".gitattributes": "*.dat filter=broken\n"})
+    commit_all(repo, "attributes")
+    write_files(repo, {"x.dat": "raw payload\n"})
+    for _ in range(2):  # still named on the next capture, which would otherwise see a clean file
+        doc = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+        assert "filter-failed" in _kinds(doc), doc["notes"]
+        assert git(repo, "show", f"{doc['worktree_tree']}:x.dat") == "raw payload\n"  # what git add stores
+    text = pylon("ws", "changes", "--since", "HEAD", cwd=repo)
+    assert "external filter 'exit 3' failed" in text.err
+    git(repo, "config", "filter.broken.clean", "cat")  # fixed: the note goes away
+    assert "filter-failed" not in _kinds(pylon("ws", "changes", "--json", cwd=repo).json())
