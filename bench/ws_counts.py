@@ -21,8 +21,6 @@ import compileall
 import json
 import os
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -30,7 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import (  # noqa: E402
+    ROOT, WORK, Timing, record, start_watch, stop_watch, table, time_command, tool, verdict,
+)
 
 REPO = WORK / "ws-counts"
 STAGE = WORK / "ws-counts-stage"
@@ -77,20 +77,6 @@ def git_count() -> int:
     return len([r for r in sh("git", "status", "--porcelain", "-z", "-uall").split("\0") if r])
 
 
-def start_watch(pylon: str, *args: str) -> subprocess.Popen:
-    proc = subprocess.Popen([pylon, "ws", "watch", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    line = proc.stderr.readline().decode()
-    if "watching" not in line:
-        raise RuntimeError(f"watch did not start: {line}")
-    return proc
-
-
-def stop_watch(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
-
-
 def exact_changes(pylon: str, runs: int) -> int:
     os.rename(STAGE / "gen", REPO / "gen")
     try:
@@ -117,7 +103,7 @@ def exact_run(pylon: str, runs: int) -> int:
 
 
 def exact_watch(pylon: str, runs: int) -> int:
-    proc = start_watch(pylon, "--json", "--settle", "0.3")
+    proc = start_watch(pylon, REPO, "--json", "--settle", "0.3", stdout=subprocess.PIPE)
     assert proc.stdout is not None
     good = 0
     try:
@@ -146,7 +132,7 @@ def cut_cost(pylons: list[str], runs: int, rounds: int = 3) -> list[Timing]:
     try:
         for _ in range(rounds):
             for pylon, timing in zip(pylons, timings):
-                watcher = start_watch(pylon)
+                watcher = start_watch(pylon, REPO)
                 time.sleep(1.0)
                 try:
                     t = time_command(pylon, [pylon, "ws", "changes", "--json"], runs=runs, warmup=1, cwd=REPO,
