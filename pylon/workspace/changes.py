@@ -184,10 +184,11 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
     before it prints the first one and holds the tail of the names in its output buffer meanwhile.
     So a listing that outnumbers the limit is stopped at limit+1 names (a 50,000-path change costs
     a listing, not 50,000 diffs), and the exact total comes from a names-only listing of the same
-    two trees started alongside it, which only counts separators: by the time the first process
-    has limit+1 names, git has built the whole tree diff in both. The shown entries are then
-    counted by one more process restricted to their paths. A result is memoised under the git dir
-    (one slot): asking again about the same two trees starts no git.
+    two trees started alongside it, which only counts separators. The shown entries are then
+    counted by one more process restricted to their paths. When the last listing from the same
+    `old` tree was cut (an agent asking again about a big change), the first process is skipped:
+    see _cut_listing. A result is memoised under the git dir (one slot): asking again about the
+    same two trees starts no git.
     """
     key = _memo_key(checkout, old, new)
     memo = _memo_read(checkout, key)
@@ -199,6 +200,11 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
             shown = parsed.entries[:limit]
             _apply_numstat(parsed.numstat, {e.path: e for e in shown})
             return total, shown
+    if _hint_read(checkout, old) > limit:
+        total, shown, stream = _cut_listing(checkout, old, new, limit)
+        _memo_write(checkout, key, total, stream)
+        _hint_write(checkout, old, total)
+        return total, shown
     proc = git.GitProcess(
         ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
         cwd=checkout.root,
@@ -236,6 +242,7 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
         _apply_numstat(parsed.numstat, {e.path: e for e in shown})
         if size <= _MEMO_MAX:
             _memo_write(checkout, key, len(parsed.entries), b"".join(chunks))
+        _hint_write(checkout, old, len(parsed.entries))
         return len(parsed.entries), shown
     shown = parsed.entries[:limit]
     numstat = _start_numstat(checkout, old, new, shown)
@@ -243,7 +250,75 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
     records = git.finish_run(numstat)
     _apply_numstat(records.split(b"\0"), {e.path: e for e in shown})
     _memo_write(checkout, key, total, b"\0".join(parsed.raw[: 2 * limit]) + b"\0" + records)
+    _hint_write(checkout, old, total)
     return total, shown
+
+
+_HINT = "changes-hint"
+
+
+def _hint_read(checkout: Checkout, old: str) -> int:
+    """How many paths the last listing from `old` had (0 when it was from another tree)."""
+    try:
+        with open(os.path.join(checkout.git_dir, "pylon", _HINT), "rb") as fh:
+            tree, _, total = fh.read(128).decode("ascii", "replace").partition(" ")
+    except OSError:
+        return 0
+    return int(total) if tree == old and total.isdigit() else 0
+
+
+def _hint_write(checkout: Checkout, old: str, total: int) -> None:
+    if _hint_read(checkout, old) != total:
+        try:
+            replace_unsynced(os.path.join(checkout.git_dir, "pylon", _HINT), f"{old} {total}".encode())
+        except OSError:
+            pass  # only a hint
+
+
+def _cut_listing(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, list[Entry], bytes]:
+    """A listing expected to be cut, with one full tree diff: the names-only listing is both the
+    count and the first `limit` names, and as soon as it has limit+1 of them one `--raw --numstat`
+    restricted to those names runs alongside the rest of the count. Returns the memo stream too."""
+    counter = _start_count(checkout, old, new)
+    names: list[bytes] = []
+    total = 0
+    pending = b""
+    detail: git.GitProcess | None = None
+    while True:
+        data = counter.read_stdout()
+        if not data:
+            break
+        total += data.count(b"\0")
+        if detail is None:
+            tokens = (pending + data).split(b"\0")
+            pending = tokens.pop()
+            names += tokens[: limit + 1 - len(names)]
+            if len(names) > limit:
+                detail = _start_detail(checkout, old, new, names[:limit])
+    code, err = counter.finish()
+    if code != 0:
+        raise git.failure(["diff-tree", "--name-only"], code, err, "git diff-tree")
+    if detail is None:  # it fit after all: the whole listing, as the usual path would have run it
+        detail = _start_detail(checkout, old, new, None)
+    out = git.finish_run(detail)
+    parsed = _Tokens()
+    parsed.take(out.split(b"\0"))
+    # a literal pathspec `a` also matches `a/x` (a file replaced by a folder): keep the named ones
+    wanted = {n.decode("utf-8", "surrogateescape") for n in names[:limit]}
+    keep = [i for i, e in enumerate(parsed.entries) if e.path in wanted][:limit]
+    shown = [parsed.entries[i] for i in keep]
+    _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+    if len(keep) == len(parsed.entries):
+        return total, shown, out
+    raw = [token for i in keep for token in parsed.raw[2 * i : 2 * i + 2]]
+    return total, shown, b"\0".join(raw + parsed.numstat) + b"\0"
+
+
+def _start_detail(checkout: Checkout, old: str, new: str, names: list[bytes] | None) -> git.GitProcess:
+    args = ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new]
+    if names is not None:
+        args += ["--", *[n.decode("utf-8", "surrogateescape") for n in names]]
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
 
 
 def _start_numstat(checkout: Checkout, old: str, new: str, entries: list[Entry]) -> git.GitProcess:

@@ -242,10 +242,6 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
     """
     env = {"GIT_INDEX_FILE": index, "GIT_OPTIONAL_LOCKS": "1"}  # the private index may be refreshed
     started = int(time.time())
-    if recheck:
-        # update-index skips a file whose stat data matches: drop the entries so they are hashed
-        git.run(["update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root, env={"GIT_INDEX_FILE": index},
-                input=b"\0".join(recheck) + b"\0")
     code, out, err = git.run_full(
         [*STATUS_CONFIG, "status", "--porcelain=v2", "-z", "-unormal", "--no-renames", "--ignore-submodules=dirty"],
         cwd=checkout.root,
@@ -255,6 +251,7 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
         raise_capture_failure(code, err)
     paths: list[bytes] = []
     dirs: list[bytes] = []
+    drop = list(recheck or [])  # entries removed before staging (update-index skips stat-clean files)
     embedded: list[bytes] = []
     empty: list[bytes] = []  # repositories with no commit: git cannot record them, so they are left out
     records = out.split(b"\0")
@@ -265,7 +262,14 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
         kind = rec[:2]
         if kind == b"1 ":
             if rec[3:4] != b".":
-                paths.append(rec.split(b" ", 8)[8])
+                path = rec.split(b" ", 8)[8]
+                if rec[3:4] == b"D" and os.path.isdir(os.path.join(os.fsencode(checkout.root), path)):
+                    # a folder where a tracked file was: `status -unormal` does not list what is
+                    # inside it (`-uall` and `git add -A` do): drop the file's entry, expand the folder
+                    dirs.append(path + b"/")
+                    drop.append(path)
+                else:
+                    paths.append(path)
         elif kind == b"2 ":
             if rec[3:4] != b".":
                 paths.append(rec.split(b" ", 9)[9])
@@ -287,6 +291,9 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
                 paths.append(p)
     paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
     found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
+    if drop:
+        git.run(["update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root, env={"GIT_INDEX_FILE": index},
+                input=b"\0".join(drop) + b"\0")
     if recheck:
         paths = list(dict.fromkeys(paths + recheck))
     if not paths:

@@ -88,3 +88,31 @@ def test_watch_states_the_true_total(repo: Path) -> None:
     assert len(seen) == 1, batches
     assert (seen[0]["total"], seen[0]["total_since"], len(seen[0]["files"])) == (N_FILES, N_FILES, 200)
     assert seen[0]["truncated"] is True
+
+
+def test_asking_again_about_a_big_change_takes_the_cut_path_and_stays_exact(repo: Path) -> None:
+    _make_files(repo)
+    assert pylon("ws", "changes", "--json", cwd=repo).json()["total"] == N_FILES
+    (repo / "one-more.txt").write_text("x\n")  # a new tree: nothing memoised, the same base
+    doc = pylon("ws", "changes", "--json", cwd=repo).json()
+    assert (doc["total"], len(doc["files"])) == (N_FILES + 1, 200)
+    assert all(f["additions"] == 1 and f["status"] == "added" for f in doc["files"])
+    subprocess.run(["rm", "-r", *[f"gen/d{i:03d}" for i in range(2, 100)]], cwd=repo, check=True)
+    doc = pylon("ws", "changes", "--json", cwd=repo).json()  # expected a cut, but it fits now
+    assert (doc["total"], len(doc["files"]), doc["truncated"]) == (101, 101, False)
+    assert _git_count(repo) == 101
+
+
+def test_a_file_replaced_by_a_folder_at_the_cut(repo: Path) -> None:
+    git(repo, "rm", "-q", "README.md")
+    git(repo, "commit", "-q", "-m", "no readme")
+    (repo / "README.md").mkdir()
+    (repo / "README.md" / "x.txt").write_text("x\n")
+    (repo / "src" / "app.py").unlink()
+    (repo / "src" / "app.py").mkdir()
+    (repo / "src" / "app.py" / "inner.txt").write_text("i\n")
+    for _ in range(2):  # the second asks from the same base again: the cut path
+        doc = pylon("ws", "changes", "--since", "HEAD", "--limit", "2", "--json", cwd=repo).json()
+        assert doc.get("total") == 3, doc
+        assert [(f["path"], f["status"]) for f in doc["files"]] == [("README.md/x.txt", "added"), ("src/app.py", "deleted")]
+        (repo / "README.md" / "x.txt").write_text("x2\n")  # a new tree for the next round
