@@ -335,5 +335,5 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
     if os.path.isfile(store.schema_file):
         from pylon.canon.schema import check_article, load_schema
 
-        notes += [f"schema: {v.message}" for v in check_article(load_schema(store), view.doc)]
+        notes += [f"schema: {v.message}" for v in check_article(load_schema(store, use_cache=True), view.doc)]
     return notes

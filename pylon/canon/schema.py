@@ -98,8 +98,11 @@ def dump_default() -> str:
     return json.dumps(DEFAULT_SCHEMA, indent=2) + "\n"
 
 
-def load_schema(store: Store) -> Schema:
-    """The store's schema; a missing file is an empty schema, a broken one is reported, never raised."""
+def load_schema(store: Store, *, use_cache: bool = False) -> Schema:
+    """The store's schema; a missing file is an empty schema, a broken one is reported, never raised.
+
+    `use_cache` (for `canon read`) takes the decoded JSON from pylon.canon.schema_cache when the
+    file's bytes are unchanged, so a read of a store with a schema does not import json."""
     path = store.schema_file
     schema = Schema(path=path)
     try:
@@ -113,12 +116,19 @@ def load_schema(store: Store) -> Schema:
     except OSError as exc:
         schema.problems.append(SchemaProblem(0, f"schema.json cannot be read ({exc.strerror}); it is ignored"))
         return schema
-    # json (which imports re) is loaded only when a store has a schema to read.
+    # Decoded as "utf-8-sig" does, without loading that codec: one leading BOM is dropped.
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    if use_cache:
+        from pylon.canon import schema_cache
+
+        hit, data = schema_cache.cached(store, raw)
+        if hit:  # these bytes decoded without error before, so they decode again
+            return parse_schema(data, body.decode("utf-8"), schema)
+    # json (which imports re) is loaded only when a store has a schema to decode.
     import json
 
     try:
-        # Decoded as "utf-8-sig" does, without loading that codec: one leading BOM is dropped.
-        text = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8")
+        text = body.decode("utf-8")
         data = json.loads(text)
     except UnicodeDecodeError:
         schema.problems.append(SchemaProblem(0, "schema.json is not UTF-8 text; it is ignored"))
@@ -126,6 +136,8 @@ def load_schema(store: Store) -> Schema:
     except json.JSONDecodeError as exc:
         schema.problems.append(SchemaProblem(exc.lineno, f"schema.json is not valid JSON ({exc.msg}); it is ignored"))
         return schema
+    if use_cache:
+        schema_cache.remember(store, raw, data)
     return parse_schema(data, text, schema)
 
 
