@@ -13,8 +13,11 @@ from pylon.cli.edit_handlers import do_edit, do_read
 
 read_app = typer.Typer(**APP_SETTINGS)
 edit_app = typer.Typer(**APP_SETTINGS)
-Pair = tuple[str, str]
-no_pair: Any = (None, None)
+# A repeatable two-value option, one (LINES, TEXT) tuple per occurrence. typer 0.28 refuses
+# list[tuple[str, str]], so the annotation says `list[tuple]` and the click type is given the way
+# click documents for multi-value options, `type=(str, str)` (arity 2).
+Pairs = list[tuple]
+PAIR_TYPE: Any = (str, str)
 
 
 @read_app.command("read")
@@ -38,13 +41,17 @@ def edit_cmd(
     tag: Annotated[str | None, typer.Option("--tag", metavar="TAG", help="The tag, when PATH is given alone.")] = None,
     ops_file: Annotated[str | None, typer.Option("--ops-file", metavar="FILE",
                                                  help="Read operations from FILE (- for stdin).")] = None,
-    replace: Annotated[Pair, typer.Option("--replace", metavar="A[-B] TEXT",
-                                          help="Replace lines A-B with the one line TEXT.")] = no_pair,
-    delete: Annotated[str | None, typer.Option("--delete", metavar="A[-B]", help="Delete lines A-B.")] = None,
-    insert_after: Annotated[Pair, typer.Option("--insert-after", metavar="N TEXT",
-                                               help="Insert the one line TEXT after line N (0: at the top).")] = no_pair,
-    insert_before: Annotated[Pair, typer.Option("--insert-before", metavar="N TEXT",
-                                                help="Insert the one line TEXT before line N.")] = no_pair,
+    replace: Annotated[Pairs | None, typer.Option(
+        "--replace", click_type=PAIR_TYPE, metavar="A[-B] TEXT",
+        help="Replace lines A-B with the one line TEXT (repeatable).")] = None,
+    delete: Annotated[list[str] | None, typer.Option(
+        "--delete", metavar="A[-B]", help="Delete lines A-B (repeatable).")] = None,
+    insert_after: Annotated[Pairs | None, typer.Option(
+        "--insert-after", click_type=PAIR_TYPE, metavar="N TEXT",
+        help="Insert the one line TEXT after line N (0: at the top; repeatable).")] = None,
+    insert_before: Annotated[Pairs | None, typer.Option(
+        "--insert-before", click_type=PAIR_TYPE, metavar="N TEXT",
+        help="Insert the one line TEXT before line N (repeatable).")] = None,
     rebase: Annotated[bool, typer.Option("--rebase", help="If the file changed, apply where the untouched "
                                          "target lines are now.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate and print the diff; write nothing.")] = False,
@@ -59,7 +66,8 @@ def edit_cmd(
     """Apply whole-line operations to PATH#TAG (text or JSON form on stdin, or one-line flags).
 
     Text form: `replace A-B`, `delete A-B`, `insert after N`, `insert before N`, `final-newline yes|no`,
-    each followed by its new lines prefixed with `+`. Numbers refer to the tagged revision.
+    each followed by its new lines prefixed with `+`. Numbers refer to the tagged revision; repeated
+    one-line flags make one request too.
     Exit: 0 applied, 1 unknown/stale tag, 2 bad request, 3 suspicious, 4 cannot edit, 5 no change.
     """
     do_edit(target, tag, ops_file, replace, delete, insert_after, insert_before, rebase, dry_run, show,

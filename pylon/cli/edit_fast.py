@@ -5,14 +5,15 @@
 
 from __future__ import annotations
 
-from pylon.cli.fastpath import FLAG, INT, PAIR, STR
+from pylon.cli.fastpath import FLAG, INT, MULTI, MULTI_PAIR, STR
 
 SPECS: dict[str, tuple[dict[str, str], str]] = {
     "read": ({"--offset": INT, "--limit": INT, "--json": FLAG}, "one"),
     "edit": (
         {
-            "--tag": STR, "--ops-file": STR, "--replace": PAIR, "--delete": STR, "--insert-after": PAIR,
-            "--insert-before": PAIR, "--rebase": FLAG, "--dry-run": FLAG, "--show": FLAG,
+            # The one-line operation flags repeat: every occurrence is one operation of the request.
+            "--tag": STR, "--ops-file": STR, "--replace": MULTI_PAIR, "--delete": MULTI, "--insert-after": MULTI_PAIR,
+            "--insert-before": MULTI_PAIR, "--rebase": FLAG, "--dry-run": FLAG, "--show": FLAG,
             "--allow-echo": FLAG, "--allow-indent-mix": FLAG, "--json": FLAG,
         },
         "one",

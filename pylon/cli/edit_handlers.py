@@ -12,6 +12,8 @@ TYPE_CHECKING = False  # typing costs start-up time; annotations below are strin
 if TYPE_CHECKING:
     from typing import Any
 
+    Pairs = list[tuple[str, str]] | None  # every occurrence of a repeatable two-value flag
+
 
 # -- rendering ---------------------------------------------------------------------------------
 def _quote(path: str) -> str:
@@ -108,16 +110,16 @@ def _request(ops_file: str | None) -> bytes:
     return sys.stdin.buffer.read()
 
 
-def do_edit(target: str, tag: str | None, ops_file: str | None, replace: tuple | None, delete: str | None,
-            insert_after: tuple | None, insert_before: tuple | None, rebase: bool, dry_run: bool, show: bool,
+def do_edit(target: str, tag: str | None, ops_file: str | None, replace: Pairs, delete: list[str] | None,
+            insert_after: Pairs, insert_before: Pairs, rebase: bool, dry_run: bool, show: bool,
             allow_echo: bool, allow_indent_mix: bool, json_: bool) -> None:
     from pylon.cli.output import ok_json, warn
     from pylon.errors import Exit, UsageError
     from pylon.workspace.edits import edit, split_target
 
     path, norm = split_target(target, tag)
-    flags = [[p] if p and p[0] is not None else [] for p in (replace, insert_after, insert_before)]
-    flags.insert(1, [delete] if delete is not None else [])
+    # Every repeat of a flag is one more operation of the same one-snapshot request.
+    flags = [list(f or []) for f in (replace, delete, insert_after, insert_before)]
     if any(flags):
         if ops_file is not None:
             raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")

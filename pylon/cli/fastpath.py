@@ -19,8 +19,11 @@ TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# Option kinds. PAIR takes two values (`--replace N TEXT`).
+# Option kinds. PAIR takes two values (`--replace N TEXT`); MULTI and MULTI_PAIR may repeat and
+# collect every occurrence in a list (of strings, of pairs).
 FLAG, STR, INT, FLOAT, MULTI, PAIR = "flag", "str", "int", "float", "multi", "pair"
+MULTI_PAIR = "multi-pair"
+_LISTS = (MULTI, MULTI_PAIR)
 # Positional shapes: none, one, one? (zero or one), many (one or more), any, rest (a command line).
 SHAPES = ("none", "one", "one?", "many", "any", "rest")
 
@@ -66,11 +69,12 @@ def _convert(kind: str, raw: str) -> object:
 def parse_args(args: list[str], options: dict[str, str], shape: str) -> tuple[list[str], dict[str, object]] | None:
     """(positional words, option values) as click would read them, or None for anything unusual.
 
-    Values are pre-filled: flags False, MULTI [], others None. For shape `rest`, everything from the
-    first word (or after `--`) is the command line, and `values["--"]` says whether `--` was used.
+    Values are pre-filled: flags False, MULTI and MULTI_PAIR [], others None. For shape `rest`,
+    everything from the first word (or after `--`) is the command line, and `values["--"]` says
+    whether `--` was used.
     """
     values: dict[str, object] = {
-        name: False if kind == FLAG else [] if kind == MULTI else None for name, kind in options.items()
+        name: False if kind == FLAG else [] if kind in _LISTS else None for name, kind in options.items()
     }
     seen: set[str] = set()
     words: list[str] = []
@@ -89,14 +93,14 @@ def parse_args(args: list[str], options: dict[str, str], shape: str) -> tuple[li
         if arg.startswith("-") and arg != "-":
             name, eq, inline = arg.partition("=")
             kind = options.get(name)
-            if kind is None or (name in seen and kind != MULTI) or (eq and kind in (FLAG, PAIR)):
+            if kind is None or (name in seen and kind not in _LISTS) or (eq and kind in (FLAG, PAIR, MULTI_PAIR)):
                 return None
             seen.add(name)
             if kind == FLAG:
                 values[name] = True
                 i += 1
                 continue
-            count = 2 if kind == PAIR else 1
+            count = 2 if kind in (PAIR, MULTI_PAIR) else 1
             if eq:
                 raw = [inline]
                 i += 1
@@ -106,8 +110,8 @@ def parse_args(args: list[str], options: dict[str, str], shape: str) -> tuple[li
             else:
                 return None
             try:
-                if kind == MULTI:
-                    values[name].append(raw[0])  # type: ignore[union-attr]
+                if kind in _LISTS:
+                    values[name].append(tuple(raw) if kind == MULTI_PAIR else raw[0])  # type: ignore[union-attr]
                 else:
                     values[name] = tuple(raw) if kind == PAIR else _convert(kind, raw[0])
             except ValueError:

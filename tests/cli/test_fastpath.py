@@ -11,7 +11,7 @@ from importlib import import_module
 import pytest
 from typer.main import get_command
 
-from pylon.cli.fastpath import FLAG, MULTI, PAIR, parse_args, split_globals
+from pylon.cli.fastpath import FLAG, MULTI, MULTI_PAIR, PAIR, parse_args, split_globals
 
 PARTS = [
     ("pylon.cli.canon_fast", "pylon.cli.canon_cmds", "app"),
@@ -42,7 +42,7 @@ def declared(command) -> dict[str, str]:  # type: ignore[no-untyped-def]
             if param.is_flag:
                 kinds[opt] = FLAG
             elif param.multiple:
-                kinds[opt] = MULTI
+                kinds[opt] = MULTI_PAIR if param.nargs == 2 else MULTI
             elif param.nargs == 2:
                 kinds[opt] = PAIR
             else:
@@ -60,7 +60,7 @@ CASES = [
 @pytest.mark.parametrize(("fast", "cmds", "attr", "name"), CASES, ids=lambda x: str(x).rsplit(".", 1)[-1])
 def test_fast_specs_match_typer_declarations(fast: str, cmds: str, attr: str | None, name: str) -> None:
     options, _shape = import_module(fast).SPECS[name]
-    fast_kinds = {k: (v if v in (FLAG, MULTI, PAIR) else "value") for k, v in options.items()}
+    fast_kinds = {k: (v if v in (FLAG, MULTI, MULTI_PAIR, PAIR) else "value") for k, v in options.items()}
     assert fast_kinds == declared(typer_command(cmds, attr, name))
 
 
@@ -84,3 +84,13 @@ def test_plain_command_lines_parse_like_click() -> None:
     words, values = parse_args(["--json", "sh", "-c", "echo --json"], {"--json": FLAG}, "rest")  # type: ignore[misc]
     assert words == ["sh", "-c", "echo --json"] and values["--json"] is True
     assert split_globals(["-C", "a", "-Cb", "--color=never", "ws", "x"]) == (["a", "b"], "never", ["ws", "x"])
+
+
+def test_repeatable_pairs_collect_every_occurrence() -> None:
+    opts = {"--replace": MULTI_PAIR, "--delete": MULTI, "--tag": "str"}
+    words, values = parse_args(["f", "--replace", "2", "X", "--delete", "4", "--replace", "3", "Y", "--delete=9"],  # type: ignore[misc]
+                               opts, "one")
+    assert words == ["f"]
+    assert values == {"--replace": [("2", "X"), ("3", "Y")], "--delete": ["4", "9"], "--tag": None}
+    assert parse_args(["f", "--replace=2", "X"], opts, "one") is None  # click reads no `=` for two values
+    assert parse_args(["f", "--replace", "2"], opts, "one") is None
