@@ -83,7 +83,7 @@ def render_edit(res: "Any") -> str:
 
 # -- the commands (shared by both parsers) -------------------------------------------------------
 def do_read(path: str, offset: int, limit: int | None, json_: bool) -> None:
-    from pylon.workspace.edits import read
+    from pylon.workspace.edits.reading import read
 
     res = read(path, offset, limit)
     if json_:
@@ -115,7 +115,7 @@ def do_edit(target: str, tag: str | None, ops_file: str | None, replace: Pairs, 
             allow_echo: bool, allow_indent_mix: bool, json_: bool) -> None:
     from pylon.cli.output import ok_json, warn
     from pylon.errors import Exit, UsageError
-    from pylon.workspace.edits import edit, split_target
+    from pylon.workspace.edits.editing import edit, split_target
 
     path, norm = split_target(target, tag)
     # Every repeat of a flag is one more operation of the same one-snapshot request.
