@@ -25,13 +25,17 @@ def read_cmd(
     path: Annotated[str, typer.Argument(help="File to read (relative to the current folder).", show_default=False)],
     offset: Annotated[int, typer.Option("--offset", metavar="N", help="First line to show (1-based).")] = 1,
     limit: Annotated[int | None, typer.Option("--limit", metavar="N", help="Lines to show (at most 2000).")] = None,
+    grep: Annotated[str | None, typer.Option("--grep", metavar="PATTERN", help="Show only the lines matching "
+                                             "this Python regular expression (with --offset: from line N on).")] = None,
+    context: Annotated[int | None, typer.Option("--context", metavar="N", help="With --grep: N lines before and "
+                                                "after each match (0-50, default 0).")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Print PATH with absolute line numbers and a revision tag (at most 2000 lines / 50 KiB).
 
     Every line printed is recorded as seen for that tag; `pylon edit PATH#TAG` may then change it.
     """
-    do_read(path, offset, limit, json_)
+    do_read(path, offset, limit, json_, grep, context)
 
 
 @edit_app.command("edit")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pylon.cli.fastpath import FLAG, INT, MULTI, MULTI_PAIR, STR
 
 SPECS: dict[str, tuple[dict[str, str], str]] = {
-    "read": ({"--offset": INT, "--limit": INT, "--json": FLAG}, "one"),
+    "read": ({"--offset": INT, "--limit": INT, "--grep": STR, "--context": INT, "--json": FLAG}, "one"),
     "edit": (
         {
             # The one-line operation flags repeat: every occurrence is one operation of the request.
@@ -26,7 +26,7 @@ def dispatch(command: str, words: list[str], v: dict[str, object]) -> None:
 
     if command == "read":
         offset = 1 if v["--offset"] is None else v["--offset"]
-        edit_handlers.do_read(words[0], offset, v["--limit"], bool(v["--json"]))  # type: ignore[arg-type]
+        edit_handlers.do_read(words[0], offset, v["--limit"], bool(v["--json"]), v["--grep"], v["--context"])  # type: ignore[arg-type]
         return
     edit_handlers.do_edit(
         words[0], v["--tag"], v["--ops-file"], v["--replace"], v["--delete"], v["--insert-after"],  # type: ignore[arg-type]

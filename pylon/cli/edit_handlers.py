@@ -22,20 +22,51 @@ def _quote(path: str) -> str:
     return shlex.quote(path)
 
 
-def render_read(res: "Any") -> str:
-    from pylon.workspace.edits.window import numbered
+def _numbered(res: "Any") -> list[str]:
+    """Header, numbered lines (`[...]` where numbers jump, as between grep groups), file notes."""
+    from pylon.workspace.edits.window import SEPARATOR, numbered
 
     cut = dict(res.cut)
     out = [f"[{res.path}#{res.tag}]"]
     if res.total_lines == 0:
         out.append("[empty file]")
-    out += [numbered(n, text, cut.get(n, 0)) for n, text in res.lines]
+    prev = None
+    for n, text in res.lines:
+        if prev is not None and n != prev + 1:
+            out.append(SEPARATOR)
+        out.append(numbered(n, text, cut.get(n, 0)))
+        prev = n
     if res.notes:
         out.append("[file has: " + ", ".join(res.notes) + "]")
+    return out
+
+
+def render_read(res: "Any") -> str:
+    out = _numbered(res)
     if res.next_offset is not None:
         more = f" --limit {res.limit}" if res.limit else ""
         out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {_quote(res.path)} "
                    f"--offset {res.next_offset}{more}]")
+    return "\n".join(out) + "\n"
+
+
+def render_grep(res: "Any") -> str:
+    """Like render_read; the last line counts the matches and names the next command when cut."""
+    out = _numbered(res)
+    pattern = _quote(res.pattern)
+    if res.matches == 0:
+        out.append(f"[no line matches {pattern}]")
+        return "\n".join(out) + "\n"
+    count = "1 line matches" if res.matches == 1 else f"{res.matches} lines match"
+    if res.start <= 1 and res.next_offset is None:
+        out.append(f"[{count}]")
+        return "\n".join(out) + "\n"
+    where = f"lines {res.start}-{res.end}"
+    shown = f"shown: the {len(res.matched)} in {where}" if res.matched else f"none in {where}"
+    if res.next_offset is not None:
+        more = (f" --context {res.context}" if res.context else "") + (f" --limit {res.limit}" if res.limit else "")
+        shown += f"; next: pylon read {_quote(res.path)} --grep {pattern}{more} --offset {res.next_offset}"
+    out.append(f"[{count}; {shown}]")
     return "\n".join(out) + "\n"
 
 
@@ -82,16 +113,29 @@ def render_edit(res: "Any") -> str:
 
 
 # -- the commands (shared by both parsers) -------------------------------------------------------
-def do_read(path: str, offset: int, limit: int | None, json_: bool) -> None:
-    from pylon.workspace.edits.reading import read
+def do_read(path: str, offset: int, limit: int | None, json_: bool, grep: str | None = None,
+            context: int | None = None) -> None:
+    if grep is not None:
+        from pylon.workspace.edits.grep import grep as find
 
-    res = read(path, offset, limit)
+        res = find(path, grep, 0 if context is None else context, offset, limit)
+        render = render_grep
+    else:
+        if context is not None:
+            from pylon.errors import UsageError
+
+            raise UsageError("usage", "--context only applies with --grep.",
+                             f"pylon read {_quote(path)} --grep PATTERN --context {context}")
+        from pylon.workspace.edits.reading import read
+
+        res = read(path, offset, limit)
+        render = render_read
     if json_:
         from pylon.cli.output import ok_json
 
         ok_json(res.to_json())
     else:
-        sys.stdout.write(render_read(res))
+        sys.stdout.write(render(res))
 
 
 def _request(ops_file: str | None) -> bytes:
