@@ -53,7 +53,7 @@ COMMANDS = (
                       metavar="N", min=1),
                   Opt("--limit", INT, "Lines to show (at most 2000).", metavar="N", min=1),
                   Opt("--grep", STR, "Show only lines matching this Python regular expression.", metavar="PATTERN"),
-                  Opt("--context", INT, "With --grep: lines to show before and after each match.", default=0,
+                  Opt("--context", INT, "With --grep: lines to show before and after each match (default 0).",
                       metavar="N", min=0, max=50),
                   JSON),
             description="At most 2000 lines / 50 KiB per call. Every line printed is recorded as seen for the "
