@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, STR, Arg, Command, Group, Opt
 
-# Options of the root (`pylon ...` and `canon ...`), read before the first command word.
+# The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
+ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
 ROOT_OPTS = (
     Opt("-C", STR, "Run as if started in DIR (like git -C); repeatable.", metavar="DIR", repeat=True, dest="directory"),
     Opt("--color", STR, "Colour: auto (a terminal only), always or never.", default="auto", metavar="WHEN",

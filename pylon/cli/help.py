@@ -79,8 +79,7 @@ def _typer(prog: str, group: Group | None, expand: str | None) -> typer.Typer:
     `expand` (None: all of them) declared; other groups are listed with their summary only."""
     prefix = group.name if group is not None else ""
     root_opts = [_option(o) for o in registry.ROOT_OPTS] if group is None or prog == "canon" else []
-    top = group if group is not None else registry.Group(prog, "pylon: git-centric workspace and memory toolkit. "
-                                                         "Start with `pylon guide`.", "pylon guide")
+    top = group if group is not None else registry.ROOT
     app = typer.Typer(name=prog if group is None else top.words[-1], help=_doc(top), epilog=_epilog(top),
                       add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
                       context_settings=_SETTINGS, cls=_sorted_group())
