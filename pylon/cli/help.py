@@ -144,26 +144,6 @@ def _command_class(command: Command) -> Any:
     return Declared
 
 
-def click_command(prog: str, expand: str | None = None) -> Any:
-    """The click command tree (through typer) for `prog`: "pylon", or "canon" rooted at its group."""
-    from typer.main import get_command
-
-    root = registry.lookup("canon") if prog == "canon" else None
-    assert root is None or isinstance(root, Group)
-    return get_command(_typer(prog, root, expand))
-
-
-def _sorted_group() -> Any:
-    """A group that lists its commands and sub-groups together, by name."""
-    from typer.core import TyperGroup
-
-    class Sorted(TyperGroup):
-        def list_commands(self, ctx: Any) -> list[str]:
-            return sorted(super().list_commands(ctx))
-
-    return Sorted
-
-
 def show_help(prog: str, target: Command | Group | None, bare: bool = False) -> int:
     """Print the help of `target` (None: the root); exit status 2 for a bare group, like a usage error."""
     words = target.words if target is not None else []
