@@ -184,8 +184,9 @@ def read_all(read, path: str) -> str:  # type: ignore[no-untyped-def]
 
 def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) -> Stats:
     from pylon.errors import PylonError
-    from pylon.workspace.edits import edit, read
+    from pylon.workspace.edits.editing import edit
     from pylon.workspace.edits.lines import check_text
+    from pylon.workspace.edits.reading import read
 
     env = git_env()
     stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo.name)

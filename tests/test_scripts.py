@@ -20,6 +20,11 @@ def test_demo_runs_all_three_parts() -> None:
         "error[stale-revision]",  # an old tag is refused
         "modified +1 -0           src/core/config.py",  # ws changes
         "added    +1 -0           src/new.txt",  # ws run report
+        "created .canon/, .canon/articles/",  # the first write makes the store
+        "[2 lines match]",  # read --grep
+        "error[usage]: --limit was given twice",  # one parser, no last-wins
+        "pylon: since start (baseline, ",  # what changes/diff compare against
+        "Usage: pylon ws changes [OPTIONS]",  # help from the registry
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr

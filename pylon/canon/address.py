@@ -7,25 +7,62 @@ mount `lake`. Resolution tries the exact address, then each ancestor; the first 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from pylon.canon.store import CANON_DIR, Project, Store
 from pylon.errors import PylonError
 
-_MOUNT_PREFIX = re.compile(r"^([A-Za-z0-9._-]+):(.*)$")
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# A mount prefix `name:` is made of these (the regex `[A-Za-z0-9._-]+`, checked without re).
+_MOUNT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
-@dataclass(frozen=True, order=True)
 class Address:
-    """A canonical address: an optional mount name and a `/`-separated path ('' is the root)."""
+    """A canonical address: an optional mount name and a `/`-separated path ('' is the root).
+    Immutable by convention; compares, orders and hashes as the tuple (mount, path)."""
 
-    mount: str | None
-    path: str
+    __slots__ = ("mount", "path")
+
+    def __init__(self, mount: str | None, path: str) -> None:
+        self.mount = mount
+        self.path = path
 
     def __str__(self) -> str:
         return f"{self.mount}:{self.path}" if self.mount else self.path
+
+    def __repr__(self) -> str:
+        return f"Address(mount={self.mount!r}, path={self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Address:
+            return NotImplemented
+        return self.mount == other.mount and self.path == other.path  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.mount, self.path))
+
+    def _key(self, other: object) -> tuple[tuple[str | None, str], tuple[str | None, str]] | None:
+        if other.__class__ is not Address:
+            return None
+        return (self.mount, self.path), (other.mount, other.path)  # type: ignore[attr-defined]
+
+    def __lt__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] < keys[1]
+
+    def __le__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] <= keys[1]
+
+    def __gt__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] > keys[1]
+
+    def __ge__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] >= keys[1]
 
     @property
     def parent(self) -> Address | None:
@@ -44,11 +81,32 @@ class Address:
         return out
 
 
-@dataclass
 class Resolution:
-    requested: Address
-    governing: Address | None
-    tried: list[Address] = field(default_factory=list)
+    """The outcome of `resolve`: the address asked for, the article governing it (None when no
+    article does) and every address tried on the way."""
+
+    __slots__ = ("requested", "governing", "tried")
+
+    def __init__(self, requested: Address, governing: Address | None, tried: list[Address] | None = None) -> None:
+        self.requested = requested
+        self.governing = governing
+        self.tried: list[Address] = [] if tried is None else tried
+
+
+def split_mount(text: str) -> tuple[str, str] | None:
+    """(mount, rest) when `text` starts with a mount prefix `name:` (the regex
+    `^([A-Za-z0-9._-]+):(.*)$`: no line break in the rest), else None."""
+    name, colon, rest = text.partition(":")
+    if not colon or not name or "\n" in rest or not _MOUNT_CHARS.issuperset(name):
+        return None
+    return name, rest
+
+
+def on_disk(cwd: str, text: str) -> str:
+    """`text` against `cwd` as `Path(cwd) / text` names it: `.` segments, doubled and trailing
+    slashes dropped (`lexists("file/")` is False, `(Path(cwd) / "file/").exists()` is not)."""
+    parts = [seg for seg in text.split("/") if seg not in ("", ".")]
+    return os.path.join("/" if text.startswith("/") else cwd, *parts)
 
 
 def drop_extension(segment: str) -> str:
@@ -105,8 +163,7 @@ def _relative_address(rel_parts: list[str], is_dir: bool) -> str:
     return "/".join(rel_parts)
 
 
-def _within(path: str, root: Path) -> list[str] | None:
-    root_s = str(root)
+def _within(path: str, root_s: str) -> list[str] | None:
     if path == root_s:
         return []
     if path.startswith(root_s.rstrip(os.sep) + os.sep):
@@ -117,27 +174,28 @@ def _within(path: str, root: Path) -> list[str] | None:
 def to_address(arg: str, project: Project) -> Address:
     """Turn a command-line argument (a path relative to the cwd, or an address) into an Address."""
     text = arg.strip().replace("\\", "/")
-    match = _MOUNT_PREFIX.match(text)
-    if match and not os.path.lexists(project.cwd / text):
-        name, rest = match.groups()
+    cwd = project.cwd_dir
+    mount = split_mount(text)
+    if mount and not os.path.lexists(on_disk(cwd, text)):
+        name, rest = mount
         project.store_for(name)  # raises unknown-mount
         return Address(name, normalize_address(rest))
     # An existing article's canonical address that names nothing on disk is used as is, so
     # `src/core/config.test` reads its own article, not its parent's.
-    if text and not os.path.lexists(project.cwd / text):
+    if text and not os.path.lexists(on_disk(cwd, text)):
         try:
             candidate = normalize_address(text)
         except PylonError:
             candidate = ""
         if candidate and project.store.has_article(candidate):
             return Address(None, candidate)
-    full = os.path.normpath(os.path.join(str(project.cwd), text)) if text else str(project.cwd)
+    full = os.path.normpath(os.path.join(cwd, text)) if text else cwd
     is_dir = os.path.isdir(full)
-    rel = _within(full, project.root)
+    rel = _within(full, project.root_dir)
     if rel is not None:
         # A path inside a mount that lives within the project still routes to the mount.
         for name, mount in project.mounts.items():
-            inner = _within(full, mount.root)
+            inner = _within(full, mount.root_dir)
             if inner is not None:
                 return Address(name, _relative_address(inner, is_dir))
         if rel[:1] == [CANON_DIR] and len(rel) > 2 and rel[1] == "articles":
@@ -145,7 +203,7 @@ def to_address(arg: str, project: Project) -> Address:
             return Address(None, _relative_address(rel[2:], False))
         return Address(None, _relative_address(rel, is_dir))
     for name, mount in project.mounts.items():
-        inner = _within(full, mount.root)
+        inner = _within(full, mount.root_dir)
         if inner is not None:
             return Address(name, _relative_address(inner, is_dir))
     raise outside(arg)

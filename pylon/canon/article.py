@@ -7,58 +7,80 @@ keys are set (pylon.canon.frontmatter). A write that changes nothing leaves the 
 from __future__ import annotations
 
 import os
-import shlex
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
 from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
-from pylon.canon.store import Project, Store
+from pylon.canon.store import Project, Store, as_path
 from pylon.errors import PylonError, UsageError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pylon.canon.advice import Advice
 
 SCOPES = ("rule", "asset")
 
 
-@dataclass
 class ArticleView:
     """What `canon read` shows: the governing article and what it knows about the journal."""
 
-    address: Address  # the governing article
-    requested: Address
-    path: Path
-    doc: Document
-    journal: list[str] = field(default_factory=list)
-    journal_total: int = 0
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("address", "requested", "file", "doc", "journal", "journal_total", "notes")
+
+    def __init__(self, address: Address, requested: Address, file: str, doc: Document) -> None:
+        self.address = address  # the governing article
+        self.requested = requested
+        self.file = file  # the article's file, a plain string (pathlib is not on the read path)
+        self.doc = doc
+        self.journal: list[str] = []
+        self.journal_total = 0
+        self.notes: list[str] = []
+
+    @property
+    def path(self) -> Path:
+        return as_path(self.file)
 
 
-@dataclass
 class WriteResult:
-    address: Address
-    path: Path
-    created: bool
-    changed: bool
-    updated: str | None
-    stripped_front_matter: bool = False
-    doc: Document | None = None
-    old_doc: Document | None = None
-    # Store files and folders this write created (relative to the project root, as `canon init`
-    # prints them); empty when the store was already complete.
-    created_store: list[str] = field(default_factory=list)
+    """What `canon write` did to one article."""
+
+    __slots__ = ("address", "path", "created", "changed", "updated", "stripped_front_matter", "doc", "old_doc",
+                 "created_store")
+
+    def __init__(
+        self, address: Address, path: Path, created: bool, changed: bool, updated: str | None,
+        stripped_front_matter: bool = False, doc: Document | None = None, old_doc: Document | None = None,
+    ) -> None:
+        self.address = address
+        self.path = path
+        self.created = created
+        self.changed = changed
+        self.updated = updated
+        self.stripped_front_matter = stripped_front_matter
+        self.doc = doc
+        self.old_doc = old_doc
+        # Store files and folders this write created (relative to the project root, as `canon init`
+        # prints them); empty when the store was already complete.
+        self.created_store: list[str] = []
+
+
+def shell_quoted(text: object) -> str:
+    """`text` quoted for a shell, as shlex.quote does; shlex (and the re it imports) is loaded
+    only for the messages that need it, never on a plain `canon read`."""
+    from shlex import quote
+
+    return quote(str(text))
 
 
 def write_hint(address: Address | str) -> str:
-    return f'canon write {shlex.quote(str(address))} --capsule "..." --body "..."'
+    return f'canon write {shell_quoted(address)} --capsule "..." --body "..."'
 
 
-def load_text(path: Path, address: Address | str) -> str:
+def load_text(path: str | Path, address: Address | str) -> str:
     """An article file's text; refuses folders and invalid UTF-8 with their own codes."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except IsADirectoryError:
         raise is_directory(path) from None
     except PermissionError:
@@ -73,7 +95,7 @@ def load_text(path: Path, address: Address | str) -> str:
         ) from None
 
 
-def is_directory(path: Path) -> PylonError:
+def is_directory(path: str | Path) -> PylonError:
     return PylonError(
         "is-directory",
         f"{path} is a folder where an article file belongs.",
@@ -85,7 +107,7 @@ def _check_folders(resolution: Resolution, project: Project) -> None:
     """A folder named like an article file (`x.md/`) is an error, not a silent skip."""
     store = project.store_for(resolution.requested.mount)
     for tried in resolution.tried:
-        candidate = store.article_path(tried.path)
+        candidate = store.article_file(tried.path)
         if tried == resolution.governing:
             return
         if os.path.isdir(candidate):
@@ -99,7 +121,7 @@ def read_article(project: Project, arg: str, *, journal_limit: int = 3) -> Artic
     _check_folders(resolution, project)
     if resolution.governing is None:
         store = project.store_for(requested.mount)
-        where = "" if store.exists() else f" (there is no store at {store.canon})"
+        where = "" if store.exists() else f" (there is no store at {store.canon_dir})"
         if not requested.path:
             raise PylonError(
                 "no-article",
@@ -113,11 +135,11 @@ def read_article(project: Project, arg: str, *, journal_limit: int = 3) -> Artic
             details={"requested": str(requested), "tried": [str(a) for a in resolution.tried]},
         )
     governing = resolution.governing
-    path = project.store_for(governing.mount).article_path(governing.path)
-    doc = parse(load_text(path, governing))
-    view = ArticleView(address=governing, requested=requested, path=path, doc=doc)
+    file = project.store_for(governing.mount).article_file(governing.path)
+    doc = parse(load_text(file, governing))
+    view = ArticleView(governing, requested, file, doc)
     for problem in doc.problems:
-        view.notes.append(f"front matter line {problem.line}: {problem.message} (canon lint {shlex.quote(str(governing))})")
+        view.notes.append(f"front matter line {problem.line}: {problem.message} (canon lint {shell_quoted(governing)})")
     from pylon.canon import journal_index
 
     hits = journal_index.newest(project.store, str(governing), journal_limit)
@@ -274,7 +296,7 @@ def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
         raise PylonError(
             "front-matter-invalid",
             f"{path}:{first.line}: {first.message}; the write was refused and nothing changed.",
-            f"Fix the front matter of {path} by hand (canon lint {shlex.quote(str(address))} shows every problem).",
+            f"Fix the front matter of {path} by hand (canon lint {shell_quoted(address)} shows every problem).",
             details={"problems": [{"line": p.line, "message": p.message} for p in problems]},
         )
 
@@ -304,14 +326,14 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
     store = project.store_for(view.address.mount)
     head, _, last = view.address.path.rpartition("/")
     if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
-        names = mapped_names(str(store.root / head))
+        names = mapped_names(os.path.join(store.root_dir, head))
         if names is not None and last not in names:
             notes.append(
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
-                f"delete it, or mark it scope: rule (canon write {shlex.quote(str(view.address))} --scope rule)"
+                f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"
             )
-    if os.path.isfile(store.schema_path):
+    if os.path.isfile(store.schema_file):
         from pylon.canon.schema import check_article, load_schema
 
-        notes += [f"schema: {v.message}" for v in check_article(load_schema(store), view.doc)]
+        notes += [f"schema: {v.message}" for v in check_article(load_schema(store, use_cache=True), view.doc)]
     return notes

@@ -8,30 +8,29 @@ owned keys (`capsule`, `updated`, `scope`) are ever replaced, inserted or remove
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 OWNED = ("capsule", "updated", "scope")
 _BOM = "\ufeff"
-_OWNED_LINE = re.compile(r"^(capsule|updated|scope):(?:[ \t]+(.*?))?[ \t]*$")
-_KEY_LINE = re.compile(r"^([^\s#:'\"-][^:]*?):(?:[ \t]|$)")
-_COMMENT = re.compile(r"[ \t]#")
 _SPECIAL_CHARS = set(":#[]{},&*!|>%@\\\"'`")
-# Plain scalars YAML 1.1 (PyYAML) would not read back as the same string.
-class _LazyPattern:
-    """A regex compiled on first use: reading articles never needs this one, and compiling it
-    costs ~2 ms of every `canon read`'s start-up."""
+_DIGITS = "0123456789"
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern, self.flags = pattern, flags
+
+class _LazyPattern:
+    """A regex compiled (and `re` imported) on first use: parsing articles needs no regex, and
+    importing re (with enum, functools and the compiler) costs ~6 ms of every `canon read`."""
+
+    def __init__(self, pattern: str, verbose: bool = False) -> None:
+        self.pattern, self.verbose = pattern, verbose
         self._compiled: re.Pattern[str] | None = None
 
     def match(self, text: str) -> re.Match[str] | None:
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            import re
+
+            self._compiled = re.compile(self.pattern, re.VERBOSE if self.verbose else 0)
         return self._compiled.match(text)
 
 
+# Plain scalars YAML 1.1 (PyYAML) would not read back as the same string.
 _YAML_TYPED = _LazyPattern(
     r"""^(?:
         y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
@@ -44,32 +43,46 @@ _YAML_TYPED = _LazyPattern(
       | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?
       | =
     )$""",
-    re.VERBOSE,
+    verbose=True,
 )
 
 
-@dataclass
 class Problem:
     """A front-matter defect; `line` is 1-based in the file."""
 
-    line: int
-    message: str
+    __slots__ = ("line", "message")
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return (self.line, self.message) == (other.line, other.message)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return f"Problem(line={self.line!r}, message={self.message!r})"
 
 
-@dataclass
 class Document:
     """An article split into its parts. `render()` of an unmodified Document gives back the input."""
 
-    bom: str = ""
-    open_fence: str = ""  # "---\n" (with its terminator) or "" when there is no front matter
-    fm_lines: list[str] = field(default_factory=list)  # raw lines between the fences, terminators kept
-    close_fence: str = ""
-    body: str = ""
-    owned: dict[str, str] = field(default_factory=dict)
-    # key -> (first index, end index) into fm_lines of the line(s) holding that key's value
-    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    newline: str = "\n"
+    __slots__ = ("bom", "open_fence", "fm_lines", "close_fence", "body", "owned", "spans", "problems", "newline")
+
+    def __init__(self) -> None:
+        self.bom = ""
+        self.open_fence = ""  # "---\n" (with its terminator) or "" when there is no front matter
+        self.fm_lines: list[str] = []  # raw lines between the fences, terminators kept
+        self.close_fence = ""
+        self.body = ""
+        self.owned: dict[str, str] = {}
+        # key -> (first index, end index) into fm_lines of the line(s) holding that key's value
+        self.spans: dict[str, tuple[int, int]] = {}
+        self.problems: list[Problem] = []
+        self.newline = "\n"
 
     @property
     def has_front_matter(self) -> bool:
@@ -148,6 +161,15 @@ def parse(text: str) -> Document:
     return doc
 
 
+def _owned_line(raw: str) -> tuple[str | None, str]:
+    """(key, value) of a line `capsule|updated|scope: value` (the regex
+    `^(capsule|updated|scope):(?:[ \t]+(.*?))?[ \t]*$`, without importing re); (None, "") else."""
+    key, colon, rest = raw.partition(":")
+    if not colon or key not in OWNED or rest[:1] not in ("", " ", "\t"):
+        return None, ""
+    return key, rest.strip(" \t")
+
+
 def _scan_owned(
     lines: list[str], first_line: int
 ) -> tuple[dict[str, str], dict[str, tuple[int, int]], list[Problem]]:
@@ -157,11 +179,10 @@ def _scan_owned(
     i = 0
     while i < len(lines):
         raw = lines[i].rstrip("\r\n")
-        match = _OWNED_LINE.match(raw)
-        if not match:
+        key, value = _owned_line(raw)
+        if key is None:
             i += 1
             continue
-        key, value = match.group(1), match.group(2) or ""
         # Continuation lines (indented) belong to this value: folded block or multi-line plain.
         end = i + 1
         while end < len(lines) and (lines[end][:1] in (" ", "\t") or not lines[end].strip()):
@@ -187,7 +208,7 @@ def decode_value(value: str, continuation: list[str] | None = None) -> str:
     """Read a plain, double-quoted, single-quoted or block (`>`/`|`) scalar as YAML would."""
     continuation = continuation or []
     value = value.strip()
-    if value[:1] in (">", "|") and re.fullmatch(r"[>|][+-]?[0-9]?", value):
+    if value[:1] in (">", "|") and _is_block_header(value):
         joiner = " " if value[0] == ">" else "\n"
         return joiner.join(line for line in continuation).strip()
     if value.startswith('"'):
@@ -199,10 +220,26 @@ def decode_value(value: str, continuation: list[str] | None = None) -> str:
             raise ValueError("single-quoted value is not closed")
         return whole[1:-1].replace("''", "'")
     plain = " ".join([value, *continuation]).strip() if continuation else value
-    comment = _COMMENT.search(plain) if "#" in plain else None
-    if comment:
-        plain = plain[: comment.start()].rstrip()
+    comment = _comment_start(plain) if "#" in plain else -1
+    if comment >= 0:
+        plain = plain[:comment].rstrip()
     return plain
+
+
+def _is_block_header(value: str) -> bool:
+    """`value` is a block scalar header (the regex `[>|][+-]?[0-9]?`, whole)."""
+    rest = value[1:]
+    if rest[:1] in ("+", "-") and rest:
+        rest = rest[1:]
+    if rest[:1] and rest[0] in _DIGITS:
+        rest = rest[1:]
+    return value[:1] in (">", "|") and not rest
+
+
+def _comment_start(text: str) -> int:
+    """Offset of the first ` #` or tab-`#` (where a plain scalar's comment starts), else -1."""
+    hits = [at for at in (text.find(" #"), text.find("\t#")) if at >= 0]
+    return min(hits) if hits else -1
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "/": "/", "0": "\0", " ": " ", "e": "\x1b"}
@@ -257,6 +294,8 @@ def quote(value: str) -> str:
 
 def format_value(key: str, value: str) -> str:
     """How an owned value is written: plain when safe; `updated` is a plain date by design."""
+    import re  # the write path only
+
     if key == "updated" and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
         return value
     return quote(value) if needs_quotes(value) else value
@@ -264,6 +303,8 @@ def format_value(key: str, value: str) -> str:
 
 def fold_capsule(capsule: str) -> str:
     """A capsule is one line: line breaks (with the blanks around them) fold to single spaces."""
+    import re  # the write path only
+
     return re.sub(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*", " ", capsule).strip()
 
 
@@ -294,18 +335,20 @@ def yaml_problems(doc: Document) -> list[Problem]:
 
 # ---- a front-matter block pasted into a body (agents paste whole files) --------------------------
 
-_PASTED_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_ .-]*:(?:[ \t].*)?$")
+_PASTED_KEY = _LazyPattern(r"^[A-Za-z_][A-Za-z0-9_ .-]*:(?:[ \t].*)?$")
 
 
-@dataclass
 class Pasted:
     """A front-matter block pasted at the top of a body (only blank lines before it).
     The fix keeps `body[end:]`."""
 
-    start: int  # offset of the opening fence
-    end: int  # past the closing fence and the blank lines after it
-    lines: list[str]  # the `key: value` lines inside (blank lines dropped), terminators stripped
-    line: int  # 0-based line of the opening fence within the body
+    __slots__ = ("start", "end", "lines", "line")
+
+    def __init__(self, start: int, end: int, lines: list[str], line: int) -> None:
+        self.start = start  # offset of the opening fence
+        self.end = end  # past the closing fence and the blank lines after it
+        self.lines = lines  # the `key: value` lines inside (blank lines dropped), terminators stripped
+        self.line = line  # 0-based line of the opening fence within the body
 
 
 def find_pasted(body: str) -> Pasted | None:

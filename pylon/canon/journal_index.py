@@ -22,23 +22,26 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
 
-from pylon.canon.store import Store
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from pylon.canon.store import Store
 
 SCHEMA_VERSION = 4
 CACHE_NAME = "journal.sqlite"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem timestamp granularity we expect
 
 
-@dataclass
 class JournalHits:
     """The newest entries about one subject (file names, newest first) and how many there are."""
 
-    names: list[str]
-    total: int
+    __slots__ = ("names", "total")
+
+    def __init__(self, names: list[str], total: int) -> None:
+        self.names = names
+        self.total = total
 
 
 def _is_entry_name(name: str) -> bool:
@@ -46,14 +49,14 @@ def _is_entry_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
-def _raw_listing(folder: Path) -> list[str]:
+def _raw_listing(folder: str) -> list[str]:
     try:
         return os.listdir(folder)
     except (FileNotFoundError, NotADirectoryError):
         return []
 
 
-def _listing(folder: Path) -> list[str]:
+def _listing(folder: str) -> list[str]:
     return [n for n in _raw_listing(folder) if _is_entry_name(n)]
 
 
@@ -61,14 +64,15 @@ def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported l
     """Open (creating if needed) the cache database; None when the cache folder is not writable."""
     import sqlite3
 
-    cache = store.cache
+    cache = store.cache_dir
     try:
-        if not cache.is_dir():
-            cache.mkdir(parents=True, exist_ok=True)
-        ignore = cache / ".gitignore"
+        if not os.path.isdir(cache):
+            os.makedirs(cache, exist_ok=True)
+        ignore = os.path.join(cache, ".gitignore")
         if not os.path.lexists(ignore):
-            ignore.write_text("# derived data, rebuilt automatically\n*\n", encoding="utf-8")
-        conn = sqlite3.connect(str(cache / CACHE_NAME), timeout=30, isolation_level=None)
+            with open(ignore, "w", encoding="utf-8") as fh:
+                fh.write("# derived data, rebuilt automatically\n*\n")
+        conn = sqlite3.connect(os.path.join(cache, CACHE_NAME), timeout=30, isolation_level=None)
     except (OSError, sqlite3.Error):
         return None
     try:
@@ -84,7 +88,7 @@ def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported l
         conn.close()
         _remove(store)
         try:
-            conn = sqlite3.connect(str(cache / CACHE_NAME), timeout=30, isolation_level=None)
+            conn = sqlite3.connect(os.path.join(cache, CACHE_NAME), timeout=30, isolation_level=None)
             _create_schema(conn)
         except (OSError, sqlite3.Error):
             return None
@@ -117,7 +121,7 @@ def _meta(conn) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
 
-def _freshness(conn, folder: Path, mtime_ns: int) -> str:  # type: ignore[no-untyped-def]
+def _freshness(conn, folder: str, mtime_ns: int) -> str:  # type: ignore[no-untyped-def]
     """`current`, `stale`, or `settled` (racy before, verified now and safe to mark current)."""
     meta = _meta(conn)
     if meta.get("mtime_ns") != mtime_ns:
@@ -135,15 +139,15 @@ def _freshness(conn, folder: Path, mtime_ns: int) -> str:  # type: ignore[no-unt
     return "current"
 
 
-def _index_entry(conn, folder: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+def _index_entry(conn, folder: str, name: str) -> None:  # type: ignore[no-untyped-def]
     from pylon.canon.journal import read_entry, sort_key
 
-    path = folder / name
+    path = os.path.join(folder, name)
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return
-    if not path.is_file():
+    if not os.path.isfile(path):
         return
     entry = read_entry(path)
     logged = sort_key(entry.logged, name)[0]
@@ -159,7 +163,7 @@ def _drop(conn, names: Iterable[str]) -> None:  # type: ignore[no-untyped-def]
         conn.execute("DELETE FROM subjects WHERE name = ?", (name,))
 
 
-def _heal(conn, folder: Path) -> None:  # type: ignore[no-untyped-def]
+def _heal(conn, folder: str) -> None:  # type: ignore[no-untyped-def]
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Record the mtime seen *before* listing: anything added after it changes the mtime again.
@@ -179,10 +183,9 @@ def _heal(conn, folder: Path) -> None:  # type: ignore[no-untyped-def]
         if not new and not gone:
             # Same names, yet the folder changed: an entry was replaced (editor save by rename).
             stamps = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT name, mtime_ns, size FROM entries")}
-            base = str(folder)
             for name in stamps:
                 try:
-                    st = os.stat(os.path.join(base, name))
+                    st = os.stat(os.path.join(folder, name))
                 except OSError:
                     continue
                 if (st.st_mtime_ns, st.st_size) != stamps[name]:
@@ -200,14 +203,14 @@ def _heal(conn, folder: Path) -> None:  # type: ignore[no-untyped-def]
         raise
 
 
-def _in_memory(folder: Path, subject: str, limit: int) -> JournalHits:
+def _in_memory(folder: str, subject: str, limit: int) -> JournalHits:
     """No writable cache: read every entry (slow, correct)."""
     from pylon.canon.journal import read_entry, sort_key
 
     hits = []
     for name in _listing(folder):
-        path = folder / name
-        if not path.is_file():
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
             continue
         entry = read_entry(path)
         if subject in entry.subjects:
@@ -218,7 +221,7 @@ def _in_memory(folder: Path, subject: str, limit: int) -> JournalHits:
 
 def newest(store: Store, subject: str, limit: int = 3) -> JournalHits:
     """The `limit` newest entries (by `logged`, then name) whose subjects include `subject`."""
-    folder = store.journal
+    folder = store.journal_dir
     try:
         mtime_ns = os.stat(folder).st_mtime_ns
     except OSError:
@@ -253,6 +256,6 @@ def newest(store: Store, subject: str, limit: int = 3) -> JournalHits:
 def _remove(store: Store) -> None:
     for suffix in ("", "-wal", "-shm"):
         try:
-            os.unlink(store.cache / (CACHE_NAME + suffix))
+            os.unlink(os.path.join(store.cache_dir, CACHE_NAME + suffix))
         except OSError:
             pass

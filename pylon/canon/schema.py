@@ -19,18 +19,16 @@ as `$schema`, `$comment`) are ignored. A broken file or an unknown key is report
 
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import dataclass, field
-from typing import Any
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
-from pylon.canon.frontmatter import Document
-from pylon.canon.store import Store
+    from pylon.canon.frontmatter import Document
+    from pylon.canon.store import Store
 
 FIELDS = ("capsule", "title", "body")
 _FIELD_KEYS = {"required": bool, "min_chars": int, "max_chars": int, "hint": str}
 _REFS_KEYS = {"required": bool, "min_count": int, "hint": str}
-_TITLE = re.compile(r"#[ \t]+(.*?)[ \t]*#*[ \t]*$")
 
 # What `canon init` writes: everything optional, bounds matching the lint thresholds.
 DEFAULT_SCHEMA: dict[str, Any] = {
@@ -45,56 +43,71 @@ DEFAULT_SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass
 class Rule:
     """The constraints on one field (or on `relations.refs`, where `minimum` is `min_count`)."""
 
-    required: bool = False
-    min_chars: int | None = None
-    max_chars: int | None = None
-    hint: str = ""
+    __slots__ = ("required", "min_chars", "max_chars", "hint")
+
+    def __init__(self, required: bool = False, min_chars: int | None = None, max_chars: int | None = None,
+                 hint: str = "") -> None:
+        self.required = required
+        self.min_chars = min_chars
+        self.max_chars = max_chars
+        self.hint = hint
 
 
-@dataclass
 class SchemaProblem:
     """Something wrong in schema.json; `line` is 1-based in the file (0 when unknown)."""
 
-    line: int
-    message: str
+    __slots__ = ("line", "message")
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
 
 
-@dataclass
 class Schema:
-    fields: dict[str, Rule] = field(default_factory=dict)
-    refs: Rule | None = None  # min_chars holds min_count
-    problems: list[SchemaProblem] = field(default_factory=list)
-    path: str = ""
+    __slots__ = ("fields", "refs", "problems", "path")
+
+    def __init__(self, path: str = "") -> None:
+        self.fields: dict[str, Rule] = {}
+        self.refs: Rule | None = None  # min_chars holds min_count
+        self.problems: list[SchemaProblem] = []
+        self.path = path
 
     @property
     def empty(self) -> bool:
         return not self.fields and self.refs is None
 
 
-@dataclass
 class Violation:
     """One article against one schema rule. `required` violations are errors, bounds warnings."""
 
-    field: str  # capsule | title | body | relations.refs
-    required: bool
-    message: str
-    line: int = 1  # 1-based line in the article file
+    __slots__ = ("field", "required", "message", "line")
+
+    def __init__(self, field: str, required: bool, message: str, line: int = 1) -> None:
+        self.field = field  # capsule | title | body | relations.refs
+        self.required = required
+        self.message = message
+        self.line = line  # 1-based line in the article file
 
 
 def dump_default() -> str:
+    import json
+
     return json.dumps(DEFAULT_SCHEMA, indent=2) + "\n"
 
 
-def load_schema(store: Store) -> Schema:
-    """The store's schema; a missing file is an empty schema, a broken one is reported, never raised."""
-    path = store.schema_path
-    schema = Schema(path=str(path))
+def load_schema(store: Store, *, use_cache: bool = False) -> Schema:
+    """The store's schema; a missing file is an empty schema, a broken one is reported, never raised.
+
+    `use_cache` (for `canon read`) takes the decoded JSON from pylon.canon.schema_cache when the
+    file's bytes are unchanged, so a read of a store with a schema does not import json."""
+    path = store.schema_file
+    schema = Schema(path=path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         return schema
     except IsADirectoryError:
@@ -103,8 +116,19 @@ def load_schema(store: Store) -> Schema:
     except OSError as exc:
         schema.problems.append(SchemaProblem(0, f"schema.json cannot be read ({exc.strerror}); it is ignored"))
         return schema
+    # Decoded as "utf-8-sig" does, without loading that codec: one leading BOM is dropped.
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    if use_cache:
+        from pylon.canon import schema_cache
+
+        hit, data = schema_cache.cached(store, raw)
+        if hit:  # these bytes decoded without error before, so they decode again
+            return parse_schema(data, body.decode("utf-8"), schema)
+    # json (which imports re) is loaded only when a store has a schema to decode.
+    import json
+
     try:
-        text = raw.decode("utf-8-sig")
+        text = body.decode("utf-8")
         data = json.loads(text)
     except UnicodeDecodeError:
         schema.problems.append(SchemaProblem(0, "schema.json is not UTF-8 text; it is ignored"))
@@ -112,6 +136,8 @@ def load_schema(store: Store) -> Schema:
     except json.JSONDecodeError as exc:
         schema.problems.append(SchemaProblem(exc.lineno, f"schema.json is not valid JSON ({exc.msg}); it is ignored"))
         return schema
+    if use_cache:
+        schema_cache.remember(store, raw, data)
     return parse_schema(data, text, schema)
 
 
@@ -194,8 +220,15 @@ def title_of(body: str) -> tuple[str | None, int]:
     index = body.count("\n", 0, len(body) - len(stripped))
     end = stripped.find("\n")
     line = (stripped if end < 0 else stripped[:end]).rstrip("\r")
-    match = _TITLE.match(line)
-    return (match.group(1), index) if match else (None, index)
+    return _heading_text(line), index
+
+
+def _heading_text(line: str) -> str | None:
+    """The text of a `# ` heading line, as the regex `#[ \t]+(.*?)[ \t]*#*[ \t]*$` (matched at the
+    start) captures it: closing #s and blanks dropped. None when `line` is no such heading."""
+    if line[:1] != "#" or line[1:2] not in (" ", "\t"):
+        return None
+    return line[1:].lstrip(" \t").rstrip(" \t").rstrip("#").rstrip(" \t")
 
 
 def field_values(doc: Document) -> dict[str, str]:
@@ -246,7 +279,9 @@ def check_article(schema: Schema, doc: Document, refs: int | None = None) -> lis
         if rule.max_chars is not None and len(value) > rule.max_chars:
             out.append(Violation(name, False, _hinted(
                 f"{name} has {len(value)} characters, over the schema maximum of {rule.max_chars}", rule), line))
-    if schema.refs is not None:
+    if schema.refs is not None and (schema.refs.required or schema.refs.min_chars is not None):
+        # Only a rule that can be broken costs the link scan (and the re it imports): the default
+        # schema's refs rule has neither `required` nor `min_count`.
         rule = schema.refs
         count = ref_count(doc) if refs is None else refs
         if rule.required and count == 0:

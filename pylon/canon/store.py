@@ -1,13 +1,21 @@
-"""Locating the project and its `.canon/` store, mounts, and the article files on disk."""
+"""Locating the project and its `.canon/` store, mounts, and the article files on disk.
+
+On the path of `canon read`, so it imports nothing beyond os: folders are plain strings
+(`root_dir`, `articles_dir`, ...). The pathlib.Path properties (`root`, `canon`, `articles`, ...)
+serve the write, lint and status paths and import pathlib only when first used (pathlib pulls in
+re, fnmatch and urllib.parse: ~10 ms of a start-up budget of ~30).
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from pylon.errors import PylonError, UsageError
+
+TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
 
 CANON_DIR = ".canon"
 # Folders at the top of articles/ that belong to tools (an Obsidian vault's settings and trash),
@@ -17,43 +25,85 @@ SKIP_DIRS = frozenset({".obsidian", ".trash", ".git"})
 FILE, FOLDER, OTHER = "file", "folder", "other"
 
 
-@dataclass(frozen=True)
+def as_path(path: str) -> Path:
+    """`path` as a pathlib.Path, importing pathlib only when a caller needs one."""
+    from pathlib import Path
+
+    return Path(path)
+
+
 class Store:
     """One `.canon/` folder. `root` is the folder whose assets it governs; `mount` is its mount
-    name (None for the project's own store)."""
+    name (None for the project's own store). Compares and hashes by (root, mount)."""
 
-    root: Path
-    mount: str | None = None
+    __slots__ = ("root_dir", "mount", "canon_dir", "articles_dir")
+
+    def __init__(self, root: str | os.PathLike[str], mount: str | None = None) -> None:
+        self.root_dir: str = os.fspath(root)
+        self.mount = mount
+        self.canon_dir = os.path.join(self.root_dir, CANON_DIR)
+        self.articles_dir = os.path.join(self.canon_dir, "articles")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Store):
+            return NotImplemented
+        return (self.root_dir, self.mount) == (other.root_dir, other.mount)
+
+    def __hash__(self) -> int:
+        return hash((self.root_dir, self.mount))
+
+    def __repr__(self) -> str:
+        return f"Store(root={self.root!r}, mount={self.mount!r})"
+
+    @property
+    def journal_dir(self) -> str:
+        return os.path.join(self.canon_dir, "journal")
+
+    @property
+    def cache_dir(self) -> str:
+        return os.path.join(self.canon_dir, ".cache")
+
+    @property
+    def schema_file(self) -> str:
+        return os.path.join(self.canon_dir, "schema.json")
+
+    def article_file(self, path: str) -> str:
+        """File of the article at in-store address `path` (no mount prefix)."""
+        return os.path.join(self.articles_dir, f"{path}.md")
+
+    # pathlib views of the same folders, for the write, lint and status paths.
+    @property
+    def root(self) -> Path:
+        return as_path(self.root_dir)
 
     @property
     def canon(self) -> Path:
-        return self.root / CANON_DIR
+        return as_path(self.canon_dir)
 
     @property
     def articles(self) -> Path:
-        return self.canon / "articles"
+        return as_path(self.articles_dir)
 
     @property
     def journal(self) -> Path:
-        return self.canon / "journal"
+        return as_path(self.journal_dir)
 
     @property
     def cache(self) -> Path:
-        return self.canon / ".cache"
+        return as_path(self.cache_dir)
 
     @property
     def schema_path(self) -> Path:
-        return self.canon / "schema.json"
-
-    def exists(self) -> bool:
-        return self.canon.is_dir()
+        return as_path(self.schema_file)
 
     def article_path(self, path: str) -> Path:
-        """File of the article at in-store address `path` (no mount prefix)."""
-        return self.articles / f"{path}.md"
+        return as_path(self.article_file(path))
+
+    def exists(self) -> bool:
+        return os.path.isdir(self.canon_dir)
 
     def has_article(self, path: str) -> bool:
-        return bool(path) and os.path.isfile(self.article_path(path))
+        return bool(path) and os.path.isfile(self.article_file(path))
 
     def iter_articles(self, prefix: str = "") -> Iterator[tuple[str, Path]]:
         """(in-store address, file) of every article, sorted by address, optionally under `prefix`
@@ -61,20 +111,30 @@ class Store:
         articles (see walk_articles) are left out."""
         for entry in walk_articles(self, prefix):
             if entry.is_article:
-                yield entry.address, Path(entry.path)
+                yield entry.address, as_path(entry.path)
 
 
-@dataclass
 class Project:
-    """The project store plus its mounts, as seen from `cwd`."""
+    """The project store plus its mounts, as seen from `cwd_dir`."""
 
-    store: Store
-    cwd: Path
-    mounts: dict[str, Store] = field(default_factory=dict)
+    __slots__ = ("store", "cwd_dir", "mounts")
+
+    def __init__(self, store: Store, cwd: str | os.PathLike[str], mounts: dict[str, Store] | None = None) -> None:
+        self.store = store
+        self.cwd_dir: str = os.fspath(cwd)
+        self.mounts: dict[str, Store] = {} if mounts is None else mounts
+
+    @property
+    def cwd(self) -> Path:
+        return as_path(self.cwd_dir)
 
     @property
     def root(self) -> Path:
         return self.store.root
+
+    @property
+    def root_dir(self) -> str:
+        return self.store.root_dir
 
     def store_for(self, mount: str | None) -> Store:
         if mount is None:
@@ -90,20 +150,32 @@ class Project:
             ) from None
 
 
-def find_root(cwd: Path) -> Path:
+def _ancestors(folder: str) -> list[str]:
+    """`folder` and each folder above it, like (Path(folder), *Path(folder).parents)."""
+    out = [folder]
+    while True:
+        parent = os.path.dirname(folder) or "."  # Path("a").parents ends at Path(".")
+        if parent == folder:
+            return out
+        out.append(parent)
+        folder = parent
+
+
+def find_root(cwd: str | os.PathLike[str]) -> str:
     """First ancestor holding `.canon/`; else the git top-level; else `cwd` itself."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / CANON_DIR).is_dir():
+    chain = _ancestors(os.fspath(cwd))
+    for folder in chain:
+        if os.path.isdir(os.path.join(folder, CANON_DIR)):
             return folder
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
+    for folder in chain:
+        if os.path.exists(os.path.join(folder, ".git")):
             return folder
-    return cwd
+    return chain[0]
 
 
 def read_config(store: Store) -> dict[str, object]:
-    path = store.canon / "config.toml"
-    if not path.is_file():
+    path = os.path.join(store.canon_dir, "config.toml")
+    if not os.path.isfile(path):
         return {}
     import tomllib
 
@@ -119,41 +191,43 @@ def read_config(store: Store) -> dict[str, object]:
 
 
 def open_project(
-    cwd: Path | None = None, root: str | os.PathLike[str] | None = None, mounts: list[str] | None = None
+    cwd: str | os.PathLike[str] | None = None, root: str | os.PathLike[str] | None = None,
+    mounts: list[str] | None = None,
 ) -> Project:
     """The project seen from `cwd` (default: the current directory), with configured and extra mounts."""
-    here = Path(os.getcwd()) if cwd is None else cwd
+    here = os.getcwd() if cwd is None else os.fspath(cwd)
     if root is not None:
-        given = Path(os.path.abspath(here / root))
-        base = given.parent if given.name == CANON_DIR else given
-        if not base.is_dir():
+        given = os.path.abspath(os.path.join(here, root))
+        base = os.path.dirname(given) if os.path.basename(given) == CANON_DIR else given
+        if not os.path.isdir(base):
             raise UsageError("bad-root", f"--root {root!s} is not a folder.", "Pass the folder that holds .canon/.")
     else:
         base = find_root(here)
-    project = Project(store=Store(base), cwd=here)
+    project = Project(Store(base), here)
     config = read_config(project.store)
     configured = config.get("mounts", [])
     if not isinstance(configured, list) or not all(isinstance(m, str) for m in configured):
         raise UsageError(
             "bad-config",
-            f"mounts in {project.store.canon / 'config.toml'} must be a list of folder paths.",
+            f"mounts in {os.path.join(project.store.canon_dir, 'config.toml')} must be a list of folder paths.",
             'Write it as: mounts = ["../data/lake"]',
         )
-    entries = [(base / m, "config") for m in configured] + [(here / m, "--mount") for m in mounts or []]
+    entries = [(os.path.join(base, m), "config") for m in configured]
+    entries += [(os.path.join(here, m), "--mount") for m in mounts or []]
     for folder, origin in entries:
-        folder = Path(os.path.normpath(os.path.abspath(folder)))
-        if not folder.is_dir():
+        folder = os.path.normpath(os.path.abspath(folder))
+        if not os.path.isdir(folder):
             raise UsageError(
                 "bad-mount",
-                f"Mount {str(folder)!r} (from {origin}) is not a folder.",
+                f"Mount {folder!r} (from {origin}) is not a folder.",
                 "Fix the path in .canon/config.toml or --mount.",
             )
-        name = folder.name
+        name = os.path.basename(folder)
         existing = project.mounts.get(name)
-        if existing is not None and existing.root != folder:
+        if existing is not None and existing.root_dir != folder:
             raise UsageError(
                 "mount-conflict",
-                f"Two mounts share the name {name!r}: {existing.root} and {folder}.",
+                f"Two mounts share the name {name!r}: {existing.root_dir} and {folder}.",
                 "Mount only one of them; mount names are folder basenames and must be unique.",
             )
         project.mounts[name] = Store(folder, mount=name)
@@ -163,16 +237,30 @@ def open_project(
 # ---- the article walker ---------------------------------------------------------------------
 
 
-@dataclass(slots=True)  # not frozen: a frozen init costs a tenth of a 20,000-article walk
 class ArticleFile:
-    """One entry of articles/ named like an article file: `<name>.md` with a non-empty name."""
+    """One entry of articles/ named like an article file: `<name>.md` with a non-empty name.
 
-    address: str  # in-store address
-    path: str  # a plain string: 20,000 Path objects cost more than the rest of a lint
-    # FILE: an article (a regular file, or a link to one). FOLDER (a folder, or a link to one)
-    # and OTHER (a broken link, a FIFO, a socket, a device) are only named like articles: lint
-    # reports them as unreadable, and nothing opens them (reading a FIFO would hang).
-    kind: str = FILE
+    Slotted with a plain __init__: a 20,000-article walk builds 20,000 of them."""
+
+    __slots__ = ("address", "path", "kind")
+
+    def __init__(self, address: str, path: str, kind: str = FILE) -> None:
+        self.address = address  # in-store address
+        self.path = path  # a plain string: 20,000 Path objects cost more than the rest of a lint
+        # FILE: an article (a regular file, or a link to one). FOLDER (a folder, or a link to one)
+        # and OTHER (a broken link, a FIFO, a socket, a device) are only named like articles: lint
+        # reports them as unreadable, and nothing opens them (reading a FIFO would hang).
+        self.kind = kind
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArticleFile):
+            return NotImplemented
+        return (self.address, self.path, self.kind) == (other.address, other.path, other.kind)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaced
+
+    def __repr__(self) -> str:
+        return f"ArticleFile(address={self.address!r}, path={self.path!r}, kind={self.kind!r})"
 
     @property
     def is_article(self) -> bool:
@@ -217,7 +305,7 @@ def walk_articles(store: Store, prefix: str = "") -> list[ArticleFile]:
     (SKIP_DIRS) at the top of articles/ are never entered; links to folders are not followed;
     unreadable folders are passed over. Callers that read articles keep `is_article` entries.
     """
-    base = str(store.articles)
+    base = store.articles_dir
     head, slash, _ = prefix.partition("/")
     in_tool_folder = head in SKIP_DIRS
     found: list[ArticleFile] = []

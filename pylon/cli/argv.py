@@ -108,8 +108,11 @@ def plain(number: float) -> str:
 
 
 def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | None, prog: str,
-             rest: bool) -> tuple[dict[str, object], list[str]] | None:
-    """Option values and positional words; None when help was asked for."""
+             stop: str = "") -> tuple[dict[str, object], list[str]] | None:
+    """Option values and positional words; None when help was asked for.
+
+    `stop`: "rest" keeps every word from the first positional on as it is (`ws run make --json`);
+    "word" stops at the first positional (the root options end at the command word)."""
     by_name = {o.name: o for o in opts}
     values: dict[str, object] = {o.dest: o.default for o in opts if not o.repeat}
     lists: dict[str, list[object]] = {o.dest: [] for o in opts if o.repeat}
@@ -119,10 +122,10 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
+        if arg == "--" and stop != "word":
             words += args[i + 1:]
             break
-        if rest and words:  # `ws run make --json`: the command's own words from here on
+        if (stop == "rest" and words) or (stop == "word" and not arg.startswith("-")):
             words += args[i:]
             break
         if arg in HELP:
@@ -132,6 +135,8 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
             i += 1
             continue
         name, eq, inline = arg.partition("=")
+        if not arg.startswith("--") and len(arg) > 2 and arg[:2] in by_name:  # -Cdir, like git
+            name, eq, inline = arg[:2], "=", arg[2:]
         opt = by_name.get(name)
         if opt is None:
             visible = [o.name for o in opts if not o.hidden]
@@ -197,52 +202,21 @@ def _positionals(command: Command, words: list[str], values: dict[str, object], 
             pos = len(words)
 
 
-def _root(argv: list[str], prog: str) -> tuple[Parsed, int]:
-    """Root options (-C DIR, --color WHEN, --version, -h) up to the first command word."""
-    directory: list[str] = []
-    color = "auto"
-    given: set[str] = set()
-    version = asked = False
-    i = 0
-    root = registry.lookup("canon") if prog == "canon" else None
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        arg = argv[i]
-        name, eq, inline = arg.partition("=")
-        if arg in HELP:
-            asked, i = True, i + 1
-        elif name == "--version":
-            version, i = True, i + 1
-        elif arg.startswith("-C") or name == "--color":
-            key = "-C" if arg.startswith("-C") else "--color"
-            if len(arg) > 2 and key == "-C":
-                raw, i = arg[2:], i + 1
-            elif eq:
-                raw, i = inline, i + 1
-            elif i + 1 < len(argv):
-                raw, i = argv[i + 1], i + 2
-            else:
-                raise _fail(f"{key} needs a value ({'DIR' if key == '-C' else 'WHEN'}).", root, prog)
-            if key == "-C":
-                directory.append(raw)
-            elif "--color" in given:
-                raise _fail("--color was given twice; it takes one value.", root, prog)
-            else:
-                given.add("--color")
-                color = str(_convert(registry.ROOT_OPTS[1], raw, root, prog))
-        else:
-            visible = [o.name for o in registry.ROOT_OPTS] + ["--help"]
-            raise _fail(f"No such option: {name}{_suggest(name, visible)}.", root, prog)
-    parsed = Parsed(root, directory, color)
-    parsed.version = version
-    parsed.help = "asked" if asked else ""
-    return parsed, i
-
-
 def parse(prog: str, argv: list[str]) -> Parsed:
     """Parse `argv` (without the program name) for `prog` ("pylon" or "canon")."""
-    parsed, i = _root(argv, prog)
-    if parsed.version or parsed.help:
+    root = registry.lookup("canon") if prog == "canon" else None
+    got = _options(argv, registry.ROOT_OPTS, root, prog, stop="word")
+    if got is None:
+        parsed = Parsed(root, [], "auto")
+        parsed.help = "asked"
         return parsed
+    values, argv = got
+    directory = values["directory"]
+    parsed = Parsed(root, [str(d) for d in directory] if isinstance(directory, list) else [], str(values["color"]))
+    parsed.version = values["version"] is True
+    if parsed.version:
+        return parsed
+    i = 0
     target: Command | Group | None = parsed.target
     while not isinstance(target, Command):
         prefix = target.name if target is not None else ""
@@ -262,7 +236,7 @@ def parse(prog: str, argv: list[str]) -> Parsed:
         target = found
     parsed.target = target
     rest = any(a.count == REST for a in target.args)
-    got = _options(argv[i:], target.opts, target, prog, rest)
+    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "")
     if got is None:
         parsed.help = "asked"
         return parsed

@@ -73,7 +73,7 @@ def read(view: Any, given: str, json_: bool) -> None:
         output.ok_json({
             "address": str(view.address),
             "requested": str(view.requested),
-            "path": str(view.path),
+            "path": view.file,  # a string already: pathlib stays off the read path
             "capsule": doc.owned.get("capsule"),
             "updated": doc.owned.get("updated"),
             "scope": doc.owned.get("scope"),

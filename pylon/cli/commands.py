@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, STR, Arg, Command, Group, Opt
 
-# Options of the root (`pylon ...` and `canon ...`), read before the first command word.
+# The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
+ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
 ROOT_OPTS = (
     Opt("-C", STR, "Run as if started in DIR (like git -C); repeatable.", metavar="DIR", repeat=True, dest="directory"),
     Opt("--color", STR, "Colour: auto (a terminal only), always or never.", default="auto", metavar="WHEN",
@@ -53,7 +54,7 @@ COMMANDS = (
                       metavar="N", min=1),
                   Opt("--limit", INT, "Lines to show (at most 2000).", metavar="N", min=1),
                   Opt("--grep", STR, "Show only lines matching this Python regular expression.", metavar="PATTERN"),
-                  Opt("--context", INT, "With --grep: lines to show before and after each match.", default=0,
+                  Opt("--context", INT, "With --grep: lines to show before and after each match (default 0).",
                       metavar="N", min=0, max=50),
                   JSON),
             description="At most 2000 lines / 50 KiB per call. Every line printed is recorded as seen for the "

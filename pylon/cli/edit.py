@@ -13,7 +13,7 @@ if TYPE_CHECKING:
         offset: int
         limit: int | None
         grep: str | None
-        context: int
+        context: int | None
         json: bool
 
     class EditArgs(Protocol):
@@ -33,17 +33,29 @@ if TYPE_CHECKING:
 
 
 def read(args: ReadArgs) -> int:
-    from pylon.workspace.edits.reading import read as read_window
+    from pylon.cli import edit_render
 
-    res = read_window(args.path, args.offset, args.limit)
+    if args.grep is not None:
+        from pylon.workspace.edits.grep import grep
+
+        res = grep(args.path, args.grep, 0 if args.context is None else args.context, args.offset, args.limit)
+        render = edit_render.render_grep
+    else:
+        if args.context is not None:
+            from pylon.errors import UsageError
+
+            raise UsageError("usage", "--context only applies with --grep.",
+                             f"pylon read {edit_render.quote(args.path)} --grep PATTERN --context {args.context}")
+        from pylon.workspace.edits.reading import read as read_window
+
+        res = read_window(args.path, args.offset, args.limit)
+        render = edit_render.render_read
     if args.json:
         from pylon.cli.output import ok_json
 
         ok_json(res.to_json())
     else:
-        from pylon.cli.edit_render import render_read
-
-        sys.stdout.write(render_read(res))
+        sys.stdout.write(render(res))
     return 0
 
 

@@ -4,30 +4,62 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
+    from typing import Any
+
     from pylon.workspace.edits.editing import EditResult
-    from pylon.workspace.edits.reading import ReadResult
 
 
-def _quote(path: str) -> str:
+def quote(path: str) -> str:
     import shlex
 
     return shlex.quote(path)
 
 
-def render_read(res: ReadResult) -> str:
-    from pylon.workspace.edits.window import numbered
+def _numbered(res: Any) -> list[str]:
+    """Header, numbered lines (`[...]` where numbers jump, as between grep groups), file notes."""
+    from pylon.workspace.edits.window import SEPARATOR, numbered
 
     cut = dict(res.cut)
     out = [f"[{res.path}#{res.tag}]"]
     if res.total_lines == 0:
         out.append("[empty file]")
-    out += [numbered(n, text, cut.get(n, 0)) for n, text in res.lines]
+    prev = None
+    for n, text in res.lines:
+        if prev is not None and n != prev + 1:
+            out.append(SEPARATOR)
+        out.append(numbered(n, text, cut.get(n, 0)))
+        prev = n
     if res.notes:
         out.append("[file has: " + ", ".join(res.notes) + "]")
+    return out
+
+
+def render_read(res: Any) -> str:
+    out = _numbered(res)
     if res.next_offset is not None:
         more = f" --limit {res.limit}" if res.limit else ""
-        out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {_quote(res.path)} "
+        out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {quote(res.path)} "
                    f"--offset {res.next_offset}{more}]")
+    return "\n".join(out) + "\n"
+
+
+def render_grep(res: Any) -> str:
+    """Like render_read; the last line counts the matches and names the next command when cut."""
+    out = _numbered(res)
+    pattern = quote(res.pattern)
+    if res.matches == 0:
+        out.append(f"[no line matches {pattern}]")
+        return "\n".join(out) + "\n"
+    count = "1 line matches" if res.matches == 1 else f"{res.matches} lines match"
+    if res.start <= 1 and res.next_offset is None:
+        out.append(f"[{count}]")
+        return "\n".join(out) + "\n"
+    where = f"lines {res.start}-{res.end}"
+    shown = f"shown: the {len(res.matched)} in {where}" if res.matched else f"none in {where}"
+    if res.next_offset is not None:
+        more = (f" --context {res.context}" if res.context else "") + (f" --limit {res.limit}" if res.limit else "")
+        shown += f"; next: pylon read {quote(res.path)} --grep {pattern}{more} --offset {res.next_offset}"
+    out.append(f"[{count}; {shown}]")
     return "\n".join(out) + "\n"
 
 

@@ -79,8 +79,7 @@ def _typer(prog: str, group: Group | None, expand: str | None) -> typer.Typer:
     `expand` (None: all of them) declared; other groups are listed with their summary only."""
     prefix = group.name if group is not None else ""
     root_opts = [_option(o) for o in registry.ROOT_OPTS] if group is None or prog == "canon" else []
-    top = group if group is not None else registry.Group(prog, "pylon: git-centric workspace and memory toolkit. "
-                                                         "Start with `pylon guide`.", "pylon guide")
+    top = group if group is not None else registry.ROOT
     app = typer.Typer(name=prog if group is None else top.words[-1], help=_doc(top), epilog=_epilog(top),
                       add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
                       context_settings=_SETTINGS, cls=_sorted_group())
@@ -143,26 +142,6 @@ def _command_class(command: Command) -> Any:
             return list(pieces)
 
     return Declared
-
-
-def click_command(prog: str, expand: str | None = None) -> Any:
-    """The click command tree (through typer) for `prog`: "pylon", or "canon" rooted at its group."""
-    from typer.main import get_command
-
-    root = registry.lookup("canon") if prog == "canon" else None
-    assert root is None or isinstance(root, Group)
-    return get_command(_typer(prog, root, expand))
-
-
-def _sorted_group() -> Any:
-    """A group that lists its commands and sub-groups together, by name."""
-    from typer.core import TyperGroup
-
-    class Sorted(TyperGroup):
-        def list_commands(self, ctx: Any) -> list[str]:
-            return sorted(super().list_commands(ctx))
-
-    return Sorted
 
 
 def show_help(prog: str, target: Command | Group | None, bare: bool = False) -> int:

@@ -65,14 +65,14 @@ def dispatch(prog: str, parsed: Parsed) -> int:
         return show_help(prog, parsed.target, bare=parsed.help == "bare")
     for folder in parsed.directory:
         change_directory(folder)
-    from importlib import import_module
-
     from pylon.cli.spec import Command
 
     if not isinstance(parsed.target, Command) or parsed.args is None:  # parse() never returns this
         raise AssertionError(f"nothing to run for {parsed.target!r}")
     module, _, function = parsed.target.handler.partition(":")
-    return int(getattr(import_module(module), function)(parsed.args) or 0)
+    # __import__ rather than importlib.import_module: the importlib package imports warnings, a
+    # cost every command would pay. With a fromlist it returns the submodule itself.
+    return int(getattr(__import__(module, fromlist=[function]), function)(parsed.args) or 0)
 
 
 def change_directory(folder: str) -> None:

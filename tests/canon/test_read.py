@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -244,3 +245,30 @@ def test_standing_problems_follow_as_notes(run, make_store) -> None:  # type: ig
     assert any("under the schema minimum of 50" in n for n in doc["notes"])
     doc = run("canon", "read", "--json", "lake/prices", cwd=root).json()
     assert not [n for n in doc["notes"] if n.startswith("orphan")]
+
+
+def test_read_follows_every_change_of_schema_json(run, make_store) -> None:  # type: ignore[no-untyped-def]
+    # `canon read` keeps the decoded schema in .cache/ keyed by the file's bytes (schema_cache.py):
+    # an edit, even one keeping size and mtime, and a broken or deleted file are all seen at once.
+    root = make_store(articles={"src": article("Sources.", "All code here.\n")})
+    schema = root / ".canon" / "schema.json"
+
+    def schema_notes() -> list[str]:
+        doc = run("canon", "read", "--json", "src", cwd=root).json()
+        return [n for n in doc["notes"] if n.startswith("schema")]
+
+    schema.write_text(json.dumps({"body": {"min_chars": 50}}))
+    assert schema_notes() == ["schema: body has 14 characters, under the schema minimum of 50"]
+    assert (root / ".canon" / ".cache" / "schema.marshal").is_file()
+    assert schema_notes() == ["schema: body has 14 characters, under the schema minimum of 50"]  # from the cache
+    stat = schema.stat()
+    schema.write_text(json.dumps({"body": {"min_chars": 60}}))
+    os.utime(schema, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert schema_notes() == ["schema: body has 14 characters, under the schema minimum of 60"]
+    schema.write_text("{broken")
+    assert schema_notes() == []
+    (root / ".canon" / ".cache" / "schema.marshal").write_bytes(b"not marshal")
+    schema.write_text(json.dumps({"body": {"min_chars": 50}}))
+    assert schema_notes() == ["schema: body has 14 characters, under the schema minimum of 50"]
+    schema.unlink()
+    assert schema_notes() == []

@@ -83,3 +83,24 @@ def test_workspace_commands_skip_heavy_imports(make_repo, small_store: Path) -> 
 def test_canon_read_does_not_parse_yaml(small_store: Path) -> None:
     names = imported_modules(["canon", "read", "src/app"], small_store)
     assert "yaml" not in names and "frontmatter" not in names
+
+
+# Standard modules `canon read` once imported and no longer needs: each costs milliseconds of a
+# start-up budget of 3x `python -c pass` (docs/benchmarks.md). Imported inside the functions that
+# need them (writes, lint, error messages) instead.
+NOT_ON_THE_READ_PATH = ("dataclasses", "pathlib", "re", "json", "typing", "shlex", "enum", "inspect", "importlib")
+
+
+@pytest.mark.parametrize("argv", [["canon", "read", "src/app"], ["pylon", "canon", "read", "src/app"]],
+                         ids=lambda a: " ".join(a))
+@pytest.mark.parametrize("with_schema", [False, True], ids=["no schema", "default schema"])
+def test_canon_read_imports_only_what_it_needs(argv: list[str], with_schema: bool, small_store: Path) -> None:
+    if with_schema:  # the store `canon init` makes; the first read decodes it and caches the result
+        from pylon.canon.schema import dump_default
+
+        (small_store / ".canon" / "schema.json").write_text(dump_default(), encoding="utf-8")
+        imported_modules(argv, small_store)
+    names = imported_modules(argv, small_store)
+    assert "sqlite3" in names  # the journal index: the read really ran
+    extra = sorted(n for n in names if n.split(".")[0] in NOT_ON_THE_READ_PATH)
+    assert not extra, f"{' '.join(argv)} imported {extra}"

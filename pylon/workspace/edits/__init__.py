@@ -1,20 +1,6 @@
 """Numbered edits: `read` prints lines with a revision tag, `edit` applies whole-line operations.
 
-The engine works on the file's exact bytes; see docs/edits.md for the protocol. Exports are
-loaded on first use so `pylon read` does not pay for the edit modules.
+The engine works on the file's exact bytes; see docs/edits.md for the protocol. The package
+exports nothing: callers import what they use from its modules (`reading.read`,
+`editing.edit`, ...), so `pylon read` loads only the modules a read needs.
 """
-
-_EXPORTS = {
-    "read": "reading", "ReadResult": "reading",
-    "edit": "editing", "EditResult": "editing", "split_target": "editing",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> object:
-    if name in _EXPORTS:
-        from importlib import import_module
-
-        return getattr(import_module(f"pylon.workspace.edits.{_EXPORTS[name]}"), name)
-    raise AttributeError(name)

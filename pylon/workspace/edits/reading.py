@@ -55,17 +55,48 @@ def file_notes(doc: Doc) -> list[str]:
     return notes
 
 
-def read(path: str, offset: int = 1, limit: int | None = None) -> ReadResult:
-    """Number lines offset.. of `path` (at most 2000 lines / 50 KiB) and record them as seen."""
+def check_window(path: str, offset: int, limit: int | None) -> None:
+    """Usage errors of --offset/--limit, raised before the file is touched."""
     if offset < 1:
         raise UsageError("usage", f"--offset must be 1 or more, not {offset}.", f"pylon read {path} --offset 1")
     if limit is not None and limit < 1:
         raise UsageError("usage", f"--limit must be 1 or more, not {limit}.", f"pylon read {path} --limit {MAX_LINES}")
+
+
+def read(path: str, offset: int = 1, limit: int | None = None) -> ReadResult:
+    """Number lines offset.. of `path` (at most 2000 lines / 50 KiB) and record them as seen."""
+    check_window(path, offset, limit)
     real, _ = resolve(path)
     ledger = Ledger(real)
     quick = _trusted_window(path, real, ledger, offset, limit)
     if quick is not None:
         return quick
+    loaded = load(path, real, ledger)
+    check_offset(path, offset, loaded.doc.nlines)
+    win = take(loaded.doc, offset, loaded.doc.nlines, max_lines=min(limit or MAX_LINES, MAX_LINES))
+    return _window_result(path, loaded.record(ledger, win.seen()), loaded.doc, win, offset, limit)
+
+
+class Loaded:
+    """One revision of a file read whole: its bytes, stat, line model and digest."""
+
+    __slots__ = ("data", "st", "doc", "digest")
+
+    def __init__(self, data: bytes, st: os.stat_result, doc: Doc, digest: str) -> None:
+        self.data, self.st, self.doc, self.digest = data, st, doc, digest
+
+    def record(self, ledger: Ledger, seen: list[list[int]]) -> str:
+        """Add the printed lines to the ledger entry of this revision; its tag."""
+        big = len(self.data) >= INDEX_MIN
+        doc = self.doc
+        rev = ledger.record(self.digest, seen=seen, lines=doc.nlines, size=len(self.data),
+                            data=self.data if len(self.data) <= SNAPSHOT_CAP else None, st=self.st,
+                            index=(BLOCK, doc.index()) if big else None, eol=doc.eol_counts() if big else None)
+        return rev["tag"]
+
+
+def load(path: str, real: str, ledger: Ledger) -> Loaded:
+    """Read and check the whole file and compute its digest (or trust a recorded one)."""
     data, st = read_with_stat(path, real)
     doc = Doc(data)
     # A large file recorded before with the same device, inode, size, mtime and ctime: reuse its
@@ -84,26 +115,28 @@ def read(path: str, offset: int = 1, limit: int | None = None) -> ReadResult:
             reason = check_text(data)
         if reason:
             raise not_text(path, reason)
-    total = doc.nlines
+    return Loaded(data, st, doc, digest)
+
+
+def check_offset(path: str, offset: int, total: int) -> None:
     if total and offset > total:
         raise PylonError("out-of-range", f"--offset {offset} is past the last line of {path} ({total}).",
                          f"pylon read {path} --offset {max(1, total - MAX_LINES + 1)}", exit_code=Exit.USAGE)
-    win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
-    big = len(data) >= INDEX_MIN
-    rev = ledger.record(digest, seen=win.seen(), lines=total, size=len(data),
-                        data=data if len(data) <= SNAPSHOT_CAP else None, st=st,
-                        index=(BLOCK, doc.index()) if big else None, eol=doc.eol_counts() if big else None)
-    return _result(path, rev["tag"], doc, win, offset, limit)
 
 
-def _result(path: str, tag: str, doc: Doc, win: Window, offset: int, limit: int | None) -> ReadResult:
+def result(path: str, tag: str, doc: Doc, lines: list[tuple[int, str]], cut: list[tuple[int, int]], offset: int,
+           end: int, limit: int | None) -> ReadResult:
+    """The answer covering lines offset..end; the next call starts after `end` unless it is the last line."""
     total = doc.nlines
-    end = win.last if win.lines else offset - 1
     next_offset = end + 1 if end < total else None
     crlf_eol = doc.eol() if total else "none"
     return ReadResult(path, tag, total, offset if total else 0, end if total else 0, crlf_eol,
-                      doc.final_newline if total else False, doc.bom, win.lines, win.cut, next_offset, limit,
+                      doc.final_newline if total else False, doc.bom, lines, cut, next_offset, limit,
                       file_notes(doc))
+
+
+def _window_result(path: str, tag: str, doc: Doc, win: Window, offset: int, limit: int | None) -> ReadResult:
+    return result(path, tag, doc, win.lines, win.cut, offset, win.last if win.lines else offset - 1, limit)
 
 
 def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: int | None) -> ReadResult | None:
@@ -143,7 +176,7 @@ def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: in
     doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))  # type: ignore[arg-type]
     win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
     kept = ledger.record(rev["digest"], seen=win.seen(), lines=total, size=st.st_size, st=st)
-    return _result(path, kept["tag"], doc, win, offset, limit)
+    return _window_result(path, kept["tag"], doc, win, offset, limit)
 
 
 def _changed(before: os.stat_result, after: os.stat_result) -> bool:

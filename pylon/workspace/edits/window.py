@@ -8,6 +8,7 @@ from pylon.workspace.edits.lines import Doc
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 MAX_LINE_CHARS = 4096
+SEPARATOR = "[...]"  # printed between numbered lines that are not consecutive
 
 
 class Window:
@@ -48,10 +49,12 @@ def numbered(n: int, text: str, hidden: int = 0) -> str:
 
 
 def take(doc: Doc, first: int, last: int, *, max_lines: int = MAX_LINES, budget: int = MAX_BYTES,
-         full_lines: bool = False) -> Window:
+         full_lines: bool = False, first_free: bool = True) -> Window:
     """Lines first..last, stopping at `max_lines` or when the output would pass `budget` bytes.
 
     Lines longer than MAX_LINE_CHARS characters are cut (and so not seen) unless `full_lines`.
+    The first line is taken even past the budget (a read always shows something) unless
+    `first_free` is False, as for a later group of a grep that shares one budget.
     """
     win = Window()
     last = min(last, doc.nlines, first + max_lines - 1)
@@ -64,7 +67,7 @@ def take(doc: Doc, first: int, last: int, *, max_lines: int = MAX_LINES, budget:
             hidden = len(text) - MAX_LINE_CHARS
             text = text[:MAX_LINE_CHARS]
         size = len(numbered(n, text, hidden).encode("utf-8")) + 1 if hidden else len(content) + len(str(n)) + 2
-        if win.lines and win.used + size > budget:
+        if (win.lines or not first_free) and win.used + size > budget:
             win.stopped = True
             break
         win.used += size

@@ -103,6 +103,53 @@ def test_one_line_flags(ed) -> None:
     assert res.code == 2 and "error[syntax]" in res.err and "--delete takes a line number" in res.err
 
 
+def test_repeated_one_line_flags_apply_together(ed) -> None:
+    ed.write("f.txt", ed.numbered(10))
+    tag = ed.read("f.txt")
+    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--delete", "4", "--delete", "9", cwd=ed.root)
+    assert res.code == 0, res
+    assert res.out.startswith("Applied 2 operation(s) to f.txt.")
+    assert ed.bytes("f.txt") == ed.numbered(10).replace("line 4\n", "").replace("line 9\n", "").encode()
+
+
+def test_repeated_flags_mix_kinds_in_one_snapshot(ed) -> None:
+    # Every number refers to the tagged revision, whatever the other flags do to the numbering.
+    ed.write("f.txt", ed.numbered(8))
+    tag = ed.read("f.txt")
+    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--insert-after", "2", "two and a half", "--delete", "3",
+                 "--insert-after", "6", "six and a half", "--delete", "7-8", "--insert-after", "0", "top", cwd=ed.root)
+    assert res.code == 0, res
+    assert ed.bytes("f.txt") == b"top\nline 1\nline 2\ntwo and a half\nline 4\nline 5\nline 6\nsix and a half\n"
+
+
+def test_repeated_replace_of_one_line_is_an_overlap(ed) -> None:
+    ed.write("f.txt", ed.numbered(5))
+    tag = ed.read("f.txt")
+    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "X", "--replace", "2", "Y", cwd=ed.root)
+    assert res.code == 2, res
+    assert res.err.startswith("error[overlap]: Operation 2 (`replace 2`): line 2 is also changed by operation 1 "
+                              "(`replace 2`)")
+    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "X", "--replace", "2", "Y", "--json", cwd=ed.root)
+    assert res.code == 2 and [p["code"] for p in res.json()["error"]["problems"]] == ["overlap"]
+    assert ed.bytes("f.txt") == ed.numbered(5).encode()
+
+
+def test_repeated_flags_with_a_separate_tag(ed) -> None:
+    ed.write("f.txt", ed.numbered(6))
+    tag = ed.read("f.txt")
+    res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--delete", "1", "--delete", "6",
+                 "--replace", "3", "three", "--insert-before", "5", "four and a half",
+                 "--insert-before", "2", "one and a half", cwd=ed.root)
+    assert res.code == 0, res
+    assert ed.bytes("f.txt") == b"one and a half\nline 2\nthree\nline 4\nfour and a half\nline 5\n"
+    tag = ed.read("f.txt")
+    res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--replace", "2", "X", "--replace", "2", "Y", cwd=ed.root)
+    assert res.code == 2 and "error[overlap]" in res.err
+    # --tag takes one value: given twice it is refused before anything runs, never last-wins.
+    res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--tag", tag, "--delete", "1", cwd=ed.root)
+    assert res.code == 2 and res.err.startswith("error[usage]: --tag was given twice")
+    assert ed.read("f.txt") == tag
+
 def test_tag_option_ops_file_and_hash_in_path(ed, tmp_path) -> None:
     ed.write("a#b.txt", "x\ny\n")
     tag = ed.read("a#b.txt")
