@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -102,6 +103,26 @@ def record(name: str, markdown: str) -> None:
     BENCH_DOC.parent.mkdir(parents=True, exist_ok=True)
     BENCH_DOC.write_text(text, encoding="utf-8")
     print(f"recorded bench:{name} in {BENCH_DOC.relative_to(ROOT)}", file=sys.stderr)
+
+
+def start_watch(pylon: str, repo: Path, *args: str, stdout: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """`pylon ws watch` in `repo`, once it says it is ready. Its stderr goes to a file under WORK:
+    a pipe nobody drains would block the watcher as soon as it fills."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    log = WORK / f"watch-{os.getpid()}-{time.monotonic_ns()}.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([pylon, "ws", "watch", *args], cwd=repo, stdout=stdout, stderr=err)
+    deadline = time.monotonic() + 120
+    while b"watching" not in log.read_bytes():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"watch did not start: {log.read_text()}")
+        time.sleep(0.05)
+    return proc
+
+
+def stop_watch(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
 
 
 def verdict(ok: bool) -> str:

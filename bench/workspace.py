@@ -24,7 +24,6 @@ import argparse
 import compileall
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, Timing, record, stop_watch, table, time_command, tool, verdict  # noqa: E402
+from _harness import start_watch as harness_start_watch  # noqa: E402
 
 REPO = WORK / "ws-80k"
 FOLDERS, PER_FOLDER = 2000, 40
@@ -107,18 +107,9 @@ def paired(a: tuple[str, list[str] | str], b: tuple[str, list[str] | str], runs:
 
 
 def start_watch() -> subprocess.Popen:
-    proc = subprocess.Popen([tool("pylon"), "ws", "watch"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    line = proc.stderr.readline().decode()
-    if "watching" not in line:
-        raise RuntimeError(f"watch did not start: {line}")
+    proc = harness_start_watch(tool("pylon"), REPO)
     time.sleep(0.5)
     return proc
-
-
-def stop_watch(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
 
 
 def engine_rows(runs: int) -> list[tuple[str, ...]]:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pylon.cli.output import err as note
-from pylon.cli.output import ok_json as emit
 from pylon.cli.output import write as out
-from pylon.cli.ws_render import print_notes, render_files, since_name, since_note
+from pylon.cli.ws_render import emit, print_notes, render_files, since_name, since_note
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:

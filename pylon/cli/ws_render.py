@@ -23,17 +23,32 @@ def show_path(path: str) -> str:
     return path
 
 
+def emit(doc: dict[str, object]) -> None:
+    """A success document of a ws command, with bytes that are not UTF-8 encoded losslessly."""
+    from pylon.workspace.jsonbytes import safe
+
+    output.ok_json(safe(doc))  # type: ignore[arg-type]
+
+
+def emit_line(doc: dict[str, object]) -> None:
+    """One JSON line (`ws watch`), encoded the same way."""
+    from pylon.workspace.jsonbytes import safe
+
+    output.emit_json(safe(doc))
+
+
 def print_notes(notes: object) -> None:
     for item in notes if isinstance(notes, list) else []:
         output.err(f"note: {item['message']}")
 
 
 def _counts(item: dict[str, object]) -> str:
-    if item["binary"]:
-        return "binary"
+    """`+3 -1`, `binary` or `100644->100755`; both when the content and the mode changed."""
+    modes = f"{item['old_mode']}->{item['new_mode']}" if "old_mode" in item else ""
     if item["status"] == "mode":
-        return f"{item.get('old_mode')}->{item.get('new_mode')}"
-    return f"+{item['additions']} -{item['deletions']}"
+        return modes
+    counts = "binary" if item["binary"] else f"+{item['additions']} -{item['deletions']}"
+    return f"{counts} {modes}" if modes else counts
 
 
 def render_files(files: object, stream: TextIO | None = None) -> str:
@@ -44,7 +59,8 @@ def render_files(files: object, stream: TextIO | None = None) -> str:
     for f in files if isinstance(files, list) else []:
         status = str(f["status"])
         cell = output.paint(f"{status:<9}", _STATUS_STYLE.get(status, ""), stream or sys.stdout)
-        lines.append(f"{cell}{_counts(f):<16}{show_path(str(f['path']))}\n")
+        counts = _counts(f)
+        lines.append(f"{cell}{counts:<16}{' ' if len(counts) >= 16 else ''}{show_path(str(f['path']))}\n")
     return "".join(lines)
 
 

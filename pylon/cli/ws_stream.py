@@ -6,9 +6,9 @@ import sys
 
 from pylon.cli import output
 from pylon.cli.output import err as note
-from pylon.cli.output import ok_json as emit
 from pylon.cli.ws import checkout
-from pylon.cli.ws_render import human, print_notes, render_files, show_path, since_name, since_note
+from pylon.cli.ws_render import emit, human, print_notes, render_files, show_path, since_name, since_note
+from pylon.cli.ws_render import emit_line as json_line
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
@@ -80,7 +80,9 @@ def diff(args: DiffArgs) -> int:
                      max_lines=args.max_lines, max_bytes=args.max_bytes, out_path=args.out)
     sys.stdout.buffer.flush()
     if args.json:
-        result["diff"] = b"".join(chunks).decode("utf-8", "replace")
+        from pylon.workspace.jsonbytes import bytes_fields
+
+        result.update(bytes_fields("diff", b"".join(chunks)))  # `diff_b64` when it is not UTF-8
         emit(result)
         return 0
     since_note(co, result, args.since)
@@ -128,9 +130,11 @@ def cat(args: CatArgs) -> int:
     data = result.pop("data")
     assert isinstance(data, bytes)
     if args.json:
-        text = data.decode("utf-8", "replace")
-        result["content"] = None if result["binary"] else text
-        result["utf8"] = not result["binary"] and "\ufffd" not in text
+        from pylon.workspace.jsonbytes import bytes_fields
+
+        fields = {"content": None} if result["binary"] else bytes_fields("content", data)
+        result.update(fields)
+        result["utf8"] = not result["binary"] and "content_b64" not in fields
         emit(result)
         return 0
     shown = show_path(str(result["path"]))
@@ -162,10 +166,15 @@ def run(args: RunArgs) -> int:
     if result["files"]:
         sys.stderr.write(render_files(result["files"], sys.stderr))
     if result["truncated"]:
-        note(f"pylon: {result['left_out']} more paths not listed (--limit)")
-    head = result["head"]
+        # The state before the command is a commit whose tree is the checkout as it was, so
+        # `changes --since` it lists the same paths for as long as the checkout stays as left.
+        note(f"pylon: {result['left_out']} more paths not listed (`pylon ws changes --since {result['before']} "
+             f"--limit {result['total']}` lists them all while the checkout stays as the command left it)")
+    head, branch = result["head"], result["branch"]
     if isinstance(head, dict) and head["changed"]:
-        note(f"pylon: HEAD moved {str(head['before'])[:12]} -> {str(head['after'])[:12]}")
+        note(f"pylon: HEAD moved {str(head['before'] or 'unborn')[:12]} -> {str(head['after'] or 'unborn')[:12]}")
+    if isinstance(branch, dict) and branch["changed"]:
+        note(f"pylon: branch {branch['before'] or '(detached)'} -> {branch['after'] or '(detached)'}")
     if result["index_changed"]:
         note("pylon: the staged index changed")
     return _int(result["exit_code"])
@@ -180,7 +189,7 @@ def watch(args: WatchArgs) -> int:
 
     def emit_line(doc: dict[str, object]) -> None:
         if args.json:
-            output.emit_json(doc)  # one JSON line per batch (bytes-safe, flushed)
+            json_line(doc)  # one JSON line per batch (bytes encoded losslessly, flushed)
             return
         files = doc["files"] if isinstance(doc["files"], list) else []
         total = _int(doc["total"])

@@ -9,9 +9,10 @@ the first 8000 bytes, git's test) are reported, not printed. Reads stop at `max_
 from __future__ import annotations
 
 import os
-import stat
 
 from pylon.workspace import git
+from pylon.workspace.beneath import open_beneath
+from pylon.workspace.beneath import refuse as _refuse
 from pylon.workspace.changes import LITERAL
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
@@ -20,15 +21,6 @@ MAX_BYTES = 1024 * 1024
 SNIFF = 8000
 
 
-def _refuse(path: str, reason: str, why: str) -> None:
-    from pylon.errors import PylonError
-
-    raise PylonError(
-        "path-refused",
-        f"pylon ws cat refuses {path!r}: {why}.",
-        "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'.",
-        details={"reason": reason, "path": path},
-    )
 
 
 def confine(checkout: Checkout, path: str) -> str:
@@ -73,54 +65,39 @@ def cat(checkout: Checkout, path: str, *, base: bool = False, since: str | None 
     rel = confine(checkout, path)
     if base:
         return _cat_base(checkout, path, rel, since, max_bytes)
-    root_real = os.path.realpath(checkout.root)
-    full = os.path.join(checkout.root, rel)
-    real = os.path.realpath(full)
-    inside = os.path.relpath(real, root_real)
-    if inside == ".." or inside.startswith(".." + os.sep) or os.path.isabs(inside):
-        _refuse(path, "symlink-outside", f"it resolves to {real}, outside the checkout")
-    if any(p.lower() == ".git" for p in inside.split(os.sep)):
-        _refuse(path, "git-dir", f"it resolves into {real}, which is git's")
+    fd = open_beneath(checkout.root, rel, path)
     try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        from pylon.errors import NotFoundError
-
-        raise NotFoundError(
-            "file-not-found", f"{path!r} does not exist in the checkout.", "List changed files with `pylon ws changes`."
-        ) from None
-    if stat.S_ISDIR(st.st_mode):
-        _refuse(path, "directory", "it is a folder, not a file")
-    if not stat.S_ISREG(st.st_mode):
-        _refuse(path, "special-file", "it is a device, FIFO or socket, not a regular file")
-    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    try:
-        again = os.fstat(fd)
-        if not stat.S_ISREG(again.st_mode) or (again.st_ino, again.st_dev) != (st.st_ino, st.st_dev):
-            _refuse(path, "special-file", "it changed into something other than a regular file while opening")
-        chunks = []
-        want = max_bytes + 1
-        while want > 0:
-            data = os.read(fd, min(want, 1 << 20))
-            if not data:
-                break
-            chunks.append(data)
-            want -= len(data)
+        size = os.fstat(fd).st_size
+        head = _read_upto(fd, min(SNIFF, max_bytes + 1))
+        if _sniff(head):  # binary: decided before reading more (a 2 GB sparse file costs 8 KB)
+            return _result(rel, "worktree", size, head, max_bytes)
+        rest = _read_upto(fd, max_bytes + 1 - len(head)) if len(head) == min(SNIFF, max_bytes + 1) else b""
     finally:
         os.close(fd)
-    return _result(rel, "worktree", again.st_size, b"".join(chunks), max_bytes)
+    return _result(rel, "worktree", size, head + rest, max_bytes)
+
+
+def _read_upto(fd: int, want: int) -> bytes:
+    chunks = []
+    while want > 0:
+        data = os.read(fd, min(want, 1 << 20))
+        if not data:
+            break
+        chunks.append(data)
+        want -= len(data)
+    return b"".join(chunks)
 
 
 def _cat_base(checkout: Checkout, path: str, rel: str, since: str | None, max_bytes: int) -> dict[str, object]:
     base = resolve(checkout, since)
-    out = git.run(["ls-tree", "-z", "--full-tree", base.tree, "--", rel], cwd=checkout.root, env=LITERAL)
+    out = git.run(["ls-tree", "-z", "-l", "--full-tree", base.tree, "--", rel], cwd=checkout.root, env=LITERAL)
     entry = None
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, name = record.partition(b"\t")
         if name.decode("utf-8", "surrogateescape") == rel:
-            entry = meta.decode().split(" ")
+            entry = meta.decode().split()
     if entry is None:
         from pylon.errors import NotFoundError
 
@@ -134,19 +111,23 @@ def _cat_base(checkout: Checkout, path: str, rel: str, since: str | None, max_by
         _refuse(path, "directory", f"it is a folder in {base.label}, not a file")
     if kind == "commit":
         _refuse(path, "special-file", f"it is a submodule (commit {oid[:12]}) in {base.label}")
+    size = int(entry[3]) if entry[3].isdigit() else 0  # `ls-tree -l`: the blob's size, known before reading
     proc = git.GitProcess(["cat-file", "blob", oid], cwd=checkout.root)
     chunks = []
     got = 0
-    while got <= max_bytes:
+    want = min(size, max_bytes + 1)
+    while got < want:
         data = proc.read_stdout()
         if not data:
             break
+        sniffed = got >= SNIFF
         chunks.append(data)
         got += len(data)
-    if got > max_bytes:
+        if not sniffed and (got >= SNIFF or got >= want) and _sniff(b"".join(chunks)):
+            break  # binary: nothing more is read
+    if got < size:
         proc.kill()
     proc.finish()
-    size = int(git.run(["cat-file", "-s", oid], cwd=checkout.root).decode().strip() or 0) if got > max_bytes else got
     data = b"".join(chunks)
     extra: dict[str, object] = {"since": base.label, "mode": mode}
     if mode == "120000":

@@ -52,7 +52,7 @@ class Entry:
             "deletions": self.deletions,
             "binary": self.binary,
         }
-        if self.status == "mode" or (self.old_mode != self.new_mode and self.status == "modified"):
+        if self.old_mode != self.new_mode and self.status in ("mode", "modified", "type"):
             out["old_mode"], out["new_mode"] = self.old_mode, self.new_mode
         return out
 
@@ -108,95 +108,222 @@ _MEMO_MAX = 1 << 20
 def _memo_key(checkout: Checkout, old: str, new: str) -> bytes:
     """Two trees are immutable, so their diff is a pure function of them and of what shapes git's
     diff outside them: attribute files and config (diff drivers, binary attributes)."""
-    return f"pylon-changes-2 {old} {new} {settings_sig(checkout, 'attributes', 'attributes')}\n".encode()
+    return f"pylon-changes-3 {old} {new} {settings_sig(checkout, 'attributes', 'attributes')}\n".encode()
 
 
-def _memo_read(checkout: Checkout, key: bytes) -> bytes | None:
+def _memo_read(checkout: Checkout, key: bytes) -> tuple[int, bytes] | None:
+    """(total, token stream) of a memoised listing of these two trees, or None."""
     try:
         with open(os.path.join(checkout.git_dir, "pylon", _MEMO), "rb") as fh:
-            data = fh.read(_MEMO_MAX + len(key) + 1)
+            data = fh.read(_MEMO_MAX + len(key) + 32)
     except OSError:
         return None
-    return data[len(key) :] if data.startswith(key) else None
+    if not data.startswith(key):
+        return None
+    total, _, stream = data[len(key) :].partition(b"\n")
+    return (int(total), stream) if total.isdigit() else None
 
 
-def _memo_write(checkout: Checkout, key: bytes, data: bytes) -> None:
+def _memo_write(checkout: Checkout, key: bytes, total: int, stream: bytes) -> None:
+    if len(stream) > _MEMO_MAX:
+        return
     try:
-        replace_unsynced(os.path.join(checkout.git_dir, "pylon", _MEMO), key + data)
+        replace_unsynced(os.path.join(checkout.git_dir, "pylon", _MEMO), key + b"%d\n" % total + stream)
     except OSError:
         pass  # a memo is only an optimisation
 
 
-def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[list[Entry], list[Entry]]:
-    """(all entries, the first `limit` with line counts) with one git process when it fits.
+class _Tokens:
+    """Parses a `diff-tree -z --raw --numstat` token stream: entries first, then numstat records."""
 
-    `--raw --numstat` prints every name first, then the counts; when the names outnumber the
-    limit the process is stopped before it diffs anything more, and only the shown entries are
-    counted (so a 50,000-path change costs a listing, not 50,000 diffs). A complete, small
-    result is memoised under the git dir: asking again about the same two trees starts no git.
-    """
-    entries: list[Entry] = []
-    numstat: list[bytes] = []
-    state: list[bytes | None] = [None]  # the raw line waiting for its path
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.raw: list[bytes] = []  # the raw tokens of the entries, to memoise a cut listing
+        self.numstat: list[bytes] = []
+        self.meta: bytes | None = None  # the raw record waiting for its path
 
-    def take(tokens: list[bytes]) -> None:
+    def take(self, tokens: list[bytes]) -> None:
         for token in tokens:
-            if state[0] is not None:
-                entries.append(_entry(state[0], token))
-                state[0] = None
+            if self.meta is not None:
+                self.entries.append(_entry(self.meta, token))
+                self.raw += [self.meta, token]
+                self.meta = None
             elif token.startswith(b":"):
-                state[0] = token
+                self.meta = token
             elif token:
-                numstat.append(token)
+                self.numstat.append(token)
 
+
+def count_changed(checkout: Checkout, old: str, new: str) -> int:
+    """How many paths differ between two trees: a names-only listing, only counted (no parsing)."""
+    return _finish_count(_start_count(checkout, old, new))
+
+
+def _start_count(checkout: Checkout, old: str, new: str) -> git.GitProcess:
+    args = ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new]
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
+
+
+def _finish_count(proc: git.GitProcess) -> int:
+    count = 0
+    while True:
+        data = proc.read_stdout()
+        if not data:
+            break
+        count += data.count(b"\0")  # `-z --name-only`: one NUL after each path, nothing else
+    code, err = proc.finish()
+    if code != 0:
+        raise git.failure(["diff-tree", "--name-only"], code, err, "git diff-tree")
+    return count
+
+
+def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, list[Entry]]:
+    """(the exact number of changed paths, the first `limit` entries with line counts).
+
+    `--raw --numstat` prints every name first, then the counts, but git computes every count
+    before it prints the first one and holds the tail of the names in its output buffer meanwhile.
+    So a listing that outnumbers the limit is stopped at limit+1 names (a 50,000-path change costs
+    a listing, not 50,000 diffs), and the exact total comes from a names-only listing of the same
+    two trees started alongside it, which only counts separators. The shown entries are then
+    counted by one more process restricted to their paths. When the last listing from the same
+    `old` tree was cut (an agent asking again about a big change), the first process is skipped:
+    see _cut_listing. A result is memoised under the git dir (one slot): asking again about the
+    same two trees starts no git.
+    """
     key = _memo_key(checkout, old, new)
     memo = _memo_read(checkout, key)
-    stopped = False
     if memo is not None:
-        take(memo.split(b"\0"))
-    else:
-        proc = git.GitProcess(
-            ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
-            cwd=checkout.root,
-            env=tree_env(checkout),
-        )
-        chunks: list[bytes] = []
-        size = 0
-        pending = b""
-        while True:
-            data = proc.read_stdout()
-            if not data:
-                break
-            if size <= _MEMO_MAX:
-                chunks.append(data)
-            size += len(data)
+        total, stream = memo
+        parsed = _Tokens()
+        parsed.take(stream.split(b"\0"))
+        if len(parsed.entries) == total or limit <= len(parsed.entries):
+            shown = parsed.entries[:limit]
+            _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+            return total, shown
+    if _hint_read(checkout, old) > limit:
+        total, shown, stream = _cut_listing(checkout, old, new, limit)
+        _memo_write(checkout, key, total, stream)
+        _hint_write(checkout, old, total)
+        return total, shown
+    proc = git.GitProcess(
+        ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new],
+        cwd=checkout.root,
+        env=tree_env(checkout),
+    )
+    counter = _start_count(checkout, old, new)
+    parsed = _Tokens()
+    chunks: list[bytes] = []
+    size = 0
+    pending = b""
+    stopped = False
+    while True:
+        data = proc.read_stdout()
+        if not data:
+            break
+        if size <= _MEMO_MAX:
+            chunks.append(data)
+        size += len(data)
+        tokens = (pending + data).split(b"\0")
+        pending = tokens.pop()
+        parsed.take(tokens)
+        if not parsed.numstat and len(parsed.entries) > limit:
+            proc.kill()
+            stopped = True
+            break
+    code, err = proc.finish()
+    if code != 0 and not stopped:
+        counter.kill()
+        counter.finish()
+        raise git.failure(["diff-tree"], code, err, "git diff-tree")
+    if not stopped:
+        counter.kill()  # the complete listing is its own count
+        counter.finish()
+        shown = parsed.entries[:limit]
+        _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+        if size <= _MEMO_MAX:
+            _memo_write(checkout, key, len(parsed.entries), b"".join(chunks))
+        _hint_write(checkout, old, len(parsed.entries))
+        return len(parsed.entries), shown
+    shown = parsed.entries[:limit]
+    numstat = _start_numstat(checkout, old, new, shown)
+    total = _finish_count(counter)
+    records = git.finish_run(numstat)
+    _apply_numstat(records.split(b"\0"), {e.path: e for e in shown})
+    _memo_write(checkout, key, total, b"\0".join(parsed.raw[: 2 * limit]) + b"\0" + records)
+    _hint_write(checkout, old, total)
+    return total, shown
+
+
+_HINT = "changes-hint"
+
+
+def _hint_read(checkout: Checkout, old: str) -> int:
+    """How many paths the last listing from `old` had (0 when it was from another tree)."""
+    try:
+        with open(os.path.join(checkout.git_dir, "pylon", _HINT), "rb") as fh:
+            tree, _, total = fh.read(128).decode("ascii", "replace").partition(" ")
+    except OSError:
+        return 0
+    return int(total) if tree == old and total.isdigit() else 0
+
+
+def _hint_write(checkout: Checkout, old: str, total: int) -> None:
+    if _hint_read(checkout, old) != total:
+        try:
+            replace_unsynced(os.path.join(checkout.git_dir, "pylon", _HINT), f"{old} {total}".encode())
+        except OSError:
+            pass  # only a hint
+
+
+def _cut_listing(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, list[Entry], bytes]:
+    """A listing expected to be cut, with one full tree diff: the names-only listing is both the
+    count and the first `limit` names, and as soon as it has limit+1 of them one `--raw --numstat`
+    restricted to those names runs alongside the rest of the count. Returns the memo stream too."""
+    counter = _start_count(checkout, old, new)
+    names: list[bytes] = []
+    total = 0
+    pending = b""
+    detail: git.GitProcess | None = None
+    while True:
+        data = counter.read_stdout()
+        if not data:
+            break
+        total += data.count(b"\0")
+        if detail is None:
             tokens = (pending + data).split(b"\0")
             pending = tokens.pop()
-            take(tokens)
-            if not numstat and len(entries) > limit:
-                proc.kill()
-                stopped = True
-                break
-        code, err = proc.finish()
-        if code != 0 and not stopped:
-            raise git.failure(["diff-tree"], code, err, "git diff-tree")
-        if not stopped and size <= _MEMO_MAX:
-            _memo_write(checkout, key, b"".join(chunks))
-    shown = entries[:limit]
-    if stopped:
-        add_numstat(checkout, old, new, shown)
-    else:
-        _apply_numstat(numstat, {e.path: e for e in shown})
-    return entries, shown
+            names += tokens[: limit + 1 - len(names)]
+            if len(names) > limit:
+                detail = _start_detail(checkout, old, new, names[:limit])
+    code, err = counter.finish()
+    if code != 0:
+        raise git.failure(["diff-tree", "--name-only"], code, err, "git diff-tree")
+    if detail is None:  # it fit after all: the whole listing, as the usual path would have run it
+        detail = _start_detail(checkout, old, new, None)
+    out = git.finish_run(detail)
+    parsed = _Tokens()
+    parsed.take(out.split(b"\0"))
+    # a literal pathspec `a` also matches `a/x` (a file replaced by a folder): keep the named ones
+    wanted = {n.decode("utf-8", "surrogateescape") for n in names[:limit]}
+    keep = [i for i, e in enumerate(parsed.entries) if e.path in wanted][:limit]
+    shown = [parsed.entries[i] for i in keep]
+    _apply_numstat(parsed.numstat, {e.path: e for e in shown})
+    if len(keep) == len(parsed.entries):
+        return total, shown, out
+    raw = [token for i in keep for token in parsed.raw[2 * i : 2 * i + 2]]
+    return total, shown, b"\0".join(raw + parsed.numstat) + b"\0"
 
 
-def add_numstat(checkout: Checkout, old: str, new: str, entries: list[Entry]) -> None:
-    """Fill additions/deletions/binary for `entries` (one git process, restricted to their paths)."""
-    if not entries:
-        return
+def _start_detail(checkout: Checkout, old: str, new: str, names: list[bytes] | None) -> git.GitProcess:
+    args = ["diff-tree", "-r", "-z", "--raw", "--numstat", "--no-renames", "--abbrev=40", old, new]
+    if names is not None:
+        args += ["--", *[n.decode("utf-8", "surrogateescape") for n in names]]
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
+
+
+def _start_numstat(checkout: Checkout, old: str, new: str, entries: list[Entry]) -> git.GitProcess:
     args = ["diff-tree", "-r", "-z", "--numstat", "--no-renames", old, new, "--", *[e.path for e in entries]]
-    out = git.run(args, cwd=checkout.root, env=tree_env(checkout))
-    _apply_numstat(out.split(b"\0"), {e.path: e for e in entries})
+    return git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout))
 
 
 def changes(checkout: Checkout, since: str | None = None, limit: int = 200) -> dict[str, object]:
@@ -208,15 +335,15 @@ def changes(checkout: Checkout, since: str | None = None, limit: int = 200) -> d
 def changes_between(
     checkout: Checkout, base: Since, tree: str, *, limit: int, source: str, notes: list[dict[str, str]]
 ) -> dict[str, object]:
-    entries, shown = listed(checkout, base.tree, tree, limit)
+    total, shown = listed(checkout, base.tree, tree, limit)
     return {
         "since": base.to_dict(),
         "worktree_tree": tree,
         "root": checkout.root,
         "files": [e.to_dict() for e in shown],
-        "total": len(entries),
-        "truncated": len(shown) < len(entries),
-        "left_out": len(entries) - len(shown),
+        "total": total,
+        "truncated": len(shown) < total,
+        "left_out": total - len(shown),
         "source": source,
         "notes": notes,
     }

@@ -216,7 +216,8 @@ def _unquote(quoted: bytes) -> str:
 
 
 def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_path: str) -> dict[str, object]:
-    """The complete diff into `out_path`, atomically (temp file beside it, fsync, rename)."""
+    """The complete diff into `out_path` (binary payloads included, so `git apply` takes it),
+    atomically (temp file beside it, fsync, rename)."""
     target = os.path.realpath(os.path.join(checkout.cwd, out_path))
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):
@@ -226,7 +227,9 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
     tmp = os.path.join(folder, f".{os.path.basename(target)}.pylon-tmp-{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        args = [*_PATCH, old, new]
+        # --binary: a complete diff must apply, and `git apply` rejects a patch whose binary
+        # files are only "Binary files ... differ" (it implies --full-index, as apply needs)
+        args = [*_PATCH, "--binary", old, new]
         if paths:
             args += ["--", *paths]
         code, _, err = git.GitProcess(args, cwd=checkout.root, env=tree_env(checkout), stdout_fd=fd).wait()

@@ -181,9 +181,14 @@ def run(
     what: str | None = None,
 ) -> bytes:
     """Run git and return its stdout; an exit code outside `ok` raises `git-failed`."""
-    code, out, err = GitProcess(args, cwd=cwd, env=env, input=input).wait()
+    return finish_run(GitProcess(args, cwd=cwd, env=env, input=input), ok=ok, what=what)
+
+
+def finish_run(proc: GitProcess, *, ok: tuple[int, ...] = (0,), what: str | None = None) -> bytes:
+    """Wait for a process started earlier (to run alongside others) and return its stdout."""
+    code, out, err = proc.wait()
     if code not in ok:
-        raise failure(args, code, err, what)
+        raise failure(proc.args, code, err, what)
     return out
 
 

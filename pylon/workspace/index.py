@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 
 from pylon.atomic import replace_unsynced
 from pylon.workspace import git
+from pylon.workspace.nested import filter_errors, has_commit
 from pylon.workspace.repo import Checkout
 
 # git status on the private index may use (and create) the untracked cache: it is ours.
-STATUS_CONFIG = ["-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal"]
+# The private index also holds files that are untracked in the real one, which git would hash
+# afresh every time; trusting less stat data for them than git trusts for tracked files would miss
+# a same-size edit with the mtime restored, so ctime and the full stat check are always on here.
+STATUS_CONFIG = [
+    "-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal",
+    "-c", "core.trustctime=true", "-c", "core.checkStat=default",
+]
 BULK_PATHS = 500
 
 
@@ -29,20 +37,65 @@ def file_sig(path: str) -> list[int] | None:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def settings_sig(checkout: Checkout, info_file: str, user_file: str) -> list[object]:
-    """Signatures of the files outside the working tree that shape git's answers: `info/<info_file>`,
-    the per-user `git/<user_file>`, and every config file git reads."""
+def _config_paths(checkout: Checkout) -> list[str]:
+    """The config files git reads here (system, global, repository, worktree)."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    paths = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        paths.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    return [*paths, os.path.join(checkout.common_dir, "config"), os.path.join(checkout.git_dir, "config.worktree")]
+
+
+_OUTSIDE = "outside-files"
+
+
+def configured_files(checkout: Checkout) -> dict[str, str]:
+    """`core.excludesFile` / `core.attributesFile` as git resolves them (`--path`: `~` expanded).
+
+    They can name any file, so their signatures belong in the settings signature. Asking git costs
+    a process, so the answer is kept in `<git-dir>/pylon/outside-files` next to the signatures of
+    the config files it came from, and asked again only when one of those changes.
+    """
+    config_sig = repr([file_sig(p) for p in _config_paths(checkout)])
+    cache = os.path.join(checkout.git_dir, "pylon", _OUTSIDE)
+    try:
+        with open(cache, encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().split("\n")
+        if lines[0] == config_sig:
+            return dict(line.split("\t", 1) for line in lines[1:] if "\t" in line)
+    except OSError:
+        pass
+    code, out, _ = git.run_full(
+        ["config", "-z", "--path", "--get-regexp", r"^core\.(excludesfile|attributesfile)$"], cwd=checkout.root
+    )
+    found: dict[str, str] = {}
+    for item in out.split(b"\0") if code == 0 else []:
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+        if key and value:
+            found[key.lower()] = os.path.join(checkout.root, value)  # a relative value is taken from the root
+    try:
+        text = config_sig + "\n" + "".join(f"{k}\t{v}\n" for k, v in found.items())
+        replace_unsynced(cache, text.encode("utf-8", "surrogateescape"))
+    except OSError:
+        pass  # only a cache
+    return found
+
+
+def settings_sig(checkout: Checkout, info_file: str, user_file: str) -> list[object]:
+    """Signatures of the files outside the working tree that shape git's answers: `info/<info_file>`,
+    the per-user `git/<user_file>` or the file config names instead (`core.excludesFile`,
+    `core.attributesFile`), and every config file git reads."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    key = "core.excludesfile" if user_file == "ignore" else "core.attributesfile"
     paths = [
         os.path.join(checkout.common_dir, "info", info_file),
         os.path.join(xdg, "git", user_file),
-        os.path.join(xdg, "git", "config"),
-        os.path.join(home, ".gitconfig"),
-        os.path.join(checkout.common_dir, "config"),
-        os.path.join(checkout.git_dir, "config.worktree"),
+        configured_files(checkout).get(key, ""),
+        *_config_paths(checkout),
     ]
-    return [file_sig(p) for p in paths]
+    return [file_sig(p) if p else None for p in paths]
 
 
 def excludes_sig(checkout: Checkout) -> list[object]:
@@ -146,8 +199,40 @@ def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
     raise git.failure(["write-tree"], code, err, "writing a tree of the checkout")
 
 
-def stage_worktree(checkout: Checkout, index: str) -> int:
-    """Make the private `index` match the working tree (like `git add -A`); returns paths staged.
+class Staged:
+    """What staging found besides the paths: embedded repositories and failed clean filters."""
+
+    __slots__ = ("paths", "window", "embedded", "empty", "filter_errors")
+
+    def __init__(self, paths: list[bytes], window: tuple[int, int], embedded: list[str], empty: list[str], errors: bytes) -> None:
+        self.paths = paths  # hashed by update-index in this capture
+        self.window = window  # the seconds during which their stat data was recorded
+        self.embedded = embedded  # repositories newly staged as gitlinks
+        self.empty = empty  # repositories with no commit: left out
+        self.filter_errors = filter_errors(errors)
+
+
+def at_risk(checkout: Checkout, recent: list[str], window: list[int]) -> list[bytes]:
+    """Paths staged by the last capture whose ctime still falls in the second it was recorded in.
+
+    git compares ctime and mtime in whole seconds, so a same-size edit made in the same second as
+    the capture that recorded a file, with its mtime put back, looks clean to the next status.
+    For files untracked in the real index git would hash them again anyway (`git add -A`), so
+    these few are hashed again too.
+    """
+    found = []
+    for rel in recent:
+        try:
+            ctime = int(os.stat(os.path.join(checkout.root, rel), follow_symlinks=False).st_ctime)
+        except OSError:
+            continue  # gone: status reports the deletion
+        if window[0] <= ctime <= window[1]:
+            found.append(os.fsencode(rel))
+    return found
+
+
+def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None = None) -> Staged:
+    """Make the private `index` match the working tree (like `git add -A`).
 
     `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
     scan goes through `git status -unormal` on the private index, which does use it and keeps it
@@ -156,6 +241,7 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
     real one.
     """
     env = {"GIT_INDEX_FILE": index, "GIT_OPTIONAL_LOCKS": "1"}  # the private index may be refreshed
+    started = int(time.time())
     code, out, err = git.run_full(
         [*STATUS_CONFIG, "status", "--porcelain=v2", "-z", "-unormal", "--no-renames", "--ignore-submodules=dirty"],
         cwd=checkout.root,
@@ -165,6 +251,9 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
         raise_capture_failure(code, err)
     paths: list[bytes] = []
     dirs: list[bytes] = []
+    drop = list(recheck or [])  # entries removed before staging (update-index skips stat-clean files)
+    embedded: list[bytes] = []
+    empty: list[bytes] = []  # repositories with no commit: git cannot record them, so they are left out
     records = out.split(b"\0")
     i = 0
     while i < len(records):
@@ -173,7 +262,14 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
         kind = rec[:2]
         if kind == b"1 ":
             if rec[3:4] != b".":
-                paths.append(rec.split(b" ", 8)[8])
+                path = rec.split(b" ", 8)[8]
+                if rec[3:4] == b"D" and os.path.isdir(os.path.join(os.fsencode(checkout.root), path)):
+                    # a folder where a tracked file was: `status -unormal` does not list what is
+                    # inside it (`-uall` and `git add -A` do): drop the file's entry, expand the folder
+                    dirs.append(path + b"/")
+                    drop.append(path)
+                else:
+                    paths.append(path)
         elif kind == b"2 ":
             if rec[3:4] != b".":
                 paths.append(rec.split(b" ", 9)[9])
@@ -188,23 +284,34 @@ def stage_worktree(checkout: Checkout, index: str) -> int:
             cwd=checkout.root,
             env={"GIT_INDEX_FILE": index, "GIT_LITERAL_PATHSPECS": "1"},
         )
-        paths.extend(p.rstrip(b"/") for p in listed.split(b"\0") if p)
+        for p in listed.split(b"\0"):
+            if p.endswith(b"/"):  # ls-files names a git repository inside the checkout with a slash
+                (embedded if has_commit(os.path.join(checkout.root, os.fsdecode(p))) else empty).append(p)
+            elif p:
+                paths.append(p)
+    paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
+    found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
+    if drop:
+        git.run(["update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root, env={"GIT_INDEX_FILE": index},
+                input=b"\0".join(drop) + b"\0")
+    if recheck:
+        paths = list(dict.fromkeys(paths + recheck))
     if not paths:
-        return 0
+        return Staged([], (started, started), *found, err)
     # Many new blobs (a big change) go into one pack instead of one loose file each: with a
     # threshold of 1 byte git streams every regular file that needs no filter into a single
     # pack per run (files that need conversion still take the normal path). About twice as fast
     # for 50,000 files, and no 50,000 loose objects for gc to pack later.
     bulk = ["-c", "core.bigFileThreshold=1"] if len(paths) > BULK_PATHS else []
-    code, _, err = git.run_full(
+    code, _, add_err = git.run_full(
         [*STATUS_CONFIG, *bulk, "update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
         cwd=checkout.root,
         env={"GIT_INDEX_FILE": index},
         input=b"\0".join(paths) + b"\0",
     )
     if code != 0:
-        raise_capture_failure(code, err)
-    return len(paths)
+        raise_capture_failure(code, add_err)
+    return Staged(paths, (started, int(time.time())), *found, err + add_err)
 
 
 def raise_capture_failure(code: int, err: bytes) -> None:

@@ -57,15 +57,15 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
     code = _spawn(argv, stdout_to_stderr)
     elapsed = time.monotonic() - started
     after = st.capture(checkout)
-    entries, shown = listed(checkout, before.worktree, after.worktree, limit)
+    total, shown = listed(checkout, before.worktree, after.worktree, limit)
     return {
         "command": command,
         "exit_code": code,
         "seconds": round(elapsed, 3),
         "files": [e.to_dict() for e in shown],
-        "total": len(entries),
-        "truncated": len(shown) < len(entries),
-        "left_out": len(entries) - len(shown),
+        "total": total,
+        "truncated": len(shown) < total,
+        "left_out": total - len(shown),
         "head": {"before": before.head, "after": after.head, "changed": before.head != after.head},
         "branch": {
             "before": st.short_branch(before.branch),

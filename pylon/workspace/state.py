@@ -38,6 +38,7 @@ from pylon.workspace.commits import (
 )
 from pylon.workspace.index import (
     PrivateIndex,
+    at_risk,
     copy_index,
     excludes_sig,
     file_sig,
@@ -46,6 +47,7 @@ from pylon.workspace.index import (
     write_json,
     write_tree,
 )
+from pylon.workspace.nested import embedded_notes, filter_note
 from pylon.workspace.repo import EMPTY_TREE, Checkout, layout_notes
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "read_json", "read_state", "short_branch", "start_head_query", "state_message", "update_refs", "write_json",
 ]
 _META_VERSION = 1
+_RECENT_MAX = 100_000  # more paths hashed in one capture: the next one starts afresh from the real index
 
 
 def head_info(proc: git.GitProcess) -> tuple[str | None, str | None]:
@@ -100,6 +103,8 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         and meta.get("index_sig") == real_sig
         and meta.get("excl_sig") == excl
         and meta.get("worktree")
+        and not meta.get("filter_failed")
+        and meta.get("recent") is not None  # else what the last capture hashed is not known: start afresh
         and real_sig is not None
         and os.path.exists(private.path)
         and _anchored(checkout, meta.get("commit"))
@@ -114,7 +119,14 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
                 index_tree, unmerged = EMPTY_TREE, False
             else:
                 index_tree, unmerged = write_tree(checkout, private.path)
-        stage_worktree(checkout, private.path)
+        recheck = at_risk(checkout, meta.get("recent") or [], meta.get("recent_window") or [0, 0]) if reuse and meta else []
+        staged = stage_worktree(checkout, private.path, recheck)
+        embedded, empty = staged.embedded, staged.empty
+        if reuse and meta:
+            # a kept private index already holds earlier embedded repositories as gitlinks, so
+            # status no longer names them: carry them over while they are still repositories
+            kept = [p for p in meta.get("embedded") or [] if os.path.exists(os.path.join(checkout.root, p, ".git"))]
+            embedded = sorted(set(embedded) | set(kept))
         worktree, _ = write_tree(checkout, private.path)
         if worktree is None:
             raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
@@ -127,6 +139,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
     head, head_tree = head_info(head_proc)
     branch, _detached = checkout.head_file()
     notes = layout_notes(checkout, _parse_config(config_proc), index_unmerged=unmerged)
+    notes += embedded_notes(embedded, empty) + filter_note(staged.filter_errors)
     now = int(time.time())
     state = State(
         commit=None,
@@ -148,6 +161,12 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         "head": head,
         "branch": branch,
         "notes": notes,
+        "embedded": embedded,
+        # a file staged through a failed filter looks clean to the next status: start afresh then
+        "filter_failed": bool(staged.filter_errors),
+        # what this capture hashed and when, for the next one to hash again if edited in the same second
+        "recent": [os.fsdecode(p) for p in staged.paths] if len(staged.paths) <= _RECENT_MAX else None,
+        "recent_window": list(staged.window),
         "time": now,
     }
     index_commit = None

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from pylon.workspace import state as st
-from pylon.workspace.changes import listed, raw_entries
+from pylon.workspace.changes import count_changed, listed
 from pylon.workspace.current import FRESH, WATCH_LOCK, write_fresh
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
@@ -198,12 +198,12 @@ def _batch(
     overflow: bool,
     initial: bool,
 ) -> dict[str, object]:
-    entries, shown = listed(checkout, old_tree, current.worktree, limit)
+    total, shown = listed(checkout, old_tree, current.worktree, limit)
     doc: dict[str, object] = {
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "files": [e.to_dict() for e in shown],
-        "total": len(entries),
-        "truncated": len(shown) < len(entries),
+        "total": total,
+        "truncated": len(shown) < total,
         "overflow": overflow,
         "rescanned": True,
         "head": current.head,
@@ -211,5 +211,5 @@ def _batch(
     }
     if since_label is not None and since_tree is not None:
         doc["since"] = since_label
-        doc["total_since"] = len(raw_entries(checkout, since_tree, current.worktree)) if not initial else len(entries)
+        doc["total_since"] = count_changed(checkout, since_tree, current.worktree) if not initial else total
     return doc

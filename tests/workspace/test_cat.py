@@ -83,3 +83,39 @@ def test_missing_file_and_base_version(repo: Path) -> None:
     assert nobase.code == 1 and "does not exist in last" in nobase.err
     refused = pylon("ws", "cat", "../x", "--base", cwd=repo)
     assert refused.code == 1 and "error[path-refused]" in refused.err
+
+
+def test_symlinks_inside_are_walked_by_pylon(repo: Path) -> None:
+    os.symlink("src", repo / "src-link")  # a folder link that stays inside
+    os.symlink(str(repo / "docs" / "guide.txt"), repo / "abs-inside")  # absolute, but inside
+    os.symlink("../README.md", repo / "src" / "up")  # `..` inside a target, staying inside
+    os.symlink("loop-b", repo / "loop-a")
+    os.symlink("loop-a", repo / "loop-b")
+    assert pylon("ws", "cat", "src-link/app.py", cwd=repo).out == "print('hello')\n"
+    assert pylon("ws", "cat", "abs-inside", cwd=repo).out == "one\ntwo\nthree\n"
+    assert pylon("ws", "cat", "src/up", cwd=repo).out == "# demo\n"
+    loop = pylon("ws", "cat", "loop-a", "--json", cwd=repo).json()
+    assert loop["error"]["code"] == "path-refused" and loop["error"]["reason"] == "symlink-loop"
+    on_file = pylon("ws", "cat", "README.md/x", "--json", cwd=repo).json()
+    assert on_file["error"]["code"] == "file-not-found"
+
+
+def test_limits_are_checked_before_reading(repo: Path) -> None:
+    import time
+
+    sparse = repo / "sparse.bin"
+    with open(sparse, "wb") as fh:
+        fh.truncate(2 * 1024**3)  # 2 GiB of holes: reading it all would take seconds and GBs
+    started = time.monotonic()
+    r = pylon("ws", "cat", "sparse.bin", "--max-bytes", str(4 * 1024**3), "--json", cwd=repo)
+    assert time.monotonic() - started < 5
+    doc = r.json()
+    assert doc["binary"] is True and doc["size"] == 2 * 1024**3 and doc["bytes_read"] == 0
+    # the same file in a baseline: the size comes from git before any byte is read
+    write_files(repo, {"zeros.bin": b"\0" * 3_000_000, "text.txt": "abc\n" * 100_000})
+    git(repo, "add", "zeros.bin", "text.txt")
+    git(repo, "commit", "-q", "-m", "big")
+    base = pylon("ws", "cat", "zeros.bin", "--base", "--since", "HEAD", "--json", cwd=repo).json()
+    assert base["binary"] is True and base["size"] == 3_000_000
+    cut = pylon("ws", "cat", "text.txt", "--base", "--since", "HEAD", "--max-bytes", "10", "--json", cwd=repo).json()
+    assert cut["content"] == "abc\nabc\nab" and cut["truncated"] is True and cut["size"] == 400_000

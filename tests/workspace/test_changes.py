@@ -160,3 +160,23 @@ def test_repeated_question_is_answered_the_same_and_attributes_count(repo: Path)
     info.mkdir(exist_ok=True)
     (info / "attributes").write_text("*.txt binary\n")
     assert _files(repo)["data.txt"]["binary"] is True
+
+
+def test_same_size_edit_of_an_untracked_file_with_mtime_restored_untrusted_ctime(repo: Path) -> None:
+    # git itself hashes an untracked file every time; pylon's kept private index must not trust
+    # its stat data more than the content: with core.trustctime=false only the ctime moves
+    git(repo, "config", "core.trustctime", "false")
+    path = repo / "notes.txt"
+    path.write_text("aaaa\n")
+    os.utime(path, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))  # old: never racy
+    for _ in range(2):
+        doc = pylon("ws", "changes", "--json", cwd=repo).json()
+        assert git(repo, "show", f"{doc['worktree_tree']}:notes.txt") == "aaaa\n"
+    before = os.stat(path)
+    path.write_text("bbbb\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    doc = pylon("ws", "changes", "--json", cwd=repo).json()
+    assert git(repo, "show", f"{doc['worktree_tree']}:notes.txt") == "bbbb\n"
+    assert git(repo, "hash-object", "notes.txt").strip() == git(repo, "rev-parse", f"{doc['worktree_tree']}:notes.txt").strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.workspace.helpers import git, pylon, write_files
+from tests.workspace.helpers import commit_all, git, pylon, write_files
 
 
 def test_diff_matches_git_diff_for_tracked_changes(repo: Path) -> None:
@@ -83,3 +83,28 @@ def test_diff_since_baseline_shows_only_later_edits(repo: Path) -> None:
     write_files(repo, {"docs/guide.txt": "changed later\n"})
     out = pylon("ws", "diff", cwd=repo).out
     assert "docs/guide.txt" in out and "src/app.py" not in out
+
+
+def test_out_is_a_patch_git_applies_binaries_included(repo: Path, tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    write_files(repo, {"img.bin": bytes(range(256)) * 8, "gone.bin": b"\x00\x01old"})
+    commit_all(repo, "binaries")
+    write_files(repo, {"img.bin": bytes(reversed(range(256))) * 8, "new.bin": b"\x00new\xff" * 100,
+                       "src/app.py": "print('changed')\n", "added.txt": "a\n"})
+    os.unlink(repo / "gone.bin")
+    os.chmod(repo / "README.md", 0o755)
+    target = tmp_path / "all.diff"
+    r = pylon("ws", "diff", "--since", "HEAD", "--out", str(target), cwd=repo)
+    assert r.code == 0, r
+    assert b"GIT binary patch" in target.read_bytes()
+    copy = tmp_path / "copy"
+    git(tmp_path, "clone", "-q", str(repo), str(copy))  # the committed state, clean
+    git(copy, "apply", "--check", str(target))  # the oracle: git accepts the whole patch
+    git(copy, "apply", str(target))
+    for name in ("img.bin", "new.bin", "src/app.py", "added.txt", "README.md"):
+        assert (copy / name).read_bytes() == (repo / name).read_bytes(), name
+    assert not (copy / "gone.bin").exists()
+    assert os.stat(copy / "README.md").st_mode & 0o111
+    shutil.rmtree(copy)

@@ -64,3 +64,22 @@ def test_run_reports_head_and_index_moves(repo: Path) -> None:
     doc = r.json()
     assert doc["head"]["changed"] is True and doc["index_changed"] is True
     assert [f["path"] for f in doc["files"]] == ["s.txt"]
+
+
+def test_text_reports_say_what_json_says_modes_head_and_branch(repo: Path) -> None:
+    write_files(repo, {"src/app.py": "print('and a new mode')\n"})
+    os.chmod(repo / "src" / "app.py", 0o755)
+    os.chmod(repo / "README.md", 0o755)
+    changes = pylon("ws", "changes", "--since", "HEAD", cwd=repo)
+    lines = {ln.split()[-1]: ln for ln in changes.out.splitlines()}
+    assert lines["README.md"].split()[:2] == ["mode", "100644->100755"]
+    assert "+1 -1" in lines["src/app.py"] and "100644->100755" in lines["src/app.py"]  # content and mode
+    switch = pylon("ws", "run", "--", "git", "switch", "-q", "-c", "feature", cwd=repo)
+    assert switch.code == 0, switch
+    assert "branch main -> feature" in switch.err  # HEAD's commit did not move, the branch did
+    doc = pylon("ws", "run", "--json", "--", "git", "checkout", "-q", "--detach", cwd=repo).json()
+    assert doc["branch"]["changed"] is True and doc["head"]["changed"] is False
+    moved = pylon("ws", "run", "--", "sh", "-c", "git switch -q main && git commit -q --allow-empty -m e", cwd=repo)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert f"HEAD moved {doc['head']['after'][:12]} -> {head[:12]}" in moved.err
+    assert "branch (detached) -> main" in moved.err

@@ -71,3 +71,47 @@ def test_merge_in_progress_read_commands_work_and_say_so(repo: Path) -> None:
     assert "<<<<<<<" in git(repo, "show", f"{base['commit']}:docs/guide.txt")
     assert (repo / ".git" / "MERGE_HEAD").exists()
     assert git(repo, "diff", "--name-only", "--diff-filter=U") == "docs/guide.txt\n"  # still unmerged
+
+
+def test_embedded_repository_is_recorded_as_git_does_and_named(repo: Path, make_repo) -> None:  # type: ignore[no-untyped-def]
+    other = make_repo(files={"lib.txt": "lib\n"}, name="other")
+    git(repo, "clone", "-q", str(other), "vendor")  # a clone inside the checkout, no .gitmodules
+    write_files(repo / "vendor", {"lib.txt": "edited inside the clone\n"})
+    doc = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+    assert "embedded-repo" in _kinds(doc)
+    assert [f["path"] for f in doc["files"]] == ["vendor"]
+    # what git itself records for it: a gitlink to the clone's checked-out commit
+    entry = git(repo, "ls-tree", doc["worktree_tree"], "vendor").split()
+    assert entry[:3] == ["160000", "commit", git(repo / "vendor", "rev-parse", "HEAD").strip()]
+    text = pylon("ws", "changes", "--since", "HEAD", cwd=repo)
+    assert "vendor" in text.err and "cannot see edits inside" in text.err
+
+
+def test_empty_nested_repository_captures_with_a_note(repo: Path) -> None:
+    git(repo, "init", "-q", "scratch")  # no commit: git itself cannot record it
+    (repo / "nested").mkdir()
+    git(repo / "nested", "init", "-q", "inner")
+    write_files(repo, {"scratch/notes.txt": "n\n", "top.txt": "t\n"})
+    for command in (["changes", "--json"], ["fingerprint", "--json"], ["baseline", "--json"]):
+        r = pylon("ws", *command, cwd=repo)
+        assert r.code == 0, r
+        assert "embedded-repo-empty" in _kinds(r.json())
+    doc = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+    assert [f["path"] for f in doc["files"]] == ["top.txt"]
+    note = [n["message"] for n in doc["notes"] if n["kind"] == "embedded-repo-empty"][0]
+    assert "scratch/" in note and "nested/inner/" in note
+
+
+def test_a_failing_clean_filter_is_named(repo: Path) -> None:
+    git(repo, "config", "filter.broken.clean", "exit 3")  # not `required`: git stores the file raw
+    write_files(repo, {".gitattributes": "*.dat filter=broken\n"})
+    commit_all(repo, "attributes")
+    write_files(repo, {"x.dat": "raw payload\n"})
+    for _ in range(2):  # still named on the next capture, which would otherwise see a clean file
+        doc = pylon("ws", "changes", "--since", "HEAD", "--json", cwd=repo).json()
+        assert "filter-failed" in _kinds(doc), doc["notes"]
+        assert git(repo, "show", f"{doc['worktree_tree']}:x.dat") == "raw payload\n"  # what git add stores
+    text = pylon("ws", "changes", "--since", "HEAD", cwd=repo)
+    assert "external filter 'exit 3' failed" in text.err
+    git(repo, "config", "filter.broken.clean", "cat")  # fixed: the note goes away
+    assert "filter-failed" not in _kinds(pylon("ws", "changes", "--json", cwd=repo).json())

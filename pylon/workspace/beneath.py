@@ -1,0 +1,142 @@
+"""Opening a file beneath the checkout root without a window for a symlink swap.
+
+A check of the resolved path followed by an open of that path can be raced: another process swaps a
+folder for a symlink to `/etc` in between, and the open follows it. Here every component is opened
+relative to the folder opened before it (`dir_fd`) with `O_NOFOLLOW`, so the kernel never follows a
+link pylon did not look at. A symlink met on the way is read (`readlink` relative to its folder)
+and its target walked the same way by pylon itself: `..` goes back to a folder pylon already holds
+open, and a target that would leave the root (absolute outside it, or `..` above it) is refused.
+What was finally opened is checked on its descriptor (fstat): a regular file, or it is refused.
+`openat2(RESOLVE_BENEATH)` would do the same in one call, but Python's stdlib has no binding.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+MAX_LINKS = 40  # like the kernel's own limit on symlinks followed in one lookup
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def refuse(path: str, reason: str, why: str) -> None:
+    from pylon.errors import PylonError
+    from pylon.workspace.jsonbytes import safe
+
+    raise PylonError(
+        "path-refused",
+        f"pylon ws cat refuses {path!r}: {why}.",
+        "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'.",
+        details=safe({"reason": reason, "path": path}),  # type: ignore[arg-type]
+    )
+
+
+def _not_found(path: str) -> None:
+    from pylon.errors import NotFoundError
+
+    raise NotFoundError(
+        "file-not-found", f"{path!r} does not exist in the checkout.", "List changed files with `pylon ws changes`."
+    )
+
+
+def _target_parts(root: str, target: str, path: str) -> tuple[bool, list[str]]:
+    """(from the root?, components) of a symlink target; an absolute one must name the root."""
+    if not target.startswith("/"):
+        return False, target.split("/")
+    for base in {root.rstrip("/"), os.path.realpath(root).rstrip("/")}:
+        if target == base or target.startswith(base + "/"):
+            return True, target[len(base) :].split("/")
+    refuse(path, "symlink-outside", f"a symlink on the way points to {target}, outside the checkout")
+    raise AssertionError("unreachable")
+
+
+def open_beneath(root: str, rel: str, path: str) -> int:
+    """A read-only descriptor of the regular file `rel` (root-relative, already checked lexically)."""
+    stack = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]  # the folders walked, root first
+    todo = [p for p in rel.split("/") if p]
+    todo.reverse()  # a stack of components still to walk: pop() gives the next one
+    links = 0
+    try:
+        while todo:
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if len(stack) == 1:
+                    refuse(path, "symlink-outside", "a symlink on the way leads above the checkout root")
+                os.close(stack.pop())
+                continue
+            if name.lower() == ".git":
+                refuse(path, "git-dir", "a symlink on the way leads into .git, which is git's")
+            last = not todo
+            try:
+                if last:
+                    # look before opening: a device or FIFO is refused without being opened
+                    st = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
+                    if not stat.S_ISLNK(st.st_mode):
+                        _check_mode(st.st_mode, path)
+                fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
+            except FileNotFoundError:
+                _not_found(path)
+                raise
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                fd = -1
+            if fd < 0:
+                # a symlink (ELOOP under O_NOFOLLOW) or, mid-path, not a folder: look at it ourselves
+                try:
+                    st = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
+                except FileNotFoundError:
+                    _not_found(path)
+                    raise
+                links += 1  # a hop, or a retry of a name being swapped: both are bounded
+                if links > MAX_LINKS:
+                    refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks on the way (a loop?)")
+                if not stat.S_ISLNK(st.st_mode):
+                    if stat.S_ISDIR(st.st_mode):
+                        todo.append(name)  # it became a folder meanwhile: walk it again
+                        continue
+                    _not_found(path)  # like git: a file on the way means no such path
+                try:
+                    target = os.readlink(name, dir_fd=stack[-1])
+                except FileNotFoundError:
+                    _not_found(path)
+                    raise
+                except OSError as exc:
+                    if exc.errno != errno.EINVAL:
+                        raise
+                    todo.append(name)  # no longer a symlink: look again (bounded by MAX_LINKS)
+                    continue
+                from_root, parts = _target_parts(root, target, path)
+                if from_root:
+                    while len(stack) > 1:
+                        os.close(stack.pop())
+                todo.extend(reversed(parts))
+                continue
+            if last:
+                return _checked_file(fd, path)
+            stack.append(fd)
+        refuse(path, "directory", "it names a folder, not a file")
+        raise AssertionError("unreachable")
+    finally:
+        for fd in stack:
+            os.close(fd)
+
+
+def _check_mode(mode: int, path: str) -> None:
+    if stat.S_ISDIR(mode):
+        refuse(path, "directory", "it is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        refuse(path, "special-file", "it is a device, FIFO or socket, not a regular file")
+
+
+def _checked_file(fd: int, path: str) -> int:
+    """The descriptor itself says what was opened (it may have been swapped since the look)."""
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        _check_mode(mode, path)
+    return fd
