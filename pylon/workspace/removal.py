@@ -25,7 +25,8 @@ SHOWN = 20
 def unique_commits(checkout: Checkout, branch: str, baseline: str) -> int:
     """Commits on `branch` that no other branch (local or remote) and not the baseline holds."""
     out = git.run(
-        ["rev-list", "--count", "refs/heads/" + branch, "--not", baseline, "--exclude=refs/heads/" + branch,
+        # --exclude before --branches takes the name without refs/heads/ (git rev-list's rule)
+        ["rev-list", "--count", "refs/heads/" + branch, "--not", baseline, "--exclude=" + branch,
          "--branches", "--remotes"],
         cwd=checkout.root,
     )
