@@ -142,7 +142,10 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
     reason = owned.lock_reason(wid, str(record["token"]))
     did: list[str] = []
     kept: list[str] = []
-    admins = [a for a in owned.admin_dirs_for(checkout, path) if _locked_by(a, reason)]
+    # git locks a new admin folder "initializing" until `worktree add` ends: one that a killed
+    # `new` left pointing at our own path (under our lock, from our record) is ours as well
+    accepted = (reason, "initializing", None) if kind == "interrupted-new" else (reason,)
+    admins = [a for a in owned.admin_dirs_for(checkout, path) if _lock_of(a) in accepted]
     for admin in admins:
         did.append(f"remove git admin folder {admin}")
     if os.path.isdir(path):
@@ -179,9 +182,12 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
     return {"id": wid, "kind": kind, "done": did, "kept": kept}
 
 
-def _locked_by(admin: str, reason: str) -> bool:
+def _lock_of(admin: str) -> str | None:
+    """The lock reason of a git admin folder ("" when locked without one, None when not locked)."""
     try:
         with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
-            return fh.read().strip() == reason
+            return fh.read().strip()
+    except FileNotFoundError:
+        return None
     except (OSError, UnicodeDecodeError):
-        return False
+        return "?"

@@ -133,3 +133,33 @@ def test_prune_removes_an_interrupted_new(repo: Path) -> None:
     assert pylon("ws", "prune", cwd=repo).code == 0
     assert not Path(str(made["path"])).exists() and len(porcelain(repo)) == 1
     assert git(repo, "branch", "--list", "pylon-session-half") == "" and not record_path.exists()
+
+
+def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """SIGKILL (pylon and its git together) at several moments; then `prune` (or, when the kill came
+    after the end, `rm`) leaves exactly what was there before."""
+    import os
+    import signal
+    import time
+
+    from tests.conftest import script
+
+    repo = make_repo(files={f"d{i // 100}/f{i}.txt": f"{i}\n" * 50 for i in range(3000)})
+    write_files(repo, {"dirty.txt": "dirty\n"})
+    root = Path(str(new(repo, "probe")["path"])).parent
+    assert pylon("ws", "rm", "probe", cwd=repo).code == 0
+    before = world(repo, root)
+    for n, delay in enumerate((0.05, 0.15, 0.3, 0.5, 0.8)):
+        proc = subprocess.Popen([script("pylon"), "ws", "new", f"k{n}"], cwd=repo, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        if proc.returncode == 0:  # it finished first
+            assert pylon("ws", "rm", f"k{n}", cwd=repo).code == 0
+        else:
+            assert pylon("ws", "prune", cwd=repo).code == 0
+        assert world(repo, root) == before, delay
