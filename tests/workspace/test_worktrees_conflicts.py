@@ -46,7 +46,7 @@ def test_conflicts_names_paths_with_context_and_touching_pairs(make_repo) -> Non
     assert "conflict: a <-> b: 1 path(s)" in text.out and "touching: a <-> b: other.txt" in text.out
     assert "at line 5" in text.out
     # nothing was written to any checkout
-    assert {p: status(p) for p in (repo, a, b, c)} == states and index_snapshot(repo) == index
+    assert index_snapshot(repo) == index and {p: status(p) for p in (repo, a, b, c)} == states
     listed = {w["id"]: w["overlaps"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]}
     assert listed == {"a": ["b"], "b": ["a"], "c": []}
 

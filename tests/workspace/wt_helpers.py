@@ -44,7 +44,10 @@ def new(repo: Path, *args: str) -> dict[str, object]:
 
 
 def status(path: Path | str) -> str:
-    return git(Path(path), "status", "--porcelain=v1", "-uall")
+    """`git status` that never refreshes the index (so it cannot disturb an index snapshot)."""
+    proc = subprocess.run(["git", "status", "--porcelain=v1", "-uall"], cwd=path, capture_output=True, text=True,
+                          env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, check=True)
+    return proc.stdout
 
 
 def tree_files(root: Path) -> dict[str, bytes]:
