@@ -163,3 +163,13 @@ def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo) -> None:  # ty
         else:
             assert pylon("ws", "prune", cwd=repo).code == 0
         assert world(repo, root) == before, delay
+
+
+def test_new_prints_the_path_alone_and_status_counts_owned_worktrees(repo: Path) -> None:
+    made = pylon("ws", "new", "t1", cwd=repo)
+    assert made.code == 0 and made.out.count("\n") == 1 and Path(made.out.strip()).is_dir()
+    assert "created worktree t1" in made.err
+    git(repo, "worktree", "add", "-q", str(repo.parent / "plain"))
+    doc = pylon("ws", "status", "--json", cwd=repo).json()
+    assert [w["id"] for w in doc["worktrees"]] == ["t1"]
+    assert "owned worktrees: 1" in pylon("ws", "status", cwd=repo).out
