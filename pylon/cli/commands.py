@@ -30,7 +30,7 @@ _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the sessio
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
-    Group("ws", "Workspace: baselines, changes, diffs, confined reads.", "pylon ws changes --since start"),
+    Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
 )
 
 COMMANDS = (
@@ -170,6 +170,36 @@ COMMANDS = (
                   JSON)),
     Command("ws status", "Where you are: checkout, HEAD, baselines, watch, owned worktrees.", "pylon ws status",
             "pylon.cli.ws:status", opts=(JSON,)),
+    # -- owned worktrees -----------------------------------------------------------------------
+    Command("ws new", "Create an owned worktree that starts from the current (dirty) state; print its path.",
+            "pylon ws new agent-1 --copy .env", "pylon.cli.ws_worktrees:new",
+            args=(Arg("id", "[ID]", "1-64 of A-Za-z0-9._- (default: generated).", OPTIONAL),),
+            opts=(Opt("--from", STR, "Start from this commit instead, with no dirty state.", metavar="REV",
+                      dest="from_rev"),
+                  Opt("--clean", FLAG, "Start from --from (default HEAD) without the dirty state."),
+                  Opt("--copy", STR, "Also copy ignored files matching GLOB (gitignore syntax); repeatable.",
+                      metavar="GLOB", repeat=True),
+                  JSON),
+            description="The worktree is on branch pylon-session-<ID> under the worktree root "
+                        "($PYLON_WORKTREE_ROOT, default $XDG_DATA_HOME/pylon/worktrees/<repo>-<hash>), locked in "
+                        "git with a reason naming pylon. Ignored files listed in .worktreeinclude are copied too."),
+    Command("ws list", "Owned worktrees: dirty counts, commits since baseline, last change, overlaps.",
+            "pylon ws list --json", "pylon.cli.ws_worktrees:list_command", opts=(JSON,)),
+    Command("ws path", "Print the path of an owned worktree (for cd \"$(pylon ws path ID)\").",
+            "pylon ws path agent-1", "pylon.cli.ws_worktrees:path",
+            args=(Arg("id", "ID", "The owned worktree's id."),), opts=(JSON,)),
+    Command("ws rm", "Remove an owned worktree (refuses uncommitted or unmerged work without --force).",
+            "pylon ws rm agent-1", "pylon.cli.ws_worktrees:rm",
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--force", FLAG, "Remove anyway, after a snapshot under refs/pylon/trash/."),
+                  Opt("--keep-branch", FLAG, "Keep the branch pylon-session-<ID>."),
+                  JSON)),
+    Command("ws prune", "Clean up owned leftovers: half-made worktrees, missing folders, orphan branches.",
+            "pylon ws prune --dry-run", "pylon.cli.ws_worktrees:prune",
+            opts=(Opt("--dry-run", FLAG, "Say what would be removed; change nothing."), JSON)),
+    Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
+            "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws_worktrees:conflicts",
+            args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}

@@ -26,7 +26,13 @@ def status(checkout: Checkout) -> dict[str, object]:
         "default_since": since.label,
         "baselines": list_baselines(checkout),
         "watching": watcher_alive(checkout),
-        # Owned worktrees (`pylon ws new`) arrive with the next part of the workspace; none yet.
-        "worktrees": [],
+        "worktrees": _owned(checkout),
         "notes": layout_notes(checkout, config_values(checkout)),
     }
+
+
+def _owned(checkout: Checkout) -> list[dict[str, str]]:
+    """The owned worktrees (no scan: `ws list` reads their states)."""
+    from pylon.workspace.owned import survey
+
+    return [{"id": o.id, "path": o.path, "branch": o.branch} for o in survey(checkout).owned.values() if o.present]

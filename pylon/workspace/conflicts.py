@@ -1,0 +1,195 @@
+"""`pylon ws conflicts`: would owned worktrees collide? Real three-way merges that change nothing.
+
+Each side is the worktree's current state (committed and uncommitted work, untracked files
+included) as a state commit (sides.py). For two owned worktrees the merge base is found from
+history: both states descend from their baselines, and sessions started from the same checkout
+state share one deterministic baseline commit (worktrees.baseline_commit). For a worktree against
+the main checkout, the checkout's current tree is put in a commit whose parent is that worktree's
+baseline, so the base is where the agent started and the person's own dirty state (carried into
+the baseline) does not count as a change on both sides.
+
+The merge is `git merge-tree --write-tree` (git >= 2.38): it writes objects only (trees and blobs
+in the object store, no ref, no index, no file). A pair is merged only when its two change sets
+(paths changed since each side's base) share a path or one is a folder of the other, or when the
+two sessions started from different baselines; other pairs cannot conflict and are skipped.
+Pairs that change the same files and merge cleanly are "touching", not conflicts.
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import git
+from pylon.workspace.commits import IDENT
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import Side, changed_since, parallel
+
+MIN_GIT = (2, 38)
+HUNKS_PER_FILE = 3
+LINES_PER_HUNK = 8
+_VERSION: list[tuple[int, ...]] = []
+
+
+def git_version() -> tuple[int, ...]:
+    if not _VERSION:
+        text = git.run(["version"]).decode().split()
+        numbers = []
+        for part in (text[2] if len(text) > 2 else "0").split(".")[:3]:
+            digits = "".join(ch for ch in part if ch.isdigit())
+            numbers.append(int(digits or 0))
+        _VERSION.append(tuple(numbers))
+    return _VERSION[0]
+
+
+def require_merge_tree() -> None:
+    version = git_version()
+    if version < MIN_GIT:
+        from pylon.errors import PylonError
+
+        raise PylonError(
+            "git-too-old",
+            f"Conflict checks need `git merge-tree --write-tree` from git 2.38; this git is "
+            f"{'.'.join(map(str, version))}.",
+            "Install git 2.38 or newer (https://git-scm.com), then run the command again.",
+            exit_code=2,
+        )
+
+
+class Party:
+    """One side of the comparison: an owned worktree (id) or the main checkout (id None)."""
+
+    __slots__ = ("id", "side", "baseline", "changed")
+
+    def __init__(self, worktree_id: str | None, side: Side, baseline: str) -> None:
+        self.id, self.side, self.baseline = worktree_id, side, baseline
+        self.changed: set[str] = set()
+
+
+def touching(a: set[str], b: set[str]) -> list[str]:
+    """Paths changed on both sides, and paths where one side's file is the other side's folder."""
+    both = a & b
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    for path in small:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            if "/".join(parts[:i]) in large:
+                both.add(path)
+                both.add("/".join(parts[:i]))
+    return sorted(both)
+
+
+def merge(checkout: Checkout, ours: str, theirs: str) -> list[dict[str, object]]:
+    """The conflicts of merging two commits (empty when clean), each with a short context."""
+    args = ["merge-tree", "--write-tree", "-z", "--name-only", "--allow-unrelated-histories", ours, theirs]
+    code, out, err = git.run_full(args, cwd=checkout.root)
+    if code not in (0, 1):
+        raise git.failure(args, code, err, "git merge-tree")
+    if code == 0:
+        return []
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    tree, i, paths = fields[0], 1, []
+    while i < len(fields) and fields[i]:
+        paths.append(fields[i])
+        i += 1
+    i += 1
+    found: dict[str, dict[str, object]] = {p: {"path": p, "types": [], "messages": [], "hunks": []} for p in paths}
+    while i < len(fields) and fields[i].isdigit():  # <count> <path>... <type> <message>
+        count = int(fields[i])
+        named = fields[i + 1 : i + 1 + count]
+        kind, message = fields[i + 1 + count], fields[i + 2 + count].rstrip("\n")
+        i += 3 + count
+        if kind.startswith("CONFLICT"):
+            for p in named:
+                if p in found:
+                    found[p]["types"].append(kind)  # type: ignore[union-attr]
+                    found[p]["messages"].append(message)  # type: ignore[union-attr]
+    _add_hunks(checkout, tree, found)
+    return [found[p] for p in sorted(found)]
+
+
+def _add_hunks(checkout: Checkout, tree: str, found: dict[str, dict[str, object]]) -> None:
+    """The conflict-marker regions git wrote into the merged files: where, and their first lines."""
+    request = "".join(f"{tree}:{p}\n" for p in found if "\n" not in p).encode("utf-8", "surrogateescape")
+    if not request:
+        return
+    out = git.run(["cat-file", "--batch"], cwd=checkout.root, input=request)
+    pos = 0
+    for p in (p for p in found if "\n" not in p):
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        blob = out[pos : pos + size]
+        pos += size + 1
+        if b"\0" in blob[:8000]:
+            found[p]["binary"] = True
+            continue
+        found[p]["hunks"] = hunks(blob.decode("utf-8", "replace"))
+
+
+def hunks(text: str) -> list[dict[str, object]]:
+    regions: list[dict[str, object]] = []
+    lines = text.split("\n")
+    start = None
+    for n, line in enumerate(lines, 1):
+        if line.startswith("<<<<<<< ") and start is None:
+            start = n
+        elif line.startswith(">>>>>>> ") and start is not None:
+            region = lines[start - 1 : n]
+            shown = region if len(region) <= LINES_PER_HUNK else region[: LINES_PER_HUNK - 1] + [region[-1]]
+            regions.append({"line": start, "lines": shown, "length": len(region)})
+            start = None
+    return regions[:HUNKS_PER_FILE]
+
+
+def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> dict[str, object]:
+    """Every pair of `parties` and each against `main`: conflicts, touching paths."""
+    require_merge_tree()
+
+    def change_set(party: object) -> None:
+        assert isinstance(party, Party)
+        party.changed = set(changed_since(checkout, party.baseline, party.side.state.worktree))
+
+    parallel(parties, change_set)
+    jobs: list[tuple[Party, Party | None, str, str, list[str], bool]] = []
+    for i, a in enumerate(parties):
+        for b in parties[i + 1 :]:
+            touched = touching(a.changed, b.changed)
+            must = bool(touched) or a.baseline != b.baseline
+            jobs.append((a, b, str(a.side.state.commit), str(b.side.state.commit), touched, must))
+    if main is not None:
+        main_jobs = parallel(parties, lambda p: _against_main(checkout, p, main))  # type: ignore[arg-type]
+        jobs.extend(main_jobs)  # type: ignore[arg-type]
+    merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))  # type: ignore[index]
+    results = iter(merged)
+    pairs = []
+    for a, b, _ours, _theirs, touched, must in jobs:
+        found = next(results) if must else []
+        conflicted = {str(c["path"]) for c in found}  # type: ignore[union-attr]
+        rest = [p for p in touched if p not in conflicted]
+        if found or rest:
+            pairs.append({"a": a.id, "b": b.id if b is not None else None,
+                          "with": "worktree" if b is not None else "checkout",
+                          "conflicts": found, "touching": rest})
+    return {"pairs": pairs, "checked": len(jobs), "merged": len(merged)}
+
+
+def _against_main(checkout: Checkout, party: Party, main: Party) -> tuple[Party, None, str, str, list[str], bool]:
+    """The main checkout's tree as a commit on the worktree's baseline (see the module docstring)."""
+    tree = main.side.state.worktree
+    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", party.baseline, "-m", "pylon conflict check"],
+                  cwd=checkout.root, env=IDENT)
+    changed = set(changed_since(checkout, party.baseline, tree))
+    touched = touching(party.changed, changed)
+    # the commit is not anchored: a later gc may drop it, nothing refers to it
+    return party, None, str(party.side.state.commit), out.decode().strip(), touched, bool(touched)
+
+
+def overlaps(result: dict[str, object]) -> dict[str, list[str]]:
+    """id -> the ids of owned worktrees it would conflict with (what `ws list` shows)."""
+    found: dict[str, list[str]] = {}
+    for pair in result["pairs"]:  # type: ignore[attr-defined]
+        if pair["with"] == "worktree" and pair["conflicts"]:
+            found.setdefault(pair["a"], []).append(pair["b"])
+            found.setdefault(pair["b"], []).append(pair["a"])
+    return {k: sorted(v) for k, v in found.items()}

@@ -1,0 +1,343 @@
+"""Owned worktrees: where they live, pylon's registry of them, and the ownership check.
+
+A worktree is *owned* only when every one of these holds (checked on every command, never cached):
+
+- a registry record `<git-common-dir>/pylon/owned/<id>.json` names it (written by `ws new`);
+- the record's path is `<worktree root>/<id>`, inside pylon's worktree root and outside the
+  project checkout, and its branch is `pylon-session-<id>`;
+- `git worktree list` has a worktree at that path, on that branch, locked with exactly the reason
+  `ws new` gave it, which names pylon and carries the record's random token.
+
+Everything else is foreign: a plain `git worktree add`, one locked by someone else, a folder
+inside the root that pylon did not create, a record whose branch or path was edited by hand.
+Foreign worktrees are counted, never listed as owned, changed or removed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git
+from pylon.workspace.repo import Checkout
+
+REGISTRY_VERSION = 1
+BRANCH_PREFIX = "pylon-session-"
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def check_id(worktree_id: str) -> str:
+    """Ids are 1-64 of [A-Za-z0-9._-] (the spec), and must also make a valid branch name."""
+    ok = (
+        0 < len(worktree_id) <= 64
+        and all(ch in _ID_CHARS for ch in worktree_id)
+        and not worktree_id.startswith((".", "-"))
+        and ".." not in worktree_id
+        and not worktree_id.endswith((".lock", "."))
+    )
+    if not ok:
+        from pylon.errors import UsageError
+
+        raise UsageError(
+            "bad-worktree-id",
+            f"{worktree_id!r} is not a valid worktree id: use 1-64 of A-Z a-z 0-9 . _ - "
+            "(not starting with . or -, no '..', not ending in .lock).",
+            "pylon ws new agent-1",
+        )
+    return worktree_id
+
+
+def new_id() -> str:
+    import secrets
+
+    return "s-" + secrets.token_hex(4)
+
+
+def branch_of(worktree_id: str) -> str:
+    return BRANCH_PREFIX + worktree_id
+
+
+def lock_reason(worktree_id: str, token: str) -> str:
+    """The lock reason names pylon (so `git worktree list` tells a person who holds it) and carries
+    the record's token (so a lock copied by hand onto another worktree does not pass)."""
+    return f"pylon owned worktree {worktree_id} [{token}]; remove it with `pylon ws rm {worktree_id}`"
+
+
+def registry_dir(checkout: Checkout) -> str:
+    return os.path.join(checkout.common_dir, "pylon", "owned")
+
+
+def lock_path(checkout: Checkout) -> str:
+    """Serialises `new`, `rm` and `prune` of one repository (config.lock/index.lock races)."""
+    return os.path.join(checkout.common_dir, "pylon", "owned.lock")
+
+
+def worktree_root(checkout: Checkout, main_root: str) -> str:
+    """`$PYLON_WORKTREE_ROOT`, else `$XDG_DATA_HOME/pylon/worktrees/<repo-name>-<hash>`."""
+    explicit = os.environ.get("PYLON_WORKTREE_ROOT")
+    if explicit:
+        root = os.path.abspath(os.path.expanduser(explicit))
+    else:
+        import hashlib
+
+        data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+        common = os.path.realpath(checkout.common_dir)
+        digest = hashlib.sha256(common.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+        name = os.path.basename(main_root.rstrip("/")) or "repo"
+        root = os.path.join(os.path.abspath(data), "pylon", "worktrees", f"{name}-{digest}")
+    real = os.path.realpath(root)
+    for checkout_root in {main_root, checkout.root}:
+        inside = os.path.realpath(checkout_root)
+        if real == inside or real.startswith(inside.rstrip("/") + "/"):
+            from pylon.errors import UsageError
+
+            raise UsageError(
+                "worktree-root-inside-checkout",
+                f"The worktree root {root} is inside the checkout {checkout_root}; owned worktrees must live "
+                "outside it.",
+                "Set PYLON_WORKTREE_ROOT to a folder outside the checkout (or unset it).",
+            )
+    return root
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+
+def read_record(checkout: Checkout, worktree_id: str) -> dict[str, object] | None:
+    import json
+
+    try:
+        with open(os.path.join(registry_dir(checkout), worktree_id + ".json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_record(checkout: Checkout, record: dict[str, object]) -> None:
+    import json
+
+    from pylon.atomic import atomic_write
+
+    folder = registry_dir(checkout)
+    os.makedirs(folder, exist_ok=True)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    atomic_write(os.path.join(folder, f"{record['id']}.json"), text.encode("utf-8"))
+
+
+def delete_record(checkout: Checkout, worktree_id: str) -> None:
+    try:
+        os.unlink(os.path.join(registry_dir(checkout), worktree_id + ".json"))
+    except FileNotFoundError:
+        pass
+
+
+def record_ids(checkout: Checkout) -> list[str]:
+    try:
+        names = os.listdir(registry_dir(checkout))
+    except OSError:
+        return []
+    return sorted(n[:-5] for n in names if n.endswith(".json") and not n.startswith("."))
+
+
+# -- git's view --------------------------------------------------------------------------------
+
+
+class GitWorktree:
+    """One entry of `git worktree list --porcelain -z`."""
+
+    __slots__ = ("path", "head", "branch", "locked", "prunable", "bare")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.head: str | None = None
+        self.branch: str | None = None
+        self.locked: str | None = None  # the reason ("" when locked without one)
+        self.prunable = False
+        self.bare = False
+
+
+def git_worktrees(checkout: Checkout) -> list[GitWorktree]:
+    """All worktrees git knows, the main one first."""
+    out = git.run(["worktree", "list", "--porcelain", "-z"], cwd=checkout.root, what="git worktree list")
+    found: list[GitWorktree] = []
+    current: GitWorktree | None = None
+    for field in out.decode("utf-8", "surrogateescape").split("\0"):
+        if not field:
+            current = None
+            continue
+        key, _, value = field.partition(" ")
+        if key == "worktree":
+            current = GitWorktree(value)
+            found.append(current)
+        elif current is None:
+            continue
+        elif key == "HEAD":
+            current.head = value
+        elif key == "branch":
+            current.branch = value
+        elif key == "locked":
+            current.locked = value
+        elif key == "prunable":
+            current.prunable = True
+        elif key == "bare":
+            current.bare = True
+    return found
+
+
+def admin_dir_of(path: str) -> str | None:
+    """The git admin folder (`.git/worktrees/<name>`) a worktree folder's `.git` file points at."""
+    try:
+        with open(os.path.join(path, ".git"), encoding="utf-8") as fh:
+            text = fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(path, text[len("gitdir:") :].strip()))
+
+
+def admin_dirs_for(checkout: Checkout, path: str) -> list[str]:
+    """Admin folders whose `gitdir` file names `path` (the folder itself may be gone)."""
+    base = os.path.join(checkout.common_dir, "worktrees")
+    target = os.path.normpath(os.path.join(path, ".git"))
+    found = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return []
+    for name in names:
+        try:
+            with open(os.path.join(base, name, "gitdir"), encoding="utf-8") as fh:
+                if os.path.normpath(fh.read().strip()) == target:
+                    found.append(os.path.join(base, name))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
+def same_path(a: str, b: str) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+# -- the survey --------------------------------------------------------------------------------
+
+
+class Owned:
+    """An owned worktree that passed every check (or, with `present=False`, whose record and git
+    admin entry still agree although its folder is gone)."""
+
+    __slots__ = ("id", "path", "branch", "baseline", "head", "created", "record", "present")
+
+    def __init__(self, record: dict[str, object], entry: GitWorktree | None) -> None:
+        self.id = str(record["id"])
+        self.path = str(record["path"])
+        self.branch = str(record["branch"])
+        self.baseline = str(record.get("baseline") or "")
+        self.created = str(record.get("created") or "")
+        self.head = entry.head if entry else None
+        self.record = record
+        self.present = bool(entry and not entry.prunable and os.path.isdir(self.path))
+
+
+class Survey:
+    """Every worktree of the repository, sorted into owned ones and a count of foreign ones."""
+
+    __slots__ = ("main_root", "root", "owned", "foreign", "records", "entries", "pending", "stale")
+
+    def __init__(self, main_root: str, root: str) -> None:
+        self.main_root = main_root
+        self.root = root
+        self.owned: dict[str, Owned] = {}
+        self.foreign: list[dict[str, str]] = []
+        self.records: dict[str, dict[str, object]] = {}  # every readable record, owned or not
+        self.entries: list[GitWorktree] = []
+        self.pending: dict[str, dict[str, object]] = {}  # records of a `new` not finished
+        self.stale: dict[str, dict[str, object]] = {}  # sound records git has no worktree for
+
+    def get(self, worktree_id: str) -> Owned:
+        """The owned worktree `id`, or a refusal that says why it is not one."""
+        found = self.owned.get(worktree_id)
+        if found is not None and found.present:
+            return found
+        from pylon.errors import NotFoundError
+
+        gone = found is not None or worktree_id in self.stale or worktree_id in self.pending
+
+        for item in self.foreign:
+            if item.get("id") == worktree_id:
+                raise NotFoundError(
+                    "foreign-worktree",
+                    f"{worktree_id!r} is not a worktree pylon owns: {item['why']}; pylon leaves it alone.",
+                    "Use git itself for it (`git worktree list`), or `pylon ws list` for the owned ones.",
+                )
+        raise NotFoundError(
+            "unknown-worktree",
+            f"No owned worktree is named {worktree_id!r}"
+            + (" (it is gone or half-made; `pylon ws prune` cleans up)." if gone else "."),
+            "pylon ws list",
+        )
+
+
+def check_record(record: dict[str, object], worktree_id: str, root: str) -> str | None:
+    """Why a record is not trustworthy (None when its fields are what `ws new` writes)."""
+    if record.get("version") != REGISTRY_VERSION or record.get("id") != worktree_id:
+        return "its registry record is not one pylon wrote"
+    if record.get("branch") != branch_of(worktree_id):
+        return "its registry record names another branch than pylon-session-<id>"
+    path = record.get("path")
+    if not isinstance(path, str) or os.path.normpath(path) != os.path.join(os.path.normpath(root), worktree_id):
+        return "its registry record names a path outside pylon's worktree root"
+    if not isinstance(record.get("token"), str) or not record.get("token"):
+        return "its registry record has no token"
+    return None
+
+
+def survey(checkout: Checkout) -> Survey:
+    entries = git_worktrees(checkout)
+    main_root = entries[0].path if entries and not entries[0].bare else checkout.root
+    result = Survey(main_root, worktree_root(checkout, main_root))
+    result.entries = entries
+    by_path = {os.path.realpath(e.path): e for e in entries[1:]}
+    claimed: set[str] = set()
+    for worktree_id in record_ids(checkout):
+        record = read_record(checkout, worktree_id)
+        if record is None:
+            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read"})
+            continue
+        result.records[worktree_id] = record
+        why = check_record(record, worktree_id, result.root)
+        entry = by_path.get(os.path.realpath(str(record.get("path")))) if why is None else None
+        if why is None and record.get("state") != "ready":
+            # a `new` in progress, or one that was killed: only `prune` (under the lock) decides
+            result.pending[worktree_id] = record
+            claimed.add(os.path.realpath(str(record["path"])))
+            continue
+        if why is None and entry is None:
+            result.stale[worktree_id] = record  # git lost it (folder and admin entry gone): a leftover
+            claimed.add(os.path.realpath(str(record["path"])))
+            continue
+        if why is None and entry is not None:
+            if entry.branch != "refs/heads/" + str(record["branch"]):
+                why = "it is not on its branch pylon-session-<id> any more"
+            elif entry.locked != lock_reason(worktree_id, str(record["token"])):
+                why = "it is not locked with pylon's reason"
+        if why is None and entry is not None:
+            result.owned[worktree_id] = Owned(record, entry)
+            claimed.add(os.path.realpath(entry.path))
+            continue
+        if entry is not None:
+            claimed.add(os.path.realpath(entry.path))
+        result.foreign.append({"id": worktree_id, "path": str(record.get("path") or ""), "why": why or "unknown"})
+    for real, entry in by_path.items():
+        if real not in claimed:
+            result.foreign.append({"id": "", "path": entry.path, "why": "not created by pylon"})
+            claimed.add(real)
+    try:
+        names = sorted(os.listdir(result.root))
+    except OSError:
+        names = []
+    for name in names:
+        full = os.path.join(result.root, name)
+        if os.path.realpath(full) not in claimed and name not in result.records:
+            result.foreign.append({"id": "", "path": full, "why": "a folder in pylon's root that pylon did not create"})
+    return result

@@ -1,0 +1,193 @@
+"""`pylon ws rm` and `pylon ws prune`: remove owned worktrees and owned leftovers, nothing else.
+
+`rm` refuses while the worktree holds work that exists nowhere else: uncommitted changes
+(tracked or untracked, not ignored) or commits reachable from its branch and from no other branch
+(the pylon baseline does not count: it is the person's state, kept under refs/pylon/sessions/).
+`rm --force` first snapshots everything under `refs/pylon/trash/<id>-<stamp>/` (the captured state,
+the branch tip, the baseline) and returns the git commands that bring it back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from pylon.locks import file_lock
+from pylon.workspace import git, owned
+from pylon.workspace.commits import update_refs
+from pylon.workspace.refs import ROOT, session_baseline_ref
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import changed_since, dirty, read_side
+
+SHOWN = 20
+
+
+def unique_commits(checkout: Checkout, branch: str, baseline: str) -> int:
+    """Commits on `branch` that no other branch (local or remote) and not the baseline holds."""
+    out = git.run(
+        # --exclude before --branches takes the name without refs/heads/ (git rev-list's rule)
+        ["rev-list", "--count", "refs/heads/" + branch, "--not", baseline, "--exclude=" + branch,
+         "--branches", "--remotes"],
+        cwd=checkout.root,
+    )
+    return int(out.decode().strip() or 0)
+
+
+def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[str]) -> Exception:
+    from pylon.errors import PylonError
+
+    listed = (uncommitted + [p for p in commit_paths if p not in uncommitted])
+    shown = listed[:SHOWN]
+    parts = []
+    if uncommitted:
+        parts.append(f"{len(uncommitted)} uncommitted path{'s' if len(uncommitted) != 1 else ''}")
+    if commits:
+        parts.append(f"{commits} commit{'s' if commits != 1 else ''} on no other branch")
+    more = f" (and {len(listed) - SHOWN} more)" if len(listed) > SHOWN else ""
+    return PylonError(
+        "worktree-has-work",
+        f"Worktree {wid} has {' and '.join(parts)}: " + ", ".join(shown) + more + ".",
+        f"Commit or merge that work first, or snapshot it and remove anyway: pylon ws rm {wid} --force",
+        details={"uncommitted": uncommitted[:SHOWN], "uncommitted_total": len(uncommitted), "commits": commits,
+                 "paths": shown, "paths_total": len(listed)},
+    )
+
+
+def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False) -> dict[str, object]:
+    owned.check_id(worktree_id)
+    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+        info = owned.survey(checkout)
+        found = info.get(worktree_id)
+        main = info.main_root  # git runs from the main checkout: the current folder may be the one removed
+        side = read_side(found.path)
+        tracked, untracked = dirty(side)
+        uncommitted = sorted(set(tracked) | set(untracked))
+        tip = found.head or ""
+        commits = unique_commits(checkout, found.branch, found.baseline) if tip else 0
+        if (uncommitted or commits) and not force:
+            commit_paths = changed_since(checkout, found.baseline, tip) if commits else []
+            raise _refuse(worktree_id, uncommitted, commits, commit_paths)
+        trash = restore = None
+        if force and (uncommitted or commits):
+            trash, restore = _snapshot(checkout, found, side)
+        if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
+            os.chdir(main)
+        code, _, err = git.run_full(["worktree", "remove", "--force", "--force", found.path], cwd=main)
+        if code != 0:
+            raise git.failure(["worktree", "remove"], code, err, "git worktree remove")
+        deletes = [session_baseline_ref(worktree_id)] + _scoped_refs(checkout, found.record)
+        if not keep_branch and tip:
+            git.run(["update-ref", "-d", "refs/heads/" + found.branch, tip], cwd=main)
+        update_refs(checkout, [], deletes=[r for r in deletes if r])
+        owned.delete_record(checkout, worktree_id)
+    return {"id": worktree_id, "path": found.path, "branch": found.branch, "branch_kept": keep_branch,
+            "head": tip, "forced": bool(trash), "trash": trash, "restore": restore,
+            "uncommitted": len(uncommitted), "commits": commits}
+
+
+def _scoped_refs(checkout: Checkout, record: dict[str, object]) -> list[str]:
+    """refs/pylon/worktrees/<admin>/... of the removed worktree (git reuses admin names)."""
+    admin = record.get("admin")
+    if not isinstance(admin, str) or not admin:
+        return []
+    out = git.run(["for-each-ref", "--format=%(refname)", f"{ROOT}worktrees/{admin}/"], cwd=checkout.root)
+    return out.decode().split()
+
+
+def _snapshot(checkout: Checkout, found: owned.Owned, side) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    import time
+
+    state = side.state
+    prefix = f"{ROOT}trash/{found.id}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    updates = [(prefix + "/state", state.commit), (prefix + "/baseline", found.baseline)]
+    if found.head:
+        updates.append((prefix + "/branch", found.head))
+    update_refs(checkout, updates)
+    quoted = _q(found.path)
+    index = state.index_tree or side.head_tree
+    restore = [
+        f"git branch {found.branch} {prefix}/branch",
+        f"git worktree add {quoted} {found.branch}",
+        f"git -C {quoted} read-tree -u --reset {prefix}/state",
+        f"git -C {quoted} read-tree {index}",
+    ]
+    return prefix, restore
+
+
+def _q(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+# -- prune -------------------------------------------------------------------------------------
+
+
+def prune(checkout: Checkout, *, dry_run: bool = False) -> dict[str, object]:
+    """Owned leftovers: half-made `new`s, records git lost, admin entries whose folder is gone,
+    branches of removed worktrees. Foreign worktrees and folders are never looked into."""
+    actions: list[dict[str, object]] = []
+    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+        info = owned.survey(checkout)
+        leftovers = [(wid, rec, "interrupted-new") for wid, rec in info.pending.items()]
+        leftovers += [(wid, rec, "worktree-gone") for wid, rec in info.stale.items()]
+        leftovers += [(o.id, o.record, "folder-gone") for o in info.owned.values() if not o.present]
+        for wid, record, kind in leftovers:
+            actions.append(_prune_one(checkout, wid, record, kind, dry_run))
+    return {"dry_run": dry_run, "actions": actions, "foreign": len(info.foreign)}
+
+
+def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: str, dry_run: bool) -> dict[str, object]:
+    path, branch = str(record["path"]), str(record["branch"])
+    reason = owned.lock_reason(wid, str(record["token"]))
+    did: list[str] = []
+    kept: list[str] = []
+    # git locks a new admin folder "initializing" until `worktree add` ends: one that a killed
+    # `new` left pointing at our own path (under our lock, from our record) is ours as well
+    accepted = (reason, "initializing", None) if kind == "interrupted-new" else (reason,)
+    admins = [a for a in owned.admin_dirs_for(checkout, path) if _lock_of(a) in accepted]
+    for admin in admins:
+        did.append(f"remove git admin folder {admin}")
+    if os.path.isdir(path):
+        # a half-made `new` (checkout interrupted): only pylon ever wrote there
+        if kind == "interrupted-new" or owned.admin_dir_of(path) in admins:
+            did.append(f"remove folder {path}")
+        else:
+            kept.append(f"folder {path} (not registered with git; it may hold work: remove it by hand)")
+    tip = git.run(["rev-parse", "-q", "--verify", "refs/heads/" + branch], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    baseline = str(record.get("baseline") or "")
+    delete_branch = False
+    if tip:
+        extra = unique_commits(checkout, branch, baseline) if baseline else 1
+        if extra and kind != "interrupted-new":
+            kept.append(f"branch {branch} ({extra} commit{'s' if extra != 1 else ''} on no other branch)")
+        elif kind == "interrupted-new" and tip != baseline:
+            kept.append(f"branch {branch} (it moved past its baseline)")
+        else:
+            delete_branch = True
+            did.append(f"delete branch {branch}")
+    did.append(f"forget registry record {wid}")
+    if not dry_run:
+        for admin in admins:
+            shutil.rmtree(admin, ignore_errors=True)
+        if f"remove folder {path}" in did:
+            shutil.rmtree(path, ignore_errors=True)
+        if delete_branch:
+            git.run(["update-ref", "-d", "refs/heads/" + branch, tip], cwd=checkout.root)
+        deletes = [session_baseline_ref(wid)] + _scoped_refs(checkout, record)
+        existing = git.run(["for-each-ref", "--format=%(refname)", *deletes], cwd=checkout.root).decode().split()
+        if existing:
+            update_refs(checkout, [], deletes=existing)
+        owned.delete_record(checkout, wid)
+    return {"id": wid, "kind": kind, "done": did, "kept": kept}
+
+
+def _lock_of(admin: str) -> str | None:
+    """The lock reason of a git admin folder ("" when locked without one, None when not locked)."""
+    try:
+        with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
+            return fh.read().strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return "?"

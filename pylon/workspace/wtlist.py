@@ -1,0 +1,101 @@
+"""`pylon ws list` and the entry of `pylon ws conflicts`: one survey, every owned worktree read in
+parallel (sides.py), one versioned document.
+
+    {version, worktrees: [{id, path, branch, baseline, head, dirty: {tracked, untracked},
+     commits_since_baseline, created, last_change, overlaps}], foreign}
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import conflicts, git, owned
+from pylon.workspace.commits import iso
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import Side, dirty, parallel, read_side
+
+LIST_VERSION = 1
+
+
+class Row:
+    __slots__ = ("owned", "side", "tracked", "untracked", "commits")
+
+    def __init__(self, found: owned.Owned, side: Side, tracked: list[str], untracked: list[str], commits: int) -> None:
+        self.owned, self.side, self.tracked, self.untracked, self.commits = found, side, tracked, untracked, commits
+
+
+def _read(found: object) -> Row:
+    assert isinstance(found, owned.Owned)
+    side = read_side(found.path)
+    tracked, untracked = dirty(side)
+    count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path) if found.head else b"0"
+    return Row(found, side, tracked, untracked, int(count.decode().strip() or 0))
+
+
+def _last_change(row: Row, head_times: dict[str, int]) -> int:
+    """The later of the head commit's time and the newest mtime among the dirty paths."""
+    newest = head_times.get(row.owned.head or "", 0)
+    for rel in (*row.tracked, *row.untracked):
+        try:
+            newest = max(newest, int(os.lstat(os.path.join(row.owned.path, rel)).st_mtime))
+        except OSError:
+            continue  # deleted: the deletion's own time is not on disk
+    return newest
+
+
+def list_worktrees(checkout: Checkout) -> dict[str, object]:
+    info = owned.survey(checkout)
+    present = [o for o in info.owned.values() if o.present]
+    rows: list[Row] = parallel(present, _read)  # type: ignore[assignment]
+    heads = sorted({r.owned.head for r in rows if r.owned.head})
+    head_times: dict[str, int] = {}
+    if heads:
+        out = git.run(["log", "--no-walk=unsorted", "--format=%H %ct", *heads], cwd=checkout.root)
+        for line in out.decode().splitlines():
+            oid, _, stamp = line.partition(" ")
+            head_times[oid] = int(stamp or 0)
+    notes = []
+    overlap: dict[str, list[str]] | None = {}
+    if len(rows) > 1:
+        if conflicts.git_version() < conflicts.MIN_GIT:
+            overlap = None
+            notes.append({"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"})
+        else:
+            parties = [conflicts.Party(r.owned.id, r.side, r.owned.baseline) for r in rows]
+            overlap = conflicts.overlaps(conflicts.compare(checkout, parties, None))
+    items = []
+    for row in rows:
+        o = row.owned
+        items.append({
+            "id": o.id, "path": o.path, "branch": o.branch, "baseline": o.baseline, "head": o.head,
+            "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
+            "commits_since_baseline": row.commits, "created": o.created,
+            "last_change": iso(_last_change(row, head_times)),
+            "overlaps": None if overlap is None else overlap.get(o.id, []),
+        })
+    leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
+    return {"version": LIST_VERSION, "root": info.root, "worktrees": items, "foreign": len(info.foreign),
+            "leftovers": leftovers, "notes": notes}
+
+
+def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
+    """Pairs among the named owned worktrees (default: all) and each against the main checkout."""
+    conflicts.require_merge_tree()
+    info = owned.survey(checkout)
+    chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
+        o for o in info.owned.values() if o.present]
+    main_side = None
+
+    def work(item: object) -> Side:
+        return read_side(str(item))
+
+    paths = [o.path for o in chosen] + ([info.main_root] if chosen else [])
+    sides: list[Side] = parallel(paths, work)  # type: ignore[assignment]
+    if chosen:
+        main_side = sides.pop()
+    parties = [conflicts.Party(o.id, s, o.baseline) for o, s in zip(chosen, sides)]
+    main = conflicts.Party(None, main_side, "") if main_side is not None else None
+    result = conflicts.compare(checkout, parties, main)
+    return {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
+            "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),  # type: ignore[attr-defined]
+            "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}  # type: ignore[attr-defined]
