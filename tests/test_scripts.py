@@ -25,6 +25,7 @@ def test_demo_runs_all_three_parts() -> None:
         "error[usage]: --limit was given twice",  # one parser, no last-wins
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
+        "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
