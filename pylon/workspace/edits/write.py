@@ -12,12 +12,14 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from pylon.atomic import fsync_dir
 from pylon.errors import Exit, PylonError
 from pylon.locks import wait_flock
+
+TYPE_CHECKING = False  # contextlib and typing cost start-up time on `pylon read`, which imports us
+if TYPE_CHECKING:
+    from types import TracebackType
 
 def _lock_timeout() -> float:
     try:
@@ -85,40 +87,52 @@ class Locked:
         self.fd, self.st, self.data = fd, st, data
 
 
-@contextmanager
-def locked(path: str, real: str, timeout: float = LOCK_TIMEOUT) -> Iterator[Locked]:
+class locked:  # noqa: N801 - used like a function: `with locked(path, real) as lk: ...`
     """Hold the file's lock and yield its current bytes, read under the lock."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fd = os.open(real, os.O_RDONLY)
-        except FileNotFoundError:
-            raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
-        except PermissionError:
-            raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
-        try:
-            acquired = wait_flock(fd, deadline)
-        except BaseException:
-            os.close(fd)
-            raise
-        if not acquired:
-            os.close(fd)
-            raise cannot_edit(
-                "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
-                "Wait for it to finish, then run the same command again.")
-        st = os.fstat(fd)
-        try:
-            now = os.stat(real)
-        except FileNotFoundError:
-            now = None
-        if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
-            os.close(fd)  # replaced while we waited: lock the file that is there now
-            continue
-        try:
-            yield Locked(fd, st, read_bytes(fd, st.st_size))
-        finally:
-            os.close(fd)
-        return
+
+    def __init__(self, path: str, real: str, timeout: float = LOCK_TIMEOUT) -> None:
+        self.path, self.real, self.timeout = path, real, timeout
+        self.fd = -1
+
+    def __enter__(self) -> Locked:
+        path, real, timeout = self.path, self.real, self.timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fd = os.open(real, os.O_RDONLY)
+            except FileNotFoundError:
+                raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
+            except PermissionError:
+                raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
+            try:
+                acquired = wait_flock(fd, deadline)
+            except BaseException:
+                os.close(fd)
+                raise
+            if not acquired:
+                os.close(fd)
+                raise cannot_edit(
+                    "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
+                    "Wait for it to finish, then run the same command again.")
+            st = os.fstat(fd)
+            try:
+                now = os.stat(real)
+            except FileNotFoundError:
+                now = None
+            if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
+                os.close(fd)  # replaced while we waited: lock the file that is there now
+                continue
+            try:
+                data = read_bytes(fd, st.st_size)
+            except BaseException:
+                os.close(fd)
+                raise
+            self.fd = fd
+            return Locked(fd, st, data)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        fd, self.fd = self.fd, -1
+        os.close(fd)
 
 
 def check_writable(path: str, real: str, st: os.stat_result) -> None:

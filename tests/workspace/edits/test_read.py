@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.workspace.edits.conftest import ledger_docs
 
 BIN = Path(sys.executable).parent
 
@@ -153,9 +154,9 @@ def test_reads_merge_into_one_ledger_entry(ed, isolated_env) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt", "--offset", "1", "--limit", "10")
     assert ed.read("f.txt", "--offset", "11", "--limit", "10") == tag
-    ledgers = list((Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default").glob("*.json"))
+    ledgers = ledger_docs(Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default")
     assert len(ledgers) == 1
-    revs = json.loads(ledgers[0].read_text())["revisions"]
+    revs = ledgers[0]["revisions"]
     assert len(revs) == 1 and revs[0]["seen"] == [[1, 20]]
     res = ed.edit("f.txt", tag, "replace 20\n+x\n")
     assert res.code == 0, res
