@@ -88,7 +88,7 @@ def _unknown(path: str, tag: str, ledger: Ledger) -> PylonError:
 
 
 def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False, dry_run: bool = False,
-         show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False) -> EditResult:
+         show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False, force: bool = False) -> EditResult:
     real, st = wr.resolve(path)
     if isinstance(request, list):
         ops, syntax = request, []
@@ -99,7 +99,7 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
     if rev is None:
         raise _unknown(path, tag, ledger)
     if not dry_run:
-        wr.check_writable(path, real, st)
+        wr.check_writable(path, real, st, force)
     with wr.locked(path, real) as lk:
         data = lk.data
         hasher = BackgroundDigest(data)
@@ -148,7 +148,8 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
             out.diff = unified(path, doc, Doc(result.data), result.regions)
             return out
         new_hasher = BackgroundDigest(result.pieces)
-        keep = wr.replace(real, lk.st, result.pieces)
+        keep, notes = wr.replace(path, real, lk, result.pieces)
+        out.warnings += notes
         try:
             new_digest = new_hasher.value
             _finish(out, path, real, keep, ledger, rev, current, result, new_digest, seen, stale_numbers, show)

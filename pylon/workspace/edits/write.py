@@ -123,7 +123,7 @@ class locked:  # noqa: N801 - used like a function: `with locked(path, real) as 
                 os.close(fd)  # replaced while we waited: lock the file that is there now
                 continue
             try:
-                data = read_bytes(fd, st.st_size)
+                data, st = _stable_read(fd, st)
             except BaseException:
                 os.close(fd)
                 raise
@@ -135,32 +135,50 @@ class locked:  # noqa: N801 - used like a function: `with locked(path, real) as 
         os.close(fd)
 
 
-def check_writable(path: str, real: str, st: os.stat_result) -> None:
+def _stable_read(fd: int, st: os.stat_result) -> tuple[bytes, os.stat_result]:
+    """The bytes and a stat taken before and after reading them that agree (another program may
+    be writing meanwhile: then read again, a few times), so the stat describes exactly these bytes."""
+    from pylon.workspace.edits.guard import identity
+
+    for _ in range(5):
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = read_bytes(fd, st.st_size)
+        after = os.fstat(fd)
+        if identity(after) == identity(st) and len(data) == after.st_size:
+            break
+        st = after
+    return data, st
+
+
+def check_writable(path: str, real: str, st: os.stat_result, force: bool = False) -> None:
     if not os.access(real, os.W_OK):
         raise cannot_edit("permission", f"{path} is read-only for you (mode {stat.filemode(st.st_mode)}).",
                           f"chmod u+w {path}   # then run the same edit again")
-    if st.st_nlink <= 1 and not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
+    # root passes every access check; a mode without any write bit still says "do not write".
+    if not force and not st.st_mode & 0o222:
+        raise cannot_edit("permission", f"{path} is read-only (mode {stat.filemode(st.st_mode)}); root could write it, "
+                          "but pylon refuses as other tools do.", f"chmod u+w {path}   # or run the same edit with --force")
+    if not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
         raise cannot_edit("permission", f"The folder of {path} is not writable, so it cannot be replaced atomically.",
                           f"ls -ld {os.path.dirname(real) or '.'}")
 
 
-def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> int:
-    """Write the pieces over the file; returns the fd now holding the file's content, to close later.
+def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) -> tuple[int, list[str]]:
+    """Write the pieces over the file; the fd now holding its content (to close later) and notes.
 
-    A file with several hard links is rewritten in place so every link sees the new content;
-    otherwise a locked temp file with the same mode (and owner, where allowed) is fsynced and
-    renamed over it, so readers see the old bytes or the new bytes, never a mix.
+    Always atomic: a locked temp file with the same mode (and owner, where allowed) is fsynced and
+    renamed over the file, so readers see the old bytes or the new bytes, never a mix. A file with
+    several hard links is replaced too (an in-place rewrite could be torn by a crash): the other
+    names keep the old content, and a note says so. Just before the rename the file must still be
+    what was hashed (else `changed-during-edit`, nothing written); a write that reached the old
+    inode during the rename is saved beside the file and reported.
     """
-    if st.st_nlink > 1:
-        fd = os.open(real, os.O_WRONLY)
-        try:
-            size = _write_all(fd, pieces)
-            os.ftruncate(fd, size)
-            os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+    from pylon.workspace.edits import guard
+
+    st = lk.st
+    notes: list[str] = []
+    if guard.remove_stale_temps(real):
+        notes.append(f"removed temp files a killed pylon left beside {path}.")
     folder, name = os.path.split(real)
     tmp = os.path.join(folder, f".{name}.pylon-tmp-{os.getpid()}-{os.urandom(3).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -174,6 +192,10 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
             except OSError:
                 pass
         os.fsync(fd)
+        delay = os.environ.get("PYLON_TEST_WRITE_DELAY")
+        if delay:
+            time.sleep(float(delay))  # test seam: widens the gap between the hash and the rename
+        guard.check_unchanged(path, real, lk.fd, lk.st, lk.data)
         os.rename(tmp, real)
     except BaseException:
         os.close(fd)
@@ -183,7 +205,14 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
             pass
         raise
     fsync_dir(folder or ".")
-    return fd
+    if guard.written_meanwhile(lk.fd, st):
+        saved = guard.save_old_inode(path, real, lk.fd)
+        notes.append(f"another program wrote to {path} while pylon replaced it (an outside write); its version is "
+                     f"saved as {saved}: compare and merge it.")
+    if st.st_nlink > 1:
+        notes.append(f"{path} had {st.st_nlink} hard links; it was replaced atomically, so its other names keep "
+                     "the old content.")
+    return fd, notes
 
 
 def _write_all(fd: int, pieces: list[bytes | memoryview]) -> int:
