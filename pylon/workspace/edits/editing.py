@@ -179,19 +179,21 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
     if plan.unseen:
         win = Window()
         for n in plan.unseen[:MAX_UNSEEN_SHOWN]:
-            # Whole lines, even over 4096 characters (the only way to see those), 50 KiB in all.
-            part = take(doc, n, n, full_lines=True, budget=max(MAX_BYTES - win.used, 1))
+            # Long lines cut as in a read (bounded output), 50 KiB in all.
+            part = take(doc, n, n, budget=max(MAX_BYTES - win.used, 1))
             if not part.lines or (win.lines and win.used + part.used > MAX_BYTES):
                 break
             win.lines += part.lines
+            win.cut += part.cut
             win.used += part.used
         shown = win.seen()
         if mark:
             ledger.mark_seen(rev["digest"], shown)
         extra["unseen"] = [[n, t] for n, t in win.lines]
+        hidden = dict(win.cut)
         more = len(plan.unseen) - len(win.lines)
         tail = f"Those lines, now marked seen under #{rev['tag']}:\n[{path}#{rev['tag']}]\n"
-        tail += "\n".join(numbered(n, t) for n, t in win.lines)
+        tail += "\n".join(numbered(n, t, hidden.get(n, 0)) for n, t in win.lines)
         if more > 0:
             tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {plan.unseen[len(win.lines)]}]"
     hint = "Fix the operations listed above and send the whole request again (nothing was written)."
