@@ -27,7 +27,7 @@ from pylon.workspace.edits.plan import validate
 from pylon.workspace.edits.problems import Problem, request_error
 from pylon.workspace.edits.suspicious import check as check_suspicious
 from pylon.workspace.edits.tag import BackgroundDigest, digest, normalize_tag
-from pylon.workspace.edits.window import MAX_BYTES, Window, numbered, take
+from pylon.workspace.edits.window import MAX_BYTES, SEPARATOR, Window, numbered, take
 
 MAX_UNSEEN_SHOWN = 40
 SHOW_CONTEXT = 2
@@ -178,7 +178,8 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
     tail = ""
     if plan.unseen:
         win = Window()
-        for n in plan.unseen[:MAX_UNSEEN_SHOWN]:
+        shown_lines = sorted(set(plan.unseen) | {new for _, new in plan.moved})
+        for n in shown_lines[:MAX_UNSEEN_SHOWN]:
             # Long lines cut as in a read (bounded output), 50 KiB in all.
             part = take(doc, n, n, budget=max(MAX_BYTES - win.used, 1))
             if not part.lines or (win.lines and win.used + part.used > MAX_BYTES):
@@ -189,16 +190,30 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
         shown = win.seen()
         if mark:
             ledger.mark_seen(rev["digest"], shown)
-        extra["unseen"] = [[n, t] for n, t in win.lines]
+        unseen_set = set(plan.unseen)
+        extra["unseen"] = [[n, t] for n, t in win.lines if n in unseen_set]
+        printed = {n for n, _ in win.lines}
+        moved = [(old, new) for old, new in plan.moved if new in printed]
+        if moved:
+            extra["moved"] = [[old, new] for old, new in moved]
         hidden = dict(win.cut)
-        more = len(plan.unseen) - len(win.lines)
+        more = len(shown_lines) - len(win.lines)
         tail = f"Those lines, now marked seen under #{rev['tag']}:\n[{path}#{rev['tag']}]\n"
-        tail += "\n".join(numbered(n, t, hidden.get(n, 0)) for n, t in win.lines)
+        body: list[str] = []
+        for i, (n, t) in enumerate(win.lines):
+            if i and n != win.lines[i - 1][0] + 1:
+                body.append(SEPARATOR)  # as in a read: the numbers jump here
+            body.append(numbered(n, t, hidden.get(n, 0)))
+        tail += "\n".join(body)
         if more > 0:
-            tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {plan.unseen[len(win.lines)]}]"
+            tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {shown_lines[len(win.lines)]}]"
     hint = "Fix the operations listed above and send the whole request again (nothing was written)."
     if plan.unseen and len(problems) == len(plan.problems) and all(p.code == "unseen-lines" for p in problems):
         hint = f"Check the lines above, then send the same request again with #{rev['tag']}."
+        if moved:
+            pairs = ", ".join(f"{old} -> {new}" for old, new in moved[:6])
+            hint = (f"If you meant the lines as numbered before your last edit, use their new numbers ({pairs}); "
+                    f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}.")
     if any(p.code == "suspicious-edit" for p in problems) and all(p.code == "suspicious-edit" for p in problems):
         hint = "Fix the new text, or re-run with --allow-echo / --allow-indent-mix if it is intended."
     raise request_error(problems, hint, extra, tail)
