@@ -168,10 +168,12 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
     """
     plan = validate(ops, doc, seen, parent)
     problems = syntax + plan.problems
-    warnings: list[str] = []
-    if not problems:
-        found, warnings = check_suspicious(doc, ops, allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
-        problems += found
+    # Every problem in one answer: the suspicious-edit checks run on every operation whose numbers
+    # are sound (unseen lines do not stop them), so a resend cannot meet a new refusal.
+    unsound = {p.index for p in problems if p.code != "unseen-lines"}
+    checkable = [op for op in ops if op.index not in unsound]
+    found, warnings = check_suspicious(doc, checkable, allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
+    problems += found
     if not problems:
         return warnings
     extra: dict[str, Any] = {"tag": rev["tag"]}

@@ -247,3 +247,15 @@ def test_block_keyword_repeat_only_warns(ed) -> None:
     res = ed.edit("f.py", tag, "replace 2\n+try:\n+        a()\n+    finally:\n+        b()\n")
     assert res.code == 0, res
     assert "warning: operation 1 (`replace 2`): its first new line `try:` repeats line 1 above it." in res.err
+
+
+def test_unseen_lines_and_a_suspicious_edit_come_in_one_answer(ed) -> None:
+    ed.write("f.txt", ed.numbered(30))
+    tag = ed.read("f.txt", "--limit", "10")
+    # Operation 1 echoes line 4 above it; operation 2 names unseen line 20.
+    res = ed.edit_json("f.txt", tag, "replace 5\n+line 4\nreplace 20\n+twenty\n")
+    err = res.json()["error"]
+    assert res.code == 2 and err["code"] == "bad-request", err
+    assert sorted(p["code"] for p in err["problems"]) == ["suspicious-edit", "unseen-lines"]
+    fixed = ed.edit("f.txt", tag, "replace 5\n+five\nreplace 20\n+twenty\n")  # the resend fixes both
+    assert fixed.code == 0, fixed
