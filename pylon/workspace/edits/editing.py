@@ -145,7 +145,12 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
             from pylon.workspace.edits.diff import unified
 
             out.dry_run = True
-            out.diff = unified(path, doc, Doc(result.data), result.regions)
+            new_doc = Doc(result.data)
+            out.diff = unified(path, doc, new_doc, result.regions)
+            if doc.nlines and new_doc.nlines and doc.final_newline != new_doc.final_newline:
+                # A terminator change is invisible in the line texts of the diff: name it.
+                yes_no = {True: "yes", False: "no"}
+                out.diff += f"[final newline: {yes_no[doc.final_newline]} -> {yes_no[new_doc.final_newline]}]\n"
             return out
         new_hasher = BackgroundDigest(result.pieces)
         keep, notes = wr.replace(path, real, lk, result.pieces)

@@ -151,6 +151,20 @@ class Ledger:
         return data if hashlib.sha256(data).hexdigest() == rev["digest"] else None
 
     # -- writing (under the ledger lock) -----------------------------------------------------
+    def _ensure_folder(self) -> None:
+        """Create the session folder, or explain that the state directory cannot hold it."""
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            usable = os.access(self.folder, os.W_OK | os.X_OK)
+        except OSError as exc:
+            usable, why = False, exc.strerror or str(exc)
+        else:
+            why = "it is not writable"
+        if not usable:
+            from pylon.errors import UsageError
+
+            raise UsageError("bad-state-dir", f"pylon cannot keep its edit ledger under {self.folder}: {why}.",
+                             "export PYLON_STATE_DIR=\"$HOME/.local/state/pylon\"   # any writable folder")
     def _save(self, revs: list[Revision]) -> None:
         os.makedirs(self.folder, exist_ok=True)
         doc = {"version": 2, "path": self.real, "revisions": revs}
@@ -190,12 +204,14 @@ class Ledger:
         `shown` says the ranges were printed now (a read, --show): printed lines are no longer
         stale numbers. `stale` (from an edit) adds the numbers whose meaning moved.
         """
+        self._ensure_folder()
         snap = data is not None and len(data) <= SNAPSHOT_CAP
         if snap and data is not None:
             self._write_snapshot(digest, data)
         has_index = index is not None and size >= INDEX_MIN
         if has_index and index is not None:
             self._write_index(digest, *index)
+        self._ensure_folder()
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
             revs = self.revisions(fresh=True)
             rev = next((r for r in revs if r["digest"] == digest), None)
@@ -240,6 +256,7 @@ class Ledger:
         """Add ranges to an existing revision (after an unseen-lines refusal printed them)."""
         if not seen:
             return
+        self._ensure_folder()
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
             revs = self.revisions(fresh=True)
             for rev in revs:

@@ -208,6 +208,11 @@ def _json_op(item: Any, index: int, problems: list[Problem]) -> Op | None:
     else:
         bad('"newText" must be a string (or a list of lines).')
         return None
+    if any(_has_surrogate(line) for line in lines):
+        # JSON can spell "\ud800", which is no character: it cannot be written as UTF-8.
+        bad('"newText" holds a lone surrogate (such as "\\ud800"), which is not a character and cannot be '
+            "written as UTF-8; send the character itself or its surrogate pair.")
+        return None
     if kind == "final_newline":
         value = item.get("value")
         if isinstance(value, str) and value.lower() in ("yes", "no", "true", "false"):
@@ -239,6 +244,14 @@ def _json_op(item: Any, index: int, problems: list[Problem]) -> Op | None:
         bad('an insertion needs a non-empty "newText".', op.header)
         return None
     return op
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _span(text: str) -> tuple[int, int] | None:

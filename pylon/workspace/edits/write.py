@@ -8,6 +8,7 @@ and the writer locks its temp file before renaming it into place.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
@@ -44,6 +45,14 @@ def resolve(path: str) -> tuple[str, os.stat_result]:
         raise cannot_edit("not-found", f"{path} does not exist.", "Check the path (it is relative to the current folder).") from None
     except PermissionError:
         raise cannot_edit("permission", f"{path} cannot be accessed: permission denied.", f"ls -l {path}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise cannot_edit("symlink-loop", f"{path} is a symbolic link that leads back to itself.",
+                              f"ls -l {path}   # then point the link at a file") from None
+        if exc.errno == errno.ENOTDIR:
+            raise cannot_edit("not-found", f"{path} does not exist (a part of it is not a folder).",
+                              "Check the path (it is relative to the current folder).") from None
+        raise
     if stat.S_ISDIR(st.st_mode):
         raise cannot_edit("is-directory", f"{path} is a directory; pylon reads and edits files.", f"ls {path}")
     if not stat.S_ISREG(st.st_mode):
