@@ -6,10 +6,12 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from pylon.errors import Exit, PylonError
+
+TYPE_CHECKING = False  # contextlib and typing cost start-up time on `pylon read`; a class does
+if TYPE_CHECKING:
+    from types import TracebackType
 
 
 def wait_flock(fd: int, deadline: float) -> bool:
@@ -32,23 +34,35 @@ def wait_flock(fd: int, deadline: float) -> bool:
         delay = min(delay * 2, 0.02)
 
 
-@contextmanager
-def file_lock(lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "") -> Iterator[None]:
+class file_lock:  # noqa: N801 - used like a function: `with file_lock(path): ...`
     """Hold an exclusive lock on `lock_path` (created if needed) for the duration of the block.
 
     Raises `lock-timeout` (exit 4) when another process holds it for longer than `timeout` seconds.
     """
-    path = os.fspath(lock_path)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if not wait_flock(fd, time.monotonic() + timeout):
+
+    def __init__(self, lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "") -> None:
+        self.path = os.fspath(lock_path)
+        self.timeout, self.what = timeout, what
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            acquired = wait_flock(fd, time.monotonic() + self.timeout)
+        except BaseException:
+            os.close(fd)
+            raise
+        if not acquired:
+            os.close(fd)
             raise PylonError(
                 "lock-timeout",
-                f"Another pylon process has held the lock for {what or path} for over {timeout:g}s.",
+                f"Another pylon process has held the lock for {self.what or self.path} for over {self.timeout:g}s.",
                 "Wait for it to finish, then run the same command again.",
                 exit_code=Exit.CANNOT_EDIT,
             )
-        yield
-    finally:
+        self.fd = fd
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        fd, self.fd = self.fd, -1
         os.close(fd)  # closing the descriptor releases the lock

@@ -76,6 +76,7 @@ COMMANDS = (
                   Opt("--show", FLAG, "Print the changed regions with their new numbers (they count as seen)."),
                   Opt("--allow-echo", FLAG, "Allow new text that repeats the line just outside its range."),
                   Opt("--allow-indent-mix", FLAG, "Allow tab/space indentation unlike the lines around."),
+                  Opt("--force", FLAG, "Edit a file whose mode has no write bit (possible only as root)."),
                   JSON),
             description="Operations come on stdin, from --ops-file, or as one-line flags (all of them apply, "
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "

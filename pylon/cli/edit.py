@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         show: bool
         allow_echo: bool
         allow_indent_mix: bool
+        force: bool
         json: bool
 
 
@@ -95,7 +96,7 @@ def edit(args: EditArgs) -> int:
     else:
         request = _request(args.ops_file)
     res = apply_request(path, norm, request, rebase=args.rebase, dry_run=args.dry_run, show=args.show,
-                        allow_echo=args.allow_echo, allow_indent_mix=args.allow_indent_mix)
+                        allow_echo=args.allow_echo, allow_indent_mix=args.allow_indent_mix, force=args.force)
     for w in res.warnings:
         warn(w)
     if args.json:

@@ -9,10 +9,18 @@ if TYPE_CHECKING:
     from pylon.workspace.edits.editing import EditResult
 
 
-def quote(path: str) -> str:
-    import shlex
+# shlex.quote's safe set (letters, digits, `@%+=:,./-_`, ASCII only), without importing shlex
+# and re: `pylon read` quotes a path in its "next:" line, and that import costs start-up time.
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
 
-    return shlex.quote(path)
+
+def quote(path: str) -> str:
+    """`path` quoted for a POSIX shell exactly as shlex.quote quotes it."""
+    if not path:
+        return "''"
+    if _SAFE.issuperset(path):
+        return path
+    return "'" + path.replace("'", "'\"'\"'") + "'"
 
 
 def _numbered(res: Any) -> list[str]:

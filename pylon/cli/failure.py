@@ -7,6 +7,7 @@ Imported only when something failed.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -42,6 +43,12 @@ def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: b
     return exit_code
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so output still buffered for it cannot fail again at exit."""
+    if sys.stdout is not None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _crash_log(exc: BaseException) -> str:
     import traceback
 
@@ -68,9 +75,17 @@ def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | 
     if isinstance(exc, KeyboardInterrupt):
         output.err("interrupted")
         return 130
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        args = ("disk-full", "No space left on the device; the command stopped (a file being edited keeps its old content).",
+                "Free some space (df -h shows where), then run the same command again.", Exit.FAILED)
+        try:
+            return fail(*args, json_mode)
+        except OSError:  # stdout itself is the full device: say it on stderr
+            _drop_stdout()
+            return fail(*args, False)
     if isinstance(exc, BrokenPipeError):
         # The reader went away (e.g. `| head`): stop quietly, like git.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_stdout()
         return 141
     try:
         where = _crash_log(exc)

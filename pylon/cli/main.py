@@ -30,6 +30,10 @@ def run(prog: str, argv: list[str]) -> int:
 
         return complete(prog)
     parsed: Parsed | None = None
+    if sys.stdout is None:  # started with stdout closed (`>&-`): report it before doing anything
+        os.write(2, b"error[stdout-closed]: stdout is closed, so nothing could be printed; nothing was done.\n"
+                    b"hint: Run the same command with stdout open, e.g. redirected to a file (> out.txt).\n")
+        return 1
     try:
         from pylon.cli.argv import parse
 
@@ -90,8 +94,15 @@ def _finish(code: int) -> None:
     # Flush here so a reader that went away (`| head`) cannot make the interpreter print
     # "Exception ignored ... BrokenPipeError" at shutdown.
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = code or 141
+    except OSError as exc:  # e.g. stdout on a full device, found by the last flush: report it now
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if not code:
+            from pylon.cli.failure import handle_exception
+
+            code = handle_exception(exc, [], False)
     sys.exit(code)

@@ -104,3 +104,19 @@ def test_canon_read_imports_only_what_it_needs(argv: list[str], with_schema: boo
     assert "sqlite3" in names  # the journal index: the read really ran
     extra = sorted(n for n in names if n.split(".")[0] in NOT_ON_THE_READ_PATH)
     assert not extra, f"{' '.join(argv)} imported {extra}"
+
+
+# The plain `pylon read` path too (pylon/workspace/edits: ledger in marshal, paths as strings, no
+# regular expressions): each of these would cost start-up time on the command agents call most.
+NOT_ON_THE_EDIT_READ_PATH = (*NOT_ON_THE_READ_PATH, "contextlib", "threading", "array", "collections")
+
+
+@pytest.mark.parametrize("offset", [None, "2"], ids=["whole file", "--offset (next-line hint)"])
+def test_pylon_read_imports_only_what_it_needs(offset: str | None, small_store: Path) -> None:
+    (small_store / "notes.txt").write_text("".join(f"line {i}\n" for i in range(3000)), encoding="utf-8")
+    argv = ["pylon", "read", "notes.txt", *(["--offset", offset] if offset else [])]
+    imported_modules(argv, small_store)  # the first read writes the ledger; the second reads it
+    names = imported_modules(argv, small_store)
+    assert "pylon.workspace.edits.ledger" in names and "hashlib" in names  # the read really ran
+    extra = sorted(n for n in names if n.split(".")[0] in NOT_ON_THE_EDIT_READ_PATH)
+    assert not extra, f"{' '.join(argv)} imported {extra}"

@@ -116,6 +116,7 @@ def apply(doc: Doc, ops: list[Op]) -> Applied:
     authored: list[list[int]] = []
     prev, delta = 1, 0
     ends_nl = True  # whether the output so far ends with a terminator (or is empty)
+    tail_term = 0  # length of the terminator pylon gave the last new line, when new text ends the file
     dominant: bytes | None = None
 
     def fallback() -> bytes:
@@ -149,6 +150,7 @@ def apply(doc: Doc, ops: list[Op]) -> Applied:
                 chunk += term
             out.append(bytes(chunk))
             src.append(-1)
+            tail_term = len(term)
             ends_nl = True
         new_start = pos + delta
         regions.append(Region(op.index, op.header, (op.start if op.is_range else pos, pos + removed - 1),
@@ -162,12 +164,17 @@ def apply(doc: Doc, ops: list[Op]) -> Applied:
         out.append(view[lo:])
         src.append(lo)
         segments.append([prev, last, prev + delta])
-    _fix_final(out, src, want_final, fallback)
+        tail_term = 0
+    _fix_final(out, src, want_final, fallback, tail_term)
     return Applied(out, src, last + delta, segments, regions, rg.normalize(authored))
 
 
-def _fix_final(out: list[bytes | memoryview], src: list[int], want_final: bool, fallback: Any) -> None:
-    """Give the last line a terminator, or take it away, as the final-newline state says."""
+def _fix_final(out: list[bytes | memoryview], src: list[int], want_final: bool, fallback: Any, tail_term: int) -> None:
+    """Give the last line a terminator, or take it away, as the final-newline state says.
+
+    When new text ends the file, exactly the terminator pylon appended is taken away (`tail_term`
+    bytes), so a line ending in a lone `\\r` keeps it; an untouched last line loses its own.
+    """
     i = len(out) - 1
     while i >= 0 and len(out[i]) == 0:
         i -= 1
@@ -179,7 +186,7 @@ def _fix_final(out: list[bytes | memoryview], src: list[int], want_final: bool, 
         out.insert(i + 1, fallback())
         src.insert(i + 1, -1)
     elif not want_final and has:
-        cut = 2 if len(piece) >= 2 and piece[-2] == 13 else 1
+        cut = tail_term if src[i] == -1 and tail_term else 2 if len(piece) >= 2 and piece[-2] == 13 else 1
         out[i] = piece[: len(piece) - cut]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pylon.workspace.edits.apply import Region
 from pylon.workspace.edits.lines import Doc
+from pylon.workspace.edits.window import MAX_BYTES, clip
 
 CONTEXT = 3
 
@@ -31,13 +32,23 @@ def unified(path: str, old: Doc, new: Doc, regions: list[Region], context: int =
         body: list[str] = []
         cur = oa
         for region in group:
-            body += [" " + old.text(n) for n in range(cur, region.old[0])]
-            body += ["-" + old.text(n) for n in range(region.old[0], region.old[1] + 1)]
-            body += ["+" + new.text(n) for n in range(region.new[0], region.new[1] + 1)]
+            body += [" " + clip(old.text(n)) for n in range(cur, region.old[0])]
+            body += ["-" + clip(old.text(n)) for n in range(region.old[0], region.old[1] + 1)]
+            body += ["+" + clip(new.text(n)) for n in range(region.new[0], region.new[1] + 1)]
             cur = region.old[1] + 1 if region.old[1] >= region.old[0] else region.old[0]
-        body += [" " + old.text(n) for n in range(cur, ob + 1)]
+        body += [" " + clip(old.text(n)) for n in range(cur, ob + 1)]
         olen = sum(1 for line in body if line[0] in " -")
         nlen = sum(1 for line in body if line[0] in " +")
         out.append(f"@@ -{_span(oa, olen)} +{_span(na, nlen)} @@")
         out += body
-    return "\n".join(out) + "\n"
+    return _bounded(out)
+
+
+def _bounded(lines: list[str]) -> str:
+    """The diff, stopped after MAX_BYTES of output with a line saying how much was left out."""
+    used = 0
+    for i, line in enumerate(lines):
+        used += len(line.encode("utf-8", "surrogateescape")) + 1
+        if used > MAX_BYTES:
+            return "\n".join(lines[:i]) + f"\n[diff cut at {MAX_BYTES // 1024} KiB: {len(lines) - i} more lines]\n"
+    return "\n".join(lines) + "\n"

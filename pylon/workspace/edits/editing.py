@@ -27,7 +27,7 @@ from pylon.workspace.edits.plan import validate
 from pylon.workspace.edits.problems import Problem, request_error
 from pylon.workspace.edits.suspicious import check as check_suspicious
 from pylon.workspace.edits.tag import BackgroundDigest, digest, normalize_tag
-from pylon.workspace.edits.window import MAX_BYTES, Window, numbered, take
+from pylon.workspace.edits.window import MAX_BYTES, SEPARATOR, Window, numbered, take
 
 MAX_UNSEEN_SHOWN = 40
 SHOW_CONTEXT = 2
@@ -88,7 +88,7 @@ def _unknown(path: str, tag: str, ledger: Ledger) -> PylonError:
 
 
 def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False, dry_run: bool = False,
-         show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False) -> EditResult:
+         show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False, force: bool = False) -> EditResult:
     real, st = wr.resolve(path)
     if isinstance(request, list):
         ops, syntax = request, []
@@ -99,7 +99,7 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
     if rev is None:
         raise _unknown(path, tag, ledger)
     if not dry_run:
-        wr.check_writable(path, real, st)
+        wr.check_writable(path, real, st, force)
     with wr.locked(path, real) as lk:
         data = lk.data
         hasher = BackgroundDigest(data)
@@ -145,10 +145,16 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
             from pylon.workspace.edits.diff import unified
 
             out.dry_run = True
-            out.diff = unified(path, doc, Doc(result.data), result.regions)
+            new_doc = Doc(result.data)
+            out.diff = unified(path, doc, new_doc, result.regions)
+            if doc.nlines and new_doc.nlines and doc.final_newline != new_doc.final_newline:
+                # A terminator change is invisible in the line texts of the diff: name it.
+                yes_no = {True: "yes", False: "no"}
+                out.diff += f"[final newline: {yes_no[doc.final_newline]} -> {yes_no[new_doc.final_newline]}]\n"
             return out
         new_hasher = BackgroundDigest(result.pieces)
-        keep = wr.replace(real, lk.st, result.pieces)
+        keep, notes = wr.replace(path, real, lk, result.pieces)
+        out.warnings += notes
         try:
             new_digest = new_hasher.value
             _finish(out, path, real, keep, ledger, rev, current, result, new_digest, seen, stale_numbers, show)
@@ -167,35 +173,54 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
     """
     plan = validate(ops, doc, seen, parent)
     problems = syntax + plan.problems
-    warnings: list[str] = []
-    if not problems:
-        found, warnings = check_suspicious(doc, ops, allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
-        problems += found
+    # Every problem in one answer: the suspicious-edit checks run on every operation whose numbers
+    # are sound (unseen lines do not stop them), so a resend cannot meet a new refusal.
+    unsound = {p.index for p in problems if p.code != "unseen-lines"}
+    checkable = [op for op in ops if op.index not in unsound]
+    found, warnings = check_suspicious(doc, checkable, allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
+    problems += found
     if not problems:
         return warnings
     extra: dict[str, Any] = {"tag": rev["tag"]}
     tail = ""
     if plan.unseen:
         win = Window()
-        for n in plan.unseen[:MAX_UNSEEN_SHOWN]:
-            # Whole lines, even over 4096 characters (the only way to see those), 50 KiB in all.
-            part = take(doc, n, n, full_lines=True, budget=max(MAX_BYTES - win.used, 1))
+        shown_lines = sorted(set(plan.unseen) | {new for _, new in plan.moved})
+        for n in shown_lines[:MAX_UNSEEN_SHOWN]:
+            # Long lines cut as in a read (bounded output), 50 KiB in all.
+            part = take(doc, n, n, budget=max(MAX_BYTES - win.used, 1))
             if not part.lines or (win.lines and win.used + part.used > MAX_BYTES):
                 break
             win.lines += part.lines
+            win.cut += part.cut
             win.used += part.used
         shown = win.seen()
         if mark:
             ledger.mark_seen(rev["digest"], shown)
-        extra["unseen"] = [[n, t] for n, t in win.lines]
-        more = len(plan.unseen) - len(win.lines)
+        unseen_set = set(plan.unseen)
+        extra["unseen"] = [[n, t] for n, t in win.lines if n in unseen_set]
+        printed = {n for n, _ in win.lines}
+        moved = [(old, new) for old, new in plan.moved if new in printed]
+        if moved:
+            extra["moved"] = [[old, new] for old, new in moved]
+        hidden = dict(win.cut)
+        more = len(shown_lines) - len(win.lines)
         tail = f"Those lines, now marked seen under #{rev['tag']}:\n[{path}#{rev['tag']}]\n"
-        tail += "\n".join(numbered(n, t) for n, t in win.lines)
+        body: list[str] = []
+        for i, (n, t) in enumerate(win.lines):
+            if i and n != win.lines[i - 1][0] + 1:
+                body.append(SEPARATOR)  # as in a read: the numbers jump here
+            body.append(numbered(n, t, hidden.get(n, 0)))
+        tail += "\n".join(body)
         if more > 0:
-            tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {plan.unseen[len(win.lines)]}]"
+            tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {shown_lines[len(win.lines)]}]"
     hint = "Fix the operations listed above and send the whole request again (nothing was written)."
     if plan.unseen and len(problems) == len(plan.problems) and all(p.code == "unseen-lines" for p in problems):
         hint = f"Check the lines above, then send the same request again with #{rev['tag']}."
+        if moved:
+            pairs = ", ".join(f"{old} -> {new}" for old, new in moved[:6])
+            hint = (f"If you meant the lines as numbered before your last edit, use their new numbers ({pairs}); "
+                    f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}.")
     if any(p.code == "suspicious-edit" for p in problems) and all(p.code == "suspicious-edit" for p in problems):
         hint = "Fix the new text, or re-run with --allow-echo / --allow-indent-mix if it is intended."
     raise request_error(problems, hint, extra, tail)

@@ -1,7 +1,9 @@
 """The edit ledger: per (session, real path, digest), which line ranges were shown.
 
-One small JSON file per (session, real path) under `<state>/edits/<session>/`, named by a hash of
-the real path, updated under a cross-process lock and replaced atomically. It keeps at most
+One small file per (session, real path) under `<state>/edits/<session>/`, named by a hash of the
+real path, updated under a cross-process lock and replaced atomically. It is stored with `marshal`
+(built into the interpreter: `json` would cost `pylon read` ~10 ms of imports); ledgers of the
+earlier JSON format are still read, and anything unreadable counts as an empty ledger. It keeps at most
 `MAX_REVISIONS` revisions per file (least recently used dropped first). For files up to
 `SNAPSHOT_CAP` bytes a zlib-compressed copy of each revision is kept beside it, so a stale-tag
 refusal can say what changed and `--rebase` can carry operations across the change.
@@ -10,19 +12,18 @@ refusal can say what changed and `--rebase` can carry operations across the chan
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
 import time
 import zlib
-from array import array
-from pathlib import Path
+
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
 from pylon.atomic import replace_unsynced
 from pylon.locks import file_lock
-from pylon.state import session_name, state_dir
+from pylon.state import session_name, state_home
 from pylon.workspace.edits import ranges as rg
 from pylon.workspace.edits.tag import make_tag
 
@@ -31,6 +32,7 @@ SNAPSHOT_CAP = 2 * 1024 * 1024  # bytes of file content; larger files keep no sn
 INDEX_MIN = 1024 * 1024  # files this large keep their line index beside the ledger
 RACY_NS = 2_000_000_000  # a stat recorded within 2 s of the file's last change is not trusted
 _INDEX_MAGIC = b"PYLNIDX1"
+_LEDGER_MAGIC = b"PYLNLED1"  # then marshal (version 4) of {"version", "path", "revisions"}
 LOCK_TIMEOUT = 10.0
 
 if TYPE_CHECKING:
@@ -44,9 +46,10 @@ class Ledger:
         self.real = real
         self.session = session_name()
         key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        self.folder = state_dir() / "edits" / self.session
-        self.file = self.folder / f"{key}.json"
-        self.lock = self.folder / f"{key}.lock"
+        self.folder = os.path.join(state_home(), "edits", self.session)
+        self.file = os.path.join(self.folder, f"{key}.ledger")
+        self.legacy = os.path.join(self.folder, f"{key}.json")  # the format before marshal
+        self.lock = os.path.join(self.folder, f"{key}.lock")
         self.key = key
         self._cache: list[Revision] | None = None
 
@@ -55,13 +58,26 @@ class Ledger:
         """The revisions, oldest first; parsed once per Ledger object unless `fresh`."""
         if self._cache is not None and not fresh:
             return list(self._cache)
-        try:
-            doc = json.loads(self.file.read_bytes())
-        except (FileNotFoundError, ValueError):
-            doc = {}
-        # A hash collision or a foreign file: ignore it.
-        self._cache = list(doc.get("revisions", [])) if doc.get("path") == self.real else []
+        self._cache = _valid_revisions(self._load(), self.real)
         return list(self._cache)
+
+    def _load(self) -> object:
+        """The decoded document, or None. A damaged or foreign file must never crash a read."""
+        raw = _read_or_none(self.file)
+        if raw is not None and raw[:8] == _LEDGER_MAGIC:
+            try:
+                return marshal.loads(raw[8:])
+            except (ValueError, EOFError, TypeError):
+                return None
+        legacy = _read_or_none(self.legacy)
+        if legacy is None:
+            return None
+        import json  # only when upgrading a ledger written before the marshal format
+
+        try:
+            return json.loads(legacy)
+        except ValueError:  # includes UnicodeDecodeError
+            return None
 
     def find(self, tag: str) -> Revision | None:
         """The revision issued with `tag` (or a longer prefix of its digest), else None."""
@@ -91,19 +107,18 @@ class Ledger:
                 return rev, rev.get("stat_at", 0) - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
         return None, False
 
-    def _index_path(self, digest: str) -> Path:
-        return self.folder / f"{self.key}.{digest[:24]}.idx"
+    def _index_path(self, digest: str) -> str:
+        return os.path.join(self.folder, f"{self.key}.{digest[:24]}.idx")
 
     def load_index(self, rev: Revision | None, block: int) -> list[int] | None:
         """The line index kept for a large revision (newline counts per block), if any."""
         if rev is None or not rev.get("idx"):
             return None
-        try:
-            raw = self._index_path(rev["digest"]).read_bytes()
-        except OSError:
+        raw = _read_or_none(self._index_path(rev["digest"]))
+        if raw is None or raw[:8] != _INDEX_MAGIC:
             return None
-        if raw[:8] != _INDEX_MAGIC:
-            return None
+        from array import array  # imports collections.abc: only files of INDEX_MIN bytes or more pay
+
         values = array("q")
         values.frombytes(raw[8:])
         if not values or values[0] != block:
@@ -112,37 +127,60 @@ class Ledger:
 
     def _write_index(self, digest: str, block: int, cum: list[int]) -> None:
         path = self._index_path(digest)
-        if path.exists():
+        if os.path.exists(path):
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(self.folder, exist_ok=True)
+        from array import array
+
         replace_unsynced(path, _INDEX_MAGIC + array("q", [block, *cum]).tobytes())
 
-    def _snap_path(self, digest: str) -> Path:
-        return self.folder / f"{self.key}.{digest[:24]}.snap"
+    def _snap_path(self, digest: str) -> str:
+        return os.path.join(self.folder, f"{self.key}.{digest[:24]}.snap")
 
     def snapshot(self, rev: Revision) -> bytes | None:
         """The kept content of a revision, or None (file over the cap, or snapshot lost)."""
         if not rev.get("snap"):
             return None
+        raw = _read_or_none(self._snap_path(rev["digest"]))
         try:
-            data = zlib.decompress(self._snap_path(rev["digest"]).read_bytes())
-        except (OSError, zlib.error):
+            data = zlib.decompress(raw) if raw is not None else None
+        except zlib.error:
+            return None
+        if data is None:
             return None
         return data if hashlib.sha256(data).hexdigest() == rev["digest"] else None
 
     # -- writing (under the ledger lock) -----------------------------------------------------
+    def _ensure_folder(self) -> None:
+        """Create the session folder, or explain that the state directory cannot hold it."""
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            usable = os.access(self.folder, os.W_OK | os.X_OK)
+        except OSError as exc:
+            usable, why = False, exc.strerror or str(exc)
+        else:
+            why = "it is not writable"
+        if not usable:
+            from pylon.errors import UsageError
+
+            raise UsageError("bad-state-dir", f"pylon cannot keep its edit ledger under {self.folder}: {why}.",
+                             "export PYLON_STATE_DIR=\"$HOME/.local/state/pylon\"   # any writable folder")
     def _save(self, revs: list[Revision]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        doc = {"version": 1, "path": self.real, "revisions": revs}
+        os.makedirs(self.folder, exist_ok=True)
+        doc = {"version": 2, "path": self.real, "revisions": revs}
         # No fsync: the ledger is a cache of what was shown; losing it only means reading again.
-        replace_unsynced(self.file, json.dumps(doc, separators=(",", ":")).encode("utf-8"))
+        replace_unsynced(self.file, _LEDGER_MAGIC + marshal.dumps(doc, 4))
+        try:
+            os.unlink(self.legacy)  # its content was carried over by revisions(fresh=True)
+        except FileNotFoundError:
+            pass
         self._cache = list(revs)
 
     def _write_snapshot(self, digest: str, data: bytes) -> bool:
         path = self._snap_path(digest)
-        if path.exists():
+        if os.path.exists(path):
             return True
-        self.folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(self.folder, exist_ok=True)
         replace_unsynced(path, zlib.compress(data, 1))
         return True
 
@@ -166,12 +204,14 @@ class Ledger:
         `shown` says the ranges were printed now (a read, --show): printed lines are no longer
         stale numbers. `stale` (from an edit) adds the numbers whose meaning moved.
         """
+        self._ensure_folder()
         snap = data is not None and len(data) <= SNAPSHOT_CAP
         if snap and data is not None:
             self._write_snapshot(digest, data)
         has_index = index is not None and size >= INDEX_MIN
         if has_index and index is not None:
             self._write_index(digest, *index)
+        self._ensure_folder()
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
             revs = self.revisions(fresh=True)
             rev = next((r for r in revs if r["digest"] == digest), None)
@@ -207,7 +247,7 @@ class Ledger:
             for kept, where in (("snap", self._snap_path), ("idx", self._index_path)):
                 if old.get(kept):
                     try:
-                        where(old["digest"]).unlink()
+                        os.unlink(where(old["digest"]))
                     except FileNotFoundError:
                         pass
         return rev
@@ -216,6 +256,7 @@ class Ledger:
         """Add ranges to an existing revision (after an unseen-lines refusal printed them)."""
         if not seen:
             return
+        self._ensure_folder()
         with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
             revs = self.revisions(fresh=True)
             for rev in revs:
@@ -225,3 +266,34 @@ class Ledger:
                         rev["stale"] = rg.subtract(rev["stale"], seen)
                     self._save(revs)
                     return
+
+
+def _read_or_none(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _valid_revisions(doc: object, real: str) -> list[Revision]:
+    """The revisions of a decoded ledger that have the shape this module relies on.
+
+    A hash collision (another path), a foreign or damaged file: nothing, or only the sound
+    revisions, so that a bad ledger costs a re-read, never a crash.
+    """
+    if not isinstance(doc, dict) or doc.get("path") != real or not isinstance(doc.get("revisions"), list):
+        return []
+    out = []
+    for rev in doc["revisions"]:
+        if (isinstance(rev, dict) and isinstance(rev.get("digest"), str) and isinstance(rev.get("tag"), str)
+                and _is_ranges(rev.get("seen")) and _is_ranges(rev.get("stale", []))
+                and isinstance(rev.get("lines"), int) and isinstance(rev.get("size"), int)
+                and isinstance(rev.get("parent", {}), dict) and _is_ranges([rev.get("eol", [0, 0])])):
+            out.append(rev)
+    return out
+
+
+def _is_ranges(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(r, list) and len(r) == 2 and type(r[0]) is int and type(r[1]) is int for r in value)

@@ -81,12 +81,18 @@ def parse(request: bytes) -> tuple[list[Op], list[Problem]]:
 
 
 def _split_new_text(value: str) -> list[str]:
-    """newText -> lines: one trailing newline is a terminator, `\\r\\n` counts as a line break."""
+    """newText -> lines: one trailing newline is a terminator, `\\r\\n` counts as a line break.
+
+    A `\\r` not followed by `\\n` is content (as in a file), so `"c\\r"` writes a line ending in `\\r`.
+    """
     if value == "":
         return []
-    if value.endswith("\n"):
+    if value.endswith("\r\n"):
+        value = value[:-2]
+    elif value.endswith("\n"):
         value = value[:-1]
-    return [line[:-1] if line.endswith("\r") else line for line in value.split("\n")]
+    parts = value.split("\n")
+    return [p[:-1] if p.endswith("\r") and i < len(parts) - 1 else p for i, p in enumerate(parts)]
 
 
 def _check_lines(op: Op, problems: list[Problem]) -> None:
@@ -100,7 +106,9 @@ def parse_text(text: str) -> tuple[list[Op], list[Problem]]:
     rows = text.split("\n")
     if rows and rows[-1] == "":
         rows.pop()
-    rows = [r[:-1] if r.endswith("\r") else r for r in rows]
+    if text.count("\r\n") == text.count("\n"):  # a CRLF request: every row ends with \r
+        rows = [r[:-1] if r.endswith("\r") else r for r in rows]
+    # Otherwise a `\r` at the end of a `+` line is content (a line ending in a lone \r).
     current: Op | None = None
     broken = False  # after a bad header, its `+` lines are skipped instead of reported again
     for no, row in enumerate(rows, start=1):
@@ -208,6 +216,11 @@ def _json_op(item: Any, index: int, problems: list[Problem]) -> Op | None:
     else:
         bad('"newText" must be a string (or a list of lines).')
         return None
+    if any(_has_surrogate(line) for line in lines):
+        # JSON can spell "\ud800", which is no character: it cannot be written as UTF-8.
+        bad('"newText" holds a lone surrogate (such as "\\ud800"), which is not a character and cannot be '
+            "written as UTF-8; send the character itself or its surrogate pair.")
+        return None
     if kind == "final_newline":
         value = item.get("value")
         if isinstance(value, str) and value.lower() in ("yes", "no", "true", "false"):
@@ -239,6 +252,14 @@ def _json_op(item: Any, index: int, problems: list[Problem]) -> Op | None:
         bad('an insertion needs a non-empty "newText".', op.header)
         return None
     return op
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _span(text: str) -> tuple[int, int] | None:

@@ -21,11 +21,17 @@ _PREFIX_RE = re.compile(r"^(\d+):")
 
 
 class Plan:
-    __slots__ = ("problems", "unseen")
+    __slots__ = ("problems", "unseen", "moved")
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.unseen: list[int] = []  # every unseen line the request names
+        # (old, new): an unseen number that, before the agent's last edit, meant the line now at
+        # `new`. The refusal shows both lines, so the retry succeeds whichever one was meant.
+        self.moved: list[tuple[int, int]] = []
+
+
+MOVED_SHOWN = 40
 
 
 def validate(ops: list[Op], doc: Doc, seen: list[list[int]], parent: dict[str, Any] | None = None) -> Plan:
@@ -51,7 +57,7 @@ def validate(ops: list[Op], doc: Doc, seen: list[list[int]], parent: dict[str, A
             for a, b in gaps:
                 unseen.update(range(a, b + 1))
             plan.problems.append(Problem(
-                "unseen-lines", f"{_lines(gaps)} not shown under this tag{_moved(gaps, parent)}.",
+                "unseen-lines", f"{_lines(gaps)} not shown under this tag{_moved(gaps, parent, plan.moved)}.",
                 op.index, op.header, {"lines": gaps}))
         _numbered_text(op, doc, plan.problems)
     plan.unseen = sorted(unseen)
@@ -146,11 +152,19 @@ def _lines(gaps: list[list[int]]) -> str:
     return f"lines {rg.describe(gaps)} were"
 
 
-def _moved(gaps: list[list[int]], parent: dict[str, Any] | None) -> str:
-    """`; before your last edit line 50 was ... it is now 53` when the numbers look pre-edit."""
+def _moved(gaps: list[list[int]], parent: dict[str, Any] | None, moved: list[tuple[int, int]]) -> str:
+    """`; before your last edit line 50 was ... it is now 53` when the numbers look pre-edit.
+
+    Every such (old, new) pair of the gaps (at most MOVED_SHOWN) is added to `moved`.
+    """
     if not parent:
         return ""
     segments = parent.get("map", [])
+    for a, b in gaps:
+        for line in range(a, min(b, a + MOVED_SHOWN) + 1):
+            for os_, oe, ns in segments:
+                if os_ <= line <= oe and ns + line - os_ != line and len(moved) < MOVED_SHOWN:
+                    moved.append((line, ns + line - os_))
     notes: list[str] = []
     for a, b in gaps:
         for line in (a,) if a == b else (a, b):

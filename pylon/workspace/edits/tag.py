@@ -7,15 +7,14 @@ newer tag grows 4 characters at a time until it is unique among that file's revi
 from __future__ import annotations
 
 import hashlib
-import re
-import threading
 
-TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+TYPE_CHECKING = False  # typing, re and threading cost start-up time on `pylon read`
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Iterable
 
 TAG_LEN = 12
-TAG_RE = re.compile(r"^[0-9a-f]{12,64}$")
+_HEX = frozenset("0123456789abcdef")
 
 
 def digest(data: bytes) -> str:
@@ -35,6 +34,8 @@ class BackgroundDigest:
             self._run(parts)
             self._thread: threading.Thread | None = None
         else:
+            import threading  # only large buffers are hashed on a second thread
+
             self._thread = threading.Thread(target=self._run, args=(parts,), daemon=True)
             self._thread.start()
 
@@ -64,4 +65,4 @@ def make_tag(full: str, others: Iterable[str]) -> str:
 def normalize_tag(text: str) -> str | None:
     """A tag as typed by a user (any case), or None when it is not 12-64 hex characters."""
     tag = text.strip().lower()
-    return tag if TAG_RE.match(tag) else None
+    return tag if TAG_LEN <= len(tag) <= 64 and _HEX.issuperset(tag) else None

@@ -1,4 +1,4 @@
-"""Numbered windows of a revision, within the per-call limits; only whole lines count as shown."""
+"""Numbered windows of a revision, within the per-call limits; long lines are cut, never printed whole."""
 
 from __future__ import annotations
 
@@ -29,12 +29,11 @@ class Window:
         return self.lines[-1][0] if self.lines else 0
 
     def seen(self) -> list[list[int]]:
-        """Ranges of the lines shown in full (cut lines are not seen)."""
-        cut = {n for n, _ in self.cut}
+        """Ranges of the lines shown. A cut line counts: operations replace or delete whole lines,
+        and the agent has seen which line it is (its number under this tag, its start, its length);
+        printing it whole would make the output unbounded."""
         out: list[list[int]] = []
         for n, _ in self.lines:
-            if n in cut:
-                continue
             if out and out[-1][1] == n - 1:
                 out[-1][1] = n
             else:
@@ -44,15 +43,24 @@ class Window:
 
 def numbered(n: int, text: str, hidden: int = 0) -> str:
     if hidden:
-        return f"{n}:{text}[... {hidden} more characters cut; this line is not counted as seen]"
+        return f"{n}:{text}{cut_marker(hidden)}"
     return f"{n}:{text}"
+
+
+def cut_marker(hidden: int) -> str:
+    return f"[... {hidden} more characters cut; the line counts as seen, edit it whole]"
+
+
+def clip(text: str) -> str:
+    """A line's text as printed: at most MAX_LINE_CHARS characters, then the cut marker."""
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + cut_marker(len(text) - MAX_LINE_CHARS)
 
 
 def take(doc: Doc, first: int, last: int, *, max_lines: int = MAX_LINES, budget: int = MAX_BYTES,
          full_lines: bool = False, first_free: bool = True) -> Window:
     """Lines first..last, stopping at `max_lines` or when the output would pass `budget` bytes.
 
-    Lines longer than MAX_LINE_CHARS characters are cut (and so not seen) unless `full_lines`.
+    Lines longer than MAX_LINE_CHARS characters are cut unless `full_lines`.
     The first line is taken even past the budget (a read always shows something) unless
     `first_free` is False, as for a later group of a grep that shares one budget.
     """

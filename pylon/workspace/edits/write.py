@@ -8,16 +8,19 @@ and the writer locks its temp file before renaming it into place.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from pylon.atomic import fsync_dir
 from pylon.errors import Exit, PylonError
 from pylon.locks import wait_flock
+
+TYPE_CHECKING = False  # contextlib and typing cost start-up time on `pylon read`, which imports us
+if TYPE_CHECKING:
+    from types import TracebackType
 
 def _lock_timeout() -> float:
     try:
@@ -42,6 +45,14 @@ def resolve(path: str) -> tuple[str, os.stat_result]:
         raise cannot_edit("not-found", f"{path} does not exist.", "Check the path (it is relative to the current folder).") from None
     except PermissionError:
         raise cannot_edit("permission", f"{path} cannot be accessed: permission denied.", f"ls -l {path}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise cannot_edit("symlink-loop", f"{path} is a symbolic link that leads back to itself.",
+                              f"ls -l {path}   # then point the link at a file") from None
+        if exc.errno == errno.ENOTDIR:
+            raise cannot_edit("not-found", f"{path} does not exist (a part of it is not a folder).",
+                              "Check the path (it is relative to the current folder).") from None
+        raise
     if stat.S_ISDIR(st.st_mode):
         raise cannot_edit("is-directory", f"{path} is a directory; pylon reads and edits files.", f"ls {path}")
     if not stat.S_ISREG(st.st_mode):
@@ -85,68 +96,98 @@ class Locked:
         self.fd, self.st, self.data = fd, st, data
 
 
-@contextmanager
-def locked(path: str, real: str, timeout: float = LOCK_TIMEOUT) -> Iterator[Locked]:
+class locked:  # noqa: N801 - used like a function: `with locked(path, real) as lk: ...`
     """Hold the file's lock and yield its current bytes, read under the lock."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fd = os.open(real, os.O_RDONLY)
-        except FileNotFoundError:
-            raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
-        except PermissionError:
-            raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
-        try:
-            acquired = wait_flock(fd, deadline)
-        except BaseException:
-            os.close(fd)
-            raise
-        if not acquired:
-            os.close(fd)
-            raise cannot_edit(
-                "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
-                "Wait for it to finish, then run the same command again.")
-        st = os.fstat(fd)
-        try:
-            now = os.stat(real)
-        except FileNotFoundError:
-            now = None
-        if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
-            os.close(fd)  # replaced while we waited: lock the file that is there now
-            continue
-        try:
-            yield Locked(fd, st, read_bytes(fd, st.st_size))
-        finally:
-            os.close(fd)
-        return
+
+    def __init__(self, path: str, real: str, timeout: float = LOCK_TIMEOUT) -> None:
+        self.path, self.real, self.timeout = path, real, timeout
+        self.fd = -1
+
+    def __enter__(self) -> Locked:
+        path, real, timeout = self.path, self.real, self.timeout
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fd = os.open(real, os.O_RDONLY)
+            except FileNotFoundError:
+                raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
+            except PermissionError:
+                raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
+            try:
+                acquired = wait_flock(fd, deadline)
+            except BaseException:
+                os.close(fd)
+                raise
+            if not acquired:
+                os.close(fd)
+                raise cannot_edit(
+                    "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
+                    "Wait for it to finish, then run the same command again.")
+            st = os.fstat(fd)
+            try:
+                now = os.stat(real)
+            except FileNotFoundError:
+                now = None
+            if now is None or (now.st_ino, now.st_dev) != (st.st_ino, st.st_dev):
+                os.close(fd)  # replaced while we waited: lock the file that is there now
+                continue
+            try:
+                data, st = _stable_read(fd, st)
+            except BaseException:
+                os.close(fd)
+                raise
+            self.fd = fd
+            return Locked(fd, st, data)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        fd, self.fd = self.fd, -1
+        os.close(fd)
 
 
-def check_writable(path: str, real: str, st: os.stat_result) -> None:
+def _stable_read(fd: int, st: os.stat_result) -> tuple[bytes, os.stat_result]:
+    """The bytes and a stat taken before and after reading them that agree (another program may
+    be writing meanwhile: then read again, a few times), so the stat describes exactly these bytes."""
+    from pylon.workspace.edits.guard import identity
+
+    for _ in range(5):
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = read_bytes(fd, st.st_size)
+        after = os.fstat(fd)
+        if identity(after) == identity(st) and len(data) == after.st_size:
+            break
+        st = after
+    return data, st
+
+
+def check_writable(path: str, real: str, st: os.stat_result, force: bool = False) -> None:
     if not os.access(real, os.W_OK):
         raise cannot_edit("permission", f"{path} is read-only for you (mode {stat.filemode(st.st_mode)}).",
                           f"chmod u+w {path}   # then run the same edit again")
-    if st.st_nlink <= 1 and not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
+    # root passes every access check; a mode without any write bit still says "do not write".
+    if not force and not st.st_mode & 0o222:
+        raise cannot_edit("permission", f"{path} is read-only (mode {stat.filemode(st.st_mode)}); root could write it, "
+                          "but pylon refuses as other tools do.", f"chmod u+w {path}   # or run the same edit with --force")
+    if not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
         raise cannot_edit("permission", f"The folder of {path} is not writable, so it cannot be replaced atomically.",
                           f"ls -ld {os.path.dirname(real) or '.'}")
 
 
-def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> int:
-    """Write the pieces over the file; returns the fd now holding the file's content, to close later.
+def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) -> tuple[int, list[str]]:
+    """Write the pieces over the file; the fd now holding its content (to close later) and notes.
 
-    A file with several hard links is rewritten in place so every link sees the new content;
-    otherwise a locked temp file with the same mode (and owner, where allowed) is fsynced and
-    renamed over it, so readers see the old bytes or the new bytes, never a mix.
+    Always atomic: a locked temp file with the same mode (and owner, where allowed) is fsynced and
+    renamed over the file, so readers see the old bytes or the new bytes, never a mix. A file with
+    several hard links is replaced too (an in-place rewrite could be torn by a crash): the other
+    names keep the old content, and a note says so. Just before the rename the file must still be
+    what was hashed (else `changed-during-edit`, nothing written); a write that reached the old
+    inode during the rename is saved beside the file and reported.
     """
-    if st.st_nlink > 1:
-        fd = os.open(real, os.O_WRONLY)
-        try:
-            size = _write_all(fd, pieces)
-            os.ftruncate(fd, size)
-            os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+    from pylon.workspace.edits import guard
+
+    st = lk.st
+    notes: list[str] = []
+    if guard.remove_stale_temps(real):
+        notes.append(f"removed temp files a killed pylon left beside {path}.")
     folder, name = os.path.split(real)
     tmp = os.path.join(folder, f".{name}.pylon-tmp-{os.getpid()}-{os.urandom(3).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -160,6 +201,10 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
             except OSError:
                 pass
         os.fsync(fd)
+        delay = os.environ.get("PYLON_TEST_WRITE_DELAY")
+        if delay:
+            time.sleep(float(delay))  # test seam: widens the gap between the hash and the rename
+        guard.check_unchanged(path, real, lk.fd, lk.st, lk.data)
         os.rename(tmp, real)
     except BaseException:
         os.close(fd)
@@ -169,7 +214,14 @@ def replace(real: str, st: os.stat_result, pieces: list[bytes | memoryview]) -> 
             pass
         raise
     fsync_dir(folder or ".")
-    return fd
+    if guard.written_meanwhile(lk.fd, st):
+        saved = guard.save_old_inode(path, real, lk.fd)
+        notes.append(f"another program wrote to {path} while pylon replaced it (an outside write); its version is "
+                     f"saved as {saved}: compare and merge it.")
+    if st.st_nlink > 1:
+        notes.append(f"{path} had {st.st_nlink} hard links; it was replaced atomically, so its other names keep "
+                     "the old content.")
+    return fd, notes
 
 
 def _write_all(fd: int, pieces: list[bytes | memoryview]) -> int:

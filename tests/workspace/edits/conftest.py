@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
 
 import pytest
+
+
+def ledger_docs(folder: Path) -> list[dict]:
+    """The decoded ledgers in a session folder (`PYLNLED1` + marshal), as the engine stores them."""
+    docs = []
+    for path in sorted(folder.glob("*.ledger")):
+        raw = path.read_bytes()
+        assert raw[:8] == b"PYLNLED1", path
+        docs.append(marshal.loads(raw[8:]))
+    return docs
 
 
 class Ed:

@@ -67,3 +67,18 @@ def test_mode_is_preserved(ed) -> None:
     tag = ed.read("run.sh")
     assert ed.edit("run.sh", tag, "replace 2\n+echo bye\n").code == 0
     assert path.stat().st_mode & 0o7777 == 0o750
+
+
+def test_content_ending_in_a_lone_cr_can_be_written(ed) -> None:
+    ed.write("f.txt", b"a\nb")  # unterminated last line: a lone \r at its end is content
+    tag = ed.read("f.txt")
+    res = ed.edit("f.txt", tag, '[{"operation": "replace", "startLine": 2, "newText": "c\\r"}]')
+    assert res.code == 0, res
+    assert ed.bytes("f.txt") == b"a\nc\r"
+    tag = ed.read("f.txt")
+    res = ed.edit("f.txt", tag, b"replace 2\n+d\r\n")  # an LF request: the \r is content
+    assert res.code == 0, res
+    assert ed.bytes("f.txt") == b"a\nd\r"
+    tag = ed.read("f.txt")
+    assert ed.edit("f.txt", tag, b"replace 1\r\n+A\r\n").code == 0  # a CRLF request: \r\n is its break
+    assert ed.bytes("f.txt") == b"A\nd\r"

@@ -230,3 +230,13 @@ def test_help_goes_through_typer(ed) -> None:
     assert res.code == 0 and "--rebase" in res.out and "--allow-indent-mix" in res.out
     res = ed.run("pylon", "edit", "f.txt#0123456789ab", "--bogus", cwd=ed.root)
     assert res.code == 2 and res.err.startswith("error[usage]: No such option: --bogus")
+
+
+def test_dry_run_shows_a_final_newline_change(ed) -> None:
+    ed.write("f.txt", "a\nb\n")
+    tag = ed.read("f.txt")
+    res = ed.edit("f.txt", tag, "final-newline no\n", "--dry-run")
+    assert res.code == 0 and "[final newline: yes -> no]" in res.out, res
+    assert ed.bytes("f.txt") == b"a\nb\n"
+    res = ed.edit("f.txt", tag, "replace 1\n+A\n", "--dry-run")
+    assert "final newline" not in res.out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 
 def test_unknown_revision(ed) -> None:
@@ -228,11 +227,8 @@ def test_read_only_file(ed) -> None:
     tag = ed.read("ro.txt")
     path.chmod(0o444)
     res = ed.edit("ro.txt", tag, "replace 1\n+x\n")
-    if os.geteuid() == 0:
-        assert res.code == 0  # root may write any file, like every other tool
-    else:
-        assert res.code == 4
-    assert path.stat().st_mode & 0o777 == 0o444
+    assert res.code == 4 and "error[permission]" in res.err  # as root too (then --force writes it)
+    assert path.stat().st_mode & 0o777 == 0o444 and path.read_bytes() == b"a\n"
 
 
 def test_json_error_envelope_is_one_document(ed) -> None:
@@ -251,3 +247,15 @@ def test_block_keyword_repeat_only_warns(ed) -> None:
     res = ed.edit("f.py", tag, "replace 2\n+try:\n+        a()\n+    finally:\n+        b()\n")
     assert res.code == 0, res
     assert "warning: operation 1 (`replace 2`): its first new line `try:` repeats line 1 above it." in res.err
+
+
+def test_unseen_lines_and_a_suspicious_edit_come_in_one_answer(ed) -> None:
+    ed.write("f.txt", ed.numbered(30))
+    tag = ed.read("f.txt", "--limit", "10")
+    # Operation 1 echoes line 4 above it; operation 2 names unseen line 20.
+    res = ed.edit_json("f.txt", tag, "replace 5\n+line 4\nreplace 20\n+twenty\n")
+    err = res.json()["error"]
+    assert res.code == 2 and err["code"] == "bad-request", err
+    assert sorted(p["code"] for p in err["problems"]) == ["suspicious-edit", "unseen-lines"]
+    fixed = ed.edit("f.txt", tag, "replace 5\n+five\nreplace 20\n+twenty\n")  # the resend fixes both
+    assert fixed.code == 0, fixed

@@ -144,3 +144,29 @@ def test_reading_again_clears_stale_numbers(ed) -> None:
     new = ed.edit_json("f.txt", tag, "insert after 10\n+a\n+b\n").json()["new_tag"]
     assert ed.read("f.txt") == new
     assert ed.edit("f.txt", new, "replace 12\n+B\n").code == 0
+
+
+def test_the_classic_stale_number_mistake_takes_two_calls(ed) -> None:
+    # New tag, number from before the previous edit: the refusal shows both the line now at that
+    # number and where the intended line went, both marked seen, so the corrected call applies.
+    ed.write("f.txt", ed.numbered(100))
+    tag = ed.read("f.txt")
+    new = ed.edit_json("f.txt", tag, "insert after 10\n+n1\n+n2\n+n3\n").json()["new_tag"]
+    res = ed.edit("f.txt", new, "replace 50\n+fifty\n")  # meant old line 50, now 53
+    assert res.code == 2 and "error[unseen-lines]" in res.err
+    assert f"line 50 of #{tag} is now line 53" in res.err
+    assert "\n50:line 47\n" in res.err and "\n53:line 50\n" in res.err, res.err
+    assert "use their new numbers (50 -> 53)" in res.err
+    ok = ed.edit("f.txt", new, "replace 53\n+fifty\n")
+    assert ok.code == 0, ok
+    assert ed.bytes("f.txt").decode().splitlines()[52] == "fifty"
+
+
+def test_moved_lines_in_the_json_refusal(ed) -> None:
+    ed.write("app.py", ed.numbered(13))
+    tag = ed.read("app.py")
+    new = ed.edit_json("app.py", tag, "replace 9-10\n+a\n+b\n+c\n+d\ninsert before 1\n+#!/bin/sh\n").json()["new_tag"]
+    err = ed.edit_json("app.py", new, "replace 12\n+    return 0\n").json()["error"]
+    assert err["unseen"] == [[12, "c"]] and err["moved"] == [[12, 15]]
+    assert ed.edit("app.py", new, "replace 15\n+    return 0\n").code == 0
+    assert ed.bytes("app.py").decode().splitlines()[14] == "    return 0"

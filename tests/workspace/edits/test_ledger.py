@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
+import os
 from pathlib import Path
+
+import pytest
+
+from tests.workspace.edits.conftest import ledger_docs
 
 
 def _ledger(isolated_env, session: str = "default") -> dict:
-    files = list((Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / session).glob("*.json"))
-    assert len(files) == 1
-    return json.loads(files[0].read_text())
+    docs = ledger_docs(Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / session)
+    assert len(docs) == 1
+    return docs[0]
 
 
 def test_ranges_merge_and_storage_stays_small(ed, isolated_env) -> None:
@@ -18,7 +25,7 @@ def test_ranges_merge_and_storage_stays_small(ed, isolated_env) -> None:
     assert len(tags) == 1
     doc = _ledger(isolated_env)
     assert doc["revisions"][0]["seen"] == [[1, 10000]]
-    assert len(json.dumps(doc)) < 1000
+    assert len(marshal.dumps(doc)) < 1000
 
 
 def test_at_most_32_revisions_oldest_dropped(ed) -> None:
@@ -45,7 +52,7 @@ def test_state_dir_override(ed, tmp_path) -> None:
     ed.write("f.txt", "a\n")
     env = {"PYLON_STATE_DIR": str(tmp_path / "state")}
     tag = ed.read("f.txt", env=env)
-    assert list((tmp_path / "state" / "edits" / "default").glob("*.json"))
+    assert list((tmp_path / "state" / "edits" / "default").glob("*.ledger"))
     assert ed.edit("f.txt", tag, "replace 1\n+b\n").code == 1  # another state dir: tag unknown there
     assert ed.edit("f.txt", tag, "replace 1\n+b\n", env=env).code == 0
 
@@ -147,3 +154,45 @@ def test_trusted_window_reads_match_the_file(ed) -> None:
     assert doc["lines"] == [[60002, "appended"]] and doc["tag"] != first["tag"]
     res = ed.edit("big.txt", doc["tag"], "replace 60002\n+APPENDED\n")
     assert res.code == 0, res
+
+
+def _session_folder(isolated_env) -> Path:
+    return Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
+
+
+def _key(path: Path) -> str:
+    return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:32]
+
+
+def test_a_ledger_of_the_json_format_is_carried_over(ed, isolated_env) -> None:
+    # The format before the marshal one: its seen marks still count, and it is then rewritten.
+    path = ed.write("f.txt", "a\nb\nc\n")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    folder = _session_folder(isolated_env)
+    folder.mkdir(parents=True)
+    rev = {"digest": digest, "tag": digest[:12], "seen": [[1, 3]], "lines": 3, "size": 6, "snap": False}
+    legacy = folder / f"{_key(path)}.json"
+    legacy.write_text(json.dumps({"version": 1, "path": os.path.realpath(path), "revisions": [rev]}))
+    res = ed.edit("f.txt", digest[:12], "replace 2\n+B\n")
+    assert res.code == 0, res
+    assert ed.bytes("f.txt") == b"a\nB\nc\n"
+    assert not legacy.exists() and len(ledger_docs(folder)) == 1
+
+
+@pytest.mark.parametrize("content", [
+    b"", b"\xff\xfe garbage", b"PYLNLED1", b"PYLNLED1\xe9\x00\x01", b"PYLNLED1" + marshal.dumps([1, 2]),
+    b"PYLNLED1" + marshal.dumps({"path": "x", "revisions": 3}),
+    b"PYLNLED1" + marshal.dumps({"path": "REAL", "revisions": [{"digest": 1}, "x", {"tag": "a", "seen": [[1]]}]}),
+], ids=["empty", "bytes", "magic only", "truncated", "a list", "foreign path", "bad revisions"])
+def test_a_damaged_ledger_counts_as_empty_and_never_crashes(ed, isolated_env, content: bytes) -> None:
+    path = ed.write("f.txt", "a\nb\n")
+    folder = _session_folder(isolated_env)
+    folder.mkdir(parents=True)
+    (folder / f"{_key(path)}.ledger").write_bytes(content.replace(b"REAL", os.path.realpath(path).encode()))
+    (folder / f"{_key(path)}.json").write_bytes(b"[1, 2]")  # a foreign file of the old format too
+    res = ed.edit("f.txt", "0123456789ab", "replace 1\n+x\n")
+    assert res.code == 1 and "error[unknown-revision]" in res.err and "Traceback" not in res.err
+    res = ed.read_text("f.txt")
+    assert res.code == 0 and res.out.splitlines()[1:] == ["1:a", "2:b"], res
+    tag = res.out.splitlines()[0].rsplit("#", 1)[1].rstrip("]")
+    assert ed.edit("f.txt", tag, "replace 1\n+x\n").code == 0

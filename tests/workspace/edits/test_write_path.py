@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def test_symlink_is_followed_and_stays_a_link(ed) -> None:
     target = ed.write("real/target.txt", "a\nb\n")
@@ -19,18 +21,37 @@ def test_symlink_is_followed_and_stays_a_link(ed) -> None:
     assert target.read_bytes() == b"a\nB\n"
 
 
-def test_hard_linked_file_is_written_in_place(ed) -> None:
+def test_hard_linked_file_is_replaced_atomically_and_the_note_says_the_link_broke(ed) -> None:
+    # Decision: never rewrite in place (a crash could tear the file); the other name keeps the old bytes.
     first = ed.write("one.txt", "a\nb\n")
     second = ed.root / "two.txt"
     os.link(first, second)
     inode = first.stat().st_ino
     tag = ed.read("one.txt")
-    assert ed.edit("one.txt", tag, "replace 1\n+A\n+A2\n").code == 0
-    assert first.stat().st_ino == inode and second.stat().st_ino == inode
-    assert second.read_bytes() == b"A\nA2\nb\n"
-    tag = ed.read("two.txt")
-    assert ed.edit("two.txt", tag, "delete 2-3\n").code == 0
-    assert first.read_bytes() == b"A\n"
+    res = ed.edit("one.txt", tag, "replace 1\n+A\n+A2\n")
+    assert res.code == 0, res
+    assert "one.txt had 2 hard links; it was replaced atomically, so its other names keep the old content" in res.err
+    assert first.stat().st_ino != inode and second.stat().st_ino == inode
+    assert first.read_bytes() == b"A\nA2\nb\n" and second.read_bytes() == b"a\nb\n"
+    assert first.stat().st_nlink == 1 and second.stat().st_nlink == 1
+
+
+def test_temp_files_of_a_killed_edit_are_removed_by_the_next_edit(ed) -> None:
+    path = ed.write("f.txt", "a\n")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a PID that no longer runs, as a killed pylon's
+    left = [ed.root / f".f.txt.pylon-tmp-{dead.pid}-abc123", ed.root / f".f.txt.pylon-tmp-{dead.pid}-def456"]
+    for leftover in left:
+        leftover.write_bytes(b"x" * 100_000)
+    running = ed.root / f".f.txt.pylon-tmp-{os.getpid()}-0a0b0c"  # a live writer's: kept
+    running.write_bytes(b"y")
+    other = ed.root / f".g.txt.pylon-tmp-{dead.pid}-abc123"  # another file's: not ours to judge
+    other.write_bytes(b"z")
+    tag = ed.read("f.txt")
+    res = ed.edit("f.txt", tag, "replace 1\n+b\n")
+    assert res.code == 0 and "removed temp files a killed pylon left beside f.txt" in res.err, res
+    assert not any(p.exists() for p in left) and running.exists() and other.exists()
+    assert path.read_bytes() == b"b\n"
 
 
 def test_no_temp_files_left_and_inode_replaced(ed) -> None:
@@ -131,3 +152,16 @@ def test_read_back_text_output(ed) -> None:
     assert "but another process changed it right after the write" in res.out
     assert "3:marker  # formatted" in res.out
     assert "warning: another process changed f.py" in res.err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user os.access refuses it (test_edit_refusals)")
+def test_read_only_file_refused_as_root_unless_force(ed) -> None:
+    path = ed.write("ro.txt", "a\n")
+    path.chmod(0o444)
+    tag = ed.read("ro.txt")
+    res = ed.edit("ro.txt", tag, "replace 1\n+b\n")
+    assert res.code == 4 and "error[permission]" in res.err and "--force" in res.err, res
+    assert path.read_bytes() == b"a\n"
+    res = ed.edit("ro.txt", tag, "replace 1\n+b\n", "--force")
+    assert res.code == 0, res
+    assert path.read_bytes() == b"b\n" and (path.stat().st_mode & 0o777) == 0o444

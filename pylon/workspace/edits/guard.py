@@ -1,0 +1,106 @@
+"""Writers that ignore pylon's lock (editors, formatters, `echo >>`), and what killed edits leave.
+
+pylon's per-file lock only serialises pylon processes. Another program can write the file after
+the compare-and-swap read it; `check_unchanged` refuses the edit when the file is no longer what
+was hashed, just before the rename, and `written_meanwhile` catches a write that reached the old
+inode during the rename itself (its version is then saved beside the file, never dropped).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+
+from pylon.errors import PylonError
+
+COMPARE_MAX = 4 * 1024 * 1024  # files up to this size are also compared byte for byte
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What any write changes: a replace changes the inode, an in-place write size or mtime/ctime."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def changed_during_edit(path: str) -> PylonError:
+    return PylonError(
+        "changed-during-edit",
+        f"Another program changed {path} while pylon was editing it; nothing was written and its change is kept.",
+        f"pylon read {path}   # then redo the edit with the new tag")
+
+
+def check_unchanged(path: str, real: str, fd: int, st: os.stat_result, data: bytes) -> None:
+    """Refuse (nothing written) when `real` is no longer the file, bytes and all, that was hashed.
+
+    Timestamps tick coarsely (a few ms), so a same-size rewrite inside one tick keeps the stat;
+    files up to COMPARE_MAX bytes are therefore also read again and compared.
+    """
+    try:
+        now = os.stat(real)
+    except FileNotFoundError:
+        raise changed_during_edit(path) from None
+    if identity(now) != identity(st):
+        raise changed_during_edit(path)
+    if len(data) <= COMPARE_MAX and os.pread(fd, len(data) + 1, 0) != data:
+        raise changed_during_edit(path)
+
+
+def written_meanwhile(fd: int, st: os.stat_result) -> bool:
+    """Whether the old inode `fd` got bytes after the read `st` describes (the rename itself
+    changes only its ctime)."""
+    now = os.fstat(fd)
+    return (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns)
+
+
+def save_old_inode(path: str, real: str, fd: int) -> str:
+    """Save what the other program wrote to the replaced inode beside the file; the name shown."""
+    from pylon.atomic import atomic_write
+
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    saved = f"{real}.pylon-outside-{os.getpid()}"
+    atomic_write(saved, b"".join(chunks), mode=0o600)
+    return f"{path}.pylon-outside-{os.getpid()}" if os.path.realpath(path) == real else saved
+
+
+def remove_stale_temps(real: str) -> int:
+    """Delete temp files a killed pylon left beside `real`; how many.
+
+    A temp file is `.NAME.pylon-tmp-PID-HEX`; a running edit holds an flock on its own, and its
+    PID is alive, so only files whose writer is gone (PID not running, lock free) are removed.
+    """
+    folder, name = os.path.split(real)
+    prefix = f".{name}.pylon-tmp-"
+    removed = 0
+    try:
+        entries = [e.name for e in os.scandir(folder or ".") if e.name.startswith(prefix)]
+    except OSError:
+        return 0
+    for entry in entries:
+        pid_text = entry[len(prefix):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        full = os.path.join(folder, entry)
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(full)
+            removed += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError as exc:
+        return exc.errno == errno.EPERM  # exists, owned by someone else
+    return True

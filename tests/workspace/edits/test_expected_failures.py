@@ -1,0 +1,60 @@
+"""Expected failures get stable codes, one message, a next command and no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def _clean(err: str) -> None:
+    assert "Traceback" not in err and "internal-error" not in err, err
+
+
+def test_symlink_loop(ed) -> None:
+    (ed.root / "a").symlink_to("b")
+    (ed.root / "b").symlink_to("a")
+    res = ed.read_text("a")
+    assert res.code == 4 and res.err.startswith("error[symlink-loop]:") and "hint: ls -l a" in res.err
+    _clean(res.err)
+
+
+def test_lone_surrogate_in_json_text(ed) -> None:
+    ed.write("f.txt", "a\n")
+    tag = ed.read("f.txt")
+    request = '[{"operation": "replace", "startLine": 1, "newText": "\\ud800"}]'
+    res = ed.edit_json("f.txt", tag, request)
+    assert res.code == 2 and res.json()["error"]["code"] == "syntax" and "lone surrogate" in res.json()["error"]["message"]
+    _clean(res.err)
+    assert ed.bytes("f.txt") == b"a\n"
+
+
+def test_unusable_state_dir(ed) -> None:
+    ed.write("f.txt", "a\n")
+    res = ed.read_text("f.txt", env={"PYLON_STATE_DIR": str(ed.root / "f.txt")})  # a file, not a folder
+    assert res.code == 2 and res.err.startswith("error[bad-state-dir]:") and "export PYLON_STATE_DIR=" in res.err
+    _clean(res.err)
+
+
+def test_stdout_on_a_full_device(ed) -> None:
+    ed.write("f.txt", "a\n")
+    for extra in ([], ["--json"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([str(BIN / "pylon"), "read", "f.txt", *extra], cwd=ed.root, stdout=full,
+                                  stderr=subprocess.PIPE, text=True)
+        assert proc.returncode == 1 and proc.stderr.startswith("error[disk-full]:"), proc.stderr
+        assert proc.stderr.count("error[") == 1
+        _clean(proc.stderr)
+
+
+def test_stdout_closed(ed) -> None:
+    ed.write("f.txt", "a\n")
+    proc = subprocess.run(f"{BIN / 'pylon'} read f.txt >&-", shell=True, cwd=ed.root, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith("error[stdout-closed]:"), proc.stderr
+    _clean(proc.stderr)
+    assert json.loads(ed.run("pylon", "read", "f.txt", "--json", cwd=ed.root).out)["ok"] is True
+    assert os.path.exists(ed.root / "f.txt")

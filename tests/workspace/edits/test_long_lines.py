@@ -1,0 +1,36 @@
+"""Every output stays bounded, however long a line is; a cut line can be marked seen and edited."""
+
+from __future__ import annotations
+
+BOUND = 60 * 1024  # 50 KiB of numbered lines plus the header, notes and hints
+
+
+def _tag(out: str) -> str:
+    return out.splitlines()[0].rsplit("#", 1)[1].rstrip("]")
+
+
+def test_a_ten_megabyte_line_is_cut_everywhere_and_counts_as_seen(ed) -> None:
+    huge = "x" * 10_000_000
+    ed.write("f.txt", f"short\n{huge}\nend\n")
+    read = ed.read_text("f.txt")
+    assert read.code == 0 and len(read.out.encode()) < BOUND
+    assert read.out.splitlines()[2] == "2:" + "x" * 4096 + "[... 9995904 more characters cut; the line counts as seen, edit it whole]"
+    tag = _tag(read.out)
+    dry = ed.edit("f.txt", tag, "replace 1\n+SHORT\n", "--dry-run")  # the diff shows line 2 as context
+    assert dry.code == 0 and len(dry.out.encode()) < BOUND and "more characters cut" in dry.out, dry.out[-300:]
+    echo = ed.edit("f.txt", tag, f"replace 3\n+{huge}\n")  # repeats line 2: suspicious, message bounded
+    assert echo.code == 3 and len(echo.err.encode()) < BOUND
+    ok = ed.edit("f.txt", tag, "replace 2\n+y\n")  # seen through the cut read: applies at once
+    assert ok.code == 0, ok.err[-500:]
+    assert ed.bytes("f.txt") == b"short\ny\nend\n"
+
+
+def test_a_refusal_for_an_unseen_long_line_is_bounded(ed) -> None:
+    huge = "z" * 10_000_000
+    ed.write("f.txt", "a\n" * 10 + huge + "\n")
+    tag = _tag(ed.read_text("f.txt", "--limit", "1").out)
+    refused = ed.edit("f.txt", tag, "replace 11\n+q\n")
+    assert refused.code == 2 and "error[unseen-lines]" in refused.err
+    assert len(refused.err.encode()) + len(refused.out.encode()) < BOUND
+    assert "11:" + "z" * 4096 + "[... 9995904 more characters cut" in refused.err
+    assert ed.edit("f.txt", tag, "replace 11\n+q\n").code == 0  # the refusal marked it seen

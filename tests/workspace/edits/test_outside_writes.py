@@ -1,0 +1,95 @@
+"""Another program (not pylon) writing the file while `pylon edit` replaces it: never lost silently.
+
+pylon's lock only serialises pylon processes; an editor, a formatter or `echo >>` ignores it. Such a
+write that lands after pylon read the file must be either kept (pylon refuses, nothing written) or
+reported; it must never vanish behind an "Applied".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def _start_edit(ed, tag: str, request: bytes, env: dict[str, str] | None = None) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+    proc = subprocess.Popen([str(BIN / "pylon"), "edit", f"f.txt#{tag}", "--json"], cwd=ed.root,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
+    assert proc.stdin is not None
+    proc.stdin.write(request)
+    proc.stdin.close()
+    return proc
+
+
+def _finish(proc: subprocess.Popen) -> tuple[bytes, bytes]:  # type: ignore[type-arg]
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=60)
+    return out, err
+
+
+def _append(path: Path, text: str) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
+    # PYLON_TEST_WRITE_DELAY holds pylon between writing its temp file and renaming it over the
+    # file: exactly the window in which the append used to be lost.
+    original = ed.numbered(200)
+    path = ed.write("f.txt", original)
+    for attempt in range(5):
+        path.write_text(original, encoding="utf-8")
+        tag = ed.read("f.txt")
+        proc = _start_edit(ed, tag, b"replace 100\n+changed\n", {"PYLON_TEST_WRITE_DELAY": "0.6"})
+        time.sleep(0.3)
+        _append(path, f"outside {attempt}\n")
+        out, err = _finish(proc)
+        doc = json.loads(out)
+        assert proc.returncode == 1 and doc["error"]["code"] == "changed-during-edit", (out, err)
+        assert b"Traceback" not in err and "pylon read f.txt" in doc["error"]["hint"]
+        assert path.read_text(encoding="utf-8") == original + f"outside {attempt}\n"  # nothing written
+        assert not list(ed.root.glob(".f.txt.pylon-tmp-*"))
+
+
+def test_random_outside_appends_during_500_edits_are_never_lost(ed) -> None:
+    original = ed.numbered(2000)
+    path = ed.write("f.txt", original)
+    tag = ed.read("f.txt")
+    start = time.monotonic()
+    done = _start_edit(ed, tag, b"replace 1000\n+changed\n")
+    _finish(done)
+    span = (time.monotonic() - start) * 1.2  # appends spread over a whole edit and a bit beyond
+    rng = random.Random(8)
+    outcomes = {"refused": 0, "kept after the write": 0, "reported": 0, "lost": 0}
+    for attempt in range(500):
+        path.write_text(original, encoding="utf-8")
+        tag = ed.read("f.txt")
+        line = f"outside {attempt}\n"
+        writer = threading.Timer(rng.uniform(0, span), _append, (path, line))
+        writer.start()
+        proc = _start_edit(ed, tag, b"replace 1000\n+changed\n")
+        out, _ = _finish(proc)
+        writer.join()
+        doc = json.loads(out)
+        final = path.read_text(encoding="utf-8")
+        if proc.returncode == 1 and doc["error"]["code"] in ("changed-during-edit", "stale-revision"):
+            assert final == original + line
+            outcomes["refused"] += 1
+        elif line in final:
+            assert proc.returncode == 0 and "changed\n" in final
+            outcomes["kept after the write"] += 1
+        elif proc.returncode == 0 and any("outside write" in w for w in doc["warnings"]):
+            outcomes["reported"] += 1
+        else:
+            outcomes["lost"] += 1
+    print(f"outside appends over 500 edits: {outcomes}")
+    assert outcomes["lost"] == 0, outcomes
