@@ -27,7 +27,9 @@ def emit(doc: dict[str, object]) -> None:
     """A success document of a ws command, with bytes that are not UTF-8 encoded losslessly."""
     from pylon.workspace.jsonbytes import safe
 
-    output.ok_json(safe(doc))  # type: ignore[arg-type]
+    encoded = safe(doc)
+    assert isinstance(encoded, dict)  # safe() keeps a document's shape
+    output.ok_json(encoded)
 
 
 def emit_line(doc: dict[str, object]) -> None:
