@@ -77,14 +77,14 @@ def write_hint(address: Address | str) -> str:
 
 
 def load_text(path: str | Path, address: Address | str) -> str:
-    """An article file's text; refuses folders and invalid UTF-8 with their own codes."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except IsADirectoryError:
-        raise is_directory(path) from None
-    except PermissionError:
-        raise PylonError("unreadable", f"{path} cannot be read (permission denied).", f"Check the permissions of {path}.") from None
+    """An article file's text: regular files only (a FIFO would hang the read), size-capped;
+    refuses folders and invalid UTF-8 with their own codes."""
+    from pylon.canon.safeio import read_regular
+
+    return decode_article(read_regular(os.fspath(path), what="article"), path, address)
+
+
+def decode_article(raw: bytes, path: str | Path, address: Address | str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -93,6 +93,21 @@ def load_text(path: str | Path, address: Address | str) -> str:
             f"The article {address} ({path}) is not valid UTF-8 (bad byte at offset {exc.start}).",
             f"Re-save {path} as UTF-8, then run the command again.",
         ) from None
+
+
+def check_text(value: str | None, option: str) -> None:
+    """Refuse up front text no article can hold: a NUL byte (git and editors treat the file as
+    binary), or bytes that are not UTF-8 (they reach argv as lone surrogates)."""
+    if not value:
+        return
+    if "\0" in value:
+        raise UsageError("bad-text", f"{option} contains a NUL byte, which an article cannot hold.",
+                         f"Remove the NUL bytes from {option}, then run the command again.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError("bad-text", f"{option} is not valid UTF-8 text.",
+                         f"Pass {option} as UTF-8 (or use --body-file with a UTF-8 file).") from None
 
 
 def is_directory(path: str | Path) -> PylonError:
@@ -201,8 +216,13 @@ def write_article(
     """Create or update the article at `arg`'s address. Blank fields are left as they were."""
     if scope not in (None, "", *SCOPES):
         raise UsageError("bad-scope", f"--scope takes rule or asset, not {scope!r}.", "canon write ADDRESS --scope rule")
+    check_text(capsule, "--capsule")
+    check_text(body, "--body")
     address = to_address(arg, project)
     check_address(address)
+    from pylon.canon.safeio import check_name_lengths
+
+    check_name_lengths(address.path.split("/"))
     store = project.store_for(address.mount)
     path = store.article_path(address.path)
     new_capsule = fold_capsule(capsule) if capsule and capsule.strip() else None
@@ -221,21 +241,37 @@ def write_article(
     check_folders(store.canon, store.articles, store.journal, path.parent)
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=False)
     # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
     # a busy disk, and failing an agent's write for a slow disk helps nobody.
+    from pylon.canon.init import refuse_links
+
+    refuse_links(store)  # before the lock file goes into .cache/
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+
+
+def _read_old(store: Store, parts: list[str], address: Address, path: Path) -> str | None:
+    """The article's current text, read through directory descriptors (no link followed)."""
+    from pylon.canon.safeio import StoreDir
+
+    try:
+        with StoreDir(store.canon_dir, parts[:-1], create=False) as folder:
+            raw = folder.read(parts[-1])
+    except FileNotFoundError:
+        return None
+    return None if raw is None else decode_article(raw, path, address)
 
 
 def _write(
     project: Project, store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None,
-    scope: str | None, stripped: bool,
+    scope: str | None, stripped: bool, locked: bool,
 ) -> WriteResult:
-    from pylon.canon.init import ensure_store, relative_paths
+    from pylon.canon.init import ensure_store, relative_paths, remove_created
+    from pylon.canon.safeio import StoreDir, store_parts
 
-    exists = os.path.lexists(path)
-    old_text = load_text(path, address) if exists else None
+    parts = store_parts(store.canon_dir, os.fspath(path))
+    old_text = _read_old(store, parts, address, path) if store.exists() else None
     if old_text is None:
         if new_body is None:
             raise PylonError(
@@ -266,10 +302,20 @@ def _write(
     doc.set("updated", today())
     result.updated = doc.owned["updated"]
     _check_schema(store, old_doc, doc, address)
-    result.created_store = relative_paths(ensure_store(store, path.parent), project.root)
-    from pylon.atomic import atomic_write
-
-    atomic_write(path, doc.render().encode("utf-8"))
+    made = ensure_store(store)
+    try:
+        with StoreDir(store.canon_dir, parts[:-1]) as folder:
+            try:
+                if locked:
+                    folder.remove_stale_temps(parts[-1])
+                folder.replace(parts[-1], doc.render().encode("utf-8"))
+            except BaseException:
+                folder.rollback()
+                raise
+    except BaseException:
+        remove_created(made)  # a failed write leaves no trace of the store it began
+        raise
+    result.created_store = relative_paths(made, project.root)
     return result
 
 

@@ -80,18 +80,20 @@ def _first_free_guess(folder: Path, date: str, slug: str) -> int:
 
 def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None) -> Path:
     """Create the entry file exclusively: `<date>-<slug>.md`, else `-2`, `-3`, ...; returns its path."""
-    from pylon.atomic import create_exclusive
+    from pylon.canon.safeio import StoreDir
 
     now = now or utc_now()
     date = now.strftime("%Y-%m-%d")
     data = render_entry(subjects, logged_instant(now), text).encode("utf-8")
-    journal_dir.mkdir(parents=True, exist_ok=True)
     n = _first_free_guess(journal_dir, date, slug)
-    while n < _MAX_SUFFIX:
-        target = journal_dir / _entry_name(date, slug, n)
-        if create_exclusive(target, data):
-            return target
-        n += 1
+    # Through a descriptor of journal/ opened without following links: a `journal` link planted
+    # in the store is refused, never written through.
+    with StoreDir(str(journal_dir.parent), [journal_dir.name]) as folder:
+        while n < _MAX_SUFFIX:
+            name = _entry_name(date, slug, n)
+            if folder.create(name, data):
+                return journal_dir / name
+            n += 1
     raise PylonError("journal-full", f"Every name for {date}-{slug} is taken.", "Pass a different --slug.")
 
 
@@ -176,11 +178,15 @@ def parse_entry(name: str, text: str) -> JournalEntry:
 
 def read_entry(path: Path) -> JournalEntry:
     """Read one journal file; problems (bad name, bad UTF-8, missing keys) are listed, not raised."""
+    from pylon.canon.safeio import read_regular
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(str(path), what="journal entry")
     except IsADirectoryError:
         return JournalEntry(name=path.name, problems=["is a folder, not a file"])
+    except PylonError as exc:  # a FIFO, a socket, a huge file: a problem, never a hang
+        return JournalEntry(name=path.name, problems=[exc.message])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -276,9 +282,11 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
             ))
             continue
         article = project.store_for(governing.mount).article_path(governing.path)  # type: ignore[attr-defined]
+        from pylon.canon.safeio import read_regular
+
         try:
-            article_text = article.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            article_text = read_regular(str(article), what="article").decode("utf-8")
+        except (OSError, UnicodeDecodeError, PylonError):
             continue
         missing = missing_values(text, article_text)
         if missing:

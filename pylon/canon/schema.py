@@ -105,13 +105,15 @@ def load_schema(store: Store, *, use_cache: bool = False) -> Schema:
     file's bytes are unchanged, so a read of a store with a schema does not import json."""
     path = store.schema_file
     schema = Schema(path=path)
+    from pylon.canon.safeio import SCHEMA_MAX, read_regular
+    from pylon.errors import PylonError
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path, SCHEMA_MAX, "schema.json")
     except FileNotFoundError:
         return schema
-    except IsADirectoryError:
-        schema.problems.append(SchemaProblem(0, "schema.json is a folder, not a file; it is ignored"))
+    except PylonError as exc:  # a folder, a FIFO, /dev/zero, no permission: reported, ignored
+        schema.problems.append(SchemaProblem(0, f"{exc.message.rstrip('.')}; schema.json is ignored"))
         return schema
     except OSError as exc:
         schema.problems.append(SchemaProblem(0, f"schema.json cannot be read ({exc.strerror}); it is ignored"))

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pylon.canon.catalog import stores
 from pylon.canon.frontmatter import parse
 from pylon.canon.store import Project
-from pylon.errors import UsageError
+from pylon.canon.safeio import read_regular
+from pylon.errors import PylonError, UsageError
 
 _TOKEN = re.compile(r"[^\W_]{2,}")
 K1, B = 1.2, 0.75
@@ -64,9 +65,9 @@ def _article_docs(project: Project) -> list[_Doc]:
         prefix = f"{store.mount}:" if store.mount else ""
         for address, file in store.iter_articles():
             try:
-                text = file.read_bytes().decode("utf-8", "replace")
-            except OSError:
-                continue
+                text = read_regular(str(file), what="article").decode("utf-8", "replace")
+            except (OSError, PylonError):
+                continue  # a FIFO, a huge file, a vanished one: not searchable, never waited on
             doc = parse(text)
             capsule = doc.owned.get("capsule") or None
             full = prefix + address

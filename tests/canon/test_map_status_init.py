@@ -18,7 +18,7 @@ def test_init_creates_the_store_and_is_idempotent(run, project: Path) -> None:
         "created .canon/.gitignore",
         "created .canon/schema.json",
     ]
-    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n"
+    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n.*.pylon-tmp-*\n.journal-index.jsonl\n"
     schema = json.loads((project / ".canon" / "schema.json").read_text())
     assert set(schema) <= {"capsule", "title", "body", "relations"}
     (project / ".canon" / "schema.json").write_text("{}\n")

@@ -78,9 +78,31 @@ def _no_store(project: Project) -> UsageError:
 
 def _check_store_layout(ctx: LintContext, store: Store) -> list[Finding]:
     out: list[Finding] = []
-    for folder in (store.articles, store.journal):
-        if os.path.lexists(folder) and not folder.is_dir():
+    for folder in (store.canon, store.articles, store.journal):
+        if folder.is_symlink():
+            out.append(finding("symlink", f"{folder.name}/ is a link to {os.readlink(folder)}; writes refuse it",
+                               ctx.rel(folder)))
+        elif folder != store.canon and os.path.lexists(folder) and not folder.is_dir():
             out.append(finding("unreadable", f"{folder.name} must be a folder; it is a file", ctx.rel(folder)))
+    out += _leftovers(ctx, store)
+    return out
+
+
+def _leftovers(ctx: LintContext, store: Store) -> list[Finding]:
+    """Temp files of killed writes, and links to folders (never walked), anywhere in articles/."""
+    from pylon.canon.safeio import TEMP_MARK
+    from pylon.canon.store import SKIP_DIRS
+
+    out: list[Finding] = []
+    for folder, dirs, files in os.walk(store.articles_dir):
+        if folder == store.articles_dir:
+            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]  # a vault's tool folders are not the store's
+        for name in dirs:
+            if os.path.islink(os.path.join(folder, name)):
+                out.append(finding("symlink", f"is a link to {os.readlink(os.path.join(folder, name))}; it is not "
+                                   "walked, and writes refuse it", ctx.rel(os.path.join(folder, name))))
+        out += [finding("temp-file", "is a temp file a killed write left; delete it", ctx.rel(os.path.join(folder, n)))
+                for n in files if n.startswith(".") and TEMP_MARK in n]
     return out
 
 

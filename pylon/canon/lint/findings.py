@@ -38,6 +38,17 @@ RULES: dict[str, RuleInfo] = {
                  "An article or journal file that cannot be read as UTF-8 text (invalid UTF-8, a folder named "
                  "*.md, a broken link, a special file, no permission).",
                  "Re-save the file as UTF-8, or remove it."),
+        RuleInfo("symlink", ERROR,
+                 "A symbolic link inside .canon/ (an article, articles/, journal/ or an entry): writes refuse "
+                 "to go through it, since a link can aim a write at any file the user can write.",
+                 "Replace the link with the real file or folder (or delete it)."),
+        RuleInfo("temp-file", WARNING,
+                 "A `.<name>.pylon-tmp-*` file a killed write left behind (the next write of that article "
+                 "removes it).",
+                 "Delete it; it holds no committed content."),
+        RuleInfo("nul-byte", ERROR,
+                 "An article contains a NUL byte (git and editors then treat it as binary).",
+                 "Remove the NUL bytes; canon write refuses text that holds them."),
         RuleInfo("no-capsule", WARNING,
                  "The article has no capsule.",
                  "Add one dense line: canon write ADDRESS --capsule \"...\""),
