@@ -131,7 +131,15 @@ class Document:
 
 
 def _split_lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True) if text else []
+    """Lines ending in `\n` (so `\r\n` too). Not str.splitlines: it also breaks at U+2028,
+    U+2029, U+0085, \v, \f and \x1c-\x1e, which a value may hold, and would cut it short."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
 
 
 def parse(text: str) -> Document:
@@ -279,16 +287,24 @@ def needs_quotes(value: str) -> bool:
         return True
     if value[0] in "-?" and (len(value) == 1 or value[1] in " \t") or value.startswith(("---", "...")):
         return True
-    if any(ord(c) < 32 or c == "\x7f" for c in value):
+    if any(_escaped(c) for c in value):
         return True
     return bool(_YAML_TYPED.match(value))
+
+
+def _escaped(c: str) -> bool:
+    """Characters written as escapes: controls (C0, DEL, C1 such as U+0085, which YAML reads as a
+    line break), U+2028/U+2029 (YAML line breaks), the BOM, and lone surrogates."""
+    o = ord(c)
+    return o < 32 or 0x7F <= o <= 0x9F or o in (0x2028, 0x2029, 0xFEFF) or 0xD800 <= o <= 0xDFFF
 
 
 def quote(value: str) -> str:
     escaped = (
         value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     )
-    escaped = "".join(c if ord(c) >= 32 and c != "\x7f" else f"\\x{ord(c):02x}" for c in escaped)
+    escaped = "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if _escaped(c) else c
+                      for c in escaped)
     return f'"{escaped}"'
 
 
