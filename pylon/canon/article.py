@@ -189,11 +189,23 @@ def today() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d")
 
 
+def has_control(text: str) -> bool:
+    """A line break, tab or other control character (C0, DEL, C1, U+2028/U+2029)."""
+    return any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in text)
+
+
 def check_address(address: Address) -> None:
     if not address.path:
         raise UsageError(
             "bad-address",
             "The empty address (the project root) cannot hold an article.",
+            write_hint("src/app"),
+        )
+    if has_control(str(address)):
+        raise UsageError(
+            "bad-address",
+            f"The address {str(address)!r} holds a line break or another control character, which no file name "
+            "should carry.",
             write_hint("src/app"),
         )
     segments = address.path.split("/")

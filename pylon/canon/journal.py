@@ -195,8 +195,19 @@ def read_entry(path: Path) -> JournalEntry:
 
 
 def sort_key(entry_logged: str | None, name: str) -> tuple[str, str]:
-    """Newest-first ordering key: by `logged` (normalised to UTC text), then by name."""
-    return (normalize_logged(entry_logged) if entry_logged else name[:10], name)
+    """Ordering key: by `logged` (normalised to UTC text; the file name's date when absent, as in
+    every pi-canon 0.1 entry), then by name with its `-N` suffix compared as a number, so `-11`
+    is newer than `-9` and both newer than the unnumbered first entry."""
+    return (normalize_logged(entry_logged) if entry_logged else name[:10], name_rank(name))
+
+
+def name_rank(name: str) -> str:
+    """`2026-01-01-x-9.md` -> `2026-01-01-x` NUL `00000009`: text order is creation order."""
+    stem = name[:-3] if name.endswith(".md") else name
+    base, dash, digits = stem.rpartition("-")
+    if dash and digits.isdigit() and len(digits) <= 8 and len(base) > 10:
+        return f"{base}\0{int(digits):08d}"
+    return f"{stem}\0{1:08d}"
 
 
 def normalize_logged(logged: str) -> str:
@@ -237,7 +248,15 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     """A `--subject` as stored: the address of the article governing it when one does (so the entry
     shows on that article's `canon read`), else the address itself. Returns (subject, governing)."""
     from pylon.canon.address import resolve, to_address
+    from pylon.canon.article import has_control
 
+    if has_control(arg):
+        # An entry is immutable: a subject with a line break would break its front matter forever.
+        raise UsageError(
+            "bad-subject",
+            f"--subject {arg!r} holds a line break or another control character.",
+            'canon journal "..." --subject src/app.py',
+        )
     address = to_address(arg, project)
     if not address.path:
         raise UsageError(
@@ -254,6 +273,9 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
     from pylon.canon.advice import Advice, missing_values, value_warning
     from pylon.canon.init import ensure_store, relative_paths
 
+    from pylon.canon.article import check_text
+
+    check_text(text, "TEXT")
     if not text.strip():
         raise PylonError(
             "empty-body",
