@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 
 from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
-from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
+from pylon.canon.frontmatter import Document, fold_capsule, parse
+from pylon.canon.pasted import find_pasted
 from pylon.canon.store import Project, Store, as_path
+from pylon.canon.text import check_text, has_control
 from pylon.errors import PylonError, UsageError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
@@ -95,21 +97,6 @@ def decode_article(raw: bytes, path: str | Path, address: Address | str) -> str:
         ) from None
 
 
-def check_text(value: str | None, option: str) -> None:
-    """Refuse up front text no article can hold: a NUL byte (git and editors treat the file as
-    binary), or bytes that are not UTF-8 (they reach argv as lone surrogates)."""
-    if not value:
-        return
-    if "\0" in value:
-        raise UsageError("bad-text", f"{option} contains a NUL byte, which an article cannot hold.",
-                         f"Remove the NUL bytes from {option}, then run the command again.")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UsageError("bad-text", f"{option} is not valid UTF-8 text.",
-                         f"Pass {option} as UTF-8 (or use --body-file with a UTF-8 file).") from None
-
-
 def is_directory(path: str | Path) -> PylonError:
     return PylonError(
         "is-directory",
@@ -187,11 +174,6 @@ def today() -> str:
     from datetime import datetime, timezone
 
     return datetime.now(timezone.utc).strftime("%Y-%m-%d")
-
-
-def has_control(text: str) -> bool:
-    """A line break, tab or other control character (C0, DEL, C1, U+2028/U+2029)."""
-    return any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or c in "\u2028\u2029" for c in text)
 
 
 def check_address(address: Address) -> None:
@@ -337,7 +319,10 @@ def after_write(project: Project, result: WriteResult) -> list[Advice]:
     from pylon.canon.advice import Advice, dropped_constraints, growth
     from pylon.canon.lint import lint_article
 
-    out = [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
+    from pylon.canon.schema import load_schema
+
+    out = [Advice("schema", p.message) for p in load_schema(project.store_for(result.address.mount)).problems]
+    out += [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
     if result.old_doc is not None and result.doc is not None:
         for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
             if item is not None:
@@ -390,8 +375,10 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
                 f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"
             )
-    if os.path.isfile(store.schema_file):
+    if os.path.lexists(store.schema_file):
         from pylon.canon.schema import check_article, load_schema
 
-        notes += [f"schema: {v.message}" for v in check_article(load_schema(store, use_cache=True), view.doc)]
+        schema = load_schema(store, use_cache=True)
+        notes += [f"schema: {p.message}" for p in schema.problems]  # a broken contract is said, not hidden
+        notes += [f"schema: {v.message}" for v in check_article(schema, view.doc)]
     return notes

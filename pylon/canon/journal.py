@@ -248,7 +248,7 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     """A `--subject` as stored: the address of the article governing it when one does (so the entry
     shows on that article's `canon read`), else the address itself. Returns (subject, governing)."""
     from pylon.canon.address import resolve, to_address
-    from pylon.canon.article import has_control
+    from pylon.canon.text import has_control
 
     if has_control(arg):
         # An entry is immutable: a subject with a line break would break its front matter forever.
@@ -273,7 +273,7 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
     from pylon.canon.advice import Advice, missing_values, value_warning
     from pylon.canon.init import ensure_store, relative_paths
 
-    from pylon.canon.article import check_text
+    from pylon.canon.text import check_text
 
     check_text(text, "TEXT")
     if not text.strip():

@@ -16,7 +16,7 @@ from pylon.canon.address import Address, resolve, to_address
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
-from pylon.errors import UsageError
+from pylon.errors import PylonError, UsageError
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
 
@@ -106,6 +106,23 @@ def _leftovers(ctx: LintContext, store: Store) -> list[Finding]:
     return out
 
 
+def _nest_schema(store: Store) -> bool:
+    """Rewrite a flat schema.json in pi-canon's shape (atomically, through the store's folder
+    descriptor); False when it cannot be decoded or written."""
+    import json
+
+    from pylon.canon.safeio import SCHEMA_MAX, StoreDir, read_regular
+    from pylon.canon.schema import nested_shape
+
+    try:
+        data = json.loads(read_regular(store.schema_file, SCHEMA_MAX, "schema.json").decode("utf-8"))
+        with StoreDir(store.canon_dir, [], create=False) as folder:
+            folder.replace("schema.json", (json.dumps(nested_shape(data), indent=2) + "\n").encode("utf-8"))
+    except (OSError, ValueError, PylonError):
+        return False
+    return True
+
+
 def _schema_findings(ctx: LintContext, store: Store) -> list[Finding]:
     schema = ctx.schema(store.mount)
     rel = ctx.rel(store.schema_path)
@@ -173,6 +190,9 @@ def lint(
     report = LintReport(base=str(ctx.base))
     for store in plan.schema_stores:
         report.findings += _check_store_layout(ctx, store)
+        if fix and ctx.schema(store.mount).flat and _nest_schema(store):
+            report.fixed.append(FixedFile(ctx.rel(store.schema_path), ["schema"]))
+            ctx = LintContext.full(project) if not targets or len(plan.articles) > 200 else LintContext.lazy(project)
         report.findings += _schema_findings(ctx, store)
     total = len(plan.articles)
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from pylon.canon.frontmatter import OWNED, Document, decode_value, needs_quotes, parse
 from pylon.canon.lint.findings import Finding
-from pylon.canon.frontmatter import find_pasted, fold_capsule
+from pylon.canon.frontmatter import fold_capsule
+from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.rules_article import _plain_single, _typed
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
 

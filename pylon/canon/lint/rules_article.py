@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pylon.canon.frontmatter import _YAML_TYPED, Document, find_pasted, needs_quotes, parse
+from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
+from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems

@@ -168,8 +168,8 @@ def test_schema_refs_required(store: Store) -> None:
 
 
 def test_broken_schema_is_reported_and_ignored(store: Store) -> None:
-    store.write(".canon/schema.json", '{\n  "capsule": {"required": true, "colour": 3},\n  "bogus": 1,\n'
-                '  "body": {"max_chars": -2}\n}\n')
+    store.write(".canon/schema.json", '{"article": {\n  "capsule": {"required": true, "colour": 3},\n  "bogus": 1,\n'
+                '  "body": {"max_chars": -2}\n}}\n')
     store.article("a", capsule=None)
     result = store.lint("--json")
     schema = [f for f in result.json()["findings"] if f["rule"] == "schema"]
