@@ -333,7 +333,7 @@ def after_write(project: Project, result: WriteResult) -> list[Advice]:
 def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
     from pylon.canon.frontmatter import yaml_problems
 
-    problems = doc.problems or yaml_problems(doc)
+    problems = doc.problems or [p for p in yaml_problems(doc) if not _healable(doc, p.line)]
     if problems:
         first = problems[0]
         raise PylonError(
@@ -342,6 +342,14 @@ def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
             f"Fix the front matter of {path} by hand (canon lint {shell_quoted(address)} shows every problem).",
             details={"problems": [{"line": p.line, "message": p.message} for p in problems]},
         )
+
+
+def _healable(doc: Document, line: int) -> bool:
+    """The YAML problem at `line` is an owned value written plain that quoting fixes (pi-canon
+    writes `capsule: - item`): canon reads the text shown, and a write of that field heals it."""
+    from pylon.canon.frontmatter import needs_quotes
+
+    return any(start <= line - 2 < end and needs_quotes(doc.owned.get(key, "")) for key, (start, end) in doc.spans.items())
 
 
 def _check_schema(store, old_doc: Document | None, doc: Document, address: Address) -> None:  # type: ignore[no-untyped-def]

@@ -24,6 +24,10 @@ RULES: dict[str, RuleInfo] = {
                  "that YAML would read as another type.",
                  "Close the block with ---, fix the YAML, keep one line per owned key; `canon lint --fix` quotes "
                  "owned values.", True),
+        RuleInfo("unquoted-value", WARNING,
+                 "An owned value written unquoted that YAML reads as another type or cannot parse (`yes`, `123`, "
+                 "`null`, `2026-01-01`, `- item`, `? q`), as pi-canon writes them; canon reads the text shown.",
+                 "`canon lint --fix` quotes it (or any canon write of that field does).", True),
         RuleInfo("dead-link", ERROR,
                  "A [[target]] or [[target|label]] outside code that names no article.",
                  "Link the exact address of an existing article (`canon map` lists them), or create the article."),

@@ -90,7 +90,7 @@ def _quote_owned(doc: Document) -> list[str]:
     for key in [k for k in OWNED if k in doc.spans]:
         if _plain_single(doc, key) and _typed(key, doc.owned[key]):
             doc.set(key, doc.owned[key])
-            fixed.append("front-matter-invalid")
+            fixed.append("unquoted-value")
     if front_matter_yaml_problems(doc):
         keys = [k for k in OWNED if k in doc.spans and _plain_single(doc, k) and needs_quotes(doc.owned[k])]
         if keys:
@@ -104,7 +104,7 @@ def _quote_owned(doc: Document) -> list[str]:
                 doc.spans = spans_before
                 doc._reindex()
             else:
-                fixed.append("front-matter-invalid")
+                fixed.append("unquoted-value")
     return fixed
 
 
@@ -125,7 +125,7 @@ def fix_text(text: str, findings: list[Finding]) -> FixOutcome:
         rule = _fold_capsule(doc)
         if rule:
             fixed.append(rule)
-    if "front-matter-invalid" in wanted:
+    if "unquoted-value" in wanted:
         fixed += _quote_owned(doc)
     new = doc.render()
     if new == text:

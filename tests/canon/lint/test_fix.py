@@ -25,7 +25,7 @@ def test_quoting_fixes_are_byte_exact(store: Store) -> None:
     doc = result.json()
     assert doc["findings"] == []
     assert sorted((f["path"], f["rules"]) for f in doc["fixed"]) == [
-        (".canon/articles/a.md", ["front-matter-invalid"]), (".canon/articles/b.md", ["front-matter-invalid"])]
+        (".canon/articles/a.md", ["unquoted-value"]), (".canon/articles/b.md", ["unquoted-value"])]
 
 
 def test_capsule_folding(store: Store) -> None:
@@ -99,7 +99,7 @@ def test_without_fix_nothing_changes(store: Store) -> None:
     before = store.snapshot()
     for args in ((), ("--format", "sarif"), ("--format", "github"), ("--json",), ("--strict",)):
         result = store.lint(*args)
-        assert result.code == 1
+        assert result.code == (1 if "--strict" in args else 0)  # warnings only
     assert store.snapshot() == before
 
 
