@@ -39,6 +39,7 @@ class SearchResult:
     terms: list[str]
     hits: list[Hit]
     total: int  # how many documents matched in all
+    journal_matches: int = 0  # without --journal and no article hit: entries that would match
 
     @property
     def more(self) -> int:
@@ -136,4 +137,8 @@ def search(project: Project, query: str, *, journal: bool = False, limit: int = 
         Hit(d.kind, d.address, d.capsule, round(score, 4), _snippet(d.body, wanted))
         for score, d in scored[:limit]
     ]
-    return SearchResult(query, terms, hits, len(scored))
+    result = SearchResult(query, terms, hits, len(scored))
+    if not scored and not journal:
+        # Nothing in the articles: say whether --journal would find it, rather than "nothing".
+        result.journal_matches = sum(1 for d in _journal_docs(project) if wanted & d.counts.keys())
+    return result
