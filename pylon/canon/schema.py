@@ -187,23 +187,14 @@ def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Sch
         elif key in FIELDS:
             _parse_field(key, value, key, schema, report)
         elif key == "article":
-            if not isinstance(value, dict):
-                report(key, "must be an object of capsule, title, body rules")
-                continue
-            for name, rule in value.items():
-                if name.startswith("$"):
-                    continue
+            for name, rule in _members(value, key, "must be an object of capsule, title, body rules", report):
                 if name not in FIELDS:
                     report(f"article.{name}", "unknown field (expected capsule, title or body)")
                     continue
                 _parse_field(name, rule, f"article.{name}", schema, report)
         elif key == "relations":
-            if not isinstance(value, dict):
-                report(key, "must be an object such as {\"refs\": {\"min_count\": 1}}")
-                continue
-            for sub, sub_value in value.items():
-                if sub.startswith("$"):
-                    continue
+            for sub, sub_value in _members(value, key, "must be an object such as {\"refs\": {\"min_count\": 1}}",
+                                           report):
                 if sub in _GRAPH_RELATIONS:
                     _parse_rule(sub_value, _GRAPH_RELATIONS[sub], f"relations.{sub}", report)
                     continue
@@ -214,6 +205,14 @@ def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Sch
         else:
             report(key, "unknown key (expected schema_version, about, article or relations)")
     return schema
+
+
+def _members(value: Any, key: str, expected: str, report: Any) -> list[tuple[str, Any]]:
+    """The (name, value) pairs of an object's members, `$`-keys left out; reported when not an object."""
+    if not isinstance(value, dict):
+        report(key, expected)
+        return []
+    return [(name, item) for name, item in value.items() if not name.startswith("$")]
 
 
 def _parse_field(name: str, value: Any, where: str, schema: Schema, report: Any) -> None:
