@@ -178,18 +178,30 @@ def to_address(arg: str, project: Project) -> Address:
     mount = split_mount(text)
     if mount and not os.path.lexists(on_disk(cwd, text)):
         name, rest = mount
-        project.store_for(name)  # raises unknown-mount
-        return Address(name, normalize_address(rest))
+        store = project.store_for(name)  # raises unknown-mount
+        path = normalize_address(rest)
+        # The same extension rule as project addresses (`lake:f/p.csv` is `lake:f/p`), unless that
+        # is already an article's exact address, or names a folder in the mount.
+        if path and not store.has_article(path) and not os.path.isdir(os.path.join(store.root_dir, path)):
+            head, slash, last = path.rpartition("/")
+            path = head + slash + drop_extension(last)
+        return Address(name, path)
     # An existing article's canonical address that names nothing on disk is used as is, so
     # `src/core/config.test` reads its own article, not its parent's.
+    full = os.path.normpath(os.path.join(cwd, text)) if text else cwd
     if text and not os.path.lexists(on_disk(cwd, text)):
-        try:
-            candidate = normalize_address(text)
-        except PylonError:
-            candidate = ""
+        # Relative to the current folder first, like every path (`cd src && canon write
+        # core/config` is `src/core/config`, never the root's `core/config`).
+        # From outside the project (`--root DIR` elsewhere) an address is taken from the root.
+        inside = _within(full, project.root_dir)
+        if inside is None and _within(cwd, project.root_dir) is None:
+            try:
+                inside = normalize_address(text).split("/")
+            except PylonError:
+                inside = None
+        candidate = "/".join(inside) if inside else ""
         if candidate and project.store.has_article(candidate):
             return Address(None, candidate)
-    full = os.path.normpath(os.path.join(cwd, text)) if text else cwd
     is_dir = os.path.isdir(full)
     rel = _within(full, project.root_dir)
     if rel is not None:

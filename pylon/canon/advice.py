@@ -102,9 +102,23 @@ def recorded_values(text: str) -> list[str]:
     return [v for v in dict.fromkeys(found) if v]
 
 
+def _is_test_name(value: str) -> bool:
+    # A test's name says what was run, not a fact the article should carry.
+    return value.startswith(("test_", "Test")) or "::test_" in value or value.endswith("_test")
+
+
+def present(value: str, article_text: str) -> bool:
+    """`value` appears in the article as a whole token (`42` is not present inside `142`)."""
+    if value not in article_text:
+        return False
+    edge_l = r"(?<![\w.])" if value[:1].isalnum() or value[:1] == "_" else ""
+    edge_r = r"(?![\w])" if value[-1:].isalnum() or value[-1:] == "_" else ""
+    return re.search(edge_l + re.escape(value) + edge_r, article_text) is not None
+
+
 def missing_values(text: str, article_text: str) -> list[str]:
-    """Recorded values that do not appear (as written) anywhere in the article."""
-    return [v for v in recorded_values(text) if v not in article_text]
+    """Recorded values the article does not carry as whole tokens; test names are not facts."""
+    return [v for v in recorded_values(text) if not _is_test_name(v) and not present(v, article_text)]
 
 
 def value_warning(address: str, missing: list[str]) -> Advice:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 
 from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
-from pylon.canon.frontmatter import Document, find_pasted, fold_capsule, parse
+from pylon.canon.frontmatter import Document, fold_capsule, parse
+from pylon.canon.pasted import find_pasted
 from pylon.canon.store import Project, Store, as_path
+from pylon.canon.text import check_text, has_control
 from pylon.errors import PylonError, UsageError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
@@ -77,14 +79,14 @@ def write_hint(address: Address | str) -> str:
 
 
 def load_text(path: str | Path, address: Address | str) -> str:
-    """An article file's text; refuses folders and invalid UTF-8 with their own codes."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except IsADirectoryError:
-        raise is_directory(path) from None
-    except PermissionError:
-        raise PylonError("unreadable", f"{path} cannot be read (permission denied).", f"Check the permissions of {path}.") from None
+    """An article file's text: regular files only (a FIFO would hang the read), size-capped;
+    refuses folders and invalid UTF-8 with their own codes."""
+    from pylon.canon.safeio import read_regular
+
+    return decode_article(read_regular(os.fspath(path), what="article"), path, address)
+
+
+def decode_article(raw: bytes, path: str | Path, address: Address | str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -181,6 +183,13 @@ def check_address(address: Address) -> None:
             "The empty address (the project root) cannot hold an article.",
             write_hint("src/app"),
         )
+    if has_control(str(address)):
+        raise UsageError(
+            "bad-address",
+            f"The address {str(address)!r} holds a line break or another control character, which no file name "
+            "should carry.",
+            write_hint("src/app"),
+        )
     segments = address.path.split("/")
     if segments[0] == ".canon" or any(seg in (".", "..") for seg in segments):
         raise UsageError(
@@ -201,8 +210,13 @@ def write_article(
     """Create or update the article at `arg`'s address. Blank fields are left as they were."""
     if scope not in (None, "", *SCOPES):
         raise UsageError("bad-scope", f"--scope takes rule or asset, not {scope!r}.", "canon write ADDRESS --scope rule")
+    check_text(capsule, "--capsule")
+    check_text(body, "--body")
     address = to_address(arg, project)
     check_address(address)
+    from pylon.canon.safeio import check_name_lengths
+
+    check_name_lengths(address.path.split("/"))
     store = project.store_for(address.mount)
     path = store.article_path(address.path)
     new_capsule = fold_capsule(capsule) if capsule and capsule.strip() else None
@@ -221,21 +235,37 @@ def write_article(
     check_folders(store.canon, store.articles, store.journal, path.parent)
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=False)
     # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
     # a busy disk, and failing an agent's write for a slow disk helps nobody.
+    from pylon.canon.init import refuse_links
+
+    refuse_links(store)  # before the lock file goes into .cache/
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped)
+        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+
+
+def _read_old(store: Store, parts: list[str], address: Address, path: Path) -> str | None:
+    """The article's current text, read through directory descriptors (no link followed)."""
+    from pylon.canon.safeio import StoreDir
+
+    try:
+        with StoreDir(store.canon_dir, parts[:-1], create=False) as folder:
+            raw = folder.read(parts[-1])
+    except FileNotFoundError:
+        return None
+    return None if raw is None else decode_article(raw, path, address)
 
 
 def _write(
     project: Project, store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None,
-    scope: str | None, stripped: bool,
+    scope: str | None, stripped: bool, locked: bool,
 ) -> WriteResult:
-    from pylon.canon.init import ensure_store, relative_paths
+    from pylon.canon.init import ensure_store, relative_paths, remove_created
+    from pylon.canon.safeio import StoreDir, store_parts
 
-    exists = os.path.lexists(path)
-    old_text = load_text(path, address) if exists else None
+    parts = store_parts(store.canon_dir, os.fspath(path))
+    old_text = _read_old(store, parts, address, path) if store.exists() else None
     if old_text is None:
         if new_body is None:
             raise PylonError(
@@ -266,10 +296,20 @@ def _write(
     doc.set("updated", today())
     result.updated = doc.owned["updated"]
     _check_schema(store, old_doc, doc, address)
-    result.created_store = relative_paths(ensure_store(store, path.parent), project.root)
-    from pylon.atomic import atomic_write
-
-    atomic_write(path, doc.render().encode("utf-8"))
+    made = ensure_store(store)
+    try:
+        with StoreDir(store.canon_dir, parts[:-1]) as folder:
+            try:
+                if locked:
+                    folder.remove_stale_temps(parts[-1])
+                folder.replace(parts[-1], doc.render().encode("utf-8"))
+            except BaseException:
+                folder.rollback()
+                raise
+    except BaseException:
+        remove_created(made)  # a failed write leaves no trace of the store it began
+        raise
+    result.created_store = relative_paths(made, project.root)
     return result
 
 
@@ -279,7 +319,10 @@ def after_write(project: Project, result: WriteResult) -> list[Advice]:
     from pylon.canon.advice import Advice, dropped_constraints, growth
     from pylon.canon.lint import lint_article
 
-    out = [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
+    from pylon.canon.schema import load_schema
+
+    out = [Advice("schema", p.message) for p in load_schema(project.store_for(result.address.mount)).problems]
+    out += [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
     if result.old_doc is not None and result.doc is not None:
         for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
             if item is not None:
@@ -290,7 +333,7 @@ def after_write(project: Project, result: WriteResult) -> list[Advice]:
 def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
     from pylon.canon.frontmatter import yaml_problems
 
-    problems = doc.problems or yaml_problems(doc)
+    problems = doc.problems or [p for p in yaml_problems(doc) if not _healable(doc, p.line)]
     if problems:
         first = problems[0]
         raise PylonError(
@@ -299,6 +342,14 @@ def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
             f"Fix the front matter of {path} by hand (canon lint {shell_quoted(address)} shows every problem).",
             details={"problems": [{"line": p.line, "message": p.message} for p in problems]},
         )
+
+
+def _healable(doc: Document, line: int) -> bool:
+    """The YAML problem at `line` is an owned value written plain that quoting fixes (pi-canon
+    writes `capsule: - item`): canon reads the text shown, and a write of that field heals it."""
+    from pylon.canon.frontmatter import needs_quotes
+
+    return any(start <= line - 2 < end and needs_quotes(doc.owned.get(key, "")) for key, (start, end) in doc.spans.items())
 
 
 def _check_schema(store, old_doc: Document | None, doc: Document, address: Address) -> None:  # type: ignore[no-untyped-def]
@@ -332,8 +383,10 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
                 f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"
             )
-    if os.path.isfile(store.schema_file):
+    if os.path.lexists(store.schema_file):
         from pylon.canon.schema import check_article, load_schema
 
-        notes += [f"schema: {v.message}" for v in check_article(load_schema(store, use_cache=True), view.doc)]
+        schema = load_schema(store, use_cache=True)
+        notes += [f"schema: {p.message}" for p in schema.problems]  # a broken contract is said, not hidden
+        notes += [f"schema: {v.message}" for v in check_article(schema, view.doc)]
     return notes

@@ -9,6 +9,7 @@ from pathlib import Path
 from pylon.canon.address import Address, to_address
 from pylon.canon.frontmatter import parse
 from pylon.canon.store import Project, Store
+from pylon.errors import PylonError
 
 
 @dataclass
@@ -37,10 +38,14 @@ def iter_catalog(project: Project, prefix: str | None = None) -> Iterator[Entry]
 
 
 def read_entry(address: Address, file: Path) -> Entry:
+    from pylon.canon.safeio import read_regular
+
     try:
-        raw = file.read_bytes()
+        raw = read_regular(str(file), what="article")
     except OSError as exc:
         return Entry(address, file, None, f"cannot be read ({exc.strerror})")
+    except PylonError as exc:  # a FIFO or a huge file: listed with the problem, never waited on
+        return Entry(address, file, None, exc.message)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -131,7 +131,15 @@ class Document:
 
 
 def _split_lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True) if text else []
+    """Lines ending in `\n` (so `\r\n` too). Not str.splitlines: it also breaks at U+2028,
+    U+2029, U+0085, \v, \f and \x1c-\x1e, which a value may hold, and would cut it short."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
 
 
 def parse(text: str) -> Document:
@@ -279,16 +287,24 @@ def needs_quotes(value: str) -> bool:
         return True
     if value[0] in "-?" and (len(value) == 1 or value[1] in " \t") or value.startswith(("---", "...")):
         return True
-    if any(ord(c) < 32 or c == "\x7f" for c in value):
+    if any(_escaped(c) for c in value):
         return True
     return bool(_YAML_TYPED.match(value))
+
+
+def _escaped(c: str) -> bool:
+    """Characters written as escapes: controls (C0, DEL, C1 such as U+0085, which YAML reads as a
+    line break), U+2028/U+2029 (YAML line breaks), the BOM, and lone surrogates."""
+    o = ord(c)
+    return o < 32 or 0x7F <= o <= 0x9F or o in (0x2028, 0x2029, 0xFEFF) or 0xD800 <= o <= 0xDFFF
 
 
 def quote(value: str) -> str:
     escaped = (
         value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     )
-    escaped = "".join(c if ord(c) >= 32 and c != "\x7f" else f"\\x{ord(c):02x}" for c in escaped)
+    escaped = "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if _escaped(c) else c
+                      for c in escaped)
     return f'"{escaped}"'
 
 
@@ -331,58 +347,3 @@ def yaml_problems(doc: Document) -> list[Problem]:
     if data is not None and not isinstance(data, dict):
         return [Problem(2, "front matter must be a mapping of keys to values")]
     return []
-
-
-# ---- a front-matter block pasted into a body (agents paste whole files) --------------------------
-
-_PASTED_KEY = _LazyPattern(r"^[A-Za-z_][A-Za-z0-9_ .-]*:(?:[ \t].*)?$")
-
-
-class Pasted:
-    """A front-matter block pasted at the top of a body (only blank lines before it).
-    The fix keeps `body[end:]`."""
-
-    __slots__ = ("start", "end", "lines", "line")
-
-    def __init__(self, start: int, end: int, lines: list[str], line: int) -> None:
-        self.start = start  # offset of the opening fence
-        self.end = end  # past the closing fence and the blank lines after it
-        self.lines = lines  # the `key: value` lines inside (blank lines dropped), terminators stripped
-        self.line = line  # 0-based line of the opening fence within the body
-
-
-def find_pasted(body: str) -> Pasted | None:
-    """The fenced block of only `key: value`/blank lines that opens the body, if there is one."""
-    if "---" not in body[:4096]:
-        return None
-    lines = body.splitlines(keepends=True)
-    i = 0
-    pos = 0
-    while i < len(lines) and not lines[i].strip():
-        pos += len(lines[i])
-        i += 1
-    if i >= len(lines) or lines[i].rstrip() != "---":
-        return None
-    open_line, start = i, pos
-    pos += len(lines[i])
-    i += 1
-    keys: list[str] = []
-    while i < len(lines):
-        raw = lines[i].rstrip("\r\n")
-        pos += len(lines[i])
-        i += 1
-        if raw.rstrip() == "---" or raw == "...":
-            break
-        if not raw.strip():
-            continue
-        if not _PASTED_KEY.match(raw):
-            return None
-        keys.append(raw)
-    else:
-        return None
-    if not keys:
-        return None
-    while i < len(lines) and not lines[i].strip():
-        pos += len(lines[i])
-        i += 1
-    return Pasted(start, pos, keys, open_line)

@@ -10,7 +10,9 @@ from pylon.canon.store import Project, Store
 from pylon.errors import PylonError
 
 # `.cache/` holds derived data (the journal index); it must never be committed.
-GITIGNORE = ".cache/\n"
+# Temp files a killed writer left (`.x.md.pylon-tmp-*`) and pi-canon's own derived index are
+# derived too.
+GITIGNORE = ".cache/\n.*.pylon-tmp-*\n.journal-index.jsonl\n"
 
 
 @dataclass
@@ -31,6 +33,10 @@ def ensure_folder(path: Path) -> bool:
             return False  # another process created it a moment ago
     except NotADirectoryError:
         pass
+    except OSError as exc:
+        from pylon.canon.safeio import os_error
+
+        raise os_error(exc, os.fspath(path)) from None
     raise PylonError(
         "not-a-directory",
         f"{path} (or a folder above it) exists but is not a folder.",
@@ -52,6 +58,29 @@ def check_folders(*folders: Path) -> None:
                 )
 
 
+def refuse_links(store: Store) -> None:
+    """Refuse, before anything is created, a store whose `.canon/`, `articles/`, `journal/` or
+    `.cache/` is a symbolic link (writes go through descriptors opened with O_NOFOLLOW anyway;
+    this only makes the refusal come first, with nothing created)."""
+    from pylon.canon.safeio import symlink_refused
+
+    for folder in (store.canon_dir, store.articles_dir, store.journal_dir, store.cache_dir):
+        if os.path.islink(folder):
+            raise symlink_refused(folder)
+
+
+def remove_created(made: list[Path]) -> None:
+    """Undo `ensure_store`: remove what it created, newest first (folders only when empty)."""
+    for path in reversed(made):
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink()
+        except OSError:
+            pass
+
+
 def ensure_store(store: Store, *extra: Path) -> list[Path]:
     """The folders every write needs (.canon/, articles/, journal/, and `extra`) plus .gitignore.
 
@@ -62,12 +91,25 @@ def ensure_store(store: Store, *extra: Path) -> list[Path]:
     not listed (they hold articles, not the store). Nothing is created when any of them is
     blocked by a file."""
     check_folders(store.canon, store.articles, store.journal, *extra)
-    made = [folder for folder in (store.canon, store.articles, store.journal) if ensure_folder(folder)]
-    for folder in extra:
-        ensure_folder(folder)
-    _create_file(store.canon / ".gitignore", GITIGNORE, made)
-    if store.canon in made:
-        _create_default_schema(store, made)
+    refuse_links(store)
+    made: list[Path] = []
+    try:
+        for folder in (store.canon, store.articles, store.journal):
+            if ensure_folder(folder):
+                made.append(folder)
+        for folder in extra:
+            ensure_folder(folder)
+        _create_file(store.canon / ".gitignore", GITIGNORE, made)
+        if store.canon in made:
+            _create_default_schema(store, made)
+    except OSError as exc:  # disk full, read-only folder: a coded error, and nothing left behind
+        from pylon.canon.safeio import os_error
+
+        remove_created(made)
+        raise os_error(exc, os.fspath(store.canon)) from None
+    except BaseException:
+        remove_created(made)
+        raise
     return made
 
 

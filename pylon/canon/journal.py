@@ -80,18 +80,20 @@ def _first_free_guess(folder: Path, date: str, slug: str) -> int:
 
 def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None) -> Path:
     """Create the entry file exclusively: `<date>-<slug>.md`, else `-2`, `-3`, ...; returns its path."""
-    from pylon.atomic import create_exclusive
+    from pylon.canon.safeio import StoreDir
 
     now = now or utc_now()
     date = now.strftime("%Y-%m-%d")
     data = render_entry(subjects, logged_instant(now), text).encode("utf-8")
-    journal_dir.mkdir(parents=True, exist_ok=True)
     n = _first_free_guess(journal_dir, date, slug)
-    while n < _MAX_SUFFIX:
-        target = journal_dir / _entry_name(date, slug, n)
-        if create_exclusive(target, data):
-            return target
-        n += 1
+    # Through a descriptor of journal/ opened without following links: a `journal` link planted
+    # in the store is refused, never written through.
+    with StoreDir(str(journal_dir.parent), [journal_dir.name]) as folder:
+        while n < _MAX_SUFFIX:
+            name = _entry_name(date, slug, n)
+            if folder.create(name, data):
+                return journal_dir / name
+            n += 1
     raise PylonError("journal-full", f"Every name for {date}-{slug} is taken.", "Pass a different --slug.")
 
 
@@ -176,11 +178,15 @@ def parse_entry(name: str, text: str) -> JournalEntry:
 
 def read_entry(path: Path) -> JournalEntry:
     """Read one journal file; problems (bad name, bad UTF-8, missing keys) are listed, not raised."""
+    from pylon.canon.safeio import read_regular
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(str(path), what="journal entry")
     except IsADirectoryError:
         return JournalEntry(name=path.name, problems=["is a folder, not a file"])
+    except PylonError as exc:  # a FIFO, a socket, a huge file: a problem, never a hang
+        return JournalEntry(name=path.name, problems=[exc.message])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -189,8 +195,19 @@ def read_entry(path: Path) -> JournalEntry:
 
 
 def sort_key(entry_logged: str | None, name: str) -> tuple[str, str]:
-    """Newest-first ordering key: by `logged` (normalised to UTC text), then by name."""
-    return (normalize_logged(entry_logged) if entry_logged else name[:10], name)
+    """Ordering key: by `logged` (normalised to UTC text; the file name's date when absent, as in
+    every pi-canon 0.1 entry), then by name with its `-N` suffix compared as a number, so `-11`
+    is newer than `-9` and both newer than the unnumbered first entry."""
+    return (normalize_logged(entry_logged) if entry_logged else name[:10], name_rank(name))
+
+
+def name_rank(name: str) -> str:
+    """`2026-01-01-x-9.md` -> `2026-01-01-x` NUL `00000009`: text order is creation order."""
+    stem = name[:-3] if name.endswith(".md") else name
+    base, dash, digits = stem.rpartition("-")
+    if dash and digits.isdigit() and len(digits) <= 8 and len(base) > 10:
+        return f"{base}\0{int(digits):08d}"
+    return f"{stem}\0{1:08d}"
 
 
 def normalize_logged(logged: str) -> str:
@@ -231,7 +248,15 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     """A `--subject` as stored: the address of the article governing it when one does (so the entry
     shows on that article's `canon read`), else the address itself. Returns (subject, governing)."""
     from pylon.canon.address import resolve, to_address
+    from pylon.canon.text import has_control
 
+    if has_control(arg):
+        # An entry is immutable: a subject with a line break would break its front matter forever.
+        raise UsageError(
+            "bad-subject",
+            f"--subject {arg!r} holds a line break or another control character.",
+            'canon journal "..." --subject src/app.py',
+        )
     address = to_address(arg, project)
     if not address.path:
         raise UsageError(
@@ -248,6 +273,9 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
     from pylon.canon.advice import Advice, missing_values, value_warning
     from pylon.canon.init import ensure_store, relative_paths
 
+    from pylon.canon.text import check_text
+
+    check_text(text, "TEXT")
     if not text.strip():
         raise PylonError(
             "empty-body",
@@ -276,9 +304,11 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
             ))
             continue
         article = project.store_for(governing.mount).article_path(governing.path)  # type: ignore[attr-defined]
+        from pylon.canon.safeio import read_regular
+
         try:
-            article_text = article.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            article_text = read_regular(str(article), what="article").decode("utf-8")
+        except (OSError, UnicodeDecodeError, PylonError):
             continue
         missing = missing_values(text, article_text)
         if missing:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from pylon.canon.store import Store
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: `rank` orders -9 before -11
 CACHE_NAME = "journal.sqlite"
 RACY_NS = 2_000_000_000  # 2 s: coarser than any filesystem timestamp granularity we expect
 
@@ -65,6 +65,8 @@ def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported l
     import sqlite3
 
     cache = store.cache_dir
+    if os.path.islink(cache):
+        return None  # a planted link would put the database anywhere; answer from the entries
     try:
         if not os.path.isdir(cache):
             os.makedirs(cache, exist_ok=True)
@@ -107,8 +109,8 @@ def _create_schema(conn) -> None:  # type: ignore[no-untyped-def]
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER)")
         conn.execute("CREATE TABLE entries (name TEXT PRIMARY KEY, logged TEXT, mtime_ns INTEGER, size INTEGER)")
-        conn.execute("CREATE TABLE subjects (subject TEXT, logged TEXT, name TEXT)")
-        conn.execute("CREATE INDEX subjects_by_time ON subjects (subject, logged DESC, name DESC)")
+        conn.execute("CREATE TABLE subjects (subject TEXT, logged TEXT, name TEXT, rank TEXT)")
+        conn.execute("CREATE INDEX subjects_by_time ON subjects (subject, logged DESC, rank DESC)")
         conn.execute("CREATE INDEX subjects_by_name ON subjects (name)")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
@@ -150,10 +152,11 @@ def _index_entry(conn, folder: str, name: str) -> None:  # type: ignore[no-untyp
     if not os.path.isfile(path):
         return
     entry = read_entry(path)
-    logged = sort_key(entry.logged, name)[0]
+    logged, rank = sort_key(entry.logged, name)
     conn.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", (name, logged, st.st_mtime_ns, st.st_size))
     conn.executemany(
-        "INSERT INTO subjects VALUES (?, ?, ?)", [(subject, logged, name) for subject in dict.fromkeys(entry.subjects)]
+        "INSERT INTO subjects VALUES (?, ?, ?, ?)",
+        [(subject, logged, name, rank) for subject in dict.fromkeys(entry.subjects)],
     )
 
 
@@ -214,7 +217,7 @@ def _in_memory(folder: str, subject: str, limit: int) -> JournalHits:
             continue
         entry = read_entry(path)
         if subject in entry.subjects:
-            hits.append(sort_key(entry.logged, name))
+            hits.append((sort_key(entry.logged, name), name))
     hits.sort(reverse=True)
     return JournalHits([name for _, name in hits[:limit]], len(hits))
 
@@ -236,7 +239,7 @@ def newest(store: Store, subject: str, limit: int = 3) -> JournalHits:
             if _freshness(conn, folder, mtime_ns) == "stale":
                 _heal(conn, folder)
             rows = conn.execute(
-                "SELECT name FROM subjects WHERE subject = ? ORDER BY logged DESC, name DESC LIMIT ?",
+                "SELECT name FROM subjects WHERE subject = ? ORDER BY logged DESC, rank DESC LIMIT ?",
                 (subject, limit),
             ).fetchall()
             total = conn.execute("SELECT count(*) FROM subjects WHERE subject = ?", (subject,)).fetchone()[0]

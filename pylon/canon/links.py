@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from pylon.canon.address import Address, normalize_address
+from pylon.canon.address import Address, drop_extension, normalize_address
 from pylon.errors import PylonError
 
 # Starts with a literal so the regex engine can skip ahead; a preceding `!` marks an embed.
@@ -172,6 +172,19 @@ def link_address(target: str, mount: str | None, mounts: Collection[str] = ()) -
     return Address(mount, normalize_address(text))
 
 
+def _as_path(address: Address, known: Collection[str]) -> Address | None:
+    """A target that looks like a file (`[[src/app.ts]]`) resolves as pi-canon resolves it, the
+    way a path does: one extension dropped, then the nearest existing article governs."""
+    head, slash, last = address.path.rpartition("/")
+    dropped = drop_extension(last)
+    if dropped == last:
+        return None  # not a file name: an exact address was meant, and it is dead
+    for candidate in Address(address.mount, head + slash + dropped).ancestors():
+        if candidate.path in known:
+            return candidate
+    return None
+
+
 @dataclass
 class LinkCheck:
     link: Link
@@ -207,6 +220,10 @@ def check_links(
         known = articles.get(address.mount, ())
         if address.path and address.path in known:
             out.append(LinkCheck(link, address, True))
+            continue
+        governing = _as_path(address, known)
+        if governing is not None:
+            out.append(LinkCheck(link, governing, True))
             continue
         reason = "names no article"
         if _MOUNT.match(address.path):

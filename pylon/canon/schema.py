@@ -2,12 +2,18 @@
 
 ```json
 {
-  "capsule": {"required": true, "max_chars": 300, "hint": "One dense line: what it is, what to know."},
-  "title":   {"min_chars": 3},
-  "body":    {"min_chars": 40, "max_chars": 8000},
-  "relations": {"refs": {"min_count": 1, "hint": "Link the articles this one depends on."}}
+  "schema_version": 1, "about": "...",
+  "article": {
+    "capsule": {"required": true, "max_chars": 300, "hint": "One dense line: what it is, what to know."},
+    "title":   {"min_chars": 3},
+    "body":    {"min_chars": 40, "max_chars": 8000}
+  },
+  "relations": {"refs": {"min_count": 1}, "orphan": {"warn": false}, "children": {"listed": false}}
 }
 ```
+
+This is pi-canon 0.3's shape. pylon's earlier flat shape (field rules at the top level) is still
+enforced, with a warning that `canon lint --fix` rewrites it.
 
 Fields `capsule`, `title` (the body's leading `# ` heading) and `body` take `required`,
 `min_chars`, `max_chars`, `hint`; `relations.refs` (outgoing `[[links]]`, code excluded) takes
@@ -31,16 +37,28 @@ _FIELD_KEYS = {"required": bool, "min_chars": int, "max_chars": int, "hint": str
 _REFS_KEYS = {"required": bool, "min_count": int, "hint": str}
 
 # What `canon init` writes: everything optional, bounds matching the lint thresholds.
+# pi-canon 0.3's shape (`schema_version`, `about`, `article`, `relations`), so a store moves
+# between the two tools unchanged.
 DEFAULT_SCHEMA: dict[str, Any] = {
-    "capsule": {
-        "required": False,
-        "max_chars": 1000,
-        "hint": "One dense line stating the current truth about this asset.",
+    "schema_version": 1,
+    "about": "Article schema for this canon store: a rule marked required rejects a write that breaks it; "
+             "every other rule warns. Fields: capsule, title (the body's leading # heading), body; rule keys: "
+             "required, min_chars, max_chars, hint. relations.refs counts an article's outgoing [[links]].",
+    "article": {
+        "capsule": {"required": False, "max_chars": 1000,
+                    "hint": "One dense line stating the current truth about this asset."},
+        "title": {"required": False},
+        "body": {"max_chars": 20000, "hint": "Split a large article into child articles."},
     },
-    "title": {"required": False},
-    "body": {"required": False, "max_chars": 20000, "hint": "Split a large article into child articles."},
-    "relations": {"refs": {"required": False, "hint": "Link related articles with [[address]]."}},
+    "relations": {
+        "refs": {"required": False, "hint": "Link related articles with [[address]]."},
+        "orphan": {"warn": False},
+        "children": {"listed": False},
+    },
 }
+# Relation rules pi-canon declares for graph-reading tools; accepted (and checked for shape),
+# but not enforced here: pylon's own `orphan` lint rule is about assets on disk, not links.
+_GRAPH_RELATIONS = {"orphan": {"warn": bool, "hint": str}, "children": {"listed": bool, "hint": str}}
 
 
 class Rule:
@@ -67,9 +85,10 @@ class SchemaProblem:
 
 
 class Schema:
-    __slots__ = ("fields", "refs", "problems", "path")
+    __slots__ = ("fields", "refs", "problems", "path", "flat")
 
     def __init__(self, path: str = "") -> None:
+        self.flat = False  # field rules at the top level (pylon's earlier shape)
         self.fields: dict[str, Rule] = {}
         self.refs: Rule | None = None  # min_chars holds min_count
         self.problems: list[SchemaProblem] = []
@@ -105,13 +124,15 @@ def load_schema(store: Store, *, use_cache: bool = False) -> Schema:
     file's bytes are unchanged, so a read of a store with a schema does not import json."""
     path = store.schema_file
     schema = Schema(path=path)
+    from pylon.canon.safeio import SCHEMA_MAX, read_regular
+    from pylon.errors import PylonError
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path, SCHEMA_MAX, "schema.json")
     except FileNotFoundError:
         return schema
-    except IsADirectoryError:
-        schema.problems.append(SchemaProblem(0, "schema.json is a folder, not a file; it is ignored"))
+    except PylonError as exc:  # a folder, a FIFO, /dev/zero, no permission: reported, ignored
+        schema.problems.append(SchemaProblem(0, f"{exc.message.rstrip('.')}; schema.json is ignored"))
         return schema
     except OSError as exc:
         schema.problems.append(SchemaProblem(0, f"schema.json cannot be read ({exc.strerror}); it is ignored"))
@@ -151,27 +172,68 @@ def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Sch
     if not isinstance(data, dict):
         schema.problems.append(SchemaProblem(1, "schema.json must hold a JSON object; it is ignored"))
         return schema
+    flat = [key for key in data if key in FIELDS]
+    if flat:
+        # pylon's earlier shape: the field rules at the top level. Still enforced, with a warning.
+        schema.problems.append(SchemaProblem(_line_of(text, flat[0]), "schema.json puts field rules at the top level "
+                               "(pylon's earlier shape); they belong under \"article\". canon lint --fix moves them"))
+        schema.flat = True
     for key, value in data.items():
-        if key.startswith("$"):
+        if key.startswith("$") or key == "about":
             continue
-        if key in FIELDS:
-            rule = _parse_rule(value, _FIELD_KEYS, key, report)
-            if rule is not None:
-                schema.fields[key] = rule
+        if key == "schema_version":
+            if value != 1:
+                report(key, "must be 1 (the only version defined)")
+        elif key in FIELDS:
+            _parse_field(key, value, key, schema, report)
+        elif key == "article":
+            for name, rule in _members(value, key, "must be an object of capsule, title, body rules", report):
+                if name not in FIELDS:
+                    report(f"article.{name}", "unknown field (expected capsule, title or body)")
+                    continue
+                _parse_field(name, rule, f"article.{name}", schema, report)
         elif key == "relations":
-            if not isinstance(value, dict):
-                report(key, "must be an object such as {\"refs\": {\"min_count\": 1}}")
-                continue
-            for sub, sub_value in value.items():
-                if sub.startswith("$"):
+            for sub, sub_value in _members(value, key, "must be an object such as {\"refs\": {\"min_count\": 1}}",
+                                           report):
+                if sub in _GRAPH_RELATIONS:
+                    _parse_rule(sub_value, _GRAPH_RELATIONS[sub], f"relations.{sub}", report)
                     continue
                 if sub != "refs":
-                    report(f"relations.{sub}", "unknown relation (only refs is defined)")
+                    report(f"relations.{sub}", "unknown relation (expected refs, orphan or children)")
                     continue
                 schema.refs = _parse_rule(sub_value, _REFS_KEYS, "relations.refs", report)
         else:
-            report(key, "unknown key (expected capsule, title, body or relations)")
+            report(key, "unknown key (expected schema_version, about, article or relations)")
     return schema
+
+
+def _members(value: Any, key: str, expected: str, report: Any) -> list[tuple[str, Any]]:
+    """The (name, value) pairs of an object's members, `$`-keys left out; reported when not an object."""
+    if not isinstance(value, dict):
+        report(key, expected)
+        return []
+    return [(name, item) for name, item in value.items() if not name.startswith("$")]
+
+
+def _parse_field(name: str, value: Any, where: str, schema: Schema, report: Any) -> None:
+    rule = _parse_rule(value, _FIELD_KEYS, where, report)
+    if rule is not None:
+        schema.fields[name] = rule
+
+
+def nested_shape(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with top-level field rules moved under `article` (what `canon lint --fix` writes)."""
+    out: dict[str, Any] = {"schema_version": data.get("schema_version", 1)}
+    article = dict(data.get("article") or {}) if isinstance(data.get("article"), dict) else {}
+    for key, value in data.items():
+        if key in FIELDS:
+            article.setdefault(key, value)
+        elif key not in ("schema_version", "article"):
+            out[key] = value
+    out["article"] = article
+    if "relations" in out:
+        out["relations"] = out.pop("relations")  # keep pi-canon's key order: article, then relations
+    return out
 
 
 def _parse_rule(value: Any, allowed: dict[str, type], where: str, report: Any) -> Rule | None:
@@ -194,7 +256,7 @@ def _parse_rule(value: Any, allowed: dict[str, type], where: str, report: Any) -
             continue
         if key == "min_count":
             rule.min_chars = item
-        else:
+        elif key in Rule.__slots__:  # `warn`/`listed` of graph relations are checked, not kept
             setattr(rule, key, item)
     if rule.min_chars is not None and rule.max_chars is not None and rule.min_chars > rule.max_chars:
         report(where, "min_chars is larger than max_chars; both bounds are ignored")

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pylon.canon.catalog import stores
 from pylon.canon.frontmatter import parse
 from pylon.canon.store import Project
-from pylon.errors import UsageError
+from pylon.canon.safeio import read_regular
+from pylon.errors import PylonError, UsageError
 
 _TOKEN = re.compile(r"[^\W_]{2,}")
 K1, B = 1.2, 0.75
@@ -38,6 +39,7 @@ class SearchResult:
     terms: list[str]
     hits: list[Hit]
     total: int  # how many documents matched in all
+    journal_matches: int = 0  # without --journal and no article hit: entries that would match
 
     @property
     def more(self) -> int:
@@ -64,9 +66,9 @@ def _article_docs(project: Project) -> list[_Doc]:
         prefix = f"{store.mount}:" if store.mount else ""
         for address, file in store.iter_articles():
             try:
-                text = file.read_bytes().decode("utf-8", "replace")
-            except OSError:
-                continue
+                text = read_regular(str(file), what="article").decode("utf-8", "replace")
+            except (OSError, PylonError):
+                continue  # a FIFO, a huge file, a vanished one: not searchable, never waited on
             doc = parse(text)
             capsule = doc.owned.get("capsule") or None
             full = prefix + address
@@ -135,4 +137,8 @@ def search(project: Project, query: str, *, journal: bool = False, limit: int = 
         Hit(d.kind, d.address, d.capsule, round(score, 4), _snippet(d.body, wanted))
         for score, d in scored[:limit]
     ]
-    return SearchResult(query, terms, hits, len(scored))
+    result = SearchResult(query, terms, hits, len(scored))
+    if not scored and not journal:
+        # Nothing in the articles: say whether --journal would find it, rather than "nothing".
+        result.journal_matches = sum(1 for d in _journal_docs(project) if wanted & d.counts.keys())
+    return result

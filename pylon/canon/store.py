@@ -179,9 +179,10 @@ def read_config(store: Store) -> dict[str, object]:
         return {}
     import tomllib
 
+    from pylon.canon.safeio import SCHEMA_MAX, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(read_regular(path, SCHEMA_MAX, "config.toml").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(
             "bad-config",

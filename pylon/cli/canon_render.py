@@ -176,9 +176,16 @@ def search(result: Any, json_: bool) -> None:
             ],
             "total": result.total,
             "more": result.more,
+            "journal_matches": result.journal_matches,
         })
         return
     if not result.hits:
+        if result.journal_matches:
+            from shlex import quote
+
+            output.err(f"note: no article matched {result.query!r}, but {result.journal_matches} journal "
+                       f"entr{'y' if result.journal_matches == 1 else 'ies'} did: canon search {quote(result.query)} --journal")
+            return
         output.err(f"note: nothing matched {result.query!r}.")
         return
     lines = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,5 +35,11 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
         out[rel + "/"] = None
         for name in files:
             path = Path(folder) / name
-            out[os.path.join(rel, name)] = path.read_bytes() if not path.is_symlink() else b"->" + os.readlink(path).encode()
+            mode = path.lstat().st_mode
+            if path.is_symlink():
+                out[os.path.join(rel, name)] = b"->" + os.readlink(path).encode()
+            elif not stat.S_ISREG(mode):  # a FIFO or socket: never opened (a FIFO would hang)
+                out[os.path.join(rel, name)] = f"special {stat.S_IFMT(mode)}".encode()
+            else:
+                out[os.path.join(rel, name)] = path.read_bytes()
     return out

@@ -18,9 +18,9 @@ def test_init_creates_the_store_and_is_idempotent(run, project: Path) -> None:
         "created .canon/.gitignore",
         "created .canon/schema.json",
     ]
-    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n"
+    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n.*.pylon-tmp-*\n.journal-index.jsonl\n"
     schema = json.loads((project / ".canon" / "schema.json").read_text())
-    assert set(schema) <= {"capsule", "title", "body", "relations"}
+    assert list(schema) == ["schema_version", "about", "article", "relations"]
     (project / ".canon" / "schema.json").write_text("{}\n")
     r = run("canon", "init", cwd=project)
     assert r.code == 0 and "already exists; nothing to create" in r.out, r

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,13 @@ def test_status_lists_configured_mounts(run, proj: Path, lake: Path) -> None:
     assert doc["mounts"] == [
         {"name": "lake", "root": str(lake), "store": str(lake / ".canon"), "exists": True, "articles": 1}
     ]
+
+
+def test_mount_addresses_drop_one_extension_like_project_addresses(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    project, lake = tmp_path / "p", tmp_path / "lake"
+    (lake / ".canon" / "articles" / "f").mkdir(parents=True)
+    (project / ".canon").mkdir(parents=True)
+    (project / ".canon" / "config.toml").write_text('mounts = ["../lake"]\n')
+    r = run("canon", "write", "lake:f/p.csv", "--capsule", "Prices.", "--body", "x", cwd=project)
+    assert r.code == 0 and r.out == "Wrote lake:f/p.\n", r
+    assert sorted(os.listdir(lake / ".canon" / "articles" / "f")) == ["p.md"]

@@ -86,3 +86,14 @@ def test_mount_articles_are_searched_with_their_prefix(run, store: Path, tmp_pat
     (lake / ".canon" / "articles" / "prices.md").write_text("---\ncapsule: Daily prices table.\n---\nParquet.\n")
     r = run("canon", "search", "prices", "--mount", str(lake), cwd=store)
     assert r.out == "lake:prices: Daily prices table.\n", r
+
+
+def test_search_hints_journal_when_only_the_journal_matches(run, make_store) -> None:  # type: ignore[no-untyped-def]
+    from tests.canon.helpers import article, entry
+
+    root = make_store(articles={"a": article("A.", "Nothing relevant.\n")},
+                      journal={"2026-01-01-x.md": entry("[a]", "2026-01-01T00:00:00Z", "The zebra outage.\n")})
+    r = run("canon", "search", "zebra", cwd=root)
+    assert r.code == 0 and r.out == "", r
+    assert "1 journal entry did: canon search zebra --journal" in r.err, r
+    assert run("canon", "search", "--json", "zebra", cwd=root).json()["journal_matches"] == 1

@@ -18,7 +18,7 @@ def test_first_write_creates_store_and_article(run, project: Path) -> None:
     assert r.code == 0, r
     assert r.out == "Wrote src/app.\n"
     assert art(project, "src/app").read_text() == f"---\ncapsule: The app.\nupdated: {today()}\n---\nIt runs.\n"
-    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n"
+    assert (project / ".canon" / ".gitignore").read_text() == ".cache/\n.*.pylon-tmp-*\n.journal-index.jsonl\n"
     assert (project / ".canon" / "journal").is_dir()
 
 

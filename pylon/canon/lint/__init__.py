@@ -16,7 +16,7 @@ from pylon.canon.address import Address, resolve, to_address
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
-from pylon.errors import UsageError
+from pylon.errors import PylonError, UsageError
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
 
@@ -78,10 +78,49 @@ def _no_store(project: Project) -> UsageError:
 
 def _check_store_layout(ctx: LintContext, store: Store) -> list[Finding]:
     out: list[Finding] = []
-    for folder in (store.articles, store.journal):
-        if os.path.lexists(folder) and not folder.is_dir():
+    for folder in (store.canon, store.articles, store.journal):
+        if folder.is_symlink():
+            out.append(finding("symlink", f"{folder.name}/ is a link to {os.readlink(folder)}; writes refuse it",
+                               ctx.rel(folder)))
+        elif folder != store.canon and os.path.lexists(folder) and not folder.is_dir():
             out.append(finding("unreadable", f"{folder.name} must be a folder; it is a file", ctx.rel(folder)))
+    out += _leftovers(ctx, store)
     return out
+
+
+def _leftovers(ctx: LintContext, store: Store) -> list[Finding]:
+    """Temp files of killed writes, and links to folders (never walked), anywhere in articles/."""
+    from pylon.canon.safeio import TEMP_MARK
+    from pylon.canon.store import SKIP_DIRS
+
+    out: list[Finding] = []
+    for folder, dirs, files in os.walk(store.articles_dir):
+        if folder == store.articles_dir:
+            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]  # a vault's tool folders are not the store's
+        for name in dirs:
+            if os.path.islink(os.path.join(folder, name)):
+                out.append(finding("symlink", f"is a link to {os.readlink(os.path.join(folder, name))}; it is not "
+                                   "walked, and writes refuse it", ctx.rel(os.path.join(folder, name))))
+        out += [finding("temp-file", "is a temp file a killed write left; delete it", ctx.rel(os.path.join(folder, n)))
+                for n in files if n.startswith(".") and TEMP_MARK in n]
+    return out
+
+
+def _nest_schema(store: Store) -> bool:
+    """Rewrite a flat schema.json in pi-canon's shape (atomically, through the store's folder
+    descriptor); False when it cannot be decoded or written."""
+    import json
+
+    from pylon.canon.safeio import SCHEMA_MAX, StoreDir, read_regular
+    from pylon.canon.schema import nested_shape
+
+    try:
+        data = json.loads(read_regular(store.schema_file, SCHEMA_MAX, "schema.json").decode("utf-8"))
+        with StoreDir(store.canon_dir, [], create=False) as folder:
+            folder.replace("schema.json", (json.dumps(nested_shape(data), indent=2) + "\n").encode("utf-8"))
+    except (OSError, ValueError, PylonError):
+        return False
+    return True
 
 
 def _schema_findings(ctx: LintContext, store: Store) -> list[Finding]:
@@ -151,6 +190,9 @@ def lint(
     report = LintReport(base=str(ctx.base))
     for store in plan.schema_stores:
         report.findings += _check_store_layout(ctx, store)
+        if fix and ctx.schema(store.mount).flat and _nest_schema(store):
+            report.fixed.append(FixedFile(ctx.rel(store.schema_path), ["schema"]))
+            ctx = LintContext.full(project) if not targets or len(plan.articles) > 200 else LintContext.lazy(project)
         report.findings += _schema_findings(ctx, store)
     total = len(plan.articles)
 

@@ -11,19 +11,20 @@ from pylon.canon.lint.findings import Finding, finding
 from pylon.canon.lint.rules_article import article_rules
 from pylon.canon.lint.rules_journal import entry_rules, list_journal, name_problem
 from pylon.canon.lint.rules_tree import tree_rules
+from pylon.canon.safeio import ARTICLE_MAX, read_regular
 from pylon.canon.store import FOLDER, ArticleFile, Store
+from pylon.errors import PylonError
 
 
 def read_text(path: Path | str, rel: str) -> tuple[str | None, Finding | None]:
     """The file as UTF-8 text, or the `unreadable` finding that says why it is not."""
     try:
-        # O_NONBLOCK so a FIFO named *.md cannot hang lint; fstat tells what was opened.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with open(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                kind = "a folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "a special file"
-                return None, finding("unreadable", f"is {kind}, not a regular file", rel)
-            data = fh.read()
+        # Never blocks (a FIFO named *.md), never reads past the size cap (a link to /dev/zero).
+        data = read_regular(os.fspath(path), what="article")
+    except PylonError as exc:
+        reason = {"is-directory": "is a folder, not a regular file", "not-regular": "is a special file (FIFO, socket "
+                  "or device), not a regular file", "too-large": f"is over {ARTICLE_MAX // (1024 * 1024)} MiB"}
+        return None, finding("unreadable", reason.get(exc.code, exc.message), rel)
     except IsADirectoryError:
         return None, finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)
     except FileNotFoundError:
@@ -51,17 +52,29 @@ def lint_article_file(
         return [finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)], []
     text, problem = read_text(article.path, rel)
     if text is None:
-        return [problem] if problem else [], []
+        return [problem] if problem else [], []  # a broken link is `unreadable`
+    if os.path.islink(article.path):
+        return [finding("symlink", f"is a link to {os.readlink(article.path)}; canon never writes through a link, "
+                        "so replace it with the real file", rel)], []
+    if "\0" in text:
+        return [finding("nul-byte", "contains a NUL byte; remove it (canon write refuses such text)", rel,
+                        text.count("\n", 0, text.index("\0")) + 1)], []
     findings = _rules(ctx, store, article, text, rel)
     if not fix or not any(f.fixable for f in findings):
         return findings, []
-    from pylon.atomic import atomic_write
     from pylon.canon.lint.fix import fix_text
+    from pylon.canon.safeio import StoreDir, store_parts
 
     outcome = fix_text(text, findings)
     if not outcome.changed:
         return findings, []
-    atomic_write(article.path, outcome.text.encode("utf-8"))
+    parts = store_parts(store.canon_dir, article.path)
+    try:
+        # Through descriptors without following links: --fix never writes out of the store.
+        with StoreDir(store.canon_dir, parts[:-1], create=False) as folder:
+            folder.replace(parts[-1], outcome.text.encode("utf-8"))
+    except PylonError as exc:
+        return [*findings, finding("unreadable", f"was not fixed: {exc.message}", rel)], []
     return _rules(ctx, store, article, outcome.text, rel), outcome.fixed
 
 
@@ -85,6 +98,9 @@ def lint_journal(ctx: LintContext, store: Store, files: list[Path] | None) -> tu
             out.append(finding("journal-name", "is a folder; journal entries are files directly in journal/", rel))
             continue
         count += 1
+        if path.is_symlink():
+            out.append(finding("symlink", f"is a link to {os.readlink(path)}; journal entries are files", rel))
+            continue
         bad_name = name_problem(path.name)
         if bad_name:
             out.append(finding("journal-name", bad_name, rel))

@@ -24,6 +24,10 @@ RULES: dict[str, RuleInfo] = {
                  "that YAML would read as another type.",
                  "Close the block with ---, fix the YAML, keep one line per owned key; `canon lint --fix` quotes "
                  "owned values.", True),
+        RuleInfo("unquoted-value", WARNING,
+                 "An owned value written unquoted that YAML reads as another type or cannot parse (`yes`, `123`, "
+                 "`null`, `2026-01-01`, `- item`, `? q`), as pi-canon writes them; canon reads the text shown.",
+                 "`canon lint --fix` quotes it (or any canon write of that field does).", True),
         RuleInfo("dead-link", ERROR,
                  "A [[target]] or [[target|label]] outside code that names no article.",
                  "Link the exact address of an existing article (`canon map` lists them), or create the article."),
@@ -38,6 +42,17 @@ RULES: dict[str, RuleInfo] = {
                  "An article or journal file that cannot be read as UTF-8 text (invalid UTF-8, a folder named "
                  "*.md, a broken link, a special file, no permission).",
                  "Re-save the file as UTF-8, or remove it."),
+        RuleInfo("symlink", ERROR,
+                 "A symbolic link inside .canon/ (an article, articles/, journal/ or an entry): writes refuse "
+                 "to go through it, since a link can aim a write at any file the user can write.",
+                 "Replace the link with the real file or folder (or delete it)."),
+        RuleInfo("temp-file", WARNING,
+                 "A `.<name>.pylon-tmp-*` file a killed write left behind (the next write of that article "
+                 "removes it).",
+                 "Delete it; it holds no committed content."),
+        RuleInfo("nul-byte", ERROR,
+                 "An article contains a NUL byte (git and editors then treat it as binary).",
+                 "Remove the NUL bytes; canon write refuses text that holds them."),
         RuleInfo("no-capsule", WARNING,
                  "The article has no capsule.",
                  "Add one dense line: canon write ADDRESS --capsule \"...\""),

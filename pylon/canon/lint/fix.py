@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from pylon.canon.frontmatter import OWNED, Document, decode_value, needs_quotes, parse
 from pylon.canon.lint.findings import Finding
-from pylon.canon.frontmatter import find_pasted, fold_capsule
+from pylon.canon.frontmatter import fold_capsule
+from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.rules_article import _plain_single, _typed
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
 
@@ -89,7 +90,7 @@ def _quote_owned(doc: Document) -> list[str]:
     for key in [k for k in OWNED if k in doc.spans]:
         if _plain_single(doc, key) and _typed(key, doc.owned[key]):
             doc.set(key, doc.owned[key])
-            fixed.append("front-matter-invalid")
+            fixed.append("unquoted-value")
     if front_matter_yaml_problems(doc):
         keys = [k for k in OWNED if k in doc.spans and _plain_single(doc, k) and needs_quotes(doc.owned[k])]
         if keys:
@@ -103,7 +104,7 @@ def _quote_owned(doc: Document) -> list[str]:
                 doc.spans = spans_before
                 doc._reindex()
             else:
-                fixed.append("front-matter-invalid")
+                fixed.append("unquoted-value")
     return fixed
 
 
@@ -124,7 +125,7 @@ def fix_text(text: str, findings: list[Finding]) -> FixOutcome:
         rule = _fold_capsule(doc)
         if rule:
             fixed.append(rule)
-    if "front-matter-invalid" in wanted:
+    if "unquoted-value" in wanted:
         fixed += _quote_owned(doc)
     new = doc.render()
     if new == text:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pylon.canon.frontmatter import _YAML_TYPED, Document, find_pasted, needs_quotes, parse
+from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
+from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
@@ -66,12 +67,15 @@ def front_matter_rules(doc: Document, rel: str) -> list[Finding]:
             doc.spans[key][0] <= problem.line - 2 < doc.spans[key][1] and needs_quotes(doc.owned[key])
             for key in plain
         )
-        out.append(finding("front-matter-invalid", problem.message, rel, problem.line, fixable=fixable))
+        # An owned value written unquoted (as pi-canon writes `capsule: - item`) is not an error the
+        # user caused: it reads as the text it shows, and --fix quotes it.
+        out.append(finding("unquoted-value" if fixable else "front-matter-invalid", problem.message, rel,
+                           problem.line, fixable=fixable))
     for key in plain:
         kind = _typed(key, doc.owned[key])
         if kind:
             out.append(finding(
-                "front-matter-invalid",
+                "unquoted-value",
                 f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
                 rel, owned_line(doc, key), fixable=True))
     return out

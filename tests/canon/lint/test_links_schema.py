@@ -75,7 +75,7 @@ def test_load_schema_problems_never_raise(tmp_path: Path) -> None:
     assert "not UTF-8" in load_schema(store).problems[0].message
     store.schema_path.write_text('[1, 2]')
     assert load_schema(store).problems[0].message.startswith("schema.json must hold a JSON object")
-    store.schema_path.write_text('{"$schema": "x", "body": {"min_chars": 10, "max_chars": 5}, "relations": {"links": {}}}')
+    store.schema_path.write_text('{"$schema": "x", "article": {"body": {"min_chars": 10, "max_chars": 5}}, "relations": {"links": {}}}')
     problems = [p.message for p in load_schema(store).problems]
     assert len(problems) == 2 and "min_chars is larger" in problems[0] and "relations.links" in problems[1]
     store.schema_path.unlink()

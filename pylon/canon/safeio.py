@@ -1,0 +1,305 @@
+"""Reading and writing store files so that hostile or broken content cannot hurt the user.
+
+- Reads open only regular files, never block (a FIFO named `x.md` would hang `open()`), and stop
+  at a size cap (an article linked to `/dev/zero`, or a 10 GB file, must not exhaust memory).
+- Writes stay inside `.canon/`: every folder from `.canon/` down to the file is opened with a
+  directory descriptor and `O_NOFOLLOW`, and the file is replaced by `renameat` on that
+  descriptor, so a symbolic link planted anywhere on the way (an article, `articles/`, an address
+  folder, `journal/`) is refused instead of written through, with no window between a check and
+  the write. Temp files are named `.<name>.pylon-tmp-*`: `.canon/.gitignore` ignores them, every
+  walker skips them, the next write of that article removes them and lint reports them.
+
+On the path of `canon read`: only os, stat and errno at module level.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from pylon.errors import PylonError, UsageError
+
+ARTICLE_MAX = 8 * 1024 * 1024  # an article 400x the body-large threshold is not an article
+SCHEMA_MAX = 1024 * 1024
+TEMP_MARK = ".pylon-tmp-"
+NAME_MAX = 255  # bytes per file name on every file system pylon supports
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+
+
+def read_regular(path: str, limit: int = ARTICLE_MAX, what: str = "file") -> bytes:
+    """The bytes of the regular file at `path` (links followed), never blocking and never more
+    than `limit` bytes. Raises PylonError: `is-directory`, `not-regular`, `too-large`,
+    `unreadable`; FileNotFoundError passes through (callers decide what absence means)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except IsADirectoryError:
+        raise PylonError("is-directory", f"{path} is a folder where a {what} belongs.",
+                         f"Move {path} out of the way.") from None
+    except PermissionError:
+        raise PylonError("unreadable", f"{path} cannot be read (permission denied).", f"ls -l {path}") from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO with no writer under O_NONBLOCK on some systems
+            raise not_regular(path, what) from None
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise PylonError("unreadable", f"{path} cannot be read ({exc.strerror}).", f"ls -l {path}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise PylonError("is-directory", f"{path} is a folder where a {what} belongs.", f"Move {path} out of the way.")
+        if not stat.S_ISREG(info.st_mode):
+            raise not_regular(path, what)
+        if info.st_size > limit:
+            raise too_large(path, what, limit)
+        return _read_all(fd, limit, path, what)
+    except OSError as exc:
+        raise PylonError("unreadable", f"{path} cannot be read ({exc.strerror}).", f"ls -l {path}") from None
+    finally:
+        os.close(fd)
+
+
+def not_regular(path: str, what: str) -> PylonError:
+    return PylonError("not-regular", f"{path} is not a regular file (a FIFO, socket or device) where a {what} belongs.",
+                      f"Remove it: rm {path}")
+
+
+def too_large(path: str, what: str, limit: int) -> PylonError:
+    return PylonError("too-large", f"{path} is over {limit // (1024 * 1024)} MiB, too large for a {what}.",
+                      f"Split it or move it out of .canon/: ls -l {path}")
+
+
+def check_name_lengths(segments: list[str], suffix: str = ".md") -> None:
+    """Refuse up front a name the file system would reject (over 255 bytes), before any side effect."""
+    for i, seg in enumerate(segments):
+        extra = suffix if i == len(segments) - 1 else ""
+        if len((seg + extra).encode("utf-8", "surrogatepass")) > NAME_MAX:
+            raise UsageError("name-too-long", f"The address segment {seg[:40]!r}... is over {NAME_MAX} bytes as a file name.",
+                             "Use a shorter address: canon write src/short-name --body ...")
+
+
+def os_error(exc: OSError, path: str) -> PylonError:
+    """A coded error for what the file system refused while writing `path`."""
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return PylonError("disk-full", f"The disk holding {path} is full; nothing was written.",
+                          f"Free some space (df -h {os.path.dirname(path)}), then run the command again.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return PylonError("permission", f"{path} cannot be written ({exc.strerror}); nothing was written.",
+                          f"ls -ld {os.path.dirname(path)}   # fix the permissions, then run the command again")
+    if exc.errno == errno.ENAMETOOLONG:
+        return UsageError("name-too-long", f"A file name in {path} is too long for the file system.",
+                          "Use a shorter address.")
+    if exc.errno == errno.ENOTDIR:
+        return PylonError("not-a-directory", f"A file sits where a folder of {path} belongs.",
+                          "Move it out of the way, then run the command again.")
+    return PylonError("unwritable", f"{path} cannot be written ({exc.strerror}); nothing was written.", f"ls -l {path}")
+
+
+def symlink_refused(path: str) -> PylonError:
+    return PylonError(
+        "symlink",
+        f"{path} is a symbolic link inside .canon/; canon never writes through a link (it could lead "
+        "anywhere the user can write).",
+        f"Replace the link with a real file or folder (ls -l {path}), then run the command again.",
+    )
+
+
+def _open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> int:
+    try:
+        return os.open(name, _DIR, dir_fd=fd)
+    except FileNotFoundError:
+        if not create:
+            raise
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            try:
+                is_link = stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+            except OSError:
+                is_link = False
+            if is_link:
+                raise symlink_refused(shown) from None
+            raise PylonError("not-a-directory", f"{shown} exists but is not a folder.",
+                             f"Move {shown} out of the way, then run the command again.") from None
+        raise os_error(exc, shown) from None
+    try:
+        os.mkdir(name, dir_fd=fd)
+        made.append(shown)
+    except FileExistsError:
+        pass  # another writer made it a moment ago; opening it below still refuses a link
+    except OSError as exc:
+        raise os_error(exc, shown) from None
+    return _open_dir(fd, name, shown, False, made)
+
+
+class StoreDir:
+    """A folder inside `.canon/`, held open by descriptor from `.canon/` down (no link followed).
+    Use as a context manager; `made` lists the folders it created (for a rollback)."""
+
+    def __init__(self, canon_dir: str, parts: list[str], create: bool = True) -> None:
+        self.path = os.path.join(canon_dir, *parts)
+        self.made: list[str] = []
+        try:
+            fd = os.open(canon_dir, _DIR)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP or os.path.islink(canon_dir):
+                raise symlink_refused(canon_dir) from None
+            raise os_error(exc, canon_dir) from None
+        shown = canon_dir
+        try:
+            for part in parts:
+                shown = os.path.join(shown, part)
+                nxt = _open_dir(fd, part, shown, create, self.made)
+                os.close(fd)
+                fd = nxt
+        except BaseException:
+            os.close(fd)
+            self.rollback()
+            raise
+        self.fd = fd
+
+    def __enter__(self) -> StoreDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self.fd)
+
+    def rollback(self) -> None:
+        """Remove the folders this object created (emptied ones only), deepest first."""
+        for folder in reversed(self.made):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
+        self.made = []
+
+    def _temp(self, name: str, data: bytes, mode: int | None) -> str:
+        tmp = f".{name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=self.fd)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            self._unlink(tmp)
+            raise
+        os.close(fd)
+        return tmp
+
+    def _unlink(self, name: str) -> None:
+        try:
+            os.unlink(name, dir_fd=self.fd)
+        except OSError:
+            pass
+
+    def remove_stale_temps(self, name: str) -> None:
+        """Delete temp files a killed writer of `name` left (callers hold the store's write lock)."""
+        prefix = f".{name}{TEMP_MARK}"
+        for entry in os.listdir(self.fd):
+            if entry.startswith(prefix):
+                self._unlink(entry)
+
+    def existing(self, name: str) -> os.stat_result | None:
+        """lstat of `name` here; refuses a link, a folder and anything not a regular file."""
+        shown = os.path.join(self.path, name)
+        try:
+            info = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise symlink_refused(shown)
+        if stat.S_ISDIR(info.st_mode):
+            raise PylonError("is-directory", f"{shown} is a folder where an article file belongs.",
+                             f"Move {shown} out of the way.")
+        if not stat.S_ISREG(info.st_mode):
+            raise not_regular(shown, "file")
+        return info
+
+    def read(self, name: str, limit: int = ARTICLE_MAX) -> bytes | None:
+        """The bytes of the regular file `name` here (no link followed), None when absent."""
+        self.existing(name)
+        try:
+            fd = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=self.fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise os_error(exc, os.path.join(self.path, name)) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise not_regular(os.path.join(self.path, name), "file")
+            if info.st_size > limit:
+                raise too_large(os.path.join(self.path, name), "file", limit)
+            return _read_all(fd, limit, os.path.join(self.path, name), "file")
+        finally:
+            os.close(fd)
+
+    def replace(self, name: str, data: bytes) -> None:
+        """Atomically replace (or create) the regular file `name` here, keeping its mode. A
+        read-only file (no write bit) is refused, as `pylon edit` refuses it, even for root."""
+        shown = os.path.join(self.path, name)
+        info = self.existing(name)
+        if info is not None and not info.st_mode & 0o222:
+            raise PylonError("permission", f"{shown} is read-only (mode {stat.filemode(info.st_mode)}); nothing was written.",
+                             f"chmod u+w {shown}   # then run the same command again")
+        try:
+            tmp = self._temp(name, data, stat.S_IMODE(info.st_mode) if info is not None else None)
+        except OSError as exc:
+            raise os_error(exc, shown) from None
+        try:
+            # renameat replaces a link planted since existing() with a file here: never follows it.
+            os.replace(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        except OSError as exc:
+            self._unlink(tmp)
+            raise os_error(exc, shown) from None
+        _fsync(self.fd)
+
+    def create(self, name: str, data: bytes) -> bool:
+        """Create `name` only if nothing is there (temp file, then a hard link that fails if the
+        name exists); False when taken."""
+        shown = os.path.join(self.path, name)
+        try:
+            tmp = self._temp(name, data, None)
+        except OSError as exc:
+            raise os_error(exc, shown) from None
+        try:
+            os.link(tmp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise os_error(exc, shown) from None
+        finally:
+            self._unlink(tmp)
+        _fsync(self.fd)
+        return True
+
+
+def _read_all(fd: int, limit: int, shown: str, what: str) -> bytes:
+    """Read to the end, not to st_size (a file can grow while it is read), at most `limit` bytes."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            raise too_large(shown, what, limit)
+        chunks.append(chunk)
+
+
+def _fsync(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; the rename itself is done
+
+
+def store_parts(canon_dir: str, path: str) -> list[str]:
+    """`path` (inside `canon_dir`) as the list of names below `.canon/`."""
+    rel = os.path.relpath(path, canon_dir)
+    return [p for p in rel.split(os.sep) if p and p != "."]
