@@ -152,7 +152,7 @@ def main() -> int:
     small_samples = interleaved([
         ("python -c pass", [sys.executable, "-c", "pass"], False),
         ("pylon edit, 10k-line file", [pylon, "edit", f"small.txt#{small_tag}", "--replace", "5000", "    x = 1"], False),
-        ("pylon --version (typer path)", [pylon, "--version"], False),
+        ("pylon --version (start-up)", [pylon, "--version"], False),
     ], args.runs, work, small_restore, env, {})
 
     med = {k: statistics.median(v) for d in (one, synced, small_samples) for k, v in d.items()}
@@ -169,7 +169,7 @@ def main() -> int:
         ("1000-operation batch", ms(batch_t.median), "", "", "< 500 ms", verdict(batch_t.median < 0.5)),
         ("one-line edit, 10,000-line file", ms(med["pylon edit, 10k-line file"]),
          f"python -c pass: {ms(med['python -c pass'])}", "", "", ""),
-        ("(for reference) pylon --version via typer", ms(med["pylon --version (typer path)"]), "", "", "", ""),
+        ("(for reference) pylon --version (start-up)", ms(med["pylon --version (start-up)"]), "", "", "", ""),
     ]
     text = table(rows, ("what", "pylon (median)", "baseline", "ratio", "bar", "verdict"))
     notes = (
