@@ -186,11 +186,16 @@ def watch(args: WatchArgs) -> int:
     from pylon.workspace.watch import watch as watch_checkout
 
     co = checkout()
+    last_head: list[object] = []  # HEAD of the previous batch, so text says when it moved (JSON has `head`)
 
     def emit_line(doc: dict[str, object]) -> None:
         if args.json:
             json_line(doc)  # one JSON line per batch (bytes encoded losslessly, flushed)
             return
+        head = doc.get("head")
+        moved = f" [HEAD {str(last_head[0] or 'unborn')[:12]} -> {str(head or 'unborn')[:12]}]" \
+            if last_head and last_head[0] != head else ""
+        last_head[:] = [head]
         files = doc["files"] if isinstance(doc["files"], list) else []
         total = _int(doc["total"])
         names = ", ".join(f"{f['status']} {show_path(str(f['path']))}" for f in files[:10])
@@ -198,7 +203,8 @@ def watch(args: WatchArgs) -> int:
         flag = " [event queue overflowed: rescanned]" if doc["overflow"] else ""
         since = f" [{doc['total_since']} since {doc['since']}]" if "since" in doc else ""
         stamp = time.strftime("%H:%M:%S")
-        text = f"{stamp} {total} changed: {names}{more}{since}{flag}" if total else f"{stamp} no changes{since}{flag}"
+        tail = f"{since}{moved}{flag}"
+        text = f"{stamp} {total} changed: {names}{more}{tail}" if total else f"{stamp} no changes{tail}"
         output.out(text)
 
     def ready(mode: str) -> None:

@@ -79,3 +79,19 @@ def test_since_emits_the_backlog_first(repo: Path) -> None:
     assert lines and lines[0]["initial"] is True and lines[0]["since"] == "HEAD"
     assert [f["path"] for f in lines[0]["files"]] == ["backlog.txt"]
     _ = sys  # keep imports honest
+
+
+def test_text_lines_say_when_head_moved(repo: Path) -> None:
+    # JSON carries `head` on every batch; the text line of the next batch names the move, as `ws run` does.
+    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--settle", "0.2", "--timeout", "5"], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stderr is not None and "watching" in proc.stderr.readline().decode()
+    before = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    write_files(repo, {"first.txt": "1\n"})
+    time.sleep(1.2)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "moved"], cwd=repo, check=True)
+    after = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    write_files(repo, {"second.txt": "2\n"})  # the next batch (a commit alone leaves the files as they were)
+    out, _ = proc.communicate(timeout=60)
+    assert f"[HEAD {before[:12]} -> {after[:12]}]" in out.decode(), out.decode()
