@@ -158,9 +158,9 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> dic
             must = bool(touched) or a.baseline != b.baseline
             jobs.append((a, b, str(a.side.state.commit), str(b.side.state.commit), touched, must))
     if main is not None:
-        main_jobs = parallel(parties, lambda p: _against_main(checkout, p, main))  # type: ignore[arg-type]
+        main_jobs = parallel(parties, lambda p: _against_main(checkout, p, main))
         jobs.extend(main_jobs)  # type: ignore[arg-type]
-    merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))  # type: ignore[index]
+    merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))
     results = iter(merged)
     pairs = []
     for a, b, _ours, _theirs, touched, must in jobs:

@@ -17,6 +17,10 @@ from pylon.workspace.repo import EMPTY_TREE, Checkout, locate
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import TypeVar
+
+    Item = TypeVar("Item")
+    Result = TypeVar("Result")
 
 
 class Side:
@@ -39,7 +43,7 @@ def read_side(path: str) -> Side:
     return Side(checkout, state, source, head_tree)
 
 
-def parallel(items: Iterable[object], work: Callable[[object], object], jobs: int | None = None) -> list[object]:
+def parallel(items: Iterable[Item], work: Callable[[Item], Result], jobs: int | None = None) -> list[Result]:
     """work(item) for every item, in threads (git does the work; Python waits), results in order.
     The first exception is raised after every thread has finished."""
     todo = list(items)

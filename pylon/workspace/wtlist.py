@@ -46,7 +46,7 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
 def list_worktrees(checkout: Checkout) -> dict[str, object]:
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
-    rows: list[Row] = parallel(present, _read)  # type: ignore[assignment]
+    rows: list[Row] = parallel(present, _read)
     heads = sorted({r.owned.head for r in rows if r.owned.head})
     head_times: dict[str, int] = {}
     if heads:
@@ -90,7 +90,7 @@ def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
         return read_side(str(item))
 
     paths = [o.path for o in chosen] + ([info.main_root] if chosen else [])
-    sides: list[Side] = parallel(paths, work)  # type: ignore[assignment]
+    sides: list[Side] = parallel(paths, work)
     if chosen:
         main_side = sides.pop()
     parties = [conflicts.Party(o.id, s, o.baseline) for o, s in zip(chosen, sides)]
