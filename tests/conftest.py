@@ -147,3 +147,26 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     return root
+
+
+def run_on_terminal(*args: str, cwd: str | os.PathLike[str], env: dict[str, str] | None = None,
+                    timeout: float = 60) -> tuple[int, bytes]:
+    """(exit status, stdout) of an installed console script whose stdout is a real pseudo-terminal."""
+    import pty
+
+    argv = [script(args[0]) if args[0] in ("pylon", "canon") else args[0], *args[1:]]
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=follower, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO once the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return proc.wait(timeout=timeout), b"".join(chunks).replace(b"\r\n", b"\n")

@@ -3,13 +3,10 @@ or --color never, never in JSON; the diff itself stays byte-identical to git's o
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import subprocess
 from pathlib import Path
 
-from tests.conftest import git, script
+from tests.conftest import git, run_on_terminal
 from tests.workspace.helpers import pylon, write_files
 
 ANSI = re.compile(rb"\x1b\[[0-9;]*m")
@@ -17,22 +14,7 @@ ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 
 def on_a_terminal(repo: Path, *args: str, env: dict[str, str] | None = None) -> bytes:
     """stdout of `pylon ARGS` when stdout is a real pseudo-terminal."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([script("pylon"), *args], cwd=repo, stdout=follower, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **(env or {})})
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            data = os.read(leader, 65536)
-        except OSError:  # EIO once the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(leader)
-    return b"".join(chunks).replace(b"\r\n", b"\n")
+    return run_on_terminal("pylon", *args, cwd=repo, env=env)[1]
 
 
 def test_diff_lines_are_coloured_like_git_on_a_terminal_only(repo: Path) -> None:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import pty
 import re
-import subprocess
 import sys
 
 import pytest
 
 from tests.canon.lint.conftest import LONG_BODY, Store
 from tests.canon.lint.test_formats import TEXT_LINE, seeded
-from tests.conftest import Result, run_cmd, script
+from tests.conftest import Result, run_cmd, run_on_terminal, script
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -90,22 +87,9 @@ def test_no_colour_on_a_pipe_or_when_turned_off(store: Store, how: dict) -> None
 
 def on_a_tty(store: Store, env: dict[str, str] | None = None) -> str:
     """stdout of `canon lint` when stdout is a terminal (a pseudo-terminal), as text."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([script("canon"), "lint"], cwd=store.root, stdout=slave, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **(env or {})})
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    assert proc.wait(timeout=30) == 1
-    return b"".join(chunks).decode("utf-8")
+    code, out = run_on_terminal("canon", "lint", cwd=store.root, env=env, timeout=30)
+    assert code == 1
+    return out.decode("utf-8")
 
 
 @pytest.mark.skipif(not sys.platform.startswith(("linux", "darwin")), reason="needs a pseudo-terminal")
