@@ -109,3 +109,99 @@ def mv(results: list[MoveResult], dry_run: bool, as_json: bool, from_git: bool) 
             output.out(f"  Logged {result.journal}.")
     if dry_run:
         output.err("canon mv: dry run; nothing was written.")
+
+
+def _date(stamp: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d")
+
+
+def _table(title: str, headers: list[str], rows: list[list[str]], tty: bool) -> None:
+    """A rich table on a terminal; aligned plain columns (two spaces apart) on a pipe."""
+    from pylon.cli import output
+
+    if tty:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title, title_justify="left")
+        for i, header in enumerate(headers):
+            table.add_column(header, justify="right" if i and all(r[i].rstrip("%d").replace(".", "").isdigit()
+                                                                  for r in rows if r[i]) else "left")
+        for row in rows:
+            table.add_row(*row)
+        Console(no_color=not output.color_enabled(sys.stdout), highlight=False).print(table)
+        return
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)] if rows else []
+    lines = [title, "  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    output.out("\n".join(lines))
+
+
+def _commit_doc(commit: Any) -> dict[str, Any]:
+    return {"sha": commit.sha, "date": _date(commit.time), "time": commit.time, "subject": commit.subject,
+            "paths": commit.paths}
+
+
+def stale(report: StaleReport, limit: int, as_json: bool, tty: bool) -> None:
+    from pylon.cli import output
+
+    if as_json:
+        output.ok_json({
+            "articles": report.articles,
+            "commits_scanned": report.commits,
+            "days": report.days,
+            "stale": [{
+                "address": str(s.address), "file": s.file, "commits_behind": s.count,
+                "days_behind": round(s.days_behind, 1),
+                "last_change": _commit_doc(s.last_change) if s.last_change else None,
+                "commits": [_commit_doc(c) for c in s.behind],
+            } for s in report.stale],
+        })
+        return
+    if not report.stale:
+        extra = f" by {report.days} days or more" if report.days else ""
+        output.out(f"No article is behind its assets{extra} ({_plural(report.articles, 'article')}, "
+                   f"{_plural(report.commits, 'commit')} scanned).")
+        return
+    rows = []
+    for s in report.stale[:limit]:
+        newest = s.behind[0]
+        rows.append([str(s.address), str(s.count), f"{s.days_behind:.0f}d",
+                     _date(s.last_change.time) if s.last_change else "-",
+                     f"{newest.sha[:10]} {_date(newest.time)} {newest.subject[:50]}"])
+    _table(f"{_plural(len(report.stale), 'stale article')} ({_plural(report.commits, 'commit')} scanned)",
+           ["article", "behind", "days", "article changed", "newest asset commit"], rows, tty)
+    if len(report.stale) > limit:
+        output.err(f"... and {len(report.stale) - limit} more; canon stale --limit N or --json shows them.")
+    output.err("Review each article against its commits (git show SHA), then canon write ADDRESS.")
+
+
+def coverage(report: CoverageReport, limit: int, as_json: bool, tty: bool, cwd: str) -> None:
+    from pylon.canon.git.history import BROAD_FILES
+    from pylon.cli import output
+
+    if as_json:
+        output.ok_json({
+            "tracked": report.tracked, "governed": report.governed, "share": round(report.share, 4),
+            "churn_days": report.churn_days,
+            "ungoverned": [{"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose}
+                           for f in report.ungoverned],
+            "broad": [{"article": str(a), "files": n} for a, n in report.broad],
+            "articles": {str(a): n for a, n in sorted(report.per_article.items())},
+        })
+        return
+    output.out(f"{report.governed} of {report.tracked} tracked files have a governing article "
+               f"({report.share:.1%}).")
+    if report.ungoverned:
+        rows = [[("(top-level files)" if not f.path else f.path + "/* (files directly in it)") if f.loose else f.path + "/",
+                 str(f.files), str(f.churn)] for f in report.ungoverned[:limit]]
+        _table(f"Largest ungoverned folders (by changes in the last {report.churn_days} days)",
+               ["folder", "files", "changes"], rows, tty)
+        if len(report.ungoverned) > limit:
+            output.err(f"... and {len(report.ungoverned) - limit} more folders; --limit N or --json shows them.")
+    if report.broad:
+        rows = [[str(a), str(n), f"{n / report.tracked:.0%}"] for a, n in report.broad[:limit]]
+        _table(f"Articles governing {BROAD_FILES} files or more (consider child articles)",
+               ["article", "files", "share"], rows, tty)
