@@ -47,7 +47,7 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
             "assets": report.assets,
             "articles_changed": report.articles_changed,
             "findings": [f.to_dict() for f in findings],
-            "moves": [{"from": str(m.old), "to": str(m.new), "renames": [list(p) for p in m.paths],
+            "moves": [{"from": str(m.old), "to": str(m.new) if m.new else None, "renames": [list(p) for p in m.paths],
                        "conflict": m.conflict or None} for m in report.moves],
         })
         return

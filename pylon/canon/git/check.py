@@ -43,9 +43,10 @@ def mv_command(old: Address, new: Address) -> str:
 @dataclass
 class Move:
     old: Address
-    new: Address
+    new: Address | None  # None when no address follows from the renames (see conflict)
     paths: list[tuple[str, str]] = field(default_factory=list)  # the renames that call for it
     conflict: str = ""  # why it cannot be applied as is ("" when it can)
+    governing: bool = False  # the article governing a renamed path (else an ancestor whose folder moved)
 
 
 @dataclass
@@ -101,6 +102,33 @@ class _Judge:
         return _nearest(address, self.before.get(address.mount, set()))
 
 
+def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
+             governing: bool) -> None:
+    target = _target(g, old, new)
+    move = moves.get(g)
+    if move is None:
+        move = moves[g] = Move(g, target)
+        if target is None:
+            move.conflict = f"{change.new} is not {g}'s path renamed; move the article by hand with canon mv"
+        elif gov.has(target):
+            move.conflict = f"an article already exists at {target}: merge the two by hand"
+    elif target != move.new and not move.conflict:
+        move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
+    move.governing = move.governing or governing
+    move.paths.append((change.old, change.new))
+
+
+def _covering(moves: dict[Address, Move], move: Move) -> Move:
+    """The topmost applicable move that carries `move` along (a renamed folder's article), else `move`."""
+    best = move
+    for other in moves.values():
+        if (not other.conflict and other.new is not None and move.new is not None and _is_within(move.old, other.old)
+                and len(other.old.path) < len(best.old.path)
+                and move.new.path == other.new.path + move.old.path[len(other.old.path):]):
+            best = other
+    return best
+
+
 def _finding(rule: str, path: str, message: str) -> Finding:
     return Finding(rule, CHECK_RULES[rule].severity, message, path, 1, False)
 
@@ -126,18 +154,14 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
             continue
         if change.status == "R" and old_addr is not None and new_addr is not None:
             g = judge.governing_before(old_addr)
-            if g is not None and g not in judge.changed and gov.governing(new_addr) != g:
-                target = _target(g, old_addr, new_addr)
-                move = moves.get(g)
-                if move is None:
-                    move = moves[g] = Move(g, target or g)
-                    if target is None:
-                        move.conflict = f"{change.new} is no longer below {g}"
-                    elif gov.has(target):
-                        move.conflict = f"an article already exists at {target}: merge the two by hand"
-                elif target != move.new and not move.conflict:
-                    move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
-                move.paths.append((change.old, change.new))
+            if (g is not None and g not in judge.changed and gov.governing(new_addr) != g
+                    and not gov.asset_present(g)):
+                _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
+                # Articles further up whose whole asset moved the same way (a renamed folder) go too.
+                for above in g.ancestors()[1:]:
+                    if (above.path in judge.before.get(above.mount, set()) and above not in judge.changed
+                            and not _is_within(new_addr, above) and not gov.asset_present(above)):
+                        _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
                 continue
         if new_addr is None:
             continue
@@ -150,13 +174,16 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
                 f"{what}, but its article {g} did not change: review {gov.article_file(g)} and update it "
                 f"(canon write {shlex.quote(str(g))} ...)"))
     for move in moves.values():
+        if not move.governing:
+            continue
         for old, new in move.paths:
-            if move.conflict:
-                message = f"renamed from {old}; its article {move.old} did not move ({move.conflict})"
+            top = _covering(moves, move)
+            if top.conflict:
+                message = f"renamed from {old}; its article {move.old} did not move ({top.conflict})"
             else:
-                message = f"renamed from {old}; its article {move.old} did not move: {mv_command(move.old, move.new)}"
+                message = f"renamed from {old}; its article {move.old} did not move: {mv_command(top.old, top.new)}"
             report.findings.append(_finding("article-not-moved", new, message))
-    report.moves = list(moves.values())
+    report.moves = [m for m in moves.values() if m.governing or not m.conflict]
     report.findings.sort(key=lambda f: (f.path, f.rule))
     return report
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.canon.address import Address, drop_extension
+from pylon.canon.address import Address, drop_extension, mapped_names
 from pylon.canon.store import CANON_DIR, Project, Store, walk_articles
 
 ARTICLES_PREFIX = CANON_DIR + "/articles/"
@@ -108,3 +108,12 @@ class Governance:
             if store.mount == address.mount:
                 return f"{prefix}{ARTICLES_PREFIX}{address.path}.md"
         return f"{ARTICLES_PREFIX}{address.path}.md"
+
+    def asset_present(self, address: Address) -> bool:
+        """Something on disk still maps to `address` (a file less one extension, or a folder)."""
+        for prefix, store in self.stores:
+            if store.mount == address.mount:
+                head, _, last = address.path.rpartition("/")
+                names = mapped_names(os.path.join(self.top, prefix, head) if head or prefix else self.top)
+                return names is not None and last in names
+        return False

@@ -79,12 +79,12 @@ def plan_from_git(project: Project, rev: str | None) -> list[MoveRequest]:
     out: list[MoveRequest] = []
     applied = [m for m in moves if not m.conflict]
     for move in moves:
-        if move.conflict:
+        if move.conflict or move.new is None:
             out.append(MoveRequest(move.old, move.old, move.conflict))
             continue
         covered = any(
             other is not move and move.old.path.startswith(other.old.path + "/")
-            and move.new.path == other.new.path + move.old.path[len(other.old.path):]
+            and other.new is not None and move.new.path == other.new.path + move.old.path[len(other.old.path):]
             for other in applied
         )
         if not covered:

@@ -224,3 +224,14 @@ def test_project_in_a_subfolder_of_the_repository(make_repo) -> None:  # type: i
     assert result.code == 1
     assert result.out.startswith("::error file=app/lib/x.py,line=1,")  # repository-relative
     assert "1 changed asset" in result.err
+
+
+def test_moving_one_file_out_of_a_folder_does_not_move_its_article(repo: GitStore) -> None:
+    repo.write("src/core/other.py")
+    repo.commit("second core file")
+    (repo.root / "src/engine").mkdir()
+    repo.git("mv", "src/core/config.py", "src/engine/config.py")
+    doc = repo.canon("check", "--staged", "--json").json()
+    assert doc["moves"] == []  # src/core/ is still there: its article stays
+    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [("article-not-updated", "src/engine/config.py")]
+    assert "its article src did not change" in doc["findings"][0]["message"]
