@@ -23,8 +23,9 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _commit(repo: GitStore, env: dict[str, str], *paths: str) -> subprocess.CompletedProcess[str]:
+    # git sends a hook's output to stderr; read both as one stream.
     return subprocess.run(["git", "commit", "-q", "-m", "change", *paths], cwd=repo.root, env=env,
-                          capture_output=True, text=True)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 @pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed (pip install pre-commit)")
@@ -42,7 +43,7 @@ def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # t
                                           "      - id: canon-check\n      - id: canon-lint\n")
     repo.commit("initial")
     env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
-    subprocess.run([str(PRE_COMMIT), "install", "-q"], cwd=repo.root, env=env, check=True, capture_output=True)
+    subprocess.run([str(PRE_COMMIT), "install"], cwd=repo.root, env=env, check=True, capture_output=True)
 
     repo.append("src/app.py")
     repo.git("add", "src/app.py")
@@ -55,7 +56,7 @@ def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # t
     repo.append("README.md", "unstaged, not judged\n")
     # `git commit PATH...` runs the hooks on a temporary index (GIT_INDEX_FILE); it holds both.
     passed = _commit(repo, env, "src/app.py", ".canon/articles/src.md")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.returncode == 0, passed.stdout
     assert "canon check" in passed.stdout and "Passed" in passed.stdout
 
     repo.append(".canon/journal/2026-01-02-start.md", "edited later\n")
