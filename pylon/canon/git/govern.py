@@ -44,6 +44,7 @@ class Governance:
             store.mount: {a.address for a in walk_articles(store) if a.is_article} for _, store in self.stores
         }
         self._governing: dict[Address, Address | None] = {}
+        self._by_path: dict[str, Address | None] = {}  # history names the same paths again and again
 
     def store_of(self, path: str) -> tuple[Store, str] | None:
         """(store, path relative to the store's root) for a repository-relative path in a store's tree."""
@@ -99,8 +100,11 @@ class Governance:
         return found
 
     def governing_path(self, path: str) -> Address | None:
+        if path in self._by_path:
+            return self._by_path[path]
         address = self.address_of(path)
-        return None if address is None else self.governing(address)
+        found = self._by_path[path] = None if address is None else self.governing(address)
+        return found
 
     def article_file(self, address: Address) -> str:
         """The article's file, repository-relative (for messages and annotations)."""
