@@ -44,7 +44,8 @@ class Governance:
             store.mount: {a.address for a in walk_articles(store) if a.is_article} for _, store in self.stores
         }
         self._governing: dict[Address, Address | None] = {}
-        self._by_path: dict[str, Address | None] = {}  # history names the same paths again and again
+        self._by_path: dict[str, Address | None] = {}
+        self._dirs: dict[str, frozenset[str]] = {}  # history names the same paths again and again
 
     def store_of(self, path: str) -> tuple[Store, str] | None:
         """(store, path relative to the store's root) for a repository-relative path in a store's tree."""
@@ -75,28 +76,53 @@ class Governance:
         head, slash, last = rel.rpartition("/")
         dropped = drop_extension(last)
         if dropped != last:
-            full = os.path.join(self.top, path)
-            if os.path.isdir(full):
+            if last in self._subfolders(os.path.join(self.top, path[: len(path) - len(last)])):
                 dropped = last  # a folder (a submodule) keeps its dots
-            elif rel in self.articles[store.mount] and not os.path.lexists(full):
+            elif rel in self.articles[store.mount] and not os.path.lexists(os.path.join(self.top, path)):
                 dropped = last  # an existing article's own address that names nothing on disk
         return Address(store.mount, head + slash + dropped)
+
+    def _subfolders(self, folder: str) -> frozenset[str]:
+        """Names of the folders in `folder` (one listing per folder: no stat per file)."""
+        found = self._dirs.get(folder)
+        if found is None:
+            names: set[str] = set()
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        try:
+                            if entry.is_dir():
+                                names.add(entry.name)
+                        except OSError:
+                            pass
+            except OSError:
+                pass
+            found = self._dirs[folder] = frozenset(names)
+        return found
 
     def has(self, address: Address) -> bool:
         known = self.articles.get(address.mount)
         return known is not None and address.path in known
 
     def governing(self, address: Address) -> Address | None:
-        """The nearest existing article at or above `address` (canon's resolution, on the sets)."""
-        if address in self._governing:
-            return self._governing[address]
+        """The nearest existing article at or above `address` (canon's resolution, on the sets):
+        the exact address, else the folder's answer, computed once per folder."""
         known = self.articles.get(address.mount, set())
-        found = None
-        for candidate in address.ancestors():
-            if candidate.path in known:
-                found = candidate
-                break
-        self._governing[address] = found
+        if address.path in known:
+            return address
+        return self._folder(address.mount, address.path.rpartition("/")[0], known)
+
+    def _folder(self, mount: str | None, folder: str, known: set[str]) -> Address | None:
+        key = Address(mount, folder)
+        if key in self._governing:
+            return self._governing[key]
+        if not folder:
+            found = None
+        elif folder in known:
+            found = key
+        else:
+            found = self._folder(mount, folder.rpartition("/")[0], known)
+        self._governing[key] = found
         return found
 
     def governing_path(self, path: str) -> Address | None:

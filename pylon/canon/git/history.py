@@ -174,6 +174,7 @@ def coverage(project: Project) -> CoverageReport:
     direct: dict[str, list[int]] = {}  # folder -> [ungoverned files directly in it, their churn]
     per_article: dict[Address, int] = {}
     tracked = 0
+    chains: dict[str, list[str]] = {}
     for raw in listed.split(b"\0"):
         if not raw:
             continue
@@ -183,7 +184,10 @@ def coverage(project: Project) -> CoverageReport:
             continue  # the store's own files, or outside the project
         tracked += 1
         g = gov.governing(address)
-        folders = _folders(path)
+        head = path.rpartition("/")[0]
+        folders = chains.get(head)
+        if folders is None:
+            folders = chains[head] = _folders(path)
         for folder in folders:
             total[folder] = total.get(folder, 0) + 1
         if g is not None:
