@@ -94,3 +94,15 @@ def test_coverage_lists_broad_articles(make_repo) -> None:  # type: ignore[no-un
     doc = repo.canon("coverage", "--json").json()
     assert doc["broad"] == [{"article": "lib", "files": 201}] and doc["share"] == 1.0
     assert "Articles governing 200 files or more" in repo.canon("coverage").out
+
+
+def test_tables_are_rich_on_a_terminal_and_plain_on_a_pipe(repo: GitStore) -> None:
+    from tests.conftest import run_on_terminal
+
+    repo.write("tools/x.sh")
+    repo.commit("tools")
+    code, shown = run_on_terminal("canon", "coverage", cwd=repo.root)
+    assert code == 0 and "┃" in shown.decode() and "tools/" in shown.decode()  # a rich table's box
+    piped = repo.canon("coverage")
+    assert "┃" not in piped.out and "\x1b[" not in piped.out
+    assert piped.out.splitlines()[2].split() == ["folder", "files", "changes"]

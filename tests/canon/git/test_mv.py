@@ -119,3 +119,22 @@ def test_move_in_a_mount_rewrites_prefixed_links(repo: GitStore, tmp_path: Path)
     assert "[[costs]]" in (lake / ".canon/articles/index.md").read_text()
     assert "[[lake:costs|the prices]]" in (repo.root / ".canon/articles/src.md").read_text()
     assert not (lake / ".canon/articles/prices.md").exists()
+
+
+def test_move_into_its_own_subtree_and_files_left_behind(repo: GitStore) -> None:
+    repo.article("src/core/a")
+    repo.write(".canon/articles/src/core/diagram.png", "png")
+    result = repo.canon("mv", "src/core", "src/core/inner", "--json")
+    assert result.code == 0, result
+    (move,) = result.json()["moves"]
+    assert move["moved"] == [{"from": "src/core", "to": "src/core/inner"},
+                             {"from": "src/core/a", "to": "src/core/inner/a"}]
+    assert move["left_behind"] == ["src/core/diagram.png"]
+    assert _files(repo) == {"src.md", "src/core/inner.md", "src/core/inner/a.md"}
+    assert (repo.root / ".canon/articles/src/core/diagram.png").exists()
+
+
+def test_errors_are_json_envelopes(repo: GitStore) -> None:
+    doc = repo.canon("mv", "src/core", "src", "--json")
+    assert doc.code == 1
+    assert doc.json()["ok"] is False and doc.json()["error"]["code"] == "article-exists"
