@@ -19,8 +19,7 @@ if TYPE_CHECKING:
         format: str
 
     class MvArgs(StoreArgs, Protocol):
-        old: str | None
-        new: str | None
+        addresses: list[str]
         from_git: bool
         dry_run: bool
 
@@ -63,15 +62,17 @@ def mv(args: MvArgs) -> int:
     from pylon.errors import UsageError
 
     project = _project(args)
+    words = list(args.addresses)
     if args.from_git:
-        if args.new is not None:
+        if len(words) > 1:
             raise UsageError("usage", "canon mv --from-git takes at most one revision (REV), not OLD NEW.",
                              "canon mv --from-git [REV]")
-        plans = moves.plan_from_git(project, args.old)
+        plans = moves.plan_from_git(project, words[0] if words else None)
     else:
-        if args.old is None or args.new is None:
-            raise UsageError("usage", "canon mv needs OLD and NEW (or --from-git [REV]).", "canon mv src/old src/new")
-        plans = [moves.plan_move(project, args.old, args.new)]
+        if len(words) != 2:
+            raise UsageError("usage", f"canon mv needs OLD and NEW (got {len(words)} address"
+                             f"{'es' * (len(words) != 1)}), or --from-git [REV].", "canon mv src/old src/new")
+        plans = [moves.plan_move(project, words[0], words[1])]
     results = [moves.apply(project, plan, dry_run=args.dry_run) for plan in plans]
     render.mv(results, args.dry_run, args.json, args.from_git)
     return 0

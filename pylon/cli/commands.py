@@ -149,9 +149,8 @@ COMMANDS = (
                         "sees a rename once it is staged (git mv, git add -A)."),
     Command("canon mv", "Move an article and its children; rewrite inbound [[links]]; journal the move.",
             "canon mv src/old src/new --dry-run", "pylon.cli.canon_git:mv",
-            args=(Arg("old", "[OLD]", "The article's address or asset path (with --from-git: the revision REV).",
-                      OPTIONAL),
-                  Arg("new", "[NEW]", "The new address or asset path.", OPTIONAL)),
+            args=(Arg("addresses", "[ADDRESS]...", "OLD NEW: the article's address (or asset path) and the new one; "
+                      "with --from-git at most one word, the revision REV.", ANY),),
             opts=(Opt("--from-git", FLAG, "Move every article whose asset git saw renamed since REV (default HEAD)."),
                   Opt("--dry-run", FLAG, "Print the plan (moves, rewritten links); change nothing."),
                   *CANON),
