@@ -13,8 +13,8 @@ _WHAT = {"M": "was modified", "T": "changed type", "D": "was deleted"}
 
 
 def journal_changed(changes: list[tuple[str, str, str]], label: str, rev: str) -> list[Finding]:
-    """Findings for (status letter, report-relative path, repository-relative path) of entries that
-    exist in `rev` (named `label` in messages)."""
+    """Findings for (status letter, report-relative path, path from the project root) of entries
+    that exist in `rev` (named `label` in messages)."""
     out: list[Finding] = []
     for status, path, repo_path in changes:
         what = _WHAT.get(status)

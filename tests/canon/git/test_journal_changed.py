@@ -68,3 +68,19 @@ def test_sarif_knows_the_rule(repo: GitStore) -> None:
     rules = [r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]]
     (result,) = doc["runs"][0]["results"]
     assert rules[result["ruleIndex"]] == "journal-changed" == result["ruleId"]
+
+
+def test_project_in_a_subfolder(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo()
+    app = GitStore(root / "app")
+    app.root.mkdir()
+    app.canon("init")
+    app.write(".canon/journal/2026-01-02-x.md", ENTRY)
+    GitStore(root).commit("init")
+    app.append(".canon/journal/2026-01-02-x.md")
+    for args in ((), ("--base", "HEAD")):
+        result = app.canon("lint", *args, "--format", "github")
+        assert result.code == 1, args
+        # annotations are repository-relative; the restore command runs from the project root
+        assert result.out.startswith("::error file=app/.canon/journal/2026-01-02-x.md,line=1,"), args
+        assert "git checkout HEAD -- .canon/journal/2026-01-02-x.md" in result.out
