@@ -135,8 +135,8 @@ def _finding(rule: str, path: str, message: str) -> Finding:
 
 def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
     report = CheckReport(changes, top)
-    judge = _Judge(gov, changes.changes)
-    report.articles_changed = sorted(str(a) for a in judge.changed)
+    state = _Judge(gov, changes.changes)
+    report.articles_changed = sorted(str(a) for a in state.changed)
     moves: dict[Address, Move] = {}
     for change in changes.changes:
         new_addr = gov.address_of(change.new)
@@ -144,29 +144,29 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
         if new_addr is None and old_addr is None:
             continue  # outside the project, or the store's own files
         report.assets += 1
-        if change.status == "D":
-            g = judge.governing_before(old_addr) if old_addr else None
-            if g is not None and gov.has(g) and g not in judge.changed:
+        if change.status == "D" or change.status == "R" and new_addr is None:  # moved out of the project: gone
+            g = state.governing_before(old_addr) if old_addr else None
+            if g is not None and gov.has(g) and g not in state.changed:
                 report.findings.append(_finding(
                     "article-outlived", change.old,
                     f"deleted, but its article {g} still exists and did not change: update or remove "
                     f"{gov.article_file(g)}"))
             continue
         if change.status == "R" and old_addr is not None and new_addr is not None:
-            g = judge.governing_before(old_addr)
-            if (g is not None and g not in judge.changed and gov.governing(new_addr) != g
+            g = state.governing_before(old_addr)
+            if (g is not None and g not in state.changed and gov.governing(new_addr) != g
                     and not gov.asset_present(g)):
                 _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
                 # Articles further up whose whole asset moved the same way (a renamed folder) go too.
                 for above in g.ancestors()[1:]:
-                    if (above.path in judge.before.get(above.mount, set()) and above not in judge.changed
+                    if (above.path in state.before.get(above.mount, set()) and above not in state.changed
                             and not _is_within(new_addr, above) and not gov.asset_present(above)):
                         _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
                 continue
         if new_addr is None:
             continue
         g = gov.governing(new_addr)
-        if g is not None and g not in judge.changed:
+        if g is not None and g not in state.changed:
             what = f"renamed from {change.old}" if change.status == "R" else (
                 "added" if change.status in "AC" else "changed")
             report.findings.append(_finding(
