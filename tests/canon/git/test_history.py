@@ -106,3 +106,22 @@ def test_tables_are_rich_on_a_terminal_and_plain_on_a_pipe(repo: GitStore) -> No
     piped = repo.canon("coverage")
     assert "┃" not in piped.out and "\x1b[" not in piped.out
     assert piped.out.splitlines()[2].split() == ["folder", "files", "changes"]
+
+
+def test_stale_and_coverage_of_a_project_in_a_subfolder(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = GitStore(make_repo())
+    app = GitStore(root.root / "app")
+    app.root.mkdir()
+    app.canon("init")
+    app.write("lib/x.py")
+    app.article("lib")
+    root.write("other/y.py")  # outside the project: neither tracked here nor churn
+    root.commit("init")
+    app.append("lib/x.py")
+    root.append("other/y.py")
+    root.commit("both")
+    stale = app.canon("stale", "--json").json()
+    assert [(s["address"], s["commits_behind"]) for s in stale["stale"]] == [("lib", 1)]
+    assert stale["stale"][0]["commits"][0]["paths"] == ["app/lib/x.py"]
+    cover = app.canon("coverage", "--json").json()
+    assert (cover["tracked"], cover["governed"], cover["ungoverned"]) == (1, 1, [])
