@@ -172,6 +172,12 @@ def main() -> None:
         + click_line,
         "",
         table(rows, ("command", "median", "baseline", "baseline median", "ratio", "bar")),
+        "",
+        "What canon adds over the git pass: Python start-up and imports (the lint renderers for `check`), "
+        "one walk of the article tree, the other git calls (`rev-parse`, `status` of the articles for "
+        "`stale`, the 90-day log for `coverage`'s churn) and the path -> governing-article mapping (one "
+        "answer per folder). The machine is shared by several jobs, so wall times carry noise; the "
+        "ratios are from the same run.",
     ])
     record("canon-git", markdown)
 
