@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -81,6 +82,7 @@ def main() -> None:
                       setup=f"{reset} && {canon} surface --changed {ASSET} >/dev/null",
                       stdin_data=event("Stop", stop_hook_active=False))),
     ]
+    load = os.getloadavg()[0]  # shared machines: the figures below are only as quiet as this
     base = timings[0][1].median
     rows = []
     for label, timing in timings:
@@ -89,7 +91,8 @@ def main() -> None:
     shutil.rmtree(STATE, ignore_errors=True)
     record("canon-agent", "## canon agent hooks (`bench/canon_agent.py`)\n\n"
            f"Store of {ARTICLES:,} articles; medians of {args.runs} whole processes; session state removed "
-           "before every sample (full work each time). Bar: under 150 ms per call.\n\n"
+           "before every sample (full work each time). Bar: under 150 ms per call. 1-minute load average "
+           f"at the end of the run: {load:.1f} (the ratios to `python -c pass` are the stabler figure).\n\n"
            + table(rows, ("command", "median", "vs python -c pass", "150 ms bar")))
     for row in rows:
         print(" | ".join(row))
