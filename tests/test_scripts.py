@@ -26,6 +26,9 @@ def test_demo_runs_all_three_parts() -> None:
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
         "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
+        "Installed canon's claude-code hooks in ",  # canon hook install
+        "- src/core/config (updated ",  # the hook surfaces the governing capsule
+        '{"decision": "block", "reason": "canon: you changed files these articles govern',  # the Stop reminder
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
