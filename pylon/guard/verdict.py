@@ -32,16 +32,19 @@ class Target:
 class Finding:
     """One reason: the verdict it supports, the sentence, and the exact words responsible."""
 
-    __slots__ = ("verdict", "reason", "words", "targets", "line")
+    __slots__ = ("verdict", "reason", "words", "targets", "line", "argv")
 
     def __init__(self, verdict: str, reason: str, words: str, targets: list[Target] | None = None,
                  line: int = 0) -> None:
         self.verdict, self.reason, self.words, self.targets, self.line = verdict, reason, words, targets or [], line
+        self.argv: list[str] = []  # the simple command it came from (policy rules match these words)
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"verdict": self.verdict, "reason": self.reason, "words": self.words}
         if self.line:
             out["line"] = self.line
+        if self.argv:
+            out["argv"] = self.argv
         if self.targets:
             out["targets"] = [t.to_dict() for t in self.targets]
         return out

@@ -95,8 +95,12 @@ class Walk:
         args: list[Arg] = []
         for word in cmd.words:
             args.extend(self.resolve(word, state))
-        self.commands.append([a.raw if a.text is None else a.text for a in args])
+        argv = [a.raw if a.text is None else a.text for a in args]
+        self.commands.append(argv)
+        before = len(self.findings)
         self.judge(self, args, cmd, state, upstream)
+        for finding in self.findings[before:]:
+            finding.argv = finding.argv or argv
 
     def resolve(self, word: Word, state: State, split: bool = True) -> list[Arg]:
         """Expand the variables the walk knows; anything else leaves the word dynamic."""
