@@ -30,6 +30,8 @@ _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the sessio
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
+    Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
+          "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
 )
 
@@ -134,6 +136,44 @@ COMMANDS = (
                   Opt("--all", FLAG, "Text format: list every finding (default: the first 200, then counts)."),
                   # Refused with a clear error until the git-aware checks exist; not shown in help.
                   Opt("--base", STR, "For journal-changed (not available yet).", metavar="REV", hidden=True),
+                  *CANON)),
+    # -- canon for agents (surfacing, hooks, watch) ---------------------------------------------
+    Command("canon surface", "Show, once per session, the capsules of the articles governing these paths.",
+            "canon surface src/app.py --changed", "pylon.cli.canon_agent:surface",
+            args=(Arg("paths", "[PATH]...", "Paths touched (none: show what waits from earlier calls).", ANY),),
+            opts=(Opt("--changed", FLAG, "The paths were modified: arm the reminder of `canon settle`."),
+                  Opt("--tool-input", STR, "A tool call's JSON input (or a whole hook event): surface its paths.",
+                      metavar="JSON"),
+                  *CANON),
+            description="Budget: 4000 capsule characters per session (then pointer lines), ~2000 characters per "
+                        "message (the rest waits). The session is PYLON_SESSION."),
+    Command("canon settle", "Name the articles whose assets changed but which were not written since; clear.",
+            "canon settle", "pylon.cli.canon_agent:settle", opts=CANON),
+    Command("canon hook claude-code", "Answer one Claude Code hook event (JSON on stdin) in its hook JSON.",
+            "canon hook claude-code < event.json", "pylon.cli.canon_agent:hook_claude_code", opts=(_ROOT, _MOUNT),
+            description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
+    Command("canon hook codex", "Answer one Codex hook event (JSON on stdin) in its hook JSON.",
+            "canon hook codex < event.json", "pylon.cli.canon_agent:hook_codex", opts=(_ROOT, _MOUNT),
+            description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
+    Command("canon hook install", "Merge canon's hook entries into an agent's settings file (idempotent).",
+            "canon hook install claude-code --dry-run", "pylon.cli.canon_agent:hook_install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
+                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+                  Opt("--dry-run", FLAG, "Print the diff; write nothing."),
+                  *CANON)),
+    Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
+            "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
+                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+                  Opt("--dry-run", FLAG, "Print the diff; write nothing."),
+                  *CANON)),
+    Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
+            "canon watch --json", "pylon.cli.canon_agent:watch",
+            opts=(Opt("--timeout", FLOAT, "Stop after S seconds.", metavar="S", min=0),
+                  Opt("--debounce", FLOAT, "Quiet time before changed files are linted.", default=0.2, metavar="S",
+                      min=0),
                   *CANON)),
     # -- workspace -----------------------------------------------------------------------------
     Command("ws baseline", "Capture the checkout state (HEAD, index, working tree) as a named baseline.",
