@@ -33,6 +33,8 @@ GROUPS = (
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
           "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
+    Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
+          "pylon guard check --command 'rm -rf build/'"),
 )
 
 COMMANDS = (
@@ -264,6 +266,34 @@ COMMANDS = (
             description="Files, modes, symlinks, deletions and the staged index come back; ignored files are "
                         "never touched (a restore that would replace one is refused). HEAD stays. Recorded in "
                         "the op log: `pylon ws undo` reverses it."),
+    # -- guard -----------------------------------------------------------------------------------
+    Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
+            "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard:check",
+            args=(Arg("words", "[CMD]...", "The command as words (after --).", ANY),),
+            opts=(Opt("--command", STR, "The command as one shell string (may hold several lines).", metavar="STRING"),
+                  Opt("--tool-input", STR, "A Bash tool input or hook event as JSON ({\"command\": ...}).",
+                      metavar="JSON"),
+                  JSON),
+            description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
+    Command("guard explain", "Print the guard policy in force and the file each setting came from.",
+            "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
+    Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
+            "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
+                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
+    Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
+            "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
+                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+                  Opt("--dry-run", FLAG, "Print the diff; write nothing."), JSON)),
+    Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
+            "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
+                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+                  Opt("--dry-run", FLAG, "Print the diff; write nothing."), JSON)),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}

@@ -52,7 +52,7 @@ def _branch(dotgit: str) -> str | None:
 
 
 def guard_prefix(checkout: Checkout) -> str:
-    return f"{refs.scope(checkout)}guard/"
+    return f"{refs.ROOT}guard/"  # shared by every worktree, as `ws restore guard-<n>` reads it
 
 
 def _numbers(checkout: Checkout) -> list[int]:
