@@ -13,6 +13,7 @@ TMP, INSIDE, GIT_DATA, CONTAINS_CHECKOUT, OUTSIDE, DEVICE = (
 DEFAULT_BRANCHES = ("main", "master", "trunk", "develop", "development", "production", "release")
 # The variables the classifier reads from the environment (the rest are run-time values).
 KNOWN_VARS = ("HOME", "TMPDIR", "TMP", "TEMP", "PWD", "USER")
+_HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero", "/dev/full"})
 
 
 class Context:
@@ -21,12 +22,12 @@ class Context:
     __slots__ = ("cwd", "root", "env", "tmp_dirs", "home", "branch", "git_dirs")
 
     def __init__(self, cwd: str, root: str | None = None, *, env: dict[str, str] | None = None,
-                 branch: str | None = None) -> None:
+                 branch: str | None = None, tmp_dirs: list[str] | None = None) -> None:
         self.env = dict(os.environ if env is None else env)
         self.cwd = os.path.abspath(cwd)
         self.root = _real(root) if root else None
         self.home = self.env.get("HOME", "")
-        tmp = [self.env.get("TMPDIR", ""), "/tmp", "/var/tmp"]
+        tmp = [self.env.get("TMPDIR", ""), "/tmp", "/var/tmp"] if tmp_dirs is None else tmp_dirs
         self.tmp_dirs = sorted({_real(t) for t in tmp if t and os.path.isabs(t)})
         self.branch = branch
         self.git_dirs = [os.path.join(self.root, ".git")] if self.root else []
@@ -48,7 +49,9 @@ class Context:
         return os.path.join(_real(parent), name)
 
     def locate(self, absolute: str) -> str:
-        if absolute.startswith("/dev/") and absolute not in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
+        if absolute in _HARMLESS or absolute.startswith("/dev/fd/") or absolute.startswith("/proc/self/fd/"):
+            return TMP  # writing there destroys nothing
+        if absolute.startswith("/dev/"):
             return DEVICE
         if self.root and _within(absolute, self.root):
             if absolute == self.root:
@@ -58,6 +61,8 @@ class Context:
             return INSIDE
         if self.root and _within(self.root, absolute):
             return CONTAINS_CHECKOUT
+        if self.home and self.home != "/" and _within(absolute, _real(self.home)):
+            return OUTSIDE  # a home folder is never temporary, wherever it lies
         if any(_within(absolute, t) and absolute != t for t in self.tmp_dirs):
             return TMP
         return OUTSIDE

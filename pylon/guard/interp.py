@@ -22,7 +22,8 @@ OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rs
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
 # Words of a one-liner in a language pylon does not parse that can destroy something.
 _RISKY_CODE = ("unlink", "rmtree", "rmdir", "remove", "system", "exec", "spawn", "`", "open", "rename",
-               "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process")
+               "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process", "rmSync",
+               "unlinkSync", "'fs'", '"fs"', "FileUtils")
 MAX_SCRIPT = 1 << 20
 
 
@@ -196,8 +197,12 @@ def _stdin_paths(walk: Walk, upstream: Cmd | None) -> list[Arg] | None:
         return [A(s, False, s, under=True) for s in starts or ["."]]
     if name in ("echo", "printf"):
         return [A(p, False, p) for p in plain[1 if name == "printf" else 0 :]]
-    if name in ("ls", "fd", "fdfind", "git", "grep", "rg", "ag", "ack", "cat", "awk", "sort", "uniq", "head", "tail"):
-        return [A(".", False, "(paths listed by " + name + ")", under=True)]
+    if name == "ls":  # bare names, which xargs then opens relative to its own folder
+        return [A(".", False, "(names listed by ls)", under=True)]
+    if name in ("fd", "fdfind", "git", "grep", "rg", "ag", "ack"):  # paths below the folders searched
+        folders = [p for p in plain[1 if name == "git" else 0 :] if p.startswith(("/", "~", ".."))]
+        return [A(f, False, f"(paths listed by {name} under {f})", under=True) for f in folders] or \
+            [A(".", False, f"(paths listed by {name})", under=True)]
     return None
 
 

@@ -49,6 +49,8 @@ _CLOUD_VERBS = ("delete", "remove", "destroy", "terminate", "purge", "drop")
 def judge_remote(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
     words = quote(args)
     texts = [a.text or "" for a in args[1:]]
+    if name == "redis-cli":
+        texts = [t.lower() for t in texts]
     base = name.split(".")[0]
     if base in _SYSTEM:
         walk.add(Finding(IRREVERSIBLE, f"`{words}` {_SYSTEM[base]}", words, line=cmd.line))

@@ -21,15 +21,19 @@ _TAKES = {
     "psql": {"-d", "--dbname", "-h", "--host", "-p", "--port", "-U", "--username", "-v", "--set", "--variable",
              "-o", "--output", "-P", "--pset", "-F", "-R", "-T", "-L", "--log-file"},
     "mysql": {"-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket",
-              "--default-character-set", "-p"},
+              "--default-character-set"},
 }
 _EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute")}
 
 
 def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
     """The destructive statements of `sql` (as text), or an error when it does not parse."""
+    import logging
+
     import sqlglot
     from sqlglot import exp
+
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are not for the user
 
     # client meta-commands (.tables in sqlite3, \dt in psql) are not SQL
     text = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith((".", "\\")))

@@ -120,6 +120,8 @@ class Walk:
                 if not part.quoted and any(any(ch in v for ch in "*?[") for v in values):
                     glob = True
                 combos = [c + v for c in combos for v in values][:MAX_EXPANSIONS]
+            elif part.text in ("$(pwd)", "`pwd`", "PWD", "${PWD}") and state.cwd is not None:
+                combos = [c + state.cwd for c in combos]  # the folder the walk is in
             else:
                 return [Arg(None, False, word.raw)]
         if not split and len(combos) > 1:
