@@ -7,12 +7,18 @@ from pylon.guard.verdict import UNKNOWN, Finding, Result
 from pylon.guard.walk import Walk
 from pylon.guard.words import State
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def classify(command: str, ctx: Context) -> Result:
+    from pylon.guard.model import Node
+
+
+def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = None) -> Result:
     """The verdict on one shell command line (or script) run in ctx.cwd."""
     from pylon.guard.rules import judge
 
-    walk = Walk(ctx, judge)
+    walk = Walk(ctx, judge, parser)
     if "\0" in command:
         walk.add(Finding(UNKNOWN, "the command holds a NUL byte, which no shell passes on", "\\0"))
         return Result(command, walk.findings, [])

@@ -28,10 +28,31 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a"
 def _parser() -> Parser:
     if not _PARSER:
         import tree_sitter
-        import tree_sitter_bash
 
-        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language())))
+        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(_bash_language())))
     return _PARSER[0]
+
+
+def _bash_language() -> object:
+    """The grammar from tree_sitter_bash's compiled binding, loaded without running the package's
+    __init__ (it imports importlib.resources for its query files: ~15 ms the hook never needs)."""
+    import importlib.machinery
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("tree_sitter_bash")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("_binding.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+                loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", os.path.join(folder, name))
+                binding_spec = importlib.util.spec_from_loader(loader.name, loader)
+                if binding_spec is not None:
+                    module = importlib.util.module_from_spec(binding_spec)
+                    loader.exec_module(module)
+                    return module.language()
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
 
 
 def parse(text: str) -> Node:

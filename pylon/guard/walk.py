@@ -21,9 +21,10 @@ MAX_DEPTH = 8  # bash -c 'bash -c ...' nesting followed before giving up (unknow
 class Walk:
     """One classification: the context, and the findings and command lines collected so far."""
 
-    def __init__(self, ctx: Context, judge: Judge) -> None:
+    def __init__(self, ctx: Context, judge: Judge, parser: Callable[[str], Node] | None = None) -> None:
         self.ctx = ctx
         self.judge = judge
+        self.parser = parser  # None: tree-sitter-bash (shell.parse); bench/guard.py plugs bashlex in
         self.findings: list[Finding] = []
         self.commands: list[list[str]] = []
 
@@ -35,10 +36,12 @@ class Walk:
         if state.depth > MAX_DEPTH:
             self.add(Finding(UNKNOWN, "shell strings nested too deeply to follow", text[:200], line=line))
             return
-        from pylon.guard.shell import parse
+        if self.parser is None:
+            from pylon.guard.shell import parse
 
+            self.parser = parse
         inner = State(state.cwd, state.vars, state.depth + 1)
-        self.node(parse(text), inner)
+        self.node(self.parser(text), inner)
         state.cwd = inner.cwd
 
     def node(self, node: Node, state: State, upstream: Cmd | None = None) -> None:

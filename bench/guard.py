@@ -1,0 +1,106 @@
+"""Benchmark: the guard's two candidate parsers on the corpus, their import cost, and hook latency.
+
+1. Correctness: every entry of tests/guard/corpus/commands.txt classified through tree-sitter-bash
+   (pylon/guard/shell.py) and through bashlex (bench/guard_bashlex.py), in the corpus checkout.
+2. Import cost: `python -c "import <parser>"` against `python -c pass`, same run.
+3. Latency: `pylon guard check` and `pylon guard hook claude-code` on a safe command, against
+   `true` and `python -c pass`; the spec's bar is under 100 ms for the hook.
+
+Run: .venv/bin/python bench/guard.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _harness import ROOT, WORK, machine_line, record, table, time_command, tool, verdict  # noqa: E402
+
+SCRATCH = WORK / "guard"
+
+
+def accuracy(parser_name: str, parser, checkout: Path, env: dict[str, str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    from pylon.guard.classify import classify
+    from pylon.guard.context import Context
+    from tests.guard.conftest import entries
+
+    rows = entries()
+    ctx = Context(str(checkout), str(checkout), env=env, branch="main")
+    right = missed = flagged = opaque = 0
+    safe_total = 0
+    started = time.perf_counter()
+    for want, _, command in rows:
+        result = classify(command, ctx, parser)
+        got = result.verdict
+        right += got == want
+        missed += want != "safe" and got == "safe"
+        safe_total += want == "safe"
+        flagged += want == "safe" and got != "safe"
+        opaque += any("cannot read" in f.reason for f in result.findings)
+    elapsed = time.perf_counter() - started
+    return {"parser": parser_name, "total": len(rows), "right": right, "missed": missed, "flagged": flagged,
+            "safe_total": safe_total, "unreadable": opaque, "ms_per_command": 1000 * elapsed / len(rows)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=20)
+    runs = ap.parse_args().runs
+    compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
+    compileall.compile_dir(str(Path(sys.prefix) / "lib"), quiet=1)
+    shutil.rmtree(SCRATCH, ignore_errors=True)
+    SCRATCH.mkdir(parents=True)
+    from guard_bashlex import parse as bashlex_parse
+    from tests.guard.conftest import build_checkout
+
+    checkout, env = build_checkout(SCRATCH)
+    scores = [accuracy("tree-sitter-bash", None, checkout, env), accuracy("bashlex", bashlex_parse, checkout, env)]
+
+    py = sys.executable
+    base = time_command("python -c pass", [py, "-c", "pass"], runs=runs)
+    imports = [
+        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", "import tree_sitter, tree_sitter_bash;"
+                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"], runs=runs),
+        time_command("import bashlex", [py, "-c", "import bashlex; bashlex.parse('true')"], runs=runs),
+        time_command("import sqlglot (only for SQL)", [py, "-c", "import sqlglot"], runs=runs),
+    ]
+    true = time_command("true", ["true"], runs=runs)
+    pylon = tool("pylon")
+    event = json.dumps({"session_id": "s", "transcript_path": "/t.jsonl", "cwd": str(checkout),
+                        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                        "tool_input": {"command": "git status && npm test 2>&1 | tail -20"},
+                        "tool_use_id": "toolu_1"}).encode()
+    latency = [
+        time_command("pylon guard check (safe)", [pylon, "guard", "check", "--command", "git status"], runs=runs,
+                     cwd=checkout),
+        time_command("pylon guard hook claude-code (safe event)", [pylon, "guard", "hook", "claude-code"], runs=runs,
+                     cwd=checkout, stdin_data=event),
+    ]
+    rows = [(s["parser"], f"{s['right']}/{s['total']}", str(s["missed"]), f"{s['flagged']}/{s['safe_total']}",
+             str(s["unreadable"]), f"{s['ms_per_command']:.2f} ms") for s in scores]
+    imp = [(t.label, t.ms, f"+{(t.median - base.median) * 1000:.1f} ms") for t in imports]
+    lat = [(t.label, t.ms, f"{t.median / base.median:.2f}x", f"{t.median / true.median:.1f}x") for t in latency]
+    hook_ms = latency[1].median * 1000
+    md = "\n".join([
+        "## guard (`bench/guard.py`)", "", machine_line(), "",
+        "Correctness on the corpus (tests/guard/corpus/commands.txt), same classifier, two parsers:", "",
+        table(rows, ("parser", "right", "destructive judged safe", "safe flagged", "unreadable", "per command")), "",
+        f"Import cost against `python -c pass` ({base.ms}), same run:", "",
+        table(imp, ("import", "median", "over python -c pass")), "",
+        f"Latency of whole processes against `python -c pass` ({base.ms}) and `true` ({true.ms}):", "",
+        table(lat, ("command", "median", "vs python -c pass", "vs true")), "",
+        f"Bar: the hook on a safe event under 100 ms: {verdict(hook_ms < 100)} ({hook_ms:.1f} ms).", ""])
+    record("guard", md)
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
