@@ -6,12 +6,12 @@ import os
 import sys
 
 from pylon.cli import output
+from pylon.cli.guard_hook import context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
-    from pylon.guard.context import Context
     from pylon.guard.verdict import Result
 
     class CheckArgs(Protocol):
@@ -26,23 +26,7 @@ if TYPE_CHECKING:
     class HookArgs(Protocol):
         agent: str
 
-    class InstallArgs(Protocol):
-        json: bool
-        agent: str
-        project: bool
-        user: bool
-        dry_run: bool
-
-
-def context(cwd: str | None = None) -> Context:
-    """Where the command runs: the folder, the checkout around it (found by its .git, without
-    running git: the hook runs before every shell command), the current branch."""
-    from pylon.guard.context import Context
-    from pylon.workspace.guard_snapshot import find_root
-
-    here = os.path.abspath(cwd or os.getcwd())
-    root, branch = find_root(here)
-    return Context(here, root, branch=branch)
+    from pylon.cli.guard_hook import InstallArgs
 
 
 def _command_text(args: CheckArgs) -> str:

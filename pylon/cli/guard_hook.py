@@ -15,12 +15,30 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from pylon.cli.guard import InstallArgs
+    from pylon.guard.context import Context
+
+    class InstallArgs(Protocol):
+        json: bool
+        agent: str
+        project: bool
+        user: bool
+        dry_run: bool
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 HOOK_TIMEOUT = 30
+
+
+def context(cwd: str | None = None) -> Context:
+    """Where the command runs: the folder, the checkout around it (found by its .git, without
+    running git: the hook runs before every shell command), the current branch."""
+    from pylon.guard.context import Context
+    from pylon.workspace.guard_snapshot import find_root
+
+    here = os.path.abspath(cwd or os.getcwd())
+    root, branch = find_root(here)
+    return Context(here, root, branch=branch)
 
 
 def answer(agent: str, data: bytes) -> dict[str, Any]:
@@ -38,7 +56,6 @@ def answer(agent: str, data: bytes) -> dict[str, Any]:
         command = shlex.join(command)
     if not isinstance(command, str) or not command.strip():
         return {}
-    from pylon.cli.guard import context
     from pylon.guard.classify import classify
     from pylon.guard.policy import Policy, load
 
@@ -100,8 +117,6 @@ def install_hook(args: InstallArgs, *, remove: bool) -> int:
     if args.project and args.user:
         raise UsageError("usage", "--project and --user exclude each other.", "pylon guard install --help")
     scope = "user" if args.user else "project"
-    from pylon.cli.guard import context
-
     root = context().root or os.getcwd()
     path = settings_path(args.agent, scope, root)
     owns = _owns(args.agent)
