@@ -12,7 +12,8 @@ import os
 from pylon.guard import context as cx
 from pylon.guard.paths import destroyed
 from pylon.guard.words import quote
-from pylon.guard.verdict import CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERSIBLE, SAFE, UNKNOWN, Finding, Target
+from pylon.guard.verdict import (CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERSIBLE, SAFE, TRACKED, UNKNOWN, Finding,
+                                 Target)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
             return
         if after or flags & {"-p", "--patch"}:
             destroyed(walk, state, after or [_dot()], verb="discards the uncommitted changes of", words=words,
-                      line=line, checkout_ok=True)
+                      line=line, checkout_ok=True, kind=TRACKED)
         elif flags & {"-f", "--force"}:
             _checkout_all(walk, words, line, "discards uncommitted changes while switching")
         else:
@@ -144,13 +145,13 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
                 walk.ctx.absolute(a.text, state.cwd or walk.ctx.cwd))]
             if paths:
                 destroyed(walk, state, paths, verb="discards the uncommitted changes of", words=words, line=line,
-                          checkout_ok=True)
+                          checkout_ok=True, kind=TRACKED)
     elif sub == "restore":
         if flags & {"--staged", "-S"} and not flags & {"--worktree", "-W"}:
             _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
         else:
             destroyed(walk, state, (before + after) or [_dot()], verb="discards the uncommitted changes of",
-                      words=words, line=line, checkout_ok=True)
+                      words=words, line=line, checkout_ok=True, kind=TRACKED)
     elif sub == "switch":
         if flags & {"-f", "--force", "--discard-changes"}:
             _checkout_all(walk, words, line, "discards uncommitted changes while switching")
@@ -169,7 +170,7 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
                          [Target(GIT_CLEAN, base, (*kept, "--", *paths))], line=line))
     elif sub == "rm":
         if not flags & {"--cached", "-n", "--dry-run"}:
-            destroyed(walk, state, before + after, verb="removes", words=words, line=line, checkout_ok=True)
+            destroyed(walk, state, before + after, verb="removes", words=words, line=line, checkout_ok=True, kind=TRACKED)
     elif sub == "mv" and flags & {"-f", "--force"}:
         if len(before) >= 2:
             destroyed(walk, state, before[-1:], verb="may overwrite", words=words, line=line, must_exist=True)

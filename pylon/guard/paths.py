@@ -25,7 +25,7 @@ def _pattern_dir(path: str) -> str:
 
 def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: str, line: int,
               recursive: bool = True, sudo: bool = False, must_exist: bool = False,
-              checkout_ok: bool = False) -> None:
+              checkout_ok: bool = False, kind: str = PATH, args_of_target: tuple[str, ...] = ()) -> None:
     """Add the findings for a command that removes or overwrites the paths `args` name."""
     ctx = walk.ctx
     targets: list[Target] = []
@@ -58,12 +58,12 @@ def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: st
             elif where == cx.TMP:
                 continue
             elif where == cx.INSIDE:
-                targets.append(Target(PATH, ctx.relative(full)))
+                targets.append(Target(kind, ctx.relative(full), args_of_target))
             elif where == cx.GIT_DATA:
                 walk.add(Finding(IRREVERSIBLE, f"`{words}` {verb} {shown}: the repository's own data (history, "
                                  "stashes, refs), which no snapshot of the checkout keeps", arg.raw, line=line))
             elif where == cx.CONTAINS_CHECKOUT and (checkout_ok or arg.under or not recursive) and full == ctx.root:
-                targets.append(Target(PATH, ""))  # git acts on the working tree, never on .git
+                targets.append(Target(kind, "", args_of_target))  # git acts on the working tree, never on .git
             elif where == cx.CONTAINS_CHECKOUT:
                 if recursive:
                     walk.add(Finding(IRREVERSIBLE, f"`{words}` {verb} {shown}, which holds the whole checkout "

@@ -11,7 +11,7 @@ import os
 
 from pylon.guard.paths import destroyed
 from pylon.guard.words import basename, quote
-from pylon.guard.verdict import UNKNOWN, Finding
+from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +34,8 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 _SUDO = frozenset({"sudo", "doas"})
 _REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
+                           "-quit"})
 _FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
                          "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
 
@@ -264,8 +266,12 @@ def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> No
             # with a test (-name, -type, ...) find deletes matches below the start, never .git as a whole
             filtered = any((e.text or "") in _FIND_TESTS for e in expr)
             marked = [A(s.text, s.glob, s.raw, under=filtered) for s in starts]
+            # the snapshot asks find itself what it would delete (the same tests, -print instead)
+            tests = [e.text for e in expr if e.text != "-delete"]
+            listable = all(t is not None and t not in _FIND_ACTIONS for t in tests)
             destroyed(walk, state, marked, verb="deletes files under", words=words, line=cmd.line, sudo=sudo,
-                      checkout_ok=filtered)
+                      checkout_ok=filtered, kind=FIND if listable else PATH,
+                      args_of_target=tuple(t for t in tests if t is not None) if listable else ())
         elif a.text in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr))
             inner = expr[j + 1 : end]

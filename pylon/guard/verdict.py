@@ -10,7 +10,9 @@ _RANK = {SAFE: 0, REVERSIBLE: 1, UNKNOWN: 2, IRREVERSIBLE: 3}
 # Target kinds: a path (and everything below it) that would be removed or overwritten; the
 # tracked and untracked state of the checkout (reset --hard, checkout -- .); the files a
 # `git clean` with these options would remove (asked with `git clean -n` at snapshot time).
-PATH, CHECKOUT, GIT_CLEAN = "path", "checkout", "git-clean"
+# TRACKED: only tracked content below the path is lost (git checkout/restore: ignored files stay);
+# FIND: the files `find PATH ARGS -print` lists (asked with that listing at snapshot time).
+PATH, CHECKOUT, GIT_CLEAN, TRACKED, FIND = "path", "checkout", "git-clean", "tracked", "find"
 
 
 class Target:

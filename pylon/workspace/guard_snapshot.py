@@ -74,6 +74,10 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
                       cwd=checkout.root)
         found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
     for t in targets:
+        if t.kind == "find":  # the same tests, listing instead of deleting
+            out = git_free_find(checkout.root, t.path or ".", t.args)
+            found.update(out)
+            continue
         if t.kind != "git-clean":
             continue
         base = os.path.join(checkout.root, t.path)
@@ -92,6 +96,24 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
     return sorted(found)
 
 
+def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
+    """Root-relative paths `find START TESTS -print0` lists (tests only: the classifier passes no
+    action), files and symlinks only: folders come back with what they hold."""
+    import subprocess
+
+    proc = subprocess.run(["find", start, *tests, "-print0"], cwd=root, capture_output=True, check=False)
+    out = []
+    for raw in proc.stdout.split(b"\0"):
+        if not raw:
+            continue
+        rel = os.path.normpath(os.fsdecode(raw))
+        full = os.path.join(root, rel)
+        if rel.split(os.sep)[0] == ".git" or (os.path.isdir(full) and not os.path.islink(full)):
+            continue
+        out.append(rel)
+    return out
+
+
 def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
     """Bytes the snapshot must hold beyond what git already has: the extra files, and every file
     below the removed paths (an upper bound: tracked files are mostly stored already)."""
@@ -102,7 +124,7 @@ def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
         total += _lsize(os.path.join(checkout.root, rel))
     for t in targets:
         if t.kind != "path" or not t.path:
-            continue
+            continue  # tracked content is in git already; find and git clean lists are counted above
         full = os.path.join(checkout.root, t.path)
         if os.path.isdir(full) and not os.path.islink(full):
             for folder, dirs, files in os.walk(full):
@@ -145,7 +167,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
         parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
         message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
         body = message.partition("\n\n")[2]
-        body += f"pylon-guard-ignored: {len(extra)}\n"
+        body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove
         commit = st.commit_tree(checkout, tree, parents, body.replace("pylon state: guard", "pylon state: guard", 1))
     note = command.splitlines()[0][:200] if command else ""
     for _ in range(_ATTEMPTS):
