@@ -204,7 +204,10 @@ COMMANDS = (
     Command("ws run", "Run a command and report exactly which files it changed; exits with its status.",
             "pylon ws run -- make generate", "pylon.cli.ws_stream:run",
             args=(Arg("command", "COMMAND...", "The command (after --); a single word runs through sh -c.", REST),),
-            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1), JSON)),
+            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1),
+                  Opt("--max-output", INT, "Show only the head and tail of the command's output within BYTES; "
+                      "all of it goes to a file under the state directory.", metavar="BYTES", min=0),
+                  JSON)),
     Command("ws watch", "Watch the checkout; print one line per settled batch of changes.",
             "pylon ws watch --since start", "pylon.cli.ws_stream:watch",
             opts=(_SINCE,
