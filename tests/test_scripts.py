@@ -26,6 +26,11 @@ def test_demo_runs_all_three_parts() -> None:
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
         "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
+        "reversible: `rm -rf src/core` removes src/core inside the checkout (line 2)",  # guard check
+        "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
+        "undo it with `pylon ws restore guard-1`",  # the hook's snapshot note
+        "restored guard-1:",  # and the restore
+        "bytes left out; all of it: ",  # ws run --max-output
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
