@@ -72,6 +72,11 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
             expanded = [args[0], *[A(w, False, w) for w in body.split()], *rest]
             judge_git(walk, expanded, cmd, state, sudo)
         return
+    bare = next((a for a in rest if a.bare), None)
+    if bare is not None:  # `git branch $(producer)`: the shell may split it into options
+        walk.add(Finding(UNKNOWN, f"`{words}`: {bare.raw} is known only when it runs and, unquoted, may become "
+                         "any options", bare.raw, line=cmd.line))
+        return
     inner = type(state)(cwd, state.vars, state.depth)
     before = len(walk.findings)
     _subcommand(walk, sub, rest, inner, words, cmd.line)

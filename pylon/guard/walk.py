@@ -126,7 +126,7 @@ class Walk:
             elif part.text in ("$(pwd)", "`pwd`", "PWD", "${PWD}") and state.cwd is not None:
                 combos = [c + state.cwd for c in combos]  # the folder the walk is in
             else:
-                return [Arg(None, False, word.raw)]
+                return [Arg(None, False, word.raw, bare=not part.quoted)]
         if not split and len(combos) > 1:
             return [Arg(" ".join(combos), glob, word.raw)]
         return [Arg(c, glob, word.raw) for c in combos]

@@ -12,11 +12,12 @@ MAX_EXPANSIONS = 64
 class Arg:
     """A resolved word: `text` None when it is known only at run time; `glob` for a pattern."""
 
-    __slots__ = ("text", "glob", "raw", "under")
+    __slots__ = ("text", "glob", "raw", "under", "bare")
 
-    def __init__(self, text: str | None, glob: bool, raw: str, under: bool = False) -> None:
-        # under: the word stands for files below this folder (find -exec {}, paths fed to xargs)
-        self.text, self.glob, self.raw, self.under = text, glob, raw, under
+    def __init__(self, text: str | None, glob: bool, raw: str, under: bool = False, bare: bool = False) -> None:
+        # under: the word stands for files below this folder (find -exec {}, paths fed to xargs);
+        # bare: a run-time value outside quotes, which the shell splits into any number of words
+        self.text, self.glob, self.raw, self.under, self.bare = text, glob, raw, under, bare
 
     def __repr__(self) -> str:
         return f"Arg({self.text!r})"

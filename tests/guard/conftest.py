@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.txt"
+DCG = Path(__file__).resolve().parent / "corpus" / "dcg.txt"
 FILES: dict[str, str] = {
     "src/app.py": "def main():\n    return 1\n",
     "src/util.py": "X = 1\n",
@@ -29,12 +30,12 @@ IGNORED: dict[str, str] = {
 }
 
 
-def entries() -> list[tuple[str, str, str]]:
-    """(verdict, source, command) for every entry of the corpus file, in order."""
+def entries(path: Path = CORPUS) -> list[tuple[str, str, str]]:
+    """(verdict, source, command) for every entry of a corpus file, in order."""
     out: list[tuple[str, str, str]] = []
     current: list[str] | None = None
     head = ("", "")
-    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("### "):
             if current is not None:
                 out.append((*head, "\n".join(current).strip("\n")))

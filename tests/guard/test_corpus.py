@@ -12,9 +12,10 @@ import pytest
 
 from pylon.guard.classify import classify
 from pylon.guard.context import Context
-from tests.guard.conftest import entries
+from tests.guard.conftest import DCG, entries
 
 ENTRIES = entries()
+DCG_ENTRIES = entries(DCG)
 
 
 def verdict_of(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
@@ -47,3 +48,17 @@ def test_no_destructive_command_is_safe_and_few_safe_ones_are_flagged(
     flagged = sum(1 for have in safe if have != "safe")
     assert not missed, f"destructive commands judged safe: {[ENTRIES[i][2] for i in missed]}"
     assert flagged <= 0.02 * len(safe)
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), DCG_ENTRIES,
+                         ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)])
+def test_dcg_corpus_case_by_case(expected: str, source: str, command: str,
+                                 corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    """dcg's published corpus: pylon's verdict for each case; differences in kind are documented."""
+    root, env = corpus_checkout
+    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp"])
+    got = classify(command, ctx).verdict
+    assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
+    dcg_denies = source.endswith("(dcg: deny)") or "(dcg: deny) differs:" in source
+    if (got != "safe") != dcg_denies:
+        assert "differs:" in source, f"undocumented difference from dcg: {source}"
