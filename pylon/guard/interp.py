@@ -92,6 +92,10 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
     i = 1
     while i < len(args):
         text = args[i].text
+        if text is None and any(f in args[i].raw for f in FETCHERS):  # sh <(curl ...)
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", args[i].raw,
+                             line=cmd.line))
+            return
         if text is None:
             walk.add(Finding(UNKNOWN, f"`{words}` takes an option known only when it runs", args[i].raw,
                              line=cmd.line))
@@ -119,6 +123,11 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
         _script_file(walk, args[i], state, words, cmd.line)
         return
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state.copy(), cmd.line))
+
+
+def run_script(walk: Walk, arg: Arg, state: State, words: str, line: int) -> None:
+    """A shell script run by its path (`./scripts/clean.sh`): judged by what it holds."""
+    _script_file(walk, arg, state, words, line)
 
 
 def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> None:
@@ -258,4 +267,4 @@ def _other_code(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: C
                     line=cmd.line)))
 
 
-__all__ = ["FETCHERS", "SHELLS", "fetched", "judge_interp", "os"]
+__all__ = ["FETCHERS", "SHELLS", "fetched", "judge_interp", "os", "run_script"]

@@ -84,7 +84,11 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         return
     name = basename(head.text)
     words = quote(args)
-    if name in _REMOVERS:
+    if "/" in head.text and _shell_script(walk, head.text, state):  # ./scripts/clean.sh: read it
+        from pylon.guard.interp import run_script
+
+        run_script(walk, head, state, words, cmd.line)
+    elif name in _REMOVERS:
         paths, recursive = _operands(args[1:], "rRd")
         destroyed(walk, state, paths, verb="removes", words=words, line=cmd.line, recursive=recursive, sudo=sudo)
     elif name in ("cd", "pushd", "popd"):
@@ -95,7 +99,8 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         outs = [a for a in args[1:] if a.text is None or a.text.startswith("of=")]
         for a in outs:
             target = a if a.text is None else type(a)(a.text[3:], False, a.raw)
-            destroyed(walk, state, [target], verb="overwrites", words=words, line=cmd.line, sudo=sudo)
+            destroyed(walk, state, [target], verb="overwrites", words=words, line=cmd.line, sudo=sudo,
+                      must_exist=True)
     elif name in ("truncate", "tee"):
         paths, _ = _operands(args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
         if name == "tee" and any(a.text in ("-a", "--append") for a in args[1:]):
@@ -123,6 +128,18 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
 
         if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
             judge_remote(walk, name, args, cmd, state, sudo)
+
+
+def _shell_script(walk: Walk, path: str, state: State) -> bool:
+    """A file named as the command whose first line asks for a POSIX shell."""
+    try:
+        with open(walk.ctx.absolute(path, state.cwd or walk.ctx.cwd), "rb") as fh:
+            first = fh.readline(200)
+    except OSError:
+        return False
+    words = first[2:].split() if first.startswith(b"#!") else []
+    shell = words[1] if words and words[0].endswith(b"/env") and len(words) > 1 else (words[0] if words else b"")
+    return shell.rsplit(b"/", 1)[-1] in (b"sh", b"bash", b"dash", b"zsh", b"ksh")
 
 
 def redirections(walk: Walk, cmd: Cmd, args: list[Arg], state: State) -> None:
