@@ -31,11 +31,13 @@ SCRATCH = WORK / "guard"
 
 
 def accuracy(parser_name: str, parser, checkout: Path, env: dict[str, str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """Both corpus files (ours and dcg's); the scratch checkout is not under /tmp, so the default
+    temporary folders apply to both."""
     from pylon.guard.classify import classify
     from pylon.guard.context import Context
-    from tests.guard.conftest import entries
+    from tests.guard.conftest import DCG, entries
 
-    rows = entries()
+    rows = entries() + entries(DCG)
     ctx = Context(str(checkout), str(checkout), env=env, branch="main")
     right = missed = flagged = opaque = 0
     safe_total = 0
@@ -96,7 +98,8 @@ def main() -> None:
     hook_ms = latency[1].median * 1000
     md = "\n".join([
         "## guard (`bench/guard.py`)", "", machine_line(), "",
-        "Correctness on the corpus (tests/guard/corpus/commands.txt), same classifier, two parsers:", "",
+        "Correctness on the corpus (tests/guard/corpus/commands.txt and dcg.txt), same classifier, two parsers:",
+        "",
         table(rows, ("parser", "right", "destructive judged safe", "safe flagged", "unreadable", "per command")), "",
         f"Import cost against `python -c pass` ({base.ms}), same run:", "",
         table(imp, ("import", "median", "over python -c pass")), "",

@@ -285,13 +285,14 @@ def _heredoc_text(n: TsNode) -> str:
     return _text(n)
 
 
-def _unescape(text: str) -> str:
-    """Backslash removal of an unquoted word (`\\ ` is a space, `\\x` is x, a final `\\` stays)."""
+def _unescape(text: str, escapable: str | None = None) -> str:
+    """Backslash removal: unquoted (`escapable` None) a backslash escapes any character; inside
+    double quotes only those of `escapable`. A backslash-newline is removed; a final `\\` stays."""
     if "\\" not in text:
         return text
     out, i = [], 0
     while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and (escapable is None or text[i + 1] in escapable):
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2
@@ -302,19 +303,7 @@ def _unescape(text: str) -> str:
 
 
 def _unescape_dq(text: str) -> str:
-    """Inside double quotes a backslash escapes only $ ` \" \\ and newline."""
-    if "\\" not in text:
-        return text
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    return _unescape(text, '$`"\\\n')
 
 
 def _ansi_c(text: str) -> str:

@@ -71,3 +71,15 @@ def build_checkout(base: Path) -> tuple[Path, dict[str, str]]:
 @pytest.fixture(scope="module")
 def corpus_checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     return build_checkout(tmp_path_factory.mktemp("guard-corpus"))
+
+
+def disk(root: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file below root except .git: (mode, content or link target)."""
+    out: dict[str, tuple[int, bytes]] = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            full = os.path.join(folder, name)
+            data = os.readlink(full).encode() if os.path.islink(full) else Path(full).read_bytes()
+            out[os.path.relpath(full, root)] = (os.lstat(full).st_mode, data)
+    return out

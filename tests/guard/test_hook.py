@@ -14,6 +14,7 @@ import pytest
 from tests.agents.corpus import payload_text
 from tests.conftest import git
 from tests.conftest import run_cmd as run
+from tests.guard.conftest import disk
 
 FILES = {
     "src/app.py": "def main():\n    return 1\n",
@@ -48,19 +49,6 @@ def checkout(make_repo) -> Path:  # type: ignore[no-untyped-def]
     git(root, "add", "src/new.py")  # staged, so the staged/unstaged split is part of the state too
     (root / "src" / "new.py").write_text("untracked = False  # changed after staging\n")
     return root
-
-
-def snapshot_of_disk(root: Path) -> dict[str, tuple[int, bytes]]:
-    """Every file below root except .git: (mode, content or link target)."""
-    out: dict[str, tuple[int, bytes]] = {}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            full = os.path.join(folder, name)
-            st = os.lstat(full)
-            data = os.readlink(full).encode() if os.path.islink(full) else Path(full).read_bytes()
-            out[os.path.relpath(full, root)] = (st.st_mode, data)
-    return out
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
@@ -141,13 +129,13 @@ def test_snapshot_over_the_limit_is_not_taken_and_the_policy_answers(checkout: P
                                      "sed -i 's/return/yield/' src/app.py", ": > docs/readme.md",
                                      "bash -c 'cd src && rm -f app.py link.py'"])
 def test_hook_then_command_then_restore_gives_back_every_byte(command: str, checkout: Path) -> None:
-    before = snapshot_of_disk(checkout)
+    before = disk(checkout)
     index_before = git(checkout, "ls-files", "-s")
     r = hook("claude-code", command, checkout)
     assert "pylon ws restore guard-1" in r.out, r
     subprocess.run(["bash", "-c", command], cwd=checkout, check=True, capture_output=True)
-    assert snapshot_of_disk(checkout) != before  # the command did destroy something
+    assert disk(checkout) != before  # the command did destroy something
     restored = run("pylon", "ws", "restore", "guard-1", cwd=checkout)
     assert restored.code == 0, restored
-    assert snapshot_of_disk(checkout) == before
+    assert disk(checkout) == before
     assert git(checkout, "ls-files", "-s") == index_before

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.guard.conftest import disk
 
 CHECKOUTS = 40
 PER_CHECKOUT = 5
@@ -96,17 +97,6 @@ def command(rng: random.Random, files: dict[str, list[str]]) -> str:
     if shape == 3:
         return f"{first}; {rng.choice(forms)}"
     return f"env LC_ALL=C timeout 30 {first}"
-
-
-def disk(root: Path) -> dict[str, tuple[int, bytes]]:
-    out: dict[str, tuple[int, bytes]] = {}
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            full = os.path.join(folder, name)
-            data = os.readlink(full).encode() if os.path.islink(full) else Path(full).read_bytes()
-            out[os.path.relpath(full, root)] = (os.lstat(full).st_mode, data)
-    return out
 
 
 @pytest.mark.parametrize("seed", range(CHECKOUTS))
