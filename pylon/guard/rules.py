@@ -231,7 +231,8 @@ def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int
         hits.append(dest)
     destroyed(walk, state, hits, verb="overwrites", words=words, line=line, recursive=False, sudo=sudo)
     if name == "mv":  # sources leave the checkout: the snapshot keeps them
-        leaving = [s for s in sources if s.text is not None and walk.ctx.locate(dest_abs) != "inside"]
+        # a source named only at run time may be anywhere: unknown (destroyed() says so)
+        leaving = [s for s in sources if s.text is None or walk.ctx.locate(dest_abs) != "inside"]
         destroyed(walk, state, leaving, verb="moves away", words=words, line=line, sudo=sudo)
 
 
