@@ -99,6 +99,8 @@ def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple
     except PylonError as exc:
         action = policy.over_limit[0] if exc.code == "guard-snapshot-too-large" else "ask"
         return f"no snapshot was taken ({exc.message})", action
+    except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
+        return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
     name = snap["name"]
     return (f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
             f"undo it with `pylon ws restore {name}`"), "snapshot"
