@@ -87,7 +87,7 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
     written: list[str] = []
     for segment in _segments(shell_words(command)):
         program = os.path.basename(segment[0]) if segment else ""
-        operands = [w for w in segment[1:] if not w.startswith("-")]
+        operands = _operands(segment[1:])
         in_place = program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in segment[1:])
         target_words: list[str] = []
         if program in _WRITERS:
@@ -109,6 +109,20 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
             if full and full not in written:
                 written.append(full)
     return named, written
+
+
+def _operands(words: list[str]) -> list[str]:
+    """The non-option words of a command, without redirections and their targets."""
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _REDIRECTS or word in ("<", "<<", "<<<", "0<"):
+            skip = True
+        elif not word.startswith("-"):
+            out.append(word)
+    return out
 
 
 def _token_candidates(word: str) -> list[str]:

@@ -38,23 +38,23 @@ def tool_input_paths(text: str, cwd: str) -> tuple[list[str], list[str]]:
     return named, changed
 
 
-def surfaced(result: Any, json_: bool) -> None:
+def _message(result: Any, json_: bool) -> bool:
+    """The JSON document, or the message text; True when the caller still has text to add."""
     if json_:
         output.ok_json(result.to_dict())
-        return
+        return False
     if result.message:
         output.out(result.message)
-    if result.armed:
+    return True
+
+
+def surfaced(result: Any, json_: bool) -> None:
+    if _message(result, json_) and result.armed:
         output.err(f"note: the reminder is armed for {', '.join(result.armed)} (canon settle names it).")
 
 
 def settled(result: Any, json_: bool) -> None:
-    if json_:
-        output.ok_json(result.to_dict())
-        return
-    if result.message:
-        output.out(result.message)
-    else:
+    if _message(result, json_) and not result.message:
         output.err("note: no article waits for an update in this session.")
 
 

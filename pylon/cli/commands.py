@@ -28,6 +28,11 @@ _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", m
 _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
              metavar="NAME|REV")
 
+# Which agent settings file `canon hook install|uninstall` changes, and how.
+_HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default)."),
+              Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+              Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
+
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
@@ -160,17 +165,11 @@ COMMANDS = (
     Command("canon hook install", "Merge canon's hook entries into an agent's settings file (idempotent).",
             "canon hook install claude-code --dry-run", "pylon.cli.canon_agent:hook_install",
             args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
-            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
-                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
-                  Opt("--dry-run", FLAG, "Print the diff; write nothing."),
-                  *CANON)),
+            opts=_HOOK_FILE),
     Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
             "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
             args=(Arg("agent", "AGENT", "claude-code or codex."),),
-            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
-                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
-                  Opt("--dry-run", FLAG, "Print the diff; write nothing."),
-                  *CANON)),
+            opts=_HOOK_FILE),
     Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
             "canon watch --json", "pylon.cli.canon_agent:watch",
             opts=(Opt("--timeout", FLOAT, "Stop after S seconds.", metavar="S", min=0),
