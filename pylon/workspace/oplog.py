@@ -249,6 +249,7 @@ def perform(
     `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
     with op_lock(checkout):
         check_clear(checkout)
+        preflight(steps, forward=True, currents=currents or {})
         op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
         results = run_steps(op.steps, forward=True, currents=currents)
         return complete(checkout, op, results=summary(results))

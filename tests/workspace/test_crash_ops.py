@@ -92,13 +92,17 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
     assert diff_snapshots(scene.views()["main"], prior["main"]) == []  # type: ignore[arg-type]
     rnd = random.Random(seed)
     seen = {"before-intent": 0, "interrupted": 0, "finished": 0, "completed": 0}
+    before = last_seq(repo)
     for i in range(rounds):
         delay = rnd.uniform(0.1 * took, 1.05 * took)
-        before = last_seq(repo)
         kill_at(scene.args, repo, delay)
         status = pylon("ws", "status", "--json", cwd=repo).json()
-        ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
+        ops = status["ops"]
         new_op = ops[0] if ops and int(ops[0]["seq"]) > before else None
+        if new_op is not None:
+            before = int(new_op["seq"])
+            if status["interrupted"] is not None:
+                new_op = dict(new_op, status="interrupted (" + new_op["status"] + ")")
         where = f"round {i}, delay {delay:.3f}s of {took:.3f}s, seed {seed}"
         if new_op is None:
             seen["before-intent"] += 1
