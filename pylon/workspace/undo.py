@@ -98,6 +98,17 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
             oplog.complete(checkout, op)
             return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
         was = op.status
+        gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
+        if gone and (module is None or not hasattr(module, "undo_op")):
+            from pylon.errors import PylonError
+
+            raise PylonError(
+                "checkout-gone",
+                f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
+                "cannot be reversed there. Nothing was changed.",
+                "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
+                details={"op": op.seq, "paths": gone},
+            )
         currents = _capture_steps(op)
         if op.status != "undoing":
             if module is not None and hasattr(module, "check_undo"):

@@ -141,3 +141,6 @@ def test_status_names_the_move_in_effect(pair) -> None:  # type: ignore[no-untyp
     assert doc["ops"][0]["kind"] == "move"
     text = pylon("ws", "status", cwd=repo).out
     assert "pylon ws move agent-1 --back" in text
+    removing = pylon("ws", "rm", "agent-1", "--force", "--json", cwd=repo)  # it would strand the moved state
+    assert removing.code == 1 and _code(removing) == "move-active"
+    assert "pylon ws move agent-1 --back" in removing.json()["error"]["hint"]
