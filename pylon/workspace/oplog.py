@@ -35,7 +35,7 @@ import json
 import os
 import time
 
-from pylon.locks import file_lock
+from pylon.locks import file_lock, is_held
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT
 from pylon.workspace.repo import EMPTY_TREE, Checkout
@@ -104,19 +104,7 @@ def op_lock(checkout: Checkout) -> file_lock:
 
 
 def lock_held(checkout: Checkout) -> bool:
-    import fcntl
-
-    try:
-        fd = os.open(lock_path(checkout), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return is_held(lock_path(checkout))
 
 
 def _parents(record: dict[str, object], anchors: list[str]) -> list[str]:
