@@ -145,3 +145,45 @@ def test_sigkill_at_100_moments(make_repo, command: str) -> None:  # type: ignor
     repo = make_repo(files={"seed.txt": "seed\n"})
     seen = crash_rounds(repo, command, 100, seed=100 + COMMANDS.index(command))
     assert seen["interrupted"] + seen["completed"] > 0, seen  # the kills did land inside the command
+
+
+def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
+    """SIGKILL inside `ws undo` of an `rm --force` (the re-creation of the worktree): the next `undo`
+    carries on, and the worktree comes back exactly, owned again."""
+    scene = Scene(repo, "rm")
+    prior = scene.views()
+    assert pylon(*scene.args, cwd=repo).code == 0
+    start = time.monotonic()
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    took = time.monotonic() - start
+    rnd = random.Random(seed)
+    seen = {"not-started": 0, "interrupted": 0, "completed": 0}
+    for i in range(rounds):
+        assert pylon(*scene.args, cwd=repo).code == 0
+        kill_at(["ws", "undo"], repo, rnd.uniform(0.1 * took, 1.05 * took))
+        status = pylon("ws", "status", "--json", cwd=repo).json()
+        newest = status["ops"][0]["status"]
+        where = f"round {i}, seed {seed}, op status {newest}"
+        if newest != "undone":
+            seen["interrupted" if newest == "undoing" else "not-started"] += 1
+            assert (status["interrupted"] is not None) == (newest == "undoing"), where
+            again = pylon("ws", "undo", cwd=repo)
+            assert again.code == 0, (where, again)
+        else:
+            seen["completed"] += 1
+        assert diff_snapshots(snapshot(scene.wt), prior["wt"]) == [], where  # type: ignore[arg-type]
+        assert [w["id"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]] == ["a"], where
+    return seen
+
+
+def test_sigkill_inside_undo_of_rm(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = undo_rounds(repo, 6, seed=7)
+    assert sum(seen.values()) == 6
+
+
+@pytest.mark.slow
+def test_sigkill_inside_undo_of_rm_many(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = undo_rounds(repo, 40, seed=70)
+    assert seen["interrupted"] > 0, seen
