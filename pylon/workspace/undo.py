@@ -90,6 +90,12 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
         if op is None:
             raise _nothing(finish)
         module = _module(op)
+        from pylon.workspace.moves import refuse_in_progress
+        from pylon.workspace.repo import locate
+
+        for step in op.steps:
+            if os.path.isdir(step.root):
+                refuse_in_progress(locate(step.root), "undo or finish an operation")
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
