@@ -129,6 +129,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
         if command == "rm":
             listed = pylon("ws", "list", "--json", cwd=repo).json()
             assert [w["id"] for w in listed["worktrees"]] == ["a"], (where, listed)
+    print(f"{command}: {rounds} kills: {seen}")  # shown with -s: where the kills landed
     return seen
 
 
@@ -173,6 +174,7 @@ def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
             seen["completed"] += 1
         assert diff_snapshots(snapshot(scene.wt), prior["wt"]) == [], where  # type: ignore[arg-type]
         assert [w["id"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]] == ["a"], where
+    print(f"undo of rm: {rounds} kills: {seen}")
     return seen
 
 
