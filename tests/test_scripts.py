@@ -34,6 +34,9 @@ def test_demo_runs_all_three_parts() -> None:
         "Installed canon's claude-code hooks in ",  # canon hook install
         "- src/core/config (updated ",  # the hook surfaces the governing capsule
         '{"decision": "block", "reason": "canon: you changed files these articles govern',  # the Stop reminder
+        "undid `rm agent-b --force`",  # the op log: a forced removal comes back
+        "moved worktree agent-a's state into",  # ws move
+        "moved worktree agent-a's state back",  # ws move --back
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
