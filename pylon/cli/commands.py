@@ -33,6 +33,8 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
               Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
               Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
 
+_GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
+
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
@@ -287,15 +289,11 @@ COMMANDS = (
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
             "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
             args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
-            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
-                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
-                  Opt("--dry-run", FLAG, "Print the diff; write nothing."), JSON)),
+            opts=_GUARD_SCOPE),
     Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
             "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
             args=(Arg("agent", "AGENT", "claude-code or codex."),),
-            opts=(Opt("--project", FLAG, "The project's settings file (the default)."),
-                  Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
-                  Opt("--dry-run", FLAG, "Print the diff; write nothing."), JSON)),
+            opts=_GUARD_SCOPE),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}
