@@ -33,11 +33,15 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
               Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
               Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
 
+_GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
+
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
           "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
+    Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
+          "pylon guard check --command 'rm -rf build/'"),
 )
 
 COMMANDS = (
@@ -232,7 +236,10 @@ COMMANDS = (
     Command("ws run", "Run a command and report exactly which files it changed; exits with its status.",
             "pylon ws run -- make generate", "pylon.cli.ws_stream:run",
             args=(Arg("command", "COMMAND...", "The command (after --); a single word runs through sh -c.", REST),),
-            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1), JSON)),
+            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1),
+                  Opt("--max-output", INT, "Show only the head and tail of the command's output within BYTES; "
+                      "all of it goes to a file under the state directory.", metavar="BYTES", min=0),
+                  JSON)),
     Command("ws watch", "Watch the checkout; print one line per settled batch of changes.",
             "pylon ws watch --since start", "pylon.cli.ws_stream:watch",
             opts=(_SINCE,
@@ -271,6 +278,53 @@ COMMANDS = (
     Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
             "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws_worktrees:conflicts",
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
+    # -- op log: moves, undo, restore --------------------------------------------------------
+    Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
+            "pylon ws move agent-1", "pylon.cli.ws_ops:move",
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--back", FLAG, "Send the state back to the worktree and restore the main checkout exactly."),
+                  JSON),
+            description="The main checkout's own state is parked in the op log (refs/pylon/ops/); HEAD is "
+                        "detached at the worktree's commit while its state is there. Refused during a merge, "
+                        "rebase, cherry-pick or bisect, or when a branch it would move to has moved."),
+    Command("ws undo", "Reverse the newest operation of the op log (move, rm --force, restore, apply).",
+            "pylon ws undo --list", "pylon.cli.ws_ops:undo",
+            opts=(Opt("--list", FLAG, "Show the op log instead, newest first.", dest="show_list"),
+                  Opt("--finish", FLAG, "Complete an interrupted operation instead of reversing it."),
+                  JSON),
+            description="Repeated undo walks further back. The state an undo replaces is kept in the op log."),
+    Command("ws restore", "Bring the checkout (or PATHs) back to a baseline or guard snapshot, byte for byte.",
+            "pylon ws restore guard-3 src/", "pylon.cli.ws_ops:restore",
+            args=(Arg("name", "NAME", "A baseline name, or guard-<n> for refs/pylon/guard/<n>."),
+                  Arg("paths", "[PATH]...", "Only these paths (relative to the current folder).", ANY)),
+            opts=(Opt("--dry-run", FLAG, "List what would change; change nothing."), JSON),
+            description="Files, modes, symlinks, deletions and the staged index come back; ignored files are "
+                        "never touched (a restore that would replace one is refused). HEAD stays. Recorded in "
+                        "the op log: `pylon ws undo` reverses it."),
+    # -- guard -----------------------------------------------------------------------------------
+    Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
+            "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard:check",
+            args=(Arg("words", "[CMD]...", "The command as words (after --).", ANY),),
+            opts=(Opt("--command", STR, "The command as one shell string (may hold several lines).", metavar="STRING"),
+                  Opt("--tool-input", STR, "A Bash tool input or hook event as JSON ({\"command\": ...}).",
+                      metavar="JSON"),
+                  JSON),
+            description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
+    Command("guard explain", "Print the guard policy in force and the file each setting came from.",
+            "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
+    Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
+            "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
+                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
+    Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
+            "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            opts=_GUARD_SCOPE),
+    Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
+            "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            opts=_GUARD_SCOPE),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}
