@@ -145,7 +145,7 @@ def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store) -> 
         assert got["address"] == article["path"]
         assert (got["capsule"] or "", got["updated"] or "", got["body"]) == (
             article["capsule"], article["updated"], article["body"]), article["path"]
-        assert (got["scope"] or "") == article["scope"], article["path"]
+        assert (got["scope"] or "") == (article["scope"] or ""), article["path"]  # 0.1.2 has no scope
         seen += 1
     assert seen >= 15
 
@@ -163,6 +163,11 @@ def test_canon_resolves_paths_as_pi_canon_resolves_a_touch(pi_store) -> None:  #
 
 def test_canon_orders_each_articles_journal_as_pi_canon_does(pi_store) -> None:  # type: ignore[no-untyped-def]
     version, root, steps = pi_store
+    if version == "0.1.2":
+        # 0.1.2 ordered entries by file name text (-10 before -2); 0.3.0 fixed that, ordering by
+        # `logged`, else the name's date, then the -N suffix. canon orders as 0.3.0 does on
+        # the same 0.1.2 store.
+        steps = answers("pi-canon-0.1.2", "pi-canon-0.3.0.json")
     checked = 0
     for answer in steps:
         if answer["step"].get("api") != "mentions":
