@@ -129,3 +129,10 @@ RULES["legacy-journal"] = RuleInfo(
     "wrote them; a subject naming no article): counted in one note, never a failure.",
     "Nothing to do: entries are immutable, and `logged` falls back to the file name's date. New entries "
     "from `canon journal` carry both.")
+
+# An article pi-canon stored for a dotted folder (`src/my.pkg` as `src/my`; pylon/canon/address.py).
+RULES["dotted-folder"] = RuleInfo(
+    "dotted-folder", WARNING,
+    "An article pi-canon stored for a folder whose name has a dot under the shorter name (`src/my.pkg/` as "
+    "`src/my`): canon reads it for that folder, and says how to give it the folder's own address.",
+    "Move it: canon mv OLD NEW (the finding names both).")
