@@ -218,9 +218,9 @@ def write_article(
     check_address(address)
     from pylon.canon.safeio import check_name_lengths
 
-    check_name_lengths(address.path.split("/"))
     store = project.store_for(address.mount)
     address = stored_address(address, store)  # a dotted folder pi-canon stored under a shorter name
+    check_name_lengths(address.path.split("/"), base=store.articles_dir)
     path = store.article_path(address.path)
     new_capsule = fold_capsule(capsule) if capsule and capsule.strip() else None
     stripped = False
