@@ -13,6 +13,7 @@ from pylon.errors import PylonError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 # A mount prefix `name:` is made of these (the regex `[A-Za-z0-9._-]+`, checked without re).
@@ -221,14 +222,82 @@ def to_address(arg: str, project: Project) -> Address:
     raise outside(arg)
 
 
+def dotted_alias(root_dir: str, path: str) -> str | None:
+    """Where pi-canon stored the article of a folder whose name has a dot: `src/my.pkg` ->
+    `src/my` (its normalize() drops one extension from every path, folders too). None unless `path`
+    names such a folder under `root_dir` and nothing else in its parent maps to the shorter name
+    (a `src/my.py` or `src/my/` owns the article `src/my`)."""
+    head, slash, last = path.rpartition("/")
+    dropped = drop_extension(last)
+    if dropped == last:
+        return None
+    parent = os.path.join(root_dir, head) if head else root_dir
+    if not os.path.isdir(os.path.join(parent, last)):
+        return None
+    names = mapped_names(parent)
+    if names is None or dropped in names:
+        return None
+    return head + slash + dropped
+
+
+def dotted_governing(root_dir: str, path: str, has_article: Callable[[str], bool]) -> str | None:
+    """For a file path no article governs (`src/my.pkg/mod.py`, extension already dropped or not):
+    the article pi-canon stored for a dotted folder above it (`src/my`), else None."""
+    head, slash, last = path.rpartition("/")
+    for candidate in Address(None, head + slash + drop_extension(last)).ancestors():
+        if "." in candidate.path.rpartition("/")[2]:
+            alias = dotted_alias(root_dir, candidate.path)
+            if alias is not None and has_article(alias):
+                return alias
+    return None
+
+
+def dotted_folders(root_dir: str, path: str) -> list[str]:
+    """The other way round: the dotted folders whose article pi-canon stored at `path` (`src/my`
+    -> `["src/my.pkg"]`), for a `path` that nothing on disk maps to (the caller checks that)."""
+    head, slash, last = path.rpartition("/")
+    out: list[str] = []
+    try:
+        with os.scandir(os.path.join(root_dir, head) if head else root_dir) as entries:
+            for entry in entries:
+                if entry.name != last and drop_extension(entry.name) == last and entry.is_dir(follow_symlinks=False):
+                    out.append(head + slash + entry.name)
+    except OSError:
+        return []
+    return sorted(out)
+
+
+def move_hint(address: str, folders: list[str]) -> str:
+    """What `canon read` and `canon lint` say about an article pi-canon stored for a dotted folder."""
+    shown = " and ".join(f"{f}/" for f in folders)
+    return (f"pi-canon stored the article of {shown} at {address} (it drops a dot from folder names too); "
+            f"canon reads it for that folder; give it the folder's own address: canon mv {address} {folders[0]}")
+
+
+def stored_address(address: Address, store: Store) -> Address:
+    """The article a write of `address` updates: its own, else the one pi-canon stored for that
+    dotted folder (updated as pi-canon would, not duplicated; lint offers the `canon mv`)."""
+    if store.has_article(address.path) or "." not in address.path.rpartition("/")[2]:
+        return address
+    alias = dotted_alias(store.root_dir, address.path)
+    return Address(address.mount, alias) if alias is not None and store.has_article(alias) else address
+
+
 def resolve(address: Address, project: Project) -> Resolution:
-    """The governing article: the exact address, then each ancestor; the empty address governs nothing."""
+    """The governing article: the exact address, then each ancestor; the empty address governs nothing.
+    A dotted folder with no article of its own is governed by the article pi-canon stored for it
+    (`dotted_alias`) before its parent is tried."""
     store: Store = project.store_for(address.mount)
     tried: list[Address] = []
     for candidate in address.ancestors():
         tried.append(candidate)
         if store.has_article(candidate.path):
             return Resolution(address, candidate, tried)
+        if "." in candidate.path.rpartition("/")[2]:
+            alias = dotted_alias(store.root_dir, candidate.path)
+            if alias is not None and store.has_article(alias):
+                tried.append(Address(address.mount, alias))
+                return Resolution(address, tried[-1], tried)
     return Resolution(address, None, tried)
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 
-from pylon.canon.address import Address, Resolution, mapped_names, resolve, to_address
+from pylon.canon.address import (
+    Address, Resolution, dotted_folders, mapped_names, move_hint, resolve, stored_address, to_address,
+)
 from pylon.canon.frontmatter import Document, fold_capsule, parse
 from pylon.canon.pasted import find_pasted
 from pylon.canon.store import Project, Store, as_path
@@ -216,8 +218,9 @@ def write_article(
     check_address(address)
     from pylon.canon.safeio import check_name_lengths
 
-    check_name_lengths(address.path.split("/"))
     store = project.store_for(address.mount)
+    address = stored_address(address, store)  # a dotted folder pi-canon stored under a shorter name
+    check_name_lengths(address.path.split("/"), base=store.articles_dir)
     path = store.article_path(address.path)
     new_capsule = fold_capsule(capsule) if capsule and capsule.strip() else None
     stripped = False
@@ -378,7 +381,10 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
     head, _, last = view.address.path.rpartition("/")
     if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
         names = mapped_names(os.path.join(store.root_dir, head))
-        if names is not None and last not in names:
+        folders = dotted_folders(store.root_dir, view.address.path) if names is not None and last not in names else []
+        if folders:
+            notes.append(move_hint(str(view.address), folders))
+        elif names is not None and last not in names:
             notes.append(
                 f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
                 f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"

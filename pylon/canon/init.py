@@ -12,13 +12,15 @@ from pylon.errors import PylonError
 # `.cache/` holds derived data (the journal index); it must never be committed.
 # Temp files a killed writer left (`.x.md.pylon-tmp-*`) and pi-canon's own derived index are
 # derived too.
-GITIGNORE = ".cache/\n.*.pylon-tmp-*\n.journal-index.jsonl\n"
+GITIGNORE_LINES = (".cache/", ".*.pylon-tmp-*", ".journal-index.jsonl")
+GITIGNORE = "".join(line + "\n" for line in GITIGNORE_LINES)
 
 
 @dataclass
 class InitResult:
     store: Path
     created: list[str] = field(default_factory=list)  # paths relative to the project root, in order
+    ignored: list[str] = field(default_factory=list)  # lines added to an existing .canon/.gitignore
 
 
 def ensure_folder(path: Path) -> bool:
@@ -100,6 +102,8 @@ def ensure_store(store: Store, *extra: Path) -> list[Path]:
         for folder in extra:
             ensure_folder(folder)
         _create_file(store.canon / ".gitignore", GITIGNORE, made)
+        if store.canon / ".gitignore" not in made:
+            update_gitignore(store)
         if store.canon in made:
             _create_default_schema(store, made)
     except OSError as exc:  # disk full, read-only folder: a coded error, and nothing left behind
@@ -121,6 +125,42 @@ def _create_file(path: Path, text: str, made: list[Path]) -> None:
         made.append(path)
 
 
+def _ignore_key(line: str) -> str:
+    """A .gitignore line as compared here: `/.cache/`, `.cache` and `.cache/` name the same folder."""
+    return line.strip().lstrip("!").strip("/")
+
+
+def missing_ignores(text: str) -> list[str]:
+    """The lines of GITIGNORE that `text` lacks. A negation (`!.cache/`) counts as present: its
+    owner chose to commit that path."""
+    present = {_ignore_key(line) for line in text.split("\n") if line.strip() and not line.startswith("#")}
+    return [line for line in GITIGNORE_LINES if _ignore_key(line) not in present]
+
+
+def update_gitignore(store: Store) -> list[str]:
+    """Add the lines this version needs (pylon's cache, temp files, pi-canon's index) to an existing
+    `.canon/.gitignore`, after every line its owner wrote, in the file's own line endings; returns
+    the lines added. Best effort: a link, a read-only or non-UTF-8 file is left as it is (a write
+    of an article never fails over it)."""
+    from pylon.canon.safeio import StoreDir
+
+    try:
+        with StoreDir(store.canon_dir, [], create=False) as folder:
+            raw = folder.read(".gitignore", limit=1024 * 1024)
+            if raw is None:
+                return []
+            text = raw.decode("utf-8")
+            missing = missing_ignores(text)
+            if not missing:
+                return []
+            newline = "\r\n" if "\r\n" in text else "\n"
+            head = text if not text or text.endswith("\n") else text + newline
+            folder.replace(".gitignore", (head + newline.join(missing) + newline).encode("utf-8"))
+            return missing
+    except (PylonError, OSError, UnicodeDecodeError):
+        return []
+
+
 def _create_default_schema(store: Store, made: list[Path]) -> None:
     from pylon.canon.schema import dump_default
 
@@ -130,10 +170,12 @@ def _create_default_schema(store: Store, made: list[Path]) -> None:
 def init(project: Project) -> InitResult:
     """Create .canon/ with articles/, journal/, schema.json and .gitignore; keep whatever exists."""
     store = project.store
+    # An existing .gitignore gains what it lacks (named in the result); ensure_store then finds it complete.
+    ignored = update_gitignore(store) if store.canon.is_dir() else []
     made = ensure_store(store)
     if store.schema_path not in made:
         _create_default_schema(store, made)  # completing a partial store: init always offers one
-    return InitResult(store=store.canon, created=relative_paths(made, project.root))
+    return InitResult(store=store.canon, created=relative_paths(made, project.root), ignored=ignored)
 
 
 def relative_paths(paths: list[Path], root: Path) -> list[str]:

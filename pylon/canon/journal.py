@@ -290,6 +290,11 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
         if subject not in stored:
             stored.append(subject)
             governing_of[subject] = governing
+    from pylon.canon.safeio import check_path_length
+
+    # The longest name this entry could take (`-<suffix>` included), checked before anything is made.
+    longest = f"{utc_now():%Y-%m-%d}-{clean_slug}-{_MAX_SUFFIX}.md"
+    check_path_length(os.path.join(project.store.journal_dir, longest), "Run canon from a project with a shorter path.")
     created = relative_paths(ensure_store(project.store), project.root)
     now = utc_now()
     path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now)

@@ -24,6 +24,9 @@ ARTICLE_MAX = 8 * 1024 * 1024  # an article 400x the body-large threshold is not
 SCHEMA_MAX = 1024 * 1024
 TEMP_MARK = ".pylon-tmp-"
 NAME_MAX = 255  # bytes per file name on every file system pylon supports
+PATH_MAX = 4096  # bytes per whole path, the terminating NUL included (Linux; macOS allows 1024)
+# `.<name>.pylon-tmp-<pid>-<8 hex>` around an article's file name: pids have at most 7 digits.
+TEMP_OVERHEAD = 1 + len(TEMP_MARK) + 7 + 1 + 8
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 
@@ -70,13 +73,30 @@ def too_large(path: str, what: str, limit: int) -> PylonError:
                       f"Split it or move it out of .canon/: ls -l {path}")
 
 
-def check_name_lengths(segments: list[str], suffix: str = ".md") -> None:
-    """Refuse up front a name the file system would reject (over 255 bytes), before any side effect."""
+def check_name_lengths(segments: list[str], suffix: str = ".md", base: str | None = None) -> None:
+    """Refuse up front, before any side effect, a name the file system would reject: a segment over
+    255 bytes (the last one with room for the temp file a write makes first), or, with `base` (the
+    folder the segments go in), a whole path of PATH_MAX bytes or more, which git and most tools
+    cannot handle even though canon could write it through directory descriptors."""
+    hint = "Use a shorter address: canon write src/short-name --body ..."
     for i, seg in enumerate(segments):
-        extra = suffix if i == len(segments) - 1 else ""
-        if len((seg + extra).encode("utf-8", "surrogatepass")) > NAME_MAX:
-            raise UsageError("name-too-long", f"The address segment {seg[:40]!r}... is over {NAME_MAX} bytes as a file name.",
-                             "Use a shorter address: canon write src/short-name --body ...")
+        last = i == len(segments) - 1
+        size = len((seg + (suffix if last else "")).encode("utf-8", "surrogatepass"))
+        if size > NAME_MAX or (last and size > NAME_MAX - TEMP_OVERHEAD):
+            room = NAME_MAX - TEMP_OVERHEAD if last else NAME_MAX
+            raise UsageError("name-too-long", f"The address segment {seg[:40]!r}... is {size} bytes as a file name; "
+                             f"the limit is {room}" + (" (the temp file of a write needs the rest)." if last else "."),
+                             hint)
+    if base is not None:
+        check_path_length(os.path.join(base, *segments) + suffix, hint)
+
+
+def check_path_length(path: str, hint: str) -> None:
+    """`name-too-long` for a path of PATH_MAX (4096) bytes or more, the file system's limit."""
+    size = len(os.fsencode(path))
+    if size >= PATH_MAX:
+        raise UsageError("name-too-long", f"The path {path[:60]}... is {size} bytes; the limit for a whole path is "
+                         f"{PATH_MAX - 1}.", hint)
 
 
 def os_error(exc: OSError, path: str) -> PylonError:

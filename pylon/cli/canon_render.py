@@ -59,12 +59,14 @@ def _advice_json(items: Iterable[Any]) -> list[dict[str, Any]]:
 
 def init(result: Any, json_: bool) -> None:
     if json_:
-        output.ok_json({"store": str(result.store), "created": result.created})
+        output.ok_json({"store": str(result.store), "created": result.created, "ignored": result.ignored})
         return
     if result.created:
         output.out("\n".join(f"created {path}" for path in result.created))
-    else:
+    elif not result.ignored:
         output.out(f"{result.store} already exists; nothing to create.")
+    if result.ignored:
+        output.out("updated .canon/.gitignore: added " + ", ".join(result.ignored))
 
 
 def read(view: Any, given: str, json_: bool) -> None:

@@ -26,7 +26,7 @@ def test_init_creates_the_store_and_is_idempotent(run, project: Path) -> None:
     assert r.code == 0 and "already exists; nothing to create" in r.out, r
     assert (project / ".canon" / "schema.json").read_text() == "{}\n"
     doc = run("canon", "init", "--json", cwd=project).json()
-    assert doc == {"ok": True, "store": str(project / ".canon"), "created": []}
+    assert doc == {"ok": True, "store": str(project / ".canon"), "created": [], "ignored": []}
 
 
 def test_init_completes_a_partial_store(run, project: Path) -> None:

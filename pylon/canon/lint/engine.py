@@ -112,4 +112,6 @@ def lint_journal(ctx: LintContext, store: Store, files: list[Path] | None) -> tu
                 out.append(problem)
             continue
         out += entry_rules(ctx, path.name, text, rel)
-    return out, count
+    from pylon.canon.lint.committed import fold_committed
+
+    return fold_committed(out, folder, ctx.rel(folder)), count

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ERROR, WARNING = "error", "warning"
+# A note informs and never fails a lint, not even under --strict (SARIF and GitHub know the level).
+NOTE = "note"
 
 
 @dataclass(frozen=True)
@@ -124,3 +126,19 @@ def finding(rule: str, message: str, path: str, line: int = 1, severity: str | N
     info = RULES[rule]
     return Finding(rule, severity or info.severity, message, path, max(1, line),
                    info.fixable if fixable is None else fixable)
+
+
+# Findings on committed journal entries, which no edit may fix (pylon/canon/lint/committed.py).
+RULES["legacy-journal"] = RuleInfo(
+    "legacy-journal", NOTE,
+    "Journal entries already committed to git carry warnings (no `logged` or `subject`, as pi-canon 0.1.x "
+    "wrote them; a subject naming no article): counted in one note, never a failure.",
+    "Nothing to do: entries are immutable, and `logged` falls back to the file name's date. New entries "
+    "from `canon journal` carry both.")
+
+# An article pi-canon stored for a dotted folder (`src/my.pkg` as `src/my`; pylon/canon/address.py).
+RULES["dotted-folder"] = RuleInfo(
+    "dotted-folder", WARNING,
+    "An article pi-canon stored for a folder whose name has a dot under the shorter name (`src/my.pkg/` as "
+    "`src/my`): canon reads it for that folder, and says how to give it the folder's own address.",
+    "Move it: canon mv OLD NEW (the finding names both).")

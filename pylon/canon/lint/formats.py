@@ -27,7 +27,9 @@ TEXT_LIMIT = 200
 # paint(text, style) -> text, possibly wrapped in colour codes; styles are names such as
 # "red bold". The caller decides whether colour is on (this library knows nothing of terminals).
 Paint = Callable[[str, str], str]
-SEVERITY_STYLE = {"error": "red bold", "warning": "yellow"}
+SEVERITY_STYLE = {"error": "red bold", "warning": "yellow", "note": "cyan"}
+# GitHub workflow commands name the note level `notice`.
+_GITHUB_LEVEL = {"note": "notice"}
 
 
 def _display_path(report: LintReport, finding: Finding, cwd: str | None) -> str:
@@ -72,13 +74,15 @@ def summary(report: LintReport, strict: bool = False) -> str:
     fixed = sum(len(f.rules) for f in report.fixed)
     tail = f"; fixed {fixed} problem{'s' * (fixed != 1)} in {len(report.fixed)} file{'s' * (len(report.fixed) != 1)}" \
         if report.fixed else ""
-    if not report.findings:
-        return f"canon lint: clean ({scanned}){tail}."
+    notes = report.count("note")
+    noted = f"; {notes} note{'s' * (notes != 1)}" if notes else ""
+    if len(report.findings) == notes:
+        return f"canon lint: clean ({scanned}){noted}{tail}."
     fixable = sum(1 for f in report.findings if f.fixable)
     hint = f"; {fixable} fixable with `canon lint --fix`" if fixable else ""
     strict_note = " (--strict: warnings fail)" if strict and report.warnings and not report.errors else ""
     return (f"canon lint: {report.errors} error{'s' * (report.errors != 1)}, {report.warnings} "
-            f"warning{'s' * (report.warnings != 1)}{strict_note} in {scanned}{tail}{hint}.")
+            f"warning{'s' * (report.warnings != 1)}{strict_note} in {scanned}{noted}{tail}{hint}.")
 
 
 def render_json(report: LintReport, strict: bool = False) -> dict[str, Any]:
@@ -87,6 +91,7 @@ def render_json(report: LintReport, strict: bool = False) -> dict[str, Any]:
         "strict": strict,
         "errors": report.errors,
         "warnings": report.warnings,
+        "notes": report.count("note"),
         "articles": report.articles,
         "journal": report.journal,
         "base": report.base,
@@ -108,7 +113,7 @@ def render_github(report: LintReport) -> str:
     lines = []
     for f in report.findings:
         props = f"file={_escape_property(f.path)},line={f.line},title={_escape_property('canon ' + f.rule)}"
-        lines.append(f"::{f.severity} {props}::{_escape_data(f.message)}\n")
+        lines.append(f"::{_GITHUB_LEVEL.get(f.severity, f.severity)} {props}::{_escape_data(f.message)}\n")
     return "".join(lines)
 
 

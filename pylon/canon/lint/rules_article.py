@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from pylon.canon.address import Address, dotted_governing, drop_extension
 from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
 from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.context import LintContext
@@ -122,7 +123,17 @@ def link_rules(ctx: LintContext, mount: str | None, links: list[Link], rel: str)
     return [
         finding("dead-link", f"[[{check.link.target.strip()}]] {check.reason}", rel, check.link.line)
         for check in dead_links(links, mount, ctx.articles)  # type: ignore[arg-type]
+        if not _dotted(ctx, check.address)
     ]
+
+
+def _dotted(ctx: LintContext, address: Address | None) -> bool:
+    """A file link (`[[src/my.pkg/mod.py]]`) into a dotted folder whose article pi-canon stored
+    under the shorter name (`src/my`) is live, as the path resolves there."""
+    if address is None or drop_extension(address.path.rpartition("/")[2]) == address.path.rpartition("/")[2]:
+        return False  # no extension: an exact address was meant
+    root = ctx.project.store_for(address.mount).root_dir
+    return dotted_governing(root, address.path, lambda path: ctx.has_article(address.mount, path)) is not None
 
 
 def schema_rules(ctx: LintContext, mount: str | None, doc: Document, refs: int, rel: str) -> list[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from pylon.canon.address import dotted_folders, move_hint
 from pylon.canon.frontmatter import Document
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import Finding, finding
@@ -41,7 +42,11 @@ def tree_rules(ctx: LintContext, store: Store, address: str, doc: Document, rel:
             shown = f"{mount}:{head}" if mount else head
             out.append(finding("tiny-child", f"body has {size} characters (under {TINY_CHILD}) and the parent "
                                f"article {shown} exists: fold it in", rel, doc.body_line))
-    if head and parent_exists_on_disk and not maps and doc.owned.get("scope", "").strip() != "rule":
+    folders = [] if maps or not parent_exists_on_disk else dotted_folders(str(store.root), address)
+    if folders:
+        shown = f"{mount}:{address}" if mount else address
+        out.append(finding("dotted-folder", move_hint(shown, [f"{mount}:{f}" if mount else f for f in folders]), rel, 1))
+    elif head and parent_exists_on_disk and not maps and doc.owned.get("scope", "").strip() != "rule":
         out.append(finding("orphan", f"nothing in {head}/ maps to {last!r} (no {last}.* file or {last}/ folder): "
                            "move the article with its asset, delete it, or mark it scope: rule", rel, 1))
     if not maps:

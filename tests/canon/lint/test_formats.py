@@ -96,7 +96,7 @@ def test_sarif(store: Store) -> None:
             "unknown-subject"} <= set(ids)
     for rule in driver["rules"]:
         assert rule["shortDescription"]["text"] and rule["help"]["text"]
-        assert rule["defaultConfiguration"]["level"] in ("error", "warning")
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")  # SARIF levels
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == store.root.resolve().as_uri() + "/"
     results = run["results"]
     assert [r["ruleId"] for r in results] == ["no-capsule", "address-eventish", "dead-link"]
