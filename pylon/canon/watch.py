@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from pylon.canon.lint.committed import Committed
     from pylon.canon.store import Project
 
 _WHOLE_STORE = ("schema.json", "config.toml")
@@ -105,7 +106,9 @@ def _wait_live(probe: str, live: threading.Event) -> None:
             pass
 
 
-def watch(project: Project, *, timeout: float | None = None, debounce: float = 0.2) -> Iterator[dict[str, Any]]:
+def watch(
+    project: Project, *, timeout: float | None = None, debounce: float = 0.2, committed: Committed | None = None
+) -> Iterator[dict[str, Any]]:
     """Yield lint results for what changes under `.canon/` until `timeout` (or Ctrl-C)."""
     from pylon.canon.lint import _no_store
 
@@ -122,13 +125,15 @@ def watch(project: Project, *, timeout: float | None = None, debounce: float = 0
             batch = queue.take(debounce, deadline)
             if batch is None:
                 return
-            yield from _relint(project, canon_dir, sorted(batch))
+            yield from _relint(project, canon_dir, sorted(batch), committed)
     finally:
         observer.stop()
         observer.join(timeout=5)
 
 
-def _relint(project: Project, canon_dir: str, paths: list[str]) -> Iterator[dict[str, Any]]:
+def _relint(
+    project: Project, canon_dir: str, paths: list[str], committed: Committed | None
+) -> Iterator[dict[str, Any]]:
     from pathlib import Path
 
     from pylon.canon.address import Address
@@ -144,7 +149,7 @@ def _relint(project: Project, canon_dir: str, paths: list[str]) -> Iterator[dict
         return os.path.relpath(real, os.path.realpath(base)).replace(os.sep, "/")
 
     if any(os.path.basename(p) in _WHOLE_STORE and os.path.dirname(p) == canon_dir for p in paths):
-        report = lint(project)
+        report = lint(project, committed=committed)
         for finding in report.findings:
             yield {"event": "finding", "file": finding.path, **_finding(finding)}
         if not report.findings:
@@ -159,7 +164,7 @@ def _relint(project: Project, canon_dir: str, paths: list[str]) -> Iterator[dict
         if path.startswith(articles):
             findings = lint_article(project, Address(None, path[len(articles):-3].replace(os.sep, "/")))
         elif path.startswith(journal) and os.path.dirname(path) + os.sep == journal:
-            findings = lint(project, [path]).findings
+            findings = lint(project, [path], committed=committed).findings
         else:
             continue
         for finding in findings:

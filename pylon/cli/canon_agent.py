@@ -149,5 +149,8 @@ def watch(args: WatchArgs) -> int:
     from pylon.cli import canon_agent_render as render
     from pylon.cli.canon import project_from
 
+    from pylon.canon.git.journal import committed_entries
+
     project = project_from(args)
-    return render.watch(run_watch(project, timeout=args.timeout, debounce=args.debounce), project, args.json)
+    events = run_watch(project, timeout=args.timeout, debounce=args.debounce, committed=committed_entries)
+    return render.watch(events, project, args.json)

@@ -65,7 +65,9 @@ def lint(args: LintArgs) -> int:
     project = project_from(args)
     bar = _Bar()
     try:
-        report = run_lint(project, args.addresses or None, fix=args.fix, progress=bar)
+        from pylon.canon.git.journal import committed_entries
+
+        report = run_lint(project, args.addresses or None, fix=args.fix, progress=bar, committed=committed_entries)
     finally:
         bar.close()
     if args.base is not None or not args.addresses:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from pylon.canon.git.run import git, git_full, open_repo, parse_name_status, resolve_rev
 from pylon.canon.lint.findings import Finding
@@ -40,3 +41,18 @@ def journal_findings(project: Project, base: str | None, report_base: str) -> li
     rev = resolve_rev(open_repo(project.root_dir), base, "--base")
     out = git(project.root_dir, *diff, "--relative", rev, "--", journal)
     return journal_changed(_rows(out, project.root_dir, report_base), base, base)
+
+
+def committed_entries(journal: Path) -> set[str] | None:
+    """Names of files directly in `journal` that are in HEAD with the same content in the index and
+    the working tree; None when `journal` is in no git checkout or HEAD has no commit."""
+    folder = os.fspath(journal)
+    try:
+        # Both paths relative to `journal` itself (ls-tree by default, diff with --relative).
+        tracked = git(folder, "ls-tree", "-z", "--name-only", "HEAD", "--", "./")
+        changed = git(folder, "diff", "--name-only", "-z", "--no-renames", "--relative", "HEAD", "--", "./")
+    except (PylonError, OSError):
+        return None
+    names = {n.decode("utf-8", "surrogateescape") for n in tracked.split(b"\0") if n}
+    names -= {n.decode("utf-8", "surrogateescape") for n in changed.split(b"\0") if n}
+    return {n for n in names if "/" not in n}

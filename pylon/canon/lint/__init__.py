@@ -16,6 +16,7 @@ from pylon.canon.address import Address, resolve, to_address
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
+from pylon.canon.lint.committed import Committed
 from pylon.errors import PylonError, UsageError
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
@@ -176,9 +177,16 @@ def _nothing(arg: str) -> UsageError:
 
 
 def lint(
-    project: Project, targets: list[str] | None = None, fix: bool = False, progress: Progress | None = None
+    project: Project,
+    targets: list[str] | None = None,
+    fix: bool = False,
+    progress: Progress | None = None,
+    committed: Committed | None = None,
 ) -> LintReport:
-    """Lint the project store (or the articles `targets` select); with `fix`, apply safe fixes first."""
+    """Lint the project store (or the articles `targets` select); with `fix`, apply safe fixes first.
+
+    `committed(journal)` names the journal entries already committed unchanged (warnings on those
+    fold into one note); the lint core knows no git, so the caller passes pylon.canon.git's."""
     from pylon.canon.lint import parallel
     from pylon.canon.lint.engine import lint_journal
 
@@ -198,7 +206,9 @@ def lint(
 
     def journal() -> None:
         if plan.journal_all or plan.journal_files:
-            findings, report.journal = lint_journal(ctx, project.store, None if plan.journal_all else plan.journal_files)
+            findings, report.journal = lint_journal(
+                ctx, project.store, None if plan.journal_all else plan.journal_files, committed
+            )
             report.findings.extend(findings)
 
     for findings, fixed in parallel.run(ctx, plan.articles, fix, parallel.jobs_for(total), progress, journal):

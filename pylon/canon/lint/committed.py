@@ -10,30 +10,15 @@ writer can still fix those.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from pylon.canon.lint.findings import WARNING, Finding, finding
-from pylon.errors import PylonError
 
-
-def committed_entries(journal: Path) -> set[str] | None:
-    """Names of files directly in `journal` that are in HEAD with the same content in the index and
-    the working tree; None when `journal` is in no git checkout or HEAD has no commit."""
-    from pylon.workspace.git import run
-
-    folder = os.fspath(journal)
-    try:
-        # Both paths relative to `journal` itself (ls-tree by default, diff with --relative).
-        tracked = run(["--no-optional-locks", "ls-tree", "-z", "--name-only", "HEAD", "--", "./"], cwd=folder)
-        changed = run(["--no-optional-locks", "diff", "--name-only", "-z", "--no-renames", "--relative",
-                       "HEAD", "--", "./"], cwd=folder)
-    except (PylonError, OSError):
-        return None
-    names = {n.decode("utf-8", "surrogateescape") for n in tracked.split(b"\0") if n}
-    names -= {n.decode("utf-8", "surrogateescape") for n in changed.split(b"\0") if n}
-    return {n for n in names if "/" not in n}
+# journal folder -> names of entries committed unchanged, or None outside git (pylon.canon.git
+# answers it: the lint core never runs git).
+Committed = Callable[[Path], "set[str] | None"]
 
 
 def _kind(f: Finding) -> str:
@@ -42,12 +27,12 @@ def _kind(f: Finding) -> str:
     return f.message.removeprefix("journal entry: ")
 
 
-def fold_committed(findings: list[Finding], journal: Path, journal_rel: str) -> list[Finding]:
+def fold_committed(findings: list[Finding], committed_of: Committed, journal: Path, journal_rel: str) -> list[Finding]:
     """`findings` with the warnings on committed entries replaced by one `legacy-journal` note."""
     candidates = [f for f in findings if f.severity == WARNING]
     if not candidates:
         return findings
-    committed = committed_entries(journal)
+    committed = committed_of(journal)
     if not committed:
         return findings
     folded = [f for f in candidates if f.path.rpartition("/")[2] in committed]

@@ -13,6 +13,7 @@ from pylon.canon.lint.rules_journal import entry_rules, list_journal, name_probl
 from pylon.canon.lint.rules_tree import tree_rules
 from pylon.canon.safeio import ARTICLE_MAX, read_regular
 from pylon.canon.store import FOLDER, ArticleFile, Store
+from pylon.canon.lint.committed import Committed
 from pylon.errors import PylonError
 
 
@@ -78,7 +79,9 @@ def lint_article_file(
     return _rules(ctx, store, article, outcome.text, rel), outcome.fixed
 
 
-def lint_journal(ctx: LintContext, store: Store, files: list[Path] | None) -> tuple[list[Finding], int]:
+def lint_journal(
+    ctx: LintContext, store: Store, files: list[Path] | None, committed: Committed | None = None
+) -> tuple[list[Finding], int]:
     """Findings for the journal (all of it when `files` is None) and how many entries were read."""
     folder = store.journal
     if files is None:
@@ -112,6 +115,8 @@ def lint_journal(ctx: LintContext, store: Store, files: list[Path] | None) -> tu
                 out.append(problem)
             continue
         out += entry_rules(ctx, path.name, text, rel)
+    if committed is None:
+        return out, count
     from pylon.canon.lint.committed import fold_committed
 
-    return fold_committed(out, folder, ctx.rel(folder)), count
+    return fold_committed(out, committed, folder, ctx.rel(folder)), count
