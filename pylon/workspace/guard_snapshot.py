@@ -163,7 +163,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     assert state.commit is not None
     commit = state.commit
     if extra:
-        tree = _with_files(checkout, state.worktree, extra)
+        tree = tree_with_files(checkout, state.worktree, extra)
         parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
         message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
         body = message.partition("\n\n")[2]
@@ -182,7 +182,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     raise git.failure(["update-ref", ref], 1, b"could not create a guard ref")
 
 
-def _with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
+def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
     """base_tree plus `files` (root-relative) read from disk byte for byte, in a throw-away index."""
     import tempfile
 

@@ -59,6 +59,21 @@ def make_state(
     return commit_tree(checkout, worktree, parents, state_message(state, index_commit))
 
 
+def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
+    """`current` with the files (not folders) at `paths` added to its working tree as they are now:
+    the state a restore replaces keeps the ignored files it overwrites, so undo gives them back."""
+    from pylon.workspace.guard_snapshot import tree_with_files
+
+    files = [p for p in paths if os.path.islink(os.path.join(checkout.root, p))
+             or os.path.isfile(os.path.join(checkout.root, p))]
+    if not files:
+        return current
+    tree = tree_with_files(checkout, current.worktree, files)
+    commit = make_state(checkout, worktree=tree, index_tree=current.index_tree, head=current.head,
+                        branch=current.branch, label=current.label, notes=current.notes)
+    return read_state(checkout, commit)
+
+
 def tree_of(checkout: Checkout, commitish: str) -> str:
     return git.run(["rev-parse", "--verify", commitish + "^{tree}"], cwd=checkout.root).decode().strip()
 

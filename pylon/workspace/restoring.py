@@ -32,7 +32,7 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
                   dry_run: bool = False) -> dict[str, object]:
     from pylon.workspace.moves import refuse_in_progress
-    from pylon.workspace.restore_state import _blocked_error, plan
+    from pylon.workspace.restore_state import _blocked_error, holding, plan
     from pylon.workspace.state import capture
 
     ref, target = resolve_name(checkout, name)
@@ -44,6 +44,11 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         oplog.check_clear(checkout)
         current = capture(checkout, label=f"before restore {name}")
         todo = plan(checkout, target, rel, current=current)
+        if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
+            # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git
+            # clean -x`); the ones that exist again are kept in the state replaced, so undo has them.
+            current = holding(checkout, current, todo.blocked)
+            todo = plan(checkout, target, rel, current=current)
         result: dict[str, object] = {
             "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
             "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
@@ -61,3 +66,4 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         oplog.complete(checkout, op, results=oplog.summary(results))
         result["op"] = op.seq
     return result
+

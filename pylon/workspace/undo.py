@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from pylon.workspace.commits import State
+
 
 def _module(op: oplog.Op) -> ModuleType | None:
     name = op.record.get("module")
@@ -77,7 +79,20 @@ def _capture_steps(op: oplog.Op) -> dict[str, object]:
     for step in op.steps:
         if os.path.isdir(step.root) and step.root not in kept:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
+            if op.kind == "restore" and str(op.data.get("name", "")).startswith("guard-"):
+                kept[step.root] = _holding_ignored(step, kept[step.root])  # type: ignore[arg-type]
     return kept
+
+
+def _holding_ignored(step: oplog.Step, current: State) -> State:
+    """The undo of a restore writes back the ignored files that restore overwrote (a guard
+    snapshot holds them): the ones there now are kept in the state replaced first."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restore_state import holding, plan
+
+    co = locate(step.root)
+    todo = plan(co, step.before, step.paths, current=current)
+    return holding(co, current, todo.blocked) if todo.blocked else current
 
 
 def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:

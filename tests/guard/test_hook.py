@@ -139,3 +139,21 @@ def test_hook_then_command_then_restore_gives_back_every_byte(command: str, chec
     assert restored.code == 0, restored
     assert disk(checkout) == before
     assert git(checkout, "ls-files", "-s") == index_before
+
+
+@pytest.mark.parametrize("command", ["sed -i 's/SECRET/TOKEN/' .env", ": > .env", "printf 'x' > build/out.o"])
+def test_restore_overwrites_an_ignored_file_the_snapshot_holds_and_undo_brings_back_the_overwritten_one(
+    command: str, checkout: Path
+) -> None:
+    before = disk(checkout)
+    r = hook("claude-code", command, checkout)
+    assert "pylon ws restore guard-1" in r.out, r
+    subprocess.run(["bash", "-c", command], cwd=checkout, check=True, capture_output=True)
+    after = disk(checkout)
+    assert after != before
+    restored = run("pylon", "ws", "restore", "guard-1", cwd=checkout)
+    assert restored.code == 0, restored
+    assert disk(checkout) == before
+    undone = run("pylon", "ws", "undo", cwd=checkout)
+    assert undone.code == 0, undone
+    assert disk(checkout) == after  # undo gives back the ignored file as the command left it
