@@ -145,6 +145,22 @@ def build_request(change: FileChange, old: bytes) -> bytes:
     return b"".join(parts)
 
 
+def repo_name(repo: Path) -> str:
+    """`owner/name` for a mirror fetched as /work/.mirror/owner+name/repo; else the folder's name."""
+    folder = repo.parent if repo.name in ("repo", ".git") else repo
+    return folder.name.replace("+", "/", 1)
+
+
+def commit_list(repo: Path, env: dict[str, str], count: int | None, newest: bool) -> list[str]:
+    """`commit parent...` lines, oldest first: the first `count` commits, or the newest `count`."""
+    cmd = ["git", "rev-list", "--topo-order", "--parents", "HEAD"]
+    if newest and count is not None:
+        cmd[2:2] = ["-n", str(count)]
+        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[::-1]
+    cmd.insert(2, "--reverse")
+    return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+
+
 class Blobs:
     """`git cat-file --batch` kept open for the whole replay."""
 
@@ -182,17 +198,16 @@ def read_all(read, path: str) -> str:  # type: ignore[no-untyped-def]
         offset = res.next_offset
 
 
-def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) -> Stats:
+def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None, newest: bool = False) -> Stats:
     from pylon.errors import PylonError
     from pylon.workspace.edits.editing import edit
     from pylon.workspace.edits.lines import check_text
     from pylon.workspace.edits.reading import read
 
     env = git_env()
-    stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo.name)
+    stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo_name(repo))
     started = time.perf_counter()
-    log = subprocess.run(["git", "rev-list", "--reverse", "--topo-order", "--parents", "HEAD"], cwd=repo, env=env,
-                         capture_output=True, text=True, check=True).stdout.split("\n")
+    log = commit_list(repo, env, max_commits, newest)
     blobs = Blobs(repo, env)
     counter = 0
     cli_cases: list[tuple[bytes, bytes, bytes]] = []
@@ -379,6 +394,7 @@ def main() -> int:
     parser.add_argument("--repo", action="append", type=Path, help="repository to replay (repeatable); default: this project")
     parser.add_argument("--make-stdlib-repo", type=Path, metavar="DIR", help="build the CPython stdlib history repo in DIR and replay it too")
     parser.add_argument("--max-commits", type=int, default=None)
+    parser.add_argument("--newest", action="store_true", help="with --max-commits: the newest N commits, not the first N")
     parser.add_argument("--cli-sample", type=int, default=25, help="file edits replayed again through the installed commands")
     parser.add_argument("--no-record", action="store_true", help="print only; do not write docs/benchmarks.md")
     args = parser.parse_args()
@@ -391,7 +407,7 @@ def main() -> int:
         os.environ["PYLON_SESSION"] = "replay"
         sys.path.insert(0, str(ROOT))
         for i, repo in enumerate(repos):
-            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits)
+            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits, args.newest)
             all_stats.append(stats)
             print(f"{stats.repo}: {stats.commits} commits, {stats.files} files, {stats.hunks} hunks, "
                   f"{stats.exact} exact matches ({100.0 * stats.exact / max(stats.files, 1):.2f}%), "
