@@ -3,21 +3,17 @@
 
 from __future__ import annotations
 
-import os
+import contextlib
 from pathlib import Path
 
 from tests.canon.test_disk_errors import small_tmpfs  # noqa: F401 - the fixture: a 64 KiB tmpfs
 
 
 def _fill(folder: Path) -> None:
-    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while os.write(fd, b"x" * 1024):
-            pass
-    except OSError:
-        pass  # full
-    finally:
-        os.close(fd)
+    """Write until the file system refuses (ENOSPC): then not one more block fits."""
+    with open(folder / "filler", "wb", buffering=0) as fh, contextlib.suppress(OSError):
+        for _ in range(1 << 16):  # 64 MiB at most; the tmpfs holds 64 KiB
+            fh.write(b"x" * 1024)
 
 
 def test_an_edit_that_cannot_be_written_is_disk_full_and_changes_nothing(ed, small_tmpfs: Path) -> None:  # noqa: F811
