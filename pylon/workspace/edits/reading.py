@@ -132,6 +132,8 @@ def load(path: str, real: str, ledger: Ledger) -> Loaded:
     else:
         hasher = BackgroundDigest(data)
         reason = None if reused else check_text(data)
+        if not reason:
+            doc.index()  # count lines while the hash is still running on its thread, not after it
         digest = hasher.value
         if reused and guess is not None and guess["digest"] != digest:
             doc.use_index(None)
