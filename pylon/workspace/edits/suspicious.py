@@ -80,18 +80,25 @@ def _neighbour_number(op: Op, where: str) -> int:
     return op.start - 1 if where == "above" else op.start
 
 
-def _spans(doc: Doc, changed: list[list[int]], first: int, last: int) -> list[tuple[int, int]]:
-    """Byte spans of the lines within NEIGHBOURHOOD bytes of lines first..last, less the lines the
-    request replaces or deletes. Each span starts at a line start, so `^` patterns see whole lines."""
+def _window(doc: Doc, first: int, last: int) -> tuple[int, int]:
+    """Byte bounds of the whole lines within NEIGHBOURHOOD bytes of lines first..last."""
     data = doc.data
     lo = max(doc.base, doc.line_start(max(first, 1)) - NEIGHBOURHOOD)
     if lo > doc.base:
         lo = max(doc.base, data.rfind(b"\n", doc.base, lo) + 1)  # back to the start of that line
     hi = min(len(data), doc.line_start(max(last, first) + 1) + NEIGHBOURHOOD)
     nl = data.find(b"\n", hi)
-    hi = len(data) if nl < 0 else nl + 1
+    return lo, len(data) if nl < 0 else nl + 1
+
+
+def _spans(doc: Doc, changed: list[list[int]], first: int, last: int) -> list[tuple[int, int]]:
+    """The window of lines first..last less the lines the request replaces or deletes. Each span
+    starts at a line start, so `^` patterns see whole lines."""
+    lo, hi = _window(doc, first, last)
     spans, pos = [], lo
-    for a, b in changed:
+    # Only the changed ranges near these lines (a line holds at least one byte): a request of
+    # 1,000 operations must not compare every operation with every other.
+    for a, b in rg.intersect(changed, max(first, 1) - NEIGHBOURHOOD - 1, max(last, first) + NEIGHBOURHOOD + 1):
         cut_lo, cut_hi = doc.line_start(a), doc.line_start(b + 1)
         if cut_hi <= pos or cut_lo >= hi:
             continue
@@ -124,6 +131,18 @@ def _style(line: str) -> str | None:
     return None
 
 
+def _quick_counts(doc: Doc, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Line starts with a tab, and with two spaces, whitespace-only lines included."""
+    data, tabs, spaces = doc.data, 0, 0
+    for start, end in spans:
+        tabs += data.count(b"\n\t", max(start - 1, 0), end)
+        spaces += data.count(b"\n  ", max(start - 1, 0), end)
+        if start == doc.base:
+            tabs += data.startswith(b"\t", start)
+            spaces += data.startswith(b"  ", start)
+    return tabs, spaces
+
+
 def _indent_counts(doc: Doc, spans: list[tuple[int, int]]) -> tuple[int, int]:
     """Lines indented with a tab, and with two spaces, in the byte spans (whitespace-only lines
     left out): one regex pass over the bytes, no per-line Python work."""
@@ -148,6 +167,12 @@ def _indent(doc: Doc, op: Op, changed: list[list[int]], problems: list[Problem])
     # The style of the lines around the change (about a hundred each side), those the request
     # replaces left out: a re-indent is judged by the lines it leaves. When it leaves no indented
     # line (psf/requests 927294fbd4 re-indents a whole README section), there is no style to break.
+    # Counting line starts over the whole window is fast (bytes.count, no per-line work) and never
+    # undercounts; the exact pass (replaced and whitespace-only lines left out) runs only when the
+    # other style occurs there at all, so a 1,000-operation request stays cheap.
+    tabs, spaces = _quick_counts(doc, [_window(doc, op.start, op.end)])
+    if all((spaces if s == "tabs" else tabs) == 0 for s in styles):
+        return
     tabs, spaces = _indent_counts(doc, _spans(doc, changed, op.start, op.end))
     local = "tabs" if tabs and not spaces else "spaces" if spaces and not tabs else None
     if local is None or set(styles) == {local}:
