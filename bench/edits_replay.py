@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import ROOT, record, table, tool  # noqa: E402
+from _replay_apply import apply_cli, apply_library  # noqa: E402
 
 HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NO_NL = b"\\ No newline at end of file"
@@ -145,6 +146,26 @@ def build_request(change: FileChange, old: bytes) -> bytes:
     return b"".join(parts)
 
 
+def eol_only(a: bytes, b: bytes) -> bool:
+    return a.replace(b"\r\n", b"\n") == b.replace(b"\r\n", b"\n")
+
+
+def repo_name(repo: Path) -> str:
+    """`owner/name` for a mirror fetched as /work/.mirror/owner+name/repo; else the folder's name."""
+    folder = repo.parent if repo.name in ("repo", ".git") else repo
+    return folder.name.replace("+", "/", 1)
+
+
+def commit_list(repo: Path, env: dict[str, str], count: int | None, newest: bool) -> list[str]:
+    """`commit parent...` lines, oldest first: the first `count` commits, or the newest `count`."""
+    cmd = ["git", "rev-list", "--topo-order", "--parents", "HEAD"]
+    if newest and count is not None:
+        cmd[2:2] = ["-n", str(count)]
+        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[::-1]
+    cmd.insert(2, "--reverse")
+    return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
+
+
 class Blobs:
     """`git cat-file --batch` kept open for the whole replay."""
 
@@ -172,27 +193,16 @@ class Blobs:
         self.proc.wait()
 
 
-def read_all(read, path: str) -> str:  # type: ignore[no-untyped-def]
-    offset, tag = 1, ""
-    while True:
-        res = read(path, offset, None)
-        tag = res.tag
-        if res.next_offset is None:
-            return tag
-        offset = res.next_offset
-
-
-def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) -> Stats:
-    from pylon.errors import PylonError
-    from pylon.workspace.edits.editing import edit
+def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None, newest: bool = False,
+           through_cli: bool = False) -> Stats:
     from pylon.workspace.edits.lines import check_text
-    from pylon.workspace.edits.reading import read
+
+    pylon = tool("pylon")
 
     env = git_env()
-    stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo.name)
+    stats = Stats("this repository (pylon)" if repo == ROOT.resolve() else repo_name(repo))
     started = time.perf_counter()
-    log = subprocess.run(["git", "rev-list", "--reverse", "--topo-order", "--parents", "HEAD"], cwd=repo, env=env,
-                         capture_output=True, text=True, check=True).stdout.split("\n")
+    log = commit_list(repo, env, max_commits, newest)
     blobs = Blobs(repo, env)
     counter = 0
     cli_cases: list[tuple[bytes, bytes, bytes]] = []
@@ -234,35 +244,24 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) 
             counter += 1
             folder = scratch / str(counter)
             folder.mkdir(parents=True)
-            path = folder / "file"
+            path = folder / "file"  # apply_cli reads and edits it by this name
             path.write_bytes(old)
             request = build_request(change, old)
-            tag = read_all(read, str(path))
-            try:
-                try:
-                    edit(str(path), tag, request)
-                except PylonError as exc:
-                    if exc.code == "unseen-lines":
-                        # Lines over 4096 characters are cut by read and so unseen; the refusal
-                        # prints them in full and marks them seen, as an agent would experience.
-                        stats.unseen_retries += 1
-                        try:
-                            edit(str(path), tag, request)
-                        except PylonError as again:
-                            exc = again
-                        else:
-                            exc = None  # type: ignore[assignment]
-                    if exc is not None:
-                        if exc.code != "suspicious-edit":
-                            raise exc
-                        stats.suspicious += 1
-                        if len(stats.flagged) < 10:
-                            stats.flagged.append(f"{commit[:10]} {change.path}: {exc.message.splitlines()[0][:160]}")
-                        edit(str(path), tag, request, allow_echo=True, allow_indent_mix=True)
-            except PylonError as exc:
-                stats.refused[exc.code] += 1
+            out = apply_cli(pylon, folder, request) if through_cli else apply_library(path, request)
+            stats.unseen_retries += out.unseen_retry
+            if out.flagged is not None:
+                stats.suspicious += 1
+                stats.flagged.append(f"{commit[:10]} {change.path}: {out.flagged}")
+            if out.refused is not None and out.refused[0] == "no-change" and eol_only(old, new):
+                stats.eol_only += 1  # the commit only changed line terminators: a request cannot say that
+                stats.mismatched.append(f"{commit[:10]} {change.path}: line endings only (refused as no-change)")
+                shutil.rmtree(folder)
+                continue
+            if out.refused is not None:
+                code, message = out.refused
+                stats.refused[code] += 1
                 if len(stats.mismatched) < 20:
-                    stats.mismatched.append(f"{commit[:10]} {change.path}: refused {exc.code}: {exc.message[:200]}")
+                    stats.mismatched.append(f"{commit[:10]} {change.path}: refused {code}: {message}")
                 shutil.rmtree(folder)
                 continue
             if path.read_bytes() == new:
@@ -271,7 +270,7 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) 
                     cli_cases.append((old, request, new))
             else:
                 got = path.read_bytes()
-                if got.replace(b"\r\n", b"\n") == new.replace(b"\r\n", b"\n"):
+                if eol_only(got, new):
                     stats.eol_only += 1
                     kind = "line endings only (not expressible: terminators come from the file)"
                 elif old.startswith(BOM) != new.startswith(BOM):
@@ -282,7 +281,10 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None) 
                 stats.mismatched.append(f"{commit[:10]} {change.path}: {kind} differs")
             shutil.rmtree(folder)
     blobs.close()
-    stats.cli_checked, stats.cli_exact = replay_cli(cli_cases, scratch)
+    if through_cli:
+        stats.cli_checked, stats.cli_exact = stats.files, stats.exact  # every change went through the commands
+    else:
+        stats.cli_checked, stats.cli_exact = replay_cli(cli_cases, scratch)
     stats.seconds = time.perf_counter() - started
     return stats
 
@@ -374,12 +376,20 @@ def _false_positive_line(all_stats: list[Stats]) -> str:
             f"{flagged} of {files} real file changes ({rate:.2f}%).")
 
 
+def _command_line() -> str:
+    return " ".join(repo_name(Path(a)) if a.startswith("/") else a for a in sys.argv[1:])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", action="append", type=Path, help="repository to replay (repeatable); default: this project")
     parser.add_argument("--make-stdlib-repo", type=Path, metavar="DIR", help="build the CPython stdlib history repo in DIR and replay it too")
     parser.add_argument("--max-commits", type=int, default=None)
+    parser.add_argument("--newest", action="store_true", help="with --max-commits: the newest N commits, not the first N")
+    parser.add_argument("--through-cli", action="store_true",
+                        help="send every change through the installed pylon read/edit commands, not only a sample")
     parser.add_argument("--cli-sample", type=int, default=25, help="file edits replayed again through the installed commands")
+    parser.add_argument("--section", default="edits-replay", help="the docs/benchmarks.md section to write")
     parser.add_argument("--no-record", action="store_true", help="print only; do not write docs/benchmarks.md")
     args = parser.parse_args()
     repos = list(args.repo or [ROOT])
@@ -391,7 +401,8 @@ def main() -> int:
         os.environ["PYLON_SESSION"] = "replay"
         sys.path.insert(0, str(ROOT))
         for i, repo in enumerate(repos):
-            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits)
+            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits, args.newest,
+                           args.through_cli)
             all_stats.append(stats)
             print(f"{stats.repo}: {stats.commits} commits, {stats.files} files, {stats.hunks} hunks, "
                   f"{stats.exact} exact matches ({100.0 * stats.exact / max(stats.files, 1):.2f}%), "
@@ -401,18 +412,26 @@ def main() -> int:
                   f"skipped {dict(stats.skipped)}, {stats.seconds:.1f} s")
             for line in stats.mismatched[:20]:
                 print("  not exact:", line)
-            for line in stats.flagged:
+            for line in stats.flagged:  # every one: each is a real change the heuristics refused
                 print("  flagged suspicious:", line)
     if not args.no_record:
+        window = (f"the {'newest' if args.newest else 'first'} {args.max_commits} commits of each"
+                  if args.max_commits else "every commit")
+        how = ("through the installed `pylon read` / `pylon edit` commands (one process per call, every change)"
+               if args.through_cli else "through the engine (a sample of each again through the installed commands)")
         body = [
-            "### Numbered edits: replay of real git history",
+            f"### Numbered edits: replay of real git history ({window}, {'commands' if args.through_cli else 'engine'})",
             "",
             "Every commit's `-U0` hunks per file, turned into one `pylon edit` request against the parent",
-            "version, applied through the real engine and compared byte for byte with the commit's version",
-            "(`bench/edits_replay.py`). \"files\" counts file changes (one request each). \"flagged",
-            "suspicious\" counts requests the echo/indent heuristics refused (exit 3); they are then",
-            "replayed with `--allow-echo --allow-indent-mix`. \"not expressible\" counts changes a request",
-            "cannot make by design (a line's terminator, a BOM): none occur here.",
+            f"version, applied {how} and compared byte for byte with the commit's version",
+            f"(`bench/edits_replay.py {_command_line()}`, repository paths shortened). \"files\" counts",
+            "file changes (one request each). Each request is first sent WITHOUT `--allow-echo",
+            "--allow-indent-mix`: \"flagged suspicious\" counts real changes the heuristics refused (exit 3;",
+            "each is listed below), which are then sent again with the overrides so exactness covers them.",
+            "\"not expressible\" counts changes a request cannot make by design: a commit that gives some",
+            "lines other terminators than the file's dominant one (a mixed-ending file edited by an editor",
+            "that writes CRLF), or adds or drops a BOM; their results equal the commit's but for those",
+            "terminators. \"exact matches\" are byte for byte.",
             "",
             report(all_stats),
             "",
@@ -422,7 +441,10 @@ def main() -> int:
             body += ["", "The CPython repository is built by `--make-stdlib-repo`: one commit per CPython release",
                      "installed on this machine (3.6 to 3.13), holding the top-level stdlib modules and six",
                      "packages; the hunks are the real changes between releases, the commits are synthetic."]
-        record("edits-replay", "\n".join(body))
+        flagged = [f"- {s.repo} {line}" for s in all_stats for line in s.flagged]
+        if flagged:
+            body += ["", "Real changes the heuristics refused (without the overrides):", "", *flagged]
+        record(args.section, "\n".join(body))
     ok = all(s.exact + s.eol_only + s.bom_changes == s.files for s in all_stats)
     return 0 if ok else 1
 

@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import ROOT, WORK, record, table, time_command, tool, verdict  # noqa: E402
 
+FLOOR = "import hashlib, sys\nd = open(sys.argv[1], 'rb').read()\nhashlib.sha256(d).hexdigest()\nd.count(b'\\n')\n"
 LINES = 1_000_000
 TARGET = 500_000
 
@@ -116,8 +117,12 @@ def main() -> int:
     # trusts the recorded digest and reads only the blocks the window spans.
     subprocess.run(restore, shell=True, check=True)
     read_argv = [pylon, "read", "big.txt", "--offset", str(TARGET), "--limit", "2000"]
-    cold_t = time_command("pylon read window (cold)", read_argv, runs=args.runs, warmup=1, cwd=work, env=env,
-                          setup="touch big.txt")
+    # Its same-run baseline: this interpreter reading the file, hashing it and counting its
+    # newlines, the work a cold read cannot skip (the tag is the hash; the numbers need the count).
+    floor_argv = [sys.executable, "-c", FLOOR, "big.txt"]
+    cold = interleaved([("pylon read window (cold)", read_argv, False), ("floor", floor_argv, False)], args.runs, work,
+                       "touch big.txt", env, {})
+    cold_med, floor_med = statistics.median(cold["pylon read window (cold)"]), statistics.median(cold["floor"])
     subprocess.run(read_argv, cwd=work, env=env, check=True, capture_output=True)
     time.sleep(2.2)
     read_t = time_command("pylon read window (warm)", read_argv, runs=args.runs, warmup=2, cwd=work, env=env)
@@ -162,8 +167,9 @@ def main() -> int:
         ("one-line replace at line 500,000", ms(med["pylon edit (1 line)"]), f"sed -i: {ms(med['sed -i (1 line)'])}",
          f"{ratio:.2f}x", "<= 1.2x", verdict(ratio <= 1.2)),
         ("(for reference) sed -i + sync", ms(med["sed -i + sync (1 line)"]), "", "", "", ""),
-        ("read --offset 500000 --limit 2000, cold (file just changed)", ms(cold_t.median), "", "", "< 150 ms",
-         verdict(cold_t.median < 0.150)),
+        ("read --offset 500000 --limit 2000, cold (file just changed)", ms(cold_med),
+         f"python reading, hashing and counting the file: {ms(floor_med)}", f"{cold_med / floor_med:.2f}x", "< 150 ms",
+         verdict(cold_med < 0.150)),
         ("read --offset 500000 --limit 2000, warm (unchanged since last read)", ms(read_t.median), "", "", "< 150 ms",
          verdict(read_t.median < 0.150)),
         ("1000-operation batch", ms(batch_t.median), "", "", "< 500 ms", verdict(batch_t.median < 0.5)),

@@ -39,7 +39,8 @@ def read(args: ReadArgs) -> int:
     if args.grep is not None:
         from pylon.workspace.edits.grep import grep
 
-        res = grep(args.path, args.grep, 0 if args.context is None else args.context, args.offset, args.limit)
+        res = grep(args.path, args.grep, 0 if args.context is None else args.context, args.offset, args.limit,
+                   defer_seen=True)
         render = edit_render.render_grep
     else:
         if args.context is not None:
@@ -49,7 +50,7 @@ def read(args: ReadArgs) -> int:
                              f"pylon read {edit_render.quote(args.path)} --grep PATTERN --context {args.context}")
         from pylon.workspace.edits.reading import read as read_window
 
-        res = read_window(args.path, args.offset, args.limit)
+        res = read_window(args.path, args.offset, args.limit, defer_seen=True)
         render = edit_render.render_read
     if args.json:
         from pylon.cli.output import ok_json
@@ -57,6 +58,10 @@ def read(args: ReadArgs) -> int:
         ok_json(res.to_json())
     else:
         sys.stdout.write(render(res))
+    # Seen only once printed: a failed write (a full device, a closed pipe) raises above, and
+    # lines nobody saw must not be editable.
+    sys.stdout.flush()
+    res.mark_seen()
     return 0
 
 

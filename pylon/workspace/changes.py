@@ -185,9 +185,9 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
     So a listing that outnumbers the limit is stopped at limit+1 names (a 50,000-path change costs
     a listing, not 50,000 diffs), and the exact total comes from a names-only listing of the same
     two trees started alongside it, which only counts separators. The shown entries are then
-    counted by one more process restricted to their paths. When the last listing from the same
-    `old` tree was cut (an agent asking again about a big change), the first process is skipped:
-    see _cut_listing. A result is memoised under the git dir (one slot): asking again about the
+    counted by one more process restricted to their paths. When the last listing was cut (an
+    agent asking again about a big change, or the first listing after the base moved from under
+    one), or there was none yet, the first process is skipped: see _cut_listing. A result is memoised under the git dir (one slot): asking again about the
     same two trees starts no git.
     """
     key = _memo_key(checkout, old, new)
@@ -200,7 +200,11 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
             shown = parsed.entries[:limit]
             _apply_numstat(parsed.numstat, {e.path: e for e in shown})
             return total, shown
-    if _hint_read(checkout, old) > limit:
+    last = _hint_file(checkout)
+    if last is None or last[1] > limit:
+        # A cut is expected: the last listing (from this tree, or from the previous base when the
+        # base just moved, or none yet) outnumbered the limit. One full tree diff, not two; a
+        # small change costs one more short process (see bench/ws_counts.py, docs/benchmarks.md).
         total, shown, stream = _cut_listing(checkout, old, new, limit)
         _memo_write(checkout, key, total, stream)
         _hint_write(checkout, old, total)
@@ -257,18 +261,24 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
 _HINT = "changes-hint"
 
 
-def _hint_read(checkout: Checkout, old: str) -> int:
-    """How many paths the last listing from `old` had (0 when it was from another tree)."""
+def _hint_file(checkout: Checkout) -> tuple[str, int] | None:
+    """(old tree, number of paths) of the last listing in this checkout, or None."""
     try:
         with open(os.path.join(checkout.git_dir, "pylon", _HINT), "rb") as fh:
             tree, _, total = fh.read(128).decode("ascii", "replace").partition(" ")
     except OSError:
-        return 0
-    return int(total) if tree == old and total.isdigit() else 0
+        return None
+    return (tree, int(total)) if total.isdigit() else None
+
+
+def _hint_read(checkout: Checkout, old: str) -> int:
+    """How many paths the last listing from `old` had (0 when it was from another tree)."""
+    last = _hint_file(checkout)
+    return last[1] if last is not None and last[0] == old else 0
 
 
 def _hint_write(checkout: Checkout, old: str, total: int) -> None:
-    if _hint_read(checkout, old) != total:
+    if _hint_file(checkout) != (old, total):
         try:
             replace_unsynced(os.path.join(checkout.git_dir, "pylon", _HINT), f"{old} {total}".encode())
         except OSError:

@@ -18,7 +18,7 @@ from pylon.errors import UsageError
 from pylon.workspace.edits import ranges as rg
 from pylon.workspace.edits.ledger import Ledger
 from pylon.workspace.edits.lines import Doc
-from pylon.workspace.edits.reading import ReadResult, check_offset, check_window, load, result
+from pylon.workspace.edits.reading import ReadResult, check_offset, check_window, defer, load, result
 from pylon.workspace.edits.window import MAX_BYTES, MAX_LINES, SEPARATOR, Window, take
 from pylon.workspace.edits.write import resolve
 
@@ -117,8 +117,11 @@ def _print(doc: Doc, groups: list[list[int]], max_lines: int) -> tuple[list[Wind
     return wins, False
 
 
-def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int | None = None) -> GrepResult:
-    """The lines of `path` matching `pattern` (Python regex) with `context` lines around them."""
+def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int | None = None, *,
+         defer_seen: bool = False) -> GrepResult:
+    """The lines of `path` matching `pattern` (Python regex) with `context` lines around them.
+
+    `defer_seen` as for `read`: the printed lines are recorded by `mark_seen()` once printed."""
     check_window(path, offset, limit)
     if not 0 <= context <= MAX_CONTEXT:
         raise UsageError("usage", f"--context takes 0..{MAX_CONTEXT} lines, not {context}.",
@@ -132,10 +135,12 @@ def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int 
     check_offset(path, offset, total)
     hits = matching_lines(doc, rx)
     wins, stopped = _print(doc, _groups(hits, context, offset, total), min(limit or MAX_LINES, MAX_LINES))
-    tag = loaded.record(ledger, rg.normalize(r for w in wins for r in w.seen()))
+    seen = rg.normalize(r for w in wins for r in w.seen())
+    tag = loaded.record(ledger, [] if defer_seen else seen)
     printed = [line for w in wins for line in w.lines]
     shown = {n for n, _ in printed}
     res = result(path, tag, doc, printed, [c for w in wins for c in w.cut], offset, wins[-1].last if stopped else total,
                  limit)
-    return GrepResult(res, pattern, context, len(hits), [m for m in hits if m in shown],
-                      [[w.first, w.last] for w in wins])
+    found = GrepResult(res, pattern, context, len(hits), [m for m in hits if m in shown],
+                       [[w.first, w.last] for w in wins])
+    return defer(found, ledger, loaded.digest, seen) if defer_seen else found

@@ -23,6 +23,18 @@ class ReadResult:
         self.path, self.tag, self.total_lines, self.start, self.end = path, tag, total_lines, start, end
         self.eol, self.final_newline, self.bom = eol, final_newline, bom
         self.lines, self.cut, self.next_offset, self.limit, self.notes = lines, cut, next_offset, limit, notes
+        self.pending: tuple[Ledger, str, list[list[int]]] | None = None  # lines to mark seen once printed
+
+    def mark_seen(self) -> None:
+        """Record the window's lines as seen: after `read(..., defer_seen=True)`, once they are printed.
+
+        An agent never saw lines whose output failed (stdout on a full device, a closed pipe), so
+        those stay unseen and an edit naming them is refused.
+        """
+        if self.pending is not None:
+            ledger, digest, seen = self.pending
+            self.pending = None
+            ledger.mark_seen(digest, seen)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,18 +75,29 @@ def check_window(path: str, offset: int, limit: int | None) -> None:
         raise UsageError("usage", f"--limit must be 1 or more, not {limit}.", f"pylon read {path} --limit {MAX_LINES}")
 
 
-def read(path: str, offset: int = 1, limit: int | None = None) -> ReadResult:
-    """Number lines offset.. of `path` (at most 2000 lines / 50 KiB) and record them as seen."""
+def read(path: str, offset: int = 1, limit: int | None = None, *, defer_seen: bool = False) -> ReadResult:
+    """Number lines offset.. of `path` (at most 2000 lines / 50 KiB) and record them as seen.
+
+    With `defer_seen` the revision and its tag are recorded now, the lines only when the caller
+    calls `mark_seen()` on the result after printing them.
+    """
     check_window(path, offset, limit)
     real, _ = resolve(path)
     ledger = Ledger(real)
-    quick = _trusted_window(path, real, ledger, offset, limit)
+    quick = _trusted_window(path, real, ledger, offset, limit, defer_seen)
     if quick is not None:
         return quick
     loaded = load(path, real, ledger)
     check_offset(path, offset, loaded.doc.nlines)
     win = take(loaded.doc, offset, loaded.doc.nlines, max_lines=min(limit or MAX_LINES, MAX_LINES))
-    return _window_result(path, loaded.record(ledger, win.seen()), loaded.doc, win, offset, limit)
+    seen = win.seen()
+    res = _window_result(path, loaded.record(ledger, [] if defer_seen else seen), loaded.doc, win, offset, limit)
+    return defer(res, ledger, loaded.digest, seen) if defer_seen else res
+
+
+def defer(res: ReadResult, ledger: Ledger, digest: str, seen: list[list[int]]) -> ReadResult:
+    res.pending = (ledger, digest, seen)
+    return res
 
 
 class Loaded:
@@ -109,6 +132,8 @@ def load(path: str, real: str, ledger: Ledger) -> Loaded:
     else:
         hasher = BackgroundDigest(data)
         reason = None if reused else check_text(data)
+        if not reason:
+            doc.index()  # count lines while the hash is still running on its thread, not after it
         digest = hasher.value
         if reused and guess is not None and guess["digest"] != digest:
             doc.use_index(None)
@@ -139,7 +164,8 @@ def _window_result(path: str, tag: str, doc: Doc, win: Window, offset: int, limi
     return result(path, tag, doc, win.lines, win.cut, offset, win.last if win.lines else offset - 1, limit)
 
 
-def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: int | None) -> ReadResult | None:
+def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: int | None,
+                    defer_seen: bool) -> ReadResult | None:
     """A window of a large file pylon has recorded unchanged (device, inode, size, mtime, ctime,
     outside the racy interval): read only the blocks it spans, with the kept index and line-ending
     counts. None when anything is missing or the file changed meanwhile; then the caller reads
@@ -175,8 +201,10 @@ def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: in
         os.close(fd)
     doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))  # type: ignore[arg-type]
     win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
-    kept = ledger.record(rev["digest"], seen=win.seen(), lines=total, size=st.st_size, st=st)
-    return _window_result(path, kept["tag"], doc, win, offset, limit)
+    seen = win.seen()
+    kept = ledger.record(rev["digest"], seen=[] if defer_seen else seen, lines=total, size=st.st_size, st=st)
+    res = _window_result(path, kept["tag"], doc, win, offset, limit)
+    return defer(res, ledger, rev["digest"], seen) if defer_seen else res
 
 
 def _changed(before: os.stat_result, after: os.stat_result) -> bool:

@@ -1,11 +1,16 @@
 """Heuristics for edits that are probably mistakes (exit 3 unless overridden).
 
 - Echo: the first new line repeats the line just above the range, or the last new line repeats
-  the line just below it (the classic duplicated boundary line). Blank lines never count; lines
-  made only of closing brackets or of one block keyword (`try:`, `else:`, `end`, `fi`...) only
-  warn, because closing two blocks in a row or nesting a `try:` is common.
+  the line just below it (the classic duplicated boundary line). Blank lines never count. Some
+  repeats are the shape of the file rather than a slip, so they only warn: lines made only of
+  brackets (`(`, `}`, `);`) or of one block keyword (`try:`, `else:`, `end;`, `fi`...), a lone
+  list item (`None,`, `NextLine,`), and a line that already occurs elsewhere among the lines
+  around the change (a list of repeated entries). Tuned on replayed public histories; see
+  docs/edits.md.
 - Indent mix: a new line indents with tabs where the surrounding lines indent only with spaces,
-  or with spaces where they indent only with tabs.
+  or with spaces where they indent only with tabs. Lines holding only whitespace, and the lines
+  the request itself replaces, do not count as the surrounding style (a re-indent is judged by
+  the lines it leaves).
 """
 
 from __future__ import annotations
@@ -18,8 +23,14 @@ from pylon.workspace.edits.ops import Op
 from pylon.workspace.edits.problems import Problem
 
 # Structural lines repeat legitimately (closing two blocks, nested `try:`): they only warn.
-_CLOSERS = re.compile(r"^\s*(?:[\)\]\}]+[;,]?|(?:try|else|finally|do|then|end|fi|done|esac|begin):?)\s*$")
-NEIGHBOURHOOD = 4096  # bytes on each side that decide the local indentation style
+_STRUCTURAL = re.compile(r"^\s*(?:[()\[\]{}]+[;,]?|(?:try|else|finally|do|then|end|fi|done|esac|begin)[:;]?)\s*$")
+# One word, number or empty literal and a comma: an item of a list, where values repeat.
+_LIST_ITEM = re.compile(r"^\s*(?:[\w.+-]+|\"\"|'')\s*,\s*$")
+# A line start that indents with a tab or two spaces and holds more than whitespace.
+_INDENTED = re.compile(rb"^(\t|  )[ \t]*\S", re.M)
+_INDENTED_HERE = re.compile(rb"(\t|  )[ \t]*\S")  # the first line after a BOM, where `^` does not match
+NEIGHBOURHOOD = 4096  # bytes on each side that decide the local indentation style and repeats
+REINDENT_SCAN = 5000  # replaced lines compared with the new ones (a bound on the work, not a rule)
 
 
 def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) -> tuple[list[Problem], list[str]]:
@@ -47,9 +58,9 @@ def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) 
                 if old is None or not new.strip() or new.strip() != old.strip():
                     continue
                 line_no = _neighbour_number(op, where)
-                if _CLOSERS.match(new):
+                if _STRUCTURAL.match(new) or _LIST_ITEM.match(new) or _repeated_nearby(doc, changed, line_no, new):
                     warnings.append(f"operation {op.index} (`{op.header}`): its {'first' if where == 'above' else 'last'} "
-                                    f"new line `{new.strip()}` repeats line {line_no} {where} it.")
+                                    f"new line `{new.strip()[:60]}` repeats line {line_no} {where} it.")
                     continue
                 problems.append(Problem(
                     "suspicious-edit",
@@ -57,7 +68,7 @@ def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) 
                     f"change (`{new.strip()[:60]}`), which would duplicate it. Drop that line from the new text, "
                     "or add --allow-echo if the repeat is intended.", op.index, op.header))
         if not allow_indent_mix:
-            _indent(doc, op, problems)
+            _indent(doc, op, changed, problems)
     return problems, warnings
 
 
@@ -69,7 +80,50 @@ def _neighbour_number(op: Op, where: str) -> int:
     return op.start - 1 if where == "above" else op.start
 
 
+def _window(doc: Doc, first: int, last: int) -> tuple[int, int]:
+    """Byte bounds of the whole lines within NEIGHBOURHOOD bytes of lines first..last."""
+    data = doc.data
+    lo = max(doc.base, doc.line_start(max(first, 1)) - NEIGHBOURHOOD)
+    if lo > doc.base:
+        lo = max(doc.base, data.rfind(b"\n", doc.base, lo) + 1)  # back to the start of that line
+    hi = min(len(data), doc.line_start(max(last, first) + 1) + NEIGHBOURHOOD)
+    nl = data.find(b"\n", hi)
+    return lo, len(data) if nl < 0 else nl + 1
+
+
+def _spans(doc: Doc, changed: list[list[int]], first: int, last: int) -> list[tuple[int, int]]:
+    """The window of lines first..last less the lines the request replaces or deletes. Each span
+    starts at a line start, so `^` patterns see whole lines."""
+    lo, hi = _window(doc, first, last)
+    spans, pos = [], lo
+    # Only the changed ranges near these lines (a line holds at least one byte): a request of
+    # 1,000 operations must not compare every operation with every other.
+    for a, b in rg.intersect(changed, max(first, 1) - NEIGHBOURHOOD - 1, max(last, first) + NEIGHBOURHOOD + 1):
+        cut_lo, cut_hi = doc.line_start(a), doc.line_start(b + 1)
+        if cut_hi <= pos or cut_lo >= hi:
+            continue
+        if cut_lo > pos:
+            spans.append((pos, cut_lo))
+        pos = max(pos, cut_hi)
+    if pos < hi:
+        spans.append((pos, hi))
+    return spans
+
+
+def _repeated_nearby(doc: Doc, changed: list[list[int]], line_no: int, text: str) -> bool:
+    """Whether the repeated line occurs at least twice among the lines around (itself and one more)."""
+    pattern = re.compile(rb"^[ \t]*" + re.escape(text.strip().encode("utf-8", "surrogateescape")) + rb"[ \t]*\r?$", re.M)
+    found = 0
+    for start, end in _spans(doc, changed, line_no, line_no):
+        found += sum(1 for _ in pattern.finditer(doc.data, start, end))
+        if found >= 2:
+            return True
+    return False
+
+
 def _style(line: str) -> str | None:
+    if not line.strip():
+        return None  # whitespace only: no content to indent
     if line.startswith("\t"):
         return "tabs"
     if line.startswith("  "):
@@ -77,24 +131,61 @@ def _style(line: str) -> str | None:
     return None
 
 
-def _indent(doc: Doc, op: Op, problems: list[Problem]) -> None:
-    new_styles = {s for s in map(_style, op.lines) if s}
-    if not new_styles:
+def _quick_counts(doc: Doc, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Line starts with a tab, and with two spaces, whitespace-only lines included."""
+    data, tabs, spaces = doc.data, 0, 0
+    for start, end in spans:
+        tabs += data.count(b"\n\t", max(start - 1, 0), end)
+        spaces += data.count(b"\n  ", max(start - 1, 0), end)
+        if start == doc.base:
+            tabs += data.startswith(b"\t", start)
+            spaces += data.startswith(b"  ", start)
+    return tabs, spaces
+
+
+def _indent_counts(doc: Doc, spans: list[tuple[int, int]]) -> tuple[int, int]:
+    """Lines indented with a tab, and with two spaces, in the byte spans (whitespace-only lines
+    left out): one regex pass over the bytes, no per-line Python work."""
+    tabs = spaces = 0
+    for start, end in spans:
+        for m in _INDENTED.finditer(doc.data, start, end):
+            if m.group(1) == b"\t":
+                tabs += 1
+            else:
+                spaces += 1
+        if start == doc.base and doc.base:  # `^` does not match after a BOM
+            m = _INDENTED_HERE.match(doc.data, start, end)
+            if m:
+                tabs, spaces = (tabs + 1, spaces) if m.group(1) == b"\t" else (tabs, spaces + 1)
+    return tabs, spaces
+
+
+def _indent(doc: Doc, op: Op, changed: list[list[int]], problems: list[Problem]) -> None:
+    styles = [s for s in map(_style, op.lines) if s]
+    if not styles:
         return
-    data = doc.data
-    # The bytes around the change (about a hundred lines each side): count line starts, that is a
-    # newline followed by a tab or by two spaces; no per-line work.
-    start = max(doc.base, doc.line_start(max(op.start, 1)) - NEIGHBOURHOOD)
-    end = min(len(data), doc.line_start(max(op.end, op.start) + 1) + NEIGHBOURHOOD)
-    tabs = data.count(b"\n\t", start, end)
-    spaces = data.count(b"\n  ", start, end)
-    if start == doc.base:
-        tabs += data.startswith(b"\t", start)
-        spaces += data.startswith(b"  ", start)
+    # The style of the lines around the change (about a hundred each side), those the request
+    # replaces left out: a re-indent is judged by the lines it leaves. When it leaves no indented
+    # line (psf/requests 927294fbd4 re-indents a whole README section), there is no style to break.
+    # Counting line starts over the whole window is fast (bytes.count, no per-line work) and never
+    # undercounts; the exact pass (replaced and whitespace-only lines left out) runs only when the
+    # other style occurs there at all, so a 1,000-operation request stays cheap.
+    tabs, spaces = _quick_counts(doc, [_window(doc, op.start, op.end)])
+    if all((spaces if s == "tabs" else tabs) == 0 for s in styles):
+        return
+    tabs, spaces = _indent_counts(doc, _spans(doc, changed, op.start, op.end))
     local = "tabs" if tabs and not spaces else "spaces" if spaces and not tabs else None
-    if local is None or new_styles == {local}:
+    if local is None or set(styles) == {local}:
         return
     other = "tabs" if local == "spaces" else "spaces"
+    # Deliberate re-indentation is not a slip: a new line whose text (indentation aside) is that
+    # of a line it replaces changes only its indentation. And new text that mostly follows the
+    # local style holds its other lines on purpose (a code sample inside XML, aligned text).
+    if op.is_range and op.end - op.start < REINDENT_SCAN:
+        replaced = {doc.text(n).strip() for n in range(op.start, op.end + 1)}
+        styles = [s for s, line in zip(map(_style, op.lines), op.lines) if s and line.strip() not in replaced]
+    if styles.count(other) <= styles.count(local):
+        return
     problems.append(Problem(
         "suspicious-edit",
         f"its new lines indent with {other}, but the lines around it indent only with {local}. Re-send them "

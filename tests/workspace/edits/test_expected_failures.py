@@ -58,3 +58,36 @@ def test_stdout_closed(ed) -> None:
     _clean(proc.stderr)
     assert json.loads(ed.run("pylon", "read", "f.txt", "--json", cwd=ed.root).out)["ok"] is True
     assert os.path.exists(ed.root / "f.txt")
+
+
+def _tag_of(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()[:12]  # the documented tag: never printed to the agent here
+
+
+def test_lines_printed_to_a_full_device_are_not_seen(ed) -> None:
+    data = ed.numbered(30).encode()
+    ed.write("f.txt", data)
+    # A refusal prints the unseen lines it names (and so marks them seen): one line per attempt.
+    for extra, line in (([], 3), (["--json"], 4), (["--grep", "line 1"], 14)):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([str(BIN / "pylon"), "read", "f.txt", *extra], cwd=ed.root, stdout=full,
+                                  stderr=subprocess.PIPE, text=True)
+        assert proc.returncode == 1 and proc.stderr.startswith("error[disk-full]:"), proc.stderr
+        res = ed.edit_json("f.txt", _tag_of(data), f"replace {line}\n+changed\n")
+        assert res.code == 2 and res.json()["error"]["code"] == "unseen-lines", res
+        assert ed.bytes("f.txt") == data
+    # Printed for real, the lines can be edited.
+    tag = ed.read("f.txt", "--limit", "20")
+    assert ed.edit("f.txt", tag, "replace 12\n+twelve\n").code == 0
+
+
+def test_lines_not_printed_to_a_closed_stdout_are_not_seen(ed) -> None:
+    data = ed.numbered(30).encode()
+    ed.write("f.txt", data)
+    proc = subprocess.run(f"{BIN / 'pylon'} read f.txt >&-", shell=True, cwd=ed.root, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith("error[stdout-closed]:"), proc.stderr
+    res = ed.edit_json("f.txt", _tag_of(data), "replace 5\n+five\n")
+    assert res.code == 1 and res.json()["error"]["code"] == "unknown-revision", res  # nothing was recorded
+    assert ed.bytes("f.txt") == data

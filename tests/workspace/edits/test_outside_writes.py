@@ -49,8 +49,12 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
     for attempt in range(5):
         path.write_text(original, encoding="utf-8")
         tag = ed.read("f.txt")
-        proc = _start_edit(ed, tag, b"replace 100\n+changed\n", {"PYLON_TEST_WRITE_DELAY": "0.6"})
-        time.sleep(0.3)
+        proc = _start_edit(ed, tag, b"replace 100\n+changed\n", {"PYLON_TEST_WRITE_DELAY": "2"})
+        # Append once the temp file exists (pylon has hashed and is in its delay), not after a
+        # fixed sleep that a loaded machine outlasts before pylon even starts.
+        deadline = time.monotonic() + 30
+        while not list(ed.root.glob(".f.txt.pylon-tmp-*")) and time.monotonic() < deadline:
+            time.sleep(0.01)
         _append(path, f"outside {attempt}\n")
         out, err = _finish(proc)
         doc = json.loads(out)
