@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing (and enum) cost ms of start-up on every command; plain ints do
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -46,6 +47,9 @@ class PylonError(Exception):
         if exit_code is not None:
             self.exit_code = exit_code
         self.details = details or {}
+        # Run by the CLI once the error has been printed (e.g. lines shown in a refusal are then
+        # recorded as seen); never run when printing it failed.
+        self.after_shown: Callable[[], None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message, "hint": self.hint}

@@ -108,6 +108,8 @@ def edit(args: EditArgs) -> int:
         ok_json(res.to_json())
     else:
         from pylon.cli.edit_render import render_edit
+        from pylon.cli.output import write
 
-        sys.stdout.write(render_edit(res))
+        write(render_edit(res))  # flushed: the --show lines count as seen only once printed
+    res.mark_seen()
     return 0

@@ -71,7 +71,14 @@ def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | 
     if json_mode is None:
         json_mode = wants_json(argv)
     if isinstance(exc, PylonError):
-        return fail(exc.code, exc.message, exc.hint, int(exc.exit_code), json_mode, exc.details)
+        try:
+            code = fail(exc.code, exc.message, exc.hint, int(exc.exit_code), json_mode, exc.details)
+        except OSError:  # the error could not be printed (a full device, a closed stream)
+            _drop_stdout()
+            return int(exc.exit_code)
+        if exc.after_shown is not None:
+            exc.after_shown()
+        return code
     if isinstance(exc, KeyboardInterrupt):
         output.err("interrupted")
         return 130

@@ -42,6 +42,14 @@ class EditResult:
         self.diff: str | None = None
         self.shown: list[Window] = []
         self.transformed: dict[str, Any] | None = None
+        self.pending: tuple[Ledger, str, list[list[int]]] | None = None
+
+    def mark_seen(self) -> None:
+        """Record the lines of --show as seen, once printed: output that failed was never seen."""
+        if self.pending is not None:
+            ledger, digest_, seen = self.pending
+            self.pending = None
+            ledger.mark_seen(digest_, seen)
 
     def moved(self) -> list[list[int]]:
         return [s for s in self.line_map if s[0] != s[2]]
@@ -195,8 +203,6 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
             win.cut += part.cut
             win.used += part.used
         shown = win.seen()
-        if mark:
-            ledger.mark_seen(rev["digest"], shown)
         unseen_set = set(plan.unseen)
         extra["unseen"] = [[n, t] for n, t in win.lines if n in unseen_set]
         printed = {n for n, _ in win.lines}
@@ -223,7 +229,11 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
                     f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}.")
     if any(p.code == "suspicious-edit" for p in problems) and all(p.code == "suspicious-edit" for p in problems):
         hint = "Fix the new text, or re-run with --allow-echo / --allow-indent-mix if it is intended."
-    raise request_error(problems, hint, extra, tail)
+    err = request_error(problems, hint, extra, tail)
+    if mark and plan.unseen:
+        digest_ = rev["digest"]
+        err.after_shown = lambda: ledger.mark_seen(digest_, shown)  # once the refusal is printed
+    raise err
 
 
 def _seen_through(cmp: Any, seen: list[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
@@ -309,7 +319,7 @@ def _finish(out: EditResult, path: str, real: str, fd: int, ledger: Ledger, rev:
                             data=result.data if result.size <= SNAPSHOT_CAP else None, parent=parent,
                             stale=new_stale, shown=False, st=os.fstat(fd) if result.size >= INDEX_MIN else None)
     if shown:
-        ledger.mark_seen(new_digest, shown)
+        out.pending = (ledger, new_digest, shown)  # marked by mark_seen() once printed
     out.new_tag = new_rev["tag"]
 
 

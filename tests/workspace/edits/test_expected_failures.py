@@ -91,3 +91,44 @@ def test_lines_not_printed_to_a_closed_stdout_are_not_seen(ed) -> None:
     res = ed.edit_json("f.txt", _tag_of(data), "replace 5\n+five\n")
     assert res.code == 1 and res.json()["error"]["code"] == "unknown-revision", res  # nothing was recorded
     assert ed.bytes("f.txt") == data
+
+
+def _edit_to_full(ed, tag: str, request: str, *args: str, stream: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    with open("/dev/full", "w") as full:
+        out = full if stream == "stdout" else subprocess.PIPE
+        err = full if stream == "stderr" else subprocess.PIPE
+        return subprocess.run([str(BIN / "pylon"), "edit", f"f.txt#{tag}", *args], cwd=ed.root, input=request,
+                              stdout=out, stderr=err, text=True)
+
+
+def test_lines_of_a_refusal_that_could_not_be_printed_are_not_seen(ed) -> None:
+    data = ed.numbered(30).encode()
+    ed.write("f.txt", data)
+    tag = ed.read("f.txt", "--limit", "3")
+    # Text mode: the refusal (with line 12 in it) goes to stderr, which is full; JSON: stdout.
+    for args, stream in (((), "stderr"), (("--json",), "stdout")):
+        proc = _edit_to_full(ed, tag, "replace 12\n+twelve\n", *args, stream=stream)
+        assert proc.returncode == 2, proc
+    # Neither refusal reached the agent, so line 12 is still unseen: refused again, and this time shown.
+    again = ed.edit_json("f.txt", tag, "replace 12\n+twelve\n")
+    assert again.code == 2 and again.json()["error"]["code"] == "unseen-lines", again
+    assert ed.bytes("f.txt") == data
+    assert ed.edit_json("f.txt", tag, "replace 12\n+twelve\n").code == 0  # shown once: now seen
+
+
+def test_lines_of_edit_show_that_could_not_be_printed_are_not_seen(ed) -> None:
+    ed.write("f.txt", ed.numbered(30))
+    tag = ed.read("f.txt", "--limit", "3")
+    proc = _edit_to_full(ed, tag, "replace 3\n+three\n", "--show", stream="stdout")
+    assert proc.returncode == 1 and proc.stderr.startswith("error[disk-full]:"), proc
+    data = ed.bytes("f.txt")
+    assert b"three\n" in data  # the edit itself was applied; only its output was lost
+    # Line 5 would have been in the --show window: it was never printed, so it is not seen.
+    res = ed.edit_json("f.txt", _tag_of(data), "replace 5\n+five\n")
+    assert res.code == 2 and res.json()["error"]["code"] == "unseen-lines", res
+    # The control: the same --show printed for real makes line 5 editable.
+    ed.write("f.txt", ed.numbered(30))
+    tag = ed.read("f.txt", "--limit", "3")
+    shown = ed.edit("f.txt", tag, "replace 3\n+three\n", "--show")
+    assert shown.code == 0 and "5" in shown.out, shown
+    assert ed.edit_json("f.txt", _tag_of(ed.bytes("f.txt")), "replace 5\n+five\n").code == 0
