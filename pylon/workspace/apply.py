@@ -1,0 +1,204 @@
+"""`pylon ws apply ID`: bring what an owned session changed onto the current checkout.
+
+The change is what the session did since its baseline: baseline commit -> the session's current
+state (commits, staged and unstaged work, untracked files; the capture of state.py on the
+session's own private index). It is merged three-way onto the checkout's current working tree:
+
+    base   = the session baseline            (refs/pylon/sessions/<id>/baseline)
+    ours   = the checkout's working tree      (captured, untracked files included)
+    theirs = the session's working tree       (captured the same way)
+
+Both sides are put in commits whose only parent is the baseline, so `git merge-tree --write-tree`
+(git >= 2.38) merges on exactly that base and writes nothing but objects. On any conflict the
+paths are reported with their conflict regions and no file is touched.
+
+The merged tree is then written into the working tree by git itself, on a throw-away index:
+`read-tree -m` of the checkout's tree onto a copy of the real index (so stat data of unchanged
+files is kept), a refresh, then `read-tree -m -u <checkout tree> <merged tree>`. That two-tree
+step changes only the paths that differ, applies the checkout's filters and modes like a
+checkout, and refuses before it writes anything when a file it would change no longer matches
+the captured tree (edited meanwhile) or when it would overwrite a file outside the state (an
+ignored one). The real index, HEAD and refs/stash are never written: the staged split stays
+exactly as it was and the merge result shows up as unstaged changes (new files as untracked).
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git, owned
+from pylon.workspace.commits import IDENT, State
+from pylon.workspace.conflicts import merge_tree, require_merge_tree
+from pylon.workspace.index import copy_index
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import names, read_side
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
+
+
+class Plan:
+    """Everything apply decided before touching a file (what the op log records)."""
+
+    __slots__ = ("id", "session_path", "baseline", "session", "before", "merged", "files")
+
+    def __init__(self, worktree_id: str, session_path: str, baseline: str, session: State, before: State,
+                 merged: str, files: list[dict[str, str]]) -> None:
+        self.id, self.session_path, self.baseline = worktree_id, session_path, baseline
+        self.session, self.before, self.merged, self.files = session, before, merged, files
+
+    def to_dict(self) -> dict[str, object]:
+        return {"id": self.id, "path": self.session_path, "baseline": self.baseline,
+                "session_state": self.session.commit, "before": self.before.commit,
+                "before_tree": self.before.worktree, "merged_tree": self.merged,
+                "files": self.files, "total": len(self.files)}
+
+
+def refuse_in_progress(checkout: Checkout, verb: str = "apply") -> None:
+    """git has a merge, rebase, cherry-pick, revert or bisect going on here: changing files now
+    would mix pylon's change into it."""
+    busy = checkout.in_progress()
+    if not busy:
+        return
+    from pylon.errors import PylonError
+
+    way_out = {"merge": "git merge --continue (or git merge --abort)",
+               "rebase": "git rebase --continue (or git rebase --abort)",
+               "cherry-pick": "git cherry-pick --continue (or git cherry-pick --abort)",
+               "revert": "git revert --continue (or git revert --abort)",
+               "bisect": "git bisect reset"}
+    first = busy[0]
+    raise PylonError(
+        "git-operation-in-progress",
+        f"A git {' and '.join(busy)} is in progress in {checkout.root}; `ws {verb}` changes nothing until it ends.",
+        f"Finish or abort it first: {way_out.get(first, 'git status')}, then run the command again.",
+        details={"in_progress": busy},
+    )
+
+
+def plan(checkout: Checkout, worktree_id: str) -> Plan:
+    """Capture both sides and merge them; raises apply-conflicts (nothing changed) on conflict."""
+    from pylon.errors import PylonError
+    from pylon.workspace.state import capture
+
+    owned.check_id(worktree_id)
+    refuse_in_progress(checkout)
+    require_merge_tree()
+    info = owned.survey(checkout)
+    found = info.get(worktree_id)
+    if owned.same_path(found.path, checkout.root):
+        raise PylonError(
+            "apply-into-itself",
+            f"This checkout is the owned worktree {worktree_id} itself; there is nothing to apply it onto.",
+            f"Run it from the checkout that should receive the work: pylon -C {info.main_root} ws apply {worktree_id}",
+        )
+    session = read_side(found.path).state
+    before = capture(checkout)
+    if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
+        raise PylonError("git-operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
+                         "Resolve them (git status), then run the command again.")
+    base = found.baseline
+    ours = _on_base(checkout, before.worktree, base, "checkout")
+    theirs = _on_base(checkout, session.worktree, base, f"session {worktree_id}")
+    merged, conflicts = merge_tree(checkout, ours, theirs)
+    if conflicts:
+        _name_sides(conflicts, {ours: "checkout", theirs: f"session {worktree_id}"})
+        shown = ", ".join(str(c["path"]) for c in conflicts[:10])
+        more = f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else ""
+        raise PylonError(
+            "apply-conflicts",
+            f"Applying {worktree_id} conflicts with this checkout in {len(conflicts)} "
+            f"path{'s' if len(conflicts) != 1 else ''}: {shown}{more}; nothing was changed.",
+            f"Resolve it in the session (cd \"$(pylon ws path {worktree_id})\"), or bring the session here "
+            f"whole with `pylon ws move {worktree_id}`; `pylon ws conflicts {worktree_id}` shows the same report.",
+            details={"id": worktree_id, "conflicts": conflicts, "total": len(conflicts)},
+        )
+    return Plan(worktree_id, found.path, base, session, before, merged, tree_changes(checkout, before.worktree, merged))
+
+
+def _name_sides(conflicts: list[dict[str, object]], labels: dict[str, str]) -> None:
+    """git labels the conflict markers with the commit ids it was given; name the sides instead."""
+    for item in conflicts:
+        for hunk in item.get("hunks") or []:  # type: ignore[attr-defined]
+            lines = hunk["lines"]
+            for n, line in enumerate(lines):
+                marker, _, label = line.partition(" ")
+                if marker in ("<<<<<<<", ">>>>>>>") and label in labels:
+                    lines[n] = f"{marker} {labels[label]}"
+
+
+def _on_base(checkout: Checkout, tree: str, base: str, what: str) -> str:
+    """A commit of `tree` whose only parent is the baseline: makes the baseline the merge base.
+    Not anchored: nothing refers to it once the merge is done."""
+    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", f"pylon apply: {what}"],
+                  cwd=checkout.root, env=IDENT, what="git commit-tree")
+    return out.decode().strip()
+
+
+def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]:
+    """Paths that differ between two trees, with added/modified/deleted/type (no renames)."""
+    out = git.run(["diff-tree", "-r", "-z", "--name-status", "--no-renames", old, new], cwd=checkout.root)
+    fields = names(out)
+    return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
+
+
+def write_worktree(checkout: Checkout, old: str, new: str) -> None:
+    """Make the working tree go from tree `old` (what it is now) to tree `new`, changing only the
+    paths that differ; the real index is not written. Refuses, before writing anything, when a
+    path it would change is not as `old` says or an untracked (ignored) file is in the way."""
+    folder = checkout.pylon_dir()
+    scratch = os.path.join(folder, f"apply-index.{os.getpid()}")
+    env = {"GIT_INDEX_FILE": scratch}
+    try:
+        if copy_index(checkout.index_path, scratch) is not None:
+            # one-tree -m keeps the stat data of entries whose content matches: the refresh
+            # below hashes only the dirty paths, not the whole tree
+            git.run(["read-tree", "-i", "-m", old], cwd=checkout.root, env=env, what="git read-tree")
+        else:
+            git.run(["read-tree", old], cwd=checkout.root, env=env, what="git read-tree")
+        git.run(["update-index", "-q", "--refresh"], cwd=checkout.root, env=env, ok=(0, 1))
+        code, _, err = git.run_full(["read-tree", "-m", "-u", old, new], cwd=checkout.root, env=env)
+        if code != 0:
+            raise _overwrite_refusal(err)
+    finally:
+        for path in (scratch, scratch + ".lock"):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
+def _overwrite_refusal(err: bytes) -> Exception:
+    from pylon.errors import PylonError
+
+    lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines()]
+    paths = [ln for ln in lines if ln and not ln.endswith(":") and not ln.startswith(("error:", "fatal:", "Please", "Aborting"))]
+    return PylonError(
+        "apply-would-overwrite",
+        "The merged result would overwrite files that are not part of the captured state (ignored files, or files "
+        f"changed while pylon was applying): {', '.join(paths[:10]) or 'see git: ' + ' '.join(lines)[:200]}; "
+        "nothing was changed.",
+        "Move those files aside (or wait for the other writer), then run the command again.",
+        details={"paths": paths[:20], "git": lines[:20]},
+    )
+
+
+def apply(checkout: Checkout, worktree_id: str, *,
+          record: Callable[[Plan], Callable[[], None]] | None = None) -> dict[str, object]:
+    """Plan, then write. `record(plan)` runs after planning and before the first file is written
+    (the op log writes its intent there) and returns the function that marks the op complete."""
+    todo = plan(checkout, worktree_id)
+    result = todo.to_dict()
+    result["staged_kept"] = True
+    if not todo.files:
+        result["applied"] = False
+        return result
+    done = record(todo) if record is not None else None
+    write_worktree(checkout, todo.before.worktree, todo.merged)
+    if done is not None:
+        done()
+    result["applied"] = True
+    return result
