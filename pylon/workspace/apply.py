@@ -145,6 +145,41 @@ def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]
     return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
 
 
+def in_the_way(checkout: Checkout, old: str, added: list[str]) -> list[str]:
+    """Files on disk that are not in tree `old` (so ignored: `old` holds every other file) and that
+    writing the added paths would replace: the path itself, a file where a folder must go, or
+    anything left in a folder that must become a file. `git read-tree -u` treats ignored files as
+    expendable and deletes them; pylon never touches them, so it refuses first."""
+    root = checkout.root
+    candidates: set[str] = set()
+    for path in added:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            prefix = "/".join(parts[:i])
+            full = os.path.join(root, prefix)
+            if os.path.islink(full) or os.path.isfile(full):
+                candidates.add(prefix)
+                break
+            if not os.path.isdir(full):
+                break
+        else:
+            full = os.path.join(root, path)
+            if os.path.islink(full) or not os.path.isdir(full):
+                if os.path.lexists(full):
+                    candidates.add(path)
+            else:
+                for dirpath, dirnames, filenames in os.walk(full):
+                    rel = os.path.relpath(dirpath, root)
+                    for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                        candidates.add(os.path.join(rel, name))
+    if not candidates:
+        return []
+    wanted = sorted(candidates)
+    out = git.run(["ls-tree", "-r", "-z", "--name-only", old, "--", *wanted], cwd=root,
+                  env={"GIT_LITERAL_PATHSPECS": "1"})
+    return sorted(candidates - set(names(out)))
+
+
 def write_worktree(checkout: Checkout, old: str, new: str) -> None:
     """Make the working tree go from tree `old` (what it is now) to tree `new`, changing only the
     paths that differ; the real index is not written. Refuses, before writing anything, when a
@@ -186,6 +221,19 @@ def _overwrite_refusal(err: bytes) -> Exception:
     )
 
 
+def _ignored_refusal(paths: list[str]) -> Exception:
+    from pylon.errors import PylonError
+
+    more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
+    return PylonError(
+        "apply-would-overwrite",
+        f"The session's changes would replace {len(paths)} ignored file{'s' if len(paths) != 1 else ''} of this "
+        f"checkout: {', '.join(paths[:10])}{more}; pylon never touches ignored files, so nothing was changed.",
+        "Move those files aside (or delete them if you do not need them), then run the command again.",
+        details={"paths": paths[:20], "total": len(paths)},
+    )
+
+
 def apply(checkout: Checkout, worktree_id: str, *,
           record: Callable[[Plan], Callable[[], None]] | None = None) -> dict[str, object]:
     """Plan, then write. `record(plan)` runs after planning and before the first file is written
@@ -196,6 +244,9 @@ def apply(checkout: Checkout, worktree_id: str, *,
     if not todo.files:
         result["applied"] = False
         return result
+    blocked = in_the_way(checkout, todo.before.worktree, [f["path"] for f in todo.files if f["status"] == "added"])
+    if blocked:
+        raise _ignored_refusal(blocked)
     done = record(todo) if record is not None else None
     write_worktree(checkout, todo.before.worktree, todo.merged)
     if done is not None:
