@@ -72,7 +72,7 @@ def refuse_in_progress(checkout: Checkout, verb: str = "apply") -> None:
                "bisect": "git bisect reset"}
     first = busy[0]
     raise PylonError(
-        "git-operation-in-progress",
+        "operation-in-progress",
         f"A git {' and '.join(busy)} is in progress in {checkout.root}; `ws {verb}` changes nothing until it ends.",
         f"Finish or abort it first: {way_out.get(first, 'git status')}, then run the command again.",
         details={"in_progress": busy},
@@ -98,7 +98,7 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
     session = read_side(found.path).state
     before = capture(checkout)
     if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
-        raise PylonError("git-operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
+        raise PylonError("operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
                          "Resolve them (git status), then run the command again.")
     base = found.baseline
     ours = _on_base(checkout, before.worktree, base, "checkout")
