@@ -1,0 +1,267 @@
+"""The op log under refs/pylon/ops/: intent first, then the change, then completion.
+
+API (stable; used by moves, restore, `rm --force`, apply and guard):
+
+    Step(root, before, after, head="state", paths=None)
+        One checkout's change: `before` and `after` are state commits (state.capture() format;
+        restore_state.make_state() builds one), `head` is restore()'s head mode ("state",
+        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those.
+    perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None) -> Op
+        The whole protocol for an op made only of restores: under the op lock, check that no
+        op is left interrupted, write the intent, restore each step's checkout to `after` in
+        order, mark it done. undo reverses it (each step back to `before`, in reverse order).
+    with op_lock(checkout): ...; check_clear(checkout); begin(...) -> Op; ...; complete(checkout, op)
+        The same protocol for an op that does more than restores (`rm --force`): begin() before
+        the first change, complete() after the last one.
+    entries(checkout) -> list[Op] (newest first); interrupted(checkout) -> Op | None
+
+Kinds are pluggable: an op whose undo or finish is not "restore every step" names a `module`
+that defines `undo_op(checkout, op)` and/or `finish_op(checkout, op)` (rm_undo.py is one); the
+log imports it when needed. `data` is free JSON for the kind; `anchors` are extra commits the
+kind needs later (a branch tip, a baseline): every state and anchor is a parent of the op's
+commit, so `git gc --prune=now` never erases what an undo needs.
+
+Storage: `refs/pylon/ops/<seq>` (8 digits) points at a commit (empty tree) whose message is
+`pylon op <seq> <kind>: <status>` and then one JSON record. Statuses: `intent` (written before
+any change), `done`, `undoing` (an undo began; the state it replaces is in `undo_from`), `undone`.
+A status change is a new commit swapped in with `git update-ref <ref> <new> <old>`. An op left in
+`intent` or `undoing` with the op lock free was interrupted: `ws status` names it, `ws undo`
+reverses it and `ws undo --finish` completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from pylon.locks import file_lock
+from pylon.workspace import git
+from pylon.workspace.commits import IDENT
+from pylon.workspace.repo import EMPTY_TREE, Checkout
+
+PREFIX = "refs/pylon/ops/"
+VERSION = 1
+LOCK_TIMEOUT = 600.0
+OPEN = ("intent", "undoing")
+
+
+class Step:
+    __slots__ = ("root", "before", "after", "head", "paths")
+
+    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None) -> None:
+        self.root, self.before, self.after, self.head, self.paths = root, before, after, head, paths
+
+    def to_dict(self) -> dict[str, object]:
+        found: dict[str, object] = {"root": self.root, "before": self.before, "after": self.after, "head": self.head}
+        if self.paths is not None:
+            found["paths"] = self.paths
+        return found
+
+
+class Op:
+    """One entry of the log (the decoded JSON record plus where it lives)."""
+
+    __slots__ = ("seq", "ref", "commit", "record")
+
+    def __init__(self, seq: int, commit: str, record: dict[str, object]) -> None:
+        self.seq, self.ref, self.commit, self.record = seq, f"{PREFIX}{seq:08d}", commit, record
+
+    @property
+    def kind(self) -> str:
+        return str(self.record.get("kind"))
+
+    @property
+    def status(self) -> str:
+        return str(self.record.get("status"))
+
+    @property
+    def title(self) -> str:
+        return str(self.record.get("title") or self.kind)
+
+    @property
+    def steps(self) -> list[Step]:
+        raw = self.record.get("steps") or []
+        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))  # type: ignore[union-attr]
+                for s in raw]  # type: ignore[union-attr]
+
+    @property
+    def data(self) -> dict[str, object]:
+        value = self.record.get("data")
+        return value if isinstance(value, dict) else {}
+
+    def to_dict(self) -> dict[str, object]:
+        return {"seq": self.seq, "ref": self.ref, "commit": self.commit, **self.record}
+
+
+def lock_path(checkout: Checkout) -> str:
+    return os.path.join(checkout.common_dir, "pylon", "ops.lock")
+
+
+def op_lock(checkout: Checkout) -> file_lock:
+    """Serialises every mutating op of the repository (all worktrees share the log)."""
+    return file_lock(lock_path(checkout), timeout=LOCK_TIMEOUT, what="the op log")
+
+
+def lock_held(checkout: Checkout) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(lock_path(checkout), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _parents(record: dict[str, object], anchors: list[str]) -> list[str]:
+    seen: list[str] = []
+    for step in record.get("steps") or []:  # type: ignore[union-attr]
+        for key in ("before", "after"):
+            oid = step[key]  # type: ignore[index]
+            if oid not in seen:
+                seen.append(oid)
+    for oid in [*anchors, *(record.get("undo_from") or {}).values()]:  # type: ignore[union-attr]
+        if oid and oid not in seen:
+            seen.append(oid)
+    return seen
+
+
+def _write(checkout: Checkout, seq: int, record: dict[str, object], old: str | None) -> str:
+    anchors = [str(a) for a in record.get("anchors") or []]  # type: ignore[union-attr]
+    message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
+    args = ["commit-tree", "--no-gpg-sign", EMPTY_TREE]
+    for parent in _parents(record, anchors):
+        args += ["-p", parent]
+    commit = git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree").decode().strip()
+    ref = f"{PREFIX}{seq:08d}"
+    git.run(["update-ref", "-m", f"pylon op {record['status']}", ref, commit, old or "0" * 40], cwd=checkout.root,
+            what="git update-ref (op log)")
+    return commit
+
+
+def _listing(checkout: Checkout) -> list[tuple[int, str]]:
+    out = git.run(["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], cwd=checkout.root)
+    found = []
+    for line in out.decode().splitlines():
+        ref, _, oid = line.partition(" ")
+        tail = ref[len(PREFIX):]
+        if tail.isdigit():
+            found.append((int(tail), oid))
+    return sorted(found, reverse=True)
+
+
+def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
+    """The log, newest first (one `for-each-ref` and one `cat-file --batch`)."""
+    listing = _listing(checkout)[:limit] if limit else _listing(checkout)
+    if not listing:
+        return []
+    out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{oid}\n" for _, oid in listing).encode())
+    ops: list[Op] = []
+    pos = 0
+    for seq, oid in listing:
+        end = out.index(b"\n", pos)
+        size = int(out[pos:end].split()[2])
+        body = out[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+        _header, _, message = body.partition(b"\n\n")
+        try:
+            record = json.loads(message.split(b"\n", 2)[2])
+        except (IndexError, ValueError):
+            record = {"kind": "unknown", "status": "unreadable"}
+        ops.append(Op(seq, oid, record))
+    return ops
+
+
+def get(checkout: Checkout, seq: int) -> Op | None:
+    for op in entries(checkout):
+        if op.seq == seq:
+            return op
+    return None
+
+
+def interrupted(checkout: Checkout) -> Op | None:
+    """The newest op left half-done by a process that is gone (None while one is running)."""
+    for op in entries(checkout, limit=50):
+        if op.status in OPEN:
+            return None if lock_held(checkout) else op
+    return None
+
+
+def check_clear(checkout: Checkout) -> None:
+    """Refuse a new op while an interrupted one waits (call it under op_lock)."""
+    for op in entries(checkout, limit=50):
+        if op.status in OPEN:
+            from pylon.errors import PylonError
+
+            raise PylonError(
+                "op-interrupted",
+                f"The operation `{op.title}` (op {op.seq}) was interrupted before it finished; pylon changes "
+                "nothing else until it is settled.",
+                "Reverse it with `pylon ws undo`, or complete it with `pylon ws undo --finish`.",
+                details={"op": op.seq, "kind": op.kind},
+            )
+
+
+def begin(
+    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+) -> Op:
+    """Write the intent (call under op_lock, before changing anything) and return the op."""
+    listing = _listing(checkout)
+    seq = (listing[0][0] + 1) if listing else 1
+    record: dict[str, object] = {
+        "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
+        "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
+        "module": module, "command": command, "pid": os.getpid(),
+    }
+    commit = _write(checkout, seq, record, None)
+    return Op(seq, commit, record)
+
+
+def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:
+    record = dict(op.record, status=status, **extra)
+    commit = _write(checkout, op.seq, record, op.commit)
+    op.commit, op.record = commit, record
+    return op
+
+
+def complete(checkout: Checkout, op: Op, **extra: object) -> Op:
+    return set_status(checkout, op, "done", finished=int(time.time()), **extra)
+
+
+def summary(results: list[dict[str, object]]) -> list[dict[str, object]]:
+    """restore() results without their path lists (the log keeps counts only)."""
+    return [{k: r[k] for k in ("written", "deleted", "index", "head_moved")} for r in results]
+
+
+def perform(
+    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+    currents: dict[str, object] | None = None,
+) -> Op:
+    """begin, restore each step to `after`, complete: an op made of restores, under the op lock.
+    `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
+    with op_lock(checkout):
+        check_clear(checkout)
+        op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
+        results = run_steps(op.steps, forward=True, currents=currents)
+        return complete(checkout, op, results=summary(results))
+
+
+def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, object] | None = None) -> list[dict[str, object]]:
+    """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restore_state import restore
+
+    results = []
+    for step in steps if forward else list(reversed(steps)):
+        co = locate(step.root)
+        current = (currents or {}).get(step.root)
+        results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head, current=current))  # type: ignore[arg-type]
+    return results

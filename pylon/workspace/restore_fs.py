@@ -1,0 +1,118 @@
+"""File-system steps of restore(): what blocks a write, and deletions confined beneath the root.
+
+Every deletion opens the folders on the way relative to the one opened before (`O_NOFOLLOW`), so
+a folder swapped for a symlink between a check and the unlink can never send the unlink outside
+the checkout; it is refused instead (the same rule as beneath.py for reads).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_parent(root_fd: int, parts: list[str]) -> int | None:
+    """A descriptor of the folder holding parts[-1], or None when a component is missing."""
+    fd = os.dup(root_fd)
+    for name in parts[:-1]:
+        try:
+            nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except FileNotFoundError:
+            os.close(fd)
+            return None
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return None  # a symlink or a file on the way: nothing of ours lies beneath it
+            raise
+        os.close(fd)
+        fd = nxt
+    return fd
+
+
+def delete_paths(root: str, paths: list[str]) -> int:
+    """Unlink each root-relative path (files and symlinks only), then prune folders left empty.
+
+    Returns how many entries were removed. A path already gone counts as done (a restore that was
+    killed half-way runs again from wherever it stopped).
+    """
+    removed = 0
+    parents: set[str] = set()
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for rel in paths:
+            parts = rel.split("/")
+            fd = _open_parent(root_fd, parts)
+            if fd is None:
+                continue
+            try:
+                st = os.lstat(parts[-1], dir_fd=fd)
+                if stat.S_ISDIR(st.st_mode):
+                    continue  # a gitlink's folder, or a folder where a file was: left alone
+                os.unlink(parts[-1], dir_fd=fd)
+                removed += 1
+            except FileNotFoundError:
+                pass
+            finally:
+                os.close(fd)
+            for i in range(len(parts) - 1, 0, -1):
+                parents.add("/".join(parts[:i]))
+        # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
+        for rel in sorted(parents, key=lambda p: p.count("/"), reverse=True):
+            parts = rel.split("/")
+            fd = _open_parent(root_fd, parts)
+            if fd is None:
+                continue
+            try:
+                os.rmdir(parts[-1], dir_fd=fd)
+            except OSError:
+                pass  # not empty (ignored files, other files): kept
+            finally:
+                os.close(fd)
+    finally:
+        os.close(root_fd)
+    return removed
+
+
+def blocked(root: str, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
+    """Paths whose write would clobber something the state does not hold (an ignored file, a file
+    made after the capture, a folder with such files in it): restore refuses before any change.
+
+    `known` holds every path of the current state that this restore will replace or delete.
+    """
+    found: list[str] = []
+    dirs_ok: set[str] = set()
+    for rel in writes:
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            lead = "/".join(parts[:i])
+            if lead in dirs_ok:
+                continue
+            try:
+                st = os.lstat(os.path.join(root, lead))
+            except FileNotFoundError:
+                break
+            if stat.S_ISDIR(st.st_mode):
+                dirs_ok.add(lead)
+                continue
+            if lead not in deletes:
+                found.append(lead)
+            break
+        full = os.path.join(root, rel)
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            prefix = rel + "/"
+            for dirpath, dirnames, filenames in os.walk(full):
+                for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                    inner = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+                    if inner.startswith(prefix) and inner not in deletes:
+                        found.append(inner)
+        elif rel not in known:
+            found.append(rel)
+    return sorted(set(found))

@@ -1,0 +1,239 @@
+"""restore(): bring a checkout to a captured state exactly. The primitive every mutating op uses.
+
+    restore(checkout, state_commit, paths=None, *, head="state", current=None) -> dict
+
+`state_commit` is a state commit in the format of state.capture() (tree = the working tree;
+message fields pylon-head, pylon-branch, pylon-index-tree), as kept by baselines, the op log,
+`ws rm --force` (refs/pylon/trash/) and guard snapshots (refs/pylon/guard/<n>, whose tree may also
+hold ignored files: those are written back too). make_state() builds one from its parts.
+
+What it changes, in this order (each step is idempotent, so a restore killed at any moment is
+finished, or reversed, by running restore again towards the state wanted):
+
+1. the working tree: every path where the current state and the target differ, and only those.
+   Paths of the current state missing from the target are unlinked (beneath the root, no symlink
+   followed); the others are written by `git checkout-index -f` from a small private index that
+   holds just them, so modes, symlinks and git's own conversions are exactly git's. Ignored files
+   are never touched: a write that would replace one (or any file the current state does not hold)
+   is refused before anything changes (`restore-blocked`).
+2. the real index: one `git update-index --index-info` of the entries where the current index
+   tree and the target's differ (stat data of every other entry is kept, so the next `git status`
+   stays cheap). This is the staged/unstaged split.
+3. HEAD, by `head`: "state" (HEAD and branch as recorded: the branch ref is set to the recorded
+   commit and HEAD points at it; detached when the state was), "detach" (HEAD detached at the
+   recorded commit, no branch moved) or "keep" (HEAD left alone, as for PATH restores).
+
+`paths` (root-relative, literal; a folder means everything under it) limits steps 1 and 2 to those
+paths; HEAD is then always kept. `current` is a capture of the checkout taken just before (the op
+log takes one anyway); without it restore captures one itself.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git
+from pylon.workspace.commits import State, commit_tree, read_state, state_message
+from pylon.workspace.repo import EMPTY_TREE, Checkout
+
+HEAD_MODES = ("state", "detach", "keep")
+_ZERO = "0" * 40
+_LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+
+
+def make_state(
+    checkout: Checkout, *, worktree: str, index_tree: str | None, head: str | None, branch: str | None,
+    label: str = "state", notes: list[dict[str, str]] | None = None,
+) -> str:
+    """A state commit (the format capture() writes) from its parts; not anchored by any ref."""
+    import time
+
+    state = State(commit=None, head=head, branch=branch, index_tree=index_tree, worktree=worktree,
+                  notes=notes or [], captured_at=int(time.time()), label=label)
+    index_commit = None
+    head_tree = tree_of(checkout, head) if head else EMPTY_TREE
+    if index_tree and index_tree != head_tree:
+        index_commit = commit_tree(checkout, index_tree, [head] if head else [], f"pylon index of {label}\n")
+    parents = [p for p in (head, index_commit) if p]
+    return commit_tree(checkout, worktree, parents, state_message(state, index_commit))
+
+
+def tree_of(checkout: Checkout, commitish: str) -> str:
+    return git.run(["rev-parse", "--verify", commitish + "^{tree}"], cwd=checkout.root).decode().strip()
+
+
+def same_state(a: State, b: State) -> bool:
+    """Same files, same staged index, same HEAD and branch."""
+    return (a.worktree, a.index_tree, a.head, a.branch) == (b.worktree, b.index_tree, b.head, b.branch)
+
+
+def _raw_diff(checkout: Checkout, old: str, new: str, paths: list[str] | None) -> list[tuple[str, str, str, str]]:
+    """(status, new mode, new oid, path) of each entry differing between two trees."""
+    args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]
+    if paths:
+        args += ["--", *paths]
+    out = git.run(args, cwd=checkout.root, env=_LITERAL)
+    fields = out.split(b"\0")
+    found = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(b":"):
+        meta = fields[i].decode().split()
+        path = fields[i + 1].decode("utf-8", "surrogateescape")
+        found.append((meta[4][0], meta[1], meta[3], path))
+        i += 2
+    return found
+
+
+def _index_file(checkout: Checkout, name: str) -> str:
+    return os.path.join(checkout.pylon_dir(), name)
+
+
+def _write_files(checkout: Checkout, entries: list[tuple[str, str, str]]) -> None:
+    """Write (mode, oid, path) entries with git's own checkout, from a private index of just them."""
+    tmp = _index_file(checkout, f"restore-index-{os.getpid()}")
+    env = {"GIT_INDEX_FILE": tmp, **_LITERAL}
+    try:
+        lines = "".join(f"{mode} {oid}\t{path}\0" for mode, oid, path in entries)
+        git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env,
+                input=lines.encode("utf-8", "surrogateescape"), what="git update-index (restore)")
+        names = "".join(f"{path}\0" for mode, _oid, path in entries if mode != "160000")
+        if names:
+            git.run(["checkout-index", "-f", "-z", "--stdin"], cwd=checkout.root, env=env,
+                    input=names.encode("utf-8", "surrogateescape"), what="git checkout-index (restore)")
+        for mode, _oid, path in entries:
+            if mode == "160000":  # a submodule: its folder, never its content (git checkout does the same)
+                os.makedirs(os.path.join(checkout.root, path), exist_ok=True)
+    finally:
+        for leftover in (tmp, tmp + ".lock"):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
+
+
+def _blocked_error(paths: list[str]) -> Exception:
+    from pylon.errors import PylonError
+
+    shown = ", ".join(paths[:20]) + (f" (and {len(paths) - 20} more)" if len(paths) > 20 else "")
+    return PylonError(
+        "restore-blocked",
+        f"Restoring would replace {len(paths)} file(s) that are not part of the current state "
+        f"(ignored, or made just now): {shown}. Nothing was changed.",
+        "Move those files out of the way (or delete them if they are disposable), then run the same command again.",
+        details={"paths": paths[:20], "paths_total": len(paths)},
+    )
+
+
+class Plan:
+    """What restore() would change: computed without writing anything (`--dry-run` shows it)."""
+
+    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths")
+
+    def __init__(self, target: State, current: State, deletes: list[str], writes: list[tuple[str, str, str]],
+                 index_entries: list[str], blocked: list[str], paths: list[str]) -> None:
+        self.target, self.current, self.deletes, self.writes = target, current, deletes, writes
+        self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
+
+    def to_dict(self) -> dict[str, object]:
+        return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
+                "blocked": self.blocked}
+
+
+def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, *,
+         current: State | None = None) -> Plan:
+    """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them."""
+    target = read_state(checkout, state_commit)
+    if current is None:
+        from pylon.workspace.state import capture
+
+        current = capture(checkout, label="before-restore")
+    diff = _raw_diff(checkout, current.worktree, target.worktree, paths)
+    deletes = [path for status, _m, _o, path in diff if status == "D"]
+    writes = [(mode, oid, path) for status, mode, oid, path in diff if status != "D"]
+    delete_set = set(deletes)
+    known = delete_set | {path for status, _m, _o, path in diff if status in ("M", "T")}
+    stuck = _blocked(checkout, [w[2] for w in writes], delete_set, known)
+    return Plan(target, current, deletes, writes, _index_changes(checkout, current, target, paths), stuck,
+                [p for _s, _m, _o, p in diff])
+
+
+def restore(
+    checkout: Checkout, state_commit: str, paths: list[str] | None = None, *, head: str = "state",
+    current: State | None = None,
+) -> dict[str, object]:
+    """Bring the checkout (or `paths` of it) to the state `state_commit`; see the module docstring.
+
+    Returns {written, deleted, index, head_moved, paths}. Raises `restore-blocked` (nothing
+    changed) when a write would replace a file the current state does not hold."""
+    if head not in HEAD_MODES:
+        raise ValueError(f"head must be one of {HEAD_MODES}")
+    if paths is not None:
+        head = "keep"
+        paths = [p.rstrip("/") for p in paths if p.strip("/")] or None
+        if paths is None:
+            return {"written": 0, "deleted": 0, "index": 0, "head_moved": False, "paths": []}
+    todo = plan(checkout, state_commit, paths, current=current)
+    if todo.blocked:
+        raise _blocked_error(todo.blocked)
+    from pylon.workspace.restore_fs import delete_paths
+
+    deleted = delete_paths(checkout.root, todo.deletes)
+    if todo.writes:
+        _write_files(checkout, todo.writes)
+    if todo.index_entries:
+        git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
+                input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")
+    moved = _set_head(checkout, todo.target, head, todo.current) if head != "keep" else False
+    return {"written": len(todo.writes), "deleted": deleted, "index": len(todo.index_entries), "head_moved": moved,
+            "paths": todo.paths}
+
+
+def _blocked(checkout: Checkout, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
+    from pylon.workspace.restore_fs import blocked
+
+    return blocked(checkout.root, writes, deletes, known)
+
+
+def _index_changes(checkout: Checkout, current: State, target: State, paths: list[str] | None) -> list[str]:
+    """`--index-info` records (removals first) turning the current index into the target's."""
+    if current.index_tree is None:
+        from pylon.errors import PylonError
+
+        raise PylonError("index-unmerged", "The index has unresolved conflicts, so pylon cannot restore over it.",
+                         "Finish or abort the merge first (`git merge --abort`), then run the same command again.")
+    wanted = target.index_tree
+    if wanted is None:
+        wanted = tree_of(checkout, target.head) if target.head else EMPTY_TREE
+    if wanted == current.index_tree:
+        return []
+    diff = _raw_diff(checkout, current.index_tree, wanted, paths)
+    removals = [f"0 {_ZERO}\t{path}\0" for status, _m, _o, path in diff if status == "D"]
+    adds = [f"{mode} {oid}\t{path}\0" for status, mode, oid, path in diff if status != "D"]
+    return removals + adds
+
+
+def _set_head(checkout: Checkout, target: State, mode: str, current: State) -> bool:
+    if mode == "detach" or not target.branch:
+        if target.head is None:
+            return False
+        if current.head == target.head and current.branch is None:
+            return False
+        git.run(["update-ref", "--no-deref", "-m", "pylon: restore", "HEAD", target.head], cwd=checkout.root)
+        return True
+    moved = False
+    ref_now = git.run(["rev-parse", "-q", "--verify", target.branch], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    if target.head and ref_now != target.head:
+        git.run(["update-ref", "-m", "pylon: restore", target.branch, target.head], cwd=checkout.root)
+        moved = True
+    elif not target.head and ref_now:
+        git.run(["update-ref", "-d", target.branch, ref_now], cwd=checkout.root)
+        moved = True
+    if checkout.head_file()[0] != target.branch:
+        git.run(["symbolic-ref", "-m", "pylon: restore", "HEAD", target.branch], cwd=checkout.root)
+        moved = True
+    return moved
+
+
+def state(checkout: Checkout, commitish: str) -> State:
+    """The State recorded in a state commit (re-exported for callers of this module)."""
+    return read_state(checkout, commitish)
