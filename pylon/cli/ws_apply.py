@@ -23,7 +23,7 @@ def apply(args: ApplyArgs) -> int:
     from pylon.workspace.repo import locate
 
     try:
-        result = run_apply(locate(), args.id, record=_recorder())
+        result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}")
     except PylonError as exc:
         if exc.code == "apply-conflicts" and not args.json:
             note(conflict_block(exc.details))
@@ -33,12 +33,9 @@ def apply(args: ApplyArgs) -> int:
         return 0
     out(summary(result))
     if result["applied"]:
-        note("pylon: the staged index is as it was; the merged changes are unstaged. Undo: pylon ws undo")
+        note(f"pylon: the staged index is as it was; the merged changes are unstaged (op {result['op']}; "
+             "`pylon ws undo` reverses it)")
     return 0
-
-
-def _recorder():  # type: ignore[no-untyped-def]
-    return None
 
 
 def summary(result: dict[str, Any]) -> str:

@@ -33,10 +33,6 @@ from pylon.workspace.index import copy_index
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import names, read_side
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 
 
@@ -234,22 +230,53 @@ def _ignored_refusal(paths: list[str]) -> Exception:
     )
 
 
-def apply(checkout: Checkout, worktree_id: str, *,
-          record: Callable[[Plan], Callable[[], None]] | None = None) -> dict[str, object]:
-    """Plan, then write. `record(plan)` runs after planning and before the first file is written
-    (the op log writes its intent there) and returns the function that marks the op complete."""
-    todo = plan(checkout, worktree_id)
-    result = todo.to_dict()
-    result["staged_kept"] = True
-    if not todo.files:
-        result["applied"] = False
-        return result
-    blocked = in_the_way(checkout, todo.before.worktree, [f["path"] for f in todo.files if f["status"] == "added"])
-    if blocked:
-        raise _ignored_refusal(blocked)
-    done = record(todo) if record is not None else None
-    write_worktree(checkout, todo.before.worktree, todo.merged)
-    if done is not None:
-        done()
-    result["applied"] = True
+def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -> dict[str, object]:
+    """Plan and write under the op lock, recorded in the op log (kind `apply`): the intent (the
+    checkout's state before, and the state after: the merged tree with the same index and HEAD)
+    is written before the first file changes, so `ws undo` restores the state before exactly,
+    even after a kill half-way through."""
+    from pylon.workspace import oplog
+    from pylon.workspace.restore_state import make_state
+
+    with oplog.op_lock(checkout):
+        oplog.check_clear(checkout)
+        _drop_scratch(checkout)
+        todo = plan(checkout, worktree_id)
+        result = todo.to_dict()
+        result.update(staged_kept=True, applied=False, op=None)
+        if not todo.files:
+            return result
+        before = todo.before
+        blocked = in_the_way(checkout, before.worktree, [f["path"] for f in todo.files if f["status"] == "added"])
+        if blocked:
+            raise _ignored_refusal(blocked)
+        after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
+                           branch=before.branch, label=f"after apply {worktree_id}")
+        step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
+        op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
+                         data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
+                               "files": len(todo.files)},
+                         anchors=[str(todo.session.commit), todo.baseline])
+        try:
+            write_worktree(checkout, before.worktree, todo.merged)
+        except Exception as exc:
+            from pylon.errors import PylonError
+
+            if isinstance(exc, PylonError) and exc.code == "apply-would-overwrite":
+                # git refused before writing a file: the checkout is as it was, nothing to undo
+                oplog.set_status(checkout, op, "undone", refused=exc.code)
+            raise
+        oplog.complete(checkout, op)
+    result.update(applied=True, op=op.seq)
     return result
+
+
+def _drop_scratch(checkout: Checkout) -> None:
+    """Scratch indexes of an apply that was killed (only one apply runs at a time: the op lock)."""
+    folder = checkout.pylon_dir()
+    for name in os.listdir(folder):
+        if name.startswith("apply-index."):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except FileNotFoundError:
+                pass
