@@ -96,6 +96,14 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
     if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
         raise PylonError("operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
                          "Resolve them (git status), then run the command again.")
+    if any(note.get("kind") == "sparse-checkout" for note in before.notes):
+        raise PylonError(
+            "apply-sparse-checkout",
+            "This checkout is sparse: files outside the cone are not on disk, so a merge written here could not "
+            "be shown or undone exactly; nothing was changed.",
+            f"Apply it in a full checkout (`git sparse-checkout disable` first), or bring the session here whole "
+            f"with `pylon ws move {worktree_id}`.",
+        )
     base = found.baseline
     ours = _on_base(checkout, before.worktree, base, "checkout")
     theirs = _on_base(checkout, session.worktree, base, f"session {worktree_id}")

@@ -212,3 +212,16 @@ def test_random_merges_match_git(tmp_path: Path, seed: int) -> None:
 def test_random_merges_match_git_many(tmp_path: Path) -> None:
     outcomes = [differential_round(tmp_path, seed) for seed in range(100, 160)]
     assert "applied" in outcomes and "conflict" in outcomes
+
+
+def test_a_sparse_checkout_is_refused(repo: Path) -> None:
+    write_files(repo, {"keep/a.txt": "a\n", "out/b.txt": "b\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two folders")
+    path, _ = session(repo)
+    write_files(path, {"out/b.txt": "agent\n"})
+    git(repo, "sparse-checkout", "set", "keep")
+    before = snapshot(repo)
+    result = pylon("ws", "apply", "a", "--json", cwd=repo)
+    assert result.code == 1 and result.json()["error"]["code"] == "apply-sparse-checkout", result
+    assert differences(before, snapshot(repo)) == []
