@@ -207,6 +207,29 @@ COMMANDS = (
             description="A three-way merge (base: the session baseline) of the session's committed and "
                         "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
                         "they were; on a conflict nothing is changed. `pylon ws undo` reverses it."),
+    # -- op log: moves, undo, restore --------------------------------------------------------
+    Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
+            "pylon ws move agent-1", "pylon.cli.ws_ops:move",
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--back", FLAG, "Send the state back to the worktree and restore the main checkout exactly."),
+                  JSON),
+            description="The main checkout's own state is parked in the op log (refs/pylon/ops/); HEAD is "
+                        "detached at the worktree's commit while its state is there. Refused during a merge, "
+                        "rebase, cherry-pick or bisect, or when a branch it would move to has moved."),
+    Command("ws undo", "Reverse the newest operation of the op log (move, rm --force, restore, apply).",
+            "pylon ws undo --list", "pylon.cli.ws_ops:undo",
+            opts=(Opt("--list", FLAG, "Show the op log instead, newest first.", dest="show_list"),
+                  Opt("--finish", FLAG, "Complete an interrupted operation instead of reversing it."),
+                  JSON),
+            description="Repeated undo walks further back. The state an undo replaces is kept in the op log."),
+    Command("ws restore", "Bring the checkout (or PATHs) back to a baseline or guard snapshot, byte for byte.",
+            "pylon ws restore guard-3 src/", "pylon.cli.ws_ops:restore",
+            args=(Arg("name", "NAME", "A baseline name, or guard-<n> for refs/pylon/guard/<n>."),
+                  Arg("paths", "[PATH]...", "Only these paths (relative to the current folder).", ANY)),
+            opts=(Opt("--dry-run", FLAG, "List what would change; change nothing."), JSON),
+            description="Files, modes, symlinks, deletions and the staged index come back; ignored files are "
+                        "never touched (a restore that would replace one is refused). HEAD stays. Recorded in "
+                        "the op log: `pylon ws undo` reverses it."),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}

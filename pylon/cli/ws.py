@@ -114,6 +114,23 @@ def status(args: JsonArgs) -> int:
     lines.append("watch: " + ("running" if result["watching"] else "not running"))
     worktrees = result["worktrees"]
     lines.append(f"owned worktrees: {len(worktrees) if isinstance(worktrees, list) else 0}")
+    lines += _op_lines(result)
     out("\n".join(lines) + "\n")
     print_notes(result["notes"])
     return 0
+
+
+def _op_lines(result: dict[str, object]) -> list[str]:
+    lines = []
+    if result.get("moved_in"):
+        lines.append(f"moved in: worktree {result['moved_in']}'s state (`pylon ws move {result['moved_in']} --back` "
+                     "sends it back)")
+    stuck = result.get("interrupted")
+    if isinstance(stuck, dict):
+        lines.append(f"interrupted: `{stuck['title']}` (op {stuck['seq']}, {stuck['status']}): reverse it with "
+                     f"`{stuck['reverse']}`, or complete it with `{stuck['finish']}`")
+    ops = result.get("ops")
+    if isinstance(ops, list) and ops:
+        lines.append("op log: " + "; ".join(f"{o['seq']} {o['title']} ({o['status']})" for o in ops[:3])
+                     + " (`pylon ws undo --list`)")
+    return lines

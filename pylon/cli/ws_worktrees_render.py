@@ -41,7 +41,7 @@ def rm_summary(result: dict[str, Any]) -> str:
 
 def restore_note(result: dict[str, Any]) -> str:
     lines = [f"pylon: snapshot of {result['id']} kept under {result['trash']}/ (state, branch, baseline).",
-             "pylon: `pylon ws undo` does not exist yet; these git commands bring the worktree back exactly:"]
+             "pylon: `pylon ws undo` brings the worktree back exactly; by hand, these git commands do:"]
     lines += [f"  {cmd}" for cmd in result["restore"]]
     return "\n".join(lines)
 

@@ -30,6 +30,7 @@ from pylon.workspace import git, owned
 from pylon.workspace.commits import IDENT, State
 from pylon.workspace.conflicts import merge_tree, require_merge_tree
 from pylon.workspace.index import copy_index
+from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import names, read_side
 
@@ -53,35 +54,13 @@ class Plan:
                 "files": self.files, "total": len(self.files)}
 
 
-def refuse_in_progress(checkout: Checkout, verb: str = "apply") -> None:
-    """git has a merge, rebase, cherry-pick, revert or bisect going on here: changing files now
-    would mix pylon's change into it."""
-    busy = checkout.in_progress()
-    if not busy:
-        return
-    from pylon.errors import PylonError
-
-    way_out = {"merge": "git merge --continue (or git merge --abort)",
-               "rebase": "git rebase --continue (or git rebase --abort)",
-               "cherry-pick": "git cherry-pick --continue (or git cherry-pick --abort)",
-               "revert": "git revert --continue (or git revert --abort)",
-               "bisect": "git bisect reset"}
-    first = busy[0]
-    raise PylonError(
-        "operation-in-progress",
-        f"A git {' and '.join(busy)} is in progress in {checkout.root}; `ws {verb}` changes nothing until it ends.",
-        f"Finish or abort it first: {way_out.get(first, 'git status')}, then run the command again.",
-        details={"in_progress": busy},
-    )
-
-
 def plan(checkout: Checkout, worktree_id: str) -> Plan:
     """Capture both sides and merge them; raises apply-conflicts (nothing changed) on conflict."""
     from pylon.errors import PylonError
     from pylon.workspace.state import capture
 
     owned.check_id(worktree_id)
-    refuse_in_progress(checkout)
+    refuse_in_progress(checkout, "apply a session's changes")
     require_merge_tree()
     info = owned.survey(checkout)
     found = info.get(worktree_id)

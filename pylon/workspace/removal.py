@@ -13,10 +13,11 @@ import os
 import shutil
 
 from pylon.locks import file_lock
-from pylon.workspace import git, owned
+from pylon.workspace import git, owned, rm_undo
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
 from pylon.workspace.repo import Checkout
+from pylon.workspace.rm_undo import scoped_refs as _scoped_refs
 from pylon.workspace.sides import changed_since, dirty, read_side
 
 SHOWN = 20
@@ -55,6 +56,16 @@ def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[s
 
 def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False) -> dict[str, object]:
     owned.check_id(worktree_id)
+    if not force:
+        return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch)
+    from pylon.workspace import oplog
+
+    with oplog.op_lock(checkout):  # `rm --force` is an op of the log: `ws undo` brings the worktree back
+        oplog.check_clear(checkout)
+        return _rm(checkout, worktree_id, force=True, keep_branch=keep_branch)
+
+
+def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool) -> dict[str, object]:
     with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
         info = owned.survey(checkout)
         found = info.get(worktree_id)
@@ -68,30 +79,22 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
             commit_paths = changed_since(checkout, found.baseline, tip) if commits else []
             raise _refuse(worktree_id, uncommitted, commits, commit_paths)
         trash = restore = None
-        if force and (uncommitted or commits):
-            trash, restore = _snapshot(checkout, found, side)
+        op = None
+        if force:
+            if uncommitted or commits:
+                trash, restore = _snapshot(checkout, found, side)
+            op = rm_undo.log_intent(checkout, found, side, keep_branch=keep_branch, scoped=_scoped_refs(checkout, found.record),
+                                    trash=trash)
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
-        code, _, err = git.run_full(["worktree", "remove", "--force", "--force", found.path], cwd=main)
-        if code != 0:
-            raise git.failure(["worktree", "remove"], code, err, "git worktree remove")
-        deletes = [session_baseline_ref(worktree_id)] + _scoped_refs(checkout, found.record)
-        if not keep_branch and tip:
-            git.run(["update-ref", "-d", "refs/heads/" + found.branch, tip], cwd=main)
-        update_refs(checkout, [], deletes=[r for r in deletes if r])
-        owned.delete_record(checkout, worktree_id)
+        rm_undo.remove_steps(checkout, main, found.id, found.path, found.branch, tip, found.record, keep_branch=keep_branch)
+        if op is not None:
+            from pylon.workspace import oplog
+
+            oplog.complete(checkout, op)
     return {"id": worktree_id, "path": found.path, "branch": found.branch, "branch_kept": keep_branch,
             "head": tip, "forced": bool(trash), "trash": trash, "restore": restore,
-            "uncommitted": len(uncommitted), "commits": commits}
-
-
-def _scoped_refs(checkout: Checkout, record: dict[str, object]) -> list[str]:
-    """refs/pylon/worktrees/<admin>/... of the removed worktree (git reuses admin names)."""
-    admin = record.get("admin")
-    if not isinstance(admin, str) or not admin:
-        return []
-    out = git.run(["for-each-ref", "--format=%(refname)", f"{ROOT}worktrees/{admin}/"], cwd=checkout.root)
-    return out.decode().split()
+            "uncommitted": len(uncommitted), "commits": commits, "op": op.seq if op else None}
 
 
 def _snapshot(checkout: Checkout, found: owned.Owned, side) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]

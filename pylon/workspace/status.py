@@ -27,6 +27,7 @@ def status(checkout: Checkout) -> dict[str, object]:
         "baselines": list_baselines(checkout),
         "watching": watcher_alive(checkout),
         "worktrees": _owned(checkout),
+        **_ops(checkout),
         "notes": layout_notes(checkout, config_values(checkout)),
     }
 
@@ -36,3 +37,20 @@ def _owned(checkout: Checkout) -> list[dict[str, str]]:
     from pylon.workspace.owned import survey
 
     return [{"id": o.id, "path": o.path, "branch": o.branch} for o in survey(checkout).owned.values() if o.present]
+
+
+def _ops(checkout: Checkout) -> dict[str, object]:
+    """The op log's tail, the move in effect, and an interrupted op with both ways out."""
+    from pylon.workspace import oplog
+
+    tail = oplog.entries(checkout, limit=5)
+    stuck = oplog.interrupted(checkout)
+    moved = next((op for op in tail if op.kind in ("move", "move-back") and op.status != "undone"), None)
+    return {
+        "ops": [{"seq": op.seq, "kind": op.kind, "title": op.title, "status": op.status} for op in tail],
+        "moved_in": moved.data.get("id") if moved is not None and moved.kind == "move" and moved.status == "done" else None,
+        "interrupted": None if stuck is None else {
+            "seq": stuck.seq, "kind": stuck.kind, "title": stuck.title, "status": stuck.status,
+            "reverse": "pylon ws undo", "finish": "pylon ws undo --finish" if stuck.status == "intent" else "pylon ws undo",
+        },
+    }

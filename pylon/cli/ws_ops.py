@@ -1,0 +1,117 @@
+"""Handlers of the op-log commands: `ws move [--back]`, `ws undo [--list] [--finish]`, `ws restore`.
+
+Each calls one library function (pylon.workspace.moves, undo, restoring) and renders its result;
+nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+from pylon.cli.output import err as note
+from pylon.cli.output import out
+from pylon.cli.ws_render import emit, show_path
+
+TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from pylon.cli.ws import JsonArgs
+    from pylon.workspace.repo import Checkout
+
+    class MoveArgs(JsonArgs, Protocol):
+        id: str
+        back: bool
+
+    class UndoArgs(JsonArgs, Protocol):
+        show_list: bool
+        finish: bool
+
+    class RestoreArgs(JsonArgs, Protocol):
+        name: str
+        paths: list[str]
+        dry_run: bool
+
+
+def checkout() -> Checkout:
+    from pylon.workspace.repo import locate
+
+    return locate()
+
+
+def move(args: MoveArgs) -> int:
+    from pylon.workspace import moves
+
+    if args.back:
+        result = moves.move_back(checkout(), args.id)
+        if args.json:
+            emit(result)
+            return 0
+        where = f"on {str(result['branch']).removeprefix('refs/heads/')}" if result["branch"] else "detached"
+        out(f"moved worktree {result['id']}'s state back to {show_path(str(result['worktree']))}; the main checkout "
+            f"is as it was (HEAD {str(result['head'])[:12]} {where}) [op {result['op']}]\n")
+        if result["committed"]:
+            note(f"pylon: the commits made in the main checkout are now on pylon-session-{result['id']}")
+        note("pylon: `pylon ws undo` reverses this")
+        return 0
+    result = moves.move(checkout(), args.id)
+    if args.json:
+        emit(result)
+        return 0
+    out(f"moved worktree {result['id']}'s state into {show_path(str(result['main']))} (HEAD {str(result['head'])[:12]} "
+        f"detached; {result['written']} written, {result['deleted']} deleted) [op {result['op']}]\n")
+    note(f"pylon: the main checkout's own state is parked as {str(result['parked'])[:12]}; "
+         f"`pylon ws move {result['id']} --back` brings it back exactly (or `pylon ws undo`)")
+    return 0
+
+
+def undo(args: UndoArgs) -> int:
+    from pylon.workspace import undo as ops
+
+    if args.show_list:
+        result = ops.listing(checkout())
+        if args.json:
+            emit(result)
+            return 0
+        import time
+
+        lines = []
+        for item in result["ops"]:  # type: ignore[attr-defined]
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(item["time"] or 0)))
+            lines.append(f"{item['seq']:>5}  {when}  {item['status']:<22} {item['title']}")
+        out("\n".join(lines) + "\n" if lines else "")
+        if not lines:
+            note("pylon: the op log is empty")
+        return 0
+    result = ops.undo(checkout(), finish=args.finish)
+    if args.json:
+        emit(result)
+        return 0
+    if result["action"] == "finished":
+        out(f"finished `{result['title']}` (op {result['op']})\n")
+        return 0
+    out(f"undid `{result['title']}` (op {result['op']})\n")
+    if result.get("kept"):
+        note(f"pylon: the state it replaced is kept in the op log ({result['ref']}); `pylon ws undo` again walks further back")
+    return 0
+
+
+def restore(args: RestoreArgs) -> int:
+    from pylon.workspace.restoring import restore_named
+
+    result = restore_named(checkout(), args.name, list(args.paths) or None, dry_run=args.dry_run)
+    if args.json:
+        emit(result)
+        return 0
+    writes, deletes = result["write"], result["delete"]
+    verb = "would restore" if args.dry_run else "restored"
+    count = len(writes) + len(deletes)  # type: ignore[arg-type]
+    if args.dry_run:
+        lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]  # type: ignore[union-attr]
+        out("".join(line + "\n" for line in lines))
+    out(f"{verb} {args.name}: {count} path(s), {result['index']} index entr{'y' if result['index'] == 1 else 'ies'}"
+        + (f" [op {result['op']}]" if result.get("op") else "") + "\n")
+    if result["head_kept"]:
+        note(f"pylon: HEAD stays at {str(result['head_now'])[:12]}; the snapshot was taken at "
+             f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)")
+    if result.get("op"):
+        note("pylon: `pylon ws undo` reverses this")
+    return 0

@@ -1,0 +1,63 @@
+"""`pylon ws restore NAME [PATH...] [--dry-run]`: a baseline or guard snapshot back, as an op.
+
+NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`) or `guard-<n>`
+(`refs/pylon/guard/<n>`, written by the guard before a destructive command). The files (tracked
+and untracked, modes, symlinks, deletions; for a guard snapshot also the ignored files it holds)
+and the staged index come back byte for byte; with PATHs only those paths. HEAD stays where it
+is (a restore never moves a branch): when the snapshot's HEAD differs, the result says so and
+names `git reset --soft` for it. The op log records the state replaced, so `ws undo` reverses it.
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import git, oplog, refs
+from pylon.workspace.repo import Checkout
+
+
+def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
+    """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there."""
+    from pylon.errors import NotFoundError
+
+    if name.startswith("guard-") and name[len("guard-"):].isdigit():
+        ref = f"{refs.ROOT}guard/{name[len('guard-'):]}"
+    else:
+        ref = refs.baseline_ref(checkout, refs.check_name(name))
+    oid = git.run(["rev-parse", "-q", "--verify", ref + "^{commit}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    if not oid:
+        raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot is named {name!r} (no {ref}).",
+                            "List the baselines with `pylon ws status`; guard snapshots are named guard-<n>.")
+    return ref, oid
+
+
+def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
+                  dry_run: bool = False) -> dict[str, object]:
+    from pylon.workspace.moves import refuse_in_progress
+    from pylon.workspace.restore_state import _blocked_error, plan
+    from pylon.workspace.state import capture
+
+    ref, target = resolve_name(checkout, name)
+    rel = [checkout.to_root_relative(p) for p in paths] if paths else None
+    if rel is not None and "" in rel:
+        rel = None  # the checkout root itself: everything
+    refuse_in_progress(checkout, "restore a snapshot")
+    with oplog.op_lock(checkout):
+        oplog.check_clear(checkout)
+        current = capture(checkout, label=f"before restore {name}")
+        todo = plan(checkout, target, rel, current=current)
+        result: dict[str, object] = {
+            "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
+            "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
+        }
+        if todo.blocked:
+            raise _blocked_error(todo.blocked)
+        if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
+            result["op"] = None
+            return result
+        step = oplog.Step(checkout.root, str(current.commit), target, "keep", rel)
+        shown = " ".join(["pylon ws restore", name, *(paths or [])])
+        op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
+                         data={"name": name, "ref": ref}, command=shown)
+        results = oplog.run_steps([step], forward=True, currents={checkout.root: current})
+        oplog.complete(checkout, op, results=oplog.summary(results))
+        result["op"] = op.seq
+    return result

@@ -1,0 +1,175 @@
+"""The `rm` kind of the op log: what `ws rm --force` records, how undo brings the worktree back.
+
+The intent (written after the trash snapshot, before anything is removed) holds the worktree's
+captured state, its branch tip, its baseline, its registry record (token included) and the refs
+scoped to it. Undo then depends on how far the removal got:
+
+- the worktree is still whole (killed before `git worktree remove` began): restore() it to the
+  recorded state in place, which also puts back any file a removal already deleted;
+- its folder lost only its `.git` file while git's admin folder is intact: that file is written
+  back and the same restore runs;
+- otherwise the remnants of the removal (the folder, an admin folder pointing at it) are cleared
+  and the worktree is made again as `ws new` makes it: the record first (state `creating`, so a
+  killed undo leaves a leftover `prune` and the next undo both know), the branch at its tip,
+  `git worktree add --lock` with the same reason and token, restore() to the recorded state (the
+  files, untracked ones included, the staged split, HEAD), the refs, the record `ready`.
+
+Ignored files of a removed worktree are not part of any state and do not come back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from pylon.locks import file_lock
+from pylon.workspace import git, oplog, owned
+from pylon.workspace.commits import update_refs
+from pylon.workspace.refs import ROOT, session_baseline_ref
+from pylon.workspace.repo import Checkout, locate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.sides import Side
+
+MODULE = "pylon.workspace.rm_undo"
+
+
+def scoped_refs(checkout: Checkout, record: dict[str, object]) -> list[str]:
+    """refs/pylon/worktrees/<admin>/... of a worktree (git reuses admin names)."""
+    admin = record.get("admin")
+    if not isinstance(admin, str) or not admin:
+        return []
+    out = git.run(["for-each-ref", "--format=%(refname)", f"{ROOT}worktrees/{admin}/"], cwd=checkout.root)
+    return out.decode().split()
+
+
+def _ref(checkout: Checkout, ref: str) -> str:
+    return git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1)).decode().strip()
+
+
+def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branch: bool, scoped: list[str],
+               trash: str | None) -> oplog.Op:
+    scoped_oids = {ref: _ref(checkout, ref) for ref in scoped}
+    data: dict[str, object] = {
+        "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
+        "baseline": found.baseline, "record": found.record, "state": side.state.commit, "keep_branch": keep_branch,
+        "scoped": scoped_oids, "trash": trash,
+    }
+    anchors = [str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
+    return oplog.begin(checkout, "rm", [], title=f"rm {found.id} --force", data=data, anchors=anchors, module=MODULE,
+                       command=f"pylon ws rm {found.id} --force")
+
+
+def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str, tip: str,
+                 record: dict[str, object], *, keep_branch: bool) -> None:
+    """Remove the worktree, its branch, its refs and its record; each step may already be done
+    (`ws undo --finish` runs them again after a removal that was killed)."""
+    if any(owned.same_path(e.path, path) for e in owned.git_worktrees(checkout)[1:]):
+        code, _, err = git.run_full(["worktree", "remove", "--force", "--force", path], cwd=main)
+        if code != 0:
+            raise git.failure(["worktree", "remove"], code, err, "git worktree remove")
+    if not any(owned.same_path(e.path, path) for e in owned.git_worktrees(checkout)[1:]):
+        _clear_remnants(checkout, path, record)
+    deletes = [session_baseline_ref(wid)] + scoped_refs(checkout, record)
+    if not keep_branch and tip and _ref(checkout, "refs/heads/" + branch) == tip:
+        git.run(["update-ref", "-d", "refs/heads/" + branch, tip], cwd=main)
+    existing = git.run(["for-each-ref", "--format=%(refname)", *deletes], cwd=main).decode().split()
+    if existing:
+        update_refs(checkout, [], deletes=existing)
+    owned.delete_record(checkout, wid)
+
+
+def _admin_ours(admin: str, reason: str) -> bool:
+    try:
+        with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
+            lock: str | None = fh.read().strip()
+    except FileNotFoundError:
+        lock = None  # a removal deletes the lock file too; the gitdir file still names our path
+    except (OSError, UnicodeDecodeError):
+        return False
+    return lock in (reason, "initializing", None)
+
+
+def _clear_remnants(checkout: Checkout, path: str, record: dict[str, object]) -> None:
+    """What a killed removal (or a killed re-creation) left: admin folders naming our path, the folder."""
+    reason = owned.lock_reason(str(record["id"]), str(record["token"]))
+    for admin in owned.admin_dirs_for(checkout, path):
+        if _admin_ours(admin, reason):
+            shutil.rmtree(admin, ignore_errors=True)
+    if os.path.lexists(path):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def check_undo(checkout: Checkout, op: oplog.Op) -> None:
+    from pylon.errors import PylonError
+
+    d = op.data
+    branch, tip = str(d["branch"]), str(d["tip"])
+    now = _ref(checkout, "refs/heads/" + branch)
+    if now and tip and now != tip:
+        raise PylonError(
+            "branch-moved",
+            f"Branch {branch} now points at {now[:12]}, not at {tip[:12]} where `{op.title}` left it; pylon will not "
+            "move it back over that. Nothing was changed.",
+            f"Keep it under another name (`git branch -m {branch} keep-{d['id']}`), then run `pylon ws undo` again.",
+            details={"branch": branch, "now": now, "expected": tip},
+        )
+    path = str(d["path"])
+    if op.status == "done" and os.path.lexists(path):
+        raise PylonError("path-taken", f"{path} exists again, so pylon cannot bring worktree {d['id']} back there.",
+                         "Move that folder away, then run `pylon ws undo` again.")
+
+
+def _intact(checkout: Checkout, wid: str, path: str, record: dict[str, object]) -> bool:
+    """Is the worktree still there (perhaps with files a removal already deleted)?"""
+    admins = [a for a in owned.admin_dirs_for(checkout, path)
+              if _admin_ours(a, owned.lock_reason(wid, str(record["token"]))) and os.path.exists(os.path.join(a, "HEAD"))]
+    if not os.path.isdir(path) or len(admins) != 1 or not os.path.exists(os.path.join(admins[0], "index")):
+        return False
+    if not os.path.exists(os.path.join(path, ".git")):
+        from pylon.atomic import atomic_write
+
+        atomic_write(os.path.join(path, ".git"), f"gitdir: {admins[0]}\n".encode())
+    return owned.read_record(checkout, wid) is not None
+
+
+def undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    from pylon.workspace.restore_state import restore
+
+    d = op.data
+    wid, path, branch, tip = str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"])
+    record = dict(d["record"])  # type: ignore[call-overload]
+    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+        if _intact(checkout, wid, path, record):
+            restore(locate(path), str(d["state"]))
+            return
+        _clear_remnants(checkout, path, record)
+        owned.write_record(checkout, dict(record, state="creating"))
+        if not _ref(checkout, "refs/heads/" + branch):
+            git.run(["update-ref", "refs/heads/" + branch, tip, "0" * 40], cwd=checkout.root)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        reason = owned.lock_reason(wid, str(record["token"]))
+        code, _, err = git.run_full(["worktree", "add", "--quiet", "--lock", "--reason", reason, path, branch],
+                                    cwd=checkout.root)
+        if code != 0:
+            raise git.failure(["worktree", "add"], code, err, "git worktree add")
+        restore(locate(path), str(d["state"]))
+        admin_dir = owned.admin_dir_of(path)
+        admin = os.path.basename(admin_dir) if admin_dir else None
+        updates = [(session_baseline_ref(wid), str(d["baseline"]))]
+        old_admin = record.get("admin")
+        for ref, oid in dict(d.get("scoped") or {}).items():  # type: ignore[call-overload]
+            if oid and admin and old_admin:
+                updates.append((ref.replace(f"{ROOT}worktrees/{old_admin}/", f"{ROOT}worktrees/{admin}/", 1), oid))
+        update_refs(checkout, updates)
+        owned.write_record(checkout, dict(record, state="ready", admin=admin))
+
+
+def finish_op(checkout: Checkout, op: oplog.Op) -> None:
+    d = op.data
+    record = dict(d["record"])  # type: ignore[call-overload]
+    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+        main = owned.survey(checkout).main_root
+        remove_steps(checkout, main, str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"]), record,
+                     keep_branch=bool(d.get("keep_branch")))
