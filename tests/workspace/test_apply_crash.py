@@ -39,30 +39,34 @@ def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
     return repo, rng
 
 
-def apply_killed_after(repo: Path, delay: float) -> tuple[int | None, float]:
-    """Start `ws apply s`, SIGKILL its process group after `delay` s; (exit code or None, duration)."""
-    start = time.monotonic()
+def apply_killed(repo: Path, delay: float, after_intent: bool) -> int | None:
+    """Start `ws apply s`, SIGKILL its process group `delay` s after the start (or after the op's
+    intent appeared, so the kill lands among the writes); the exit code, None when killed."""
+    ops = repo / ".git" / "refs" / "pylon" / "ops"
     proc = subprocess.Popen([script("pylon"), "ws", "apply", "s", "--json"], cwd=repo, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if after_intent:
+        while proc.poll() is None and not (ops.is_dir() and any(ops.iterdir())):
+            time.sleep(0.001)
     try:
-        code = proc.wait(timeout=delay)
-        return code, time.monotonic() - start
+        return proc.wait(timeout=delay)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return None, time.monotonic() - start
+        return None
 
 
 def undo_count(repo: Path) -> int:
     return len(git(repo, "for-each-ref", "refs/pylon/ops/").splitlines())
 
 
-def crash_round(folder: Path, seed: int, duration: float) -> str:
+def crash_round(folder: Path, seed: int, window: tuple[float, float]) -> str:
     repo, rng = prepared(folder, seed)
     before = snapshot(repo)
-    delay = rng.uniform(0.0, duration * 1.2)
-    code, _ = apply_killed_after(repo, delay)
-    where = f"seed {seed}: killed after {delay:.3f} s (exit {code})"
+    delay, after_intent = moment(rng, window)
+    code = apply_killed(repo, delay, after_intent)
+    where = f"seed {seed}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code})"
+    changed = bool(differences(before, snapshot(repo)))  # did the kill leave files changed (half-written)?
     status = pylon("ws", "status", "--json", cwd=repo).json()
     stuck = status.get("interrupted")
     if undo_count(repo) == 0:  # killed before the intent was written: nothing may have changed
@@ -78,27 +82,47 @@ def crash_round(folder: Path, seed: int, duration: float) -> str:
     undone = pylon("ws", "undo", "--json", cwd=repo)
     assert undone.code == 0, (where, undone)
     assert differences(before, snapshot(repo)) == [], where
-    return "interrupted" if stuck else "completed"
+    if not stuck:
+        return "completed"
+    return "interrupted, files changed" if changed else "interrupted, nothing written yet"
 
 
-def measured(folder: Path) -> float:
-    """Wall time of one uninterrupted apply of a change like the ones killed."""
+def measured(folder: Path) -> tuple[float, float]:
+    """(when the intent appears, when the command ends) for one uninterrupted apply of a change
+    like the ones killed: the op ref shows up as a loose ref file, polled while it runs."""
     repo, _ = prepared(folder, 999)
-    code, took = apply_killed_after(repo, 120)
-    assert code == 0
-    return took
+    ops = repo / ".git" / "refs" / "pylon" / "ops"
+    start = time.monotonic()
+    proc = subprocess.Popen([script("pylon"), "ws", "apply", "s"], cwd=repo, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    intent = None
+    while proc.poll() is None:
+        if intent is None and ops.is_dir() and any(ops.iterdir()):
+            intent = time.monotonic() - start
+        time.sleep(0.002)
+    end = time.monotonic() - start
+    assert proc.returncode == 0
+    return (intent if intent is not None else end * 0.8), end
+
+
+def moment(rng: random.Random, window: tuple[float, float]) -> tuple[float, bool]:
+    """A random moment: a quarter anywhere in the run, the rest between the intent and the end."""
+    intent, end = window
+    if rng.random() < 0.25:
+        return rng.uniform(0.0, end * 1.1), False
+    return rng.uniform(0.0, (end - intent) * 1.1), True
 
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
-    duration = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, duration) for seed in range(8)]
+    window = measured(tmp_path / "m")
+    outcomes = [crash_round(tmp_path, seed, window) for seed in range(8)]
     assert len(outcomes) == 8
 
 
 @pytest.mark.slow
 def test_sigkill_during_apply_100(tmp_path: Path) -> None:
-    duration = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, duration) for seed in range(1000, 1100)]
+    window = measured(tmp_path / "m")
+    outcomes = [crash_round(tmp_path, seed, window) for seed in range(1000, 1100)]
     tally = {k: outcomes.count(k) for k in set(outcomes)}
-    print(f"\n100 kills inside ws apply (apply takes {duration:.2f} s): {tally}")
-    assert tally.get("interrupted", 0) > 0, tally
+    print(f"\n100 kills inside ws apply (intent at {window[0]:.3f} s, end at {window[1]:.3f} s): {tally}")
+    assert tally.get("interrupted, files changed", 0) > 0, tally
