@@ -19,6 +19,7 @@ from tests.workspace.roundtrips import KINDS, run_rounds
 
 FAST = 40
 FULL = 1000
+WANTED = os.environ.get("PYLON_ROUNDTRIPS")  # read at import: the per-test fixture drops PYLON_* variables
 
 
 def test_round_trips_fast_subset(tmp_path: Path) -> None:
@@ -30,7 +31,7 @@ def test_round_trips_fast_subset(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_round_trips_full(tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    wanted = os.environ.get("PYLON_ROUNDTRIPS")
+    wanted = WANTED
     marker = str(request.config.getoption("-m") or "")
     if not wanted and "slow" not in marker.replace("not slow", ""):
         pytest.skip(f"the full {FULL} round trips run with PYLON_ROUNDTRIPS={FULL} or `pytest -m slow`")
