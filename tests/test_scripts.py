@@ -26,6 +26,9 @@ def test_demo_runs_all_three_parts() -> None:
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
         "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
+        "undid `rm agent-b --force`",  # the op log: a forced removal comes back
+        "moved worktree agent-a's state into",  # ws move
+        "moved worktree agent-a's state back",  # ws move --back
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr

@@ -104,6 +104,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
                 "main_branch": parked.branch, "main_head": parked.head}
         step = oplog.Step(main.root, parked.commit, target, "state")
+        oplog.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
                          anchors=[source.commit], command=f"pylon ws move {worktree_id}")
         results = oplog.run_steps([step], forward=True, currents={main.root: parked})
@@ -169,6 +170,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         steps = [oplog.Step(wt.root, now_wt.commit, wt_target, "state"),
                  oplog.Step(main.root, m.commit, parked, "state")]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}
+        oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
                          command=f"pylon ws move {worktree_id} --back")
         results = oplog.run_steps(steps, forward=True, currents={wt.root: now_wt, main.root: m})

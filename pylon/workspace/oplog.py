@@ -254,6 +254,20 @@ def perform(
         return complete(checkout, op, results=summary(results))
 
 
+def preflight(steps: list[Step], *, forward: bool, currents: dict[str, object]) -> None:
+    """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
+    blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restore_state import _blocked_error, plan
+
+    for step in steps:
+        if step.root in currents:
+            todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
+                        current=currents[step.root])  # type: ignore[arg-type]
+            if todo.blocked:
+                raise _blocked_error(todo.blocked)
+
+
 def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, object] | None = None) -> list[dict[str, object]]:
     """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
     from pylon.workspace.repo import locate

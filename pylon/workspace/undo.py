@@ -68,16 +68,15 @@ def _branch_check(op: oplog.Op) -> None:
             )
 
 
-def _capture_steps(op: oplog.Op) -> dict[str, str]:
+def _capture_steps(op: oplog.Op) -> dict[str, object]:
+    """Each existing checkout of the op, captured (anchored) just before the undo changes it."""
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
 
-    kept: dict[str, str] = {}
+    kept: dict[str, object] = {}
     for step in op.steps:
         if os.path.isdir(step.root) and step.root not in kept:
-            state = capture(locate(step.root), label=f"before undo of op {op.seq}")
-            if state.commit:
-                kept[step.root] = state.commit
+            kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
     return kept
 
 
@@ -99,16 +98,19 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
             oplog.complete(checkout, op)
             return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
         was = op.status
+        currents = _capture_steps(op)
         if op.status != "undoing":
             if module is not None and hasattr(module, "check_undo"):
                 module.check_undo(checkout, op)
             else:
                 _branch_check(op)
-            oplog.set_status(checkout, op, "undoing", undo_from=_capture_steps(op), interrupted=was == "intent")
+                oplog.preflight(op.steps, forward=False, currents=currents)
+            kept = {root: st.commit for root, st in currents.items() if st.commit}  # type: ignore[attr-defined]
+            oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
         if module is not None and hasattr(module, "undo_op"):
             module.undo_op(checkout, op)
         else:
-            oplog.run_steps(op.steps, forward=False)
+            oplog.run_steps(op.steps, forward=False, currents=currents)
         oplog.set_status(checkout, op, "undone")
     return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "undone", "status": "undone",
             "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref}

@@ -1,0 +1,143 @@
+"""SIGKILL at random moments inside `ws move`, `move --back`, `rm --force` and `restore`.
+
+After each kill: `ws status` names the op when it was interrupted, and `ws undo` (or, for a kill
+before the intent was written, nothing at all) gives back the exact prior state, compared with
+git's own view and every byte on disk. Half of the interrupted ops are first completed with
+`ws undo --finish` and then undone, so both ways out are exercised. The kill goes to pylon's own
+process (as `kill -9 <pid>` would); a git child it started runs to its end, and the test waits
+for it. The normal suite runs 10 moments per command; the `slow` run 100 (the issue's bar).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, script
+from tests.workspace.helpers import pylon
+from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
+from tests.workspace.wt_helpers import new
+
+COMMANDS = ["move", "move-back", "rm", "restore"]
+
+
+def kill_at(args: list[str], cwd: Path, delay: float) -> int:
+    """Start `pylon ARGS`, SIGKILL it after `delay` seconds (if still running); wait for its children."""
+    proc = subprocess.Popen([script("pylon"), *args], cwd=cwd, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    code = proc.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # git children left running finish on their own
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.005)
+    return code
+
+
+def last_seq(repo: Path) -> int:
+    ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
+    return int(ops[0]["seq"]) if ops else 0
+
+
+class Scene:
+    """One repository set up for one command; `views()` is what must come back after each kill."""
+
+    def __init__(self, repo: Path, command: str) -> None:
+        self.repo, self.command = repo, command
+        make_base(repo)
+        self.wt = Path(str(new(repo, "a")["path"]))
+        mixed_state(self.wt, seed=11, tag="agent")
+        (self.wt / "keep.log").unlink()  # ignored files are no part of a state (rm --force loses them by design)
+        mixed_state(repo, seed=12, tag="main")
+        self.args = {"move": ["ws", "move", "a"], "move-back": ["ws", "move", "a", "--back"],
+                     "rm": ["ws", "rm", "a", "--force"], "restore": ["ws", "restore", "b1"]}[command]
+        if command == "move-back":
+            assert pylon("ws", "move", "a", cwd=repo).code == 0
+        if command == "restore":
+            assert pylon("ws", "baseline", "b1", cwd=repo).code == 0
+            git(repo, "reset", "-q", "--hard")
+            git(repo, "clean", "-qfd")
+            mixed_state(repo, seed=13, tag="later")
+
+    def views(self) -> dict[str, object]:
+        return {"main": snapshot(self.repo), "wt": snapshot(self.wt) if self.wt.exists() else None}
+
+    def duration(self) -> float:
+        """How long an uninterrupted run takes (then undone, so the scene is as before)."""
+        start = time.monotonic()
+        done = pylon(*self.args, cwd=self.repo)
+        took = time.monotonic() - start
+        assert done.code == 0, done
+        assert pylon("ws", "undo", cwd=self.repo).code == 0
+        return took
+
+
+def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, int]:
+    scene = Scene(repo, command)
+    prior = scene.views()
+    took = scene.duration()
+    assert diff_snapshots(scene.views()["main"], prior["main"]) == []  # type: ignore[arg-type]
+    rnd = random.Random(seed)
+    seen = {"before-intent": 0, "interrupted": 0, "finished": 0, "completed": 0}
+    for i in range(rounds):
+        delay = rnd.uniform(0.1 * took, 1.05 * took)
+        before = last_seq(repo)
+        kill_at(scene.args, repo, delay)
+        status = pylon("ws", "status", "--json", cwd=repo).json()
+        ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
+        new_op = ops[0] if ops and int(ops[0]["seq"]) > before else None
+        where = f"round {i}, delay {delay:.3f}s of {took:.3f}s, seed {seed}"
+        if new_op is None:
+            seen["before-intent"] += 1
+            assert status["interrupted"] is None, where
+        elif new_op["status"].startswith("interrupted"):
+            seen["interrupted"] += 1
+            assert status["interrupted"] and status["interrupted"]["seq"] == new_op["seq"], where
+            assert status["interrupted"]["reverse"] == "pylon ws undo", where
+            if rnd.random() < 0.5:
+                finished = pylon("ws", "undo", "--finish", cwd=repo)
+                assert finished.code == 0, (where, finished)
+                seen["finished"] += 1
+            undone = pylon("ws", "undo", cwd=repo)
+            assert undone.code == 0, (where, undone)
+        else:
+            seen["completed"] += 1
+            assert new_op["status"] == "done" and status["interrupted"] is None, (where, new_op)
+            undone = pylon("ws", "undo", cwd=repo)
+            assert undone.code == 0, (where, undone)
+        now = scene.views()
+        assert diff_snapshots(now["main"], prior["main"]) == [], where  # type: ignore[arg-type]
+        assert now["wt"] is not None, where
+        assert diff_snapshots(now["wt"], prior["wt"]) == [], where  # type: ignore[arg-type]
+        if command == "rm":
+            listed = pylon("ws", "list", "--json", cwd=repo).json()
+            assert [w["id"] for w in listed["worktrees"]] == ["a"], (where, listed)
+    return seen
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_sigkill_inside_an_op_loses_nothing(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = crash_rounds(repo, command, 10, seed=COMMANDS.index(command))
+    assert seen["before-intent"] + seen["interrupted"] + seen["completed"] == 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS)
+def test_sigkill_at_100_moments(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = crash_rounds(repo, command, 100, seed=100 + COMMANDS.index(command))
+    assert seen["interrupted"] + seen["completed"] > 0, seen  # the kills did land inside the command
