@@ -182,37 +182,26 @@ def write_worktree(checkout: Checkout, old: str, new: str) -> None:
         if code != 0:
             raise _overwrite_refusal(err)
     finally:
-        for path in (scratch, scratch + ".lock"):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        _drop_scratch(checkout)  # this one and its .lock (under the op lock no other apply runs)
 
 
 def _overwrite_refusal(err: bytes) -> Exception:
-    from pylon.errors import PylonError
-
+    """git refused the two-tree step (before writing anything): a file changed after the capture."""
     lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines()]
     paths = [ln for ln in lines if ln and not ln.endswith(":") and not ln.startswith(("error:", "fatal:", "Please", "Aborting"))]
-    return PylonError(
-        "apply-would-overwrite",
-        "The merged result would overwrite files that are not part of the captured state (ignored files, or files "
-        f"changed while pylon was applying): {', '.join(paths[:10]) or 'see git: ' + ' '.join(lines)[:200]}; "
-        "nothing was changed.",
-        "Move those files aside (or wait for the other writer), then run the command again.",
-        details={"paths": paths[:20], "git": lines[:20]},
-    )
+    return _refusal(paths or [" ".join(lines)[:200]], "files that changed while pylon was applying (or that git "
+                    "would not overwrite)", "wait for the other writer")
 
 
-def _ignored_refusal(paths: list[str]) -> Exception:
+def _refusal(paths: list[str], what: str, way: str) -> Exception:
     from pylon.errors import PylonError
 
     more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
     return PylonError(
         "apply-would-overwrite",
-        f"The session's changes would replace {len(paths)} ignored file{'s' if len(paths) != 1 else ''} of this "
-        f"checkout: {', '.join(paths[:10])}{more}; pylon never touches ignored files, so nothing was changed.",
-        "Move those files aside (or delete them if you do not need them), then run the command again.",
+        f"The session's changes would replace {what} in this checkout: {', '.join(paths[:10])}{more}; "
+        "nothing was changed.",
+        f"Move those files aside (or {way}), then run the command again.",
         details={"paths": paths[:20], "total": len(paths)},
     )
 
@@ -236,7 +225,8 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
         before = todo.before
         blocked = in_the_way(checkout, before.worktree, [f["path"] for f in todo.files if f["status"] == "added"])
         if blocked:
-            raise _ignored_refusal(blocked)
+            raise _refusal(blocked, f"{len(blocked)} ignored file{'s' if len(blocked) != 1 else ''} (pylon never "
+                           "touches ignored files)", "delete them if you do not need them")
         after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
                            branch=before.branch, label=f"after apply {worktree_id}")
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
@@ -260,10 +250,10 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
 
 def _drop_scratch(checkout: Checkout) -> None:
     """Scratch indexes of an apply that was killed (only one apply runs at a time: the op lock)."""
+    import contextlib
+
     folder = checkout.pylon_dir()
     for name in os.listdir(folder):
         if name.startswith("apply-index."):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(folder, name))
-            except FileNotFoundError:
-                pass
