@@ -126,3 +126,19 @@ def test_sigkill_during_apply_100(tmp_path: Path) -> None:
     tally = {k: outcomes.count(k) for k in set(outcomes)}
     print(f"\n100 kills inside ws apply (intent at {window[0]:.3f} s, end at {window[1]:.3f} s): {tally}")
     assert tally.get("interrupted, files changed", 0) > 0, tally
+
+
+def test_apply_waits_for_an_interrupted_op_to_be_settled(tmp_path: Path) -> None:
+    repo, _ = prepared(tmp_path, 5)
+    before = snapshot(repo)
+    assert apply_killed(repo, 0.0, after_intent=True) is None
+    refused = pylon("ws", "apply", "s", "--json", cwd=repo)
+    assert refused.code == 1 and refused.json()["error"]["code"] == "op-interrupted", refused
+    assert "pylon ws undo" in refused.json()["error"]["hint"]
+    finished = pylon("ws", "undo", "--finish", "--json", cwd=repo)
+    assert finished.code == 0, finished
+    applied = snapshot(repo)
+    assert applied["index"] == before["index"] and applied["head"] == before["head"]
+    assert pylon("ws", "apply", "s", "--json", cwd=repo).json()["applied"] is False  # finished: nothing left to apply
+    assert pylon("ws", "undo", "--json", cwd=repo).code == 0
+    assert differences(before, snapshot(repo)) == []
