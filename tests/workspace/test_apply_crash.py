@@ -69,9 +69,9 @@ def crash_round(folder: Path, seed: int, window: tuple[float, float]) -> str:
     changed = bool(differences(before, snapshot(repo)))  # did the kill leave files changed (half-written)?
     status = pylon("ws", "status", "--json", cwd=repo).json()
     stuck = status.get("interrupted")
-    if undo_count(repo) == 0:  # killed before the intent was written: nothing may have changed
-        assert code is None and differences(before, snapshot(repo)) == [], where
-        return "before-intent"
+    if undo_count(repo) == 0:  # killed before the intent was written, or refused (a conflict): nothing changed
+        assert code in (None, 1) and differences(before, snapshot(repo)) == [], where
+        return "before-intent" if code is None else "refused (conflict)"
     ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
     if stuck:
         assert stuck["kind"] == "apply" and stuck["title"] == "apply s", (where, status)
