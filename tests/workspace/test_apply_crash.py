@@ -71,7 +71,7 @@ def crash_round(folder: Path, seed: int, window: tuple[float, float]) -> str:
     stuck = status.get("interrupted")
     if undo_count(repo) == 0:  # killed before the intent was written, or refused (a conflict): nothing changed
         assert code in (None, 1) and differences(before, snapshot(repo)) == [], where
-        return "before-intent" if code is None else "refused (conflict)"
+        return "before-intent" if code is None else "refused"
     ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
     if stuck:
         assert stuck["kind"] == "apply" and stuck["title"] == "apply s", (where, status)
