@@ -32,7 +32,7 @@ from pylon.workspace.conflicts import merge_tree, require_merge_tree
 from pylon.workspace.index import copy_index
 from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
-from pylon.workspace.sides import names, read_side
+from pylon.workspace.sides import names, parallel, read_side
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 
@@ -70,8 +70,8 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
             f"This checkout is the owned worktree {worktree_id} itself; there is nothing to apply it onto.",
             f"Run it from the checkout that should receive the work: pylon -C {info.main_root} ws apply {worktree_id}",
         )
-    session = read_side(found.path).state
-    before = capture(checkout)
+    # both captures at once: each is mostly waiting on its own git processes
+    session, before = parallel([0, 1], lambda i: read_side(found.path).state if i == 0 else capture(checkout))
     if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
         raise PylonError("operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
                          "Resolve them (git status), then run the command again.")
