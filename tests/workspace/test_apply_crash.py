@@ -39,32 +39,35 @@ def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
     return repo, rng
 
 
-def apply_killed(repo: Path, delay: float, after_intent: bool) -> int | None:
+def apply_killed(repo: Path, delay: float, after_intent: bool) -> tuple[int | None, float]:
     """Start `ws apply s`, SIGKILL its process group `delay` s after the start (or after the op's
-    intent appeared, so the kill lands among the writes); the exit code, None when killed."""
+    intent appeared, so the kill lands among the writes). (exit code or None when killed, the time
+    from that start point to the end of the process)."""
     ops = repo / ".git" / "refs" / "pylon" / "ops"
     proc = subprocess.Popen([script("pylon"), "ws", "apply", "s", "--json"], cwd=repo, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if after_intent:
         while proc.poll() is None and not (ops.is_dir() and any(ops.iterdir())):
             time.sleep(0.001)
+    start = time.monotonic()
     try:
-        return proc.wait(timeout=delay)
+        return proc.wait(timeout=delay), time.monotonic() - start
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        return None
+        return None, time.monotonic() - start
 
 
 def undo_count(repo: Path) -> int:
     return len(git(repo, "for-each-ref", "refs/pylon/ops/").splitlines())
 
 
-def crash_round(folder: Path, seed: int, window: tuple[float, float]) -> str:
+def crash_round(folder: Path, seed: int, moments: Moments) -> str:
     repo, rng = prepared(folder, seed)
     before = snapshot(repo)
-    delay, after_intent = moment(rng, window)
-    code = apply_killed(repo, delay, after_intent)
+    delay, after_intent = moments.pick(rng)
+    code, took = apply_killed(repo, delay, after_intent)
+    moments.saw(after_intent, code, took)
     where = f"seed {seed}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code})"
     changed = bool(differences(before, snapshot(repo)))  # did the kill leave files changed (half-written)?
     status = pylon("ws", "status", "--json", cwd=repo).json()
@@ -105,24 +108,38 @@ def measured(folder: Path) -> tuple[float, float]:
     return (intent if intent is not None else end * 0.8), end
 
 
-def moment(rng: random.Random, window: tuple[float, float]) -> tuple[float, bool]:
-    """A random moment: a quarter anywhere in the run, the rest between the intent and the end."""
-    intent, end = window
-    if rng.random() < 0.25:
-        return rng.uniform(0.0, end * 1.1), False
-    return rng.uniform(0.0, (end - intent) * 1.1), True
+class Moments:
+    """Random kill moments: a quarter anywhere in the run, the rest between the intent and the end.
+    The length of the writes (intent to end) is learnt from the rounds that finished before their
+    kill, so the moments follow the machine's load instead of one early measurement."""
+
+    def __init__(self, window: tuple[float, float]) -> None:
+        self.end = window[1]
+        self.writes = max(window[1] - window[0], 0.01)
+
+    def pick(self, rng: random.Random) -> tuple[float, bool]:
+        if rng.random() < 0.25:
+            return rng.uniform(0.0, self.end * 1.1), False
+        return rng.uniform(0.0, self.writes * 1.1), True
+
+    def saw(self, after_intent: bool, code: int | None, took: float) -> None:
+        if after_intent and code is not None:
+            self.writes = (self.writes + took) / 2  # it finished sooner than the kill: the writes are shorter
+        elif after_intent:
+            self.writes *= 1.05
 
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
-    window = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, window) for seed in range(8)]
+    moments = Moments(measured(tmp_path / "m"))
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(8)]
     assert len(outcomes) == 8
 
 
 @pytest.mark.slow
 def test_sigkill_during_apply_100(tmp_path: Path) -> None:
     window = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, window) for seed in range(1000, 1100)]
+    moments = Moments(window)
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(1000, 1100)]
     tally = {k: outcomes.count(k) for k in set(outcomes)}
     print(f"\n100 kills inside ws apply (intent at {window[0]:.3f} s, end at {window[1]:.3f} s): {tally}")
     assert tally.get("interrupted, files changed", 0) > 0, tally
@@ -131,7 +148,7 @@ def test_sigkill_during_apply_100(tmp_path: Path) -> None:
 def test_apply_waits_for_an_interrupted_op_to_be_settled(tmp_path: Path) -> None:
     repo, _ = prepared(tmp_path, 5)
     before = snapshot(repo)
-    assert apply_killed(repo, 0.0, after_intent=True) is None
+    assert apply_killed(repo, 0.0, after_intent=True)[0] is None
     refused = pylon("ws", "apply", "s", "--json", cwd=repo)
     assert refused.code == 1 and refused.json()["error"]["code"] == "op-interrupted", refused
     assert "pylon ws undo" in refused.json()["error"]["hint"]
