@@ -34,6 +34,21 @@ def wait_flock(fd: int, deadline: float) -> bool:
         delay = min(delay * 2, 0.02)
 
 
+def is_held(lock_path: str | os.PathLike[str]) -> bool:
+    """True while some process holds an exclusive flock on `lock_path` (False when it does not exist)."""
+    try:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 class file_lock:  # noqa: N801 - used like a function: `with file_lock(path): ...`
     """Hold an exclusive lock on `lock_path` (created if needed) for the duration of the block.
 

@@ -8,7 +8,6 @@ ignore-rule files are unchanged since it was written; otherwise it captures (one
 
 from __future__ import annotations
 
-import fcntl
 import os
 
 from pylon.atomic import replace_unsynced
@@ -21,18 +20,9 @@ WATCH_LOCK = "watch.lock"
 
 def watcher_alive(checkout: Checkout) -> bool:
     """True while some process holds this checkout's watch lock."""
-    path = os.path.join(checkout.git_dir, "pylon", WATCH_LOCK)
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    from pylon.locks import is_held
+
+    return is_held(os.path.join(checkout.git_dir, "pylon", WATCH_LOCK))
 
 
 def write_fresh(checkout: Checkout, state: st.State) -> None:

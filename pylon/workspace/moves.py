@@ -69,6 +69,21 @@ def active_move(checkout: Checkout) -> oplog.Op | None:
     return None
 
 
+def refuse_while_moved(checkout: Checkout, worktree_id: str) -> None:
+    """`ws rm` of a worktree whose state is in the main checkout would strand that state."""
+    op = move_ops(checkout).get(worktree_id)
+    if op is not None and op.kind == "move":
+        from pylon.errors import PylonError
+
+        raise PylonError(
+            "move-active",
+            f"Worktree {worktree_id}'s state is in the main checkout (op {op.seq}); removing it now would leave "
+            "nowhere to send it back.",
+            f"Send it back first: pylon ws move {worktree_id} --back",
+            details={"id": worktree_id, "op": op.seq},
+        )
+
+
 def _setup(checkout: Checkout, worktree_id: str, what: str) -> tuple[owned.Owned, Checkout, Checkout]:
     owned.check_id(worktree_id)
     info = owned.survey(checkout)

@@ -6,10 +6,20 @@ API (stable; used by moves, restore, `rm --force`, apply and guard):
         One checkout's change: `before` and `after` are state commits (state.capture() format;
         restore_state.make_state() builds one), `head` is restore()'s head mode ("state",
         "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those.
-    perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None) -> Op
+    perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None, command=None,
+            currents=None) -> Op
         The whole protocol for an op made only of restores: under the op lock, check that no
-        op is left interrupted, write the intent, restore each step's checkout to `after` in
+        op is left interrupted (`op-interrupted`) and that no restore would be blocked
+        (`restore-blocked`), write the intent, restore each step's checkout to `after` in
         order, mark it done. undo reverses it (each step back to `before`, in reverse order).
+        `currents` maps a step's root to the State captured as its `before` (saves a capture);
+        `command` is the command line shown by `ws undo --list`. Example (what `ws apply` does):
+
+            before = capture(co)                       # anchored: before.commit
+            after = make_state(co, worktree=merged_tree, index_tree=before.index_tree,
+                               head=before.head, branch=before.branch, label="apply agent-1")
+            perform(co, "apply", [Step(co.root, before.commit, after, "keep")],
+                    title="apply agent-1", command="pylon ws apply agent-1", currents={co.root: before})
     with op_lock(checkout): ...; check_clear(checkout); begin(...) -> Op; ...; complete(checkout, op)
         The same protocol for an op that does more than restores (`rm --force`): begin() before
         the first change, complete() after the last one.
@@ -35,7 +45,7 @@ import json
 import os
 import time
 
-from pylon.locks import file_lock
+from pylon.locks import file_lock, is_held
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT
 from pylon.workspace.repo import EMPTY_TREE, Checkout
@@ -104,19 +114,7 @@ def op_lock(checkout: Checkout) -> file_lock:
 
 
 def lock_held(checkout: Checkout) -> bool:
-    import fcntl
-
-    try:
-        fd = os.open(lock_path(checkout), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return is_held(lock_path(checkout))
 
 
 def _parents(record: dict[str, object], anchors: list[str]) -> list[str]:
@@ -249,6 +247,7 @@ def perform(
     `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
     with op_lock(checkout):
         check_clear(checkout)
+        preflight(steps, forward=True, currents=currents or {})
         op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
         results = run_steps(op.steps, forward=True, currents=currents)
         return complete(checkout, op, results=summary(results))

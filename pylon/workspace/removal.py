@@ -56,6 +56,9 @@ def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[s
 
 def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False) -> dict[str, object]:
     owned.check_id(worktree_id)
+    from pylon.workspace.moves import refuse_while_moved
+
+    refuse_while_moved(checkout, worktree_id)
     if not force:
         return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch)
     from pylon.workspace import oplog

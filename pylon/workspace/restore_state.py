@@ -18,7 +18,8 @@ finished, or reversed, by running restore again towards the state wanted):
    is refused before anything changes (`restore-blocked`).
 2. the real index: one `git update-index --index-info` of the entries where the current index
    tree and the target's differ (stat data of every other entry is kept, so the next `git status`
-   stays cheap). This is the staged/unstaged split.
+   stays cheap). This is the staged/unstaged split. A state that recorded no index tree
+   (`pylon-index-tree: unmerged`, or none) leaves the index as it is.
 3. HEAD, by `head`: "state" (HEAD and branch as recorded: the branch ref is set to the recorded
    commit and HEAD points at it; detached when the state was), "detach" (HEAD detached at the
    recorded commit, no branch moved) or "keep" (HEAD left alone, as for PATH restores).
@@ -203,7 +204,7 @@ def _index_changes(checkout: Checkout, current: State, target: State, paths: lis
                          "Finish or abort the merge first (`git merge --abort`), then run the same command again.")
     wanted = target.index_tree
     if wanted is None:
-        wanted = tree_of(checkout, target.head) if target.head else EMPTY_TREE
+        return []  # the state recorded no index (captured mid-merge, or written without one): leave it
     if wanted == current.index_tree:
         return []
     diff = _raw_diff(checkout, current.index_tree, wanted, paths)

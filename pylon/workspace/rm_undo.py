@@ -81,14 +81,8 @@ def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str
 
 
 def _admin_ours(admin: str, reason: str) -> bool:
-    try:
-        with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
-            lock: str | None = fh.read().strip()
-    except FileNotFoundError:
-        lock = None  # a removal deletes the lock file too; the gitdir file still names our path
-    except (OSError, UnicodeDecodeError):
-        return False
-    return lock in (reason, "initializing", None)
+    # a removal deletes the lock file too (None then); the gitdir file still names our path
+    return _lock_text(admin) in (reason, "initializing", None)
 
 
 def _clear_remnants(checkout: Checkout, path: str, record: dict[str, object]) -> None:
@@ -140,22 +134,23 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     d = op.data
     wid, path, branch, tip = str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"])
     record = dict(d["record"])  # type: ignore[call-overload]
+    reason = owned.lock_reason(wid, str(record["token"]))
     with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
-        if _intact(checkout, wid, path, record):
-            restore(locate(path), str(d["state"]))
-            return
-        _clear_remnants(checkout, path, record)
-        owned.write_record(checkout, dict(record, state="creating"))
-        if not _ref(checkout, "refs/heads/" + branch):
-            git.run(["update-ref", "refs/heads/" + branch, tip, "0" * 40], cwd=checkout.root)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        reason = owned.lock_reason(wid, str(record["token"]))
-        code, _, err = git.run_full(["worktree", "add", "--quiet", "--lock", "--reason", reason, path, branch],
-                                    cwd=checkout.root)
-        if code != 0:
-            raise git.failure(["worktree", "add"], code, err, "git worktree add")
+        if not _intact(checkout, wid, path, record):
+            _clear_remnants(checkout, path, record)
+            owned.write_record(checkout, dict(record, state="creating"))
+            if not _ref(checkout, "refs/heads/" + branch):
+                git.run(["update-ref", "refs/heads/" + branch, tip, "0" * 40], cwd=checkout.root)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            code, _, err = git.run_full(["worktree", "add", "--quiet", "--lock", "--reason", reason, path, branch],
+                                        cwd=checkout.root)
+            if code != 0:
+                raise git.failure(["worktree", "add"], code, err, "git worktree add")
         restore(locate(path), str(d["state"]))
         admin_dir = owned.admin_dir_of(path)
+        if admin_dir and _lock_text(admin_dir) != reason:  # a re-creation killed inside `worktree add`
+            git.run_full(["worktree", "unlock", path], cwd=checkout.root)
+            git.run(["worktree", "lock", "--reason", reason, path], cwd=checkout.root)
         admin = os.path.basename(admin_dir) if admin_dir else None
         updates = [(session_baseline_ref(wid), str(d["baseline"]))]
         old_admin = record.get("admin")
@@ -164,6 +159,14 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
                 updates.append((ref.replace(f"{ROOT}worktrees/{old_admin}/", f"{ROOT}worktrees/{admin}/", 1), oid))
         update_refs(checkout, updates)
         owned.write_record(checkout, dict(record, state="ready", admin=admin))
+
+
+def _lock_text(admin: str) -> str | None:
+    try:
+        with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
+            return fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:

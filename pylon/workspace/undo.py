@@ -90,6 +90,12 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
         if op is None:
             raise _nothing(finish)
         module = _module(op)
+        from pylon.workspace.moves import refuse_in_progress
+        from pylon.workspace.repo import locate
+
+        for step in op.steps:
+            if os.path.isdir(step.root):
+                refuse_in_progress(locate(step.root), "undo or finish an operation")
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
@@ -98,6 +104,17 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
             oplog.complete(checkout, op)
             return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
         was = op.status
+        gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
+        if gone and (module is None or not hasattr(module, "undo_op")):
+            from pylon.errors import PylonError
+
+            raise PylonError(
+                "checkout-gone",
+                f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
+                "cannot be reversed there. Nothing was changed.",
+                "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
+                details={"op": op.seq, "paths": gone},
+            )
         currents = _capture_steps(op)
         if op.status != "undoing":
             if module is not None and hasattr(module, "check_undo"):

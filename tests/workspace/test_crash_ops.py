@@ -92,13 +92,19 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
     assert diff_snapshots(scene.views()["main"], prior["main"]) == []  # type: ignore[arg-type]
     rnd = random.Random(seed)
     seen = {"before-intent": 0, "interrupted": 0, "finished": 0, "completed": 0}
+    before = last_seq(repo)
     for i in range(rounds):
-        delay = rnd.uniform(0.1 * took, 1.05 * took)
-        before = last_seq(repo)
+        # half the kills anywhere in the run, half in its last part, where the files change (the
+        # captures before the intent take most of the run)
+        delay = rnd.uniform(0.1 * took, 1.05 * took) if rnd.random() < 0.5 else rnd.uniform(0.6 * took, 1.05 * took)
         kill_at(scene.args, repo, delay)
         status = pylon("ws", "status", "--json", cwd=repo).json()
-        ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
+        ops = status["ops"]
         new_op = ops[0] if ops and int(ops[0]["seq"]) > before else None
+        if new_op is not None:
+            before = int(new_op["seq"])
+            if status["interrupted"] is not None:
+                new_op = dict(new_op, status="interrupted (" + new_op["status"] + ")")
         where = f"round {i}, delay {delay:.3f}s of {took:.3f}s, seed {seed}"
         if new_op is None:
             seen["before-intent"] += 1
@@ -125,6 +131,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
         if command == "rm":
             listed = pylon("ws", "list", "--json", cwd=repo).json()
             assert [w["id"] for w in listed["worktrees"]] == ["a"], (where, listed)
+    print(f"{command}: {rounds} kills: {seen}")  # shown with -s: where the kills landed
     return seen
 
 
@@ -140,4 +147,47 @@ def test_sigkill_inside_an_op_loses_nothing(make_repo, command: str) -> None:  #
 def test_sigkill_at_100_moments(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo(files={"seed.txt": "seed\n"})
     seen = crash_rounds(repo, command, 100, seed=100 + COMMANDS.index(command))
-    assert seen["interrupted"] + seen["completed"] > 0, seen  # the kills did land inside the command
+    assert seen["interrupted"] > 0 and seen["completed"] > 0, seen  # kills landed between intent and done
+
+
+def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
+    """SIGKILL inside `ws undo` of an `rm --force` (the re-creation of the worktree): the next `undo`
+    carries on, and the worktree comes back exactly, owned again."""
+    scene = Scene(repo, "rm")
+    prior = scene.views()
+    assert pylon(*scene.args, cwd=repo).code == 0
+    start = time.monotonic()
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    took = time.monotonic() - start
+    rnd = random.Random(seed)
+    seen = {"not-started": 0, "interrupted": 0, "completed": 0}
+    for i in range(rounds):
+        assert pylon(*scene.args, cwd=repo).code == 0
+        kill_at(["ws", "undo"], repo, rnd.uniform(0.1 * took, 1.05 * took))
+        status = pylon("ws", "status", "--json", cwd=repo).json()
+        newest = status["ops"][0]["status"]
+        where = f"round {i}, seed {seed}, op status {newest}"
+        if newest != "undone":
+            seen["interrupted" if newest == "undoing" else "not-started"] += 1
+            assert (status["interrupted"] is not None) == (newest == "undoing"), where
+            again = pylon("ws", "undo", cwd=repo)
+            assert again.code == 0, (where, again)
+        else:
+            seen["completed"] += 1
+        assert diff_snapshots(snapshot(scene.wt), prior["wt"]) == [], where  # type: ignore[arg-type]
+        assert [w["id"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]] == ["a"], where
+    print(f"undo of rm: {rounds} kills: {seen}")
+    return seen
+
+
+def test_sigkill_inside_undo_of_rm(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = undo_rounds(repo, 6, seed=7)
+    assert sum(seen.values()) == 6
+
+
+@pytest.mark.slow
+def test_sigkill_inside_undo_of_rm_many(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    seen = undo_rounds(repo, 40, seed=70)
+    assert seen["interrupted"] > 0, seen

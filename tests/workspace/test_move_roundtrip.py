@@ -141,3 +141,21 @@ def test_status_names_the_move_in_effect(pair) -> None:  # type: ignore[no-untyp
     assert doc["ops"][0]["kind"] == "move"
     text = pylon("ws", "status", cwd=repo).out
     assert "pylon ws move agent-1 --back" in text
+    removing = pylon("ws", "rm", "agent-1", "--force", "--json", cwd=repo)  # it would strand the moved state
+    assert removing.code == 1 and _code(removing) == "move-active"
+    assert "pylon ws move agent-1 --back" in removing.json()["error"]["hint"]
+
+
+def test_undo_is_refused_during_a_merge_too(pair) -> None:  # type: ignore[no-untyped-def]
+    repo, _wt = pair
+    before = snapshot(repo)
+    assert pylon("ws", "move", "agent-1", cwd=repo).code == 0
+    merge_head = repo / ".git" / "MERGE_HEAD"
+    merge_head.write_text(git(repo, "rev-parse", "HEAD"))
+    moved = snapshot(repo)
+    refused = pylon("ws", "undo", "--json", cwd=repo)
+    assert refused.code == 1 and _code(refused) == "operation-in-progress"
+    assert snapshot(repo) == moved
+    merge_head.unlink()
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    assert diff_snapshots(snapshot(repo), before) == []
