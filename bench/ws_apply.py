@@ -78,7 +78,7 @@ def main() -> None:
             git_t.append(b)
     p, g = statistics.median(pylon_t), statistics.median(git_t)
     rows = [("`pylon ws apply` + `pylon ws undo`", f"{p * 1000:.0f} ms", f"{p / g:.2f}x"),
-            ("`git diff --binary B S | git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x")]
+            ("`git diff --binary B S \\| git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x")]
     text = (f"Checkout with {dirty} dirty paths; the session changes 350 paths (300 modified, "
             f"50 added), committed. Medians of {opts.runs} alternating samples.\n\n"
             + table(rows, ("what", "median", "ratio")))

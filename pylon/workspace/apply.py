@@ -12,24 +12,20 @@ Both sides are put in commits whose only parent is the baseline, so `git merge-t
 (git >= 2.38) merges on exactly that base and writes nothing but objects. On any conflict the
 paths are reported with their conflict regions and no file is touched.
 
-The merged tree is then written into the working tree by git itself, on a throw-away index:
-`read-tree -m` of the checkout's tree onto a copy of the real index (so stat data of unchanged
-files is kept), a refresh, then `read-tree -m -u <checkout tree> <merged tree>`. That two-tree
-step changes only the paths that differ, applies the checkout's filters and modes like a
-checkout, and refuses before it writes anything when a file it would change no longer matches
-the captured tree (edited meanwhile) or when it would overwrite a file outside the state (an
-ignored one). The real index, HEAD and refs/stash are never written: the staged split stays
-exactly as it was and the merge result shows up as unstaged changes (new files as untracked).
+The merged tree is then written by the restore primitive every op shares (restore_state.py):
+the checkout goes from its captured state to a state commit of the merged tree with the same
+index tree and HEAD, so only the paths that differ are written (by `git checkout-index`, with
+git's modes, symlinks and conversions) or unlinked, and the real index and HEAD are not touched:
+the staged split stays exactly as it was and the merge shows up as unstaged changes (new files as
+untracked). A write that would replace a file outside the captured state (an ignored one) is
+refused before the op begins. `ws undo` is the same restore back to the state before.
 """
 
 from __future__ import annotations
 
-import os
-
 from pylon.workspace import git, owned
 from pylon.workspace.commits import IDENT, State
 from pylon.workspace.conflicts import merge_tree, require_merge_tree
-from pylon.workspace.index import copy_index
 from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import names, parallel, read_side
@@ -128,71 +124,6 @@ def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]
     return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
 
 
-def in_the_way(checkout: Checkout, old: str, added: list[str]) -> list[str]:
-    """Files on disk that are not in tree `old` (so ignored: `old` holds every other file) and that
-    writing the added paths would replace: the path itself, a file where a folder must go, or
-    anything left in a folder that must become a file. `git read-tree -u` treats ignored files as
-    expendable and deletes them; pylon never touches them, so it refuses first."""
-    root = checkout.root
-    candidates: set[str] = set()
-    for path in added:
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            prefix = "/".join(parts[:i])
-            full = os.path.join(root, prefix)
-            if os.path.islink(full) or os.path.isfile(full):
-                candidates.add(prefix)
-                break
-            if not os.path.isdir(full):
-                break
-        else:
-            full = os.path.join(root, path)
-            if os.path.islink(full) or not os.path.isdir(full):
-                if os.path.lexists(full):
-                    candidates.add(path)
-            else:
-                for dirpath, dirnames, filenames in os.walk(full):
-                    rel = os.path.relpath(dirpath, root)
-                    for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
-                        candidates.add(os.path.join(rel, name))
-    if not candidates:
-        return []
-    wanted = sorted(candidates)
-    out = git.run(["ls-tree", "-r", "-z", "--name-only", old, "--", *wanted], cwd=root,
-                  env={"GIT_LITERAL_PATHSPECS": "1"})
-    return sorted(candidates - set(names(out)))
-
-
-def write_worktree(checkout: Checkout, old: str, new: str) -> None:
-    """Make the working tree go from tree `old` (what it is now) to tree `new`, changing only the
-    paths that differ; the real index is not written. Refuses, before writing anything, when a
-    path it would change is not as `old` says or an untracked (ignored) file is in the way."""
-    folder = checkout.pylon_dir()
-    scratch = os.path.join(folder, f"apply-index.{os.getpid()}")
-    env = {"GIT_INDEX_FILE": scratch}
-    try:
-        if copy_index(checkout.index_path, scratch) is not None:
-            # one-tree -m keeps the stat data of entries whose content matches: the refresh
-            # below hashes only the dirty paths, not the whole tree
-            git.run(["read-tree", "-i", "-m", old], cwd=checkout.root, env=env, what="git read-tree")
-        else:
-            git.run(["read-tree", old], cwd=checkout.root, env=env, what="git read-tree")
-        git.run(["update-index", "-q", "--refresh"], cwd=checkout.root, env=env, ok=(0, 1))
-        code, _, err = git.run_full(["read-tree", "-m", "-u", old, new], cwd=checkout.root, env=env)
-        if code != 0:
-            raise _overwrite_refusal(err)
-    finally:
-        _drop_scratch(checkout)  # this one and its .lock (under the op lock no other apply runs)
-
-
-def _overwrite_refusal(err: bytes) -> Exception:
-    """git refused the two-tree step (before writing anything): a file changed after the capture."""
-    lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines()]
-    paths = [ln for ln in lines if ln and not ln.endswith(":") and not ln.startswith(("error:", "fatal:", "Please", "Aborting"))]
-    return _refusal(paths or [" ".join(lines)[:200]], "files that changed while pylon was applying (or that git "
-                    "would not overwrite)", "wait for the other writer")
-
-
 def _refusal(paths: list[str], what: str, way: str) -> Exception:
     from pylon.errors import PylonError
 
@@ -211,49 +142,32 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
     checkout's state before, and the state after: the merged tree with the same index and HEAD)
     is written before the first file changes, so `ws undo` restores the state before exactly,
     even after a kill half-way through."""
-    from pylon.workspace import oplog
+    from pylon.workspace import oplog, restore_state
     from pylon.workspace.restore_state import make_state
 
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        _drop_scratch(checkout)
         todo = plan(checkout, worktree_id)
         result = todo.to_dict()
         result.update(staged_kept=True, applied=False, op=None)
         if not todo.files:
             return result
         before = todo.before
-        blocked = in_the_way(checkout, before.worktree, [f["path"] for f in todo.files if f["status"] == "added"])
-        if blocked:
-            raise _refusal(blocked, f"{len(blocked)} ignored file{'s' if len(blocked) != 1 else ''} (pylon never "
-                           "touches ignored files)", "delete them if you do not need them")
         after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
                            branch=before.branch, label=f"after apply {worktree_id}")
+        writes = restore_state.plan(checkout, after, current=before)
+        if writes.blocked:
+            raise _refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
+                           "are not part of the checkout's state (ignored files; pylon never touches them)",
+                           "delete them if you do not need them")
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
         op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
                          data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
                                "files": len(todo.files)},
                          anchors=[str(todo.session.commit), todo.baseline])
-        try:
-            write_worktree(checkout, before.worktree, todo.merged)
-        except Exception as exc:
-            from pylon.errors import PylonError
-
-            if isinstance(exc, PylonError) and exc.code == "apply-would-overwrite":
-                # git refused before writing a file: the checkout is as it was, nothing to undo
-                oplog.set_status(checkout, op, "undone", refused=exc.code)
-            raise
+        # the same primitive as undo and `undo --finish`: only the paths that differ are written
+        # (git checkout-index from a private index of just them), HEAD and the real index kept
+        restore_state.restore(checkout, after, head="keep", current=before)
         oplog.complete(checkout, op)
     result.update(applied=True, op=op.seq)
     return result
-
-
-def _drop_scratch(checkout: Checkout) -> None:
-    """Scratch indexes of an apply that was killed (only one apply runs at a time: the op lock)."""
-    import contextlib
-
-    folder = checkout.pylon_dir()
-    for name in os.listdir(folder):
-        if name.startswith("apply-index."):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(folder, name))
