@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pylon"
-LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py")])
+LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py"),
+                        *PACKAGE.joinpath("agents").rglob("*.py")])
 
 
 def imported(path: Path) -> set[str]:
@@ -40,6 +41,24 @@ def test_canon_imports_pygit2_only_in_its_git_module(path: Path) -> None:
     if path.name.startswith("git"):
         return
     assert not {n for n in imported(path) if n.split(".")[0] == "pygit2"}
+
+
+CANON_GIT = PACKAGE / "canon" / "git"
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(PACKAGE.joinpath("canon").rglob("*.py")) if CANON_GIT not in p.parents],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_canon_core_never_imports_its_git_aware_part(path: Path) -> None:
+    # `canon read`/`lint` outside git must not depend on git; only pylon.cli reaches pylon.canon.git.
+    assert not {n for n in imported(path) if n == "pylon.canon.git" or n.startswith("pylon.canon.git.")}
+
+
+@pytest.mark.parametrize("path", sorted(CANON_GIT.glob("*.py")), ids=lambda p: p.name)
+def test_canon_git_runs_git_only_through_the_one_runner(path: Path) -> None:
+    # The workspace's runner (scrubbed env, posix_spawn) is the only piece of pylon.workspace it uses.
+    used = {n for n in imported(path) if n.startswith("pylon.workspace")}
+    assert used <= {"pylon.workspace.git", "pylon.workspace.git.run", "pylon.workspace.git.run_full"}, used
+    assert "subprocess" not in imported(path)
 
 
 def test_modules_stay_small() -> None:
@@ -123,7 +142,8 @@ def test_no_generic_top_level_packages_are_installed() -> None:
 
 
 IMPORT_NAMES = {"typer": "typer", "python-frontmatter": "frontmatter", "PyYAML": "yaml", "rich": "rich",
-                "watchdog": "watchdog", "pygit2": "pygit2"}
+                "watchdog": "watchdog", "pygit2": "pygit2",
+                "tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash", "sqlglot": "sqlglot"}
 
 
 def test_every_dependency_is_imported_by_pylon() -> None:

@@ -26,6 +26,14 @@ def test_demo_runs_all_three_parts() -> None:
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
         "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
+        "reversible: `rm -rf src/core` removes src/core inside the checkout (line 2)",  # guard check
+        "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
+        "undo it with `pylon ws restore guard-1`",  # the hook's snapshot note
+        "restored guard-1:",  # and the restore
+        "bytes left out; all of it: ",  # ws run --max-output
+        "Installed canon's claude-code hooks in ",  # canon hook install
+        "- src/core/config (updated ",  # the hook surfaces the governing capsule
+        '{"decision": "block", "reason": "canon: you changed files these articles govern',  # the Stop reminder
         "undid `rm agent-b --force`",  # the op log: a forced removal comes back
         "moved worktree agent-a's state into",  # ws move
         "moved worktree agent-a's state back",  # ws move --back

@@ -55,6 +55,7 @@ def status(project: Project) -> Status:
 
 
 def surfacing_spent(project: Project) -> dict[str, int] | None:
-    """What surfacing has spent in this session. Surfacing is a later part: until it records
-    anything there is nothing to report (None)."""
-    return None
+    """What surfacing has spent in this session (None until it has recorded anything)."""
+    from pylon.canon.surface import spending
+
+    return spending(project)

@@ -69,7 +69,20 @@ def read(args: AddressArgs) -> int:
     view = read_article(project, args.address)
     view.notes.extend(standing_notes(project, view))
     render.read(view, args.address, args.json)
+    _session_mark(project, "read", str(view.address))
     return 0
+
+
+def _session_mark(project: Project, verb: str, address: str) -> None:
+    """With PYLON_SESSION set, `read` marks the article seen and `write` marks it updated for
+    surfacing (docs/canon-agents.md). Nothing is imported or touched without a session."""
+    import os
+
+    if not os.environ.get("PYLON_SESSION"):
+        return
+    from pylon.canon import session
+
+    (session.mark_seen if verb == "read" else session.mark_written)(project, address)
 
 
 def write(args: WriteArgs) -> int:
@@ -79,6 +92,7 @@ def write(args: WriteArgs) -> int:
     text = render.text_input(args.body, args.body_file, "--body")
     project = project_from(args)
     result = write_article(project, args.address, capsule=args.capsule, body=text, scope=args.scope)
+    _session_mark(project, "write", str(result.address))
     if args.json:
         render.write(result, after_write(project, result) if result.changed else [], True)
         return 0

@@ -57,12 +57,7 @@ def lint(args: LintArgs) -> int:
 
     Text shows the first formats.TEXT_LIMIT findings unless --all; the other formats show all."""
     from pylon.cli import output
-    from pylon.errors import UsageError
 
-    if args.base is not None:
-        raise UsageError("usage", "`canon lint --base` (the journal-changed check) comes with the git-aware "
-                         "canon commands and is not available yet; nothing was linted.",
-                         "canon lint (without --base)")
     fmt = "json" if args.json else args.format
     from pylon.canon.lint import formats, lint as run_lint
     from pylon.cli.canon import project_from
@@ -73,6 +68,13 @@ def lint(args: LintArgs) -> int:
         report = run_lint(project, args.addresses or None, fix=args.fix, progress=bar)
     finally:
         bar.close()
+    if args.base is not None or not args.addresses:
+        # journal-changed asks git (the whole store, or an explicit --base): entries are append-only.
+        from pylon.canon.git.journal import journal_findings
+
+        changed = journal_findings(project, args.base, report.base)
+        if changed:
+            report.findings = sorted(report.findings + changed, key=lambda f: (f.path, f.line))
     if fmt == "text":
         limit = None if args.all else formats.TEXT_LIMIT
         paint = (lambda text, style: output.paint(text, style)) if output.color_enabled(sys.stdout) else None

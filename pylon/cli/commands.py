@@ -28,9 +28,20 @@ _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", m
 _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
              metavar="NAME|REV")
 
+# Which agent settings file `canon hook install|uninstall` changes, and how.
+_HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default)."),
+              Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+              Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
+
+_GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
+
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
+    Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
+          "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
+    Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
+          "pylon guard check --command 'rm -rf build/'"),
 )
 
 COMMANDS = (
@@ -132,8 +143,71 @@ COMMANDS = (
                   Opt("--strict", FLAG, "Warnings fail too (exit 1)."),
                   Opt("--fix", FLAG, "Apply safe fixes (quoting, capsule folding, pasted front matter) first."),
                   Opt("--all", FLAG, "Text format: list every finding (default: the first 200, then counts)."),
-                  # Refused with a clear error until the git-aware checks exist; not shown in help.
-                  Opt("--base", STR, "For journal-changed (not available yet).", metavar="REV", hidden=True),
+                  Opt("--base", STR, "journal-changed: entries in REV must be unchanged (default HEAD, in git).",
+                      metavar="REV"),
+                  *CANON)),
+    # -- canon, git-aware (pylon/canon/git/) ---------------------------------------------------
+    Command("canon check", "The write-after gate: changed assets whose article did not change (exit 1 on findings).",
+            "canon check --staged", "pylon.cli.canon_git:check",
+            opts=(Opt("--staged", FLAG, "Judge the index, what the next commit records (the pre-commit hook)."),
+                  Opt("--since", STR, "Judge what HEAD adds since its merge-base with REV, plus the working tree "
+                      "(CI: --since origin/main).", metavar="REV"),
+                  Opt("--warn-only", FLAG, "Report findings as warnings and exit 0."),
+                  Opt("--format", STR, "text, json, github (workflow annotations) or sarif.", default="text",
+                      metavar="FORMAT", choices=("text", "json", "github", "sarif")),
+                  *CANON),
+            description="Without --staged or --since: the working tree (and untracked files) against HEAD. Git "
+                        "sees a rename once it is staged (git mv, git add -A)."),
+    Command("canon mv", "Move an article and its children; rewrite inbound [[links]]; journal the move.",
+            "canon mv src/old src/new --dry-run", "pylon.cli.canon_git:mv",
+            args=(Arg("addresses", "[ADDRESS]...", "OLD NEW: the article's address (or asset path) and the new one; "
+                      "with --from-git at most one word, the revision REV.", ANY),),
+            opts=(Opt("--from-git", FLAG, "Move every article whose asset git saw renamed since REV (default HEAD)."),
+                  Opt("--dry-run", FLAG, "Print the plan (moves, rewritten links); change nothing."),
+                  *CANON),
+            description="Refuses a move onto an existing article. Journal entries are never rewritten."),
+    Command("canon stale", "Articles whose governed assets changed in git history after the article did.",
+            "canon stale --days 30", "pylon.cli.canon_git:stale",
+            opts=(Opt("--days", INT, "Only articles at least N days behind their newest asset change.", default=0,
+                      metavar="N", min=0),
+                  Opt("--limit", INT, "Most articles to list (text; --json lists all).", default=50, metavar="N",
+                      min=1),
+                  *CANON)),
+    Command("canon coverage", "Share of tracked files with an article; largest ungoverned folders; broad articles.",
+            "canon coverage", "pylon.cli.canon_git:coverage",
+            opts=(Opt("--limit", INT, "Rows per table (text; --json lists all).", default=10, metavar="N", min=1),
+                  *CANON)),
+    # -- canon for agents (surfacing, hooks, watch) ---------------------------------------------
+    Command("canon surface", "Show, once per session, the capsules of the articles governing these paths.",
+            "canon surface src/app.py --changed", "pylon.cli.canon_agent:surface",
+            args=(Arg("paths", "[PATH]...", "Paths touched (none: show what waits from earlier calls).", ANY),),
+            opts=(Opt("--changed", FLAG, "The paths were modified: arm the reminder of `canon settle`."),
+                  Opt("--tool-input", STR, "A tool call's JSON input (or a whole hook event): surface its paths.",
+                      metavar="JSON"),
+                  *CANON),
+            description="Budget: 4000 capsule characters per session (then pointer lines), ~2000 characters per "
+                        "message (the rest waits). The session is PYLON_SESSION."),
+    Command("canon settle", "Name the articles whose assets changed but which were not written since; clear.",
+            "canon settle", "pylon.cli.canon_agent:settle", opts=CANON),
+    Command("canon hook claude-code", "Answer one Claude Code hook event (JSON on stdin) in its hook JSON.",
+            "canon hook claude-code < event.json", "pylon.cli.canon_agent:hook_claude_code", opts=(_ROOT, _MOUNT),
+            description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
+    Command("canon hook codex", "Answer one Codex hook event (JSON on stdin) in its hook JSON.",
+            "canon hook codex < event.json", "pylon.cli.canon_agent:hook_codex", opts=(_ROOT, _MOUNT),
+            description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
+    Command("canon hook install", "Merge canon's hook entries into an agent's settings file (idempotent).",
+            "canon hook install claude-code --dry-run", "pylon.cli.canon_agent:hook_install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            opts=_HOOK_FILE),
+    Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
+            "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            opts=_HOOK_FILE),
+    Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
+            "canon watch --json", "pylon.cli.canon_agent:watch",
+            opts=(Opt("--timeout", FLOAT, "Stop after S seconds.", metavar="S", min=0),
+                  Opt("--debounce", FLOAT, "Quiet time before changed files are linted.", default=0.2, metavar="S",
+                      min=0),
                   *CANON)),
     # -- workspace -----------------------------------------------------------------------------
     Command("ws baseline", "Capture the checkout state (HEAD, index, working tree) as a named baseline.",
@@ -162,7 +236,10 @@ COMMANDS = (
     Command("ws run", "Run a command and report exactly which files it changed; exits with its status.",
             "pylon ws run -- make generate", "pylon.cli.ws_stream:run",
             args=(Arg("command", "COMMAND...", "The command (after --); a single word runs through sh -c.", REST),),
-            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1), JSON)),
+            opts=(Opt("--limit", INT, "Most paths to list.", default=200, metavar="N", min=1),
+                  Opt("--max-output", INT, "Show only the head and tail of the command's output within BYTES; "
+                      "all of it goes to a file under the state directory.", metavar="BYTES", min=0),
+                  JSON)),
     Command("ws watch", "Watch the checkout; print one line per settled batch of changes.",
             "pylon ws watch --since start", "pylon.cli.ws_stream:watch",
             opts=(_SINCE,
@@ -230,6 +307,30 @@ COMMANDS = (
             description="Files, modes, symlinks, deletions and the staged index come back; ignored files are "
                         "never touched (a restore that would replace one is refused). HEAD stays. Recorded in "
                         "the op log: `pylon ws undo` reverses it."),
+    # -- guard -----------------------------------------------------------------------------------
+    Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
+            "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard:check",
+            args=(Arg("words", "[CMD]...", "The command as words (after --).", ANY),),
+            opts=(Opt("--command", STR, "The command as one shell string (may hold several lines).", metavar="STRING"),
+                  Opt("--tool-input", STR, "A Bash tool input or hook event as JSON ({\"command\": ...}).",
+                      metavar="JSON"),
+                  JSON),
+            description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
+    Command("guard explain", "Print the guard policy in force and the file each setting came from.",
+            "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
+    Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
+            "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
+                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
+    Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
+            "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            opts=_GUARD_SCOPE),
+    Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
+            "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
+            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            opts=_GUARD_SCOPE),
 )
 
 _BY_NAME = {c.name: c for c in (*GROUPS, *COMMANDS)}

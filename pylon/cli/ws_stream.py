@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     class RunArgs(JsonArgs, Protocol):
         command: list[str]
         limit: int
+        max_output: int | None
 
     class WatchArgs(JsonArgs, Protocol):
         since: str | None
@@ -156,7 +157,11 @@ def run(args: RunArgs) -> int:
 
     from pylon.workspace.run import run as run_command
 
-    result = run_command(checkout(), list(args.command), limit=args.limit, stdout_to_stderr=args.json)
+    result = run_command(checkout(), list(args.command), limit=args.limit, stdout_to_stderr=args.json,
+                         max_output=args.max_output)
+    captured = result.get("output")
+    if isinstance(captured, dict):
+        _bounded_output(captured, args.json)
     if args.json:
         emit(result)
         return _int(result["exit_code"])
@@ -178,6 +183,29 @@ def run(args: RunArgs) -> int:
     if result["index_changed"]:
         note("pylon: the staged index changed")
     return _int(result["exit_code"])
+
+
+def _bounded_output(captured: dict[str, object], as_json: bool) -> None:
+    """--max-output: the head and tail on stdout (text) or in the document (JSON, as text fields
+    with `_b64` companions when not UTF-8), then where the whole output is."""
+    head, tail = captured.pop("head"), captured.pop("tail")
+    assert isinstance(head, bytes) and isinstance(tail, bytes)
+    omitted = _int(captured["omitted"])
+    if as_json:
+        from pylon.workspace.jsonbytes import bytes_fields
+
+        captured.update(bytes_fields("head", head))
+        captured.update(bytes_fields("tail", tail))
+        captured["truncated"] = omitted > 0
+        return
+    sys.stdout.buffer.write(head)
+    if omitted:
+        if head and not head.endswith(b"\n"):
+            sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.write(f"[... {omitted} bytes left out; all of it: {captured['path']} ...]\n".encode())
+        sys.stdout.buffer.write(tail)
+    sys.stdout.buffer.flush()
+    note(f"pylon: the whole output ({captured['bytes']} bytes) is in {captured['path']}")
 
 
 def watch(args: WatchArgs) -> int:

@@ -18,9 +18,13 @@ from pylon.workspace.current import current_state
 from pylon.workspace.repo import Checkout
 
 
-def _spawn(argv: list[str], stdout_to_stderr: bool) -> int:
-    """Run argv in the current folder with the user's own environment; return its exit status."""
-    actions = [(os.POSIX_SPAWN_DUP2, 2, 1)] if stdout_to_stderr else []
+def _spawn(argv: list[str], stdout_to_stderr: bool, output_fd: int | None = None) -> int:
+    """Run argv in the current folder with the user's own environment; return its exit status.
+    With `output_fd`, stdout and stderr both go to that file (in the order written)."""
+    if output_fd is not None:
+        actions = [(os.POSIX_SPAWN_DUP2, output_fd, 1), (os.POSIX_SPAWN_DUP2, output_fd, 2)]
+    else:
+        actions = [(os.POSIX_SPAWN_DUP2, 2, 1)] if stdout_to_stderr else []
     try:
         pid = os.posix_spawnp(argv[0], argv, dict(os.environ), file_actions=actions)
     except (FileNotFoundError, PermissionError) as exc:
@@ -46,7 +50,36 @@ def _spawn(argv: list[str], stdout_to_stderr: bool) -> int:
     return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_stderr: bool = False) -> dict[str, object]:
+def output_file() -> str:
+    """A new file under the state directory for the whole output of one `ws run --max-output`."""
+    from pylon.state import state_path
+
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return str(state_path("runs", f"{stamp}-{os.getpid()}.log"))
+
+
+def bounded(path: str, max_bytes: int) -> dict[str, object]:
+    """The head and tail of the file within max_bytes together (cut at line ends where one lies in
+    the last quarter of each half), its exact size, and how many bytes were left out between."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        if size <= max_bytes:
+            return {"path": path, "bytes": size, "head": fh.read(), "tail": b"", "omitted": 0}
+        half = max_bytes // 2
+        head = fh.read(half)
+        cut = head.rfind(b"\n")
+        if cut >= half * 3 // 4:
+            head = head[: cut + 1]
+        fh.seek(size - (max_bytes - len(head)))
+        tail = fh.read()
+        cut = tail.find(b"\n")
+        if 0 <= cut < len(tail) // 4:
+            tail = tail[cut + 1 :]
+    return {"path": path, "bytes": size, "head": head, "tail": tail, "omitted": size - len(head) - len(tail)}
+
+
+def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_stderr: bool = False,
+        max_output: int | None = None) -> dict[str, object]:
     argv = ["/bin/sh", "-c", command[0]] if len(command) == 1 else list(command)
     before, source = current_state(checkout)
     if source == "watch":
@@ -54,7 +87,15 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
 
         before = refresh_head(checkout, before)
     started = time.monotonic()
-    code = _spawn(argv, stdout_to_stderr)
+    log = output_file() if max_output is not None else None
+    if log is not None:
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            code = _spawn(argv, stdout_to_stderr, fd)
+        finally:
+            os.close(fd)
+    else:
+        code = _spawn(argv, stdout_to_stderr)
     elapsed = time.monotonic() - started
     after = st.capture(checkout)
     total, shown = listed(checkout, before.worktree, after.worktree, limit)
@@ -77,4 +118,5 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
         "after": after.commit,
         "source": source,
         "notes": after.notes,
+        **({"output": bounded(log, max_output)} if log is not None and max_output is not None else {}),
     }

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import script
 
-HEAVY = ("pygit2", "watchdog", "rich")
+HEAVY = ("pygit2", "watchdog", "rich", "tree_sitter", "tree_sitter_bash", "sqlglot", "bashlex")
 
 
 def imported_modules(argv: list[str], cwd: Path) -> set[str]:
@@ -120,3 +120,19 @@ def test_pylon_read_imports_only_what_it_needs(offset: str | None, small_store: 
     assert "pylon.workspace.edits.ledger" in names and "hashlib" in names  # the read really ran
     extra = sorted(n for n in names if n.split(".")[0] in NOT_ON_THE_EDIT_READ_PATH)
     assert not extra, f"{' '.join(argv)} imported {extra}"
+
+
+def test_guard_hook_on_a_safe_event_stays_light(make_repo) -> None:  # type: ignore[no-untyped-def]
+    # runs before every shell command an agent issues: the bash grammar only, no SQL parser, no typer
+    import json
+
+    repo = make_repo({"a.txt": "a\n"})
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
+                        "tool_input": {"command": "git status && ls"}})
+    proc = subprocess.run([sys.executable, "-X", "importtime", script("pylon"), "guard", "hook", "claude-code"],
+                          cwd=repo, input=event, capture_output=True, text=True)
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line}
+    assert proc.returncode == 0 and proc.stdout == "" and "tree_sitter" in names
+    heavy = sorted(n for n in names if n.split(".")[0] in ("pygit2", "watchdog", "rich", "typer", "sqlglot", "yaml"))
+    assert not heavy, heavy

@@ -90,7 +90,13 @@ RULES: dict[str, RuleInfo] = {
     )
 }
 
-# `journal-changed` (the spec's git rule) comes with the git-aware checks and is not built yet.
+# `journal-changed` is decided from git (pylon/canon/git/journal.py, rules_journal_changed.py); the
+# whole-store lint adds it in a git checkout.
+RULES["journal-changed"] = RuleInfo(
+    "journal-changed", ERROR,
+    "A journal entry that exists in the base revision (--base, default HEAD) was modified or deleted: the "
+    "journal is append-only.",
+    "Restore the entry (`git checkout REV -- PATH`) and record the correction as a new entry with `canon journal`.")
 
 
 @dataclass(frozen=True)

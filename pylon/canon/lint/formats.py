@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from pylon.canon.lint import LintReport
-from pylon.canon.lint.findings import RULES, Finding
+from pylon.canon.lint.findings import RULES, Finding, RuleInfo
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -116,7 +116,7 @@ def _rule_name(rule_id: str) -> str:
     return "".join(part.capitalize() for part in re.split(r"[-_]", rule_id))
 
 
-def sarif_rules() -> list[dict[str, Any]]:
+def sarif_rules(rules: dict[str, RuleInfo] | None = None) -> list[dict[str, Any]]:
     return [
         {
             "id": info.id,
@@ -127,13 +127,15 @@ def sarif_rules() -> list[dict[str, Any]]:
             "defaultConfiguration": {"level": info.severity},
             "properties": {"tags": ["canon", "documentation"], "fixable": info.fixable},
         }
-        for info in RULES.values()
+        for info in (RULES if rules is None else rules).values()
     ]
 
 
-def render_sarif(report: LintReport, version: str = "") -> dict[str, Any]:
-    """A SARIF 2.1.0 log: one run, rule metadata, results with repository-relative locations."""
-    ids = list(RULES)
+def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInfo] | None = None,
+                 tool: str = "canon lint") -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one run, rule metadata, results with repository-relative locations.
+    `rules`/`tool`: another canon command's catalogue and name (`canon check`)."""
+    ids = list(RULES if rules is None else rules)
     base_uri = Path(report.base).resolve().as_uri().rstrip("/") + "/"
     results = []
     for f in report.findings:
@@ -150,9 +152,9 @@ def render_sarif(report: LintReport, version: str = "") -> dict[str, Any]:
         })
     driver: dict[str, Any] = {
         "name": "canon",
-        "fullName": "canon lint (pylon-kit)",
+        "fullName": f"{tool} (pylon-kit)",
         "semanticVersion": version or "0.0.0",
-        "rules": sarif_rules(),
+        "rules": sarif_rules(rules),
     }
     if version:
         driver["version"] = version
@@ -161,7 +163,7 @@ def render_sarif(report: LintReport, version: str = "") -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver},
-            "automationDetails": {"id": "canon-lint/"},
+            "automationDetails": {"id": tool.replace(" ", "-") + "/"},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}},
             "invocations": [{"executionSuccessful": True}],
             "results": results,

@@ -1,0 +1,50 @@
+"""The change set a command judges: staged (the index a commit will record), since a revision
+(what a branch adds: merge-base..working tree), or the working tree against HEAD; untracked files
+count as added outside --staged. Renames are git's own (-M), so they need the move staged
+(`git mv`, or `git add -A`) for git to see them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pylon.canon.git.run import Change, Repo, index_env, merge_base, parse_name_status, resolve_rev
+
+
+@dataclass
+class ChangeSet:
+    mode: str  # "staged", "since" or "worktree"
+    base: str  # the commit (or empty tree) compared against
+    label: str  # how to name the base in messages: "HEAD", "the empty tree", "main (merge-base abc1234)"
+    changes: list[Change]
+
+
+def _untracked(repo: Repo) -> list[Change]:
+    out = repo.run("ls-files", "-z", "--others", "--exclude-standard")
+    return [Change("A", p, p) for p in (out.decode("utf-8", "surrogateescape").split("\0")) if p]
+
+
+def change_set(repo: Repo, staged: bool = False, since: str | None = None, against: str | None = None) -> ChangeSet:
+    """`against`: that exact revision (no merge-base) against the working tree (`canon mv --from-git REV`)."""
+    diff = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--ignore-submodules=dirty"]
+    if staged:
+        base = repo.base_or_empty()
+        # An unborn branch diffs the index against the empty tree, exactly what the first commit records.
+        out = repo.run(*diff, "--cached", base, "--", env=index_env())
+        return ChangeSet("staged", base, "HEAD" if repo.head else "the empty tree (first commit)",
+                         parse_name_status(out))
+    if since is not None:
+        base = merge_base(repo, since, "--since")
+        exact = resolve_rev(repo, since, "--since")
+        label = since if base == exact else f"{since} (merge-base {base[:12]})"
+    elif against is not None:
+        base = resolve_rev(repo, against, "--from-git")
+        label = against
+    else:
+        base = repo.base_or_empty()
+        label = "HEAD" if repo.head else "the empty tree (no commit yet)"
+    out = repo.run(*diff, base, "--")
+    changes = parse_name_status(out)
+    seen = {c.new for c in changes}
+    changes += [c for c in _untracked(repo) if c.new not in seen]
+    return ChangeSet("since" if since is not None or against is not None else "worktree", base, label, changes)

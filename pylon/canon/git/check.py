@@ -1,0 +1,203 @@
+"""`canon check`: the write-after gate. Every changed asset whose governing article did not change in
+the same change set is a finding; a renamed asset whose article did not move is named with the
+`canon mv` that moves it; a deleted asset whose article still exists is a finding.
+
+Findings are lint Findings (the same text, json, github and sarif renderers), under three rule ids
+of their own (CHECK_RULES).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from pylon.canon.address import Address
+from pylon.canon.git.changes import ChangeSet, change_set
+from pylon.canon.git.govern import Governance
+from pylon.canon.git.run import Change, Repo, open_repo
+from pylon.canon.lint.findings import ERROR, Finding, RuleInfo
+from pylon.canon.store import Project
+
+CHECK_RULES: dict[str, RuleInfo] = {
+    r.id: r
+    for r in (
+        RuleInfo("article-not-updated", ERROR,
+                 "An asset changed (or was added) but the article that governs it did not change in the same "
+                 "change set.",
+                 "Review the article and update what the change made untrue (`canon write ADDRESS ...`), in the "
+                 "same commit or pull request."),
+        RuleInfo("article-not-moved", ERROR,
+                 "An asset was renamed, but its article still sits at the old address.",
+                 "Run the `canon mv OLD NEW` the message names (or `canon mv --from-git`), and commit the result."),
+        RuleInfo("article-outlived", ERROR,
+                 "An asset was deleted, but the article that governed it still exists and did not change.",
+                 "Update the article (or delete it if nothing it describes remains)."),
+    )
+}
+
+
+def mv_command(old: Address, new: Address) -> str:
+    return f"canon mv {shlex.quote(str(old))} {shlex.quote(str(new))}"
+
+
+@dataclass
+class Move:
+    old: Address
+    new: Address | None  # None when no address follows from the renames (see conflict)
+    paths: list[tuple[str, str]] = field(default_factory=list)  # the renames that call for it
+    conflict: str = ""  # why it cannot be applied as is ("" when it can)
+    governing: bool = False  # the article governing a renamed path (else an ancestor whose folder moved)
+
+
+@dataclass
+class CheckReport:
+    changes: ChangeSet
+    top: str
+    assets: int = 0  # changed assets judged
+    articles_changed: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings)
+
+
+def _nearest(address: Address, known: set[str]) -> Address | None:
+    for candidate in address.ancestors():
+        if candidate.path in known:
+            return candidate
+    return None
+
+
+def _is_within(address: Address, top: Address) -> bool:
+    return address.mount == top.mount and (address.path == top.path or address.path.startswith(top.path + "/"))
+
+
+def _target(g: Address, old: Address, new: Address) -> Address | None:
+    """Where the article g should go when the asset `old` (at or below g) became `new`: the same
+    suffix below g must end `new`; None when the rename changed more than g's part of the path."""
+    suffix = old.path[len(g.path):]
+    if old.mount != g.mount or new.mount != g.mount or not new.path.endswith(suffix):
+        return None
+    head = new.path[: len(new.path) - len(suffix)]
+    return Address(g.mount, head) if head and not head.endswith("/") else None
+
+
+class _Judge:
+    def __init__(self, gov: Governance, changes: list[Change]) -> None:
+        self.gov = gov
+        self.changed: set[Address] = set()
+        # The article sets before the change set: its added articles removed, its deleted ones back.
+        self.before = {mount: set(paths) for mount, paths in gov.articles.items()}
+        for change in changes:
+            old_art, new_art = gov.article_of(change.old), gov.article_of(change.new)
+            self.changed.update(a for a in (old_art, new_art) if a is not None)
+            if new_art is not None and change.status in "ACR":
+                self.before.setdefault(new_art.mount, set()).discard(new_art.path)
+            if old_art is not None and change.status in "DR":
+                self.before.setdefault(old_art.mount, set()).add(old_art.path)
+
+    def governing_before(self, address: Address) -> Address | None:
+        return _nearest(address, self.before.get(address.mount, set()))
+
+
+def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
+             governing: bool) -> None:
+    target = _target(g, old, new)
+    move = moves.get(g)
+    if move is None:
+        move = moves[g] = Move(g, target)
+        if target is None:
+            move.conflict = f"{change.new} is not {g}'s path renamed; move the article by hand with canon mv"
+        elif gov.has(target):
+            move.conflict = f"an article already exists at {target}: merge the two by hand"
+    elif target != move.new and not move.conflict:
+        move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
+    move.governing = move.governing or governing
+    move.paths.append((change.old, change.new))
+
+
+def _covering(moves: dict[Address, Move], move: Move) -> Move:
+    """The topmost applicable move that carries `move` along (a renamed folder's article), else `move`."""
+    best = move
+    for other in moves.values():
+        if (not other.conflict and other.new is not None and move.new is not None and _is_within(move.old, other.old)
+                and len(other.old.path) < len(best.old.path)
+                and move.new.path == other.new.path + move.old.path[len(other.old.path):]):
+            best = other
+    return best
+
+
+def _finding(rule: str, path: str, message: str) -> Finding:
+    return Finding(rule, CHECK_RULES[rule].severity, message, path, 1, False)
+
+
+def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
+    report = CheckReport(changes, top)
+    state = _Judge(gov, changes.changes)
+    report.articles_changed = sorted(str(a) for a in state.changed)
+    moves: dict[Address, Move] = {}
+    for change in changes.changes:
+        new_addr = gov.address_of(change.new)
+        old_addr = gov.address_of(change.old)
+        if new_addr is None and old_addr is None:
+            continue  # outside the project, or the store's own files
+        report.assets += 1
+        if change.status == "D" or change.status == "R" and new_addr is None:  # moved out of the project: gone
+            g = state.governing_before(old_addr) if old_addr else None
+            if g is not None and gov.has(g) and g not in state.changed:
+                report.findings.append(_finding(
+                    "article-outlived", change.old,
+                    f"deleted, but its article {g} still exists and did not change: update or remove "
+                    f"{gov.article_file(g)}"))
+            continue
+        if change.status == "R" and old_addr is not None and new_addr is not None:
+            g = state.governing_before(old_addr)
+            if (g is not None and g not in state.changed and gov.governing(new_addr) != g
+                    and not gov.asset_present(g)):
+                _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
+                # Articles further up whose whole asset moved the same way (a renamed folder) go too.
+                for above in g.ancestors()[1:]:
+                    if (above.path in state.before.get(above.mount, set()) and above not in state.changed
+                            and not _is_within(new_addr, above) and not gov.asset_present(above)):
+                        _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
+                continue
+        if new_addr is None:
+            continue
+        g = gov.governing(new_addr)
+        if g is not None and g not in state.changed:
+            what = f"renamed from {change.old}" if change.status == "R" else (
+                "added" if change.status in "AC" else "changed")
+            report.findings.append(_finding(
+                "article-not-updated", change.new,
+                f"{what}, but its article {g} did not change: review {gov.article_file(g)} and update it "
+                f"(canon write {shlex.quote(str(g))} ...)"))
+    for move in moves.values():
+        if not move.governing:
+            continue
+        for old, new in move.paths:
+            top = _covering(moves, move)
+            if top.conflict:
+                message = f"renamed from {old}; its article {move.old} did not move ({top.conflict})"
+            else:
+                message = f"renamed from {old}; its article {move.old} did not move: {mv_command(top.old, top.new)}"
+            report.findings.append(_finding("article-not-moved", new, message))
+    report.moves = [m for m in moves.values() if m.governing or not m.conflict]
+    report.findings.sort(key=lambda f: (f.path, f.rule))
+    return report
+
+
+def check(project: Project, staged: bool = False, since: str | None = None) -> CheckReport:
+    """Judge the change set (staged, since a revision, or the working tree) of the project's repository."""
+    repo = open_repo(project.root_dir)
+    gov = Governance(project, repo.top)
+    return judge(gov, change_set(repo, staged=staged, since=since), repo.top)
+
+
+def renames_to_apply(project: Project, rev: str | None = None) -> tuple[Repo, list[Move]]:
+    """The article moves git's renames call for (`canon mv --from-git [REV]`): REV (default HEAD)
+    against the working tree, as `canon check` sees them."""
+    repo = open_repo(project.root_dir)
+    gov = Governance(project, repo.top)
+    return repo, judge(gov, change_set(repo, against=rev), repo.top).moves

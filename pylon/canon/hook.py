@@ -1,0 +1,147 @@
+"""`canon hook claude-code|codex`: one agent event in, that agent's answer out.
+
+SessionStart: a few lines of orientation about the store (and, for Claude Code, PYLON_SESSION
+persisted through `$CLAUDE_ENV_FILE`, so `canon read`/`write` in its shell mark this session).
+PostToolUse / PostToolBatch: the paths of the calls are surfaced (file-writing tools and writing
+shell shapes arm the reminder; `canon read`/`canon write` run through the shell mark the article).
+Stop: the settle reminder, as a request to continue, only when articles need updating and never
+twice for the same set. Anything else, or anything unexpected, is a no-op: a hook never blocks.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.agents import answers
+from pylon.errors import PylonError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pylon.agents.events import HookEvent
+    from pylon.canon.store import Project
+
+HOOK_TIMEOUT = 10  # seconds the agent waits for the hook; a normal event takes ~50 ms
+CLAUDE_TOOLS = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash|Grep|Glob"
+CODEX_TOOLS = "Bash|apply_patch"
+
+
+def hook_entries(agent: str, command: str) -> list[Any]:
+    """The settings entries `canon hook install` merges for `agent`, all running `command`."""
+    from pylon.agents.settings import HookEntry
+
+    tools = CLAUDE_TOOLS if agent == "claude-code" else CODEX_TOOLS
+    return [HookEntry("SessionStart", command, timeout=HOOK_TIMEOUT),
+            HookEntry("PostToolUse", command, matcher=tools, timeout=HOOK_TIMEOUT),
+            HookEntry("Stop", command, timeout=HOOK_TIMEOUT)]
+
+
+def owns(agent: str) -> Any:
+    """Which settings handlers are canon's hook for `agent` (any path to canon, any options)."""
+    import re
+
+    pattern = re.compile(r"(?:^|[\s/'\"])canon['\"]?\s+hook\s+" + re.escape(agent) + r"(?:\s|$)")
+    return lambda command: bool(pattern.search(command))
+
+
+def session_of(event: HookEvent) -> str:
+    if event.session_id:
+        return event.session_id
+    from pylon.canon.session import current_session
+
+    return current_session()
+
+
+def answer(event: HookEvent, root: str | None = None, mounts: list[str] | None = None) -> dict[str, Any]:
+    """The answer to one event (a no-op when there is nothing to say or anything goes wrong)."""
+    if event.problem or not event.name:
+        return answers.noop()
+    from pylon.canon.store import open_project
+
+    cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+    project = open_project(cwd=cwd, root=root, mounts=mounts)
+    if not project.store.exists():
+        return answers.noop()
+    if event.name == "SessionStart":
+        return _session_start(event, project)
+    if event.name in ("PostToolUse", "PostToolBatch"):
+        return _after_tools(event, project)
+    if event.name == "Stop":
+        from pylon.canon.surface import settle
+
+        settled = settle(project, session_of(event))
+        if settled.items and not settled.repeated:
+            return answers.block_stop(event, settled.message + "\nThen finish your reply.")
+    return answers.noop()
+
+
+def orientation(project: Project) -> str:
+    from pylon.canon.store import walk_articles
+
+    count = sum(1 for entry in walk_articles(project.store) if entry.is_article)
+    return "\n".join([
+        f"This project keeps its memory in .canon/ ({count} article{'s' if count != 1 else ''}; "
+        "one markdown article per asset, at the asset's path: src/app.py -> .canon/articles/src/app.md).",
+        "- Before changing a file, read what governs it: canon read PATH (the nearest article up the tree).",
+        "- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
+        "--body-file FILE (current truth, not history).",
+        "- Events (what happened, when, exact numbers) go to the journal: canon journal \"...\" --subject PATH.",
+        "- The capsules of articles governing the files you touch are shown here once per session; "
+        "canon search WORDS finds the rest.",
+    ])
+
+
+def _session_start(event: HookEvent, project: Project) -> dict[str, Any]:
+    from pylon.canon.session import forget_shown, session_key
+
+    session = session_of(event)
+    if event.source in ("clear", "compact"):  # what the agent was shown is gone from its context
+        forget_shown(project, session)
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if event.agent == "claude-code" and env_file and event.session_id and session_key(session) == session:
+        try:  # Claude Code sources this file before each Bash command of the session
+            with open(env_file, "a", encoding="utf-8") as fh:
+                fh.write(f"export PYLON_SESSION={session}\n")
+        except OSError:
+            pass
+    return answers.context(event, orientation(project))
+
+
+def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
+    from pylon.canon import session as sessions
+    from pylon.canon.surface import surface
+    from pylon.canon.toolpaths import SHELL_TOOLS, call_paths, canon_verbs
+
+    session = session_of(event)
+    cwd = project.cwd_dir
+    named: list[str] = []
+    changed: list[str] = []
+    for call in event.calls:
+        got, wrote = call_paths(call, cwd)
+        named.extend(got)
+        changed.extend(wrote)
+        command = call.input.get("command")
+        if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
+            for verb, address in canon_verbs(command):
+                _mark(project, verb, address, session, sessions)
+    if not named and not changed:
+        return answers.noop()
+    result = surface(project, named, changed, session)
+    return answers.context(event, result.message)
+
+
+def _mark(project: Project, verb: str, arg: str, session: str, sessions: Any) -> None:
+    from pylon.canon.address import resolve, to_address
+
+    try:
+        address = to_address(arg, project)
+        governing = resolve(address, project).governing if verb == "read" else address
+    except PylonError:
+        return
+    if governing is None or not governing.path:
+        return
+    if verb == "read":
+        sessions.mark_seen(project, str(governing), session)
+    else:
+        sessions.mark_written(project, str(governing), session)

@@ -1,0 +1,232 @@
+"""Paths an agent's tool call touches, found in its JSON input.
+
+Two kinds of candidates: whole string values (`"file_path": "src/app.py"`), and tokens of
+command strings (`sed -i s/a/b/ src/app.py`). A candidate counts when it exists, or its parent
+folder does (a file about to be created), relative to the tool's working folder. Which paths the
+call *changed* is decided by the tool: file-writing tools, `apply_patch` envelopes, and the
+usual writing shapes of a shell command (redirections, `tee`, `sed -i`, `mv`, `cp`, `rm`,
+`touch`, `mkdir`).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pylon.agents.events import ToolCall
+
+# Claude Code's file tools, and Codex's apply_patch (which Codex also matches as Edit/Write).
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell"})
+_COMMAND_KEYS = frozenset({"command", "cmd", "script", "commands"})
+_CONTENT_KEYS = frozenset({"content", "old_string", "new_string", "edits", "new_source", "patch"})
+# Shell words after which the following operands are written to.
+_WRITERS = frozenset({"tee", "rm", "touch", "mkdir", "rmdir", "truncate", "unlink", "shred"})
+_LAST_IS_TARGET = frozenset({"mv", "cp", "install", "ln", "rsync"})
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&", "\n"})
+_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>"})
+MAX_STRING = 8192  # longer values are file contents, not paths or commands
+
+
+def counts(candidate: str, cwd: str) -> str | None:
+    """The absolute path of `candidate` when it exists or its parent folder does, else None."""
+    if not candidate or len(candidate) > 4096 or "\n" in candidate or "\0" in candidate:
+        return None
+    if candidate.startswith("~"):
+        candidate = os.path.expanduser(candidate)
+    full = os.path.normpath(os.path.join(cwd, candidate))
+    if os.path.lexists(full):
+        return full
+    parent = os.path.dirname(full)
+    return full if parent != full and os.path.isdir(parent) and _path_shaped(candidate) else None
+
+
+def _path_shaped(token: str) -> bool:
+    # A word that names nothing yet counts only when it looks like a file: a slash, or a name.ext.
+    if "/" in token:
+        return True
+    stem, dot, ext = token.rpartition(".")
+    return bool(dot and stem and ext and ext.isalnum() and len(ext) <= 10)
+
+
+def shell_words(command: str) -> list[str]:
+    """The words of a shell command, operators as words of their own (best effort)."""
+    import shlex
+
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    words: list[str] = []
+    try:
+        for word in lexer:
+            words.append(word)
+    except ValueError:  # an unclosed quote: keep what was read, then plain splitting of the rest
+        words.extend(command.split()[len(words):])
+    return words
+
+
+def _segments(words: list[str]) -> Iterator[list[str]]:
+    current: list[str] = []
+    for word in words:
+        if word in _SEPARATORS:
+            if current:
+                yield current
+            current = []
+        else:
+            current.append(word)
+    if current:
+        yield current
+
+
+def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
+    """(paths the command names, paths it writes): absolute, each once, in order."""
+    named: list[str] = []
+    written: list[str] = []
+    for segment in _segments(shell_words(command)):
+        program = os.path.basename(segment[0]) if segment else ""
+        operands = _operands(segment[1:])
+        in_place = program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in segment[1:])
+        target_words: list[str] = []
+        if program in _WRITERS:
+            target_words = operands
+        elif program in _LAST_IS_TARGET and len(operands) >= 2:
+            target_words = operands[-1:] + (operands[:-1] if program == "mv" else [])
+        elif in_place and len(operands) >= 2:
+            target_words = operands[1:]
+        for i, word in enumerate(segment):
+            if word in _REDIRECTS and i + 1 < len(segment):
+                target_words.append(segment[i + 1])
+        for word in segment:
+            for candidate in _token_candidates(word):
+                full = counts(candidate, cwd)
+                if full and full not in named:
+                    named.append(full)
+        for word in target_words:
+            full = counts(word, cwd)
+            if full and full not in written:
+                written.append(full)
+    return named, written
+
+
+def _operands(words: list[str]) -> list[str]:
+    """The non-option words of a command, without redirections and their targets."""
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _REDIRECTS or word in ("<", "<<", "<<<", "0<"):
+            skip = True
+        elif not word.startswith("-"):
+            out.append(word)
+    return out
+
+
+def _token_candidates(word: str) -> list[str]:
+    if word in _REDIRECTS or word in _SEPARATORS:
+        return []
+    word = word.lstrip("<>&|;(")
+    if word.startswith("-"):
+        _, eq, value = word.partition("=")
+        return [value] if eq else []
+    return [word] if word else []
+
+
+def _strings(value: object, key: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, k if isinstance(k, str) else "")
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v, key)
+
+
+def input_paths(tool_input: object, cwd: str) -> tuple[list[str], list[str]]:
+    """(paths named, paths written by shell words) found anywhere in a JSON tool input."""
+    from pylon.agents.events import patch_paths
+
+    named: list[str] = []
+    written: list[str] = []
+
+    def add(into: list[str], full: str | None) -> None:
+        if full and full not in into:
+            into.append(full)
+
+    for key, text in _strings(tool_input):
+        if len(text) > MAX_STRING or key in _CONTENT_KEYS:
+            if key in ("patch",) or text.startswith("*** Begin Patch"):
+                for path in patch_paths(text):
+                    add(named, counts(path, cwd))
+            continue
+        if text.startswith("*** Begin Patch"):
+            for path in patch_paths(text):
+                add(named, counts(path, cwd))
+            continue
+        whole = counts(text.strip(), cwd) if "\n" not in text.strip() else None
+        if whole and (key not in _COMMAND_KEYS or " " not in text.strip()):
+            add(named, whole)
+            continue
+        if key in _COMMAND_KEYS or any(c.isspace() for c in text.strip()):
+            got, wrote = command_paths(text, cwd)
+            for full in got:
+                add(named, full)
+            for full in wrote:
+                add(written, full)
+    return named, written
+
+
+def call_paths(call: ToolCall, cwd: str) -> tuple[list[str], list[str]]:
+    """(paths the call touched, the subset it changed) for one tool call."""
+    from pylon.agents.events import patch_paths
+
+    named, written = input_paths(call.input, cwd)
+    if call.name == "apply_patch" or (call.name in ("Edit", "Write") and "command" in call.input):
+        command = call.input.get("command")
+        paths = [counts(p, cwd) for p in patch_paths(command)] if isinstance(command, str) else []
+        changed = [p for p in paths if p]
+        return _merge(named, changed), changed
+    if call.name in WRITE_TOOLS:
+        target = call.input.get("file_path") or call.input.get("notebook_path") or call.input.get("path")
+        full = counts(target, cwd) if isinstance(target, str) else None
+        return _merge(named, [full] if full else []), [full] if full else []
+    if call.name in SHELL_TOOLS or "command" in call.input:
+        return named, written
+    return named, []
+
+
+def _merge(first: list[str], second: list[str]) -> list[str]:
+    return first + [p for p in second if p not in first]
+
+
+def canon_verbs(command: str) -> list[tuple[str, str]]:
+    """(`read` | `write`, ADDRESS) for each `canon read X` / `canon write X` / `pylon canon ...` in
+    a shell command, so the hook marks what the agent read or wrote through the shell."""
+    found: list[tuple[str, str]] = []
+    for segment in _segments(shell_words(command)):
+        words = list(segment)
+        while words and "=" in words[0] and not words[0].startswith("-"):  # VAR=value prefixes
+            words.pop(0)
+        if len(words) >= 2 and os.path.basename(words[0]) == "pylon" and words[1] == "canon":
+            words = words[1:]
+        if not words or os.path.basename(words[0]) != "canon":
+            continue
+        rest = words[1:]
+        while rest and rest[0].startswith("-"):  # root options: -C DIR, --color WHEN
+            rest = rest[2:] if rest[0] in ("-C", "--color") else rest[1:]
+        if len(rest) >= 2 and rest[0] in ("read", "write"):
+            words_left = iter(rest[1:])
+            for word in words_left:
+                if word in _VALUE_OPTIONS:
+                    next(words_left, None)
+                elif not word.startswith("-"):
+                    found.append((rest[0], word))
+                    break
+    return found
+
+
+_VALUE_OPTIONS = frozenset({"--capsule", "--body", "--body-file", "--scope", "--root", "--mount"})

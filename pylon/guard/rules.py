@@ -1,0 +1,302 @@
+"""Judging one simple command: wrappers looked through, then the command's own rule.
+
+Commands not named here destroy nothing the classifier can see (`make`, `pytest`, `ls`) and are
+safe; programs that run code given inline are followed (interp.py), remote and system commands
+are in remote.py, git in gitrules.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.guard.paths import destroyed
+from pylon.guard.words import basename, quote
+from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.walk import Walk
+    from pylon.guard.words import Arg, State
+    from pylon.guard.model import Cmd
+
+# Wrappers: the options of each that take a value (so the wrapped command is found after them).
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-r", "-t", "-U",
+                       "-D", "--chdir"}),
+    "doas": frozenset({"-u", "-C"}),
+    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "nohup": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-t"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}), "watch": frozenset({"-n", "--interval", "-d"}),
+    "caffeinate": frozenset(), "chronic": frozenset(), "unbuffer": frozenset(), "setsid": frozenset(),
+}
+_SUDO = frozenset({"sudo", "doas"})
+_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe"})
+_TRUNCATING = frozenset({">", ">|", "&>", ">&"})
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
+                           "-quit"})
+_FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
+                         "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
+
+
+def unwrap(args: list[Arg]) -> tuple[list[Arg], bool, list[str]]:
+    """Strip wrappers: the wrapped command, whether it runs as root, the wrapper words seen."""
+    sudo = False
+    seen: list[str] = []
+    while args and args[0].text is not None:
+        name = basename(args[0].text)
+        if name not in _WRAPPERS:
+            break
+        if name == "command" and len(args) > 1 and args[1].text in ("-v", "-V"):
+            return [], sudo, seen  # `command -v x` only looks x up
+        takes = _WRAPPERS[name]
+        sudo = sudo or name in _SUDO
+        seen.append(name)
+        i = 1
+        while i < len(args):
+            text = args[i].text
+            if text is None:
+                break
+            if text == "--":
+                i += 1
+                break
+            if name == "env" and "=" in text and not text.startswith("-"):
+                i += 1
+                continue
+            if not text.startswith("-") or text == "-":
+                break
+            i += 2 if text in takes else 1
+        if name == "timeout" and i < len(args):
+            i += 1  # the duration
+        args = args[i:]
+    return args, sudo, seen
+
+
+def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
+    redirections(walk, cmd, args, state)
+    args, sudo, _ = unwrap(args)
+    if not args:
+        return
+    head = args[0]
+    if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
+        walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))
+        return
+    name = basename(head.text)
+    words = quote(args)
+    if "/" in head.text and _shell_script(walk, head.text, state):  # ./scripts/clean.sh: read it
+        from pylon.guard.interp import run_script
+
+        run_script(walk, head, state, words, cmd.line)
+    elif name in _REMOVERS:
+        paths, recursive = _operands(args[1:], "rRd")
+        destroyed(walk, state, paths, verb="removes", words=words, line=cmd.line, recursive=recursive, sudo=sudo)
+    elif name in ("cd", "pushd", "popd"):
+        _cd(walk, args, state)
+    elif name in ("mv", "cp", "install", "ln"):
+        _overwrites(walk, args, state, words, cmd.line, sudo)
+    elif name == "dd":
+        outs = [a for a in args[1:] if a.text is None or a.text.startswith("of=")]
+        for a in outs:
+            target = a if a.text is None else type(a)(a.text[3:], False, a.raw)
+            destroyed(walk, state, [target], verb="overwrites", words=words, line=cmd.line, sudo=sudo,
+                      must_exist=True)
+    elif name in ("truncate", "tee"):
+        paths, _ = _operands(args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
+        if name == "tee" and any(a.text in ("-a", "--append") for a in args[1:]):
+            return
+        destroyed(walk, state, paths, verb="truncates", words=words, line=cmd.line, sudo=sudo, must_exist=True)
+    elif name in ("sed", "gsed"):
+        _sed(walk, args, state, words, cmd.line, sudo)
+    elif name == "find":
+        _find(walk, args, cmd, state, sudo)
+    elif name in ("chmod", "chown", "chgrp"):
+        operands, recursive = _operands(args[1:], "R")
+        paths = operands[1:]  # the first operand is the mode or owner
+        if recursive or sudo:
+            kept = [p for p in paths if p.text is None or walk.ctx.locate(walk.ctx.absolute(p.text, state.cwd or
+                                                                                             walk.ctx.cwd)) != "inside"]
+            destroyed(walk, state, kept, verb="changes the owner or mode of", words=words, line=cmd.line,
+                      sudo=sudo)
+    elif name == "git":
+        from pylon.guard.gitrules import judge_git
+
+        judge_git(walk, args, cmd, state, sudo)
+    else:
+        from pylon.guard.interp import judge_interp
+        from pylon.guard.remote import judge_remote
+
+        if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
+            judge_remote(walk, name, args, cmd, state, sudo)
+
+
+def _shell_script(walk: Walk, path: str, state: State) -> bool:
+    """A file named as the command whose first line asks for a POSIX shell."""
+    try:
+        with open(walk.ctx.absolute(path, state.cwd or walk.ctx.cwd), "rb") as fh:
+            first = fh.readline(200)
+    except OSError:
+        return False
+    words = first[2:].split() if first.startswith(b"#!") else []
+    shell = words[1] if words and words[0].endswith(b"/env") and len(words) > 1 else (words[0] if words else b"")
+    return shell.rsplit(b"/", 1)[-1] in (b"sh", b"bash", b"dash", b"zsh", b"ksh")
+
+
+def redirections(walk: Walk, cmd: Cmd, args: list[Arg], state: State) -> None:
+    """`> file`, `:> file`, `&> file`: an existing file is truncated (appending `>>` is not)."""
+    from pylon.guard.model import Word
+
+    for r in cmd.redirs:
+        if r.op not in _TRUNCATING or r.target is None:
+            continue
+        if r.op == ">&" and (r.target.value or "").isdigit():
+            continue  # 2>&1 duplicates a descriptor
+        resolved = walk.resolve(r.target, state, split=False) if isinstance(r.target, Word) else []
+        destroyed(walk, state, resolved, verb="truncates", words=f"{r.fd}{r.op} {r.target.raw}", line=cmd.line,
+                  recursive=False, must_exist=True)
+
+
+def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = frozenset()) -> tuple[list[Arg], bool]:
+    """Non-option words (after `--` all are), and whether a recursive flag was given."""
+    out: list[Arg] = []
+    recursive = False
+    options = True
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        text = a.text
+        if options and text is not None and text.startswith("-") and text != "-":
+            if text == "--":
+                options = False
+            elif text.startswith("--"):
+                recursive = recursive or text in ("--recursive", "--dir")
+                skip = text in takes
+            else:
+                recursive = recursive or any(f in text[1:] for f in recursive_flags)
+                skip = text in takes
+            continue
+        out.append(a)
+    return out, recursive
+
+
+def _cd(walk: Walk, args: list[Arg], state: State) -> None:
+    rest = [a for a in args[1:] if not (a.text or "").startswith("-") or a.text == "-"]
+    if args[0].text in ("popd",) or not rest:
+        state.cwd = walk.ctx.home if args[0].text == "cd" and not rest else None
+        return
+    target = rest[0]
+    if target.text is None or target.text == "-" or target.glob or state.cwd is None:
+        state.cwd = None if target.text is None or target.text == "-" or target.glob else state.cwd
+        if state.cwd is None and target.text is not None and os.path.isabs(target.text):
+            state.cwd = walk.ctx.absolute(target.text, "/")
+        return
+    state.cwd = walk.ctx.absolute(target.text, state.cwd)
+
+
+def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    """mv/cp/install/ln: the destinations that already exist are overwritten (not with -n)."""
+    name = basename(args[0].text or "")
+    flags = [a.text for a in args[1:] if a.text and a.text.startswith("-")]
+    if any(f in ("-n", "--no-clobber", "-b", "--backup") or (f.startswith("-") and not f.startswith("--")
+                                                            and ("n" in f or "b" in f)) for f in flags):
+        return
+    if name == "ln" and not any(f == "--force" or (not f.startswith("--") and "f" in f) for f in flags):
+        return
+    operands, _ = _operands(args[1:], "", takes=frozenset({"-t", "--target-directory", "-S", "--suffix", "-m",
+                                                           "--mode", "-o", "-g"}))
+    target_dir = next((args[i + 2] for i, a in enumerate(args[1:-1]) if a.text in ("-t", "--target-directory")),
+                      None)
+    if target_dir is None and len(operands) < 2:
+        return
+    dest = target_dir or operands[-1]
+    sources = operands if target_dir else operands[:-1]
+    if dest.text is None:
+        destroyed(walk, state, [dest], verb="writes into", words=words, line=line, sudo=sudo)
+        return
+    cwd = state.cwd or walk.ctx.cwd
+    dest_abs = walk.ctx.absolute(dest.text, cwd)
+    hits: list[Arg] = []
+    if os.path.isdir(dest_abs) and not os.path.islink(dest_abs):
+        for s in sources:
+            if s.text is None:
+                hits.append(s)
+                continue
+            for name_ in (os.path.basename(p.rstrip("/")) for p in _names(s, cwd)):
+                candidate = os.path.join(dest_abs, name_)
+                if os.path.lexists(candidate):
+                    hits.append(type(dest)(candidate, False, dest.raw))
+    elif os.path.lexists(dest_abs):
+        hits.append(dest)
+    destroyed(walk, state, hits, verb="overwrites", words=words, line=line, recursive=False, sudo=sudo)
+    if name == "mv":  # sources leave the checkout: the snapshot keeps them
+        # a source named only at run time may be anywhere: unknown (destroyed() says so)
+        leaving = [s for s in sources if s.text is None or walk.ctx.locate(dest_abs) != "inside"]
+        destroyed(walk, state, leaving, verb="moves away", words=words, line=line, sudo=sudo)
+
+
+def _names(arg: Arg, cwd: str) -> list[str]:
+    from pylon.guard.patterns import expand
+
+    return expand(arg, cwd)
+
+
+def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    inplace = False
+    script_given = False
+    files: list[Arg] = []
+    i = 1
+    while i < len(args):
+        text = args[i].text
+        if text is not None and text.startswith("-") and text != "-" and not files:
+            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]):
+                inplace = True
+            if text in ("-e", "--expression", "-f", "--file") or (not text.startswith("--") and text[-1] in "ef"):
+                script_given = True
+                i += 1
+            i += 1
+            continue
+        if not script_given:
+            script_given = True
+        else:
+            files.append(args[i])
+        i += 1
+    if inplace:
+        destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
+
+
+def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
+    from pylon.guard.words import Arg as A
+
+    starts: list[Arg] = []
+    i = 1
+    while i < len(args) and args[i].text in ("-H", "-L", "-P"):
+        i += 1
+    while i < len(args) and not (args[i].text or "x")[0] in "-!(" :
+        starts.append(args[i])
+        i += 1
+    starts = [A(s.text, s.glob, s.raw, under=True) for s in starts or [A(".", False, ".")]]
+    expr = args[i:]
+    words = quote(args)
+    for j, a in enumerate(expr):
+        if a.text == "-delete":
+            # with a test (-name, -type, ...) find deletes matches below the start, never .git as a whole
+            filtered = any((e.text or "") in _FIND_TESTS for e in expr)
+            marked = [A(s.text, s.glob, s.raw, under=filtered) for s in starts]
+            # the snapshot asks find itself what it would delete (the same tests, -print instead)
+            tests = [e.text for e in expr if e.text != "-delete"]
+            listable = all(t is not None and t not in _FIND_ACTIONS for t in tests)
+            destroyed(walk, state, marked, verb="deletes files under", words=words, line=cmd.line, sudo=sudo,
+                      checkout_ok=filtered, kind=FIND if listable else PATH,
+                      args_of_target=tuple(t for t in tests if t is not None) if listable else ())
+        elif a.text in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr))
+            inner = expr[j + 1 : end]
+            if not inner:
+                continue
+            from pylon.guard.model import Cmd as C
+
+            for start in starts:
+                replaced = [start if w.text == "{}" or (w.text or "").endswith("/{}") else w for w in inner]
+                judge(walk, replaced, C([], [], [], cmd.line), state.copy(), None)

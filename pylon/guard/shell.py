@@ -1,0 +1,318 @@
+"""Shell text -> model (model.py), through the tree-sitter bash grammar.
+
+tree-sitter is error-tolerant: it always returns a tree and marks what it could not read with
+ERROR or missing nodes. Those regions become Opaque nodes, so a script that bash itself would
+read differently is never judged on a guess. (bashlex was measured too: docs/guard.md.)
+"""
+
+from __future__ import annotations
+
+from pylon.guard.model import DYN, LIT, VAR, Cmd, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_sitter import Node as TsNode
+    from tree_sitter import Parser
+
+_PARSER: list[Parser] = []
+# Statements whose children are all run, one after another.
+_SEQUENCE = frozenset({"program", "list", "compound_statement", "do_group", "if_statement", "elif_clause",
+                       "else_clause", "while_statement", "case_statement", "case_item", "negated_command",
+                       "function_definition", "c_style_for_statement", "until_statement"})
+_WORDISH = frozenset({"word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
+                      "command_substitution", "number", "ansi_c_string", "translated_string", "arithmetic_expansion",
+                      "process_substitution", "array", "extglob_pattern"})
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+
+
+def _parser() -> Parser:
+    if not _PARSER:
+        import tree_sitter
+
+        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(_bash_language())))
+    return _PARSER[0]
+
+
+def _bash_language() -> object:
+    """The grammar from tree_sitter_bash's compiled binding, loaded without running the package's
+    __init__ (it imports importlib.resources for its query files: ~15 ms the hook never needs)."""
+    import importlib.machinery
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("tree_sitter_bash")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("_binding.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+                loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", os.path.join(folder, name))
+                binding_spec = importlib.util.spec_from_loader(loader.name, loader)
+                if binding_spec is not None:
+                    module = importlib.util.module_from_spec(binding_spec)
+                    loader.exec_module(module)
+                    return module.language()
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
+
+
+def parse(text: str) -> Node:
+    """The script as a Seq; unreadable regions are Opaque nodes inside it."""
+    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
+    return _Reader().node(tree.root_node)
+
+
+def _text(node: TsNode) -> str:
+    return (node.text or b"").decode("utf-8", "surrogateescape")
+
+
+class _Reader:
+    def node(self, n: TsNode) -> Node:
+        kind = n.type
+        if kind == "ERROR" or n.is_missing:
+            return Opaque(_text(n), "the shell grammar cannot read this")
+        if kind == "command":
+            return self.command(n, [])
+        if kind == "redirected_statement":
+            return self.redirected(n)
+        if kind == "pipeline":
+            return Pipe([self.node(c) for c in n.named_children if c.type != "comment"])
+        if kind == "subshell":
+            return Sub(Seq(self.children(n)))
+        if kind == "for_statement":
+            return self.for_loop(n)
+        if kind in ("variable_assignment", "declaration_command", "unset_command", "test_command"):
+            return self.assignment_like(n)
+        if kind == "comment":
+            return Seq([])
+        if kind in _SEQUENCE or n.named_child_count:
+            return Seq(self.children(n))
+        return Seq([])
+
+    def children(self, n: TsNode) -> list[Node]:
+        items: list[Node] = []
+        for c in n.named_children:
+            if c.type in ("comment", "variable_name", "heredoc_body", "heredoc_start", "heredoc_end"):
+                continue
+            if c.type in _WORDISH:  # a case subject, a for list: only its substitutions run
+                items.extend(self.word(c).subs)
+                continue
+            items.append(self.node(c))
+        if n.has_error and not any(isinstance(i, Opaque) for i in items) and n.type != "ERROR":
+            bad = _first_error(n)
+            if bad is not None:
+                items.append(Opaque(_text(bad), "the shell grammar cannot read this"))
+        return items
+
+    def for_loop(self, n: TsNode) -> Node:
+        var = n.child_by_field_name("variable")
+        body = n.child_by_field_name("body")
+        values = [self.word(v) for v in n.children_by_field_name("value")]
+        has_in = any(c.type == "in" for c in n.children)
+        subs = [s for w in values for s in w.subs]
+        loop = Loop(_text(var) if var else "", values if has_in else None,
+                    self.node(body) if body is not None else Seq([]))
+        return Seq([*subs, loop])
+
+    def assignment_like(self, n: TsNode) -> Node:
+        """`X=v`, `export X=$(cmd)`, `[[ ... ]]`: only substitutions run (and plain X=v is recorded)."""
+        if n.type == "variable_assignment":
+            name = n.child_by_field_name("name")
+            value = n.child_by_field_name("value")
+            word = self.word(value) if value is not None else Word.literal("")
+            return Seq([*word.subs, Cmd([], [], [(_text(name) if name else "", word)], n.start_point[0] + 1)])
+        items: list[Node] = []
+        for c in n.named_children:
+            if c.type == "variable_assignment":
+                items.append(self.assignment_like(c))
+            elif c.type in _WORDISH:
+                items.extend(self.word(c).subs)
+            elif c.named_child_count:
+                items.extend(self.children(c))
+        return Seq(items)
+
+    def command(self, n: TsNode, redirs: list[Redir]) -> Node:
+        words: list[Word] = []
+        assigns: list[tuple[str, Word]] = []
+        own: list[Redir] = []
+        for c in n.named_children:
+            if c.type == "variable_assignment":
+                name = c.child_by_field_name("name")
+                value = c.child_by_field_name("value")
+                assigns.append((_text(name) if name else "", self.word(value) if value else Word.literal("")))
+            elif c.type == "command_name":
+                inner = c.named_children
+                words.append(self.word(inner[0]) if inner else Word.literal(_text(c)))
+            elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                own.append(self.redirect(c)[0])
+            elif c.type == "comment":
+                continue
+            elif c.type == "ERROR":
+                return Opaque(_text(c), "the shell grammar cannot read this")
+            else:
+                words.append(self.word(c))
+        subs: list[Node] = [s for w in words for s in w.subs] + [s for _, w in assigns for s in w.subs]
+        subs += [s for r in (*own, *redirs) if r.target is not None for s in r.target.subs]
+        cmd = Cmd(words, own + redirs, assigns, n.start_point[0] + 1)
+        return Seq([*subs, cmd]) if subs else cmd
+
+    def redirected(self, n: TsNode) -> Node:
+        body = n.child_by_field_name("body")
+        redirs: list[Redir] = []
+        after: list[tuple[str, Node]] = []
+        for c in n.children_by_field_name("redirect"):
+            redir, rest = self.redirect(c)
+            redirs.append(redir)
+            after.extend(rest)
+        if body is None:
+            head: Node = Cmd([], redirs, [], n.start_point[0] + 1)
+        elif body.type == "command":
+            head = self.command(body, redirs)
+        else:  # `{ ...; } > f`, `while ...; done < f`: the redirection applies to every command inside
+            head = self.node(body)
+            _push_redirs(head, redirs)
+        if not after:
+            return head
+        if after[0][0] == "|":
+            tail: list[Node] = []
+            for _, node in after:
+                tail.extend(node.items if isinstance(node, Pipe) else [node])
+            return Pipe([head, *tail])
+        return Seq([head, *[node for _, node in after]])
+
+    def redirect(self, n: TsNode) -> tuple[Redir, list[tuple[str, Node]]]:
+        """The redirection, plus what tree-sitter hangs after a heredoc start (`<<EOF | sh`)."""
+        fd = ""
+        op = ""
+        target: Word | None = None
+        body: str | None = None
+        rest: list[tuple[str, Node]] = []
+        for c in n.children:
+            if c.type == "file_descriptor":
+                fd = _text(c)
+            elif not c.is_named and not op:
+                op = c.type
+            elif c.type == "heredoc_body":
+                body = _heredoc_text(c)
+            elif c.type in ("heredoc_start", "heredoc_end"):
+                continue
+            elif n.type == "heredoc_redirect" and c.is_named:
+                rest.append(("|" if c.type == "pipeline" and c.children and c.children[0].type == "|" else ";",
+                             self.pipeline_tail(c)))
+            elif c.is_named and target is None:
+                target = self.word(c)
+        if n.type == "herestring_redirect" and target is not None:
+            body = target.value if target.value is not None else None
+        return Redir(op, fd, target, body), rest
+
+    def pipeline_tail(self, n: TsNode) -> Node:
+        if n.type == "pipeline" and n.children and n.children[0].type == "|":
+            return Pipe([self.node(c) for c in n.named_children])
+        return self.node(n)
+
+    def word(self, n: TsNode) -> Word:
+        parts: list[Part] = []
+        subs: list[Node] = []
+        self._parts(n, parts, subs, quoted=False)
+        return Word(_text(n), parts, subs)
+
+    def _parts(self, n: TsNode, parts: list[Part], subs: list[Node], quoted: bool) -> None:
+        kind = n.type
+        if kind in ("word", "number", "extglob_pattern"):
+            parts.append(Part(LIT, _unescape(_text(n)), quoted))
+        elif kind == "raw_string":
+            parts.append(Part(LIT, _text(n)[1:-1], True))
+        elif kind == "ansi_c_string":
+            parts.append(Part(LIT, _ansi_c(_text(n)[2:-1]), True))
+        elif kind in ("string", "translated_string"):
+            inner = [c for c in n.children if c.type not in ('"', "$")]
+            if not inner:
+                parts.append(Part(LIT, "", True))
+            for c in inner:
+                if c.type == "string_content":
+                    parts.append(Part(LIT, _unescape_dq(_text(c)), True))
+                else:
+                    self._parts(c, parts, subs, quoted=True)
+        elif kind == "concatenation":
+            for c in n.children:
+                self._parts(c, parts, subs, quoted)
+        elif kind == "simple_expansion":
+            name = n.named_children[0] if n.named_children else None
+            parts.append(Part(VAR, _text(name) if name else "", quoted))
+        elif kind == "expansion":
+            names = [c for c in n.named_children if c.type == "variable_name"]
+            plain = len(n.named_children) == 1 and names
+            parts.append(Part(VAR if plain else DYN, _text(names[0]) if plain else _text(n), quoted))
+            for c in n.named_children:
+                if c.type != "variable_name":
+                    inner: list[Part] = []
+                    self._parts(c, inner, subs, quoted)
+        elif kind in ("command_substitution", "process_substitution"):
+            subs.append(Seq([self.node(c) for c in n.named_children if c.type != "comment"]))
+            parts.append(Part(DYN, _text(n), quoted))
+        elif kind == "ERROR":
+            subs.append(Opaque(_text(n), "the shell grammar cannot read this"))
+            parts.append(Part(DYN, _text(n), quoted))
+        elif n.child_count == 0 and not n.is_named:
+            parts.append(Part(LIT, _text(n), quoted))
+        else:  # arithmetic, arrays, anything else: known only at run time
+            for c in n.named_children:
+                inner2: list[Part] = []
+                self._parts(c, inner2, subs, quoted)
+            parts.append(Part(DYN, _text(n), quoted))
+
+
+def _push_redirs(node: Node, redirs: list[Redir]) -> None:
+    if isinstance(node, Cmd):
+        node.redirs.extend(redirs)
+    elif isinstance(node, (Seq, Pipe)):
+        for item in node.items:
+            _push_redirs(item, redirs)
+    elif isinstance(node, (Sub, Loop)):
+        _push_redirs(node.body, redirs)
+
+
+def _first_error(n: TsNode) -> TsNode | None:
+    stack = [n]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "ERROR" or cur.is_missing:
+            return cur
+        stack.extend(reversed(cur.children))
+    return None
+
+
+def _heredoc_text(n: TsNode) -> str:
+    return _text(n)
+
+
+def _unescape(text: str, escapable: str | None = None) -> str:
+    """Backslash removal: unquoted (`escapable` None) a backslash escapes any character; inside
+    double quotes only those of `escapable`. A backslash-newline is removed; a final `\\` stays."""
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and (escapable is None or text[i + 1] in escapable):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _unescape_dq(text: str) -> str:
+    return _unescape(text, '$`"\\\n')
+
+
+def _ansi_c(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            out.append(_ESCAPES.get(text[i + 1], "\\" + text[i + 1]))
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)

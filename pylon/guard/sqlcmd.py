@@ -1,0 +1,124 @@
+"""SQL given to `sqlite3`, `psql` and `mysql` (as arguments, -c/-e, a heredoc or -f FILE),
+read with sqlglot: DROP, TRUNCATE, DELETE or UPDATE without WHERE, ALTER ... DROP destroy data.
+A local SQLite file inside the checkout is snapshotted; a server's data is irreversible."""
+
+from __future__ import annotations
+
+from pylon.guard.paths import destroyed
+from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.walk import Walk
+    from pylon.guard.words import Arg, State
+    from pylon.guard.model import Cmd
+
+_DIALECT = {"sqlite3": "sqlite", "psql": "postgres", "mysql": "mysql", "mariadb": "mysql"}
+# Options that take a value, per client (so the SQL and the database are found after them).
+_TAKES = {
+    "sqlite3": {"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache",
+                "-lookaside", "-maxsize"},
+    "psql": {"-d", "--dbname", "-h", "--host", "-p", "--port", "-U", "--username", "-v", "--set", "--variable",
+             "-o", "--output", "-P", "--pset", "-F", "-R", "-T", "-L", "--log-file"},
+    "mysql": {"-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket",
+              "--default-character-set"},
+}
+_EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute")}
+
+
+def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
+    """The destructive statements of `sql` (as text), or an error when it does not parse."""
+    import logging
+
+    import sqlglot
+    from sqlglot import exp
+
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are not for the user
+
+    # client meta-commands (.tables in sqlite3, \dt in psql) are not SQL
+    text = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith((".", "\\")))
+    if not text.strip():
+        return [], None
+    try:
+        statements = sqlglot.parse(text, read=dialect)
+    except Exception as exc:  # sqlglot raises its own ParseError/TokenError family
+        return [], f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+    found: list[str] = []
+    for s in statements:
+        if s is None:
+            continue
+        bad = (isinstance(s, (exp.Drop, exp.TruncateTable))
+               or (isinstance(s, (exp.Delete, exp.Update)) and s.args.get("where") is None)
+               or (isinstance(s, exp.Alter) and s.find(exp.Drop) is not None)
+               or (isinstance(s, exp.Command) and str(s.this).upper() in ("DROP", "TRUNCATE", "DELETE")))
+        if bad:
+            found.append(s.sql(dialect=dialect)[:160])
+    return found, None
+
+
+def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str,
+              upstream: Cmd | None = None) -> None:
+    client = "mysql" if name == "mariadb" else name
+    takes = _TAKES[client]
+    sqls: list[Arg] = []
+    positional: list[Arg] = []
+    i = 1
+    while i < len(args):
+        text = args[i].text
+        if text is not None and text in _EXEC.get(name, ()) and i + 1 < len(args):
+            sqls.append(args[i + 1])
+            i += 2
+            continue
+        if text is not None and (text.startswith("--command=") or text.startswith("--execute=")):
+            sqls.append(type(args[i])(text.split("=", 1)[1], False, args[i].raw))
+        elif text is not None and text == "-cmd" and i + 1 < len(args):
+            sqls.append(args[i + 1])
+        elif text is not None and text in ("-f", "--file") and i + 1 < len(args):
+            sqls.append(_file_sql(walk, args[i + 1], state))
+            i += 2
+            continue
+        elif text is not None and text.startswith("-") and text != "-":
+            i += 2 if text in takes else 1
+            continue
+        else:
+            positional.append(args[i])
+        i += 1
+    database: Arg | None = None
+    if client == "sqlite3":
+        database = positional[0] if positional else None
+        sqls.extend(positional[1:])
+    from pylon.guard.words import stdin_text
+
+    body = stdin_text(cmd, upstream)
+    if body is not None:
+        sqls.append(type(args[0])(body, False, "<<heredoc"))
+    statements: list[str] = []
+    for s in sqls:
+        if s.text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` runs SQL known only when it runs", s.raw, line=cmd.line))
+            continue
+        found, error = destructive(s.text, _DIALECT[name])
+        if error:
+            walk.add(Finding(UNKNOWN, f"`{words}`: the SQL does not parse ({error})", s.raw[:200], line=cmd.line))
+        statements.extend(found)
+    if not statements:
+        return
+    said = "; ".join(statements[:3])
+    if client == "sqlite3" and database is not None and database.text not in (None, ":memory:", ""):
+        destroyed(walk, state, [database], verb=f"runs `{said}` on", words=words, line=cmd.line, recursive=False)
+    elif client == "sqlite3":
+        return  # an in-memory database
+    else:
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs `{said}` on a database server", said, line=cmd.line))
+
+
+def _file_sql(walk: Walk, arg: Arg, state: State) -> Arg:
+    from pylon.guard.words import Arg as A
+
+    if arg.text is None:
+        return arg
+    try:
+        with open(walk.ctx.absolute(arg.text, state.cwd or walk.ctx.cwd), encoding="utf-8", errors="replace") as fh:
+            return A(fh.read(1 << 20), False, arg.raw)
+    except OSError:
+        return A(None, False, arg.raw)

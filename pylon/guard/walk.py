@@ -1,0 +1,144 @@
+"""The walk over a parsed script: state (current folder, known variables) flows through
+sequences, is copied into subshells and pipeline parts, and every simple command is handed to
+the judge (rules.judge, given by classify.py) once its words are resolved."""
+
+from __future__ import annotations
+
+from pylon.guard.context import Context
+from pylon.guard.model import LIT, VAR, Cmd, Loop, Node, Opaque, Pipe, Seq, Sub, Word
+from pylon.guard.verdict import UNKNOWN, Finding
+from pylon.guard.words import MAX_EXPANSIONS, Arg, State
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Judge = Callable[["Walk", list[Arg], Cmd, State, "Cmd | None"], None]
+
+MAX_DEPTH = 8  # bash -c 'bash -c ...' nesting followed before giving up (unknown)
+
+
+class Walk:
+    """One classification: the context, and the findings and command lines collected so far."""
+
+    def __init__(self, ctx: Context, judge: Judge, parser: Callable[[str], Node] | None = None) -> None:
+        self.ctx = ctx
+        self.judge = judge
+        self.parser = parser  # None: tree-sitter-bash (shell.parse); bench/guard.py plugs bashlex in
+        self.findings: list[Finding] = []
+        self.commands: list[list[str]] = []
+
+    def add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+    def script(self, text: str, state: State, line: int = 0) -> None:
+        """Parse `text` as shell and walk it (bash -c strings, scripts, eval of literals)."""
+        if state.depth > MAX_DEPTH:
+            self.add(Finding(UNKNOWN, "shell strings nested too deeply to follow", text[:200], line=line))
+            return
+        if self.parser is None:
+            from pylon.guard.shell import parse
+
+            self.parser = parse
+        inner = State(state.cwd, state.vars, state.depth + 1)
+        self.node(self.parser(text), inner)
+        state.cwd = inner.cwd
+
+    def node(self, node: Node, state: State, upstream: Cmd | None = None) -> None:
+        if isinstance(node, Cmd):
+            self.cmd(node, state, upstream)
+        elif isinstance(node, Seq):
+            for item in node.items:
+                self.node(item, state)
+        elif isinstance(node, Pipe):
+            prev: Cmd | None = None
+            for item in node.items:
+                self.node(item, state.copy(), prev)  # every part of a pipeline runs in a subshell
+                prev = _last_cmd(item)
+        elif isinstance(node, Sub):
+            self.node(node.body, state.copy())
+        elif isinstance(node, Loop):
+            self.loop(node, state)
+        elif isinstance(node, Opaque):
+            self.add(Finding(UNKNOWN, node.reason, node.text[:200]))
+
+    def loop(self, loop: Loop, state: State) -> None:
+        inner = state.copy()
+        if loop.values is None:
+            inner.vars.pop(loop.var, None)  # `for x; do` iterates "$@": unknown
+        else:
+            values: list[str] = []
+            for w in loop.values:
+                for a in self.resolve(w, state):
+                    if a.text is None:
+                        inner.vars.pop(loop.var, None)
+                        values = []
+                        break
+                    from pylon.guard.patterns import expand
+
+                    values.extend(expand(a, state.cwd or self.ctx.cwd) if a.glob else [a.text])
+                else:
+                    continue
+                break
+            else:
+                inner.vars[loop.var] = values
+        self.node(loop.body, inner)
+        state.cwd = inner.cwd
+
+    def cmd(self, cmd: Cmd, state: State, upstream: Cmd | None) -> None:
+        if not cmd.words:
+            for name, word in cmd.assigns:  # X=value: later words may use it
+                args = self.resolve(word, state, split=False)
+                if len(args) == 1 and args[0].text is not None:
+                    state.vars[name] = [args[0].text]
+                else:
+                    state.vars.pop(name, None)
+            self.judge(self, [], cmd, state, upstream)
+            return
+        args: list[Arg] = []
+        for word in cmd.words:
+            args.extend(self.resolve(word, state))
+        argv = [a.raw if a.text is None else a.text for a in args]
+        self.commands.append(argv)
+        before = len(self.findings)
+        self.judge(self, args, cmd, state, upstream)
+        for finding in self.findings[before:]:
+            finding.argv = finding.argv or argv
+
+    def resolve(self, word: Word, state: State, split: bool = True) -> list[Arg]:
+        """Expand the variables the walk knows; anything else leaves the word dynamic."""
+        combos = [""]
+        glob = False
+        for part in word.parts:
+            if part.kind == LIT:
+                text = part.text
+                if not part.quoted and part is word.parts[0] and (text == "~" or text.startswith("~/")):
+                    text = self.ctx.home + text[1:]
+                glob = glob or (not part.quoted and any(c in text for c in "*?[{"))
+                combos = [c + text for c in combos]
+            elif part.kind == VAR and (part.text in state.vars or self.ctx.var(part.text) is not None):
+                values = state.vars.get(part.text)
+                if values is None:
+                    values = [self.ctx.var(part.text) or ""]
+                if not part.quoted and any(any(ch in v for ch in "*?[") for v in values):
+                    glob = True
+                combos = [c + v for c in combos for v in values][:MAX_EXPANSIONS]
+            elif part.text in ("$(pwd)", "`pwd`", "PWD", "${PWD}") and state.cwd is not None:
+                combos = [c + state.cwd for c in combos]  # the folder the walk is in
+            else:
+                return [Arg(None, False, word.raw, bare=not part.quoted)]
+        if not split and len(combos) > 1:
+            return [Arg(" ".join(combos), glob, word.raw)]
+        return [Arg(c, glob, word.raw) for c in combos]
+
+
+def _last_cmd(node: Node) -> Cmd | None:
+    if isinstance(node, Cmd):
+        return node
+    if isinstance(node, (Seq, Pipe)) and node.items:
+        return _last_cmd(node.items[-1])
+    if isinstance(node, (Sub, Loop)):
+        return _last_cmd(node.body)
+    return None
+
+

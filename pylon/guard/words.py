@@ -1,0 +1,53 @@
+"""Resolved words and the walk's state, plus the small helpers every rule module shares."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.model import Cmd
+
+MAX_EXPANSIONS = 64
+
+
+class Arg:
+    """A resolved word: `text` None when it is known only at run time; `glob` for a pattern."""
+
+    __slots__ = ("text", "glob", "raw", "under", "bare")
+
+    def __init__(self, text: str | None, glob: bool, raw: str, under: bool = False, bare: bool = False) -> None:
+        # under: the word stands for files below this folder (find -exec {}, paths fed to xargs);
+        # bare: a run-time value outside quotes, which the shell splits into any number of words
+        self.text, self.glob, self.raw, self.under, self.bare = text, glob, raw, under, bare
+
+    def __repr__(self) -> str:
+        return f"Arg({self.text!r})"
+
+
+class State:
+    __slots__ = ("cwd", "vars", "depth")
+
+    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0) -> None:
+        self.cwd, self.vars, self.depth = cwd, vars, depth
+
+    def copy(self) -> State:
+        return State(self.cwd, dict(self.vars), self.depth)
+
+
+
+def basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def quote(args: list[Arg], limit: int = 8) -> str:
+    """The words responsible, as the command wrote them (shortened past `limit` words)."""
+    shown = [a.raw for a in args[:limit]]
+    return " ".join(shown) + (" ..." if len(args) > limit else "")
+
+
+def stdin_text(cmd: Cmd, upstream: Cmd | None) -> str | None:
+    """What the command reads on stdin when that is known: its heredoc, or `cat <<EOF | cmd`."""
+    if cmd.stdin_text is not None:
+        return cmd.stdin_text
+    if upstream is not None and upstream.words and upstream.words[0].value == "cat" and len(upstream.words) == 1:
+        return upstream.stdin_text
+    return None

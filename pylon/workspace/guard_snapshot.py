@@ -1,0 +1,227 @@
+"""Guard snapshots: the checkout state before a destructive command, under refs/pylon/guard/<n>.
+
+The snapshot is a state commit in the same format as a baseline (state.capture: HEAD, the index
+tree, the working tree with untracked files), whose tree also holds the ignored files the
+command would remove: those `git clean -n` names for a `git clean`, and the ignored files below
+the paths of an `rm` (asked with `git ls-files --others --ignored`). Those files are stored
+byte for byte (no clean filters), with their mode, symlinks as links. `pylon ws restore guard-<n>`
+brings it back (workspace.md); a snapshot larger than the policy's limit is not taken.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git, refs
+from pylon.workspace.repo import Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.verdict import Target
+
+_ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the next one
+
+
+def find_root(cwd: str) -> tuple[str | None, str | None]:
+    """(checkout top folder, current branch) found by walking up to a .git, without running git."""
+    path = os.path.realpath(cwd)
+    while True:
+        dotgit = os.path.join(path, ".git")
+        if os.path.lexists(dotgit):
+            return path, _branch(dotgit)
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None, None
+        path = parent
+
+
+def _branch(dotgit: str) -> str | None:
+    git_dir = dotgit
+    try:
+        if os.path.isfile(dotgit):
+            with open(dotgit, encoding="utf-8", errors="replace") as fh:
+                line = fh.read(4096).strip()
+            if not line.startswith("gitdir:"):
+                return None
+            git_dir = os.path.join(os.path.dirname(dotgit), line[7:].strip())
+        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096).strip()
+    except OSError:
+        return None
+    return head[len("ref: refs/heads/"):] if head.startswith("ref: refs/heads/") else None
+
+
+def guard_prefix(checkout: Checkout) -> str:
+    return f"{refs.ROOT}guard/"  # shared by every worktree, as `ws restore guard-<n>` reads it
+
+
+def _numbers(checkout: Checkout) -> list[int]:
+    out = git.run(["for-each-ref", "--format=%(refname)", guard_prefix(checkout)], cwd=checkout.root)
+    found = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        tail = line.rsplit("/", 1)[-1]
+        if tail.isdigit():
+            found.append(int(tail))
+    return found
+
+
+def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
+    """Root-relative files outside git's view (ignored) that the command would remove."""
+    found: set[str] = set()
+    paths = [t.path or "." for t in targets if t.kind == "path"]
+    if paths:
+        out = git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--", *paths],
+                      cwd=checkout.root)
+        found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+    for t in targets:
+        if t.kind == "find":  # the same tests, listing instead of deleting
+            out = git_free_find(checkout.root, t.path or ".", t.args)
+            found.update(out)
+            continue
+        if t.kind != "git-clean":
+            continue
+        base = os.path.join(checkout.root, t.path)
+        out = git.run(["clean", "-n", *t.args], cwd=base)
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            if not line.startswith("Would remove "):
+                continue
+            rel = os.path.normpath(os.path.join(t.path, line[len("Would remove "):]))
+            full = os.path.join(checkout.root, rel)
+            if os.path.isdir(full) and not os.path.islink(full):
+                for folder, dirs, files in os.walk(full):
+                    for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+                        found.add(os.path.relpath(os.path.join(folder, name), checkout.root))
+            elif os.path.lexists(full):
+                found.add(rel)
+    return sorted(found)
+
+
+def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
+    """Root-relative paths `find START TESTS -print0` lists (tests only: the classifier passes no
+    action), files and symlinks only: folders come back with what they hold."""
+    import subprocess
+
+    proc = subprocess.run(["find", start, *tests, "-print0"], cwd=root, capture_output=True, check=False)
+    out = []
+    for raw in proc.stdout.split(b"\0"):
+        if not raw:
+            continue
+        rel = os.path.normpath(os.fsdecode(raw))
+        full = os.path.join(root, rel)
+        if rel.split(os.sep)[0] == ".git" or (os.path.isdir(full) and not os.path.islink(full)):
+            continue
+        out.append(rel)
+    return out
+
+
+def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
+    """Bytes the snapshot must hold beyond what git already has: the extra files, and every file
+    below the removed paths (an upper bound: tracked files are mostly stored already)."""
+    total = 0
+    seen: set[str] = set()
+    for rel in extra:
+        seen.add(rel)
+        total += _lsize(os.path.join(checkout.root, rel))
+    for t in targets:
+        if t.kind != "path" or not t.path:
+            continue  # tracked content is in git already; find and git clean lists are counted above
+        full = os.path.join(checkout.root, t.path)
+        if os.path.isdir(full) and not os.path.islink(full):
+            for folder, dirs, files in os.walk(full):
+                dirs[:] = [d for d in dirs if d != ".git"]
+                for name in files:
+                    rel = os.path.relpath(os.path.join(folder, name), checkout.root)
+                    if rel not in seen:
+                        total += _lsize(os.path.join(folder, name))
+        elif t.path not in seen:
+            total += _lsize(full)
+    return total
+
+
+def _lsize(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: int) -> dict[str, object]:
+    """Snapshot the checkout (plus the ignored files the command removes) as guard-<n>.
+    Refuses with `guard-snapshot-too-large` when it would hold more than max_bytes."""
+    from pylon.workspace import state as st
+
+    extra = removed_files(checkout, targets)
+    size = size_of(checkout, targets, extra)
+    if size > max_bytes:
+        from pylon.errors import PylonError
+
+        raise PylonError("guard-snapshot-too-large",
+                         f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
+                         "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
+                         details={"bytes": size, "max_bytes": max_bytes})
+    state = st.capture(checkout, label="guard")
+    assert state.commit is not None
+    commit = state.commit
+    if extra:
+        tree = _with_files(checkout, state.worktree, extra)
+        parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
+        message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
+        body = message.partition("\n\n")[2]
+        body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove
+        commit = st.commit_tree(checkout, tree, parents, body.replace("pylon state: guard", "pylon state: guard", 1))
+    note = command.splitlines()[0][:200] if command else ""
+    for _ in range(_ATTEMPTS):
+        number = max(_numbers(checkout), default=0) + 1
+        ref = f"{guard_prefix(checkout)}{number}"
+        # `create` fails when another hook took the number first: try the next one
+        code, _, _ = git.run_full(["update-ref", "-m", f"pylon guard: {note}", "--create-reflog", ref, commit, ""],
+                                  cwd=checkout.root)
+        if code == 0:
+            return {"name": f"guard-{number}", "ref": ref, "commit": commit, "extra_files": len(extra),
+                    "bytes": size, "head": state.head, "worktree_tree": state.worktree}
+    raise git.failure(["update-ref", ref], 1, b"could not create a guard ref")
+
+
+def _with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
+    """base_tree plus `files` (root-relative) read from disk byte for byte, in a throw-away index."""
+    import tempfile
+
+    folder = checkout.pylon_dir()
+    fd, index = tempfile.mkstemp(prefix="guard-index.", dir=folder)
+    os.close(fd)
+    os.unlink(index)
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
+        regular = [f for f in files if not os.path.islink(os.path.join(checkout.root, f))
+                   and os.path.isfile(os.path.join(checkout.root, f))]
+        entries: list[bytes] = []
+        if regular:
+            listing = "".join(f + "\n" for f in regular).encode("utf-8", "surrogateescape")
+            out = git.run(["hash-object", "-w", "--no-filters", "--stdin-paths"], cwd=checkout.root, input=listing)
+            for rel, oid in zip(regular, out.decode().split()):
+                mode = "100755" if os.access(os.path.join(checkout.root, rel), os.X_OK) else "100644"
+                entries.append(f"{mode} {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
+        for rel in files:
+            full = os.path.join(checkout.root, rel)
+            if os.path.islink(full):
+                target = os.fsencode(os.readlink(full))
+                oid = git.run(["hash-object", "-w", "--stdin"], cwd=checkout.root, input=target).decode().strip()
+                entries.append(f"120000 {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
+        if entries:
+            git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env, input=b"".join(entries))
+        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
+    finally:
+        if os.path.exists(index):
+            os.unlink(index)
+
+
+def list_snapshots(checkout: Checkout) -> list[dict[str, object]]:
+    """Guard snapshots of this checkout, newest first."""
+    out = git.run(["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)",
+                   guard_prefix(checkout)], cwd=checkout.root)
+    items = []
+    for line in out.decode("utf-8", "replace").splitlines():
+        ref, _, commit = line.partition("\0")
+        items.append({"name": "guard-" + ref.rsplit("/", 1)[-1], "ref": ref, "commit": commit})
+    return items

@@ -1,0 +1,142 @@
+"""`canon hook claude-code|codex` fed the documented payloads (tests/agents/payloads/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.agents.corpus import names, payload_text
+from tests.canon.helpers import article
+from tests.conftest import run_cmd
+
+
+@pytest.fixture
+def store(make_store):  # type: ignore[no-untyped-def]
+    return make_store(
+        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
+                  "src/core": article("Core: config and pool.", updated="2026-01-03")},
+        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "tests/test_x.py": ""})
+
+
+def hook(root: Path, name: str, session: str = "sess-1", env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+    agent = "codex" if name.startswith("codex") else "claude-code"
+    result = run_cmd("canon", "hook", agent, cwd=root, input=payload_text(name, root, session), env=env)
+    assert result.code == 0, result
+    return json.loads(result.out)
+
+
+def context(doc: dict) -> str:  # type: ignore[type-arg]
+    return doc["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("name", names())
+def test_every_payload_is_answered_with_one_json_object(store: Path, name: str) -> None:
+    doc = hook(store, name)
+    assert isinstance(doc, dict)
+    if "hookSpecificOutput" in doc:
+        assert doc["hookSpecificOutput"]["hookEventName"] == json.loads(payload_text(name, store))["hook_event_name"]
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+@pytest.mark.parametrize("data", ["", "{", "[]", '"x"', '{"hook_event_name": "Nope"}', '{"hook_event_name": 5}',
+                                  '{"hook_event_name": "PostToolUse", "tool_input": [1], "cwd": "/nonexistent"}',
+                                  '{"hook_event_name": "Stop", "session_id": "../../etc"}'])
+def test_malformed_or_unknown_events_are_a_noop_never_a_block(store: Path, agent: str, data: str) -> None:
+    result = run_cmd("canon", "hook", agent, cwd=store, input=data)
+    assert result.code == 0 and json.loads(result.out) == {}, result
+    assert "Traceback" not in result.err
+
+
+def test_no_store_means_nothing_to_say(project: Path) -> None:
+    (project / "a.py").write_text("")
+    for name in ("claude-code-session-start", "claude-code-post-write", "claude-code-stop"):
+        assert hook(project, name) == {}
+
+
+def test_session_start_orients_and_persists_the_session_for_claude_code(store: Path, tmp_path: Path) -> None:
+    env_file = tmp_path / "claude-env.sh"
+    doc = hook(store, "claude-code-session-start", env={"CLAUDE_ENV_FILE": str(env_file)})
+    text = context(doc)
+    assert "2 articles" in text and "canon read PATH" in text and "canon write ADDRESS" in text
+    assert env_file.read_text() == "export PYLON_SESSION=sess-1\n"
+    assert context(hook(store, "codex-session-start"))  # Codex: the same orientation
+
+
+def test_post_tool_use_surfaces_once_and_stop_reminds_once(store: Path) -> None:
+    first = context(hook(store, "claude-code-post-edit"))
+    assert "- src/core (updated 2026-01-03): Core: config and pool." in first
+    assert hook(store, "claude-code-post-edit") == {}  # shown already this session
+    stop = hook(store, "claude-code-stop")
+    assert stop["decision"] == "block"
+    assert "- src/core: src/core/config.py" in stop["reason"] and "src/app" not in stop["reason"]
+    assert hook(store, "claude-code-stop") == {}  # settled: never twice
+    hook(store, "claude-code-post-edit")  # the same set armed again...
+    assert hook(store, "claude-code-stop") == {}  # ...is not named a second time
+
+
+def test_reading_does_not_arm_the_reminder(store: Path) -> None:
+    assert "src/app (updated" in context(hook(store, "claude-code-post-read"))
+    assert hook(store, "claude-code-stop") == {}
+
+
+def test_bash_paths_are_surfaced_and_sed_in_place_arms(store: Path) -> None:
+    doc = hook(store, "claude-code-post-bash")
+    assert "src/core (updated" in context(doc)
+    assert "src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
+
+
+def test_canon_write_through_the_shell_settles_the_article(store: Path) -> None:
+    hook(store, "claude-code-post-edit")
+    raw = json.loads(payload_text("claude-code-post-bash", store, "sess-1"))
+    raw["tool_input"]["command"] = "canon write src/core --capsule 'Core: config, pool.' --body-file notes.md"
+    result = run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw))
+    assert result.code == 0, result
+    assert hook(store, "claude-code-stop") == {}
+
+
+def test_canon_read_with_the_persisted_session_marks_seen(store: Path) -> None:
+    assert run_cmd("canon", "read", "src/app.py", cwd=store, env={"PYLON_SESSION": "sess-1"}).code == 0
+    assert hook(store, "claude-code-post-read") == {}
+
+
+def test_codex_apply_patch_surfaces_and_arms_each_file(store: Path) -> None:
+    text = context(hook(store, "codex-post-apply-patch"))
+    assert "src/core (updated" in text
+    stop = hook(store, "codex-stop")
+    assert stop["decision"] == "block"
+    assert "src/core: src/core/config.py" in stop["reason"]
+    assert "src/app" not in stop["reason"]  # src/new_mod.py is governed by no article here
+
+
+def test_post_tool_batch_surfaces_every_call(store: Path) -> None:
+    text = context(hook(store, "claude-code-post-batch"))
+    assert "src/app (updated" in text and "src/core (updated" in text
+
+
+def test_compact_shows_capsules_again(store: Path) -> None:
+    hook(store, "claude-code-post-read")
+    raw = json.loads(payload_text("claude-code-session-start", store, "sess-1"))
+    raw["source"] = "compact"
+    assert run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw)).code == 0
+    assert "src/app (updated" in context(hook(store, "claude-code-post-read"))
+
+
+def test_hook_uses_the_event_cwd_not_the_process_cwd(store: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_cmd("canon", "hook", "claude-code", cwd=elsewhere, input=payload_text("claude-code-post-read", store))
+    assert "src/app (updated" in json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_pre_tool_use_is_a_noop(store: Path) -> None:
+    assert hook(store, "claude-code-pre-bash") == {} and hook(store, "codex-pre-bash") == {}
+
+
+def test_articles_edited_directly_count_as_written(store: Path) -> None:
+    hook(store, "claude-code-post-edit")
+    raw = json.loads(payload_text("claude-code-post-edit", store, "sess-1"))
+    raw["tool_input"]["file_path"] = str(store / ".canon" / "articles" / "src" / "core.md")
+    assert run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw)).code == 0
+    assert hook(store, "claude-code-stop") == {}

@@ -1,0 +1,237 @@
+"""`canon check`: the write-after gate, judged against change sets git itself reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.canon.git.conftest import GitStore
+from tests.conftest import git
+
+
+def test_asset_change_without_its_article_fails_and_with_it_passes(repo: GitStore) -> None:
+    repo.append("src/core/config.py")
+    result = repo.canon("check")
+    assert result.code == 1
+    assert result.out == ("src/core/config.py:1: error[article-not-updated] changed, but its article src/core did "
+                          "not change: review .canon/articles/src/core.md and update it (canon write src/core ...)\n")
+    assert result.err == "canon check: 1 finding in 1 changed asset (working tree against HEAD).\n"
+    repo.append(".canon/articles/src/core.md", "Also: X is now read from the environment.\n")
+    clean = repo.canon("check")
+    assert clean.code == 0 and clean.out == ""
+    assert clean.err == "canon check: clean (1 changed asset, working tree against HEAD).\n"
+
+
+def test_only_the_governing_article_counts(repo: GitStore) -> None:
+    repo.append("src/core/config.py")
+    repo.append(".canon/articles/src.md", "edit of the parent\n")  # src does not govern config.py
+    assert repo.canon("check").code == 1
+    repo.write("src/new.py")  # untracked: added, governed by src, which changed
+    repo.write("docs/other.md")  # ungoverned: no finding
+    doc = repo.canon("check", "--json").json()
+    assert [f["path"] for f in doc["findings"]] == ["src/core/config.py"]
+    assert doc["assets"] == 3 and doc["articles_changed"] == ["src"]
+
+
+def test_staged_judges_the_index_only(repo: GitStore) -> None:
+    repo.append("src/app.py")
+    assert repo.canon("check", "--staged").code == 0  # nothing staged
+    repo.git("add", "src/app.py")
+    staged = repo.canon("check", "--staged")
+    assert staged.code == 1 and staged.out.startswith("src/app.py:1: error[article-not-updated]")
+    repo.append(".canon/articles/src.md", "new fact\n")  # changed on disk but not staged
+    assert repo.canon("check", "--staged").code == 1
+    repo.git("add", ".canon/articles/src.md")
+    assert repo.canon("check", "--staged").code == 0
+
+
+def test_warn_only_exits_0_and_downgrades(repo: GitStore) -> None:
+    repo.append("src/app.py")
+    result = repo.canon("check", "--warn-only", "--format", "github")
+    assert result.code == 0
+    assert result.out.startswith("::warning file=src/app.py,line=1,title=canon article-not-updated::changed")
+    assert "(--warn-only: not failing)" in result.err
+
+
+def test_rename_names_the_exact_canon_mv(repo: GitStore) -> None:
+    repo.git("mv", "src/core", "src/engine")
+    result = repo.canon("check", "--staged")
+    assert result.code == 1
+    assert result.out == ("src/engine/config.py:1: error[article-not-moved] renamed from src/core/config.py; its "
+                          "article src/core did not move: canon mv src/core src/engine\n")
+    doc = repo.canon("check", "--staged", "--json").json()
+    assert doc["moves"] == [{"from": "src/core", "to": "src/engine", "renames": [["src/core/config.py",
+                             "src/engine/config.py"]], "conflict": None}]
+    # Running the named command fixes it (git mv for the article is what canon mv did on disk).
+    assert repo.canon("mv", "src/core", "src/engine").code == 0
+    repo.git("add", "-A")
+    assert repo.canon("check", "--staged").code == 0
+
+
+def test_rename_of_a_file_with_its_own_article(repo: GitStore) -> None:
+    repo.article("src/app")
+    repo.commit("article for app")
+    repo.git("mv", "src/app.py", "src/main.py")
+    result = repo.canon("check", "--staged")
+    assert result.code == 1 and result.out.endswith("its article src/app did not move: canon mv src/app src/main\n")
+
+
+def test_rename_within_the_governed_folder_is_a_change(repo: GitStore) -> None:
+    repo.git("mv", "src/core/config.py", "src/core/settings.py")
+    result = repo.canon("check", "--staged")
+    assert result.code == 1
+    assert "error[article-not-updated] renamed from src/core/config.py, but its article src/core" in result.out
+
+
+def test_rename_onto_an_existing_article_is_not_a_mv(repo: GitStore) -> None:
+    repo.article("src/engine")
+    repo.commit("engine article")
+    repo.git("mv", "src/core", "src/engine")
+    doc = repo.canon("check", "--staged", "--json").json()
+    assert doc["moves"][0]["conflict"] == "an article already exists at src/engine: merge the two by hand"
+    assert "canon mv" not in doc["findings"][0]["message"]
+
+
+def test_deleted_asset_with_a_living_article(repo: GitStore) -> None:
+    repo.git("rm", "-q", "src/core/config.py")
+    result = repo.canon("check", "--staged")
+    assert result.code == 1
+    assert result.out == ("src/core/config.py:1: error[article-outlived] deleted, but its article src/core still "
+                          "exists and did not change: update or remove .canon/articles/src/core.md\n")
+    repo.git("rm", "-q", ".canon/articles/src/core.md")
+    assert repo.canon("check", "--staged").code == 0
+
+
+def test_first_commit_has_no_head(make_repo) -> None:  # type: ignore[no-untyped-def]
+    store = GitStore(make_repo())
+    store.canon("init")
+    store.write("src/app.py")
+    store.article("src")
+    store.git("add", "src/app.py")
+    result = store.canon("check", "--staged")
+    assert result.code == 1 and "src/app.py:1: error[article-not-updated] added" in result.out
+    store.git("add", "-A")
+    staged = store.canon("check", "--staged")
+    assert staged.code == 0, staged
+    assert "canon check: clean" in staged.err
+    worktree = store.canon("check")
+    assert worktree.code == 0 and "the empty tree" in worktree.err
+
+
+def test_since_judges_what_the_branch_adds(repo: GitStore) -> None:
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.append("src/app.py")
+    repo.commit("app change")
+    result = repo.canon("check", "--since", "main")
+    assert result.code == 1 and result.out.startswith("src/app.py:1:")
+    # main moving on does not matter: the base is the merge-base.
+    repo.git("checkout", "-q", "main")
+    repo.append("src/core/config.py")
+    repo.commit("main moves")
+    repo.git("checkout", "-q", "feature")
+    doc = repo.canon("check", "--since", "main", "--json").json()
+    assert [f["path"] for f in doc["findings"]] == ["src/app.py"]
+    assert doc["base_label"].startswith("main (merge-base ")
+
+
+def test_since_an_unknown_revision(repo: GitStore) -> None:
+    result = repo.canon("check", "--since", "no-such-branch")
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("error[bad-revision]: --since no-such-branch: 'no-such-branch' is not a commit")
+    assert repo.canon("check", "--staged", "--since", "main").code == 2
+    assert repo.canon("check", "--since", "--all").code == 2
+
+
+def test_shallow_clone_names_git_fetch_deepen(repo: GitStore, tmp_path: Path) -> None:
+    first = repo.git("rev-parse", "HEAD").strip()
+    for i in range(3):
+        repo.append("src/app.py", f"{i}\n")
+        repo.append(".canon/articles/src.md", f"fact {i}\n")
+        repo.commit(f"c{i}")
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone)], check=True)
+    assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"
+    result = GitStore(clone).canon("check", "--since", first)
+    assert result.code == 2
+    assert "shallow clone" in result.err and "git fetch --deepen" in result.err
+    doc = json.loads(GitStore(clone).canon("check", "--since", first, "--json").out)
+    assert doc["error"]["code"] == "bad-revision" and doc["error"]["shallow"] is True
+    assert GitStore(clone).canon("check", "--since", "HEAD").code == 0  # what it has still works
+    git(clone, "fetch", "-q", "--deepen=5")
+    assert GitStore(clone).canon("check", "--since", first).code == 0
+
+
+def test_linked_worktree(repo: GitStore, tmp_path: Path) -> None:
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", "-b", "side", str(linked))
+    other = GitStore(linked)
+    other.append("src/app.py")
+    other.git("add", "src/app.py")
+    result = other.canon("check", "--staged")
+    assert result.code == 1 and result.out.startswith("src/app.py:1: error[article-not-updated]")
+    assert repo.canon("check", "--staged").code == 0  # the main worktree's index is its own
+
+
+def test_relative_git_index_file_as_a_hook_sees_it(repo: GitStore) -> None:
+    # `git commit PATH` runs hooks with GIT_INDEX_FILE pointing at a temporary index (relative to
+    # the top-level); that index, not .git/index, is what the commit records.
+    repo.append("src/app.py")
+    env = {"GIT_INDEX_FILE": ".git/hook-index"}
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=repo.root, env={**os.environ, **env}, check=True)
+    subprocess.run(["git", "add", "src/app.py"], cwd=repo.root, env={**os.environ, **env}, check=True)
+    assert repo.canon("check", "--staged").code == 0  # the real index has nothing staged
+    hooked = repo.canon("check", "--staged", env=env)
+    assert hooked.code == 1 and hooked.out.startswith("src/app.py:1:")
+
+
+def test_sarif_uses_the_check_rules(repo: GitStore) -> None:
+    repo.append("src/app.py")
+    doc = json.loads(repo.canon("check", "--format", "sarif").out)
+    run = doc["runs"][0]
+    assert doc["version"] == "2.1.0" and run["tool"]["driver"]["fullName"] == "canon check (pylon-kit)"
+    ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert ids == ["article-not-updated", "article-not-moved", "article-outlived"]
+    (result,) = run["results"]
+    assert result["ruleId"] == "article-not-updated" and result["ruleIndex"] == 0
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/app.py",
+                                                                              "uriBaseId": "%SRCROOT%"}
+
+
+def test_no_store_and_no_git(make_repo, project: Path) -> None:  # type: ignore[no-untyped-def]
+    bare = GitStore(make_repo(name="nostore"))
+    result = bare.canon("check")
+    assert result.code == 2 and result.err.startswith("error[no-store]:")
+    plain = GitStore(project)
+    plain.canon("init")
+    outside = plain.canon("check")
+    assert outside.code == 2 and outside.err.startswith("error[not-a-git-checkout]:")
+
+
+def test_project_in_a_subfolder_of_the_repository(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo()
+    store = GitStore(root / "app")
+    store.root.mkdir()
+    store.canon("init")
+    store.write("lib/x.py")
+    store.article("lib")
+    GitStore(root).write("other/y.py")  # outside the project: not judged
+    GitStore(root).commit("init")
+    store.append("lib/x.py")
+    GitStore(root).append("other/y.py")
+    result = store.canon("check", "--format", "github")
+    assert result.code == 1
+    assert result.out.startswith("::error file=app/lib/x.py,line=1,")  # repository-relative
+    assert "1 changed asset" in result.err
+
+
+def test_moving_one_file_out_of_a_folder_does_not_move_its_article(repo: GitStore) -> None:
+    repo.write("src/core/other.py")
+    repo.commit("second core file")
+    (repo.root / "src/engine").mkdir()
+    repo.git("mv", "src/core/config.py", "src/engine/config.py")
+    doc = repo.canon("check", "--staged", "--json").json()
+    assert doc["moves"] == []  # src/core/ is still there: its article stays
+    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [("article-not-updated", "src/engine/config.py")]
+    assert "its article src did not change" in doc["findings"][0]["message"]

@@ -1,0 +1,66 @@
+"""Both hooks of this repository's .pre-commit-hooks.yaml, run by the real `pre-commit` (from the
+package index) inside real `git commit`s of a scratch repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.canon.git.conftest import GitStore
+
+ROOT = Path(__file__).resolve().parents[3]
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")  # the hook environment is built once per session
+
+
+def _commit(repo: GitStore, env: dict[str, str], *paths: str) -> subprocess.CompletedProcess[str]:
+    # git sends a hook's output to stderr; read both as one stream.
+    return subprocess.run(["git", "commit", "-q", "-m", "change", *paths], cwd=repo.root, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed (pip install pre-commit)")
+def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs this repository's git checkout")
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    repo = GitStore(make_repo())
+    repo.canon("init")
+    repo.write("src/app.py")
+    repo.write("README.md")
+    repo.article("src")
+    repo.write(".canon/journal/2026-01-02-start.md", "---\nsubject: [src]\nlogged: 2026-01-02T00:00:00Z\n---\nStarted.\n")
+    repo.write(".pre-commit-config.yaml", f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n"
+                                          "      - id: canon-check\n      - id: canon-lint\n")
+    repo.commit("initial")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
+    subprocess.run([str(PRE_COMMIT), "install"], cwd=repo.root, env=env, check=True, capture_output=True)
+
+    repo.append("src/app.py")
+    repo.git("add", "src/app.py")
+    refused = _commit(repo, env)
+    assert refused.returncode == 1, refused
+    assert "canon check" in refused.stdout and "Failed" in refused.stdout
+    assert "src/app.py:1: error[article-not-updated]" in refused.stdout
+
+    repo.append(".canon/articles/src.md", "app now prints twice\n")
+    repo.append("README.md", "unstaged, not judged\n")
+    # `git commit PATH...` runs the hooks on a temporary index (GIT_INDEX_FILE); it holds both.
+    passed = _commit(repo, env, "src/app.py", ".canon/articles/src.md")
+    assert passed.returncode == 0, passed.stdout
+    assert "canon check" in passed.stdout and "Passed" in passed.stdout
+
+    repo.append(".canon/journal/2026-01-02-start.md", "edited later\n")
+    repo.git("add", ".canon/journal/2026-01-02-start.md")
+    journal = _commit(repo, env)
+    assert journal.returncode == 1
+    assert "canon lint" in journal.stdout and "error[journal-changed] was modified since HEAD" in journal.stdout

@@ -1,0 +1,94 @@
+"""`pylon guard check` and `pylon guard explain` through the installed console script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cmd as run
+
+
+def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+    return make_repo({"src/app.py": "x = 1\n", ".gitignore": ".env\n", ".env": "SECRET=1\n"})
+
+
+def test_safe_command_exits_0_and_says_so(make_repo) -> None:  # type: ignore[no-untyped-def]
+    r = run("pylon", "guard", "check", "--command", "git status && npm test | tail", cwd=repo(make_repo))
+    assert r.code == 0, r
+    assert r.out.startswith("safe: git status")
+
+
+def test_reversible_command_names_the_words_and_what_the_snapshot_keeps(make_repo) -> None:  # type: ignore[no-untyped-def]
+    r = run("pylon", "guard", "check", "--command", "echo start\nrm -rf src/", cwd=repo(make_repo))
+    assert r.code == 1, r
+    assert r.out.splitlines()[0] == "reversible: echo start"
+    assert "`rm -rf src/` removes src inside the checkout (line 2)" in r.out
+    assert "a snapshot would keep: src" in r.out
+    assert "hook answer: snapshot" in r.out
+
+
+def test_words_after_double_dash_are_one_command(make_repo) -> None:  # type: ignore[no-untyped-def]
+    r = run("pylon", "guard", "check", "--json", "--", "git", "push", "--force", "origin", "main",
+            cwd=repo(make_repo))
+    doc = r.json()
+    assert r.code == 1 and doc["ok"] and doc["verdict"] == "irreversible"
+    assert doc["commands"] == [["git", "push", "--force", "origin", "main"]]
+    assert doc["reasons"][0]["words"] == "git push --force origin main"
+    assert doc["action"] == "ask"
+
+
+def test_tool_input_takes_the_bash_input_or_a_whole_event(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = repo(make_repo)
+    plain = run("pylon", "guard", "check", "--json", "--tool-input", json.dumps({"command": "rm -f .env"}), cwd=root)
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -f .env"}}
+    whole = run("pylon", "guard", "check", "--json", "--tool-input", json.dumps(event), cwd=root)
+    for r in (plain, whole):
+        doc = r.json()
+        assert doc["verdict"] == "reversible" and doc["targets"] == [{"kind": "path", "path": ".env"}], r
+
+
+def test_unknown_is_reported_never_safe(make_repo) -> None:  # type: ignore[no-untyped-def]
+    r = run("pylon", "guard", "check", "--json", "--command", 'eval "$cmd"', cwd=repo(make_repo))
+    assert r.code == 1 and r.json()["verdict"] == "unknown"
+    assert r.json()["reasons"][0]["words"] == 'eval "$cmd"'
+
+
+def test_no_command_or_two_commands_is_a_usage_error(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = repo(make_repo)
+    none = run("pylon", "guard", "check", cwd=root)
+    two = run("pylon", "guard", "check", "--json", "--command", "ls", "--", "ls", cwd=root)
+    assert none.code == 2 and "error[guard-no-command]" in none.err and "hint: pylon guard check" in none.err
+    assert two.code == 2 and two.json()["error"]["code"] == "guard-no-command"
+    bad = run("pylon", "guard", "check", "--tool-input", "{not json", cwd=root)
+    assert bad.code == 2 and "error[guard-bad-tool-input]" in bad.err and "Traceback" not in bad.err
+
+
+def test_policy_files_and_explain(make_repo, isolated_env) -> None:  # type: ignore[no-untyped-def]
+    root = repo(make_repo)
+    (root / ".pylon").mkdir()
+    (root / ".pylon" / "guard.toml").write_text(
+        '[verdicts]\nirreversible = "deny"\n\n[[rules]]\nmatch = ["git", "push", "**"]\naction = "allow"\n')
+    user = Path(isolated_env["XDG_CONFIG_HOME"]) / "pylon"
+    user.mkdir(parents=True)
+    (user / "guard.toml").write_text('[verdicts]\nirreversible = "allow"\nunknown = "deny"\n')
+    push = run("pylon", "guard", "check", "--json", "--command", "git push -f origin main", cwd=root).json()
+    rm = run("pylon", "guard", "check", "--json", "--command", "rm -rf /etc/x", cwd=root).json()
+    dyn = run("pylon", "guard", "check", "--json", "--command", "$X", cwd=root).json()
+    assert push["action"] == "allow" and "rule git push **" in push["policy"][0]
+    assert rm["action"] == "deny"  # the project's setting wins over the user's
+    assert dyn["action"] == "deny"  # the user's applies where the project says nothing
+    text = run("pylon", "guard", "explain", cwd=root)
+    assert text.code == 0
+    assert f"irreversible deny     from {root / '.pylon' / 'guard.toml'}" in text.out
+    assert f"unknown      deny     from {user / 'guard.toml'}" in text.out
+    doc = run("pylon", "guard", "explain", "--json", cwd=root).json()
+    assert doc["rules"][0]["match"] == ["git", "push", "**"] and doc["verdicts"]["reversible"]["action"] == "snapshot"
+
+
+def test_invalid_policy_is_a_configuration_error(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = repo(make_repo)
+    (root / ".pylon").mkdir()
+    for text in ('[verdicts]\nirreversible = "maybe"\n', "not toml [", '[[rules]]\nmatch = "git"\naction = "allow"\n'):
+        (root / ".pylon" / "guard.toml").write_text(text)
+        r = run("pylon", "guard", "explain", cwd=root)
+        assert r.code == 2 and "error[guard-policy-invalid]" in r.err and "Traceback" not in r.err, r

@@ -1,0 +1,64 @@
+"""The labelled corpus (tests/guard/corpus/commands.txt): every command gets its expected verdict.
+
+The bars of the spec are checked as totals too: no destructive command (reversible,
+irreversible) is ever classified safe, and at most 2% of the safe commands are flagged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pylon.guard.classify import classify
+from pylon.guard.context import Context
+from tests.guard.conftest import DCG, entries
+
+ENTRIES = entries()
+DCG_ENTRIES = entries(DCG)
+
+
+def verdict_of(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
+    root, env = checkout
+    # /tmp is not temporary here: the fixture itself lies under it (a checkout normally does not)
+    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp"])
+    return classify(command, ctx).verdict
+
+
+def test_the_corpus_is_large_and_labelled() -> None:
+    verdicts = [v for v, _, _ in ENTRIES]
+    assert len(ENTRIES) >= 250
+    assert set(verdicts) == {"safe", "reversible", "irreversible", "unknown"}
+    assert all(source for _, source, _ in ENTRIES) and all(cmd for _, _, cmd in ENTRIES)
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), ENTRIES,
+                         ids=[f"{i:03d}-{v}" for i, (v, _, _) in enumerate(ENTRIES)])
+def test_corpus_verdict(expected: str, source: str, command: str,
+                        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    got = verdict_of(command, corpus_checkout)
+    assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
+
+
+def test_no_destructive_command_is_safe_and_few_safe_ones_are_flagged(
+        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    got = [(v, verdict_of(c, corpus_checkout)) for v, _, c in ENTRIES]
+    missed = [i for i, (want, have) in enumerate(got) if want != "safe" and have == "safe"]
+    safe = [have for want, have in got if want == "safe"]
+    flagged = sum(1 for have in safe if have != "safe")
+    assert not missed, f"destructive commands judged safe: {[ENTRIES[i][2] for i in missed]}"
+    assert flagged <= 0.02 * len(safe)
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), DCG_ENTRIES,
+                         ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)])
+def test_dcg_corpus_case_by_case(expected: str, source: str, command: str,
+                                 corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    """dcg's published corpus: pylon's verdict for each case; differences in kind are documented."""
+    root, env = corpus_checkout
+    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp"])
+    got = classify(command, ctx).verdict
+    assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
+    dcg_denies = source.endswith("(dcg: deny)") or "(dcg: deny) differs:" in source
+    if (got != "safe") != dcg_denies:
+        assert "differs:" in source, f"undocumented difference from dcg: {source}"
