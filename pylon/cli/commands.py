@@ -278,6 +278,12 @@ COMMANDS = (
     Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
             "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws_worktrees:conflicts",
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
+    Command("ws apply", "Merge what an owned worktree changed since its baseline into this checkout (unstaged).",
+            "pylon ws apply agent-1", "pylon.cli.ws_apply:apply",
+            args=(Arg("id", "ID", "The owned worktree's id."),), opts=(JSON,),
+            description="A three-way merge (base: the session baseline) of the session's committed and "
+                        "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
+                        "they were; on a conflict nothing is changed. `pylon ws undo` reverses it."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws_ops:move",

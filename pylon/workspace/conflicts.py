@@ -78,12 +78,17 @@ def touching(a: set[str], b: set[str]) -> list[str]:
 
 def merge(checkout: Checkout, ours: str, theirs: str) -> list[dict[str, object]]:
     """The conflicts of merging two commits (empty when clean), each with a short context."""
+    return merge_tree(checkout, ours, theirs)[1]
+
+
+def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[dict[str, object]]]:
+    """(the merged tree, its conflicts): the tree holds conflict markers where there are conflicts."""
     args = ["merge-tree", "--write-tree", "-z", "--name-only", "--allow-unrelated-histories", ours, theirs]
     code, out, err = git.run_full(args, cwd=checkout.root)
     if code not in (0, 1):
         raise git.failure(args, code, err, "git merge-tree")
     if code == 0:
-        return []
+        return out.decode().split("\0")[0].strip(), []
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     tree, i, paths = fields[0], 1, []
     while i < len(fields) and fields[i]:
@@ -102,7 +107,7 @@ def merge(checkout: Checkout, ours: str, theirs: str) -> list[dict[str, object]]
                     found[p]["types"].append(kind)  # type: ignore[union-attr]
                     found[p]["messages"].append(message)  # type: ignore[union-attr]
     _add_hunks(checkout, tree, found)
-    return [found[p] for p in sorted(found)]
+    return tree, [found[p] for p in sorted(found)]
 
 
 def _add_hunks(checkout: Checkout, tree: str, found: dict[str, dict[str, object]]) -> None:

@@ -1,0 +1,173 @@
+"""`pylon ws apply ID`: bring what an owned session changed onto the current checkout.
+
+The change is what the session did since its baseline: baseline commit -> the session's current
+state (commits, staged and unstaged work, untracked files; the capture of state.py on the
+session's own private index). It is merged three-way onto the checkout's current working tree:
+
+    base   = the session baseline            (refs/pylon/sessions/<id>/baseline)
+    ours   = the checkout's working tree      (captured, untracked files included)
+    theirs = the session's working tree       (captured the same way)
+
+Both sides are put in commits whose only parent is the baseline, so `git merge-tree --write-tree`
+(git >= 2.38) merges on exactly that base and writes nothing but objects. On any conflict the
+paths are reported with their conflict regions and no file is touched.
+
+The merged tree is then written by the restore primitive every op shares (restore_state.py):
+the checkout goes from its captured state to a state commit of the merged tree with the same
+index tree and HEAD, so only the paths that differ are written (by `git checkout-index`, with
+git's modes, symlinks and conversions) or unlinked, and the real index and HEAD are not touched:
+the staged split stays exactly as it was and the merge shows up as unstaged changes (new files as
+untracked). A write that would replace a file outside the captured state (an ignored one) is
+refused before the op begins. `ws undo` is the same restore back to the state before.
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import git, owned
+from pylon.workspace.commits import IDENT, State
+from pylon.workspace.conflicts import merge_tree, require_merge_tree
+from pylon.workspace.moves import refuse_in_progress
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import names, parallel, read_side
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
+
+
+class Plan:
+    """Everything apply decided before touching a file (what the op log records)."""
+
+    __slots__ = ("id", "session_path", "baseline", "session", "before", "merged", "files")
+
+    def __init__(self, worktree_id: str, session_path: str, baseline: str, session: State, before: State,
+                 merged: str, files: list[dict[str, str]]) -> None:
+        self.id, self.session_path, self.baseline = worktree_id, session_path, baseline
+        self.session, self.before, self.merged, self.files = session, before, merged, files
+
+    def to_dict(self) -> dict[str, object]:
+        return {"id": self.id, "path": self.session_path, "baseline": self.baseline,
+                "session_state": self.session.commit, "before": self.before.commit,
+                "before_tree": self.before.worktree, "merged_tree": self.merged,
+                "files": self.files, "total": len(self.files)}
+
+
+def plan(checkout: Checkout, worktree_id: str) -> Plan:
+    """Capture both sides and merge them; raises apply-conflicts (nothing changed) on conflict."""
+    from pylon.errors import PylonError
+    from pylon.workspace.state import capture
+
+    owned.check_id(worktree_id)
+    refuse_in_progress(checkout, "apply a session's changes")
+    require_merge_tree()
+    info = owned.survey(checkout)
+    found = info.get(worktree_id)
+    if owned.same_path(found.path, checkout.root):
+        raise PylonError(
+            "apply-into-itself",
+            f"This checkout is the owned worktree {worktree_id} itself; there is nothing to apply it onto.",
+            f"Run it from the checkout that should receive the work: pylon -C {info.main_root} ws apply {worktree_id}",
+        )
+    # both captures at once: each is mostly waiting on its own git processes
+    session, before = parallel([0, 1], lambda i: read_side(found.path).state if i == 0 else capture(checkout))
+    if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
+        raise PylonError("operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
+                         "Resolve them (git status), then run the command again.")
+    if any(note.get("kind") == "sparse-checkout" for note in before.notes):
+        raise PylonError(
+            "apply-sparse-checkout",
+            "This checkout is sparse: files outside the cone are not on disk, so a merge written here could not "
+            "be shown or undone exactly; nothing was changed.",
+            f"Apply it in a full checkout (`git sparse-checkout disable` first), or bring the session here whole "
+            f"with `pylon ws move {worktree_id}`.",
+        )
+    base = found.baseline
+    ours = _on_base(checkout, before.worktree, base, "checkout")
+    theirs = _on_base(checkout, session.worktree, base, f"session {worktree_id}")
+    merged, conflicts = merge_tree(checkout, ours, theirs)
+    if conflicts:
+        _name_sides(conflicts, {ours: "checkout", theirs: f"session {worktree_id}"})
+        shown = ", ".join(str(c["path"]) for c in conflicts[:10])
+        more = f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else ""
+        raise PylonError(
+            "apply-conflicts",
+            f"Applying {worktree_id} conflicts with this checkout in {len(conflicts)} "
+            f"path{'s' if len(conflicts) != 1 else ''}: {shown}{more}; nothing was changed.",
+            f"Resolve it in the session (cd \"$(pylon ws path {worktree_id})\"), or bring the session here "
+            f"whole with `pylon ws move {worktree_id}`; `pylon ws conflicts {worktree_id}` shows the same report.",
+            details={"id": worktree_id, "conflicts": conflicts, "total": len(conflicts)},
+        )
+    return Plan(worktree_id, found.path, base, session, before, merged, tree_changes(checkout, before.worktree, merged))
+
+
+def _name_sides(conflicts: list[dict[str, object]], labels: dict[str, str]) -> None:
+    """git labels the conflict markers with the commit ids it was given; name the sides instead."""
+    for item in conflicts:
+        for hunk in item.get("hunks") or []:  # type: ignore[attr-defined]
+            lines = hunk["lines"]
+            for n, line in enumerate(lines):
+                marker, _, label = line.partition(" ")
+                if marker in ("<<<<<<<", ">>>>>>>") and label in labels:
+                    lines[n] = f"{marker} {labels[label]}"
+
+
+def _on_base(checkout: Checkout, tree: str, base: str, what: str) -> str:
+    """A commit of `tree` whose only parent is the baseline: makes the baseline the merge base.
+    Not anchored: nothing refers to it once the merge is done."""
+    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", f"pylon apply: {what}"],
+                  cwd=checkout.root, env=IDENT, what="git commit-tree")
+    return out.decode().strip()
+
+
+def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]:
+    """Paths that differ between two trees, with added/modified/deleted/type (no renames)."""
+    out = git.run(["diff-tree", "-r", "-z", "--name-status", "--no-renames", old, new], cwd=checkout.root)
+    fields = names(out)
+    return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
+
+
+def _refusal(paths: list[str], what: str, way: str) -> Exception:
+    from pylon.errors import PylonError
+
+    more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
+    return PylonError(
+        "apply-would-overwrite",
+        f"The session's changes would replace {what} in this checkout: {', '.join(paths[:10])}{more}; "
+        "nothing was changed.",
+        f"Move those files aside (or {way}), then run the command again.",
+        details={"paths": paths[:20], "total": len(paths)},
+    )
+
+
+def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -> dict[str, object]:
+    """Plan and write under the op lock, recorded in the op log (kind `apply`): the intent (the
+    checkout's state before, and the state after: the merged tree with the same index and HEAD)
+    is written before the first file changes, so `ws undo` restores the state before exactly,
+    even after a kill half-way through."""
+    from pylon.workspace import oplog, restore_state
+    from pylon.workspace.restore_state import make_state
+
+    with oplog.op_lock(checkout):
+        oplog.check_clear(checkout)
+        todo = plan(checkout, worktree_id)
+        result = todo.to_dict()
+        result.update(staged_kept=True, applied=False, op=None)
+        if not todo.files:
+            return result
+        before = todo.before
+        after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
+                           branch=before.branch, label=f"after apply {worktree_id}")
+        writes = restore_state.plan(checkout, after, current=before)
+        if writes.blocked:
+            raise _refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
+                           "are not part of the checkout's state (ignored files; pylon never touches them)",
+                           "delete them if you do not need them")
+        step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
+        op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
+                         data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
+                               "files": len(todo.files)},
+                         anchors=[str(todo.session.commit), todo.baseline])
+        # the same primitive as undo and `undo --finish`: only the paths that differ are written
+        # (git checkout-index from a private index of just them), HEAD and the real index kept
+        restore_state.restore(checkout, after, head="keep", current=before)
+        oplog.complete(checkout, op)
+    result.update(applied=True, op=op.seq)
+    return result

@@ -1,0 +1,161 @@
+"""SIGKILL inside `pylon ws apply` at random moments: `ws status` names the interrupted apply and
+`ws undo` gives back the exact state before (0 differences, states.snapshot as the oracle).
+
+The kill goes to the whole process group (pylon and the git processes it started), as a crash or
+`kill -9` of a terminal's job would: a git child left running could finish the work and hide a
+half-done state. The moments are spread over the measured duration of an uninterrupted apply of
+the same change, so they fall before the intent, during the writes and after completion.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import script
+from tests.workspace.helpers import pylon
+from tests.workspace.states import Maker, build, differences, git, mutate, snapshot
+from tests.workspace.wt_helpers import new
+
+
+def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
+    """A checkout with random dirty state and a session with a big random change (many files, so
+    the writes take long enough to be hit)."""
+    rng = random.Random(seed)
+    repo = build(folder / f"c{seed}", rng)
+    mutate(repo, rng, rng.randint(0, 4))
+    path = Path(str(new(repo, "s")["path"]))
+    make = Maker(path, rng)
+    for _ in range(rng.randint(80, 160)):
+        make.write(make.fresh())
+    mutate(path, rng, rng.randint(1, 6), commit=True, make=make)
+    mutate(repo, rng, rng.randint(0, 3))
+    return repo, rng
+
+
+def apply_killed(repo: Path, delay: float, after_intent: bool) -> tuple[int | None, float]:
+    """Start `ws apply s`, SIGKILL its process group `delay` s after the start (or after the op's
+    intent appeared, so the kill lands among the writes). (exit code or None when killed, the time
+    from that start point to the end of the process)."""
+    ops = repo / ".git" / "refs" / "pylon" / "ops"
+    proc = subprocess.Popen([script("pylon"), "ws", "apply", "s", "--json"], cwd=repo, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if after_intent:
+        while proc.poll() is None and not (ops.is_dir() and any(ops.iterdir())):
+            time.sleep(0.001)
+    start = time.monotonic()
+    try:
+        return proc.wait(timeout=delay), time.monotonic() - start
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None, time.monotonic() - start
+
+
+def undo_count(repo: Path) -> int:
+    return len(git(repo, "for-each-ref", "refs/pylon/ops/").splitlines())
+
+
+def crash_round(folder: Path, seed: int, moments: Moments) -> str:
+    repo, rng = prepared(folder, seed)
+    before = snapshot(repo)
+    delay, after_intent = moments.pick(rng)
+    code, took = apply_killed(repo, delay, after_intent)
+    moments.saw(after_intent, code, took)
+    where = f"seed {seed}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code})"
+    changed = bool(differences(before, snapshot(repo)))  # did the kill leave files changed (half-written)?
+    status = pylon("ws", "status", "--json", cwd=repo).json()
+    stuck = status.get("interrupted")
+    if undo_count(repo) == 0:  # killed before the intent was written, or refused (a conflict): nothing changed
+        assert code in (None, 1) and differences(before, snapshot(repo)) == [], where
+        return "before-intent" if code is None else "refused"
+    ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
+    if stuck:
+        assert stuck["kind"] == "apply" and stuck["title"] == "apply s", (where, status)
+        text = pylon("ws", "status", cwd=repo)
+        assert "interrupted: `apply s`" in text.out + text.err and "pylon ws undo" in text.out + text.err, where
+    else:
+        assert ops[0]["status"] == "done", (where, ops)
+    undone = pylon("ws", "undo", "--json", cwd=repo)
+    assert undone.code == 0, (where, undone)
+    assert differences(before, snapshot(repo)) == [], where
+    if not stuck:
+        return "completed"
+    return "interrupted, files changed" if changed else "interrupted, nothing written yet"
+
+
+def measured(folder: Path) -> tuple[float, float]:
+    """(when the intent appears, when the command ends) for one uninterrupted apply of a change
+    like the ones killed: the op ref shows up as a loose ref file, polled while it runs."""
+    repo, _ = prepared(folder, 999)
+    ops = repo / ".git" / "refs" / "pylon" / "ops"
+    start = time.monotonic()
+    proc = subprocess.Popen([script("pylon"), "ws", "apply", "s"], cwd=repo, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    intent = None
+    while proc.poll() is None:
+        if intent is None and ops.is_dir() and any(ops.iterdir()):
+            intent = time.monotonic() - start
+        time.sleep(0.002)
+    end = time.monotonic() - start
+    assert proc.returncode == 0
+    return (intent if intent is not None else end * 0.8), end
+
+
+class Moments:
+    """Random kill moments: a quarter anywhere in the run, the rest between the intent and the end.
+    The length of the writes (intent to end) is learnt from the rounds that finished before their
+    kill, so the moments follow the machine's load instead of one early measurement."""
+
+    def __init__(self, window: tuple[float, float]) -> None:
+        self.end = window[1]
+        self.writes = max(window[1] - window[0], 0.01)
+
+    def pick(self, rng: random.Random) -> tuple[float, bool]:
+        if rng.random() < 0.25:
+            return rng.uniform(0.0, self.end * 1.1), False
+        return rng.uniform(0.0, self.writes * 1.1), True
+
+    def saw(self, after_intent: bool, code: int | None, took: float) -> None:
+        if after_intent and code is not None:
+            self.writes = (self.writes + took) / 2  # it finished sooner than the kill: the writes are shorter
+        elif after_intent:
+            self.writes *= 1.05
+
+
+def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
+    moments = Moments(measured(tmp_path / "m"))
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(8)]
+    assert len(outcomes) == 8
+
+
+@pytest.mark.slow
+def test_sigkill_during_apply_100(tmp_path: Path) -> None:
+    window = measured(tmp_path / "m")
+    moments = Moments(window)
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(1000, 1100)]
+    tally = {k: outcomes.count(k) for k in set(outcomes)}
+    print(f"\n100 kills inside ws apply (intent at {window[0]:.3f} s, end at {window[1]:.3f} s): {tally}")
+    assert tally.get("interrupted, files changed", 0) > 0, tally
+
+
+def test_apply_waits_for_an_interrupted_op_to_be_settled(tmp_path: Path) -> None:
+    repo, _ = prepared(tmp_path, 5)
+    before = snapshot(repo)
+    assert apply_killed(repo, 0.0, after_intent=True)[0] is None
+    refused = pylon("ws", "apply", "s", "--json", cwd=repo)
+    assert refused.code == 1 and refused.json()["error"]["code"] == "op-interrupted", refused
+    assert "pylon ws undo" in refused.json()["error"]["hint"]
+    finished = pylon("ws", "undo", "--finish", "--json", cwd=repo)
+    assert finished.code == 0, finished
+    applied = snapshot(repo)
+    assert applied["index"] == before["index"] and applied["head"] == before["head"]
+    assert pylon("ws", "apply", "s", "--json", cwd=repo).json()["applied"] is False  # finished: nothing left to apply
+    assert pylon("ws", "undo", "--json", cwd=repo).code == 0
+    assert differences(before, snapshot(repo)) == []
