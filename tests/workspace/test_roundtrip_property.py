@@ -29,15 +29,22 @@ def test_round_trips_fast_subset(tmp_path: Path) -> None:
     assert tally.get("apply-undo:applied", 0) > 0, tally
 
 
+CHUNKS = 10  # the full run is split so pytest-xdist spreads it over every worker
+
+
 @pytest.mark.slow
-def test_round_trips_full(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_round_trips_full(chunk: int, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     wanted = WANTED
     marker = str(request.config.getoption("-m") or "")
     if not wanted and "slow" not in marker.replace("not slow", ""):
         pytest.skip(f"the full {FULL} round trips run with PYLON_ROUNDTRIPS={FULL} or `pytest -m slow`")
-    rounds = int(wanted or FULL)
+    total = int(wanted or FULL)
+    rounds = total // CHUNKS + (1 if chunk < total % CHUNKS else 0)
+    if rounds == 0:
+        pytest.skip("no rounds left for this chunk")
     start = time.monotonic()
-    tally = run_rounds(tmp_path, seed=7, rounds=rounds)
+    tally = run_rounds(tmp_path, seed=7 + chunk, rounds=rounds)
     elapsed = time.monotonic() - start
-    print(f"\n{rounds} round trips in {elapsed:.0f} s: {dict(sorted(tally.items()))}")
+    print(f"\nchunk {chunk}: {rounds} round trips in {elapsed:.0f} s: {dict(sorted(tally.items()))}")
     assert sum(tally.values()) == rounds

@@ -201,11 +201,28 @@ def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) 
             except OSError:
                 pass
         os.fsync(fd)
-        delay = os.environ.get("PYLON_TEST_WRITE_DELAY")
-        if delay:
-            time.sleep(float(delay))  # test seam: widens the gap between the hash and the rename
-        guard.check_unchanged(path, real, lk.fd, lk.st, lk.data)
-        os.rename(tmp, real)
+        leased = guard.take_lease(lk.fd)
+        keep: str | None = None
+        try:
+            delay = os.environ.get("PYLON_TEST_WRITE_DELAY")
+            if delay:
+                time.sleep(float(delay))  # test seam: widens the gap between the hash and the rename
+            guard.check_unchanged(path, real, lk.fd, lk.st, lk.data)
+            keep = _keep_old(real, tmp) if leased else None  # after the check: a link changes ctime
+            if keep is not None and guard.writer_waiting(lk.fd):
+                raise guard.changed_during_edit(path)  # opened for writing since the lease: theirs wins
+            os.rename(tmp, real)
+            if keep is not None and guard.writer_waiting(lk.fd):
+                # Another program opened the old inode just now and will write it once the lease
+                # is dropped: put that inode back at the path, so its write is not lost.
+                os.rename(keep, real)
+                keep = None
+                raise guard.changed_during_edit(path)
+        finally:
+            if keep is not None:
+                os.unlink(keep)
+            if leased:
+                guard.drop_lease(lk.fd)
     except BaseException:
         os.close(fd)
         try:
@@ -222,6 +239,17 @@ def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) 
         notes.append(f"{path} had {st.st_nlink} hard links; it was replaced atomically, so its other names keep "
                      "the old content.")
     return fd, notes
+
+
+def _keep_old(real: str, tmp: str) -> str | None:
+    """A hard link to the file's current inode, named like the temp file (so the stale-temp sweep
+    removes it after a crash); None where links are not possible."""
+    keep = tmp + "-old"
+    try:
+        os.link(real, keep)
+    except OSError:
+        return None
+    return keep
 
 
 def _write_all(fd: int, pieces: list[bytes | memoryview]) -> int:

@@ -97,3 +97,37 @@ def test_random_outside_appends_during_500_edits_are_never_lost(ed) -> None:
             outcomes["lost"] += 1
     print(f"outside appends over 500 edits: {outcomes}")
     assert outcomes["lost"] == 0, outcomes
+
+
+def _wait_for_lease(path: Path) -> None:
+    """Until /proc/locks lists a lease on the file (pylon is inside its write window)."""
+    inode = f":{os.stat(path).st_ino} "
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with open("/proc/locks", encoding="ascii") as fh:
+            if any("LEASE" in row and inode in row for row in fh):
+                return
+        time.sleep(0.005)
+    raise AssertionError("pylon never took its write lease on the file")
+
+
+def test_a_writer_that_opened_before_the_rename_and_writes_after_it_is_not_lost(ed) -> None:
+    """The case the checks alone cannot see: a program opens the file while pylon is about to
+    rename, and writes only after pylon has finished (it holds the old inode). The write lease
+    makes its open wait and tells pylon, which refuses; its write then lands in the file."""
+    original = ed.numbered(200)
+    path = ed.write("f.txt", original)
+    for attempt in range(3):
+        path.write_text(original, encoding="utf-8")
+        tag = ed.read("f.txt")
+        proc = _start_edit(ed, tag, b"replace 100\n+changed\n", {"PYLON_TEST_WRITE_DELAY": "1"})
+        _wait_for_lease(path)
+        line = f"late writer {attempt}\n"
+        with open(path, "a", encoding="utf-8") as fh:  # opened inside pylon's window
+            out, _ = _finish(proc)  # pylon is done before this program writes a byte
+            fh.write(line)
+        doc = json.loads(out)
+        final = path.read_text(encoding="utf-8")
+        assert proc.returncode == 1 and doc["error"]["code"] == "changed-during-edit", doc
+        assert final == original + line  # kept, and pylon's edit was not applied
+        assert not list(ed.root.glob(".f.txt.pylon-tmp-*"))
