@@ -47,7 +47,7 @@ import time
 
 from pylon.locks import file_lock, is_held
 from pylon.workspace import git
-from pylon.workspace.commits import IDENT
+from pylon.workspace.commits import IDENT, State
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 PREFIX = "refs/pylon/ops/"
@@ -241,7 +241,7 @@ def summary(results: list[dict[str, object]]) -> list[dict[str, object]]:
 def perform(
     checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
     anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
-    currents: dict[str, object] | None = None,
+    currents: dict[str, State] | None = None,
 ) -> Op:
     """begin, restore each step to `after`, complete: an op made of restores, under the op lock.
     `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
@@ -253,7 +253,7 @@ def perform(
         return complete(checkout, op, results=summary(results))
 
 
-def preflight(steps: list[Step], *, forward: bool, currents: dict[str, object]) -> None:
+def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -> None:
     """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
     blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
     from pylon.workspace.repo import locate
@@ -262,12 +262,12 @@ def preflight(steps: list[Step], *, forward: bool, currents: dict[str, object]) 
     for step in steps:
         if step.root in currents:
             todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
-                        current=currents[step.root])  # type: ignore[arg-type]
+                        current=currents[step.root])
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
 
 
-def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, object] | None = None) -> list[dict[str, object]]:
+def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
     """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
     from pylon.workspace.repo import locate
     from pylon.workspace.restore_state import restore
@@ -276,5 +276,5 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, object] |
     for step in steps if forward else list(reversed(steps)):
         co = locate(step.root)
         current = (currents or {}).get(step.root)
-        results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head, current=current))  # type: ignore[arg-type]
+        results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head, current=current))
     return results

@@ -70,17 +70,17 @@ def _branch_check(op: oplog.Op) -> None:
             )
 
 
-def _capture_steps(op: oplog.Op) -> dict[str, object]:
+def _capture_steps(op: oplog.Op) -> dict[str, State]:
     """Each existing checkout of the op, captured (anchored) just before the undo changes it."""
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
 
-    kept: dict[str, object] = {}
+    kept: dict[str, State] = {}
     for step in op.steps:
         if os.path.isdir(step.root) and step.root not in kept:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
             if op.kind == "restore" and str(op.data.get("name", "")).startswith("guard-"):
-                kept[step.root] = _holding_ignored(step, kept[step.root])  # type: ignore[arg-type]
+                kept[step.root] = _holding_ignored(step, kept[step.root])
     return kept
 
 
@@ -137,7 +137,7 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
             else:
                 _branch_check(op)
                 oplog.preflight(op.steps, forward=False, currents=currents)
-            kept = {root: st.commit for root, st in currents.items() if st.commit}  # type: ignore[attr-defined]
+            kept = {root: st.commit for root, st in currents.items() if st.commit}
             oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
         if module is not None and hasattr(module, "undo_op"):
             module.undo_op(checkout, op)
