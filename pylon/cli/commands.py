@@ -48,7 +48,7 @@ COMMANDS = (
     # -- the root ------------------------------------------------------------------------------
     Command("guide", "Print the compact usage guide for agents (paste it into a system prompt).", "pylon guide edits",
             "pylon.cli.root:guide",
-            args=(Arg("part", "[PART]", "One part only: overview, canon, edits or workspace.", OPTIONAL),),
+            args=(Arg("part", "[PART]", "One part only: overview, canon, edits, workspace or guard.", OPTIONAL),),
             opts=(JSON,)),
     Command("help", "Show the help of a command (the same as COMMAND --help).", "pylon help ws diff",
             "pylon.cli.root:help_command", args=(Arg("command", "[COMMAND]...", "The command's words.", ANY),)),

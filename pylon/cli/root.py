@@ -21,13 +21,13 @@ if TYPE_CHECKING:
     class CompletionArgs(Protocol):
         shell: str
 
-GUIDE_PARTS = ("overview", "canon", "edits", "workspace")
+GUIDE_PARTS = ("overview", "canon", "edits", "workspace", "guard")
 SHELLS = ("bash", "zsh", "fish")
 
 
 def guide(args: GuideArgs) -> int:
     if args.part is not None and args.part not in GUIDE_PARTS:
-        raise UsageError("usage", f"No guide part named {args.part!r}.", "pylon guide [overview|canon|edits|workspace]")
+        raise UsageError("usage", f"No guide part named {args.part!r}.", "pylon guide [overview|canon|edits|workspace|guard]")
     folder = os.path.join(os.path.dirname(__file__), "guide")
     texts: dict[str, str] = {}
     for name in [args.part] if args.part else GUIDE_PARTS:

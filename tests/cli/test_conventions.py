@@ -54,9 +54,11 @@ def test_dash_c_missing_directory(run, tmp_path: Path) -> None:
 def test_guide_lists_every_part(run) -> None:
     res = run("pylon", "guide")
     assert res.code == 0
-    for word in ("canon", "pylon read", "pylon edit", "pylon ws", "exit"):
+    for word in ("canon", "pylon read", "pylon edit", "pylon ws", "pylon guard", "exit"):
         assert word in res.out
     assert len(res.out) < 12000, "the guide must stay short enough for a system prompt"
+    guard = run("pylon", "guide", "guard")
+    assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws restore guard-<n>" in guard.out
 
 
 def test_no_colour_on_a_pipe(run) -> None:
