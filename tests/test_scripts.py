@@ -37,6 +37,10 @@ def test_demo_runs_all_three_parts() -> None:
         "undid `rm agent-b --force`",  # the op log: a forced removal comes back
         "moved worktree agent-a's state into",  # ws move
         "moved worktree agent-a's state back",  # ws move --back
+        "error[article-not-updated] changed, but its article src/core/config did not change",  # canon check
+        "1 of 2 tracked files have a governing article",  # canon coverage
+        "applied agent-a: 1 path(s) changed in the working tree",  # ws apply
+        "undid `apply agent-a`",  # and its undo
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
