@@ -3,6 +3,7 @@ parsing. state.py (capture) builds on this module, never the other way round."""
 
 from __future__ import annotations
 
+import os
 import time
 
 from pylon.workspace import git
@@ -131,3 +132,37 @@ def parse_state(raw: bytes, commit: str) -> State:
         captured_at=int(fields.get("pylon-captured", "0") or 0),
         label=label,
     )
+
+
+def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
+    """base_tree plus `files` (root-relative) read from disk byte for byte, in a throw-away index."""
+    import tempfile
+
+    folder = checkout.pylon_dir()
+    fd, index = tempfile.mkstemp(prefix="tree-index.", dir=folder)
+    os.close(fd)
+    os.unlink(index)
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
+        regular = [f for f in files if not os.path.islink(os.path.join(checkout.root, f))
+                   and os.path.isfile(os.path.join(checkout.root, f))]
+        entries: list[bytes] = []
+        if regular:
+            listing = "".join(f + "\n" for f in regular).encode("utf-8", "surrogateescape")
+            out = git.run(["hash-object", "-w", "--no-filters", "--stdin-paths"], cwd=checkout.root, input=listing)
+            for rel, oid in zip(regular, out.decode().split()):
+                mode = "100755" if os.access(os.path.join(checkout.root, rel), os.X_OK) else "100644"
+                entries.append(f"{mode} {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
+        for rel in files:
+            full = os.path.join(checkout.root, rel)
+            if os.path.islink(full):
+                target = os.fsencode(os.readlink(full))
+                oid = git.run(["hash-object", "-w", "--stdin"], cwd=checkout.root, input=target).decode().strip()
+                entries.append(f"120000 {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
+        if entries:
+            git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env, input=b"".join(entries))
+        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
+    finally:
+        if os.path.exists(index):
+            os.unlink(index)

@@ -163,6 +163,8 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     assert state.commit is not None
     commit = state.commit
     if extra:
+        from pylon.workspace.commits import tree_with_files
+
         tree = tree_with_files(checkout, state.worktree, extra)
         parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
         message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
@@ -180,40 +182,6 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
             return {"name": f"guard-{number}", "ref": ref, "commit": commit, "extra_files": len(extra),
                     "bytes": size, "head": state.head, "worktree_tree": state.worktree}
     raise git.failure(["update-ref", ref], 1, b"could not create a guard ref")
-
-
-def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
-    """base_tree plus `files` (root-relative) read from disk byte for byte, in a throw-away index."""
-    import tempfile
-
-    folder = checkout.pylon_dir()
-    fd, index = tempfile.mkstemp(prefix="guard-index.", dir=folder)
-    os.close(fd)
-    os.unlink(index)
-    env = {"GIT_INDEX_FILE": index}
-    try:
-        git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
-        regular = [f for f in files if not os.path.islink(os.path.join(checkout.root, f))
-                   and os.path.isfile(os.path.join(checkout.root, f))]
-        entries: list[bytes] = []
-        if regular:
-            listing = "".join(f + "\n" for f in regular).encode("utf-8", "surrogateescape")
-            out = git.run(["hash-object", "-w", "--no-filters", "--stdin-paths"], cwd=checkout.root, input=listing)
-            for rel, oid in zip(regular, out.decode().split()):
-                mode = "100755" if os.access(os.path.join(checkout.root, rel), os.X_OK) else "100644"
-                entries.append(f"{mode} {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
-        for rel in files:
-            full = os.path.join(checkout.root, rel)
-            if os.path.islink(full):
-                target = os.fsencode(os.readlink(full))
-                oid = git.run(["hash-object", "-w", "--stdin"], cwd=checkout.root, input=target).decode().strip()
-                entries.append(f"120000 {oid}\t".encode() + rel.encode("utf-8", "surrogateescape") + b"\0")
-        if entries:
-            git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env, input=b"".join(entries))
-        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
-    finally:
-        if os.path.exists(index):
-            os.unlink(index)
 
 
 def list_snapshots(checkout: Checkout) -> list[dict[str, object]]:

@@ -50,6 +50,12 @@ from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Record = dict[str, Any]  # an op's decoded JSON record
+
 PREFIX = "refs/pylon/ops/"
 VERSION = 1
 LOCK_TIMEOUT = 600.0
@@ -74,7 +80,7 @@ class Op:
 
     __slots__ = ("seq", "ref", "commit", "record")
 
-    def __init__(self, seq: int, commit: str, record: dict[str, object]) -> None:
+    def __init__(self, seq: int, commit: str, record: Record) -> None:
         self.seq, self.ref, self.commit, self.record = seq, f"{PREFIX}{seq:08d}", commit, record
 
     @property
@@ -92,8 +98,8 @@ class Op:
     @property
     def steps(self) -> list[Step]:
         raw = self.record.get("steps") or []
-        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))  # type: ignore[union-attr]
-                for s in raw]  # type: ignore[union-attr]
+        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))
+                for s in raw]
 
     @property
     def data(self) -> dict[str, object]:
@@ -117,21 +123,21 @@ def lock_held(checkout: Checkout) -> bool:
     return is_held(lock_path(checkout))
 
 
-def _parents(record: dict[str, object], anchors: list[str]) -> list[str]:
+def _parents(record: Record, anchors: list[str]) -> list[str]:
     seen: list[str] = []
-    for step in record.get("steps") or []:  # type: ignore[union-attr]
+    for step in record.get("steps") or []:
         for key in ("before", "after"):
-            oid = step[key]  # type: ignore[index]
+            oid = step[key]
             if oid not in seen:
                 seen.append(oid)
-    for oid in [*anchors, *(record.get("undo_from") or {}).values()]:  # type: ignore[union-attr]
+    for oid in [*anchors, *(record.get("undo_from") or {}).values()]:
         if oid and oid not in seen:
             seen.append(oid)
     return seen
 
 
-def _write(checkout: Checkout, seq: int, record: dict[str, object], old: str | None) -> str:
-    anchors = [str(a) for a in record.get("anchors") or []]  # type: ignore[union-attr]
+def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str:
+    anchors = [str(a) for a in record.get("anchors") or []]
     message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
     args = ["commit-tree", "--no-gpg-sign", EMPTY_TREE]
     for parent in _parents(record, anchors):
@@ -213,7 +219,7 @@ def begin(
     """Write the intent (call under op_lock, before changing anything) and return the op."""
     listing = _listing(checkout)
     seq = (listing[0][0] + 1) if listing else 1
-    record: dict[str, object] = {
+    record: Record = {
         "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
         "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
         "module": module, "command": command, "pid": os.getpid(),

@@ -62,7 +62,7 @@ def make_state(
 def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
     """`current` with the files (not folders) at `paths` added to its working tree as they are now:
     the state a restore replaces keeps the ignored files it overwrites, so undo gives them back."""
-    from pylon.workspace.guard_snapshot import tree_with_files
+    from pylon.workspace.commits import tree_with_files
 
     files = [p for p in paths if os.path.islink(os.path.join(checkout.root, p))
              or os.path.isfile(os.path.join(checkout.root, p))]
