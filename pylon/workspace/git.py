@@ -3,6 +3,12 @@
 Processes are started with os.posix_spawnp rather than subprocess: importing subprocess costs
 about 18 ms (re, enum, locale, threading), a third of the start-up budget of `pylon ws changes`.
 Every process gets pylon.gitenv.git_env() (inherited GIT_* scrubbed, GIT_OPTIONAL_LOCKS=0).
+
+A git command that writes the index, a ref or a worktree's admin files starts in a process group
+of its own: Ctrl-C, a terminal closing, or a kill of pylon's job then cannot stop it half-way and
+leave its `.lock` file behind; it finishes its one step, and the op log tells what was left undone.
+A lock found in place (a git command running beside us, or one killed by hand) is waited for a
+little, then reported as `git-locked` with the file and the safe way out.
 """
 
 from __future__ import annotations
@@ -10,8 +16,32 @@ from __future__ import annotations
 import os
 import select
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _BASE_ENV: dict[str, str] | None = None
 _CHUNK = 1 << 16
+# Subcommands that take a lock (index, ref, config, worktree admin) while they write.
+_WRITERS = frozenset({
+    "add", "apply", "branch", "checkout", "checkout-index", "clean", "commit", "config", "merge", "mv",
+    "pack-refs", "read-tree", "reset", "restore", "rm", "stash", "switch", "symbolic-ref", "tag",
+    "update-index", "update-ref", "worktree",
+})
+LOCK_WAIT = 3.0  # seconds to wait for a lock someone else holds before reporting it
+
+
+def subcommand(args: list[str]) -> str | None:
+    """The git subcommand in `args` (global options such as `-c k=v` and `-C dir` skipped)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("-c", "-C", "--git-dir", "--work-tree"):
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -56,8 +86,9 @@ class GitProcess:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
         actions.append((os.POSIX_SPAWN_DUP2, out_w, 1))
         actions.append((os.POSIX_SPAWN_DUP2, err_w, 2))
+        group = {"setpgroup": 0} if program == "git" and subcommand(args) in _WRITERS else {}
         try:
-            self.pid = os.posix_spawnp(argv[0], argv, environment(env), file_actions=actions)
+            self.pid = os.posix_spawnp(argv[0], argv, environment(env), file_actions=actions, **group)
         except FileNotFoundError:
             for fd in (out_r, err_r, in_r, in_w, err_w):
                 if fd is not None:
@@ -156,10 +187,66 @@ class GitProcess:
         return self._reap(), b"".join(chunks)
 
 
+def held_lock(err: bytes) -> str | None:
+    """The lock file named by git's "Unable to create '<x>.lock': File exists" failure, if that is it."""
+    marker = b"': File exists"
+    end = err.find(marker)
+    start = err.rfind(b"Unable to create '", 0, end) if end > 0 else -1
+    if start < 0 or not err[:end].endswith(b".lock"):
+        return None
+    return os.fsdecode(err[start + len(b"Unable to create '"):end])
+
+
+def wait_unlocked(lock: str, seconds: float = LOCK_WAIT) -> bool:
+    """Wait (up to `seconds`) for a lock file to go; True when it is not there (any more)."""
+    if not os.path.lexists(lock):
+        return True
+    import time
+
+    deadline = time.monotonic() + seconds
+    while os.path.lexists(lock):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def locked_error(lock: str, *, changed_nothing: bool, details: dict[str, object] | None = None) -> Exception:
+    """`git-locked`: a git lock file stayed in the way for LOCK_WAIT seconds."""
+    from pylon.errors import PylonError
+
+    return PylonError(
+        "git-locked",
+        f"`{lock}` is in the way: a git command is running in this repository, or one was killed before it "
+        "finished and left its lock behind." + (" Nothing was changed." if changed_nothing else ""),
+        f"If no git command is running here, remove it (`rm '{lock}'`), then run the pylon command again.",
+        details={"lock": lock, **(details or {})},
+    )
+
+
+def _retry_after_lock(start: GitProcess, rerun: Callable[[], GitProcess]) -> tuple[int, bytes, bytes]:
+    """A git command that failed only because another process held its lock is run again once that
+    lock is released (waiting up to LOCK_WAIT s in all): git takes its lock before changing anything."""
+    code, out, err = start.wait()
+    lock = held_lock(err) if code != 0 else None
+    if lock is None:
+        return code, out, err
+    import time
+
+    deadline = time.monotonic() + LOCK_WAIT
+    while lock is not None and time.monotonic() < deadline and wait_unlocked(lock, deadline - time.monotonic()):
+        code, out, err = rerun().wait()
+        lock = held_lock(err) if code != 0 else None
+    return code, out, err
+
+
 def failure(args: list[str], code: int, err: bytes, what: str | None = None) -> Exception:
     """A PylonError for a git command that failed unexpectedly (its last stderr lines quoted)."""
     from pylon.errors import PylonError
 
+    lock = held_lock(err)
+    if lock is not None:
+        return locked_error(lock, changed_nothing=False, details={"git_args": args, "git_exit": code})
     lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
     detail = "; ".join(lines[-2:]) if lines else f"exit status {code}"
     shown = " ".join(args[:3])
@@ -180,8 +267,12 @@ def run(
     ok: tuple[int, ...] = (0,),
     what: str | None = None,
 ) -> bytes:
-    """Run git and return its stdout; an exit code outside `ok` raises `git-failed`."""
-    return finish_run(GitProcess(args, cwd=cwd, env=env, input=input), ok=ok, what=what)
+    """Run git and return its stdout; an exit code outside `ok` raises `git-failed` (`git-locked`
+    when a lock stayed in the way)."""
+    code, out, err = run_full(args, cwd=cwd, env=env, input=input)
+    if code not in ok:
+        raise failure(args, code, err, what)
+    return out
 
 
 def finish_run(proc: GitProcess, *, ok: tuple[int, ...] = (0,), what: str | None = None) -> bytes:
@@ -195,7 +286,11 @@ def finish_run(proc: GitProcess, *, ok: tuple[int, ...] = (0,), what: str | None
 def run_full(
     args: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None, input: bytes | None = None
 ) -> tuple[int, bytes, bytes]:
-    return GitProcess(args, cwd=cwd, env=env, input=input).wait()
+    """Run git and return (code, stdout, stderr), after waiting out a lock held by someone else."""
+    def start() -> GitProcess:
+        return GitProcess(args, cwd=cwd, env=env, input=input)
+
+    return _retry_after_lock(start(), start)
 
 
 def start(

@@ -41,6 +41,9 @@ def refuse_in_progress(co: Checkout, what: str) -> None:
             f"Finish it (`git status` says how) or abort it ({ways}), then run the same command again.",
             details={"in_progress": busy, "root": co.root},
         )
+    lock = co.index_path + ".lock"
+    if not git.wait_unlocked(lock):  # checked before the intent is written: refused with nothing changed
+        raise git.locked_error(lock, changed_nothing=True, details={"root": co.root})
 
 
 def _captures(main: Checkout, wt: Checkout, label: str) -> tuple[State, State]:

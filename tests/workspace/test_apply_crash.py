@@ -1,24 +1,21 @@
 """SIGKILL inside `pylon ws apply` at random moments: `ws status` names the interrupted apply and
 `ws undo` gives back the exact state before (0 differences, states.snapshot as the oracle).
 
-The kill goes to the whole process group (pylon and the git processes it started), as a crash or
-`kill -9` of a terminal's job would: a git child left running could finish the work and hide a
-half-done state. The moments are spread over the measured duration of an uninterrupted apply of
-the same change, so they fall before the intent, during the writes and after completion.
+The kill goes to the whole process group, as killing a terminal's job would. The git commands that
+write run in a group of their own (pylon/workspace/git.py), so each finishes its one step; the test
+waits for them, then looks. The moments are spread over an uninterrupted apply of the same kind of
+change and then follow the rounds (tests/workspace/crash_helpers.py), so they fall before the
+intent, during the writes and after completion.
 """
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import script
+from tests.workspace.crash_helpers import Moments, killed, op_refs_above, timed
 from tests.workspace.helpers import pylon
 from tests.workspace.states import Maker, build, differences, git, mutate, snapshot
 from tests.workspace.wt_helpers import new
@@ -40,22 +37,11 @@ def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
 
 
 def apply_killed(repo: Path, delay: float, after_intent: bool) -> tuple[int | None, float]:
-    """Start `ws apply s`, SIGKILL its process group `delay` s after the start (or after the op's
-    intent appeared, so the kill lands among the writes). (exit code or None when killed, the time
-    from that start point to the end of the process)."""
-    ops = repo / ".git" / "refs" / "pylon" / "ops"
-    proc = subprocess.Popen([script("pylon"), "ws", "apply", "s", "--json"], cwd=repo, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if after_intent:
-        while proc.poll() is None and not (ops.is_dir() and any(ops.iterdir())):
-            time.sleep(0.001)
-    start = time.monotonic()
-    try:
-        return proc.wait(timeout=delay), time.monotonic() - start
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        return None, time.monotonic() - start
+    """`ws apply s`, its process group SIGKILLed `delay` s after the start (or after the op's intent
+    appeared, so the kill lands among the writes): (exit code or None when killed, the time from
+    that start point to the end of the process)."""
+    intent = op_refs_above(repo / ".git" / "refs" / "pylon" / "ops", 0)
+    return killed(["ws", "apply", "s", "--json"], repo, delay, after=intent if after_intent else None, group=True)
 
 
 def undo_count(repo: Path) -> int:
@@ -90,58 +76,26 @@ def crash_round(folder: Path, seed: int, moments: Moments) -> str:
     return "interrupted, files changed" if changed else "interrupted, nothing written yet"
 
 
-def measured(folder: Path) -> tuple[float, float]:
-    """(when the intent appears, when the command ends) for one uninterrupted apply of a change
-    like the ones killed: the op ref shows up as a loose ref file, polled while it runs."""
+def measured(folder: Path) -> Moments:
+    """Kill moments from one uninterrupted apply of a change like the ones killed."""
     repo, _ = prepared(folder, 999)
-    ops = repo / ".git" / "refs" / "pylon" / "ops"
-    start = time.monotonic()
-    proc = subprocess.Popen([script("pylon"), "ws", "apply", "s"], cwd=repo, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    intent = None
-    while proc.poll() is None:
-        if intent is None and ops.is_dir() and any(ops.iterdir()):
-            intent = time.monotonic() - start
-        time.sleep(0.002)
-    end = time.monotonic() - start
-    assert proc.returncode == 0
-    return (intent if intent is not None else end * 0.8), end
-
-
-class Moments:
-    """Random kill moments: a quarter anywhere in the run, the rest between the intent and the end.
-    The length of the writes (intent to end) is learnt from the rounds that finished before their
-    kill, so the moments follow the machine's load instead of one early measurement."""
-
-    def __init__(self, window: tuple[float, float]) -> None:
-        self.end = window[1]
-        self.writes = max(window[1] - window[0], 0.01)
-
-    def pick(self, rng: random.Random) -> tuple[float, bool]:
-        if rng.random() < 0.25:
-            return rng.uniform(0.0, self.end * 1.1), False
-        return rng.uniform(0.0, self.writes * 1.1), True
-
-    def saw(self, after_intent: bool, code: int | None, took: float) -> None:
-        if after_intent and code is not None:
-            self.writes = (self.writes + took) / 2  # it finished sooner than the kill: the writes are shorter
-        elif after_intent:
-            self.writes *= 1.05
+    intent, end = timed(["ws", "apply", "s"], repo, op_refs_above(repo / ".git" / "refs" / "pylon" / "ops", 0))
+    return Moments(end, end - intent)
 
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
-    moments = Moments(measured(tmp_path / "m"))
+    moments = measured(tmp_path / "m")
     outcomes = [crash_round(tmp_path, seed, moments) for seed in range(8)]
     assert len(outcomes) == 8
 
 
 @pytest.mark.slow
 def test_sigkill_during_apply_100(tmp_path: Path) -> None:
-    window = measured(tmp_path / "m")
-    moments = Moments(window)
+    moments = measured(tmp_path / "m")
+    first = (moments.end, moments.writes)
     outcomes = [crash_round(tmp_path, seed, moments) for seed in range(1000, 1100)]
     tally = {k: outcomes.count(k) for k in set(outcomes)}
-    print(f"\n100 kills inside ws apply (intent at {window[0]:.3f} s, end at {window[1]:.3f} s): {tally}")
+    print(f"\n100 kills inside ws apply (first run {first[0]:.3f} s, {first[1]:.3f} s after the intent): {tally}")
     assert tally.get("interrupted, files changed", 0) > 0, tally
 
 

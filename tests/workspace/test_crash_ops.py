@@ -5,46 +5,27 @@ before the intent was written, nothing at all) gives back the exact prior state,
 git's own view and every byte on disk. Half of the interrupted ops are first completed with
 `ws undo --finish` and then undone, so both ways out are exercised. The kill goes to pylon's own
 process (as `kill -9 <pid>` would); a git child it started runs to its end, and the test waits
-for it. The normal suite runs 10 moments per command; the `slow` run 100 (the issue's bar).
+for it (tests/workspace/crash_helpers.py). Three quarters of the kills land after the op's intent
+is on disk, at moments spread over the rest of the run as measured by the rounds themselves, so
+the spread follows the machine's load. The normal suite runs 10 moments per command; the `slow`
+run 100 (the issue's bar).
 """
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, script
+from tests.conftest import git
+from tests.workspace.crash_helpers import Moments, killed, op_refs_above, timed
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 from tests.workspace.wt_helpers import new
 
 COMMANDS = ["move", "move-back", "rm", "restore"]
-
-
-def kill_at(args: list[str], cwd: Path, delay: float) -> int:
-    """Start `pylon ARGS`, SIGKILL it after `delay` seconds (if still running); wait for its children."""
-    proc = subprocess.Popen([script("pylon"), *args], cwd=cwd, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(delay)
-    try:
-        os.kill(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    code = proc.wait()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # git children left running finish on their own
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.005)
-    return code
 
 
 def last_seq(repo: Path) -> int:
@@ -75,29 +56,28 @@ class Scene:
     def views(self) -> dict[str, object]:
         return {"main": snapshot(self.repo), "wt": snapshot(self.wt) if self.wt.exists() else None}
 
-    def duration(self) -> float:
-        """How long an uninterrupted run takes (then undone, so the scene is as before)."""
-        start = time.monotonic()
-        done = pylon(*self.args, cwd=self.repo)
-        took = time.monotonic() - start
-        assert done.code == 0, done
+    def ops(self) -> Path:
+        return self.repo / ".git" / "refs" / "pylon" / "ops"
+
+    def moments(self) -> Moments:
+        """Kill moments from one uninterrupted run (then undone, so the scene is as before)."""
+        intent, end = timed(self.args, self.repo, op_refs_above(self.ops(), last_seq(self.repo)))
         assert pylon("ws", "undo", cwd=self.repo).code == 0
-        return took
+        return Moments(end, end - intent)
 
 
 def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, int]:
     scene = Scene(repo, command)
     prior = scene.views()
-    took = scene.duration()
+    moments = scene.moments()
     assert diff_snapshots(scene.views()["main"], prior["main"]) == []  # type: ignore[arg-type]
     rnd = random.Random(seed)
     seen = {"before-intent": 0, "interrupted": 0, "finished": 0, "completed": 0}
     before = last_seq(repo)
     for i in range(rounds):
-        # half the kills anywhere in the run, half in its last part, where the files change (the
-        # captures before the intent take most of the run)
-        delay = rnd.uniform(0.1 * took, 1.05 * took) if rnd.random() < 0.5 else rnd.uniform(0.6 * took, 1.05 * took)
-        kill_at(scene.args, repo, delay)
+        delay, after_intent = moments.pick(rnd)
+        code, took = killed(scene.args, repo, delay, after=op_refs_above(scene.ops(), before) if after_intent else None)
+        moments.saw(after_intent, code, took)
         status = pylon("ws", "status", "--json", cwd=repo).json()
         ops = status["ops"]
         new_op = ops[0] if ops and int(ops[0]["seq"]) > before else None
@@ -105,7 +85,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
             before = int(new_op["seq"])
             if status["interrupted"] is not None:
                 new_op = dict(new_op, status="interrupted (" + new_op["status"] + ")")
-        where = f"round {i}, delay {delay:.3f}s of {took:.3f}s, seed {seed}"
+        where = f"round {i}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code}), seed {seed}"
         if new_op is None:
             seen["before-intent"] += 1
             assert status["interrupted"] is None, where
@@ -163,9 +143,11 @@ def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
     seen = {"not-started": 0, "interrupted": 0, "completed": 0}
     for i in range(rounds):
         assert pylon(*scene.args, cwd=repo).code == 0
-        kill_at(["ws", "undo"], repo, rnd.uniform(0.1 * took, 1.05 * took))
+        killed(["ws", "undo"], repo, rnd.uniform(0.1 * took, 1.05 * took))
         status = pylon("ws", "status", "--json", cwd=repo).json()
         newest = status["ops"][0]["status"]
+        # the window follows the load: later when the kills come too early, sooner when too late
+        took *= 1.0 if newest == "undoing" else 1.1 if newest != "undone" else 0.9
         where = f"round {i}, seed {seed}, op status {newest}"
         if newest != "undone":
             seen["interrupted" if newest == "undoing" else "not-started"] += 1
