@@ -167,7 +167,8 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
                          anchors=[str(todo.session.commit), todo.baseline])
         # the same primitive as undo and `undo --finish`: only the paths that differ are written
         # (git checkout-index from a private index of just them), HEAD and the real index kept
-        restore_state.restore(checkout, after, head="keep", current=before)
+        with oplog.closed_if_refused(checkout, op):
+            restore_state.restore(checkout, after, head="keep", current=before)
         oplog.complete(checkout, op)
     result.update(applied=True, op=op.seq)
     return result

@@ -4,9 +4,9 @@ Processes are started with os.posix_spawnp rather than subprocess: importing sub
 about 18 ms (re, enum, locale, threading), a third of the start-up budget of `pylon ws changes`.
 Every process gets pylon.gitenv.git_env() (inherited GIT_* scrubbed, GIT_OPTIONAL_LOCKS=0).
 
-A git command that writes the index, a ref or a worktree's admin files starts in a process group
-of its own: Ctrl-C, a terminal closing, or a kill of pylon's job then cannot stop it half-way and
-leave its `.lock` file behind; it finishes its one step, and the op log tells what was left undone.
+A git command that holds a lock while it writes (the index, a ref) starts in a process group of its
+own: Ctrl-C, a terminal closing, or a kill of pylon's job then cannot stop it half-way and leave
+its `.lock` file behind; it finishes its one short step, and the op log tells what was left undone.
 A lock found in place (a git command running beside us, or one killed by hand) is waited for a
 little, then reported as `git-locked` with the file and the safe way out.
 """
@@ -22,12 +22,12 @@ if TYPE_CHECKING:
 
 _BASE_ENV: dict[str, str] | None = None
 _CHUNK = 1 << 16
-# Subcommands that take a lock (index, ref, config, worktree admin) while they write.
-_WRITERS = frozenset({
-    "add", "apply", "branch", "checkout", "checkout-index", "clean", "commit", "config", "merge", "mv",
-    "pack-refs", "read-tree", "reset", "restore", "rm", "stash", "switch", "symbolic-ref", "tag",
-    "update-index", "update-ref", "worktree",
-})
+# Subcommands pylon runs that hold a lock (the index, a ref) while they write, briefly. Killed
+# between taking the lock and renaming it into place, they would leave the lock behind. Commands
+# that write many files without a lock (`checkout-index` from a private index, `worktree add`,
+# `clean`) stay in pylon's group: killed with it, they stop, and what they left is settled from
+# what is on disk (restore runs again; `ws prune` removes a half-made worktree), never raced.
+_WRITERS = frozenset({"read-tree", "symbolic-ref", "update-index", "update-ref", "write-tree"})
 LOCK_WAIT = 3.0  # seconds to wait for a lock someone else holds before reporting it
 
 

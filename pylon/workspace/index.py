@@ -158,6 +158,16 @@ def copy_index(src: str, dst: str) -> list[int] | None:
         os.close(src_fd)
 
 
+def _clear_stale_lock(lock: str) -> None:
+    """The persistent private index is used only under capture.lock, which we now hold: a lock file
+    still there once a git step of a killed pylon has had time to finish is left over; remove it."""
+    if os.path.lexists(lock) and not git.wait_unlocked(lock):
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            pass
+
+
 class PrivateIndex:
     """The private index used for one capture: the persistent one (locked) or a throwaway copy."""
 
@@ -168,6 +178,7 @@ class PrivateIndex:
             fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self.persistent = True
             self.path = os.path.join(self.dir, "index")
+            _clear_stale_lock(self.path + ".lock")
         except OSError:
             # Another capture holds the persistent index: use a throwaway copy instead of waiting.
             os.close(self.lock_fd)

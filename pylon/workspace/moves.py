@@ -125,7 +125,8 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         oplog.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
                          anchors=[source.commit], command=f"pylon ws move {worktree_id}")
-        results = oplog.run_steps([step], forward=True, currents={main.root: parked})
+        with oplog.closed_if_refused(checkout, op):
+            results = oplog.run_steps([step], forward=True, currents={main.root: parked})
         oplog.complete(checkout, op, results=oplog.summary(results))
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "parked": parked.commit,
             "state": source.commit, "head": source.head, "written": results[0]["written"],
@@ -191,7 +192,8 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
                          command=f"pylon ws move {worktree_id} --back")
-        results = oplog.run_steps(steps, forward=True, currents={wt.root: now_wt, main.root: m})
+        with oplog.closed_if_refused(checkout, op):
+            results = oplog.run_steps(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         oplog.complete(checkout, op, results=oplog.summary(results))
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "restored": parked,
             "sent": m.commit, "head": parked_state.head, "branch": parked_state.branch,

@@ -239,6 +239,25 @@ def complete(checkout: Checkout, op: Op, **extra: object) -> Op:
     return set_status(checkout, op, "done", finished=int(time.time()), **extra)
 
 
+class closed_if_refused:  # noqa: N801 - used as a context manager, named for what it does
+    """Around an op's writes: a `changed-meanwhile` refusal raised before anything was written (a file
+    edited in the gap between the capture and the first write) closes the op with `status` and
+    `abandoned` set, instead of leaving it interrupted: there is nothing to reverse or finish."""
+
+    def __init__(self, checkout: Checkout, op: Op, status: str = "undone") -> None:
+        self.checkout, self.op, self.status = checkout, op, status
+
+    def __enter__(self) -> closed_if_refused:
+        return self
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+        details = getattr(exc, "details", None)
+        if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
+            extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" else {}
+            set_status(self.checkout, self.op, self.status, **extra)
+        return False
+
+
 def summary(results: list[dict[str, object]]) -> list[dict[str, object]]:
     """restore() results without their path lists (the log keeps counts only)."""
     return [{k: r[k] for k in ("written", "deleted", "index", "head_moved")} for r in results]
@@ -255,7 +274,8 @@ def perform(
         check_clear(checkout)
         preflight(steps, forward=True, currents=currents or {})
         op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
-        results = run_steps(op.steps, forward=True, currents=currents)
+        with closed_if_refused(checkout, op):
+            results = run_steps(op.steps, forward=True, currents=currents)
         return complete(checkout, op, results=summary(results))
 
 
@@ -282,5 +302,11 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
     for step in steps if forward else list(reversed(steps)):
         co = locate(step.root)
         current = (currents or {}).get(step.root)
-        results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head, current=current))
+        try:
+            results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
+                                   current=current))
+        except Exception as exc:
+            if results and getattr(exc, "code", None) == "changed-meanwhile":
+                exc.details["written"] = True  # type: ignore[attr-defined]  # an earlier step was
+            raise
     return results

@@ -83,8 +83,8 @@ def same_state(a: State, b: State) -> bool:
     return (a.worktree, a.index_tree, a.head, a.branch) == (b.worktree, b.index_tree, b.head, b.branch)
 
 
-def _raw_diff(checkout: Checkout, old: str, new: str, paths: list[str] | None) -> list[tuple[str, str, str, str]]:
-    """(status, new mode, new oid, path) of each entry differing between two trees."""
+def _raw_diff(checkout: Checkout, old: str, new: str, paths: list[str] | None) -> list[tuple[str, str, str, str, str, str]]:
+    """(status, new mode, new oid, path, old mode, old oid) of each entry differing between two trees."""
     args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]
     if paths:
         args += ["--", *paths]
@@ -95,7 +95,7 @@ def _raw_diff(checkout: Checkout, old: str, new: str, paths: list[str] | None) -
     while i + 1 < len(fields) and fields[i].startswith(b":"):
         meta = fields[i].decode().split()
         path = fields[i + 1].decode("utf-8", "surrogateescape")
-        found.append((meta[4][0], meta[1], meta[3], path))
+        found.append((meta[4][0], meta[1], meta[3], path, meta[0].lstrip(":"), meta[2]))
         i += 2
     return found
 
@@ -143,12 +143,14 @@ def _blocked_error(paths: list[str]) -> Exception:
 class Plan:
     """What restore() would change: computed without writing anything (`--dry-run` shows it)."""
 
-    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths")
+    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced")
 
     def __init__(self, target: State, current: State, deletes: list[str], writes: list[tuple[str, str, str]],
-                 index_entries: list[str], blocked: list[str], paths: list[str]) -> None:
+                 index_entries: list[str], blocked: list[str], paths: list[str],
+                 replaced: list[tuple[str, str, str]]) -> None:
         self.target, self.current, self.deletes, self.writes = target, current, deletes, writes
         self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
+        self.replaced = replaced  # (mode, oid, path) of the files to be overwritten or deleted, as captured
 
     def to_dict(self) -> dict[str, object]:
         return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
@@ -164,13 +166,14 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
 
         current = capture(checkout, label="before-restore")
     diff = _raw_diff(checkout, current.worktree, target.worktree, paths)
-    deletes = [path for status, _m, _o, path in diff if status == "D"]
-    writes = [(mode, oid, path) for status, mode, oid, path in diff if status != "D"]
+    deletes = [d[3] for d in diff if d[0] == "D"]
+    writes = [(d[1], d[2], d[3]) for d in diff if d[0] != "D"]
+    replaced = [(d[4], d[5], d[3]) for d in diff if d[0] in ("D", "M", "T")]  # as the current state holds them
     delete_set = set(deletes)
-    known = delete_set | {path for status, _m, _o, path in diff if status in ("M", "T")}
+    known = {path for _m, _o, path in replaced}
     stuck = _blocked(checkout, [w[2] for w in writes], delete_set, known)
     return Plan(target, current, deletes, writes, _index_changes(checkout, current, target, paths), stuck,
-                [p for _s, _m, _o, p in diff])
+                [d[3] for d in diff], replaced)
 
 
 def restore(
@@ -180,7 +183,9 @@ def restore(
     """Bring the checkout (or `paths` of it) to the state `state_commit`; see the module docstring.
 
     Returns {written, deleted, index, head_moved, paths}. Raises `restore-blocked` (nothing
-    changed) when a write would replace a file the current state does not hold."""
+    changed) when a write would replace a file the current state does not hold, and
+    `changed-meanwhile` (nothing changed) when a file it would replace or delete no longer holds
+    what `current` says (lastlook.py)."""
     if head not in HEAD_MODES:
         raise ValueError(f"head must be one of {HEAD_MODES}")
     if paths is not None:
@@ -191,6 +196,11 @@ def restore(
     todo = plan(checkout, state_commit, paths, current=current)
     if todo.blocked:
         raise _blocked_error(todo.blocked)
+    from pylon.workspace.lastlook import changed, changed_error
+
+    edited = changed(checkout.root, todo.replaced)  # edited since `current` was captured?
+    if edited:
+        raise changed_error(edited)
     from pylon.workspace.restore_fs import delete_paths
 
     deleted = delete_paths(checkout.root, todo.deletes)
@@ -223,8 +233,8 @@ def _index_changes(checkout: Checkout, current: State, target: State, paths: lis
     if wanted == current.index_tree:
         return []
     diff = _raw_diff(checkout, current.index_tree, wanted, paths)
-    removals = [f"0 {_ZERO}\t{path}\0" for status, _m, _o, path in diff if status == "D"]
-    adds = [f"{mode} {oid}\t{path}\0" for status, mode, oid, path in diff if status != "D"]
+    removals = [f"0 {_ZERO}\t{d[3]}\0" for d in diff if d[0] == "D"]
+    adds = [f"{d[1]} {d[2]}\t{d[3]}\0" for d in diff if d[0] != "D"]
     return removals + adds
 
 

@@ -142,7 +142,8 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
         if module is not None and hasattr(module, "undo_op"):
             module.undo_op(checkout, op)
         else:
-            oplog.run_steps(op.steps, forward=False, currents=currents)
+            with oplog.closed_if_refused(checkout, op, status=was):  # refused untouched: as it was before
+                oplog.run_steps(op.steps, forward=False, currents=currents)
         oplog.set_status(checkout, op, "undone")
     return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "undone", "status": "undone",
             "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref}

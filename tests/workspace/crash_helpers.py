@@ -2,7 +2,7 @@
 
 `killed(...)` starts pylon, optionally waits until its op's intent is on disk, then SIGKILLs it
 (alone, as `kill -9 <pid>` does, or with its whole process group, as killing a terminal's job
-does) once `delay` seconds have passed. pylon starts the git commands that write in a process
+does) once `delay` seconds have passed. pylon starts the git commands that hold a lock as they write in a process
 group of their own, so they survive the kill and finish their one step; the helper waits for them
 (found through /proc before the kill) so that what the test inspects next is the state the kill
 left, not a write still landing.

@@ -2,7 +2,7 @@
 `ws undo` gives back the exact state before (0 differences, states.snapshot as the oracle).
 
 The kill goes to the whole process group, as killing a terminal's job would. The git commands that
-write run in a group of their own (pylon/workspace/git.py), so each finishes its one step; the test
+hold a lock run in a group of their own (pylon/workspace/git.py), so each finishes its one step; the test
 waits for them, then looks. The moments are spread over an uninterrupted apply of the same kind of
 change and then follow the rounds (tests/workspace/crash_helpers.py), so they fall before the
 intent, during the writes and after completion.
