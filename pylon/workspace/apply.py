@@ -4,7 +4,9 @@ The change is what the session did since its baseline: baseline commit -> the se
 state (commits, staged and unstaged work, untracked files; the capture of state.py on the
 session's own private index). It is merged three-way onto the checkout's current working tree:
 
-    base   = the session baseline            (refs/pylon/sessions/<id>/baseline)
+    base   = the session baseline            (refs/pylon/sessions/<id>/baseline), or the session
+             state of its last apply still in effect (applied.py: a second apply merges only
+             what the session changed since the first)
     ours   = the checkout's working tree      (captured, untracked files included)
     theirs = the session's working tree       (captured the same way)
 
@@ -25,6 +27,10 @@ from __future__ import annotations
 
 from pylon.workspace import git, owned
 from pylon.workspace.commits import IDENT, State
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.applied import Base
 from pylon.workspace.conflicts import merge_tree, require_merge_tree
 from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
@@ -36,15 +42,15 @@ _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 class Plan:
     """Everything apply decided before touching a file (what the op log records)."""
 
-    __slots__ = ("id", "session_path", "baseline", "session", "before", "merged", "files")
+    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files")
 
-    def __init__(self, worktree_id: str, session_path: str, baseline: str, session: State, before: State,
-                 merged: str, files: list[dict[str, str]]) -> None:
-        self.id, self.session_path, self.baseline = worktree_id, session_path, baseline
+    def __init__(self, worktree_id: str, session_path: str, baseline: str, base: Base, session: State,
+                 before: State, merged: str, files: list[dict[str, str]]) -> None:
+        self.id, self.session_path, self.baseline, self.base = worktree_id, session_path, baseline, base
         self.session, self.before, self.merged, self.files = session, before, merged, files
 
     def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "path": self.session_path, "baseline": self.baseline,
+        return {"id": self.id, "path": self.session_path, "baseline": self.baseline, "base": self.base.to_dict(),
                 "session_state": self.session.commit, "before": self.before.commit,
                 "before_tree": self.before.worktree, "merged_tree": self.merged,
                 "files": self.files, "total": len(self.files)}
@@ -79,7 +85,10 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
             f"Apply it in a full checkout (`git sparse-checkout disable` first), or bring the session here whole "
             f"with `pylon ws move {worktree_id}`.",
         )
-    base = found.baseline
+    from pylon.workspace.applied import bases
+
+    start = bases(checkout, {worktree_id: found.baseline})[worktree_id]
+    base = start.commit
     ours = _on_base(checkout, before.worktree, base, "checkout")
     theirs = _on_base(checkout, session.worktree, base, f"session {worktree_id}")
     merged, conflicts = merge_tree(checkout, ours, theirs)
@@ -95,7 +104,8 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
             f"whole with `pylon ws move {worktree_id}`; `pylon ws conflicts {worktree_id}` shows the same report.",
             details={"id": worktree_id, "conflicts": conflicts, "total": len(conflicts)},
         )
-    return Plan(worktree_id, found.path, base, session, before, merged, tree_changes(checkout, before.worktree, merged))
+    return Plan(worktree_id, found.path, found.baseline, start, session, before, merged,
+                tree_changes(checkout, before.worktree, merged))
 
 
 def _name_sides(conflicts: list[dict[str, object]], labels: dict[str, str]) -> None:
@@ -163,8 +173,8 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
         op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
                          data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
-                               "files": len(todo.files)},
-                         anchors=[str(todo.session.commit), todo.baseline])
+                               "base": todo.base.commit, "files": len(todo.files)},
+                         anchors=[str(todo.session.commit), todo.baseline, todo.base.commit])
         # the same primitive as undo and `undo --finish`: only the paths that differ are written
         # (git checkout-index from a private index of just them), HEAD and the real index kept
         with oplog.closed_if_refused(checkout, op):

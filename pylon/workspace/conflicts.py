@@ -56,10 +56,11 @@ def require_merge_tree() -> None:
 class Party:
     """One side of the comparison: an owned worktree (id) or the main checkout (id None)."""
 
-    __slots__ = ("id", "side", "baseline", "changed")
+    __slots__ = ("id", "side", "baseline", "changed", "apply_base")
 
-    def __init__(self, worktree_id: str | None, side: Side, baseline: str) -> None:
+    def __init__(self, worktree_id: str | None, side: Side, baseline: str, apply_base: str | None = None) -> None:
         self.id, self.side, self.baseline = worktree_id, side, baseline
+        self.apply_base = apply_base  # against the checkout: the base `ws apply` would use (applied.py)
         self.changed: set[str] = set()
 
 
@@ -179,15 +180,27 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> dic
     return {"pairs": pairs, "checked": len(jobs), "merged": len(merged)}
 
 
-def _against_main(checkout: Checkout, party: Party, main: Party) -> tuple[Party, None, str, str, list[str], bool]:
-    """The main checkout's tree as a commit on the worktree's baseline (see the module docstring)."""
-    tree = main.side.state.worktree
-    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", party.baseline, "-m", "pylon conflict check"],
-                  cwd=checkout.root, env=IDENT)
-    changed = set(changed_since(checkout, party.baseline, tree))
-    touched = touching(party.changed, changed)
+def _on(checkout: Checkout, tree: str, base: str) -> str:
     # the commit is not anchored: a later gc may drop it, nothing refers to it
-    return party, None, str(party.side.state.commit), out.decode().strip(), touched, bool(touched)
+    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", "pylon conflict check"],
+                  cwd=checkout.root, env=IDENT)
+    return out.decode().strip()
+
+
+def _against_main(checkout: Checkout, party: Party, main: Party) -> tuple[Party, None, str, str, list[str], bool]:
+    """The main checkout's tree as a commit on the worktree's baseline (see the module docstring),
+    or, once the session was applied, both trees on the session state of that apply: the merge
+    `ws apply` would do."""
+    tree = main.side.state.worktree
+    if party.apply_base and party.apply_base != party.baseline:
+        base = party.apply_base
+        ours = _on(checkout, party.side.state.worktree, base)
+        since = set(changed_since(checkout, base, party.side.state.worktree))
+    else:
+        base, ours, since = party.baseline, str(party.side.state.commit), party.changed
+    changed = set(changed_since(checkout, base, tree))
+    touched = touching(since, changed)
+    return party, None, ours, _on(checkout, tree, base), touched, bool(touched)
 
 
 def overlaps(result: dict[str, object]) -> dict[str, list[str]]:

@@ -93,7 +93,10 @@ def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
     sides: list[Side] = parallel(paths, work)
     if chosen:
         main_side = sides.pop()
-    parties = [conflicts.Party(o.id, s, o.baseline) for o, s in zip(chosen, sides)]
+    from pylon.workspace.applied import bases
+
+    starts = bases(checkout, {o.id: o.baseline for o in chosen})
+    parties = [conflicts.Party(o.id, s, o.baseline, starts[o.id].commit) for o, s in zip(chosen, sides)]
     main = conflicts.Party(None, main_side, "") if main_side is not None else None
     result = conflicts.compare(checkout, parties, main)
     return {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,

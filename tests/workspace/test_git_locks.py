@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import git
 from tests.workspace.helpers import pylon
-from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
-from tests.workspace.wt_helpers import new
+from tests.workspace.ops_helpers import diff_snapshots, snapshot
+from tests.workspace.wt_helpers import dirty_pair
 from pylon.errors import PylonError
 from pylon.workspace import git as pgit
 
@@ -30,12 +30,7 @@ def release_later(lock: Path, after: float) -> threading.Thread:
 
 
 def scene(make_repo) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
-    repo = make_repo(files={"seed.txt": "seed\n"})
-    make_base(repo)
-    wt = Path(str(new(repo, "a")["path"]))
-    mixed_state(wt, seed=3, tag="agent")
-    mixed_state(repo, seed=4, tag="main")
-    return repo, wt
+    return dirty_pair(make_repo, "a", (3, 4))
 
 
 def test_writers_start_in_a_process_group_of_their_own(make_repo) -> None:  # type: ignore[no-untyped-def]

@@ -8,19 +8,14 @@ import pytest
 
 from tests.conftest import git
 from tests.workspace.helpers import pylon
-from tests.workspace.ops_helpers import diff_snapshots, files, make_base, mixed_state, snapshot
-from tests.workspace.wt_helpers import new
+from tests.workspace.ops_helpers import diff_snapshots, files, snapshot
+from tests.workspace.wt_helpers import dirty_pair
 
 
 @pytest.fixture
 def pair(make_repo):  # type: ignore[no-untyped-def]
     """A main checkout and one owned worktree, both with a mixed dirty state of their own."""
-    repo = make_repo(files={"seed.txt": "seed\n"})
-    make_base(repo)
-    wt = Path(str(new(repo, "agent-1")["path"]))
-    mixed_state(wt, seed=1, tag="agent")
-    mixed_state(repo, seed=2, tag="main")
-    return repo, wt
+    return dirty_pair(make_repo, "agent-1", (1, 2))
 
 
 def tracked_view(root: Path) -> dict[str, object]:
@@ -31,11 +26,7 @@ def tracked_view(root: Path) -> dict[str, object]:
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_move_then_back_gives_back_both_checkouts_exactly(make_repo, seed: int) -> None:  # type: ignore[no-untyped-def]
-    repo = make_repo(files={"seed.txt": "seed\n"})
-    make_base(repo)
-    wt = Path(str(new(repo, "agent-1")["path"]))
-    mixed_state(wt, seed=seed, tag="agent")
-    mixed_state(repo, seed=seed + 10, tag="main")
+    repo, wt = dirty_pair(make_repo, "agent-1", (seed, seed + 10))
     main_before, wt_before = snapshot(repo), snapshot(wt)
     moved = pylon("ws", "move", "agent-1", "--json", cwd=repo)
     assert moved.code == 0, moved

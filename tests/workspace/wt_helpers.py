@@ -68,3 +68,15 @@ def immutable(path: Path, on: bool) -> bool:
     """chattr +i/-i: makes a folder read-only even for root (the tests run as root here)."""
     proc = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True)
     return proc.returncode == 0
+
+
+def dirty_pair(make_repo, wid: str = "a", seeds: tuple[int, int] = (1, 2)) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+    """A main checkout and one owned worktree `wid`, each with a mixed dirty state of its own."""
+    from tests.workspace.ops_helpers import make_base, mixed_state
+
+    repo = make_repo(files={"seed.txt": "seed\n"})
+    make_base(repo)
+    wt = Path(str(new(repo, wid)["path"]))
+    mixed_state(wt, seed=seeds[0], tag="agent")
+    mixed_state(repo, seed=seeds[1], tag="main")
+    return repo, wt

@@ -1,0 +1,49 @@
+"""Where a session's next `ws apply` starts from: the merge base of apply, and of `ws conflicts`
+between that session and the checkout.
+
+The first apply of a session merges what it changed since its baseline. Once an apply of it is
+done (and not undone), the checkout already holds what the session had then, so the next apply
+merges from that session state instead: only what the session changed since is new, as when git
+merges a branch a second time from the newer merge base. Without this, a file the session added
+and then edited again would come back as an add/add conflict with its own first version.
+
+The op log says which applies are in effect: the newest `apply` op of the session with status
+`done` and the same baseline (an id reused by a later `ws new` starts from its own baseline).
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import oplog
+from pylon.workspace.repo import Checkout
+
+
+class Base:
+    """The merge base for one session: a commit, and what it is (for the JSON and the op log)."""
+
+    __slots__ = ("commit", "kind", "op")
+
+    def __init__(self, commit: str, kind: str, op: int | None = None) -> None:
+        self.commit, self.kind, self.op = commit, kind, op
+
+    def to_dict(self) -> dict[str, object]:
+        return {"commit": self.commit, "kind": self.kind, "op": self.op}
+
+
+def bases(checkout: Checkout, baselines: dict[str, str]) -> dict[str, Base]:
+    """Session id -> its merge base, for each id in `baselines` (id -> baseline commit)."""
+    found = {wid: Base(baseline, "baseline") for wid, baseline in baselines.items()}
+    settled: set[str] = set()
+    for op in oplog.entries(checkout):
+        wid = str(op.data.get("id"))
+        if op.kind != "apply" or wid not in found or wid in settled:
+            continue
+        if op.data.get("baseline") != baselines[wid]:
+            continue  # an earlier session that had the same id
+        if op.status == "done" and op.data.get("session_state"):
+            found[wid] = Base(str(op.data["session_state"]), "last-apply", op.seq)
+            settled.add(wid)
+        elif op.status == "undone":
+            continue  # undone: the checkout does not hold it; look further back
+        else:
+            settled.add(wid)  # interrupted: apply refuses until it is settled; keep the baseline
+    return found
