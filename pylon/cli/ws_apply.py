@@ -33,6 +33,9 @@ def apply(args: ApplyArgs) -> int:
         return 0
     out(summary(result))
     if result["applied"]:
+        base = result["base"]
+        if base["kind"] == "last-apply":
+            note(f"pylon: merged what {args.id} changed since its last apply (op {base['op']}), not since its baseline")
         note(f"pylon: the staged index is as it was; the merged changes are unstaged (op {result['op']}; "
              "`pylon ws undo` reverses it)")
     return 0
