@@ -4,7 +4,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
+
+    _Result = TypeVar("_Result", bound="ReadResult")
 
 import os
 
@@ -95,7 +97,7 @@ def read(path: str, offset: int = 1, limit: int | None = None, *, defer_seen: bo
     return defer(res, ledger, loaded.digest, seen) if defer_seen else res
 
 
-def defer(res: ReadResult, ledger: Ledger, digest: str, seen: list[list[int]]) -> ReadResult:
+def defer(res: _Result, ledger: Ledger, digest: str, seen: list[list[int]]) -> _Result:
     res.pending = (ledger, digest, seen)
     return res
 
