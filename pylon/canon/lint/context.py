@@ -45,7 +45,7 @@ class LintContext:
     canonical: dict[str | None, frozenset[str]] = field(default_factory=dict)
     _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
     _base_prefix: str = ""
-    _by_head: dict[tuple[str | None, str], object] = field(default_factory=dict)
+    _by_head: dict[tuple[str | None, str], frozenset[str] | None] = field(default_factory=dict)
 
     @classmethod
     def full(cls, project: Project) -> LintContext:
@@ -98,8 +98,9 @@ class LintContext:
         if address == CANON_DIR or address.startswith(CANON_DIR + "/"):
             return True, True  # the store's own files are not assets
         key = (store.mount, head)
-        names = self._by_head.get(key, False)
-        if names is False:
+        if key in self._by_head:
+            names = self._by_head[key]
+        else:
             folder = os.path.join(str(store.root), head) if head else str(store.root)
             names = self._by_head[key] = self.mapped_names(folder)
         if names is None:
