@@ -52,7 +52,7 @@ from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Literal
 
     Record = dict[str, Any]  # an op's decoded JSON record
 
@@ -250,7 +250,7 @@ class closed_if_refused:  # noqa: N801 - used as a context manager, named for wh
     def __enter__(self) -> closed_if_refused:
         return self
 
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
         details = getattr(exc, "details", None)
         if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
             extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" else {}
