@@ -49,7 +49,8 @@ def surface(args: SurfaceArgs) -> int:
     from pylon.cli.canon import project_from
 
     project = project_from(args)
-    paths, changed = list(args.paths), []
+    paths = list(args.paths)
+    changed: list[str] = []
     if args.tool_input is not None:
         if paths:
             from pylon.errors import UsageError

@@ -103,9 +103,9 @@ def restore(args: RestoreArgs) -> int:
         return 0
     writes, deletes = result["write"], result["delete"]
     verb = "would restore" if args.dry_run else "restored"
-    count = len(writes) + len(deletes)  # type: ignore[arg-type]
+    count = len(writes) + len(deletes)
     if args.dry_run:
-        lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]  # type: ignore[union-attr]
+        lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]
         out("".join(line + "\n" for line in lines))
     out(f"{verb} {args.name}: {count} path(s), {result['index']} index entr{'y' if result['index'] == 1 else 'ies'}"
         + (f" [op {result['op']}]" if result.get("op") else "") + "\n")
