@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from pylon.agents.settings import Plan
+
     from pylon.cli.canon import StoreArgs
 
     class SurfaceArgs(StoreArgs, Protocol):
@@ -98,7 +100,7 @@ def hook_codex(args: HookArgs) -> int:
     return _hook("codex", args)
 
 
-def _plan(args: InstallArgs, install: bool):  # type: ignore[no-untyped-def]
+def _plan(args: InstallArgs, install: bool) -> tuple[str, str, Plan]:
     import shlex
 
     from pylon.agents.settings import plan_install, plan_uninstall, settings_path

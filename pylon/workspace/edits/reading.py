@@ -201,7 +201,7 @@ def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: in
             return None
     finally:
         os.close(fd)
-    doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))  # type: ignore[arg-type]
+    doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))
     win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
     seen = win.seen()
     kept = ledger.record(rev["digest"], seen=[] if defer_seen else seen, lines=total, size=st.st_size, st=st)
