@@ -67,14 +67,14 @@ def undo(args: UndoArgs) -> int:
     from pylon.workspace import undo as ops
 
     if args.show_list:
-        result = ops.listing(checkout())
+        listed = ops.listing(checkout())
         if args.json:
-            emit(result)
+            emit(listed)
             return 0
         import time
 
         lines = []
-        for item in result["ops"]:  # type: ignore[attr-defined]
+        for item in listed["ops"]:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(item["time"] or 0)))
             lines.append(f"{item['seq']:>5}  {when}  {item['status']:<22} {item['title']}")
         out("\n".join(lines) + "\n" if lines else "")

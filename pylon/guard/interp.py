@@ -162,7 +162,7 @@ def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
     takes = {"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-i", "--max-args", "--max-procs", "--delimiter",
              "--arg-file", "--replace"}
     i, replace = 1, None
-    while i < len(args) and args[i].text is not None and args[i].text.startswith("-"):  # type: ignore[union-attr]
+    while i < len(args) and (word := args[i].text) is not None and word.startswith("-"):
         text = args[i].text or ""
         if text in ("-I", "--replace") and i + 1 < len(args):
             replace = args[i + 1].text
