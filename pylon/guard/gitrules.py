@@ -50,8 +50,9 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
             inline = value
             i += 1
         if key == "-C":
-            # an absolute path needs no cwd (join would drop it), but join takes no None
-            cwd = ctx.absolute(inline, cwd if cwd is not None else ctx.cwd) if cwd is not None or os.path.isabs(inline) else None
+            # an absolute path needs no cwd (join drops it), but join takes no None: any str stands in
+            known = cwd if cwd is not None else ctx.cwd
+            cwd = ctx.absolute(inline, known) if cwd is not None or os.path.isabs(inline) else None
         elif key in ("--git-dir", "--work-tree"):
             elsewhere = ctx.absolute(inline, cwd or ctx.cwd)
         elif key == "-c" and inline.startswith("alias."):
