@@ -164,8 +164,9 @@ def _plan(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool], 
         hooks = data.setdefault("hooks", {})
         for entry in entries:
             groups = hooks.setdefault(entry.event, [])
-            group = {"matcher": entry.matcher, "hooks": []} if entry.matcher is not None else {"hooks": []}
-            group["hooks"].append(entry.handler())
+            handlers: list[dict[str, Any]] = []
+            group = {"matcher": entry.matcher, "hooks": handlers} if entry.matcher is not None else {"hooks": handlers}
+            handlers.append(entry.handler())
             groups.append(group)
             added += 1
     if data == original or (install and _installed(original, entries, owns)):  # keep the text byte for byte

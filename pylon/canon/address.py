@@ -39,7 +39,7 @@ class Address:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Address:
             return NotImplemented
-        return self.mount == other.mount and self.path == other.path  # type: ignore[attr-defined]
+        return self.mount == other.mount and self.path == other.path
 
     def __hash__(self) -> int:
         return hash((self.mount, self.path))
@@ -47,7 +47,7 @@ class Address:
     def _key(self, other: object) -> tuple[tuple[str | None, str], tuple[str | None, str]] | None:
         if other.__class__ is not Address:
             return None
-        return (self.mount, self.path), (other.mount, other.path)  # type: ignore[attr-defined]
+        return (self.mount, self.path), (other.mount, other.path)
 
     def __lt__(self, other: object) -> bool:
         keys = self._key(other)
@@ -176,9 +176,9 @@ def to_address(arg: str, project: Project) -> Address:
     """Turn a command-line argument (a path relative to the cwd, or an address) into an Address."""
     text = arg.strip().replace("\\", "/")
     cwd = project.cwd_dir
-    mount = split_mount(text)
-    if mount and not os.path.lexists(on_disk(cwd, text)):
-        name, rest = mount
+    named = split_mount(text)
+    if named and not os.path.lexists(on_disk(cwd, text)):
+        name, rest = named
         store = project.store_for(name)  # raises unknown-mount
         path = normalize_address(rest)
         # The same extension rule as project addresses (`lake:f/p.csv` is `lake:f/p`), unless that

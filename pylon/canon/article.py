@@ -355,7 +355,7 @@ def _healable(doc: Document, line: int) -> bool:
     return any(start <= line - 2 < end and needs_quotes(doc.owned.get(key, "")) for key, (start, end) in doc.spans.items())
 
 
-def _check_schema(store, old_doc: Document | None, doc: Document, address: Address) -> None:  # type: ignore[no-untyped-def]
+def _check_schema(store: Store, old_doc: Document | None, doc: Document, address: Address) -> None:
     try:
         from pylon.canon.schema import load_schema, required_violations
     except ImportError:  # the schema module is optional at this layer

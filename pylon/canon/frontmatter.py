@@ -8,6 +8,10 @@ owned keys (`capsule`, `updated`, `scope`) are ever replaced, inserted or remove
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
 OWNED = ("capsule", "updated", "scope")
 _BOM = "\ufeff"
 _SPECIAL_CHARS = set(":#[]{},&*!|>%@\\\"'`")

@@ -176,7 +176,7 @@ def parse_entry(name: str, text: str) -> JournalEntry:
     return entry
 
 
-def read_entry(path: Path) -> JournalEntry:
+def read_entry(path: str | Path) -> JournalEntry:
     """Read one journal file; problems (bad name, bad UTF-8, missing keys) are listed, not raised."""
     from pylon.canon.safeio import read_regular
 
@@ -284,7 +284,7 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
         )
     clean_slug = check_slug(slug) if slug else DEFAULT_SLUG
     stored: list[str] = []
-    governing_of: dict[str, object] = {}
+    governing_of: dict[str, Address | None] = {}
     for arg in subjects or []:
         subject, governing = subject_address(project, arg)
         if subject not in stored:
@@ -308,7 +308,7 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
                 f'Create it: canon write {subject} --capsule "..." --body "..."',
             ))
             continue
-        article = project.store_for(governing.mount).article_path(governing.path)  # type: ignore[attr-defined]
+        article = project.store_for(governing.mount).article_path(governing.path)
         from pylon.canon.safeio import read_regular
 
         try:

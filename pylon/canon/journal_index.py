@@ -25,6 +25,7 @@ import time
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Iterable
 
     from pylon.canon.store import Store
@@ -60,7 +61,7 @@ def _listing(folder: str) -> list[str]:
     return [n for n in _raw_listing(folder) if _is_entry_name(n)]
 
 
-def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported lazily
+def _open(store: Store) -> sqlite3.Connection | None:  # sqlite3 is imported lazily
     """Open (creating if needed) the cache database; None when the cache folder is not writable."""
     import sqlite3
 
@@ -97,7 +98,7 @@ def _open(store: Store):  # type: ignore[no-untyped-def] - sqlite3 is imported l
     return conn
 
 
-def _create_schema(conn) -> None:  # type: ignore[no-untyped-def]
+def _create_schema(conn: sqlite3.Connection) -> None:
     # WAL: readers never wait for a heal.
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("BEGIN IMMEDIATE")
@@ -119,11 +120,11 @@ def _create_schema(conn) -> None:  # type: ignore[no-untyped-def]
         raise
 
 
-def _meta(conn) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _meta(conn: sqlite3.Connection) -> dict[str, int]:
     return dict(conn.execute("SELECT key, value FROM meta").fetchall())
 
 
-def _freshness(conn, folder: str, mtime_ns: int) -> str:  # type: ignore[no-untyped-def]
+def _freshness(conn: sqlite3.Connection, folder: str, mtime_ns: int) -> str:
     """`current`, `stale`, or `settled` (racy before, verified now and safe to mark current)."""
     meta = _meta(conn)
     if meta.get("mtime_ns") != mtime_ns:
@@ -141,7 +142,7 @@ def _freshness(conn, folder: str, mtime_ns: int) -> str:  # type: ignore[no-unty
     return "current"
 
 
-def _index_entry(conn, folder: str, name: str) -> None:  # type: ignore[no-untyped-def]
+def _index_entry(conn: sqlite3.Connection, folder: str, name: str) -> None:
     from pylon.canon.journal import read_entry, sort_key
 
     path = os.path.join(folder, name)
@@ -160,13 +161,13 @@ def _index_entry(conn, folder: str, name: str) -> None:  # type: ignore[no-untyp
     )
 
 
-def _drop(conn, names: Iterable[str]) -> None:  # type: ignore[no-untyped-def]
+def _drop(conn: sqlite3.Connection, names: Iterable[str]) -> None:
     for name in names:
         conn.execute("DELETE FROM entries WHERE name = ?", (name,))
         conn.execute("DELETE FROM subjects WHERE name = ?", (name,))
 
 
-def _heal(conn, folder: str) -> None:  # type: ignore[no-untyped-def]
+def _heal(conn: sqlite3.Connection, folder: str) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Record the mtime seen *before* listing: anything added after it changes the mtime again.

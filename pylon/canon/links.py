@@ -13,7 +13,7 @@ articles, not to assets, and accepting ancestors would hide every typo below an 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Container, Mapping
 from dataclasses import dataclass
 
 from pylon.canon.address import Address, drop_extension, normalize_address
@@ -137,7 +137,7 @@ def is_canonical_target(address: str) -> bool:
     return bool(_SIMPLE_TARGET.fullmatch(address)) and not address.endswith(".md")
 
 
-def all_live(text: str, known: Collection[str], canonical: bool = False) -> set[str] | None:
+def all_live(text: str, known: Container[str], canonical: bool = False) -> set[str] | None:
     """The distinct link targets of `text` when it has no code and every link is a canonical
     address in `known`; None when any link needs the full treatment (`extract_links`).
 
@@ -172,7 +172,7 @@ def link_address(target: str, mount: str | None, mounts: Collection[str] = ()) -
     return Address(mount, normalize_address(text))
 
 
-def _as_path(address: Address, known: Collection[str]) -> Address | None:
+def _as_path(address: Address, known: Container[str]) -> Address | None:
     """A target that looks like a file (`[[src/app.ts]]`) resolves as pi-canon resolves it, the
     way a path does: one extension dropped, then the nearest existing article governs."""
     head, slash, last = address.path.rpartition("/")
@@ -194,7 +194,7 @@ class LinkCheck:
 
 
 def dead_links(
-    links: list[Link], mount: str | None, articles: Mapping[str | None, Collection[str]]
+    links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]
 ) -> list[LinkCheck]:
     """Only the links that name no article (the fast path for lint: live links cost a set lookup)."""
     known = articles.get(mount, ())
@@ -206,7 +206,7 @@ def dead_links(
 
 
 def check_links(
-    links: list[Link], mount: str | None, articles: Mapping[str | None, Collection[str]]
+    links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]
 ) -> list[LinkCheck]:
     """Resolve each link against `articles` (mount name or None -> set of in-store addresses)."""
     out: list[LinkCheck] = []

@@ -15,7 +15,11 @@ import os
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
+    from typing import Any
+
     from pylon.canon.store import Store
+
+    Json = None | bool | int | float | str | list[Any] | dict[str, Any]  # what json.loads builds
 
 CACHE_NAME = "schema.marshal"
 _FORMAT = 1  # bump when the cached tuple changes shape
@@ -33,7 +37,7 @@ def cached(store: Store, raw: bytes) -> tuple[bool, object]:
     return False, None
 
 
-def remember(store: Store, raw: bytes, data: object) -> None:
+def remember(store: Store, raw: bytes, data: Json) -> None:
     """Cache the decoding of `raw`, best effort. Only into an existing cache folder (the journal
     index creates it, with its `*` .gitignore), and by rename so a reader never sees half a file."""
     folder = store.cache_dir

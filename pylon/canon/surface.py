@@ -206,7 +206,7 @@ def _take(project: Project, state: dict[str, Any], budget: int, cap: int,
             line, kind = f"{head}no capsule; read it: canon read {quoted(address)}", "pointer"
         if lines and used + len(line) + 1 > room:
             break
-        if not lines and len(line) > room and kind == "capsule":  # one huge capsule: cut it, point on
+        if not lines and len(line) > room and kind == "capsule" and capsule:  # one huge capsule: cut it, point on
             suffix = f"... (cut; canon read {quoted(address)})"
             keep = max(room - len(head) - len(suffix), 40)
             line, cost = head + capsule[:keep] + suffix, keep

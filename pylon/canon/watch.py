@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
     from pylon.canon.lint.committed import Committed
     from pylon.canon.store import Project
 
@@ -60,7 +63,7 @@ class _Queue:
                 self.cond.wait(max(wait, 0.005))
 
 
-def _observer(canon_dir: str, queue: _Queue):  # type: ignore[no-untyped-def]
+def _observer(canon_dir: str, queue: _Queue) -> BaseObserver:
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
@@ -69,7 +72,7 @@ def _observer(canon_dir: str, queue: _Queue):  # type: ignore[no-untyped-def]
     live = threading.Event()
 
     class Handler(FileSystemEventHandler):
-        def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+        def on_any_event(self, event: FileSystemEvent) -> None:
             if os.fsdecode(event.src_path) == probe:
                 live.set()
             if event.event_type in ("opened", "closed_no_write") or event.is_directory:

@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from pylon.agents.settings import Plan
+
     from pylon.cli.canon import StoreArgs
 
     class SurfaceArgs(StoreArgs, Protocol):
@@ -49,7 +51,8 @@ def surface(args: SurfaceArgs) -> int:
     from pylon.cli.canon import project_from
 
     project = project_from(args)
-    paths, changed = list(args.paths), []
+    paths = list(args.paths)
+    changed: list[str] = []
     if args.tool_input is not None:
         if paths:
             from pylon.errors import UsageError
@@ -97,7 +100,7 @@ def hook_codex(args: HookArgs) -> int:
     return _hook("codex", args)
 
 
-def _plan(args: InstallArgs, install: bool):  # type: ignore[no-untyped-def]
+def _plan(args: InstallArgs, install: bool) -> tuple[str, str, Plan]:
     import shlex
 
     from pylon.agents.settings import plan_install, plan_uninstall, settings_path

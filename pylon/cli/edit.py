@@ -8,6 +8,9 @@ TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from pylon.workspace.edits.ops import Op
+    from pylon.workspace.edits.reading import ReadResult
+
     class ReadArgs(Protocol):
         path: str
         offset: int
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 def read(args: ReadArgs) -> int:
     from pylon.cli import edit_render
 
+    res: ReadResult
     if args.grep is not None:
         from pylon.workspace.edits.grep import grep
 
@@ -87,6 +91,7 @@ def edit(args: EditArgs) -> int:
     from pylon.workspace.edits.editing import edit as apply_request, split_target
 
     path, norm = split_target(args.target, args.tag)
+    request: bytes | list[Op]
     if args.replace or args.delete or args.insert_after or args.insert_before:
         if args.ops_file is not None:
             raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")

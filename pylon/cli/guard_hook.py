@@ -15,6 +15,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Protocol
 
     from pylon.guard.context import Context
@@ -148,7 +149,7 @@ def install_hook(args: InstallArgs, *, remove: bool) -> int:
     return 0
 
 
-def _owns(agent: str):  # type: ignore[no-untyped-def]
+def _owns(agent: str) -> Callable[[str], bool]:
     """Our handlers: a command ending in `guard hook <agent>` (whatever path names pylon)."""
     def owns(command: str) -> bool:
         words = command.split()

@@ -67,14 +67,14 @@ def undo(args: UndoArgs) -> int:
     from pylon.workspace import undo as ops
 
     if args.show_list:
-        result = ops.listing(checkout())
+        listed = ops.listing(checkout())
         if args.json:
-            emit(result)
+            emit(listed)
             return 0
         import time
 
         lines = []
-        for item in result["ops"]:  # type: ignore[attr-defined]
+        for item in listed["ops"]:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(item["time"] or 0)))
             lines.append(f"{item['seq']:>5}  {when}  {item['status']:<22} {item['title']}")
         out("\n".join(lines) + "\n" if lines else "")
@@ -103,9 +103,9 @@ def restore(args: RestoreArgs) -> int:
         return 0
     writes, deletes = result["write"], result["delete"]
     verb = "would restore" if args.dry_run else "restored"
-    count = len(writes) + len(deletes)  # type: ignore[arg-type]
+    count = len(writes) + len(deletes)
     if args.dry_run:
-        lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]  # type: ignore[union-attr]
+        lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]
         out("".join(line + "\n" for line in lines))
     out(f"{verb} {args.name}: {count} path(s), {result['index']} index entr{'y' if result['index'] == 1 else 'ies'}"
         + (f" [op {result['op']}]" if result.get("op") else "") + "\n")

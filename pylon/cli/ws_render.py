@@ -6,6 +6,7 @@ from pylon.cli import output
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import TextIO
 
     from pylon.workspace.repo import Checkout
@@ -23,7 +24,7 @@ def show_path(path: str) -> str:
     return path
 
 
-def emit(doc: dict[str, object]) -> None:
+def emit(doc: Mapping[str, object]) -> None:
     """A success document of a ws command, with bytes that are not UTF-8 encoded losslessly."""
     from pylon.workspace.jsonbytes import safe
 

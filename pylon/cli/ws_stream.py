@@ -12,6 +12,7 @@ from pylon.cli.ws_render import emit_line as json_line
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Protocol
 
     from pylon.cli.ws import JsonArgs
@@ -73,6 +74,7 @@ def diff(args: DiffArgs) -> int:
     co = checkout()
     chunks: list[bytes] = []
     colour = not args.json and output.color_enabled(sys.stdout)
+    sink: Callable[[bytes], object]
     if args.json:
         sink = chunks.append
     else:

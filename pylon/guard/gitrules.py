@@ -50,7 +50,9 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
             inline = value
             i += 1
         if key == "-C":
-            cwd = ctx.absolute(inline, cwd) if cwd is not None or os.path.isabs(inline) else None
+            # an absolute path needs no cwd (join drops it), but join takes no None: any str stands in
+            known = cwd if cwd is not None else ctx.cwd
+            cwd = ctx.absolute(inline, known) if cwd is not None or os.path.isabs(inline) else None
         elif key in ("--git-dir", "--work-tree"):
             elsewhere = ctx.absolute(inline, cwd or ctx.cwd)
         elif key == "-c" and inline.startswith("alias."):
@@ -164,15 +166,15 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
         if flags & {"-n", "--dry-run"} or not flags & {"-f", "--force", "-i", "--interactive"}:
             return
         kept = tuple(sorted(f for f in flags if f in ("-d", "-x", "-X", "-ff")))
-        if "-f" in flags and sum(1 for a in rest if (a.text or "").startswith("-") and not
-                                 (a.text or "").startswith("--") and (a.text or "").count("f") > 1):
+        if "-f" in flags and any((a.text or "").startswith("-") and not
+                                 (a.text or "").startswith("--") and (a.text or "").count("f") > 1 for a in rest):
             kept += ("-ff",)
-        paths = [(a.text or "") for a in before + after]
+        cleaned = [(a.text or "") for a in before + after]
         what = "ignored and untracked files" if flags & {"-x"} else "ignored files" if "-X" in flags \
             else "untracked files"
         base = walk.ctx.relative(state.cwd) if state.cwd and walk.ctx.locate(state.cwd) == cx.INSIDE else ""
         walk.add(Finding(REVERSIBLE, f"`{words}` removes {what}" + (" and folders" if "-d" in flags else ""), words,
-                         [Target(GIT_CLEAN, base, (*kept, "--", *paths))], line=line))
+                         [Target(GIT_CLEAN, base, (*kept, "--", *cleaned))], line=line))
     elif sub == "rm":
         if not flags & {"--cached", "-n", "--dry-run"}:
             destroyed(walk, state, before + after, verb="removes", words=words, line=line, checkout_ok=True, kind=TRACKED)

@@ -12,6 +12,8 @@ from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
@@ -74,7 +76,8 @@ def fetched(upstream: Cmd | None) -> str | None:
     return upstream.words[0].raw if first is not None and basename(first) in FETCHERS else None
 
 
-def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str, run_text) -> None:  # type: ignore[no-untyped-def]
+def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str,
+                 run_text: Callable[[str], object]) -> None:
     """The code comes on stdin: a heredoc (read it), a fetch (irreversible), another pipe (unknown)."""
     body = stdin_text(cmd, upstream)
     source = fetched(upstream)
@@ -159,7 +162,7 @@ def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
     takes = {"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-i", "--max-args", "--max-procs", "--delimiter",
              "--arg-file", "--replace"}
     i, replace = 1, None
-    while i < len(args) and args[i].text is not None and args[i].text.startswith("-"):  # type: ignore[union-attr]
+    while i < len(args) and (word := args[i].text) is not None and word.startswith("-"):
         text = args[i].text or ""
         if text in ("-I", "--replace") and i + 1 < len(args):
             replace = args[i + 1].text

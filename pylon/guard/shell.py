@@ -244,8 +244,8 @@ class _Reader:
             parts.append(Part(VAR if plain else DYN, _text(names[0]) if plain else _text(n), quoted))
             for c in n.named_children:
                 if c.type != "variable_name":
-                    inner: list[Part] = []
-                    self._parts(c, inner, subs, quoted)
+                    dropped: list[Part] = []
+                    self._parts(c, dropped, subs, quoted)
         elif kind in ("command_substitution", "process_substitution"):
             subs.append(Seq([self.node(c) for c in n.named_children if c.type != "comment"]))
             parts.append(Part(DYN, _text(n), quoted))

@@ -88,9 +88,9 @@ class Walk:
     def cmd(self, cmd: Cmd, state: State, upstream: Cmd | None) -> None:
         if not cmd.words:
             for name, word in cmd.assigns:  # X=value: later words may use it
-                args = self.resolve(word, state, split=False)
-                if len(args) == 1 and args[0].text is not None:
-                    state.vars[name] = [args[0].text]
+                values = self.resolve(word, state, split=False)
+                if len(values) == 1 and values[0].text is not None:
+                    state.vars[name] = [values[0].text]
                 else:
                     state.vars.pop(name, None)
             self.judge(self, [], cmd, state, upstream)

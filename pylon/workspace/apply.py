@@ -31,6 +31,7 @@ from pylon.workspace.commits import IDENT, State
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.applied import Base
+    from pylon.workspace.conflicts import ConflictFile
 from pylon.workspace.conflicts import merge_tree, require_merge_tree
 from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
@@ -108,10 +109,10 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
                 tree_changes(checkout, before.worktree, merged))
 
 
-def _name_sides(conflicts: list[dict[str, object]], labels: dict[str, str]) -> None:
+def _name_sides(conflicts: list[ConflictFile], labels: dict[str, str]) -> None:
     """git labels the conflict markers with the commit ids it was given; name the sides instead."""
     for item in conflicts:
-        for hunk in item.get("hunks") or []:  # type: ignore[attr-defined]
+        for hunk in item.get("hunks") or []:
             lines = hunk["lines"]
             for n, line in enumerate(lines):
                 marker, _, label = line.partition(" ")

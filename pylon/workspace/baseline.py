@@ -66,7 +66,7 @@ def list_baselines(checkout: Checkout) -> list[dict[str, object]]:
         ["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)%00%(contents)%00%00", prefix],
         cwd=checkout.root,
     )
-    items = []
+    items: list[dict[str, object]] = []
     for record in out.decode("utf-8", "replace").split("\0\0\n"):
         if not record.strip("\n"):
             continue

@@ -22,6 +22,8 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_C
 
 
 def refuse(path: str, reason: str, why: str) -> None:
+    from typing import cast  # here only (a refusal): typing costs start-up time
+
     from pylon.errors import PylonError
     from pylon.workspace.jsonbytes import safe
 
@@ -29,7 +31,7 @@ def refuse(path: str, reason: str, why: str) -> None:
         "path-refused",
         f"pylon ws cat refuses {path!r}: {why}.",
         "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'.",
-        details=safe({"reason": reason, "path": path}),  # type: ignore[arg-type]
+        details=cast("dict[str, object]", safe({"reason": reason, "path": path})),  # safe() keeps a dict a dict
     )
 
 

@@ -22,6 +22,31 @@ from pylon.workspace.commits import IDENT
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import Side, changed_since, parallel
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    class Hunk(TypedDict):
+        line: int
+        lines: list[str]
+        length: int
+
+    class ConflictFile(TypedDict):
+        path: str
+        types: list[str]
+        messages: list[str]
+        hunks: list[Hunk]
+        binary: NotRequired[bool]
+
+    # functional form: "with" is a keyword
+    Pair = TypedDict("Pair", {"a": str | None, "b": str | None, "with": str, "conflicts": list[ConflictFile],
+                              "touching": list[str]})
+
+    class Comparison(TypedDict):
+        pairs: list[Pair]
+        checked: int
+        merged: int
+
 MIN_GIT = (2, 38)
 HUNKS_PER_FILE = 3
 LINES_PER_HUNK = 8
@@ -77,12 +102,12 @@ def touching(a: set[str], b: set[str]) -> list[str]:
     return sorted(both)
 
 
-def merge(checkout: Checkout, ours: str, theirs: str) -> list[dict[str, object]]:
+def merge(checkout: Checkout, ours: str, theirs: str) -> list[ConflictFile]:
     """The conflicts of merging two commits (empty when clean), each with a short context."""
     return merge_tree(checkout, ours, theirs)[1]
 
 
-def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[dict[str, object]]]:
+def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[ConflictFile]]:
     """(the merged tree, its conflicts): the tree holds conflict markers where there are conflicts."""
     args = ["merge-tree", "--write-tree", "-z", "--name-only", "--allow-unrelated-histories", ours, theirs]
     code, out, err = git.run_full(args, cwd=checkout.root)
@@ -96,7 +121,7 @@ def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[di
         paths.append(fields[i])
         i += 1
     i += 1
-    found: dict[str, dict[str, object]] = {p: {"path": p, "types": [], "messages": [], "hunks": []} for p in paths}
+    found: dict[str, ConflictFile] = {p: {"path": p, "types": [], "messages": [], "hunks": []} for p in paths}
     while i < len(fields) and fields[i].isdigit():  # <count> <path>... <type> <message>
         count = int(fields[i])
         named = fields[i + 1 : i + 1 + count]
@@ -105,13 +130,13 @@ def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[di
         if kind.startswith("CONFLICT"):
             for p in named:
                 if p in found:
-                    found[p]["types"].append(kind)  # type: ignore[union-attr]
-                    found[p]["messages"].append(message)  # type: ignore[union-attr]
+                    found[p]["types"].append(kind)
+                    found[p]["messages"].append(message)
     _add_hunks(checkout, tree, found)
     return tree, [found[p] for p in sorted(found)]
 
 
-def _add_hunks(checkout: Checkout, tree: str, found: dict[str, dict[str, object]]) -> None:
+def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile]) -> None:
     """The conflict-marker regions git wrote into the merged files: where, and their first lines."""
     request = "".join(f"{tree}:{p}\n" for p in found if "\n" not in p).encode("utf-8", "surrogateescape")
     if not request:
@@ -133,8 +158,8 @@ def _add_hunks(checkout: Checkout, tree: str, found: dict[str, dict[str, object]
         found[p]["hunks"] = hunks(blob.decode("utf-8", "replace"))
 
 
-def hunks(text: str) -> list[dict[str, object]]:
-    regions: list[dict[str, object]] = []
+def hunks(text: str) -> list[Hunk]:
+    regions: list[Hunk] = []
     lines = text.split("\n")
     start = None
     for n, line in enumerate(lines, 1):
@@ -148,7 +173,7 @@ def hunks(text: str) -> list[dict[str, object]]:
     return regions[:HUNKS_PER_FILE]
 
 
-def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> dict[str, object]:
+def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Comparison:
     """Every pair of `parties` and each against `main`: conflicts, touching paths."""
     require_merge_tree()
 
@@ -158,20 +183,20 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> dic
 
     parallel(parties, change_set)
     jobs: list[tuple[Party, Party | None, str, str, list[str], bool]] = []
-    for i, a in enumerate(parties):
-        for b in parties[i + 1 :]:
-            touched = touching(a.changed, b.changed)
-            must = bool(touched) or a.baseline != b.baseline
-            jobs.append((a, b, str(a.side.state.commit), str(b.side.state.commit), touched, must))
+    for i, one in enumerate(parties):
+        for two in parties[i + 1 :]:
+            touched = touching(one.changed, two.changed)
+            must = bool(touched) or one.baseline != two.baseline
+            jobs.append((one, two, str(one.side.state.commit), str(two.side.state.commit), touched, must))
     if main is not None:
         main_jobs = parallel(parties, lambda p: _against_main(checkout, p, main))
-        jobs.extend(main_jobs)  # type: ignore[arg-type]
+        jobs.extend(main_jobs)
     merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))
     results = iter(merged)
-    pairs = []
+    pairs: list[Pair] = []
     for a, b, _ours, _theirs, touched, must in jobs:
         found = next(results) if must else []
-        conflicted = {str(c["path"]) for c in found}  # type: ignore[union-attr]
+        conflicted = {str(c["path"]) for c in found}
         rest = [p for p in touched if p not in conflicted]
         if found or rest:
             pairs.append({"a": a.id, "b": b.id if b is not None else None,
@@ -203,11 +228,15 @@ def _against_main(checkout: Checkout, party: Party, main: Party) -> tuple[Party,
     return party, None, ours, _on(checkout, tree, base), touched, bool(touched)
 
 
-def overlaps(result: dict[str, object]) -> dict[str, list[str]]:
+def overlaps(result: Comparison) -> dict[str, list[str]]:
     """id -> the ids of owned worktrees it would conflict with (what `ws list` shows)."""
+    from typing import cast  # here only: typing costs start-up time
+
     found: dict[str, list[str]] = {}
-    for pair in result["pairs"]:  # type: ignore[attr-defined]
+    for pair in result["pairs"]:
         if pair["with"] == "worktree" and pair["conflicts"]:
-            found.setdefault(pair["a"], []).append(pair["b"])
-            found.setdefault(pair["b"], []).append(pair["a"])
+            # a pair between two worktrees: both are owned parties, each with its id
+            a, b = cast(str, pair["a"]), cast(str, pair["b"])
+            found.setdefault(a, []).append(b)
+            found.setdefault(b, []).append(a)
     return {k: sorted(v) for k, v in found.items()}

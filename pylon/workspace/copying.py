@@ -19,6 +19,7 @@ INCLUDE_FILE = ".worktreeinclude"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 
@@ -36,7 +37,7 @@ def include_patterns(source_root: str, extra: list[str]) -> list[str]:
     return patterns + list(extra)
 
 
-def _compile(pattern: str):  # type: ignore[no-untyped-def]
+def _compile(pattern: str) -> tuple[bool, re.Pattern[str]]:
     """A gitignore-style line as (negated, regex over root-relative paths)."""
     import re
 
@@ -46,7 +47,8 @@ def _compile(pattern: str):  # type: ignore[no-untyped-def]
     body = body.strip("/") if folder else body
     anchored = body.startswith("/") or "/" in body
     body = body.lstrip("/")
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(body):
         ch = body[i]
         if body.startswith("**/", i):

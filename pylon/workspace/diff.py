@@ -11,7 +11,7 @@ complete diff of every path to FILE instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from pylon.atomic import fsync_dir
 from pylon.workspace import git
@@ -45,7 +45,7 @@ def _blob_sizes(checkout: Checkout, entries: list[Entry]) -> dict[str, int]:
     return sizes
 
 
-def _split_files(chunk_source: Callable[[], bytes]):  # type: ignore[no-untyped-def]
+def _split_files(chunk_source: Callable[[], bytes]) -> Iterator[bytes]:
     """Yield each file's part of a patch stream (each starts with `diff --git `)."""
     pending = b""
     current: list[bytes] = []

@@ -19,6 +19,10 @@ import select
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypedDict
+
+    class _SpawnGroup(TypedDict, total=False):
+        setpgroup: int  # posix_spawnp takes no None here before Python 3.15: the key is left out
 
 _BASE_ENV: dict[str, str] | None = None
 _CHUNK = 1 << 16
@@ -86,7 +90,7 @@ class GitProcess:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
         actions.append((os.POSIX_SPAWN_DUP2, out_w, 1))
         actions.append((os.POSIX_SPAWN_DUP2, err_w, 2))
-        group = {"setpgroup": 0} if program == "git" and subcommand(args) in _WRITERS else {}
+        group: _SpawnGroup = {"setpgroup": 0} if program == "git" and subcommand(args) in _WRITERS else {}
         try:
             self.pid = os.posix_spawnp(argv[0], argv, environment(env), file_actions=actions, **group)
         except FileNotFoundError:
@@ -104,7 +108,7 @@ class GitProcess:
                 exit_code=2,
             ) from None
         if stdout_fd is None:
-            os.close(out_w)  # type: ignore[arg-type]
+            os.close(out_w)
         os.close(err_w)
         if in_r is not None:
             os.close(in_r)

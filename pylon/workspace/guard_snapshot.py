@@ -75,8 +75,7 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
         found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
     for t in targets:
         if t.kind == "find":  # the same tests, listing instead of deleting
-            out = git_free_find(checkout.root, t.path or ".", t.args)
-            found.update(out)
+            found.update(git_free_find(checkout.root, t.path or ".", t.args))
             continue
         if t.kind != "git-clean":
             continue
@@ -188,7 +187,7 @@ def list_snapshots(checkout: Checkout) -> list[dict[str, object]]:
     """Guard snapshots of this checkout, newest first."""
     out = git.run(["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)",
                    guard_prefix(checkout)], cwd=checkout.root)
-    items = []
+    items: list[dict[str, object]] = []
     for line in out.decode("utf-8", "replace").splitlines():
         ref, _, commit = line.partition("\0")
         items.append({"name": "guard-" + ref.rsplit("/", 1)[-1], "ref": ref, "commit": commit})

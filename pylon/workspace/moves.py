@@ -54,6 +54,13 @@ def _captures(main: Checkout, wt: Checkout, label: str) -> tuple[State, State]:
     return a, b
 
 
+def _commit(st: State) -> str:
+    """The state commit of a capture made by _captures."""
+    from typing import cast  # here only: typing costs start-up time
+
+    return cast(str, st.commit)  # capture() anchors by default: it always writes the commit
+
+
 def move_ops(checkout: Checkout) -> dict[str, oplog.Op]:
     """Per worktree id, its newest move or move-back op that is not undone."""
     found: dict[str, oplog.Op] = {}
@@ -119,12 +126,12 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
                                  "Resolve them (`git status` lists them) or abort the merge, then run the same command again.")
         target = make_state(main, worktree=source.worktree, index_tree=source.index_tree,
                             head=source.head, branch=None, label=f"moved {worktree_id}")
-        data = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
+        data: dict[str, object] = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
                 "main_branch": parked.branch, "main_head": parked.head}
-        step = oplog.Step(main.root, parked.commit, target, "state")
+        step = oplog.Step(main.root, _commit(parked), target, "state")
         oplog.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
-                         anchors=[source.commit], command=f"pylon ws move {worktree_id}")
+                         anchors=[_commit(source)], command=f"pylon ws move {worktree_id}")
         with oplog.closed_if_refused(checkout, op):
             results = oplog.run_steps([step], forward=True, currents={main.root: parked})
         oplog.complete(checkout, op, results=oplog.summary(results))
@@ -186,8 +193,8 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         m = now_main
         wt_target = make_state(wt, worktree=m.worktree, index_tree=m.index_tree, head=m.head,
                                branch=session, label=f"back {worktree_id}")
-        steps = [oplog.Step(wt.root, now_wt.commit, wt_target, "state"),
-                 oplog.Step(main.root, m.commit, parked, "state")]
+        steps = [oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
+                 oplog.Step(main.root, _commit(m), parked, "state")]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}
         oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,

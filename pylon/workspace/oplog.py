@@ -52,7 +52,8 @@ from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
+    from typing import Any, Literal
 
     Record = dict[str, Any]  # an op's decoded JSON record
 
@@ -213,7 +214,7 @@ def check_clear(checkout: Checkout) -> None:
 
 
 def begin(
-    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
+    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: Mapping[str, object] | None = None,
     anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
 ) -> Op:
     """Write the intent (call under op_lock, before changing anything) and return the op."""
@@ -250,7 +251,7 @@ class closed_if_refused:  # noqa: N801 - used as a context manager, named for wh
     def __enter__(self) -> closed_if_refused:
         return self
 
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
         details = getattr(exc, "details", None)
         if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
             extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" else {}
@@ -306,7 +307,9 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
             results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
                                    current=current))
         except Exception as exc:
-            if results and getattr(exc, "code", None) == "changed-meanwhile":
-                exc.details["written"] = True  # type: ignore[attr-defined]  # an earlier step was
+            from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
+
+            if results and isinstance(exc, PylonError) and exc.code == "changed-meanwhile":
+                exc.details["written"] = True  # an earlier step was
             raise
     return results

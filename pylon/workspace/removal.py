@@ -18,7 +18,7 @@ from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
 from pylon.workspace.repo import Checkout
 from pylon.workspace.rm_undo import scoped_refs as _scoped_refs
-from pylon.workspace.sides import changed_since, dirty, read_side
+from pylon.workspace.sides import Side, changed_since, dirty, read_side
 
 SHOWN = 20
 
@@ -100,12 +100,14 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
             "uncommitted": len(uncommitted), "commits": commits, "op": op.seq if op else None}
 
 
-def _snapshot(checkout: Checkout, found: owned.Owned, side) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+def _snapshot(checkout: Checkout, found: owned.Owned, side: Side) -> tuple[str, list[str]]:
     import time
+    from typing import cast
 
     state = side.state
     prefix = f"{ROOT}trash/{found.id}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
-    updates = [(prefix + "/state", state.commit), (prefix + "/baseline", found.baseline)]
+    commit = cast(str, state.commit)  # read_side's state is anchored (a capture, or the watcher's record of one)
+    updates = [(prefix + "/state", commit), (prefix + "/baseline", found.baseline)]
     if found.head:
         updates.append((prefix + "/branch", found.head))
     update_refs(checkout, updates)

@@ -37,6 +37,16 @@ from pylon.workspace import git
 from pylon.workspace.commits import State, commit_tree, read_state, state_message
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class PlanSummary(TypedDict):
+        delete: list[str]
+        write: list[str]
+        index: int
+        blocked: list[str]
+
 HEAD_MODES = ("state", "detach", "keep")
 _ZERO = "0" * 40
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
@@ -152,7 +162,7 @@ class Plan:
         self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
         self.replaced = replaced  # (mode, oid, path) of the files to be overwritten or deleted, as captured
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> PlanSummary:
         return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
                 "blocked": self.blocked}
 

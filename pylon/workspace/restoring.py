@@ -13,6 +13,23 @@ from __future__ import annotations
 from pylon.workspace import git, oplog, refs
 from pylon.workspace.repo import Checkout
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired
+
+    from pylon.workspace.restore_state import PlanSummary
+
+    class Restored(PlanSummary):
+        name: str
+        ref: str
+        commit: str
+        dry_run: bool
+        paths: list[str] | None
+        head: str | None
+        head_now: str | None
+        head_kept: bool
+        op: NotRequired[int | None]
+
 
 def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
     """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there."""
@@ -30,7 +47,7 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
 
 
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
-                  dry_run: bool = False) -> dict[str, object]:
+                  dry_run: bool = False) -> Restored:
     from pylon.workspace.moves import refuse_in_progress
     from pylon.workspace.restore_state import _blocked_error, holding, plan
     from pylon.workspace.state import capture
@@ -49,7 +66,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
             # clean -x`); the ones that exist again are kept in the state replaced, so undo has them.
             current = holding(checkout, current, todo.blocked)
             todo = plan(checkout, target, rel, current=current)
-        result: dict[str, object] = {
+        result: Restored = {
             "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
             "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
         }

@@ -30,7 +30,23 @@ from pylon.workspace.repo import Checkout, locate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from pylon.workspace.sides import Side
+
+    class RmData(TypedDict):
+        """The data of an `rm` op (log_intent writes it; undo and finish read it back)."""
+
+        id: str
+        path: str
+        branch: str
+        tip: str
+        baseline: str
+        record: dict[str, object]
+        state: str | None
+        keep_branch: bool
+        scoped: dict[str, str]
+        trash: str | None
 
 MODULE = "pylon.workspace.rm_undo"
 
@@ -51,7 +67,7 @@ def _ref(checkout: Checkout, ref: str) -> str:
 def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branch: bool, scoped: list[str],
                trash: str | None) -> oplog.Op:
     scoped_oids = {ref: _ref(checkout, ref) for ref in scoped}
-    data: dict[str, object] = {
+    data: RmData = {
         "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
         "baseline": found.baseline, "record": found.record, "state": side.state.commit, "keep_branch": keep_branch,
         "scoped": scoped_oids, "trash": trash,
@@ -129,11 +145,13 @@ def _intact(checkout: Checkout, wid: str, path: str, record: dict[str, object]) 
 
 
 def undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    from typing import cast
+
     from pylon.workspace.restore_state import restore
 
-    d = op.data
+    d = cast("RmData", op.data)  # an rm op: log_intent wrote its data
     wid, path, branch, tip = str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"])
-    record = dict(d["record"])  # type: ignore[call-overload]
+    record = dict(d["record"])
     reason = owned.lock_reason(wid, str(record["token"]))
     with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
         if not _intact(checkout, wid, path, record):
@@ -154,7 +172,7 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
         admin = os.path.basename(admin_dir) if admin_dir else None
         updates = [(session_baseline_ref(wid), str(d["baseline"]))]
         old_admin = record.get("admin")
-        for ref, oid in dict(d.get("scoped") or {}).items():  # type: ignore[call-overload]
+        for ref, oid in dict(d.get("scoped") or {}).items():
             if oid and admin and old_admin:
                 updates.append((ref.replace(f"{ROOT}worktrees/{old_admin}/", f"{ROOT}worktrees/{admin}/", 1), oid))
         update_refs(checkout, updates)
@@ -170,8 +188,10 @@ def _lock_text(admin: str) -> str | None:
 
 
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:
-    d = op.data
-    record = dict(d["record"])  # type: ignore[call-overload]
+    from typing import cast
+
+    d = cast("RmData", op.data)  # an rm op: log_intent wrote its data
+    record = dict(d["record"])
     with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
         main = owned.survey(checkout).main_root
         remove_steps(checkout, main, str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"]), record,

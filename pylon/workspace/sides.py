@@ -66,7 +66,8 @@ def dirty(side: Side) -> tuple[list[str], list[str]]:
     state, root = side.state, side.checkout.root
     if state.index_tree is None:  # unmerged index: no tree to compare, ask git status
         out = git.run(["status", "--porcelain", "-z", "-unormal"], cwd=root)
-        tracked, untracked = [], []
+        tracked: list[str] = []
+        untracked: list[str] = []
         for rec in names(out):
             (untracked if rec.startswith("??") else tracked).append(rec[3:])
         return sorted(set(tracked)), sorted(untracked)

@@ -127,9 +127,10 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             # status no longer names them: carry them over while they are still repositories
             kept = [p for p in meta.get("embedded") or [] if os.path.exists(os.path.join(checkout.root, p, ".git"))]
             embedded = sorted(set(embedded) | set(kept))
-        worktree, _ = write_tree(checkout, private.path)
-        if worktree is None:
+        written, _ = write_tree(checkout, private.path)
+        if written is None:
             raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
+        worktree = written
         if attempt == 0 and reuse and meta and worktree != meta["worktree"] and _ignore_rules_changed(
             checkout, meta["worktree"], worktree
         ):

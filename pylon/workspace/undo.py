@@ -19,8 +19,23 @@ from pylon.workspace.repo import Checkout
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
+    from typing import Any, TypedDict
 
     from pylon.workspace.commits import State
+
+    class ListedOp(TypedDict):
+        seq: int
+        kind: str
+        title: str
+        status: str
+        time: Any  # as the record holds it (written as an int)
+        ref: str
+        command: Any
+
+    class Listing(TypedDict):
+        ops: list[ListedOp]
+        total: int
+        truncated: bool
 
 
 def _module(op: oplog.Op) -> ModuleType | None:
@@ -149,11 +164,11 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
             "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref}
 
 
-def listing(checkout: Checkout, limit: int = 50) -> dict[str, object]:
+def listing(checkout: Checkout, limit: int = 50) -> Listing:
     ops = oplog.entries(checkout)
     shown = ops[:limit]
     held = oplog.lock_held(checkout)
-    items = []
+    items: list[ListedOp] = []
     for op in shown:
         status = op.status
         if status in oplog.OPEN and not held:

@@ -25,6 +25,11 @@ from pylon.workspace.current import FRESH, WATCH_LOCK, write_fresh
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
 DEFAULT_QUEUE_MAX = 10000
 
 
@@ -84,12 +89,12 @@ class _OverflowLog(logging.Handler):
             self.events.overflowed()
 
 
-def _start_observer(root: str, events: _Events):  # type: ignore[no-untyped-def]
+def _start_observer(root: str, events: _Events) -> BaseObserver:
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
     class Handler(FileSystemEventHandler):
-        def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+        def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
             events.hit(os.fsdecode(event.src_path))

@@ -168,6 +168,7 @@ def _create(
         raise PylonError("branch-taken", f"The branch {branch} already exists; pylon never reuses a branch.",
                          f"Pick another id, or delete the branch if it is yours: git branch -D {branch}")
     start_from = from_rev if from_rev is not None else ("HEAD" if clean else None)
+    head: str | None
     if start_from is not None:
         start = resolve_commit(checkout, start_from)
         if start is None:

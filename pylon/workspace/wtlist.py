@@ -100,5 +100,5 @@ def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
     main = conflicts.Party(None, main_side, "") if main_side is not None else None
     result = conflicts.compare(checkout, parties, main)
     return {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
-            "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),  # type: ignore[attr-defined]
-            "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}  # type: ignore[attr-defined]
+            "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
+            "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}

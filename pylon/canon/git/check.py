@@ -177,11 +177,14 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
         if not move.governing:
             continue
         for old, new in move.paths:
-            top = _covering(moves, move)
-            if top.conflict:
-                message = f"renamed from {old}; its article {move.old} did not move ({top.conflict})"
+            cover = _covering(moves, move)
+            if cover.conflict:
+                message = f"renamed from {old}; its article {move.old} did not move ({cover.conflict})"
             else:
-                message = f"renamed from {old}; its article {move.old} did not move: {mv_command(top.old, top.new)}"
+                from typing import cast  # here only: typing costs start-up time
+
+                target = cast(Address, cover.new)  # None only with a conflict set (see _propose)
+                message = f"renamed from {old}; its article {move.old} did not move: {mv_command(cover.old, target)}"
             report.findings.append(_finding("article-not-moved", new, message))
     report.moves = [m for m in moves.values() if m.governing or not m.conflict]
     report.findings.sort(key=lambda f: (f.path, f.rule))

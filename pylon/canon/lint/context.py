@@ -11,6 +11,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Container
+
 from pylon.canon.address import mapped_names
 from pylon.canon.links import is_canonical_target
 from pylon.canon.schema import Schema, load_schema
@@ -39,21 +43,21 @@ def repo_base(root: Path) -> Path:
 class LintContext:
     project: Project
     base: Path  # findings' paths are relative to this (the repository root, else the project root)
-    articles: dict[str | None, object] = field(default_factory=dict)  # mount -> set-like of addresses
+    articles: dict[str | None, Container[str]] = field(default_factory=dict)  # mount -> set-like of addresses
     _schemas: dict[str | None, Schema] = field(default_factory=dict)
     # mount -> the addresses a link can name written as is (full lint only: a fast path for links)
     canonical: dict[str | None, frozenset[str]] = field(default_factory=dict)
     _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
     _base_prefix: str = ""
-    _by_head: dict[tuple[str | None, str], object] = field(default_factory=dict)
+    _by_head: dict[tuple[str | None, str], frozenset[str] | None] = field(default_factory=dict)
 
     @classmethod
     def full(cls, project: Project) -> LintContext:
         """Every store's article set listed up front (whole-store lint)."""
         ctx = cls(project, repo_base(project.root))
         for mount, store in ctx.stores():
-            ctx.articles[mount] = frozenset(a.address for a in walk_articles(store) if a.is_article)
-            ctx.canonical[mount] = frozenset(a for a in ctx.articles[mount] if is_canonical_target(a))  # type: ignore[attr-defined]
+            listed = ctx.articles[mount] = frozenset(a.address for a in walk_articles(store) if a.is_article)
+            ctx.canonical[mount] = frozenset(a for a in listed if is_canonical_target(a))
         return ctx
 
     @classmethod
@@ -69,7 +73,7 @@ class LintContext:
 
     def has_article(self, mount: str | None, path: str) -> bool:
         known = self.articles.get(mount)
-        return known is not None and path in known  # type: ignore[operator]
+        return known is not None and path in known
 
     def schema(self, mount: str | None) -> Schema:
         if mount not in self._schemas:
@@ -98,8 +102,9 @@ class LintContext:
         if address == CANON_DIR or address.startswith(CANON_DIR + "/"):
             return True, True  # the store's own files are not assets
         key = (store.mount, head)
-        names = self._by_head.get(key, False)
-        if names is False:
+        if key in self._by_head:
+            names = self._by_head[key]
+        else:
             folder = os.path.join(str(store.root), head) if head else str(store.root)
             names = self._by_head[key] = self.mapped_names(folder)
         if names is None:

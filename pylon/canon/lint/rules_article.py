@@ -122,7 +122,7 @@ def link_rules(ctx: LintContext, mount: str | None, links: list[Link], rel: str)
         return []
     return [
         finding("dead-link", f"[[{check.link.target.strip()}]] {check.reason}", rel, check.link.line)
-        for check in dead_links(links, mount, ctx.articles)  # type: ignore[arg-type]
+        for check in dead_links(links, mount, ctx.articles)
         if not _dotted(ctx, check.address)
     ]
 
@@ -157,7 +157,7 @@ def article_rules(ctx: LintContext, mount: str | None, text: str, rel: str) -> t
     elif mount in ctx.canonical:
         live = all_live(doc.body, ctx.canonical[mount], canonical=True)
     else:
-        live = all_live(doc.body, ctx.articles.get(mount, ()))  # type: ignore[arg-type]
+        live = all_live(doc.body, ctx.articles.get(mount, ()))
     if live is not None:
         refs = len(live)
     else:

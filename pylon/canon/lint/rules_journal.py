@@ -63,12 +63,12 @@ def entry_rules(ctx: LintContext, name: str, text: str, rel: str) -> list[Findin
         out += [finding("front-matter-invalid", p.message, rel, p.line) for p in front_matter_yaml_problems(doc)]
     entry = parse_entry(name, text)
     subject_line = _subject_line(doc.fm_lines)
-    for problem in entry.problems:
-        if problem.startswith(name) or "never closed" in problem and doc.problems:
+    for issue in entry.problems:
+        if issue.startswith(name) or "never closed" in issue and doc.problems:
             continue  # the name has its own rule; an unclosed block is reported above
-        severity = ERROR if any(word in problem for word in _BROKEN) else WARNING
-        line = subject_line if problem.startswith("subject") else 1
-        out.append(finding("front-matter-invalid", f"journal entry: {problem}", rel, line, severity=severity))
+        severity = ERROR if any(word in issue for word in _BROKEN) else WARNING
+        line = subject_line if issue.startswith("subject") else 1
+        out.append(finding("front-matter-invalid", f"journal entry: {issue}", rel, line, severity=severity))
     mounts = [m for m in ctx.articles if m is not None]
     for subject in entry.subjects:
         try:

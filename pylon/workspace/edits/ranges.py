@@ -36,7 +36,7 @@ def missing(ranges: list[Range], a: int, b: int) -> list[Range]:
     """The parts of a..b that `ranges` does not cover."""
     out: list[Range] = []
     pos = a
-    i = max(bisect_right(ranges, [a, float("inf")]) - 1, 0)  # type: ignore[list-item]
+    i = max(bisect_right(ranges, [a, float("inf")]) - 1, 0)
     while pos <= b and i < len(ranges):
         start, end = ranges[i]
         if end < pos:
@@ -60,7 +60,7 @@ def covers(ranges: list[Range], a: int, b: int) -> bool:
 def intersect(ranges: list[Range], a: int, b: int) -> list[Range]:
     """The parts of `ranges` inside a..b."""
     out: list[Range] = []
-    i = max(bisect_right(ranges, [a, float("inf")]) - 1, 0)  # type: ignore[list-item]
+    i = max(bisect_right(ranges, [a, float("inf")]) - 1, 0)
     while i < len(ranges) and ranges[i][0] <= b:
         start, end = ranges[i]
         lo, hi = max(start, a), min(end, b)

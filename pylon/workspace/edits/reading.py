@@ -4,7 +4,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
+
+    _Result = TypeVar("_Result", bound="ReadResult")
 
 import os
 
@@ -95,7 +97,7 @@ def read(path: str, offset: int = 1, limit: int | None = None, *, defer_seen: bo
     return defer(res, ledger, loaded.digest, seen) if defer_seen else res
 
 
-def defer(res: ReadResult, ledger: Ledger, digest: str, seen: list[list[int]]) -> ReadResult:
+def defer(res: _Result, ledger: Ledger, digest: str, seen: list[list[int]]) -> _Result:
     res.pending = (ledger, digest, seen)
     return res
 
@@ -199,7 +201,7 @@ def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: in
             return None
     finally:
         os.close(fd)
-    doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))  # type: ignore[arg-type]
+    doc = RangeDoc(data, start, st.st_size, base, ends_nl, cum, tuple(rev["eol"]))
     win = take(doc, offset, total, max_lines=min(limit or MAX_LINES, MAX_LINES))
     seen = win.seen()
     kept = ledger.record(rev["digest"], seen=[] if defer_seen else seen, lines=total, size=st.st_size, st=st)

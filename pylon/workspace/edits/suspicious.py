@@ -154,9 +154,9 @@ def _indent_counts(doc: Doc, spans: list[tuple[int, int]]) -> tuple[int, int]:
             else:
                 spaces += 1
         if start == doc.base and doc.base:  # `^` does not match after a BOM
-            m = _INDENTED_HERE.match(doc.data, start, end)
-            if m:
-                tabs, spaces = (tabs + 1, spaces) if m.group(1) == b"\t" else (tabs, spaces + 1)
+            here = _INDENTED_HERE.match(doc.data, start, end)
+            if here:
+                tabs, spaces = (tabs + 1, spaces) if here.group(1) == b"\t" else (tabs, spaces + 1)
     return tabs, spaces
 
 

@@ -29,7 +29,7 @@ class BackgroundDigest:
 
     def __init__(self, data: bytes | list[bytes | memoryview]) -> None:
         self._result = ""
-        parts = [data] if isinstance(data, (bytes, memoryview)) else data
+        parts: list[bytes | memoryview] = [data] if isinstance(data, (bytes, memoryview)) else data
         if sum(len(p) for p in parts) < (1 << 20):
             self._run(parts)
             self._thread: threading.Thread | None = None
