@@ -34,7 +34,7 @@ def apply(args: ApplyArgs) -> int:
     out(summary(result))
     if result["applied"]:
         base = result["base"]
-        if base["kind"] == "last-apply":
+        if isinstance(base, dict) and base.get("kind") == "last-apply":
             note(f"pylon: merged what {args.id} changed since its last apply (op {base['op']}), not since its baseline")
         note(f"pylon: the staged index is as it was; the merged changes are unstaged (op {result['op']}; "
              "`pylon ws undo` reverses it)")
