@@ -161,7 +161,7 @@ def copy_index(src: str, dst: str) -> list[int] | None:
 def _clear_stale_lock(lock: str) -> None:
     """The persistent private index is used only under capture.lock, which we now hold: a lock file
     still there once a git step of a killed pylon has had time to finish is left over; remove it."""
-    if os.path.lexists(lock) and not git.wait_unlocked(lock):
+    if not git.wait_unlocked(lock):
         try:
             os.unlink(lock)
         except FileNotFoundError:

@@ -132,9 +132,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         oplog.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
                          anchors=[_commit(source)], command=f"pylon ws move {worktree_id}")
-        with oplog.closed_if_refused(checkout, op):
-            results = oplog.run_steps([step], forward=True, currents={main.root: parked})
-        oplog.complete(checkout, op, results=oplog.summary(results))
+        results = oplog.carry_out(checkout, op, currents={main.root: parked})
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "parked": parked.commit,
             "state": source.commit, "head": source.head, "written": results[0]["written"],
             "deleted": results[0]["deleted"], "branch": parked.branch}
@@ -199,9 +197,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
                          command=f"pylon ws move {worktree_id} --back")
-        with oplog.closed_if_refused(checkout, op):
-            results = oplog.run_steps(steps, forward=True, currents={wt.root: now_wt, main.root: m})
-        oplog.complete(checkout, op, results=oplog.summary(results))
+        results = oplog.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "restored": parked,
             "sent": m.commit, "head": parked_state.head, "branch": parked_state.branch,
             "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"]}

@@ -22,7 +22,8 @@ API (stable; used by moves, restore, `rm --force`, apply and guard):
                     title="apply agent-1", command="pylon ws apply agent-1", currents={co.root: before})
     with op_lock(checkout): ...; check_clear(checkout); begin(...) -> Op; ...; complete(checkout, op)
         The same protocol for an op that does more than restores (`rm --force`): begin() before
-        the first change, complete() after the last one.
+        the first change, complete() after the last one. carry_out(checkout, op, currents=...) is
+        the middle and the end for an op of restores begun by hand (move, restore).
     entries(checkout) -> list[Op] (newest first); interrupted(checkout) -> Op | None
 
 Kinds are pluggable: an op whose undo or finish is not "restore every step" names a `module`
@@ -275,9 +276,17 @@ def perform(
         check_clear(checkout)
         preflight(steps, forward=True, currents=currents or {})
         op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
-        with closed_if_refused(checkout, op):
-            results = run_steps(op.steps, forward=True, currents=currents)
-        return complete(checkout, op, results=summary(results))
+        carry_out(checkout, op, currents=currents)
+        return op
+
+
+def carry_out(checkout: Checkout, op: Op, *, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
+    """After begin(): restore each step to `after`, then complete the op; restore()'s results.
+    A refusal before anything was written closes the op instead (closed_if_refused)."""
+    with closed_if_refused(checkout, op):
+        results = run_steps(op.steps, forward=True, currents=currents)
+    complete(checkout, op, results=summary(results))
+    return results
 
 
 def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -> None:

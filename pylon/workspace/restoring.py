@@ -79,9 +79,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         shown = " ".join(["pylon ws restore", name, *(paths or [])])
         op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
                          data={"name": name, "ref": ref}, command=shown)
-        with oplog.closed_if_refused(checkout, op):
-            results = oplog.run_steps([step], forward=True, currents={checkout.root: current})
-        oplog.complete(checkout, op, results=oplog.summary(results))
+        oplog.carry_out(checkout, op, currents={checkout.root: current})
         result["op"] = op.seq
     return result
 
