@@ -76,7 +76,8 @@ def undo(args: UndoArgs) -> int:
         lines = []
         for item in listed["ops"]:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(item["time"] or 0)))
-            lines.append(f"{item['seq']:>5}  {when}  {item['status']:<22} {item['title']}")
+            closed = f" (closed unwritten: {item['abandoned']})" if item.get("abandoned") else ""
+            lines.append(f"{item['seq']:>5}  {when}  {item['status']:<22} {item['title']}{closed}")
         out("\n".join(lines) + "\n" if lines else "")
         if not lines:
             note("pylon: the op log is empty")

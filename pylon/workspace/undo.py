@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         time: Any  # as the record holds it (written as an int)
         ref: str
         command: Any
+        abandoned: Any  # why an op closed before writing anything (lastlook.py), else None
 
     class Listing(TypedDict):
         ops: list[ListedOp]
@@ -174,5 +175,5 @@ def listing(checkout: Checkout, limit: int = 50) -> Listing:
         if status in oplog.OPEN and not held:
             status = f"interrupted ({status})"
         items.append({"seq": op.seq, "kind": op.kind, "title": op.title, "status": status, "time": op.record.get("time"),
-                      "ref": op.ref, "command": op.record.get("command")})
+                      "ref": op.ref, "command": op.record.get("command"), "abandoned": op.record.get("abandoned")})
     return {"ops": items, "total": len(ops), "truncated": len(ops) > limit}

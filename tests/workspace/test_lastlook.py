@@ -108,6 +108,9 @@ def test_an_op_refused_untouched_is_closed_not_left_interrupted(scene: Path) -> 
     assert newest.status == "undone" and newest.record["abandoned"] == "changed-meanwhile"
     status = pylon("ws", "status", "--json", cwd=scene).json()
     assert status["interrupted"] is None
+    listed = pylon("ws", "undo", "--list", "--json", cwd=scene).json()["ops"][0]
+    assert (listed["status"], listed["abandoned"]) == ("undone", "changed-meanwhile")
+    assert "restore b1 (closed unwritten: changed-meanwhile)" in pylon("ws", "undo", "--list", cwd=scene).out
     assert diff_snapshots(snapshot(scene), edited) == []
     again = pylon("ws", "restore", "b1", "--json", cwd=scene)  # run again: works from the edit, keeps it for undo
     assert again.code == 0, again
