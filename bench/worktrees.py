@@ -141,6 +141,9 @@ def main() -> None:
     list_t = time_command("pylon ws list", [PYLON, "ws", "list"], runs=ns.runs + 2, cwd=REPO, env=ENV)
     status_t = time_command("git status --porcelain (one worktree)", ["git", "status", "--porcelain"], runs=ns.runs + 2,
                             cwd=paths[0], env=ENV)
+    each = " ".join(f"'{p}'" for p in paths)
+    par_t = time_command("git status in all 10 at once", ["bash", "-c", f"for d in {each}; do git -C \"$d\" status "
+                         "--porcelain >/dev/null & done; wait"], runs=ns.runs + 2, cwd=REPO, env=ENV)
     conf_t = time_command("pylon ws conflicts", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO, env=ENV,
                           ok_codes=(0, 1))
     # the same reads while `pylon ws watch` runs in every worktree: their states are then vouched
@@ -173,6 +176,7 @@ def main() -> None:
         ("pylon ws new --clean", clean_t.ms, f"{clean_t.median / git_t.median:.2f}x"),
         ("pylon ws list (10 owned worktrees)", list_t.ms, "—"),
         ("git status --porcelain in one of them", status_t.ms, "—"),
+        ("git status --porcelain in all 10 at once (the scan floor)", par_t.ms, "—"),
         ("pylon ws conflicts (10 worktrees + checkout)", conf_t.ms, "—"),
         ("pylon ws list, `ws watch` running in each worktree", wlist_t.ms, "—"),
         ("pylon ws conflicts, `ws watch` running in each worktree", wconf_t.ms, "—"),
@@ -194,7 +198,9 @@ shared file (4 of them change the same line of it: {report['conflicting']} confl
   watchers, {verdict(wconf_t.median < 2.0)}.
 - Without watchers both are bound by reading ten 80,000-file worktrees: one capture each (a `git status`-sized
   scan, {status_t.ms} for git alone in one of them), run in parallel on {os.cpu_count()} cores; the merges
-  themselves take a few ms each.
+  themselves take a few ms each. Ten `git status` at once, the same reads with nothing else, take
+  {par_t.ms}: `ws list` costs {list_t.median / par_t.median:.2f}x of that floor, `ws conflicts`
+  {conf_t.median / par_t.median:.2f}x.
 - Samples: new {', '.join(f'{s:.2f}' for s in new_t.samples)} s; git {', '.join(f'{s:.2f}' for s in git_t.samples)} s.
 - 1-minute load average {load_before:.1f} before and {load_after:.1f} after (2 cores, shared machine).
 """

@@ -30,7 +30,7 @@ def iso(stamp: int) -> str:
 class State:
     """One captured checkout state (the commit is None until anchored)."""
 
-    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label")
+    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "head_tree")
 
     def __init__(
         self,
@@ -43,7 +43,9 @@ class State:
         notes: list[dict[str, str]],
         captured_at: int,
         label: str = "",
+        head_tree: str | None = None,
     ) -> None:
+        self.head_tree = head_tree  # HEAD's tree when the capture read it (None: not known, ask git)
         self.commit = commit
         self.head = head
         self.branch = branch

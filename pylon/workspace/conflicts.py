@@ -20,7 +20,7 @@ from __future__ import annotations
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT
 from pylon.workspace.repo import Checkout
-from pylon.workspace.sides import Side, changed_since, parallel
+from pylon.workspace.sides import Side, parallel, peel_trees, tree_diffs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,12 +81,13 @@ def require_merge_tree() -> None:
 class Party:
     """One side of the comparison: an owned worktree (id) or the main checkout (id None)."""
 
-    __slots__ = ("id", "side", "baseline", "changed", "apply_base")
+    __slots__ = ("id", "side", "baseline", "changed", "known", "apply_base")
 
     def __init__(self, worktree_id: str | None, side: Side, baseline: str, apply_base: str | None = None) -> None:
         self.id, self.side, self.baseline = worktree_id, side, baseline
         self.apply_base = apply_base  # against the checkout: the base `ws apply` would use (applied.py)
-        self.changed: set[str] = set()
+        self.changed: set[str] = set()  # paths changed since the baseline (compare fills it unless known)
+        self.known = False
 
 
 def touching(a: set[str], b: set[str]) -> list[str]:
@@ -176,12 +177,7 @@ def hunks(text: str) -> list[Hunk]:
 def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Comparison:
     """Every pair of `parties` and each against `main`: conflicts, touching paths."""
     require_merge_tree()
-
-    def change_set(party: object) -> None:
-        assert isinstance(party, Party)
-        party.changed = set(changed_since(checkout, party.baseline, party.side.state.worktree))
-
-    parallel(parties, change_set)
+    _change_sets(checkout, [p for p in parties if not p.known])
     jobs: list[tuple[Party, Party | None, str, str, list[str], bool]] = []
     for i, one in enumerate(parties):
         for two in parties[i + 1 :]:
@@ -189,8 +185,7 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Com
             must = bool(touched) or one.baseline != two.baseline
             jobs.append((one, two, str(one.side.state.commit), str(two.side.state.commit), touched, must))
     if main is not None:
-        main_jobs = parallel(parties, lambda p: _against_main(checkout, p, main))
-        jobs.extend(main_jobs)
+        jobs.extend(_against_main(checkout, parties, main))
     merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))
     results = iter(merged)
     pairs: list[Pair] = []
@@ -212,20 +207,41 @@ def _on(checkout: Checkout, tree: str, base: str) -> str:
     return out.decode().strip()
 
 
-def _against_main(checkout: Checkout, party: Party, main: Party) -> tuple[Party, None, str, str, list[str], bool]:
-    """The main checkout's tree as a commit on the worktree's baseline (see the module docstring),
-    or, once the session was applied, both trees on the session state of that apply: the merge
-    `ws apply` would do."""
+def _change_sets(checkout: Checkout, parties: list[Party]) -> None:
+    """Each party's paths changed since its baseline, from one tree diff for all of them."""
+    trees = peel_trees(checkout, [p.baseline for p in parties])
+    for party, diff in zip(parties, tree_diffs(checkout, [(t, p.side.state.worktree) for p, t in zip(parties, trees)])):
+        party.changed, party.known = {path for _, path in diff}, True
+
+
+def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list[tuple[Party, None, str, str, list[str], bool]]:
+    """Per party, the main checkout's tree as a commit on the worktree's baseline (see the module
+    docstring), or, once the session was applied, both trees on the session state of that apply:
+    the merge `ws apply` would do."""
     tree = main.side.state.worktree
-    if party.apply_base and party.apply_base != party.baseline:
-        base = party.apply_base
-        ours = _on(checkout, party.side.state.worktree, base)
-        since = set(changed_since(checkout, base, party.side.state.worktree))
-    else:
-        base, ours, since = party.baseline, str(party.side.state.commit), party.changed
-    changed = set(changed_since(checkout, base, tree))
-    touched = touching(since, changed)
-    return party, None, ours, _on(checkout, tree, base), touched, bool(touched)
+    bases = [p.apply_base if p.apply_base and p.apply_base != p.baseline else p.baseline for p in parties]
+    base_trees = peel_trees(checkout, bases)
+    pairs: list[tuple[str, str]] = []
+    for party, base, base_tree in zip(parties, bases, base_trees):
+        pairs.append((base_tree, tree))
+        if base != party.baseline:
+            pairs.append((base_tree, party.side.state.worktree))
+    diffs = iter(tree_diffs(checkout, pairs))
+
+    def job(item: tuple[Party, str, set[str], set[str]]) -> tuple[Party, None, str, str, list[str], bool]:
+        party, base, since, changed = item
+        touched = touching(since, changed)
+        if not touched:
+            return party, None, "", "", [], False
+        ours = str(party.side.state.commit) if base == party.baseline else _on(checkout, party.side.state.worktree, base)
+        return party, None, ours, _on(checkout, tree, base), touched, True
+
+    items = []
+    for party, base in zip(parties, bases):
+        changed = {path for _, path in next(diffs)}
+        since = party.changed if base == party.baseline else {path for _, path in next(diffs)}
+        items.append((party, base, since, changed))
+    return parallel(items, job)
 
 
 def overlaps(result: Comparison) -> dict[str, list[str]]:

@@ -46,13 +46,28 @@ def write_fresh(checkout: Checkout, state: st.State) -> None:
 
 
 def fresh_state(checkout: Checkout) -> st.State | None:
-    """The watcher-vouched state, when it is still valid; None otherwise."""
+    """The watcher-vouched state, when it is still valid; None otherwise.
+
+    Valid means: the watcher that wrote it still holds its lock, answers a sync (watchsync.py: it
+    has handled every file event made before this call), and the file is still there after it."""
+    path = os.path.join(checkout.git_dir, "pylon", FRESH)
     try:
-        with open(os.path.join(checkout.git_dir, "pylon", FRESH), encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh:
+            pid = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line).get("pid", "")
+    except (OSError, ValueError):
+        return None
+    if not pid.isdigit() or not watcher_alive(checkout):
+        return None
+    from pylon.workspace.watchsync import synced
+
+    if not synced(checkout.git_dir, int(pid)):
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
             data = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
     except (OSError, ValueError):
         return None
-    if not data.get("worktree") or not data.get("commit"):
+    if not data.get("worktree") or not data.get("commit") or data.get("pid") != pid:
         return None
     if data.get("index_sig") != str(st.file_sig(checkout.index_path)):
         return None
@@ -87,7 +102,7 @@ def current_state(checkout: Checkout) -> tuple[st.State, str]:
 
 def refresh_head(checkout: Checkout, state: st.State) -> st.State:
     """A watcher-vouched state with HEAD and branch re-read (they can move without file events)."""
-    head, _tree = st.head_info(st.start_head_query(checkout))
-    state.head = head
+    head, tree = st.head_info(st.start_head_query(checkout))
+    state.head, state.head_tree = head, tree
     state.branch = checkout.head_file()[0]
     return state

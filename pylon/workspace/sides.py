@@ -33,13 +33,15 @@ class Side:
 
 
 def read_side(path: str) -> Side:
-    from pylon.workspace.current import current_state
+    from pylon.workspace.current import current_state, refresh_head
 
     checkout = locate(path)
     state, source = current_state(checkout)
-    head_tree = EMPTY_TREE
-    if state.head:
-        head_tree = git.run(["rev-parse", state.head + "^{tree}"], cwd=checkout.root).decode().strip()
+    if source == "watch":  # HEAD can move with no file event in the checkout (a commit, a reset --soft)
+        state = refresh_head(checkout, state)
+    head_tree = state.head_tree if state.head else EMPTY_TREE
+    if head_tree is None:
+        head_tree = git.run(["rev-parse", str(state.head) + "^{tree}"], cwd=checkout.root).decode().strip()
     return Side(checkout, state, source, head_tree)
 
 
@@ -63,31 +65,78 @@ def names(raw: bytes) -> list[str]:
 
 def dirty(side: Side) -> tuple[list[str], list[str]]:
     """(tracked paths with staged or unstaged changes, untracked paths), sorted, like git status."""
-    state, root = side.state, side.checkout.root
-    if state.index_tree is None:  # unmerged index: no tree to compare, ask git status
-        out = git.run(["status", "--porcelain", "-z", "-unormal"], cwd=root)
-        tracked: list[str] = []
-        untracked: list[str] = []
-        for rec in names(out):
-            (untracked if rec.startswith("??") else tracked).append(rec[3:])
-        return sorted(set(tracked)), sorted(untracked)
-    staged = git.start(["diff-tree", "-r", "--name-only", "-z", side.head_tree, state.index_tree], cwd=root)
-    code, out, err = git.start(
-        ["diff-tree", "-r", "--name-status", "--no-renames", "-z", state.index_tree, state.worktree], cwd=root
-    ).wait()
-    if code != 0:
-        raise git.failure(["diff-tree"], code, err)
-    fields = names(out)
-    unstaged, untracked = set(), []
-    for status, path in zip(fields[0::2], fields[1::2]):
+    if side.state.index_tree is None:
+        return unmerged_dirty(side)
+    staged, unstaged = tree_diffs(side.checkout, [(side.head_tree, side.state.index_tree),
+                                                  (side.state.index_tree, side.state.worktree)])
+    return dirty_from(staged, unstaged)
+
+
+def unmerged_dirty(side: Side) -> tuple[list[str], list[str]]:
+    """dirty() of a side whose index is unmerged: no index tree to compare, so ask git status."""
+    out = git.run(["status", "--porcelain", "-z", "-unormal"], cwd=side.checkout.root)
+    tracked: list[str] = []
+    untracked: list[str] = []
+    for rec in names(out):
+        (untracked if rec.startswith("??") else tracked).append(rec[3:])
+    return sorted(set(tracked)), sorted(untracked)
+
+
+def dirty_from(staged: list[tuple[str, str]], unstaged: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """dirty() from the two tree diffs HEAD -> index and index -> working tree: what the working
+    tree adds to the index is untracked, everything else is a tracked change."""
+    changed = {path for _, path in staged}
+    untracked = []
+    for status, path in unstaged:
         if status == "A":
             untracked.append(path)
         else:
-            unstaged.add(path)
-    code, out, err = staged.wait()
-    if code != 0:
-        raise git.failure(["diff-tree"], code, err)
-    return sorted(unstaged | set(names(out))), sorted(untracked)
+            changed.add(path)
+    return sorted(changed), sorted(untracked)
+
+
+def tree_diffs(checkout: Checkout, pairs: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """[(status, path), ...] for each (old tree, new tree) pair, no rename detection, from one
+    `git diff-tree --stdin` for all of them (a pair of equal trees costs nothing).
+
+    With --stdin git echoes each input line ("<old> <new>\n") before that pair's records, also when
+    they are empty, so the output is split on the headers it was sent, in order."""
+    results: list[list[tuple[str, str]]] = [[] for _ in pairs]
+    todo = [i for i, (a, b) in enumerate(pairs) if a != b]
+    if not todo:
+        return results
+    lines = [f"{pairs[i][0]} {pairs[i][1]}\n".encode() for i in todo]
+    out = git.run(["diff-tree", "--stdin", "-r", "--name-status", "--no-renames", "-z"], cwd=checkout.root,
+                  input=b"".join(lines))
+    pos = 0
+    for i, header in zip(todo, lines):
+        if not out.startswith(header, pos):
+            raise git.failure(["diff-tree", "--stdin"], 0, b"unexpected output for " + header.strip())
+        pos += len(header)
+        found = results[i]
+        # records are "<status>\0<path>\0"; a status is an upper-case letter, a header a hex digit
+        while pos < len(out) and 65 <= out[pos] <= 90:
+            end = out.index(b"\0", pos)
+            status = out[pos:end].decode()
+            stop = out.index(b"\0", end + 1)
+            found.append((status, out[end + 1 : stop].decode("utf-8", "surrogateescape")))
+            pos = stop + 1
+    return results
+
+
+def peel_trees(checkout: Checkout, revs: list[str]) -> list[str]:
+    """The tree of each commit-ish, from one `git cat-file --batch-check`."""
+    if not revs:
+        return []
+    data = "".join(f"{r}^{{tree}}\n" for r in revs).encode()
+    out = git.run(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=checkout.root, input=data)
+    trees = []
+    for rev, line in zip(revs, out.decode().splitlines()):
+        oid, _, kind = line.partition(" ")
+        if kind != "tree":
+            raise git.failure(["cat-file", "--batch-check"], 128, f"{rev}: not a commit or tree".encode())
+        trees.append(oid)
+    return trees
 
 
 def changed_since(checkout: Checkout, base: str, tree: str) -> list[str]:

@@ -151,6 +151,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         notes=notes,
         captured_at=now,
         label=label,
+        head_tree=head_tree or (EMPTY_TREE if head is None else None),
     )
     new_meta: dict[str, object] = {
         "v": _META_VERSION,

@@ -3,11 +3,12 @@
 Filesystem events (watchdog, imported here only) are a hint of *when* to look; what changed is
 always decided by a fresh capture compared with the previous one, so a lost or dropped event can
 delay a report but never falsify it. The event queue is bounded (PYLON_WATCH_QUEUE_MAX, default
-10000; a test knob): past it, or when the kernel's inotify queue overflows, the watcher rescans
+10000; a test knob, as is PYLON_WATCH_EVENT_DELAY, which makes the handler slow): past it, or when the kernel's inotify queue overflows, the watcher rescans
 and says so in the batch (`overflow: true`).
 
 While it runs, the watcher holds `<git-dir>/pylon/watch.lock` and keeps `fresh` current, so
-`changes`, `fingerprint`, `baseline` and `run` skip their own scan (see current.py).
+`changes`, `fingerprint`, `baseline`, `run`, `list` and `conflicts` skip their own scan once a sync
+proves it has handled every event made before they asked (current.py, watchsync.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pylon.workspace.changes import count_changed, listed
 from pylon.workspace.current import FRESH, WATCH_LOCK, write_fresh
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
+from pylon.workspace.watchsync import Cookies, Server
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,15 +91,22 @@ class _OverflowLog(logging.Handler):
             self.events.overflowed()
 
 
-def _start_observer(root: str, events: _Events) -> BaseObserver:
+def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> BaseObserver:
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
+
+    delay = float(os.environ.get("PYLON_WATCH_EVENT_DELAY") or 0)  # a test knob: events handled late
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
-            events.hit(os.fsdecode(event.src_path))
+            src = os.fsdecode(event.src_path)
+            if cookies is not None and cookies.seen(src, event.event_type):
+                return
+            if delay and not src.startswith(events.git_dir):
+                time.sleep(delay)
+            events.hit(src)
             dest = getattr(event, "dest_path", "")
             if dest:
                 events.hit(os.fsdecode(dest))
@@ -139,9 +148,13 @@ def watch(
     batches = 0
     mode = "events"
     observer = None
+    server = None
+    cookies = Cookies(checkout.root, pdir) if fresh_path else None
     try:
         try:
-            observer = _start_observer(checkout.root, events)
+            observer = _start_observer(checkout.root, events, cookies)
+            if cookies is not None:  # readers trust `fresh` only after a sync (watchsync.py)
+                server = Server(checkout.git_dir, cookies)
         except OSError as exc:
             mode = f"polling (file events unavailable: {exc.strerror or exc})"
         base = resolve(checkout, since) if since is not None else None
@@ -182,6 +195,8 @@ def watch(
     except KeyboardInterrupt:
         return {"batches": batches, "mode": mode}
     finally:
+        if server is not None:
+            server.close()
         if observer is not None:
             observer.stop()
         if fresh_path:

@@ -12,24 +12,47 @@ import os
 from pylon.workspace import conflicts, git, owned
 from pylon.workspace.commits import iso
 from pylon.workspace.repo import Checkout
-from pylon.workspace.sides import Side, dirty, parallel, read_side
+from pylon.workspace.sides import Side, dirty_from, parallel, peel_trees, read_side, tree_diffs, unmerged_dirty
 
 LIST_VERSION = 1
 
 
 class Row:
-    __slots__ = ("owned", "side", "tracked", "untracked", "commits")
+    __slots__ = ("owned", "side", "tracked", "untracked", "commits", "changed")
 
-    def __init__(self, found: owned.Owned, side: Side, tracked: list[str], untracked: list[str], commits: int) -> None:
-        self.owned, self.side, self.tracked, self.untracked, self.commits = found, side, tracked, untracked, commits
+    def __init__(self, found: owned.Owned, side: Side) -> None:
+        self.owned, self.side = found, side
+        self.tracked: list[str] = []
+        self.untracked: list[str] = []
+        self.commits = 0
+        self.changed: set[str] = set()  # since the baseline, for the overlaps
 
 
 def _read(found: object) -> Row:
     assert isinstance(found, owned.Owned)
-    side = read_side(found.path)
-    tracked, untracked = dirty(side)
-    count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path) if found.head else b"0"
-    return Row(found, side, tracked, untracked, int(count.decode().strip() or 0))
+    row = Row(found, read_side(found.path))
+    if found.head and found.head != found.baseline:
+        count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path)
+        row.commits = int(count.decode().strip() or 0)
+    return row
+
+
+def _compare_trees(checkout: Checkout, rows: list[Row]) -> None:
+    """Every row's dirty paths and changes since its baseline, from one tree diff for all rows."""
+    baselines = peel_trees(checkout, [r.owned.baseline for r in rows])
+    pairs: list[tuple[str, str]] = []
+    for row, base_tree in zip(rows, baselines):
+        state = row.side.state
+        index_tree = state.index_tree or state.worktree  # unmerged: counted by git status below
+        pairs += [(row.side.head_tree, index_tree), (index_tree, state.worktree), (base_tree, state.worktree)]
+    diffs = tree_diffs(checkout, pairs)
+    for n, row in enumerate(rows):
+        staged, unstaged, since = diffs[3 * n : 3 * n + 3]
+        if row.side.state.index_tree is None:
+            row.tracked, row.untracked = unmerged_dirty(row.side)
+        else:
+            row.tracked, row.untracked = dirty_from(staged, unstaged)
+        row.changed = {path for _, path in since}
 
 
 def _last_change(row: Row, head_times: dict[str, int]) -> int:
@@ -47,6 +70,7 @@ def list_worktrees(checkout: Checkout) -> dict[str, object]:
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
     rows: list[Row] = parallel(present, _read)
+    _compare_trees(checkout, rows)
     heads = sorted({r.owned.head for r in rows if r.owned.head})
     head_times: dict[str, int] = {}
     if heads:
@@ -62,6 +86,8 @@ def list_worktrees(checkout: Checkout) -> dict[str, object]:
             notes.append({"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"})
         else:
             parties = [conflicts.Party(r.owned.id, r.side, r.owned.baseline) for r in rows]
+            for party, row in zip(parties, rows):
+                party.changed, party.known = row.changed, True
             overlap = conflicts.overlaps(conflicts.compare(checkout, parties, None))
     items = []
     for row in rows:

@@ -64,7 +64,12 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
         assert not list(ed.root.glob(".f.txt.pylon-tmp-*"))
 
 
-def test_random_outside_appends_during_500_edits_are_never_lost(ed) -> None:
+# 200 edits in the normal suite (about 80 s of a CI worker); the figures in docs/edits.md come
+# from PYLON_OUTSIDE_EDITS=500. Read at import: the per-test fixture drops PYLON_* variables.
+OUTSIDE_EDITS = int(os.environ.get("PYLON_OUTSIDE_EDITS") or 200)
+
+
+def test_random_outside_appends_during_edits_are_never_lost(ed) -> None:
     original = ed.numbered(2000)
     path = ed.write("f.txt", original)
     tag = ed.read("f.txt")
@@ -74,7 +79,7 @@ def test_random_outside_appends_during_500_edits_are_never_lost(ed) -> None:
     span = (time.monotonic() - start) * 1.2  # appends spread over a whole edit and a bit beyond
     rng = random.Random(8)
     outcomes = {"refused": 0, "kept after the write": 0, "reported": 0, "lost": 0}
-    for attempt in range(500):
+    for attempt in range(OUTSIDE_EDITS):
         path.write_text(original, encoding="utf-8")
         tag = ed.read("f.txt")
         line = f"outside {attempt}\n"
@@ -95,7 +100,7 @@ def test_random_outside_appends_during_500_edits_are_never_lost(ed) -> None:
             outcomes["reported"] += 1
         else:
             outcomes["lost"] += 1
-    print(f"outside appends over 500 edits: {outcomes}")
+    print(f"outside appends over {OUTSIDE_EDITS} edits: {outcomes}")
     assert outcomes["lost"] == 0, outcomes
 
 
