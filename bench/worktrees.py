@@ -5,6 +5,8 @@ Measures, as whole processes and ratios against git in the same run:
 - `pylon ws new` (from the 349-path dirty state: capture, baseline commit, locked worktree,
   registry) against `git worktree add` of HEAD on the same tree, samples alternating (bar: 1.3x);
   `pylon ws new --clean` for reference;
+- the same reads while the watcher `ws new --watch` starts runs in every worktree (readers then
+  sync with it instead of scanning);
 - `pylon ws list` with 10 owned worktrees, each with a few changes, some pairs conflicting
   (bar: under 1 s), next to `git status --porcelain` in one of them;
 - `pylon ws conflicts` over the same 10 worktrees and the checkout (bar: under 2 s).
@@ -18,7 +20,6 @@ import argparse
 import compileall
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -102,18 +103,21 @@ def ten_worktrees() -> list[Path]:
     return paths
 
 
-def start_watch(path: Path) -> subprocess.Popen[bytes]:
-    log = WORK / f"watch-{path.name}.log"
-    proc = subprocess.Popen([PYLON, "ws", "watch"], cwd=path, stdout=subprocess.DEVNULL, stderr=open(log, "wb"),
-                            env={**os.environ, **ENV})
+def start_watch(path: Path) -> int:
+    """The watcher `ws new --watch` starts (the same library call), once its first capture vouches."""
+    from pylon.workspace import owned, watchers
+
+    admin = owned.admin_dir_of(str(path))
+    assert admin
+    pid = watchers.start(str(path), admin)
+    if pid is None:
+        raise RuntimeError(f"watch did not start in {path}: see {admin}/pylon/watch.log")
     deadline = time.monotonic() + 120
-    line = ""
-    while time.monotonic() < deadline and "watching" not in line:  # a file, not a pipe: never fills up
-        time.sleep(0.1)
-        line = log.read_text(errors="replace")
-    if "watching" not in line:
-        raise RuntimeError(f"watch did not start in {path}: {line}")
-    return proc
+    while time.monotonic() < deadline:
+        if '"source": "watch"' in run([PYLON, "ws", "changes", "--json"], cwd=path).stdout:
+            return pid
+        time.sleep(0.2)
+    raise RuntimeError(f"the watcher in {path} never vouched")
 
 
 def main() -> None:
@@ -148,22 +152,18 @@ def main() -> None:
                           ok_codes=(0, 1))
     # the same reads while `pylon ws watch` runs in every worktree: their states are then vouched
     # for by the watchers and no worktree is scanned
-    watchers = [start_watch(p) for p in paths]
+    from pylon.workspace import owned, watchers
+
+    pids = [start_watch(p) for p in paths]
     try:
-        time.sleep(2)  # each watcher's first settled capture
         run([PYLON, "ws", "list"])
         wlist_t = time_command("pylon ws list (watchers)", [PYLON, "ws", "list"], runs=ns.runs + 2, cwd=REPO, env=ENV)
         wconf_t = time_command("pylon ws conflicts (watchers)", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO,
                                env=ENV, ok_codes=(0, 1))
     finally:
-        for proc in watchers:
-            proc.send_signal(signal.SIGINT)
-        for proc in watchers:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:  # a loaded machine: ours, so stop it hard
-                proc.kill()
-                proc.wait()
+        for path in paths:  # as `ws rm` does
+            watchers.stop(str(owned.admin_dir_of(str(path))))
+    assert len(pids) == 10
     doc = run([PYLON, "ws", "conflicts", "--json"], check=False).stdout
     import json
 
@@ -178,8 +178,8 @@ def main() -> None:
         ("git status --porcelain in one of them", status_t.ms, "—"),
         ("git status --porcelain in all 10 at once (the scan floor)", par_t.ms, "—"),
         ("pylon ws conflicts (10 worktrees + checkout)", conf_t.ms, "—"),
-        ("pylon ws list, `ws watch` running in each worktree", wlist_t.ms, "—"),
-        ("pylon ws conflicts, `ws watch` running in each worktree", wconf_t.ms, "—"),
+        ("pylon ws list, each worktree watched (`ws new --watch`)", wlist_t.ms, "—"),
+        ("pylon ws conflicts, each worktree watched (`ws new --watch`)", wconf_t.ms, "—"),
     ]
     text = f"""## owned worktrees (`bench/worktrees.py`)
 
@@ -207,6 +207,7 @@ shared file (4 of them change the same line of it: {report['conflicting']} confl
     if ns.reads_only:  # only the read rows: the new/add figures stay those of the last full run
         text = text.replace("## owned worktrees (`bench/worktrees.py`)", "## owned worktrees: list and conflicts (`bench/worktrees.py --reads-only`)")
         text = "\n".join(ln for ln in text.splitlines() if not ("nan" in ln or ln.startswith(("- `ws new`", "- Samples"))))
+        text = text.replace(f"`ws new` and `git worktree add` alternate sample by sample ({ns.runs} each, after one warm-up round).\n", "")
     print(text)
     record("worktrees-reads" if ns.reads_only else "worktrees", text)
     if not ns.keep and not ns.reads_only:

@@ -257,6 +257,8 @@ COMMANDS = (
                   Opt("--clean", FLAG, "Start from --from (default HEAD) without the dirty state."),
                   Opt("--copy", STR, "Also copy ignored files matching GLOB (gitignore syntax); repeatable.",
                       metavar="GLOB", repeat=True),
+                  Opt("--watch", FLAG, "Keep a `pylon ws watch` running in it, so `ws list` and `ws conflicts` "
+                      "need not scan it; `ws rm` stops it."),
                   JSON),
             description="The worktree is on branch pylon-session-<ID> under the worktree root "
                         "($PYLON_WORKTREE_ROOT, default $XDG_DATA_HOME/pylon/worktrees/<repo>-<hash>), locked in "

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         from_rev: str | None
         clean: bool
         copy: list[str]
+        watch: bool
 
     class IdArgs(JsonArgs, Protocol):
         id: str
@@ -59,9 +60,10 @@ def new(args: NewArgs) -> int:
                 note_inline(f"\rcopying ignored files: {done}/{total} ({size >> 20} MiB)" + ("\n" if done == total else ""))
 
     result = create(checkout(), args.id, from_rev=args.from_rev, clean=args.clean, copy=list(args.copy),
-                    progress=progress)
+                    progress=progress, watch=args.watch)
     if args.json:
-        emit({k: result[k] for k in ("id", "path", "branch", "baseline", "head", "dirty", "copied", "notes")})
+        keys = ("id", "path", "branch", "baseline", "head", "dirty", "copied", "notes") + (("watcher",) if args.watch else ())
+        emit({k: result[k] for k in keys})
         return 0
     out(f"{result['path']}\n")
     note(render.new_summary(result))

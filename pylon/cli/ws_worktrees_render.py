@@ -16,6 +16,9 @@ def new_summary(result: dict[str, Any]) -> str:
     line = f"pylon: created worktree {result['id']} on {result['branch']} from {start}"
     if copied["files"]:
         line += f"; copied {copied['files']} ignored file(s), {copied['bytes']} bytes ({copied['reflinked']} reflinked)"
+    watcher = result.get("watcher")
+    if watcher:
+        line += f"; watching it in the background (pid {watcher['pid']}; `pylon ws rm {result['id']}` stops it)"
     return line
 
 

@@ -90,6 +90,7 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
                                     trash=trash)
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
+        _stop_watcher(owned.admin_dir_of(found.path))
         rm_undo.remove_steps(checkout, main, found.id, found.path, found.branch, tip, found.record, keep_branch=keep_branch)
         if op is not None:
             from pylon.workspace import oplog
@@ -177,6 +178,7 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
     did.append(f"forget registry record {wid}")
     if not dry_run:
         for admin in admins:
+            _stop_watcher(admin)
             shutil.rmtree(admin, ignore_errors=True)
         if f"remove folder {path}" in did:
             shutil.rmtree(path, ignore_errors=True)
@@ -188,6 +190,14 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
             update_refs(checkout, [], deletes=existing)
         owned.delete_record(checkout, wid)
     return {"id": wid, "kind": kind, "done": did, "kept": kept}
+
+
+def _stop_watcher(admin: str | None) -> None:
+    """A `ws watch` still running in a worktree being removed would write into its admin folder."""
+    if admin:
+        from pylon.workspace import watchers
+
+        watchers.stop(admin)
 
 
 def _lock_of(admin: str) -> str | None:

@@ -97,6 +97,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
     )
     real_sig = file_sig(checkout.index_path)
     excl = excludes_sig(checkout)
+    anchored = bool(meta) and _anchored(checkout, meta.get("commit") if meta else None)
     reuse = bool(
         meta
         and meta.get("v") == _META_VERSION
@@ -107,7 +108,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         and meta.get("recent") is not None  # else what the last capture hashed is not known: start afresh
         and real_sig is not None
         and os.path.exists(private.path)
-        and _anchored(checkout, meta.get("commit"))
+        and anchored
     )
     for attempt in (0, 1):
         if reuse and meta:
@@ -179,6 +180,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             label == "current"
             and not extra_refs
             and meta
+            and anchored  # else a capture on a temporary index moved the ref: anchor a commit again
             and meta.get("commit")
             and all(meta.get(k) == new_meta[k] for k in ("worktree", "head", "branch", "index_tree"))
         )

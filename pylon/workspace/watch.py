@@ -141,6 +141,8 @@ def watch(
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fresh_path: str | None = os.path.join(pdir, FRESH)
+        os.ftruncate(lock_fd, 0)
+        os.pwrite(lock_fd, f"{os.getpid()}\n".encode(), 0)  # who to stop (watchers.py)
     except OSError:
         fresh_path = None  # another watcher vouches for this checkout; this one only reports
     events = _Events(checkout.root, fresh_path, queue_max)
@@ -173,8 +175,10 @@ def watch(
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
                         return {"batches": batches, "mode": mode}
-                    waits = [w for w in (left, 1.0 if polling else None) if w is not None]
-                    events.cond.wait(timeout=min(waits) if waits else None)
+                    waits = [w for w in (left, 1.0 if polling else 5.0) if w is not None]
+                    events.cond.wait(timeout=min(waits))
+                    if _gone(checkout):
+                        return {"batches": batches, "mode": mode, "stopped": "checkout removed"}
                     if polling and events.generation == seen:
                         break  # no file events: rescan on every tick
                 while events.generation != seen and time.monotonic() - events.last_event < settle:
@@ -183,6 +187,8 @@ def watch(
                 overflow = events.overflow
                 events.overflow = False
                 events.queue.clear()
+            if _gone(checkout):
+                return {"batches": batches, "mode": mode, "stopped": "checkout removed"}
             current = st.capture(checkout)
             if current.worktree != previous.worktree or overflow or current.head != previous.head:
                 emit(_batch(checkout, previous.worktree, current, base.label if base else None,
@@ -205,6 +211,11 @@ def watch(
             except FileNotFoundError:
                 pass
         os.close(lock_fd)
+
+
+def _gone(checkout: Checkout) -> bool:
+    """The checkout or its git dir was removed (`ws rm` of a worktree whose watcher runs on)."""
+    return not (os.path.isdir(checkout.root) and os.path.isdir(checkout.git_dir))
 
 
 def _batch(

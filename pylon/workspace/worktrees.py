@@ -133,13 +133,25 @@ def new(
     clean: bool = False,
     copy: list[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    watch: bool = False,
 ) -> dict[str, object]:
     if worktree_id is not None:
         owned.check_id(worktree_id)
     with file_lock(owned.lock_path(checkout), timeout=LOCK_TIMEOUT, what="owned worktrees"):
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
-        return _create(checkout, info, wid, from_rev, clean, copy or [], progress)
+        result = _create(checkout, info, wid, from_rev, clean, copy or [], progress)
+    if watch:  # after the lock: the worktree is complete and registered whatever happens here
+        from pylon.workspace import watchers
+
+        admin = owned.admin_dir_of(str(result["path"]))
+        pid = watchers.start(str(result["path"]), admin) if admin else None
+        result["watcher"] = {"pid": pid} if pid else None
+        if pid is None:
+            notes = list(result["notes"]) if isinstance(result["notes"], list) else []
+            log = os.path.join(admin or "", "pylon", "watch.log")
+            result["notes"] = [*notes, {"kind": "watch-not-started", "message": f"the watcher did not start; see {log}"}]
+    return result
 
 
 def _free_id(checkout: Checkout, info: owned.Survey) -> str:
