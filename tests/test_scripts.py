@@ -26,6 +26,7 @@ def test_demo_runs_all_three_parts() -> None:
         "pylon: since start (baseline, ",  # what changes/diff compare against
         "Usage: pylon ws changes [OPTIONS]",  # help from the registry
         "conflict: agent-a <-> agent-b: 1 path(s)",  # owned worktrees and early conflict warning
+        "watching it in the background (pid ",  # ws new --watch (ws rm --force stops it)
         "reversible: `rm -rf src/core` removes src/core inside the checkout (line 2)",  # guard check
         "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
         "undo it with `pylon ws restore guard-1`",  # the hook's snapshot note

@@ -59,30 +59,56 @@ def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed) -> None:
     request = b"replace 300000\n+CHANGED\n"
     argv = [str(BIN / "pylon"), "edit", f"big.txt#{tag}"]
 
-    # How long does an undisturbed edit take? Then kill at points spread over that time.
-    start = time.monotonic()
-    done = subprocess.run(argv, cwd=ed.root, input=request, capture_output=True)
-    full = time.monotonic() - start
-    assert done.returncode == 0, done.stderr
-    assert path.read_bytes() == new
+    def temp_files() -> list[Path]:
+        return list(ed.root.glob(".big.txt.pylon-tmp-*"))
 
+    # How long does an undisturbed edit take, and how long does its temp file live? Kills then
+    # land at points spread over the whole run, and (3 of 4) inside the write itself: after the
+    # temp file appeared, however long the machine's load made the run before it.
+    start = time.monotonic()
+    first = subprocess.Popen(argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    assert first.stdin is not None
+    first.stdin.write(request)
+    first.stdin.close()
+    appeared = gone = None
+    while first.poll() is None:
+        now, exists = time.monotonic(), bool(temp_files())
+        if exists and appeared is None:
+            appeared = now
+        if not exists and appeared is not None and gone is None:
+            gone = now
+        time.sleep(0.0005)
+    full = time.monotonic() - start
+    assert first.returncode == 0, first.stderr.read() if first.stderr else b""
+    assert path.read_bytes() == new
+    window = max((gone or time.monotonic()) - (appeared or start), 0.001)
+
+    import random
+
+    rng = random.Random(5)
     outcomes = {"old": 0, "new": 0}
     mid_write = 0
     attempts = 40
     for attempt in range(attempts):
         path.write_bytes(original)
-        for leftover in ed.root.glob(".big.txt.pylon-tmp-*"):
+        for leftover in temp_files():
             leftover.unlink()
         proc = subprocess.Popen(argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         assert proc.stdin is not None
         proc.stdin.write(request)
         proc.stdin.close()
-        # Kill points sweep 30% .. 150% of the undisturbed run time (load makes runs longer).
-        time.sleep(full * (0.3 + 1.2 * attempt / attempts))
+        if attempt % 4:
+            deadline = time.monotonic() + 60
+            while not temp_files() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.0005)
+            time.sleep(rng.uniform(0, window * 0.8))
+        else:  # kill points sweep 30% .. 150% of the undisturbed run time
+            time.sleep(full * (0.3 + 1.2 * attempt / attempts))
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        if list(ed.root.glob(".big.txt.pylon-tmp-*")):
+        if temp_files():
             mid_write += 1  # killed while its temp file existed: between create and rename
         data = path.read_bytes()
         assert data in (original, new), f"attempt {attempt}: torn file of {len(data)} bytes"
