@@ -69,7 +69,8 @@ class Cookies:
     def __init__(self, root: str, pylon_dir: str) -> None:
         self.dot_git = os.path.join(root, ".git")
         self.in_dir = os.path.isdir(self.dot_git)
-        self.pylon_dir = pylon_dir
+        # spelt from the watched root, as the events name it (the git dir may be spelt otherwise)
+        self.pylon_dir = os.path.join(self.dot_git, os.path.basename(pylon_dir))
         self.cond = threading.Condition()
         self.waiting: str | None = None  # the cookie on its way (its path, or `.git` for an mtime cookie)
         self.count = 0
