@@ -210,11 +210,15 @@ def _on(checkout: Checkout, tree: str, base: str) -> str:
 def _change_sets(checkout: Checkout, parties: list[Party]) -> None:
     """Each party's paths changed since its baseline, from one tree diff for all of them."""
     trees = peel_trees(checkout, [p.baseline for p in parties])
-    for party, diff in zip(parties, tree_diffs(checkout, [(t, p.side.state.worktree) for p, t in zip(parties, trees)])):
+    diffs = tree_diffs(checkout, [(t, p.side.state.worktree) for p, t in zip(parties, trees)])
+    for party, diff in zip(parties, diffs):
         party.changed, party.known = {path for _, path in diff}, True
 
 
-def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list[tuple[Party, None, str, str, list[str], bool]]:
+MainJob = tuple[Party, None, str, str, list[str], bool]  # the pair with the checkout, as compare() lists pairs
+
+
+def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list[MainJob]:
     """Per party, the main checkout's tree as a commit on the worktree's baseline (see the module
     docstring), or, once the session was applied, both trees on the session state of that apply:
     the merge `ws apply` would do."""
@@ -228,12 +232,14 @@ def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list
             pairs.append((base_tree, party.side.state.worktree))
     diffs = iter(tree_diffs(checkout, pairs))
 
-    def job(item: tuple[Party, str, set[str], set[str]]) -> tuple[Party, None, str, str, list[str], bool]:
+    def job(item: tuple[Party, str, set[str], set[str]]) -> MainJob:
         party, base, since, changed = item
         touched = touching(since, changed)
         if not touched:
             return party, None, "", "", [], False
-        ours = str(party.side.state.commit) if base == party.baseline else _on(checkout, party.side.state.worktree, base)
+        ours = str(party.side.state.commit)
+        if base != party.baseline:
+            ours = _on(checkout, party.side.state.worktree, base)
         return party, None, ours, _on(checkout, tree, base), touched, True
 
     items = []

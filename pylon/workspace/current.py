@@ -51,23 +51,15 @@ def fresh_state(checkout: Checkout) -> st.State | None:
     Valid means: the watcher that wrote it still holds its lock, answers a sync (watchsync.py: it
     has handled every file event made before this call), and the file is still there after it."""
     path = os.path.join(checkout.git_dir, "pylon", FRESH)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            pid = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line).get("pid", "")
-    except (OSError, ValueError):
-        return None
+    pid = (_read_fresh(path) or {}).get("pid", "")
     if not pid.isdigit() or not watcher_alive(checkout):
         return None
     from pylon.workspace.watchsync import synced
 
     if not synced(checkout.git_dir, int(pid)):
         return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
-    except (OSError, ValueError):
-        return None
-    if not data.get("worktree") or not data.get("commit") or data.get("pid") != pid:
+    data = _read_fresh(path)  # again: what it holds now, after every earlier event was handled
+    if not data or not data.get("worktree") or not data.get("commit") or data.get("pid") != pid:
         return None
     if data.get("index_sig") != str(st.file_sig(checkout.index_path)):
         return None
@@ -90,6 +82,14 @@ def fresh_state(checkout: Checkout) -> st.State | None:
         captured_at=int(data.get("time") or 0),
         label="current",
     )
+
+
+def _read_fresh(path: str) -> dict[str, str] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
+    except (OSError, ValueError):
+        return None
 
 
 def current_state(checkout: Checkout) -> tuple[st.State, str]:

@@ -3,8 +3,8 @@
 Filesystem events (watchdog, imported here only) are a hint of *when* to look; what changed is
 always decided by a fresh capture compared with the previous one, so a lost or dropped event can
 delay a report but never falsify it. The event queue is bounded (PYLON_WATCH_QUEUE_MAX, default
-10000; a test knob, as is PYLON_WATCH_EVENT_DELAY, which makes the handler slow): past it, or when the kernel's inotify queue overflows, the watcher rescans
-and says so in the batch (`overflow: true`).
+10000; a test knob, as is PYLON_WATCH_EVENT_DELAY, which makes the handler slow): past it, or when
+the kernel's inotify queue overflows, the watcher rescans and says so in the batch (`overflow: true`).
 
 While it runs, the watcher holds `<git-dir>/pylon/watch.lock` and keeps `fresh` current, so
 `changes`, `fingerprint`, `baseline`, `run`, `list` and `conflicts` skip their own scan once a sync

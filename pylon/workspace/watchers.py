@@ -14,11 +14,10 @@ import signal
 import time
 
 from pylon.locks import is_held
+from pylon.workspace.current import WATCH_LOCK
 
 START_WAIT = 10.0  # seconds `ws new --watch` waits for the watcher to hold its lock
 STOP_WAIT = 10.0
-
-WATCH_LOCK = "watch.lock"  # the name current.py uses (not imported: that module imports the state capture)
 
 
 def lock_path(git_dir: str) -> str:

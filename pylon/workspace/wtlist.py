@@ -12,7 +12,15 @@ import os
 from pylon.workspace import conflicts, git, owned
 from pylon.workspace.commits import iso
 from pylon.workspace.repo import Checkout
-from pylon.workspace.sides import Side, dirty_from, parallel, peel_trees, read_side, tree_diffs, unmerged_dirty
+from pylon.workspace.sides import (
+    Side,
+    dirty_from,
+    parallel,
+    peel_trees,
+    read_side,
+    tree_diffs,
+    unmerged_dirty,
+)
 
 LIST_VERSION = 1
 
