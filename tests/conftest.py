@@ -19,6 +19,20 @@ import pytest
 
 BIN = Path(sys.executable).parent
 
+# Test tiers (docs/testing.md). The default tier, what `scripts/test` and a bare `pytest` run, leaves
+# out the tests marked `slow` (full-size loops whose fast siblings stay in); `.ci/run` sets
+# PYLON_TEST_TIER=full and runs everything. Read at import: the per-test fixture drops PYLON_*.
+FULL_TIER = os.environ.get("PYLON_TEST_TIER", "") == "full"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if FULL_TIER or config.getoption("-m"):  # an explicit -m (e.g. `-m slow`) chooses for itself
+        return
+    kept = [item for item in items if "slow" not in item.keywords]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if "slow" in item.keywords])
+        items[:] = kept
+
 
 @dataclass
 class Result:
@@ -89,15 +103,34 @@ def run_cmd(
     if env:
         full_env.update(env)
     data = input.encode("utf-8") if isinstance(input, str) else input
-    proc = subprocess.run(
-        argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout
-    )
-    return Result(
-        proc.returncode,
-        proc.stdout.decode("utf-8", "replace"),
-        proc.stderr.decode("utf-8", "replace"),
-        [str(a) for a in args],
-    )
+    if FORK and str(args[0]) in ("pylon", "canon"):
+        code, out, err = _fork_server().run(str(args[0]), argv[0], argv[1:], str(cwd or os.getcwd()), full_env,
+                                            data, timeout)
+    else:
+        proc = subprocess.run(
+            argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), [str(a) for a in args])
+
+
+# The default tier runs `pylon`/`canon` command lines through a fork server (tests/forkserver.py):
+# each is still a process of its own with real pipes, without paying Python's start and pylon's
+# imports every time. The full tier and PYLON_TEST_FORK=0 start the real console scripts.
+FORK = not FULL_TIER and os.environ.get("PYLON_TEST_FORK", "1") != "0"
+_SERVER = None
+
+
+def _fork_server():  # type: ignore[no-untyped-def]
+    global _SERVER
+    if _SERVER is None:
+        import atexit
+
+        from tests.forkserver import ForkServer
+
+        _SERVER = ForkServer()
+        atexit.register(_SERVER.close)
+    return _SERVER
 
 
 @pytest.fixture

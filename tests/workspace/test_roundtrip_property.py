@@ -1,9 +1,9 @@
 """The round-trip property: move/back, move+undo, apply+undo, rm --force+undo give back the exact
 state, 0 differences (roundtrips.py; git plumbing and raw bytes as the oracle, states.py).
 
-The normal suite runs a fast subset. The full 1,000 rounds are `@pytest.mark.slow` and run when
-asked for: `PYLON_ROUNDTRIPS=1000 pytest tests/workspace/test_roundtrip_property.py` (any count),
-or `pytest -m slow`. Each round prints nothing; a failure names its seed, the kind of round and
+The default tier runs a fast subset. The full 1,000 rounds are `@pytest.mark.slow`: the full tier
+(`PYLON_TEST_TIER=full`, what .ci/run sets) runs them, and so does
+`PYLON_ROUNDTRIPS=1000 pytest -m slow tests/workspace/test_roundtrip_property.py` (any count). Each round prints nothing; a failure names its seed, the kind of round and
 every random change made, so it replays exactly.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import FULL_TIER
 from tests.workspace.roundtrips import KINDS, run_rounds
 
 FAST = 40
@@ -40,8 +41,8 @@ def test_round_trips_fast_subset(tmp_path: Path) -> None:
 def test_round_trips_full(chunk: int, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     wanted = WANTED
     marker = str(request.config.getoption("-m") or "")
-    if not wanted and "slow" not in marker.replace("not slow", ""):
-        pytest.skip(f"the full {FULL} round trips run with PYLON_ROUNDTRIPS={FULL} or `pytest -m slow`")
+    if not wanted and not FULL_TIER and "slow" not in marker.replace("not slow", ""):
+        pytest.skip(f"the full {FULL} round trips run in the full tier (PYLON_TEST_TIER=full) or with `-m slow`")
     total = int(wanted or FULL)
     rounds = total // CHUNKS + (1 if chunk < total % CHUNKS else 0)
     if rounds == 0:
