@@ -25,6 +25,11 @@ BIN = Path(sys.executable).parent
 FULL_TIER = os.environ.get("PYLON_TEST_TIER", "") == "full"
 
 
+def sized(fast: int, full: int) -> int:
+    """A loop's size: `fast` in the default tier, `full` in the full tier (same code path)."""
+    return full if FULL_TIER else fast
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if FULL_TIER or config.getoption("-m"):  # an explicit -m (e.g. `-m slow`) chooses for itself
         return

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, sized
 from tests.guard.conftest import disk
 
-CHECKOUTS = 40
+CHECKOUTS = sized(12, 40)
 PER_CHECKOUT = 5
 WORDS = ["alpha", "beta", "gamma", "delta"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import sized
 from tests.workspace.crash_helpers import Moments, killed, op_refs_above, timed
 from tests.workspace.helpers import pylon
 from tests.workspace.states import Maker, build, differences, git, mutate, snapshot
@@ -85,7 +86,7 @@ def measured(folder: Path) -> Moments:
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
     moments = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(8)]
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(sized(4, 8))]
     assert len(outcomes) == 8
 
 

@@ -13,10 +13,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.conftest import script
+from tests.conftest import script, sized
 from tests.workspace.helpers import write_files
 
-ATTEMPTS = 600
+ATTEMPTS = sized(150, 600)
 _SWAPPER = """
 import os, sys, time
 root, stop = sys.argv[1], sys.argv[2]

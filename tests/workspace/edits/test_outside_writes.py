@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from tests.conftest import sized
+
 BIN = Path(sys.executable).parent
 
 
@@ -64,9 +66,9 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
         assert not list(ed.root.glob(".f.txt.pylon-tmp-*"))
 
 
-# 200 edits in the normal suite (about 80 s of a CI worker); the figures in docs/edits.md come
-# from PYLON_OUTSIDE_EDITS=500. Read at import: the per-test fixture drops PYLON_* variables.
-OUTSIDE_EDITS = int(os.environ.get("PYLON_OUTSIDE_EDITS") or 200)
+# 40 edits in the default tier, 200 in the full tier (about 80 s of a CI worker); the figures in
+# docs/edits.md come from PYLON_OUTSIDE_EDITS=500. Read at import: the per-test fixture drops PYLON_*.
+OUTSIDE_EDITS = int(os.environ.get("PYLON_OUTSIDE_EDITS") or sized(40, 200))
 
 
 def test_random_outside_appends_during_edits_are_never_lost(ed) -> None:
