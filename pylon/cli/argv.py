@@ -108,11 +108,13 @@ def plain(number: float) -> str:
 
 
 def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | None, prog: str,
-             stop: str = "") -> tuple[dict[str, object], list[str]] | None:
+             stop: str = "", head: list[str] | None = None) -> tuple[dict[str, object], list[str]] | None:
     """Option values and positional words; None when help was asked for.
 
     `stop`: "rest" keeps every word from the first positional on as it is (`ws run make --json`);
-    "word" stops at the first positional (the root options end at the command word)."""
+    "word" stops at the first positional (the root options end at the command word). `head`: the
+    words before `args` (the program and command words), for the corrected line of a refusal."""
+    head = head if head is not None else [prog]
     by_name = {o.name: o for o in opts}
     values: dict[str, object] = {o.dest: o.default for o in opts if not o.repeat}
     lists: dict[str, list[object]] = {o.dest: [] for o in opts if o.repeat}
@@ -155,10 +157,8 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
             raise _fail(f"{name} takes two values ({opt.metavar}): write `{name} {opt.metavar}`.", target, prog)
         if eq:
             raw, i = [inline], i + 1
-        elif i + count < len(args):
-            raw, i = args[i + 1:i + 1 + count], i + 1 + count
         else:
-            raise _fail(f"{name} needs {'two values' if count == 2 else 'a value'} ({opt.metavar}).", target, prog)
+            raw, i = _values(args, i, opt, count, head, target, prog)
         given[name] = raw[0]
         value = tuple(raw) if count == 2 else _convert(opt, raw[0], target, prog)
         if opt.repeat:
@@ -166,6 +166,37 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
         else:
             values[opt.dest] = value
     return values, words
+
+
+def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], target: Command | Group | None,
+            prog: str) -> tuple[list[str], int]:
+    """The `count` value words of the option at args[i], and the index after them.
+
+    A value word that starts with `--` would be an option the user meant, not a value
+    (`--replace 1 --json`): it is refused unless `--` stands before it (`--replace 1 -- --json`)
+    or, for a one-value option, it is attached with `=` (`--grep=--json`)."""
+    raw: list[str] = []
+    j = i + 1
+    while len(raw) < count:
+        if j >= len(args):
+            raise _fail(f"{opt.name} needs {'two values' if count == 2 else 'a value'} ({opt.metavar}).", target, prog)
+        word = args[j]
+        if word == "--" and j + 1 < len(args):
+            raw.append(args[j + 1])
+            j += 2
+            continue
+        if word.startswith("--"):
+            fixed = args[:j] + ["--"] + args[j:] if count == 2 else args[:j - 1] + [f"{opt.name}={word}"] + args[j + 1:]
+            import shlex  # only on the error path
+
+            error = _fail(f"{opt.name} takes {opt.metavar}, and {word!r} looks like an option, not its value; "
+                          f"to give it as the value, write the line in the hint.", target, prog)
+            error.hint = shlex.join(head + fixed)
+            error.details["corrected"] = error.hint
+            raise error
+        raw.append(word)
+        j += 1
+    return raw, j
 
 
 def _peek(args: list[str], i: int) -> str:
@@ -236,7 +267,7 @@ def parse(prog: str, argv: list[str]) -> Parsed:
         target = found
     parsed.target = target
     rest = any(a.count == REST for a in target.args)
-    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "")
+    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "", [prog, *argv[:i]])
     if got is None:
         parsed.help = "asked"
         return parsed
