@@ -15,6 +15,14 @@ from pylon.errors import UsageError
 HELP = ("-h", "--help")
 
 
+def option_like(word: str) -> bool:
+    """A word an option value must not be without `--` before it or `=`: it reads as an option
+    (`--json`, `--limit=3`). `---` (front matter) or `-- note` read as text and pass."""
+    name = word[2:].partition("=")[0]
+    return word.startswith("--") and name[:1].isalnum() and name.isascii() and \
+        all(c.isalnum() or c in "-_" for c in name)
+
+
 class Args:
     """The parsed values of one command line: one attribute per declared argument and option.
 
@@ -33,13 +41,14 @@ class Parsed:
     """What a command line asks for: a command with its Args, help on a command or group, or the
     version. `target` is None for the root itself."""
 
-    __slots__ = ("target", "args", "directory", "color", "help", "version")
+    __slots__ = ("target", "args", "directory", "color", "help", "version", "notes")
 
     def __init__(self, target: Command | Group | None, directory: list[str], color: str) -> None:
         self.target, self.directory, self.color = target, directory, color
         self.args: Args | None = None
         self.help = ""  # "asked" (-h/--help, exit 0) or "bare" (a group without a command, exit 2)
         self.version = False
+        self.notes: list[str] = []  # deprecation warnings for stderr (an old option spelling was used)
 
 
 def shown_name(words: str, prog: str) -> str:
@@ -108,7 +117,8 @@ def plain(number: float) -> str:
 
 
 def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | None, prog: str,
-             stop: str = "", head: list[str] | None = None) -> tuple[dict[str, object], list[str]] | None:
+             stop: str = "", head: list[str] | None = None,
+             notes: list[str] | None = None) -> tuple[dict[str, object], list[str]] | None:
     """Option values and positional words; None when help was asked for.
 
     `stop`: "rest" keeps every word from the first positional on as it is (`ws run make --json`);
@@ -116,6 +126,7 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
     words before `args` (the program and command words), for the corrected line of a refusal."""
     head = head if head is not None else [prog]
     by_name = {o.name: o for o in opts}
+    old_names = {alias: o for o in opts for alias in o.aliases}
     values: dict[str, object] = {o.dest: o.default for o in opts if not o.repeat}
     lists: dict[str, list[object]] = {o.dest: [] for o in opts if o.repeat}
     values.update(lists)
@@ -140,6 +151,12 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
         if not arg.startswith("--") and len(arg) > 2 and arg[:2] in by_name:  # -Cdir, like git
             name, eq, inline = arg[:2], "=", arg[2:]
         opt = by_name.get(name)
+        if opt is None and name in old_names:
+            opt = old_names[name]
+            if notes is not None and not any(name in n for n in notes):
+                notes.append(f"{name} is deprecated and will go in a coming release; use {opt.name} (the same option).")
+            arg = opt.name + arg[len(name):]
+            name = opt.name
         if opt is None:
             visible = [o.name for o in opts if not o.hidden]
             raise _fail(f"No such option: {name}{_suggest(name, visible)}.", target, prog)
@@ -172,7 +189,7 @@ def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], targ
             prog: str) -> tuple[list[str], int]:
     """The `count` value words of the option at args[i], and the index after them.
 
-    A value word that starts with `--` would be an option the user meant, not a value
+    A value word that reads as an option (option_like) is an option the user meant, not a value
     (`--replace 1 --json`): it is refused unless `--` stands before it (`--replace 1 -- --json`)
     or, for a one-value option, it is attached with `=` (`--grep=--json`)."""
     raw: list[str] = []
@@ -185,7 +202,7 @@ def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], targ
             raw.append(args[j + 1])
             j += 2
             continue
-        if word.startswith("--"):
+        if option_like(word):
             fixed = args[:j] + ["--"] + args[j:] if count == 2 else args[:j - 1] + [f"{opt.name}={word}"] + args[j + 1:]
             import shlex  # only on the error path
 
@@ -236,6 +253,9 @@ def _positionals(command: Command, words: list[str], values: dict[str, object], 
 def parse(prog: str, argv: list[str]) -> Parsed:
     """Parse `argv` (without the program name) for `prog` ("pylon" or "canon")."""
     root = registry.lookup("canon") if prog == "canon" else None
+    for word in argv:
+        if "\0" in word:  # no command line the OS passes can hold one; a caller in-process could
+            raise _fail(f"An argument holds a NUL byte ({word[:40]!r}); no argument can.", root, prog)
     got = _options(argv, registry.ROOT_OPTS, root, prog, stop="word")
     if got is None:
         parsed = Parsed(root, [], "auto")
@@ -267,7 +287,7 @@ def parse(prog: str, argv: list[str]) -> Parsed:
         target = found
     parsed.target = target
     rest = any(a.count == REST for a in target.args)
-    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "", [prog, *argv[:i]])
+    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "", [prog, *argv[:i]], parsed.notes)
     if got is None:
         parsed.help = "asked"
         return parsed

@@ -7,6 +7,8 @@ error naming the command's usage line. Nothing is dropped or last-wins.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -242,3 +244,28 @@ def test_edit_replace_with_a_flag_after_it_writes_nothing(tmp_path: object, monk
     error = json.loads(capsys.readouterr().out)["error"]  # --json was meant, so the refusal is JSON
     assert (folder / "f.txt").read_text() == "one\ntwo\n"
     assert error["code"] == "usage" and error["hint"] == f"pylon edit 'f.txt#{tag}' --replace 1 -- --json"
+
+
+def test_old_option_spellings_are_deprecated_aliases(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """One name per idea (docs/cli.md): an old spelling means the same option and warns on stderr."""
+    from pylon.cli.main import run
+
+    pairs = [(["ws", "watch"], "--settle", "--debounce", "0.5", "settle"),
+             (["ws", "diff"], "--out", "--output", "f.diff", "out"),
+             (["ws", "run"], "--max-output", "--max-bytes", "100", "max_output"),
+             (["canon", "lint"], "--base", "--since", "HEAD", "base")]
+    for words, old, new, value, dest in pairs:
+        assert vars(parse("pylon", [*words, old, value, "--", "x"] if words[1] == "run" else [*words, old, value]).args)[dest] \
+            == vars(parse("pylon", [*words, new, value, "--", "x"] if words[1] == "run" else [*words, new, value]).args)[dest]
+        parsed = parse("pylon", [*words, f"{old}={value}"] if words[1] != "run" else [*words, f"{old}={value}", "x"])
+        assert parsed.notes == [f"{old} is deprecated and will go in a coming release; use {new} (the same option)."]
+        assert "given twice" in usage_error("pylon", [*words, old, value, new, value]).message
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    aliases = [(c.name, alias) for c in COMMANDS for o in c.opts for alias in o.aliases]
+    assert len(aliases) == 4 and all(f"`{name.split()[-1]} {alias}`" in documented or f"`{name} {alias}`"
+                                     in documented for name, alias in aliases), aliases
+    monkeypatch.chdir(tmp_path)  # not a git checkout: the command fails after the warning
+    assert run("pylon", ["ws", "diff", "--out", "x.diff"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("warning: --out is deprecated") and "error[not-a-git-checkout]" in err
