@@ -10,7 +10,8 @@ changed (a listing of the tree before and after).
 
 Lines run in-process (pylon.cli.main.run); stdin that never ends (/dev/zero) and FIFOs on stdin
 need a real process. The default size gives each argument a rotating share of the bad values
-(several hundred lines); PYLON_BAD_INPUTS=all gives every argument every value (slow marker).
+(several hundred lines); the `slow` test gives every argument every value (some 3,000 lines),
+and so does the default one with PYLON_BAD_INPUTS=all.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def good(metavar: str) -> str:
     return GOOD.get(metavar.strip("[]").rstrip(".").rstrip("."), "x")
 
 
-def lines_for(command: Command) -> list[tuple[list[str], str]]:
+def lines_for(command: Command, full: bool = FULL) -> list[tuple[list[str], str]]:
     """Command lines (after `pylon`), each with exactly one bad value, and that value."""
     words = command.words
     takes = [a for a in command.args if a.count in (ONE, MANY, REST, OPTIONAL)]
@@ -84,7 +85,7 @@ def lines_for(command: Command) -> list[tuple[list[str], str]]:
     slot = 7 * COMMANDS.index(command)  # each command starts elsewhere in the rotation
 
     def share(i: int) -> list[str]:
-        return BAD if FULL else [BAD[(i * SHARE + k) % len(BAD)] for k in range(SHARE)]
+        return BAD if full else [BAD[(i * SHARE + k) % len(BAD)] for k in range(SHARE)]
 
     for position in range(len(takes) or (1 if any(a.count == ANY for a in command.args) else 0)):
         for bad in share(slot):
@@ -184,10 +185,22 @@ def problems_of(argv: list[str], code: int | str, text: str, changed: bool) -> l
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
 def test_bad_values_on_every_argument_end_in_a_code(command: Command, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    check_lines(command, lines_for(command), tmp_path, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
+def test_every_bad_value_on_every_argument(command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if FULL:
+        pytest.skip("PYLON_BAD_INPUTS=all: the default test runs the full size already")
+    check_lines(command, lines_for(command, full=True), tmp_path, monkeypatch)
+
+
+def check_lines(command: Command, lines: list[tuple[list[str], str]], tmp_path: Path,
+                monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_checkout(tmp_path)
     monkeypatch.chdir(root)
     bad: list[str] = []
-    lines = lines_for(command)
     assert lines or not (command.args or [o for o in command.opts if o.kind != FLAG])
     for argv, _ in lines:
         before = listing(root)

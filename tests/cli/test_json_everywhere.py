@@ -46,8 +46,10 @@ def test_help_completion_and_guide_print_one_document(argv: list[str], monkeypat
     code, docs = run_json(argv, monkeypatch)
     assert code == 0 and len(docs) == 1 and docs[0]["ok"] is True
     if argv[:1] == ["help"] and len(argv) == 4:
-        names = [o["name"] for o in docs[0]["options"]]  # type: ignore[union-attr]
-        assert names == [o.name for o in registry.lookup("ws diff").opts]  # type: ignore[union-attr]
+        options = docs[0]["options"]
+        assert isinstance(options, list)
+        command = registry.lookup("ws diff")
+        assert command is not None and [o["name"] for o in options] == [o.name for o in command.opts]
     if argv[:1] == ["completion"]:
         assert "_PYLON_COMPLETE" in str(docs[0]["script"])
 
