@@ -28,7 +28,9 @@ _ANSI = {
 
 
 def set_color_mode(mode: str) -> None:
+    """Called once per command line (main.dispatch): its colour, and no stream yet."""
     _settings["color"] = mode
+    _settings.pop("stream", None)
 
 
 def color_enabled(stream: TextIO) -> bool:
