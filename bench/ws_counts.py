@@ -103,7 +103,7 @@ def exact_run(pylon: str, runs: int) -> int:
 
 
 def exact_watch(pylon: str, runs: int) -> int:
-    proc = start_watch(pylon, REPO, "--json", "--settle", "0.3", stdout=subprocess.PIPE)
+    proc = start_watch(pylon, REPO, "--json", "--debounce", "0.3", stdout=subprocess.PIPE)
     assert proc.stdout is not None
     good = 0
     try:
@@ -114,7 +114,7 @@ def exact_watch(pylon: str, runs: int) -> int:
                 os.rename(REPO / "gen", STAGE / "gen")
             while True:  # the batch that saw the move (batches without a change are not printed)
                 doc = json.loads(proc.stdout.readline())
-                if doc["total"]:
+                if doc["event"] == "batch" and doc["total"]:
                     break
             good += doc["total"] == N
     finally:

@@ -52,12 +52,14 @@ def is_held(lock_path: str | os.PathLike[str]) -> bool:
 class file_lock:  # noqa: N801 - used like a function: `with file_lock(path): ...`
     """Hold an exclusive lock on `lock_path` (created if needed) for the duration of the block.
 
-    Raises `lock-timeout` (exit 4) when another process holds it for longer than `timeout` seconds.
+    Raises `lock-timeout` (exit 1; `exit_code` 4 for the edits' locks, whose file cannot be
+    edited then) when another process holds it for longer than `timeout` seconds.
     """
 
-    def __init__(self, lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "") -> None:
+    def __init__(self, lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "",
+                 exit_code: int = Exit.FAILED) -> None:
         self.path = os.fspath(lock_path)
-        self.timeout, self.what = timeout, what
+        self.timeout, self.what, self.exit_code = timeout, what, exit_code
         self.fd = -1
 
     def __enter__(self) -> None:
@@ -74,7 +76,7 @@ class file_lock:  # noqa: N801 - used like a function: `with file_lock(path): ..
                 "lock-timeout",
                 f"Another pylon process has held the lock for {self.what or self.path} for over {self.timeout:g}s.",
                 "Wait for it to finish, then run the same command again.",
-                exit_code=Exit.CANNOT_EDIT,
+                exit_code=self.exit_code,
             )
         self.fd = fd
 

@@ -31,7 +31,7 @@ def test_demo_runs_all_three_parts() -> None:
         "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
         "undo it with `pylon ws restore guard-1`",  # the hook's snapshot note
         "restored guard-1:",  # and the restore
-        "bytes left out; all of it: ",  # ws run --max-output
+        "bytes left out; all of it: ",  # ws run --max-bytes
         "Installed canon's claude-code hooks in ",  # canon hook install
         "- src/core/config (updated ",  # the hook surfaces the governing capsule
         '{"decision": "block", "reason": "canon: you changed files these articles govern',  # the Stop reminder

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from pylon.canon.store import CANON_DIR, Project, Store
-from pylon.errors import PylonError
+from pylon.errors import PylonError, UsageError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
@@ -136,8 +136,8 @@ def mapped_names(folder: str) -> frozenset[str] | None:
 
 
 def outside(arg: str) -> PylonError:
-    return PylonError(
-        "outside-project",
+    return UsageError(
+        "path-outside",
         f"{arg!r} is outside the project and inside no mount.",
         "Pass a path inside the project, or mount its folder (mounts in .canon/config.toml or --mount DIR).",
     )

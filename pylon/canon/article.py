@@ -265,7 +265,7 @@ def _write(
     scope: str | None, stripped: bool, locked: bool,
 ) -> WriteResult:
     from pylon.canon.init import ensure_store, relative_paths, remove_created
-    from pylon.canon.safeio import StoreDir, store_parts
+    from pylon.canon.safeio import StoreDir, check_size, store_parts
 
     parts = store_parts(store.canon_dir, os.fspath(path))
     old_text = _read_old(store, parts, address, path) if store.exists() else None
@@ -299,13 +299,15 @@ def _write(
     doc.set("updated", today())
     result.updated = doc.owned["updated"]
     _check_schema(store, old_doc, doc, address)
+    data = doc.render().encode("utf-8")
+    check_size(data, f"The article {address}")  # what `canon read` would refuse is never written
     made = ensure_store(store)
     try:
         with StoreDir(store.canon_dir, parts[:-1]) as folder:
             try:
                 if locked:
                     folder.remove_stale_temps(parts[-1])
-                folder.replace(parts[-1], doc.render().encode("utf-8"))
+                folder.replace(parts[-1], data)
             except BaseException:
                 folder.rollback()
                 raise

@@ -85,6 +85,9 @@ def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, n
     now = now or utc_now()
     date = now.strftime("%Y-%m-%d")
     data = render_entry(subjects, logged_instant(now), text).encode("utf-8")
+    from pylon.canon.safeio import check_size
+
+    check_size(data, "The journal entry")
     n = _first_free_guess(journal_dir, date, slug)
     # Through a descriptor of journal/ opened without following links: a `journal` link planted
     # in the store is refused, never written through.
@@ -244,17 +247,25 @@ class JournalResult:
     created_store: list[str] = field(default_factory=list)
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8 reach argv as lone surrogates
+        return False
+    return True
+
+
 def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     """A `--subject` as stored: the address of the article governing it when one does (so the entry
     shows on that article's `canon read`), else the address itself. Returns (subject, governing)."""
     from pylon.canon.address import resolve, to_address
     from pylon.canon.text import has_control
 
-    if has_control(arg):
+    if has_control(arg) or not arg.isascii() and not _utf8(arg):
         # An entry is immutable: a subject with a line break would break its front matter forever.
         raise UsageError(
             "bad-subject",
-            f"--subject {arg!r} holds a line break or another control character.",
+            f"--subject {arg!r} holds a line break or another control character, or is not UTF-8.",
             'canon journal "..." --subject src/app.py',
         )
     address = to_address(arg, project)

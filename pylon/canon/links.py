@@ -155,7 +155,7 @@ def all_live(text: str, known: Container[str], canonical: bool = False) -> set[s
 def link_address(target: str, mount: str | None, mounts: Collection[str] = ()) -> Address:
     """The address a link target names, from an article in `mount` (None: the project store).
 
-    Raises PylonError (`outside-project`) for a target that climbs above the root with `..`.
+    Raises PylonError (`path-outside`) for a target that climbs above the root with `..`.
     """
     if _SIMPLE_TARGET.fullmatch(target) and not target.endswith(".md"):
         return Address(mount, target)

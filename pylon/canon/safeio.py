@@ -34,33 +34,19 @@ _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
 def read_regular(path: str, limit: int = ARTICLE_MAX, what: str = "file") -> bytes:
     """The bytes of the regular file at `path` (links followed), never blocking and never more
     than `limit` bytes. Raises PylonError: `is-directory`, `not-regular`, `too-large`,
-    `unreadable`; FileNotFoundError passes through (callers decide what absence means)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except IsADirectoryError:
-        raise PylonError("is-directory", f"{path} is a folder where a {what} belongs.",
-                         f"Move {path} out of the way.") from None
-    except PermissionError:
-        raise PylonError("unreadable", f"{path} cannot be read (permission denied).", f"ls -l {path}") from None
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a socket, or a FIFO with no writer under O_NONBLOCK on some systems
-            raise not_regular(path, what) from None
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise PylonError("unreadable", f"{path} cannot be read ({exc.strerror}).", f"ls -l {path}") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise PylonError("is-directory", f"{path} is a folder where a {what} belongs.", f"Move {path} out of the way.")
-        if not stat.S_ISREG(info.st_mode):
-            raise not_regular(path, what)
-        if info.st_size > limit:
-            raise too_large(path, what, limit)
-        return _read_all(fd, limit, path, what)
-    except OSError as exc:
-        raise PylonError("unreadable", f"{path} cannot be read ({exc.strerror}).", f"ls -l {path}") from None
-    finally:
-        os.close(fd)
+    `permission`, `unreadable`...; FileNotFoundError passes through (callers decide what absence means)."""
+    from pylon.inputs import read_file
+
+    return read_file(path, limit, what=what, hint=f"ls -l {path}", missing=False)
+
+
+def check_size(data: bytes, shown: str) -> None:
+    """`too-large` for an article or entry over what `canon read` reads (ARTICLE_MAX), before any write."""
+    from pylon.inputs import too_large
+
+    if len(data) > ARTICLE_MAX:
+        raise too_large(f"{shown} would be {len(data):,} bytes, which", "file canon reads back", ARTICLE_MAX,
+                        "Shorten the text (split it over several articles or entries); nothing was written.")
 
 
 def not_regular(path: str, what: str) -> PylonError:
@@ -299,17 +285,9 @@ class StoreDir:
 
 
 def _read_all(fd: int, limit: int, shown: str, what: str) -> bytes:
-    """Read to the end, not to st_size (a file can grow while it is read), at most `limit` bytes."""
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        total += len(chunk)
-        if total > limit:
-            raise too_large(shown, what, limit)
-        chunks.append(chunk)
+    from pylon.inputs import read_to_limit
+
+    return read_to_limit(fd, limit, shown, what, f"ls -l {shown}")
 
 
 def _fsync(fd: int) -> None:

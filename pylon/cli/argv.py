@@ -15,6 +15,14 @@ from pylon.errors import UsageError
 HELP = ("-h", "--help")
 
 
+def option_like(word: str) -> bool:
+    """A word an option value must not be without `--` before it or `=`: it reads as an option
+    (`--json`, `--limit=3`). `---` (front matter) or `-- note` read as text and pass."""
+    name = word[2:].partition("=")[0]
+    return word.startswith("--") and name[:1].isalnum() and name.isascii() and \
+        all(c.isalnum() or c in "-_" for c in name)
+
+
 class Args:
     """The parsed values of one command line: one attribute per declared argument and option.
 
@@ -33,13 +41,14 @@ class Parsed:
     """What a command line asks for: a command with its Args, help on a command or group, or the
     version. `target` is None for the root itself."""
 
-    __slots__ = ("target", "args", "directory", "color", "help", "version")
+    __slots__ = ("target", "args", "directory", "color", "help", "version", "notes")
 
     def __init__(self, target: Command | Group | None, directory: list[str], color: str) -> None:
         self.target, self.directory, self.color = target, directory, color
         self.args: Args | None = None
         self.help = ""  # "asked" (-h/--help, exit 0) or "bare" (a group without a command, exit 2)
         self.version = False
+        self.notes: list[str] = []  # deprecation warnings for stderr (an old option spelling was used)
 
 
 def shown_name(words: str, prog: str) -> str:
@@ -108,12 +117,16 @@ def plain(number: float) -> str:
 
 
 def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | None, prog: str,
-             stop: str = "") -> tuple[dict[str, object], list[str]] | None:
+             stop: str = "", head: list[str] | None = None,
+             notes: list[str] | None = None) -> tuple[dict[str, object], list[str]] | None:
     """Option values and positional words; None when help was asked for.
 
     `stop`: "rest" keeps every word from the first positional on as it is (`ws run make --json`);
-    "word" stops at the first positional (the root options end at the command word)."""
+    "word" stops at the first positional (the root options end at the command word). `head`: the
+    words before `args` (the program and command words), for the corrected line of a refusal."""
+    head = head if head is not None else [prog]
     by_name = {o.name: o for o in opts}
+    old_names = {alias: o for o in opts for alias in o.aliases}
     values: dict[str, object] = {o.dest: o.default for o in opts if not o.repeat}
     lists: dict[str, list[object]] = {o.dest: [] for o in opts if o.repeat}
     values.update(lists)
@@ -138,6 +151,12 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
         if not arg.startswith("--") and len(arg) > 2 and arg[:2] in by_name:  # -Cdir, like git
             name, eq, inline = arg[:2], "=", arg[2:]
         opt = by_name.get(name)
+        if opt is None and name in old_names:
+            opt = old_names[name]
+            if notes is not None and not any(name in n for n in notes):
+                notes.append(f"{name} is deprecated and will go in a coming release; use {opt.name} (the same option).")
+            arg = opt.name + arg[len(name):]
+            name = opt.name
         if opt is None:
             visible = [o.name for o in opts if not o.hidden]
             raise _fail(f"No such option: {name}{_suggest(name, visible)}.", target, prog)
@@ -155,10 +174,8 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
             raise _fail(f"{name} takes two values ({opt.metavar}): write `{name} {opt.metavar}`.", target, prog)
         if eq:
             raw, i = [inline], i + 1
-        elif i + count < len(args):
-            raw, i = args[i + 1:i + 1 + count], i + 1 + count
         else:
-            raise _fail(f"{name} needs {'two values' if count == 2 else 'a value'} ({opt.metavar}).", target, prog)
+            raw, i = _values(args, i, opt, count, head, target, prog)
         given[name] = raw[0]
         value = tuple(raw) if count == 2 else _convert(opt, raw[0], target, prog)
         if opt.repeat:
@@ -166,6 +183,37 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
         else:
             values[opt.dest] = value
     return values, words
+
+
+def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], target: Command | Group | None,
+            prog: str) -> tuple[list[str], int]:
+    """The `count` value words of the option at args[i], and the index after them.
+
+    A value word that reads as an option (option_like) is an option the user meant, not a value
+    (`--replace 1 --json`): it is refused unless `--` stands before it (`--replace 1 -- --json`)
+    or, for a one-value option, it is attached with `=` (`--grep=--json`)."""
+    raw: list[str] = []
+    j = i + 1
+    while len(raw) < count:
+        if j >= len(args):
+            raise _fail(f"{opt.name} needs {'two values' if count == 2 else 'a value'} ({opt.metavar}).", target, prog)
+        word = args[j]
+        if word == "--" and j + 1 < len(args):
+            raw.append(args[j + 1])
+            j += 2
+            continue
+        if option_like(word):
+            fixed = args[:j] + ["--"] + args[j:] if count == 2 else args[:j - 1] + [f"{opt.name}={word}"] + args[j + 1:]
+            import shlex  # only on the error path
+
+            error = _fail(f"{opt.name} takes {opt.metavar}, and {word!r} looks like an option, not its value; "
+                          f"to give it as the value, write the line in the hint.", target, prog)
+            error.hint = shlex.join(head + fixed)
+            error.details["corrected"] = error.hint
+            raise error
+        raw.append(word)
+        j += 1
+    return raw, j
 
 
 def _peek(args: list[str], i: int) -> str:
@@ -205,6 +253,9 @@ def _positionals(command: Command, words: list[str], values: dict[str, object], 
 def parse(prog: str, argv: list[str]) -> Parsed:
     """Parse `argv` (without the program name) for `prog` ("pylon" or "canon")."""
     root = registry.lookup("canon") if prog == "canon" else None
+    for word in argv:
+        if "\0" in word:  # no command line the OS passes can hold one; a caller in-process could
+            raise _fail(f"An argument holds a NUL byte ({word[:40]!r}); no argument can.", root, prog)
     got = _options(argv, registry.ROOT_OPTS, root, prog, stop="word")
     if got is None:
         parsed = Parsed(root, [], "auto")
@@ -236,7 +287,7 @@ def parse(prog: str, argv: list[str]) -> Parsed:
         target = found
     parsed.target = target
     rest = any(a.count == REST for a in target.args)
-    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "")
+    got = _options(argv[i:], target.opts, target, prog, "rest" if rest else "", [prog, *argv[:i]], parsed.notes)
     if got is None:
         parsed.help = "asked"
         return parsed

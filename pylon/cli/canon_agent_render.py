@@ -83,11 +83,11 @@ def installed(plan: Any, scope: str, agent: str, dry_run: bool, install: bool, j
 
 def watch(findings: Iterator[Any], project: Any, json_: bool) -> int:
     """Print findings as they arrive: text lines like `canon lint`, or one JSON object a line."""
-    import json
-
+    if json_:
+        output.start_stream()
     for item in findings:
         if json_:
-            output.write(json.dumps(item, ensure_ascii=False) + "\n")
+            output.event_json(str(item.pop("event")), item)
         elif item.get("event") == "ready":
             output.err(f"watching {item['store']} (Ctrl-C stops)")
         elif item.get("event") == "clean":

@@ -20,20 +20,12 @@ def text_input(value: str | None, body_file: str | None, name: str) -> str | Non
         return value
     if value is not None and value.strip():
         raise UsageError("usage", f"Give {name} or --body-file, not both.", f"Pass only one of {name} and --body-file.")
-    if body_file == "-":
-        raw = sys.stdin.buffer.read()
-        where = "stdin"
-    else:
-        try:
-            with open(body_file, "rb") as fh:
-                raw = fh.read()
-        except IsADirectoryError:
-            raise UsageError("bad-body-file", f"--body-file {body_file} is a folder.", "Pass a file, or - for stdin.") from None
-        except OSError as exc:
-            raise UsageError(
-                "bad-body-file", f"--body-file {body_file} cannot be read ({exc.strerror}).", "Pass a file, or - for stdin."
-            ) from None
-        where = body_file
+    from pylon.canon.safeio import ARTICLE_MAX  # what `canon read` accepts, so a write never makes more
+    from pylon.inputs import read_input
+
+    raw = read_input(body_file, ARTICLE_MAX, option="--body-file", what="text of an article or entry",
+                     hint="Pass a regular file of UTF-8 text (at most 8 MiB), or - for stdin.")
+    where = "stdin" if body_file == "-" else body_file
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

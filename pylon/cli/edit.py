@@ -69,20 +69,20 @@ def read(args: ReadArgs) -> int:
     return 0
 
 
+# The largest edit request read (--ops-file or stdin): more than any file worth editing by line numbers.
+REQUEST_MAX = 16 * 1024 * 1024
+
+
 def _request(ops_file: str | None) -> bytes:
     from pylon.errors import UsageError
 
-    if ops_file is not None and ops_file != "-":
-        try:
-            with open(ops_file, "rb") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise UsageError("usage", f"Cannot read --ops-file {ops_file}: {exc.strerror}.",
-                             "pylon edit PATH#TAG --ops-file FILE") from None
-    if sys.stdin is None or sys.stdin.isatty():
+    from pylon.inputs import read_input
+
+    hint = "Pass a regular file of edit operations (at most 16 MiB), or - for stdin: pylon edit PATH#TAG --ops-file FILE"
+    if ops_file is None and (sys.stdin is None or sys.stdin.isatty()):
         raise UsageError("usage", "No operations given: pipe them on stdin, or use --ops-file or a one-line flag.",
                          "printf 'replace 3\\n+new text\\n' | pylon edit PATH#TAG")
-    return sys.stdin.buffer.read()
+    return read_input(ops_file or "-", REQUEST_MAX, option="--ops-file", what="edit request", hint=hint)
 
 
 def edit(args: EditArgs) -> int:

@@ -36,7 +36,9 @@ def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: b
     if json_mode:
         body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
         body.update(extra or {})
-        output.emit_json({"ok": False, "error": body})
+        # A stream's lines all have one shape, its failure too: {"ok": false, "event": "error", ...}.
+        output.emit_json({"ok": False, "event": "error", "error": body} if output.streaming() else
+                         {"ok": False, "error": body})
     else:
         usage = (extra or {}).get("usage")
         output.render_error(code, message, hint, usage if isinstance(usage, str) else None)
@@ -61,6 +63,23 @@ def _crash_log(exc: BaseException) -> str:
         fh.write(f"argv: {sys.argv!r}\ncwd: {os.getcwd()}\n\n")
         traceback.print_exception(exc, file=fh)
     return str(path)
+
+
+def os_error(exc: OSError) -> PylonError | None:
+    """The stable code of a file-system refusal (ENAMETOOLONG, ELOOP, EACCES...) that reached the
+    top uncaught, worded from the error itself; None for the rest (those stay internal errors)."""
+    from pylon.inputs import open_error
+
+    if exc.errno not in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR,
+                         errno.ENOTDIR, errno.ENOENT, errno.ENXIO):
+        return None
+    name = exc.filename if isinstance(exc.filename, str) else "a path"
+    shown = name if len(name) <= 200 else name[:200] + "..."
+    error = open_error(exc, shown, "file", "Check the path (it is relative to the current folder), then run the "
+                       "command again.")
+    if exc.errno == errno.EROFS:
+        error = PylonError("permission", f"{shown} is on a read-only file system.", error.hint)
+    return error
 
 
 def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | None = None) -> int:
@@ -90,6 +109,9 @@ def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | 
         except OSError:  # stdout itself is the full device: say it on stderr
             _drop_stdout()
             return fail(*args, False)
+    mapped = os_error(exc) if isinstance(exc, OSError) else None
+    if mapped is not None:  # a refusal of the file system no handler worded: still a stable code
+        return handle_exception(mapped, argv, json_mode)
     if isinstance(exc, BrokenPipeError):
         # The reader went away (e.g. `| head`): stop quietly, like git.
         _drop_stdout()

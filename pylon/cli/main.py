@@ -58,6 +58,11 @@ def dispatch(prog: str, parsed: Parsed) -> int:
     from pylon.cli.output import set_color_mode
 
     set_color_mode(parsed.color)
+    if parsed.notes:
+        from pylon.cli.output import warn
+
+        for note in parsed.notes:
+            warn(note)
     if parsed.version:
         from pylon import __version__
 

@@ -28,7 +28,9 @@ _ANSI = {
 
 
 def set_color_mode(mode: str) -> None:
+    """Called once per command line (main.dispatch): its colour, and no stream yet."""
     _settings["color"] = mode
+    _settings.pop("stream", None)
 
 
 def color_enabled(stream: TextIO) -> bool:
@@ -69,6 +71,20 @@ def emit_json(doc: Any) -> None:
     import json
 
     _write(sys.stdout, json.dumps(doc, ensure_ascii=False, indent=None, separators=(", ", ": ")) + "\n")
+
+
+def start_stream() -> None:
+    """This command streams JSON Lines: a failure after this is one more line, `event: error`."""
+    _settings["stream"] = "json"
+
+
+def streaming() -> bool:
+    return _settings.get("stream") == "json"
+
+
+def event_json(event: str, data: dict[str, Any]) -> None:
+    """One JSON line of a streaming command (`ws watch`, `canon watch`): `{"ok", "event", ...}`."""
+    emit_json({"ok": True, "event": event, **data})
 
 
 def ok_json(data: dict[str, Any]) -> None:

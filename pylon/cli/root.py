@@ -11,15 +11,19 @@ TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from pylon.cli.spec import Command, Group
+
     class GuideArgs(Protocol):
         part: str | None
         json: bool
 
     class HelpArgs(Protocol):
         command: list[str]
+        json: bool
 
     class CompletionArgs(Protocol):
         shell: str
+        json: bool
 
 GUIDE_PARTS = ("overview", "canon", "edits", "workspace", "guard")
 SHELLS = ("bash", "zsh", "fish")
@@ -48,6 +52,9 @@ def help_command(args: HelpArgs) -> int:
     target = registry.lookup(" ".join(words)) if words else None
     if words and target is None:
         raise UsageError("usage", f"No such command: pylon {' '.join(words)}.", "pylon help (lists the commands)")
+    if args.json:
+        output.ok_json(declaration(target))
+        return 0
     return show_help("pylon", target)
 
 
@@ -57,5 +64,32 @@ def completion(args: CompletionArgs) -> int:
                          'eval "$(pylon completion bash)"')
     from pylon.cli.help import completion_script
 
-    output.write(completion_script(args.shell))
+    script = completion_script(args.shell)
+    if args.json:
+        output.ok_json({"shell": args.shell, "script": script})
+    else:
+        output.write(script)
     return 0
+
+
+def declaration(target: Command | Group | None) -> dict[str, object]:
+    """`pylon help [COMMAND]... --json`: the registry's declaration as data (no typer needed)."""
+    from pylon.cli import commands as registry
+    from pylon.cli.argv import usage_line
+    from pylon.cli.spec import Command
+
+    name = target.name if target is not None else ""
+    doc: dict[str, object] = {"command": name, "usage": usage_line(target, "pylon").removeprefix("usage: ")}
+    if target is None:
+        doc.update(summary=registry.ROOT.summary, example=registry.ROOT.example)
+    else:
+        doc.update(summary=target.summary, example=target.example)
+    if isinstance(target, Command):
+        doc["description"] = target.description
+        doc["arguments"] = [{"name": a.metavar, "count": a.count, "help": a.help} for a in target.args]
+        doc["options"] = [{"name": o.name, "kind": o.kind, "metavar": o.metavar or None, "help": o.help,
+                           "default": o.default, "choices": list(o.choices) or None, "min": o.min, "max": o.max,
+                           "repeatable": o.repeat} for o in target.opts if not o.hidden]
+    else:
+        doc["commands"] = [{"name": c.name, "summary": c.summary} for c in registry.children(name)]
+    return doc

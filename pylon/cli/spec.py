@@ -15,17 +15,20 @@ ONE, OPTIONAL, MANY, ANY, REST = "one", "optional", "many", "any", "rest"
 
 class Opt:
     """One `--name` option. `repeat`: every occurrence is kept, in order (a list); otherwise a
-    second occurrence is a usage error. `dest` is the attribute the handler reads."""
+    second occurrence is a usage error. `dest` is the attribute the handler reads. `aliases`: old
+    spellings still accepted, with a deprecation warning on stderr (docs/cli.md, names)."""
 
-    __slots__ = ("name", "kind", "default", "help", "metavar", "min", "max", "choices", "repeat", "hidden", "dest")
+    __slots__ = ("name", "kind", "default", "help", "metavar", "min", "max", "choices", "repeat", "hidden", "dest",
+                 "aliases")
 
     def __init__(self, name: str, kind: str = FLAG, help: str = "", *, default: object = None, metavar: str = "",
                  min: float | None = None, max: float | None = None, choices: tuple[str, ...] = (),
-                 repeat: bool = False, hidden: bool = False, dest: str = "") -> None:
+                 repeat: bool = False, hidden: bool = False, dest: str = "", aliases: tuple[str, ...] = ()) -> None:
         self.name, self.kind, self.help, self.metavar = name, kind, help, metavar
         self.default = False if kind == FLAG else default
         self.min, self.max, self.choices, self.repeat, self.hidden = min, max, choices, repeat, hidden
         self.dest = dest or name.lstrip("-").replace("-", "_")
+        self.aliases = aliases
 
 
 class Arg:

@@ -62,7 +62,7 @@ def _rest_command(args: DiffArgs) -> str:
     import shlex
 
     words = ["pylon", "ws", "diff"] + (["--since", args.since] if args.since else [])
-    quoted = [shlex.quote(w) for w in words] + ["--out", "FILE"]
+    quoted = [shlex.quote(w) for w in words] + ["--output", "FILE"]
     if args.paths:
         quoted += ["--", *[shlex.quote(p) for p in args.paths]]
     return " ".join(quoted)
@@ -188,7 +188,7 @@ def run(args: RunArgs) -> int:
 
 
 def _bounded_output(captured: dict[str, object], as_json: bool) -> None:
-    """--max-output: the head and tail on stdout (text) or in the document (JSON, as text fields
+    """--max-bytes: the head and tail on stdout (text) or in the document (JSON, as text fields
     with `_b64` companions when not UTF-8), then where the whole output is."""
     head, tail = captured.pop("head"), captured.pop("tail")
     assert isinstance(head, bytes) and isinstance(tail, bytes)
@@ -218,9 +218,12 @@ def watch(args: WatchArgs) -> int:
     co = checkout()
     last_head: list[object] = []  # HEAD of the previous batch, so text says when it moved (JSON has `head`)
 
+    if args.json:
+        output.start_stream()
+
     def emit_line(doc: dict[str, object]) -> None:
         if args.json:
-            json_line(doc)  # one JSON line per batch (bytes encoded losslessly, flushed)
+            json_line({"ok": True, "event": "batch", **doc})  # one JSON line per batch (bytes kept losslessly)
             return
         head = doc.get("head")
         moved = f" [HEAD {str(last_head[0] or 'unborn')[:12]} -> {str(head or 'unborn')[:12]}]" \
@@ -238,6 +241,8 @@ def watch(args: WatchArgs) -> int:
         output.out(text)
 
     def ready(mode: str) -> None:
+        if args.json:
+            json_line({"ok": True, "event": "ready", "root": co.root, "mode": mode})
         note(f"pylon: watching {co.root} ({mode}); Ctrl-C to stop")
 
     watch_checkout(co, emit_line, ready=ready, since=args.since, timeout=args.timeout, settle=args.settle)

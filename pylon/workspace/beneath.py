@@ -24,22 +24,28 @@ _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_C
 def refuse(path: str, reason: str, why: str) -> None:
     from typing import cast  # here only (a refusal): typing costs start-up time
 
-    from pylon.errors import PylonError
+    from pylon.errors import PylonError, UsageError
     from pylon.workspace.jsonbytes import safe
 
-    raise PylonError(
-        "path-refused",
-        f"pylon ws cat refuses {path!r}: {why}.",
-        "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'.",
-        details=cast("dict[str, object]", safe({"reason": reason, "path": path})),  # safe() keeps a dict a dict
-    )
+    message = f"pylon ws cat refuses {path!r}: {why}."
+    hint = "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'."
+    details = cast("dict[str, object]", safe({"reason": reason, "path": path}))  # safe() keeps a dict a dict
+    if reason in ("absolute", "dotdot", "symlink-outside"):  # one code per fault, whatever the command
+        raise UsageError("path-outside", message, hint, details=details)
+    if reason == "directory":
+        raise PylonError("is-directory", message, hint, details=details)
+    if reason == "special-file":
+        raise PylonError("not-regular", message, hint, details=details)
+    if reason == "symlink-loop":
+        raise PylonError("symlink-loop", message, hint, details=details)
+    raise PylonError("path-refused", message, hint, details=details)
 
 
 def _not_found(path: str) -> None:
     from pylon.errors import NotFoundError
 
     raise NotFoundError(
-        "file-not-found", f"{path!r} does not exist in the checkout.", "List changed files with `pylon ws changes`."
+        "not-found", f"{path!r} does not exist in the checkout.", "List changed files with `pylon ws changes`."
     )
 
 

@@ -102,7 +102,7 @@ def _cat_base(checkout: Checkout, path: str, rel: str, since: str | None, max_by
         from pylon.errors import NotFoundError
 
         raise NotFoundError(
-            "file-not-found",
+            "not-found",
             f"{path!r} does not exist in {base.label}.",
             f"List what changed since it with `pylon ws changes --since {base.label}`.",
         )

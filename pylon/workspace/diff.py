@@ -4,7 +4,7 @@ The cost follows what is shown, not the size of the change: the names of all cha
 from a tree-to-tree `git diff-tree --raw` (no file content is read), then only the first
 `max_files` of them are diffed, minus oversize blobs (sizes from one `git cat-file
 --batch-check`). The diff is streamed and cut at whole files while the line and byte budget
-lasts; the rest of that (already bounded) stream is counted, not shown. `--out FILE` writes the
+lasts; the rest of that (already bounded) stream is counted, not shown. `--output FILE` writes the
 complete diff of every path to FILE instead.
 """
 
@@ -223,9 +223,19 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
     if not os.path.isdir(folder):
         from pylon.errors import UsageError
 
-        raise UsageError("bad-out-path", f"The folder of --out {out_path!r} does not exist.", "pylon ws diff --out /tmp/changes.diff")
+        raise UsageError("bad-out-path", f"The folder of --output {out_path!r} does not exist.", "pylon ws diff --output /tmp/changes.diff")
+    hint = "pylon ws diff --output /tmp/changes.diff"
+    if os.path.isdir(target):
+        from pylon.errors import PylonError
+
+        raise PylonError("is-directory", f"--output {out_path!r} is a folder; the diff goes into a file.", hint)
     tmp = os.path.join(folder, f".{os.path.basename(target)}.pylon-tmp-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as exc:
+        from pylon.inputs import open_error
+
+        raise open_error(exc, f"--output {out_path}", "file", hint) from None
     try:
         # --binary: a complete diff must apply, and `git apply` rejects a patch whose binary
         # files are only "Binary files ... differ" (it implies --full-index, as apply needs)

@@ -92,7 +92,7 @@ class Checkout:
             from pylon.errors import UsageError
 
             raise UsageError(
-                "path-outside-checkout",
+                "path-outside",
                 f"{user_path!r} is outside the checkout at {self.root}.",
                 "Pass a path inside the checkout, relative to the current folder.",
             )
@@ -163,16 +163,16 @@ def locate(cwd: str | None = None) -> Checkout:
         ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--show-prefix"], cwd=here
     )
     if code != 0:
-        from pylon.errors import PylonError
+        from pylon.errors import UsageError
 
         message = err.decode("utf-8", "replace").strip()
         if "must be run in a work tree" in message:
-            raise PylonError(
+            raise UsageError(
                 "not-a-checkout",
                 f"{here} is inside a git directory or a bare repository, not a working tree.",
                 "cd into a checkout (a folder with files and a .git) and run the command again.",
             )
-        raise PylonError(
+        raise UsageError(
             "not-a-git-checkout",
             f"{here} is not inside a git checkout.",
             "cd into a git checkout, or pass one with `pylon -C DIR ws ...`.",

@@ -51,7 +51,7 @@ def _spawn(argv: list[str], stdout_to_stderr: bool, output_fd: int | None = None
 
 
 def output_file() -> str:
-    """A new file under the state directory for the whole output of one `ws run --max-output`."""
+    """A new file under the state directory for the whole output of one `ws run --max-bytes`."""
     from pylon.state import state_path
 
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())

@@ -128,10 +128,10 @@ def resolve(checkout: Checkout, since: str | None) -> Since:
 
 
 def _unknown(since: str) -> None:
-    from pylon.errors import NotFoundError
+    from pylon.errors import UsageError
 
-    raise NotFoundError(
-        "unknown-since",
+    raise UsageError(
+        "bad-revision",
         f"{since!r} is neither a baseline of this checkout nor a git revision.",
         "List baselines with `pylon ws status`, or pass a revision such as HEAD or main~1.",
     )

@@ -184,7 +184,7 @@ def _create(
     if start_from is not None:
         start = resolve_commit(checkout, start_from)
         if start is None:
-            raise UsageError("bad-from", f"--from {start_from!r} names no commit.",
+            raise UsageError("bad-revision", f"--from {start_from!r} names no commit.",
                              "Pass a branch, tag or commit: pylon ws new --from main")
         baseline, head, base_info = start, start, {"source": "rev", "dirty": False, "notes": []}
     else:

@@ -111,15 +111,15 @@ def test_a_dotted_address_without_its_article_drops_the_extension(run, make_stor
 @pytest.mark.parametrize("arg", ["..", "../elsewhere.py", "src/../../x", "/etc/passwd"])
 def test_paths_escaping_the_project_are_refused(run, tree: Path, arg: str) -> None:
     r = run("canon", "resolve", arg, cwd=tree)
-    assert r.code == 1, r
+    assert r.code == 2, r
     assert r.out == ""
-    assert r.err.startswith("error[outside-project]: ")
+    assert r.err.startswith("error[path-outside]: ")
     assert "hint: " in r.err
 
 
 def test_dotdot_never_rises_above_the_root_from_a_subfolder(run, tree: Path) -> None:
     r = run("canon", "resolve", "../../..", cwd=tree / "src" / "core")
-    assert r.code == 1 and "error[outside-project]" in r.err, r
+    assert r.code == 2 and "error[path-outside]" in r.err, r
     r = run("canon", "resolve", "../..", cwd=tree / "src" / "core")
     assert r.out == "../..\t-\n", r
 

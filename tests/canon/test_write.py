@@ -120,7 +120,7 @@ def test_body_from_file_and_stdin(run, project: Path) -> None:
     r = run("canon", "write", "a", "--body", "x", "--body-file", "body.md", cwd=project)
     assert r.code == 2 and "error[usage]" in r.err, r
     r = run("canon", "write", "a", "--body-file", "missing.md", cwd=project)
-    assert r.code == 2 and "error[bad-body-file]" in r.err, r
+    assert r.code == 1 and "error[not-found]" in r.err, r
 
 
 def test_crlf_articles_keep_crlf(run, make_store) -> None:  # type: ignore[no-untyped-def]

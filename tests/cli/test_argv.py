@@ -7,6 +7,8 @@ error naming the command's usage line. Nothing is dropped or last-wins.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -48,9 +50,14 @@ def option_words(opt: Opt, value: object, inline: bool) -> list[str]:
         return [opt.name]
     if opt.kind == PAIR:
         assert isinstance(value, tuple)
-        return [opt.name, *value]
+        return [opt.name, *(w for v in value for w in escaped(v))]
     text = repr(value) if opt.kind == FLOAT else str(value)
-    return [f"{opt.name}={text}"] if inline else [opt.name, text]
+    return [f"{opt.name}={text}"] if inline else [opt.name, *escaped(text)]
+
+
+def escaped(value: str) -> list[str]:
+    """A value word as written after its option: one that starts with `--` takes a `--` before it."""
+    return ["--", value] if value.startswith("--") else [value]
 
 
 @st.composite
@@ -192,3 +199,73 @@ def test_root_options_and_unknown_commands() -> None:
     assert err.message == "No such command: chnages (did you mean changes?)."
     assert err.details["usage"] == "usage: pylon ws [OPTIONS] COMMAND [ARGS]..."
     assert usage_error("canon", ["raed"]).message == "No such command: raed (did you mean read?)."
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if any(o.kind not in (FLAG,) for o in c.opts)],
+                         ids=lambda c: c.name)
+def test_a_value_never_swallows_an_option(command: Command) -> None:
+    """`pylon edit F#TAG --replace 1 --json` once wrote `--json` into the file: a value word that
+    starts with `--` is refused, with the exact corrected line as the hint, unless escaped."""
+    prog, argv = prog_and_prefix(command, False)
+    rest = any(a.count == REST for a in command.args)
+    needed = [] if rest else ["x" for a in command.args if a.count in (ONE, MANY)]
+    for opt in command.opts:
+        if opt.kind == FLAG or opt.hidden or opt.choices or opt.kind in (INT, FLOAT):
+            continue
+        first = ["1"] if opt.kind == PAIR else []
+        line = [*argv, *needed, opt.name, *first, "--json"]
+        err = usage_error(prog, line)
+        assert "looks like an option" in err.message, line
+        fixed = [*argv, *needed, opt.name, *first, "--", "--json"] if opt.kind == PAIR else \
+            [*argv, *needed, f"{opt.name}=--json"]
+        import shlex
+
+        assert err.hint == shlex.join([prog, *fixed])
+        parsed = parse(prog, shlex.split(err.hint)[1:])  # the hint parses, and means the value
+        value = vars(parsed.args)[opt.dest]
+        got = value[-1] if opt.repeat else value
+        assert (got[-1] if opt.kind == PAIR else got) == "--json"
+
+
+def test_edit_replace_with_a_flag_after_it_writes_nothing(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    from pylon.cli.main import run
+
+    folder = Path(str(tmp_path))
+    monkeypatch.chdir(folder)
+    (folder / "f.txt").write_text("one\ntwo\n")
+    assert run("pylon", ["read", "f.txt", "--json"]) == 0
+    import json
+
+    tag = json.loads(capsys.readouterr().out)["tag"]
+    assert run("pylon", ["edit", f"f.txt#{tag}", "--replace", "1", "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]  # --json was meant, so the refusal is JSON
+    assert (folder / "f.txt").read_text() == "one\ntwo\n"
+    assert error["code"] == "usage" and error["hint"] == f"pylon edit 'f.txt#{tag}' --replace 1 -- --json"
+
+
+def test_old_option_spellings_are_deprecated_aliases(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """One name per idea (docs/cli.md): an old spelling means the same option and warns on stderr."""
+    from pylon.cli.main import run
+
+    pairs = [(["ws", "watch"], "--settle", "--debounce", "0.5", "settle"),
+             (["ws", "diff"], "--out", "--output", "f.diff", "out"),
+             (["ws", "run"], "--max-output", "--max-bytes", "100", "max_output"),
+             (["canon", "lint"], "--base", "--since", "HEAD", "base")]
+    for words, old, new, value, dest in pairs:
+        assert vars(parse("pylon", [*words, old, value, "--", "x"] if words[1] == "run" else [*words, old, value]).args)[dest] \
+            == vars(parse("pylon", [*words, new, value, "--", "x"] if words[1] == "run" else [*words, new, value]).args)[dest]
+        parsed = parse("pylon", [*words, f"{old}={value}"] if words[1] != "run" else [*words, f"{old}={value}", "x"])
+        assert parsed.notes == [f"{old} is deprecated and will go in a coming release; use {new} (the same option)."]
+        assert "given twice" in usage_error("pylon", [*words, old, value, new, value]).message
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    aliases = [(c.name, alias) for c in COMMANDS for o in c.opts for alias in o.aliases]
+    assert len(aliases) == 4 and all(f"`{name.split()[-1]} {alias}`" in documented or f"`{name} {alias}`"
+                                     in documented for name, alias in aliases), aliases
+    monkeypatch.chdir(tmp_path)  # not a git checkout: the command fails after the warning
+    assert run("pylon", ["ws", "diff", "--out", "x.diff"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("warning: --out is deprecated") and "error[not-a-git-checkout]" in err

@@ -1,4 +1,4 @@
-"""`pylon ws run --max-output BYTES`: head and tail within the bound, the whole output in a file."""
+"""`pylon ws run --max-bytes N`: head and tail within the bound, the whole output in a file."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tests.conftest import run_cmd as run
 def test_long_output_is_cut_to_head_and_tail_and_kept_whole(make_repo, isolated_env) -> None:  # type: ignore[no-untyped-def]
     root = make_repo({"a.txt": "a\n"})
     script = "i=1; while [ $i -le 5000 ]; do echo line $i; i=$((i+1)); done; echo oops >&2; exit 4"
-    r = run("pylon", "ws", "run", "--max-output", "400", "--", "sh", "-c", script, cwd=root)
+    r = run("pylon", "ws", "run", "--max-bytes", "400", "--", "sh", "-c", script, cwd=root)
     assert r.code == 4, r
     whole = Path(re.search(r"the whole output \((\d+) bytes\) is in (\S+)", r.err).group(2))  # type: ignore[union-attr]
     data = whole.read_bytes()
@@ -29,7 +29,7 @@ def test_long_output_is_cut_to_head_and_tail_and_kept_whole(make_repo, isolated_
 
 def test_short_output_is_shown_whole_and_json_carries_it(make_repo) -> None:  # type: ignore[no-untyped-def]
     root = make_repo({"a.txt": "a\n"})
-    r = run("pylon", "ws", "run", "--max-output", "1000", "--json", "--", "sh", "-c", "printf 'ok\\377\\n'", cwd=root)
+    r = run("pylon", "ws", "run", "--max-bytes", "1000", "--json", "--", "sh", "-c", "printf 'ok\\377\\n'", cwd=root)
     doc = r.json()
     assert r.code == 0 and doc["output"]["bytes"] == 4 and doc["output"]["omitted"] == 0
     assert not doc["output"]["truncated"] and doc["output"]["head_b64"] == "b2v/Cg=="

@@ -77,10 +77,10 @@ def test_outside_a_repository(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     r = pylon("ws", "baseline", cwd=plain)
-    assert r.code == 1
+    assert r.code == 2
     assert "error[not-a-git-checkout]" in r.err and "hint:" in r.err
     j = pylon("ws", "changes", "--json", cwd=plain)
-    assert j.code == 1 and j.json()["error"]["code"] == "not-a-git-checkout"
+    assert j.code == 2 and j.json()["error"]["code"] == "not-a-git-checkout"
 
 
 def test_unborn_head(make_repo) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""`pylon ws cat`: confined reads; every escape in the spec is refused with `path-refused`."""
+"""`pylon ws cat`: confined reads; every escape in the spec is refused (`path-outside`, `path-refused`...)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ def test_reads_a_file_relative_to_the_current_folder(repo: Path) -> None:
     assert j["content"] == "print('hello')\n" and j["size"] == 15 and j["truncated"] is False
 
 
+CODE_OF = {"absolute": ("path-outside", 2), "dotdot": ("path-outside", 2), "symlink-outside": ("path-outside", 2),
+           "git-dir": ("path-refused", 1), "directory": ("is-directory", 1), "special-file": ("not-regular", 1),
+           "symlink-loop": ("symlink-loop", 1)}
+
+
 @pytest.mark.parametrize(
     ("path", "reason"),
     [
@@ -30,9 +35,10 @@ def test_reads_a_file_relative_to_the_current_folder(repo: Path) -> None:
 )
 def test_lexical_refusals(repo: Path, path: str, reason: str) -> None:
     r = pylon("ws", "cat", path, "--json", cwd=repo)
-    assert r.code == 1, r
+    code, status = CODE_OF[reason]  # one code per fault, the same as every other command's
+    assert r.code == status, r
     err = r.json()["error"]
-    assert err["code"] == "path-refused" and err["reason"] == reason
+    assert err["code"] == code and err["reason"] == reason
     assert err["hint"]
 
 
@@ -46,12 +52,12 @@ def test_symlinks_fifos_and_git_files(repo: Path, tmp_path: Path) -> None:
     os.mkfifo(repo / "pipe")
     for name, reason in (("out-link", "symlink-outside"), ("rel-link", "symlink-outside"), ("git-link", "git-dir"), ("pipe", "special-file")):
         r = pylon("ws", "cat", name, "--json", cwd=repo, timeout=20)
-        assert r.code == 1, (name, r)
-        assert r.json()["error"]["reason"] == reason, name
+        assert r.code == CODE_OF[reason][1], (name, r)
+        assert r.json()["error"]["reason"] == reason and r.json()["error"]["code"] == CODE_OF[reason][0], name
     ok = pylon("ws", "cat", "ok-link", cwd=repo)
     assert ok.code == 0 and ok.out == "print('hello')\n"
     text = pylon("ws", "cat", "out-link", cwd=repo)
-    assert "error[path-refused]" in text.err and "secret" not in text.out
+    assert "error[path-outside]" in text.err and "secret" not in text.out
 
 
 def test_dot_git_file_of_a_linked_worktree(repo: Path, tmp_path: Path) -> None:
@@ -73,7 +79,7 @@ def test_binary_is_reported_not_printed_and_cap(repo: Path) -> None:
 
 def test_missing_file_and_base_version(repo: Path) -> None:
     missing = pylon("ws", "cat", "nope.txt", cwd=repo)
-    assert missing.code == 1 and "error[file-not-found]" in missing.err
+    assert missing.code == 1 and "error[not-found]" in missing.err
     assert pylon("ws", "baseline", cwd=repo).code == 0
     write_files(repo, {"src/app.py": "print('new')\n", "later.txt": "l\n"})
     base = pylon("ws", "cat", "src/app.py", "--base", cwd=repo)
@@ -82,7 +88,7 @@ def test_missing_file_and_base_version(repo: Path) -> None:
     nobase = pylon("ws", "cat", "later.txt", "--base", cwd=repo)
     assert nobase.code == 1 and "does not exist in last" in nobase.err
     refused = pylon("ws", "cat", "../x", "--base", cwd=repo)
-    assert refused.code == 1 and "error[path-refused]" in refused.err
+    assert refused.code == 2 and "error[path-outside]" in refused.err
 
 
 def test_symlinks_inside_are_walked_by_pylon(repo: Path) -> None:
@@ -95,9 +101,9 @@ def test_symlinks_inside_are_walked_by_pylon(repo: Path) -> None:
     assert pylon("ws", "cat", "abs-inside", cwd=repo).out == "one\ntwo\nthree\n"
     assert pylon("ws", "cat", "src/up", cwd=repo).out == "# demo\n"
     loop = pylon("ws", "cat", "loop-a", "--json", cwd=repo).json()
-    assert loop["error"]["code"] == "path-refused" and loop["error"]["reason"] == "symlink-loop"
+    assert loop["error"]["code"] == "symlink-loop" and loop["error"]["reason"] == "symlink-loop"
     on_file = pylon("ws", "cat", "README.md/x", "--json", cwd=repo).json()
-    assert on_file["error"]["code"] == "file-not-found"
+    assert on_file["error"]["code"] == "not-found"
 
 
 def test_limits_are_checked_before_reading(repo: Path) -> None:

@@ -45,7 +45,7 @@ def test_swapping_a_folder_for_a_symlink_never_leaks_the_outside(repo: Path, tmp
             return "inside"
         if b'"symlink-outside"' in proc.stdout:
             return "refused"
-        if b'"file-not-found"' in proc.stdout:
+        if b'"not-found"' in proc.stdout:
             return "missing"
         return "other: " + proc.stdout.decode("utf-8", "replace")[:300]
 

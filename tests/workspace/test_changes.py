@@ -64,10 +64,10 @@ def test_since_a_revision_and_an_unknown_name(repo: Path) -> None:
     files = _files(repo, "--since", "HEAD~1")
     assert list(files) == ["src/app.py"]
     bad = pylon("ws", "changes", "--since", "no-such-thing", cwd=repo)
-    assert bad.code == 1
-    assert "error[unknown-since]" in bad.err and "hint:" in bad.err
+    assert bad.code == 2
+    assert "error[bad-revision]" in bad.err and "hint:" in bad.err
     badj = pylon("ws", "changes", "--since", "no-such-thing", "--json", cwd=repo)
-    assert badj.json()["error"]["code"] == "unknown-since"
+    assert badj.json()["error"]["code"] == "bad-revision"
 
 
 def test_limit_cuts_with_one_note(repo: Path) -> None:

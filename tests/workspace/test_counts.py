@@ -73,7 +73,7 @@ def test_watch_states_the_true_total(repo: Path) -> None:
     staging.mkdir()
     _make_files(staging)  # made outside, then moved in with one rename: one batch sees them all
     proc = subprocess.Popen(
-        [script("pylon"), "ws", "watch", "--json", "--since", "HEAD", "--settle", "0.5", "--timeout", "12"],
+        [script("pylon"), "ws", "watch", "--json", "--since", "HEAD", "--debounce", "0.5", "--timeout", "12"],
         cwd=repo,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -83,7 +83,7 @@ def test_watch_states_the_true_total(repo: Path) -> None:
     assert "watching" in proc.stderr.readline().decode()
     os.rename(staging / "gen", repo / "gen")
     out, _ = proc.communicate(timeout=90)
-    batches = [json.loads(x) for x in out.decode().splitlines() if x.strip()]
+    batches = [b for b in (json.loads(x) for x in out.decode().splitlines() if x.strip()) if b["event"] == "batch"]
     seen = [b for b in batches if not b["initial"] and b["total"]]
     assert len(seen) == 1, batches
     assert (seen[0]["total"], seen[0]["total_since"], len(seen[0]["files"])) == (N_FILES, N_FILES, 200)

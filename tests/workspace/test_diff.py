@@ -1,4 +1,4 @@
-"""`pylon ws diff`: git's headers, bounded output with one honest note, --out for all of it."""
+"""`pylon ws diff`: git's headers, bounded output with one honest note, --output for all of it."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_bounds_cut_at_whole_files_with_one_note(repo: Path) -> None:
     since, cut = r.err.strip().splitlines()  # what it compares against, then the one cut note
     assert since.startswith("pylon: since HEAD (no baseline, commit ")
     assert "diff cut at 5 of 30 files" in r.err and "25 more files not diffed" in r.err
-    assert "pylon ws diff --out FILE" in r.err
+    assert "pylon ws diff --output FILE" in r.err
     lines = pylon("ws", "diff", "--max-lines", "40", cwd=repo)
     assert lines.out.count("diff --git ") == 2  # each file's patch is 16 lines: 2 fit in 40
     assert len(lines.out.splitlines()) <= 40
@@ -54,14 +54,14 @@ def test_bounds_cut_at_whole_files_with_one_note(repo: Path) -> None:
 def test_out_writes_the_complete_diff(repo: Path, tmp_path: Path) -> None:
     write_files(repo, {f"gen/f{i:03d}.txt": f"{i}\n" for i in range(250)})
     target = tmp_path / "all.diff"
-    r = pylon("ws", "diff", "--out", str(target), cwd=repo)
+    r = pylon("ws", "diff", "--output", str(target), cwd=repo)
     assert r.code == 0, r
     assert r.out.strip() == str(target)
     assert target.read_text().count("diff --git ") == 250
     bounded = pylon("ws", "diff", cwd=repo)
     assert bounded.out.count("diff --git ") == 200
     assert "50 more files not diffed" in bounded.err
-    missing = pylon("ws", "diff", "--out", str(tmp_path / "nope" / "x.diff"), cwd=repo)
+    missing = pylon("ws", "diff", "--output", str(tmp_path / "nope" / "x.diff"), cwd=repo)
     assert missing.code == 2 and "error[bad-out-path]" in missing.err
 
 
@@ -96,7 +96,7 @@ def test_out_is_a_patch_git_applies_binaries_included(repo: Path, tmp_path: Path
     os.unlink(repo / "gone.bin")
     os.chmod(repo / "README.md", 0o755)
     target = tmp_path / "all.diff"
-    r = pylon("ws", "diff", "--since", "HEAD", "--out", str(target), cwd=repo)
+    r = pylon("ws", "diff", "--since", "HEAD", "--output", str(target), cwd=repo)
     assert r.code == 0, r
     assert b"GIT binary patch" in target.read_bytes()
     copy = tmp_path / "copy"

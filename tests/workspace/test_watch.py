@@ -15,7 +15,7 @@ from tests.workspace.helpers import pylon, write_files
 
 def _start(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [script("pylon"), "ws", "watch", "--json", "--settle", "0.2", *args],
+        [script("pylon"), "ws", "watch", "--json", "--debounce", "0.2", *args],
         cwd=repo,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -29,7 +29,9 @@ def _start(repo: Path, *args: str, env: dict[str, str] | None = None) -> subproc
 
 def _lines(proc: subprocess.Popen) -> list[dict]:
     out, _ = proc.communicate(timeout=60)
-    return [json.loads(x) for x in out.decode().splitlines() if x.strip()]
+    lines = [json.loads(x) for x in out.decode().splitlines() if x.strip()]
+    assert lines[0]["event"] == "ready" and all(line["ok"] is True for line in lines), lines[:1]
+    return [line for line in lines if line["event"] == "batch"]
 
 
 def test_change_right_after_start_is_reported(repo: Path) -> None:
@@ -83,7 +85,7 @@ def test_since_emits_the_backlog_first(repo: Path) -> None:
 
 def test_text_lines_say_when_head_moved(repo: Path) -> None:
     # JSON carries `head` on every batch; the text line of the next batch names the move, as `ws run` does.
-    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--settle", "0.2", "--timeout", "5"], cwd=repo,
+    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--debounce", "0.2", "--timeout", "5"], cwd=repo,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stderr is not None and "watching" in proc.stderr.readline().decode()
     before = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()

@@ -139,7 +139,7 @@ def test_a_failed_new_leaves_nothing_behind(repo: Path, case: str) -> None:
     assert result.code != 0, result
     assert "Traceback" not in result.err
     assert world(repo, root) == before
-    codes = {"path-taken": "path-taken", "branch-taken": "branch-taken", "bad-from": "bad-from", "bad-id": "bad-worktree-id"}
+    codes = {"path-taken": "path-taken", "branch-taken": "branch-taken", "bad-from": "bad-revision", "bad-id": "bad-worktree-id"}
     if case in codes:
         assert f"error[{codes[case]}]" in result.err
 

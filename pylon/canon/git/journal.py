@@ -1,4 +1,4 @@
-"""Which journal entries changed since a revision (`canon lint --base REV`; default HEAD)."""
+"""Which journal entries changed since a revision (`canon lint --since REV`; default HEAD)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def journal_findings(project: Project, base: str | None, report_base: str) -> li
         if code != 0:
             return []
         return journal_changed(_rows(out, project.root_dir, report_base), "HEAD", "HEAD")
-    rev = resolve_rev(open_repo(project.root_dir), base, "--base")
+    rev = resolve_rev(open_repo(project.root_dir), base, "--since")
     out = git(project.root_dir, *diff, "--relative", rev, "--", journal)
     return journal_changed(_rows(out, project.root_dir, report_base), base, base)
 

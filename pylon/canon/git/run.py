@@ -49,7 +49,7 @@ def not_a_checkout(folder: str, exit_code: int = 2) -> PylonError:
     return PylonError(
         "not-a-git-checkout",
         f"{folder} is not inside a git checkout, and this command reads git history.",
-        "Run it inside the repository (or `git init` first); `canon lint` without --base needs no git.",
+        "Run it inside the repository (or `git init` first); `canon lint` without --since needs no git.",
         exit_code=exit_code,
     )
 

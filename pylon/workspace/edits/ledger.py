@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from pylon.atomic import replace_unsynced
+from pylon.errors import Exit
 from pylon.locks import file_lock
 from pylon.state import session_name, state_home
 from pylon.workspace.edits import ranges as rg
@@ -212,7 +213,7 @@ class Ledger:
         if has_index and index is not None:
             self._write_index(digest, *index)
         self._ensure_folder()
-        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
+        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger", exit_code=Exit.CANNOT_EDIT):
             revs = self.revisions(fresh=True)
             rev = next((r for r in revs if r["digest"] == digest), None)
             if rev is None:
@@ -257,7 +258,7 @@ class Ledger:
         if not seen:
             return
         self._ensure_folder()
-        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger"):
+        with file_lock(self.lock, timeout=LOCK_TIMEOUT, what="the edit ledger", exit_code=Exit.CANNOT_EDIT):
             revs = self.revisions(fresh=True)
             for rev in revs:
                 if rev["digest"] == digest:

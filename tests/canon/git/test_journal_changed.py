@@ -33,11 +33,11 @@ def test_deleted_entry_and_base_rev(repo: GitStore) -> None:
     repo.git("rm", "-q", ".canon/journal/2026-01-02-timeout.md")
     repo.commit("dropped the entry")
     assert repo.canon("lint").code == 0  # HEAD no longer has it
-    result = repo.canon("lint", "--base", base, "--format", "json")
+    result = repo.canon("lint", "--since", base, "--format", "json")
     assert result.code == 1
     (finding,) = result.json()["findings"]
     assert finding["rule"] == "journal-changed" and finding["message"].startswith(f"was deleted since {base};")
-    github = repo.canon("lint", "--base", base, "--format", "github")
+    github = repo.canon("lint", "--since", base, "--format", "github")
     assert github.out.startswith("::error file=.canon/journal/2026-01-02-timeout.md,line=1,title=canon "
                                  "journal-changed::was deleted")
 
@@ -45,20 +45,20 @@ def test_deleted_entry_and_base_rev(repo: GitStore) -> None:
 def test_new_entries_and_renamed_entries(repo: GitStore) -> None:
     base = _with_entry(repo)
     repo.canon("journal", "Another thing happened.", "--subject", "src")
-    assert repo.canon("lint", "--base", base).code == 0  # appending is what the journal is for
+    assert repo.canon("lint", "--since", base).code == 0  # appending is what the journal is for
     repo.git("mv", ".canon/journal/2026-01-02-timeout.md", ".canon/journal/2026-01-02-renamed.md")
-    result = repo.canon("lint", "--base", base)
+    result = repo.canon("lint", "--since", base)
     assert result.code == 1 and "2026-01-02-timeout.md:1: error[journal-changed] was deleted" in result.out
 
 
 def test_bad_base_and_first_commit(repo: GitStore, make_repo) -> None:  # type: ignore[no-untyped-def]
-    bad = repo.canon("lint", "--base", "nope")
-    assert bad.code == 2 and bad.err.startswith("error[bad-revision]: --base nope:")
+    bad = repo.canon("lint", "--since", "nope")
+    assert bad.code == 2 and bad.err.startswith("error[bad-revision]: --since nope:")
     fresh = GitStore(make_repo(name="fresh"))
     fresh.canon("init")
     fresh.write(".canon/journal/2026-01-02-x.md", ENTRY)
     assert fresh.canon("lint").code == 0  # no HEAD yet: nothing can have changed
-    assert fresh.canon("lint", "--base", "HEAD").code == 2
+    assert fresh.canon("lint", "--since", "HEAD").code == 2
 
 
 def test_sarif_knows_the_rule(repo: GitStore) -> None:
@@ -78,7 +78,7 @@ def test_project_in_a_subfolder(make_repo) -> None:  # type: ignore[no-untyped-d
     app.write(".canon/journal/2026-01-02-x.md", ENTRY)
     GitStore(root).commit("init")
     app.append(".canon/journal/2026-01-02-x.md")
-    for args in ((), ("--base", "HEAD")):
+    for args in ((), ("--since", "HEAD")):
         result = app.canon("lint", *args, "--format", "github")
         assert result.code == 1, args
         # annotations are repository-relative; the restore command runs from the project root

@@ -116,12 +116,12 @@ def test_root_option(store: Store, tmp_path: Path) -> None:
 def test_base_outside_git_is_a_clear_error(store: Store) -> None:
     # journal-changed itself is tested against real repositories in tests/canon/git/.
     store.article("a", body=LONG_BODY)
-    assert store.lint().code == 0  # without --base, no git needed
-    result = store.lint("--base", "HEAD")
+    assert store.lint().code == 0  # without --since, no git needed
+    result = store.lint("--since", "HEAD")
     assert result.code == 2 and result.out == ""
     assert result.err.startswith("error[not-a-git-checkout]: ")
     helped = run_cmd("canon", "lint", "--help", cwd=store.root)
-    assert helped.code == 0 and "--base" in helped.out
+    assert helped.code == 0 and "--since" in helped.out
 
 
 def test_pylon_canon_lint_and_dash_c(store: Store, tmp_path: Path) -> None:
