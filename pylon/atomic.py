@@ -53,9 +53,17 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     """
     target = os.path.realpath(path)
     try:
-        existing_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except FileNotFoundError:
-        existing_mode = None
+        existing_mode: int | None = None
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            # Renaming over a device (a link to /dev/null, say) would replace the device itself.
+            from pylon.errors import PylonError
+
+            raise PylonError("not-regular", f"{path} is not a regular file (a device, FIFO or socket); "
+                             "nothing was written.", f"Replace {path} with a regular file, then run the command again.")
+        existing_mode = stat.S_IMODE(st.st_mode)
     tmp = _temp_beside(target, data)
     try:
         if existing_mode is not None:

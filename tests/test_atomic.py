@@ -44,3 +44,24 @@ def test_create_exclusive_never_overwrites(tmp_path: Path) -> None:
     assert create_exclusive(target, b"second") is False
     assert target.read_bytes() == b"first"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.md"]
+
+
+def test_atomic_write_never_replaces_a_fifo_or_device_behind_a_link(tmp_path: Path) -> None:
+    # As root, a rename over a link's target /dev/null replaced the machine's /dev/null with a file.
+    import stat
+
+    import pytest
+
+    from pylon.errors import PylonError
+
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "article.md"
+    link.symlink_to(fifo)
+    with pytest.raises(PylonError) as caught:
+        atomic_write(link, b"new")
+    assert caught.value.code == "not-regular"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["article.md", "pipe"]  # no temp file left

@@ -229,6 +229,14 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
         from pylon.errors import PylonError
 
         raise PylonError("is-directory", f"--output {out_path!r} is a folder; the diff goes into a file.", hint)
+    if os.path.exists(target) and not os.path.isfile(target):
+        # A device or FIFO (/dev/null, /dev/zero): the rename below would replace it with a
+        # regular file, which as root destroys the device for the whole machine.
+        from pylon.errors import PylonError
+
+        raise PylonError("not-regular", f"--output {out_path!r} is not a regular file (a device, FIFO or "
+                         "socket); the complete diff is written to a file, never into a device.",
+                         "pylon ws diff (the bounded diff on stdout) or " + hint)
     tmp = os.path.join(folder, f".{os.path.basename(target)}.pylon-tmp-{os.getpid()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

@@ -65,6 +65,23 @@ def test_out_writes_the_complete_diff(repo: Path, tmp_path: Path) -> None:
     assert missing.code == 2 and "error[bad-out-path]" in missing.err
 
 
+def test_output_never_replaces_a_fifo_or_device(repo: Path, tmp_path: Path) -> None:
+    # `--output /dev/zero` run as root once replaced the machine's /dev/zero with a diff.
+    import os
+    import stat
+
+    write_files(repo, {"a.txt": "changed\n"})
+    fifo = tmp_path / "sink"
+    os.mkfifo(fifo)
+    for target in (fifo, tmp_path / "link-to-sink"):
+        if target.name == "link-to-sink":
+            target.symlink_to(fifo)
+        r = pylon("ws", "diff", "--output", str(target), cwd=repo, timeout=20)
+        assert r.code == 1 and "error[not-regular]" in r.err, r
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
 def test_binary_oversize_and_json(repo: Path) -> None:
     write_files(repo, {"img.bin": b"\x00\x89PNG" * 10, "huge.txt": "x" * (1024 * 1024 + 10) + "\n", "a.txt": "a\n"})
     doc = pylon("ws", "diff", "--json", cwd=repo).json()
