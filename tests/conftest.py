@@ -25,6 +25,29 @@ BIN = Path(sys.executable).parent
 FULL_TIER = os.environ.get("PYLON_TEST_TIER", "") == "full"
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to run on a machine that an earlier careless run polluted: every answer would be off."""
+    import stat
+    import tempfile
+
+    problems = []
+    for device in ("/dev/null", "/dev/zero"):
+        if os.path.exists(device) and not stat.S_ISCHR(os.stat(device).st_mode):
+            problems.append(f"{device} is not a character device (restore it: rm {device}; mknod -m 666 {device} c 1 "
+                            f"{3 if device.endswith('null') else 5})")
+    folder = os.path.realpath(tempfile.gettempdir())
+    while True:
+        if os.path.isdir(os.path.join(folder, ".canon")):
+            problems.append(f"{os.path.join(folder, '.canon')} exists: canon would find that store above every "
+                            "test's temp folder (remove it)")
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if problems:
+        pytest.exit("the machine is not fit for the tests:\n- " + "\n- ".join(problems), returncode=3)
+
+
 def sized(fast: int, full: int) -> int:
     """A loop's size: `fast` in the default tier, `full` in the full tier (same code path)."""
     return full if FULL_TIER else fast
