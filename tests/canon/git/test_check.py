@@ -295,3 +295,29 @@ def test_deletion_is_judged_against_the_articles_on_disk(repo: GitStore) -> None
     repo.commit("core article folded into src")
     repo.git("rm", "-q", "src/core/config.py")
     assert _check_staged(repo) == [("article-outlived", "src/core/config.py")]
+
+
+def test_a_file_name_that_is_not_utf8_in_json_and_sarif(repo: GitStore) -> None:
+    import base64
+    from urllib.parse import unquote_to_bytes
+
+    name = b"src/caf\xe9.py"
+    (repo.root / os.fsdecode(name)).write_bytes(b"x\n")  # untracked: added, governed by src
+    doc = repo.canon("check", "--json")
+    assert doc.code == 1 and "\ufffd" not in doc.out  # valid UTF-8 JSON, no lost byte
+    (finding,) = doc.json()["findings"]
+    assert finding["path"] == "src/caf\\351.py" and base64.b64decode(finding["path_b64"]) == name
+    sarif = repo.canon("check", "--format", "sarif")
+    assert sarif.code == 1 and "\ufffd" not in sarif.out
+    (result,) = json.loads(sarif.out)["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "src/caf%E9.py" and unquote_to_bytes(uri) == name
+    # A rename from that name puts it in the message too: readable there, exact in the property bag.
+    repo.git("add", "-A")
+    repo.commit("cafe")
+    repo.git("mv", os.fsdecode(name), "src/cafe.py")
+    moved = json.loads(repo.canon("check", "--staged", "--format", "sarif").out)["runs"][0]["results"][0]
+    assert "src/caf\\351.py" in moved["message"]["text"]
+    assert name in base64.b64decode(moved["message"]["properties"]["text_b64"])
+    lint = repo.canon("lint", "--format", "sarif")
+    assert lint.code == 0 and "\ufffd" not in lint.out
