@@ -1,9 +1,13 @@
 """`canon hook claude-code|codex`: one agent event in, that agent's answer out.
 
-SessionStart: a few lines of orientation about the store (and, for Claude Code, PYLON_SESSION
-persisted through `$CLAUDE_ENV_FILE`, so `canon read`/`write` in its shell mark this session).
-PostToolUse / PostToolBatch: the paths of the calls are surfaced (file-writing tools and writing
-shell shapes arm the reminder; `canon read`/`canon write` run through the shell mark the article).
+SessionStart: says nothing by default (pi-canon measured a greeting as harmful; `[surfacing]
+greeting = true` in `.canon/config.toml` turns the orientation lines on); starts a new surfacing
+cycle unless the session is resumed; for Claude Code, persists PYLON_SESSION through
+`$CLAUDE_ENV_FILE`, so `canon read`/`write` in its shell mark this session.
+PostToolBatch (Claude Code: one packet per parallel batch) / PostToolUse (Codex: after each tool
+result): the paths of the calls, whatever the tool (MCP tools too), are surfaced; file-writing
+tools and writing shell shapes arm the reminder; `canon read`/`canon write` run through the shell
+mark the article. A call that names no path still delivers what an earlier packet left waiting.
 Stop: the settle reminder, as a request to continue, only when articles need updating and never
 twice for the same set. Anything else, or anything unexpected, is a no-op: a hook never blocks.
 """
@@ -23,17 +27,18 @@ if TYPE_CHECKING:
     from pylon.canon.store import Project
 
 HOOK_TIMEOUT = 10  # seconds the agent waits for the hook; a normal event takes ~50 ms
-CLAUDE_TOOLS = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash|Grep|Glob"
-CODEX_TOOLS = "Bash|apply_patch"
+# The event that surfaces: Claude Code's PostToolBatch fires once per parallel batch of calls, so a
+# batch gets one packet; Codex has no batch event and surfaces after each tool result. Neither
+# has a matcher: every tool that names a path surfaces, MCP tools included.
+AFTER_TOOLS = {"claude-code": "PostToolBatch", "codex": "PostToolUse"}
 
 
 def hook_entries(agent: str, command: str) -> list[Any]:
     """The settings entries `canon hook install` merges for `agent`, all running `command`."""
     from pylon.agents.settings import HookEntry
 
-    tools = CLAUDE_TOOLS if agent == "claude-code" else CODEX_TOOLS
     return [HookEntry("SessionStart", command, timeout=HOOK_TIMEOUT),
-            HookEntry("PostToolUse", command, matcher=tools, timeout=HOOK_TIMEOUT),
+            HookEntry(AFTER_TOOLS.get(agent, "PostToolUse"), command, timeout=HOOK_TIMEOUT),
             HookEntry("Stop", command, timeout=HOOK_TIMEOUT)]
 
 
@@ -92,11 +97,21 @@ def orientation(project: Project) -> str:
     ])
 
 
+def greeting_on(project: Project) -> bool:
+    """`[surfacing] greeting = true` in `.canon/config.toml` (default off)."""
+    from pylon.canon.store import read_config
+
+    table = read_config(project.store).get("surfacing")
+    return isinstance(table, dict) and table.get("greeting") is True
+
+
 def _session_start(event: HookEvent, project: Project) -> dict[str, Any]:
     from pylon.canon.session import forget_shown, session_key
 
     session = session_of(event)
-    if event.source in ("clear", "compact"):  # what the agent was shown is gone from its context
+    if event.source != "resume":
+        # A new surfacing cycle: startup, clear and compact begin a context that holds none of
+        # what was shown before; a resumed session still holds it.
         forget_shown(project, session)
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if event.agent == "claude-code" and env_file and event.session_id and session_key(session) == session:
@@ -105,7 +120,7 @@ def _session_start(event: HookEvent, project: Project) -> dict[str, Any]:
                 fh.write(f"export PYLON_SESSION={session}\n")
         except OSError:
             pass
-    return answers.context(event, orientation(project))
+    return answers.context(event, orientation(project)) if greeting_on(project) else answers.noop()
 
 
 def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
@@ -125,8 +140,8 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
         if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
             for verb, address in canon_verbs(command):
                 _mark(project, verb, address, session, sessions)
-    if not named and not changed:
-        return answers.noop()
+    if not named and not changed and not sessions.load(project.root_dir, session)["pending"]:
+        return answers.noop()  # nothing touched, and nothing left waiting by an earlier packet
     result = surface(project, named, changed, session)
     return answers.context(event, result.message)
 

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 SESSION_BUDGET = 4000
 MESSAGE_CHARS = 2000
 PATHS_PER_ARTICLE = 20  # asset paths remembered per changed article (the reminder names a few)
-HEADER = ("canon: articles governing the files just touched (each shown once per session; "
-          "`canon read ADDRESS` prints one in full):")
+HEADER = ("canon: articles governing the files just touched (each shown once until the context is compacted "
+          "or cleared; `canon read ADDRESS` prints one in full):")
 
 
 class Surfaced:

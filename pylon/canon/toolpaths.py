@@ -196,7 +196,21 @@ def call_paths(call: ToolCall, cwd: str) -> tuple[list[str], list[str]]:
         return _merge(named, [full] if full else []), [full] if full else []
     if call.name in SHELL_TOOLS or "command" in call.input:
         return named, written
+    if writes_files(call.name):  # an MCP or other tool whose name says it writes: what it names changed
+        return named, named
     return named, []
+
+
+# Name endings (letters and digits only, lower case) of tools that change the files they name,
+# whatever server or prefix they come with (`mcp__fs__write_file`, `filesystem.edit_file`); the
+# same list pi-canon keeps. Any other tool surfaces what it names but arms no reminder.
+_WRITING_ENDINGS = ("applypatch", "write", "writefile", "edit", "editfile", "multiedit", "notebookedit",
+                    "createfile", "deletefile", "movefile", "renamefile", "replaceinfile", "strreplaceeditor")
+
+
+def writes_files(tool: str) -> bool:
+    compact = "".join(ch for ch in tool.lower() if ch.isascii() and ch.isalnum())
+    return bool(compact) and compact.endswith(_WRITING_ENDINGS)
 
 
 def _merge(first: list[str], second: list[str]) -> list[str]:
