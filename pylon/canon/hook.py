@@ -92,7 +92,8 @@ def orientation(project: Project) -> str:
         "- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
         "--body-file FILE (current truth, not history).",
         "- Events (what happened, when, exact numbers) go to the journal: canon journal \"...\" --subject PATH.",
-        "- The capsules of articles governing the files you touch are shown here once per session; "
+        "- The capsules of articles governing the files you touch are shown here once until the context is "
+        "compacted or cleared; "
         "canon search WORDS finds the rest.",
     ])
 

@@ -1,8 +1,9 @@
 """`canon surface` and `canon settle`: capsules an agent sees as it works, and the reminder after.
 
 Surfacing stages the governing article of every path touched and prints one message listing
-`<address> (updated D): <capsule>` for articles this session has not seen. Two bounds keep it
-cheap for the agent's context: a session budget of capsule characters (4000; past it, a pointer
+`<address> (updated D): <capsule>` for articles this session has not seen since its context was
+last compacted or cleared (`session.forget_shown`). Two bounds keep it cheap for the agent's
+context: a budget of capsule characters per such cycle (4000; past it, a pointer
 line names the `canon read` to run instead) and a message cap (~2000 characters; the rest waits
 for the next call and the message says how many). `.canon/config.toml` may change both:
 `[surfacing] session_budget = 4000`, `message_chars = 2000`.
