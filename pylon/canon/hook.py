@@ -139,25 +139,24 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
         changed.extend(wrote)
         command = call.input.get("command")
         if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
+            # `canon read X` in the text marks X seen (it is only about what to surface). A
+            # `canon write X` in the text settles nothing: `true || canon write X` never ran, and a
+            # failed write changed nothing. Updates are judged by the article file (settle).
             for verb, address in canon_verbs(command):
-                _mark(project, verb, address, session, sessions)
+                if verb == "read":
+                    _mark_read(project, address, session, sessions)
     if not named and not changed and not sessions.load(project.root_dir, session)["pending"]:
         return answers.noop()  # nothing touched, and nothing left waiting by an earlier packet
     result = surface(project, named, changed, session)
     return answers.context(event, result.message)
 
 
-def _mark(project: Project, verb: str, arg: str, session: str, sessions: Any) -> None:
+def _mark_read(project: Project, arg: str, session: str, sessions: Any) -> None:
     from pylon.canon.address import resolve, to_address
 
     try:
-        address = to_address(arg, project)
-        governing = resolve(address, project).governing if verb == "read" else address
+        governing = resolve(to_address(arg, project), project).governing
     except PylonError:
         return
-    if governing is None or not governing.path:
-        return
-    if verb == "read":
+    if governing is not None and governing.path:
         sessions.mark_seen(project, str(governing), session)
-    else:
-        sessions.mark_written(project, str(governing), session)

@@ -93,13 +93,35 @@ def test_bash_paths_are_surfaced_and_sed_in_place_arms(store: Path) -> None:
     assert "src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
 
 
-def test_canon_write_through_the_shell_settles_the_article(store: Path) -> None:
-    hook(store, "claude-code-post-edit")
+def _bash(store: Path, command: str) -> None:
     raw = json.loads(payload_text("claude-code-post-bash", store, "sess-1"))
-    raw["tool_input"]["command"] = "canon write src/core --capsule 'Core: config, pool.' --body-file notes.md"
+    raw["tool_input"]["command"] = command
     result = run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw))
     assert result.code == 0, result
+
+
+@pytest.mark.parametrize("command", [
+    "true || canon write src/core --capsule 'Core: config, pool.' --body-file notes.md",  # never ran
+    "canon write src/core --capsule 'Core: config, pool.' --body-file missing.md",  # fails: no such file
+    "echo canon write src/core",
+])
+def test_command_text_never_settles_the_article(store: Path, command: str) -> None:
+    hook(store, "claude-code-post-edit")
+    if "missing.md" in command:
+        assert run_cmd("bash", "-c", command, cwd=store).code != 0  # what the agent's shell saw
+    _bash(store, command)
+    assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
+
+
+def test_the_article_file_changing_settles_it_whatever_wrote_it(store: Path) -> None:
+    hook(store, "claude-code-post-edit")
+    # Written in another shell (no session, no hook saw a command): the file changed, so it is updated.
+    wrote = run_cmd("canon", "write", "src/core", "--capsule", "Core: config, pool, retries.", cwd=store)
+    assert wrote.code == 0, wrote
     assert hook(store, "claude-code-stop") == {}
+    # A later asset change starts a new obligation from the article as it is now.
+    hook(store, "claude-code-post-edit")
+    assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
 
 
 def test_canon_read_with_the_persisted_session_marks_seen(store: Path) -> None:
@@ -189,6 +211,13 @@ def test_pre_tool_use_is_a_noop(store: Path) -> None:
 def test_articles_edited_directly_count_as_written(store: Path) -> None:
     hook(store, "claude-code-post-edit")
     raw = json.loads(payload_text("claude-code-post-edit", store, "sess-1"))
-    raw["tool_input"]["file_path"] = str(store / ".canon" / "articles" / "src" / "core.md")
+    article_file = store / ".canon" / "articles" / "src" / "core.md"
+    raw["tool_input"]["file_path"] = str(article_file)
+    # An Edit event whose edit left the file as it was settles nothing...
+    assert run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw)).code == 0
+    assert "src/core" in hook(store, "claude-code-stop")["reason"]
+    # ...the same event after the file really changed does.
+    hook(store, "claude-code-post-edit")
+    article_file.write_text(article_file.read_text() + "Pool size is now read from the environment.\n")
     assert run_cmd("canon", "hook", "claude-code", cwd=store, input=json.dumps(raw)).code == 0
     assert hook(store, "claude-code-stop") == {}

@@ -109,7 +109,15 @@ def test_claude_code_sequence_agrees_with_pi_canon(pi_hook: Path, root: Path, tm
         ("stop", {"hook_event_name": "Stop", "stop_hook_active": False}),
         ("stop again", {"hook_event_name": "Stop", "stop_hook_active": False}),
     ]
+    edit = steps[-3][1]
+    steps += [
+        ("edit, then the article file changes", edit),
+        ("stop after the update", {"hook_event_name": "Stop", "stop_hook_active": False}),
+    ]
     for label, event in steps:
+        if label == "stop after the update":
+            core = root / ".canon/articles/src/core.md"
+            core.write_text(core.read_text() + "Pool size now comes from the environment.\n")
         ours, theirs = _both(pi_hook, root, state, "claude-code", event)
         assert _surfaced(ours) == _surfaced(theirs), (label, ours, theirs)
         assert _stop(ours) == _stop(theirs), (label, ours, theirs)
