@@ -113,6 +113,13 @@ def test_command_text_never_settles_the_article(store: Path, command: str) -> No
     assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
 
 
+@pytest.mark.parametrize("command", ["git checkout -- src/core/config.py", "git rm -q src/core/config.py",
+                                     "perl -pi -e 's/1/2/' src/core/config.py", "git mv src/core/config.py src/cfg.py"])
+def test_shell_writes_of_every_common_form_arm_the_reminder(store: Path, command: str) -> None:
+    _bash(store, command)
+    assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
+
+
 def test_the_article_file_changing_settles_it_whatever_wrote_it(store: Path) -> None:
     hook(store, "claude-code-post-edit")
     # Written in another shell (no session, no hook saw a command): the file changed, so it is updated.
