@@ -15,29 +15,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.canon.helpers import article
+from tests.canon.helpers import article, pi_canon_source, pi_canon_tsx
 from tests.conftest import run_cmd
 
-REPO = Path(os.environ.get("PI_CANON_REPO", "/work/.mirror/shaneconner+pi-canon/repo"))
-TSX = os.environ.get("PI_CANON_TSX") or shutil.which("tsx") or ""
+TSX = pi_canon_tsx()
 
 
 @pytest.fixture(scope="module")
 def pi_hook(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not (REPO / "HEAD").exists() and not (REPO / ".git").exists():
-        pytest.skip(f"no pi-canon repository at {REPO}")
-    if not TSX or not os.path.exists(TSX):
-        pytest.skip("no tsx to run pi-canon's TypeScript (PI_CANON_TSX)")
-    folder = tmp_path_factory.mktemp("pi-canon-plugin")
-    archive = subprocess.run(["git", "--git-dir", str(REPO), "archive", "HEAD", "plugins/pi-canon/core",
-                              "plugins/pi-canon/scripts", "package.json"], capture_output=True, check=True).stdout
-    subprocess.run(["tar", "x"], cwd=folder, input=archive, check=True)
+    folder = pi_canon_source(tmp_path_factory.mktemp("pi-canon-plugin"), "plugins/pi-canon/core",
+                             "plugins/pi-canon/scripts", "package.json")
     return folder / "plugins/pi-canon/scripts/pi-canon-hook.mjs"
 
 
