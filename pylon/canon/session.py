@@ -140,6 +140,9 @@ def forget_shown(project: Project, session: str) -> None:
     """The agent's context was cleared or compacted: what it was shown is gone, so show it again
     (the changed list stays: those articles still need their update)."""
 
+    if not os.path.exists(state_file(_project_root(project), session)):
+        return  # a session that recorded nothing has nothing to forget (no lock, no file)
+
     def change(state: dict[str, Any]) -> None:
         state["shown"], state["spent"], state["pending"] = {}, 0, []
 
