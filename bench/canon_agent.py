@@ -62,6 +62,13 @@ def main() -> None:
                  tool_input={"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"})
     bash = event("PostToolUse", tool_name="Bash", tool_use_id="t2",
                  tool_input={"command": f"sed -i s/1/2/ {ASSET} && grep -n x svc/s01/mod01/leaf.py"})
+    batch = event("PostToolBatch", tool_calls=[
+        {"tool_name": "Read", "tool_use_id": "b1", "tool_input": {"file_path": str(ROOT / "svc/s01/mod01/leaf.py")}},
+        {"tool_name": "Edit", "tool_use_id": "b2",
+         "tool_input": {"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"}},
+        {"tool_name": "mcp__docs__search", "tool_use_id": "b3", "tool_input": {"query": "pool sizes"}}])
+    pathless = event("PostToolBatch", tool_calls=[{"tool_name": "TodoWrite", "tool_use_id": "b4",
+                                                   "tool_input": {"todos": []}}])
     timings = [
         ("python -c pass (baseline)", time_command("pass", [sys.executable, "-c", "pass"], runs=args.runs)),
         ("canon read PATH (reference)", time_command("read", [canon, "read", ASSET], runs=args.runs, cwd=ROOT,
@@ -74,7 +81,13 @@ def main() -> None:
         ("canon hook claude-code: PostToolUse Bash", time_command("bash", [canon, "hook", "claude-code"], cwd=ROOT,
                                                                   runs=args.runs, env=env, setup=reset,
                                                                   stdin_data=bash)),
-        ("canon hook codex: SessionStart (counts 2,000 articles)",
+        ("canon hook claude-code: PostToolBatch (Read, Edit, an MCP call)",
+         time_command("batch", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
+                      stdin_data=batch)),
+        ("canon hook claude-code: PostToolBatch naming no path",
+         time_command("pathless", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
+                      stdin_data=pathless)),
+        ("canon hook codex: SessionStart (no greeting: a new cycle)",
          time_command("start", [canon, "hook", "codex"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
                       stdin_data=event("SessionStart", source="startup"))),
         ("canon hook claude-code: Stop (after an Edit)",

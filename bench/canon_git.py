@@ -173,6 +173,8 @@ def main() -> None:
         "",
         table(rows, ("command", "median", "baseline", "baseline median", "ratio", "bar")),
         "",
+        "`canon stale` runs its pass with `--topo-order` and merges listed (they carry ancestry; their "
+        "diffs are not computed), which the baseline does not. "
         "What canon adds over the git pass: Python start-up and imports (the lint renderers for `check`), "
         "one walk of the article tree, the other git calls (`rev-parse`, `status` of the articles for "
         "`stale`, the 90-day log for `coverage`'s churn) and the path -> governing-article mapping (one "

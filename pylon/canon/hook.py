@@ -1,9 +1,13 @@
 """`canon hook claude-code|codex`: one agent event in, that agent's answer out.
 
-SessionStart: a few lines of orientation about the store (and, for Claude Code, PYLON_SESSION
-persisted through `$CLAUDE_ENV_FILE`, so `canon read`/`write` in its shell mark this session).
-PostToolUse / PostToolBatch: the paths of the calls are surfaced (file-writing tools and writing
-shell shapes arm the reminder; `canon read`/`canon write` run through the shell mark the article).
+SessionStart: says nothing by default (pi-canon measured a greeting as harmful; `[surfacing]
+greeting = true` in `.canon/config.toml` turns the orientation lines on); starts a new surfacing
+cycle unless the session is resumed; for Claude Code, persists PYLON_SESSION through
+`$CLAUDE_ENV_FILE`, so `canon read`/`write` in its shell mark this session.
+PostToolBatch (Claude Code: one packet per parallel batch) / PostToolUse (Codex: after each tool
+result): the paths of the calls, whatever the tool (MCP tools too), are surfaced; file-writing
+tools and writing shell shapes arm the reminder; `canon read`/`canon write` run through the shell
+mark the article. A call that names no path still delivers what an earlier packet left waiting.
 Stop: the settle reminder, as a request to continue, only when articles need updating and never
 twice for the same set. Anything else, or anything unexpected, is a no-op: a hook never blocks.
 """
@@ -23,17 +27,18 @@ if TYPE_CHECKING:
     from pylon.canon.store import Project
 
 HOOK_TIMEOUT = 10  # seconds the agent waits for the hook; a normal event takes ~50 ms
-CLAUDE_TOOLS = "Read|Edit|Write|MultiEdit|NotebookEdit|Bash|Grep|Glob"
-CODEX_TOOLS = "Bash|apply_patch"
+# The event that surfaces: Claude Code's PostToolBatch fires once per parallel batch of calls, so a
+# batch gets one packet; Codex has no batch event and surfaces after each tool result. Neither
+# has a matcher: every tool that names a path surfaces, MCP tools included.
+AFTER_TOOLS = {"claude-code": "PostToolBatch", "codex": "PostToolUse"}
 
 
 def hook_entries(agent: str, command: str) -> list[Any]:
     """The settings entries `canon hook install` merges for `agent`, all running `command`."""
     from pylon.agents.settings import HookEntry
 
-    tools = CLAUDE_TOOLS if agent == "claude-code" else CODEX_TOOLS
     return [HookEntry("SessionStart", command, timeout=HOOK_TIMEOUT),
-            HookEntry("PostToolUse", command, matcher=tools, timeout=HOOK_TIMEOUT),
+            HookEntry(AFTER_TOOLS.get(agent, "PostToolUse"), command, timeout=HOOK_TIMEOUT),
             HookEntry("Stop", command, timeout=HOOK_TIMEOUT)]
 
 
@@ -87,16 +92,27 @@ def orientation(project: Project) -> str:
         "- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
         "--body-file FILE (current truth, not history).",
         "- Events (what happened, when, exact numbers) go to the journal: canon journal \"...\" --subject PATH.",
-        "- The capsules of articles governing the files you touch are shown here once per session; "
+        "- The capsules of articles governing the files you touch are shown here once until the context is "
+        "compacted or cleared; "
         "canon search WORDS finds the rest.",
     ])
+
+
+def greeting_on(project: Project) -> bool:
+    """`[surfacing] greeting = true` in `.canon/config.toml` (default off)."""
+    from pylon.canon.store import read_config
+
+    table = read_config(project.store).get("surfacing")
+    return isinstance(table, dict) and table.get("greeting") is True
 
 
 def _session_start(event: HookEvent, project: Project) -> dict[str, Any]:
     from pylon.canon.session import forget_shown, session_key
 
     session = session_of(event)
-    if event.source in ("clear", "compact"):  # what the agent was shown is gone from its context
+    if event.source != "resume":
+        # A new surfacing cycle: startup, clear and compact begin a context that holds none of
+        # what was shown before; a resumed session still holds it.
         forget_shown(project, session)
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if event.agent == "claude-code" and env_file and event.session_id and session_key(session) == session:
@@ -105,7 +121,7 @@ def _session_start(event: HookEvent, project: Project) -> dict[str, Any]:
                 fh.write(f"export PYLON_SESSION={session}\n")
         except OSError:
             pass
-    return answers.context(event, orientation(project))
+    return answers.context(event, orientation(project)) if greeting_on(project) else answers.noop()
 
 
 def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
@@ -123,25 +139,24 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
         changed.extend(wrote)
         command = call.input.get("command")
         if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
+            # `canon read X` in the text marks X seen (it is only about what to surface). A
+            # `canon write X` in the text settles nothing: `true || canon write X` never ran, and a
+            # failed write changed nothing. Updates are judged by the article file (settle).
             for verb, address in canon_verbs(command):
-                _mark(project, verb, address, session, sessions)
-    if not named and not changed:
-        return answers.noop()
+                if verb == "read":
+                    _mark_read(project, address, session, sessions)
+    if not named and not changed and not sessions.load(project.root_dir, session)["pending"]:
+        return answers.noop()  # nothing touched, and nothing left waiting by an earlier packet
     result = surface(project, named, changed, session)
     return answers.context(event, result.message)
 
 
-def _mark(project: Project, verb: str, arg: str, session: str, sessions: Any) -> None:
+def _mark_read(project: Project, arg: str, session: str, sessions: Any) -> None:
     from pylon.canon.address import resolve, to_address
 
     try:
-        address = to_address(arg, project)
-        governing = resolve(address, project).governing if verb == "read" else address
+        governing = resolve(to_address(arg, project), project).governing
     except PylonError:
         return
-    if governing is None or not governing.path:
-        return
-    if verb == "read":
+    if governing is not None and governing.path:
         sessions.mark_seen(project, str(governing), session)
-    else:
-        sessions.mark_written(project, str(governing), session)

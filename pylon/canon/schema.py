@@ -27,6 +27,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from pylon.canon.frontmatter import Document
@@ -298,11 +299,17 @@ def field_values(doc: Document) -> dict[str, str]:
     return {"capsule": doc.owned.get("capsule", "").strip(), "title": (title or "").strip(), "body": doc.body.strip()}
 
 
+def distinct_refs(targets: Iterable[str]) -> int:
+    """How many distinct references the link targets make, counted as pi-canon counts them: the
+    part before any `#` anchor, trimmed, case-folded (`[[A]]`, `[[a]]` and `[[ a#x ]]` are one)."""
+    return len({key for key in (t.partition("#")[0].strip().lower() for t in targets) if key})
+
+
 def ref_count(doc: Document) -> int:
-    """Distinct outgoing link targets, ignoring links inside code."""
+    """Distinct outgoing link targets (see distinct_refs), ignoring links inside code."""
     from pylon.canon.links import extract_links
 
-    return len({link.target for link in extract_links(doc.body)})
+    return distinct_refs(link.target for link in extract_links(doc.body))
 
 
 def _field_line(doc: Document, name: str) -> int:

@@ -53,7 +53,8 @@ def fresh(project_root: str, session: str) -> dict[str, Any]:
             "shown": {},      # address -> "capsule" | "pointer" | "read" | "written": how the agent saw it
             "spent": 0,       # capsule characters shown this session
             "pending": [],    # staged addresses not shown yet (the message cap), oldest first
-            "changed": {},    # address -> asset paths changed since the article was last written
+            "changed": {},    # address -> asset paths changed by the agent (the reminder's list)
+            "baseline": {},   # address -> digest of the article file at the latest such change
             "reminded": []}   # the sets `settle` has named (sorted lists), so none is named twice
 
 
@@ -124,11 +125,11 @@ def mark_seen(project: Project, address: str, session: str | None = None) -> Non
 
 
 def mark_written(project: Project, address: str, session: str | None = None) -> None:
-    """`canon write` updated (or confirmed) the article: the reminder for it is settled."""
+    """`canon write` wrote the article: the agent has it in view (never surfaced again this cycle).
+    Whether the reminder is settled is the article file's own say (`settle` compares digests)."""
 
     def change(state: dict[str, Any]) -> None:
         state["shown"][address] = "written"
-        state["changed"].pop(address, None)
         if address in state["pending"]:
             state["pending"].remove(address)
 
@@ -138,6 +139,9 @@ def mark_written(project: Project, address: str, session: str | None = None) -> 
 def forget_shown(project: Project, session: str) -> None:
     """The agent's context was cleared or compacted: what it was shown is gone, so show it again
     (the changed list stays: those articles still need their update)."""
+
+    if not os.path.exists(state_file(_project_root(project), session)):
+        return  # a session that recorded nothing has nothing to forget (no lock, no file)
 
     def change(state: dict[str, Any]) -> None:
         state["shown"], state["spent"], state["pending"] = {}, 0, []

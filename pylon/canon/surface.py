@@ -1,14 +1,16 @@
 """`canon surface` and `canon settle`: capsules an agent sees as it works, and the reminder after.
 
 Surfacing stages the governing article of every path touched and prints one message listing
-`<address> (updated D): <capsule>` for articles this session has not seen. Two bounds keep it
-cheap for the agent's context: a session budget of capsule characters (4000; past it, a pointer
+`<address> (updated D): <capsule>` for articles this session has not seen since its context was
+last compacted or cleared (`session.forget_shown`). Two bounds keep it cheap for the agent's
+context: a budget of capsule characters per such cycle (4000; past it, a pointer
 line names the `canon read` to run instead) and a message cap (~2000 characters; the rest waits
 for the next call and the message says how many). `.canon/config.toml` may change both:
 `[surfacing] session_budget = 4000`, `message_chars = 2000`.
 
-Paths marked changed arm the reminder: `settle` names every article whose assets changed but
-which was not written since, once, and clears the list.
+Paths marked changed arm the reminder and record the article file's digest: `settle` names every
+article whose assets changed and whose file still has that digest (nothing changed it since,
+whatever a command's text claimed), once, and clears the list.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
 SESSION_BUDGET = 4000
 MESSAGE_CHARS = 2000
 PATHS_PER_ARTICLE = 20  # asset paths remembered per changed article (the reminder names a few)
-HEADER = ("canon: articles governing the files just touched (each shown once per session; "
-          "`canon read ADDRESS` prints one in full):")
+HEADER = ("canon: articles governing the files just touched (each shown once until the context is compacted "
+          "or cleared; `canon read ADDRESS` prints one in full):")
 
 
 class Surfaced:
@@ -114,17 +116,33 @@ def classify(project: Project, paths: Iterable[str]) -> list[tuple[str, str, str
     return out
 
 
-def _capsule(project: Project, address: str) -> tuple[str | None, str] | None:
-    """(capsule or None, updated date or "") of an article; None when it is gone or unreadable."""
+def _article_file(project: Project, address: str) -> Any:
     from pylon.canon.address import split_mount
-    from pylon.canon.article import load_text
-    from pylon.canon.frontmatter import parse
 
     mount = split_mount(address)
     store = project.store_for(mount[0]) if mount and mount[0] in project.mounts else project.store
-    path = mount[1] if mount and mount[0] in project.mounts else address
+    return store.article_file(mount[1] if mount and mount[0] in project.mounts else address)
+
+
+def digest(project: Project, address: str) -> str:
+    """The article file's content digest ("" when it is missing or unreadable): an article counts
+    as updated when this changes, whatever wrote it (`canon write`, an editor, `git checkout`)."""
+    import hashlib
+
     try:
-        doc = parse(load_text(store.article_file(path), address))
+        with open(_article_file(project, address), "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _capsule(project: Project, address: str) -> tuple[str | None, str] | None:
+    """(capsule or None, updated date or "") of an article; None when it is gone or unreadable."""
+    from pylon.canon.article import load_text
+    from pylon.canon.frontmatter import parse
+
+    try:
+        doc = parse(load_text(_article_file(project, address), address))
     except (PylonError, OSError):
         return None
     capsule = " ".join(doc.owned.get("capsule", "").split())
@@ -155,8 +173,6 @@ def surface(project: Project, paths: Iterable[str], changed: Iterable[str] = (),
                 continue
             if kind == "article":  # the agent read or edited the article file itself
                 state["shown"][address] = "written" if is_changed else state["shown"].get(address) or "read"
-                if is_changed:
-                    state["changed"].pop(address, None)
                 if address in state["pending"]:
                     state["pending"].remove(address)
                 result.marked.append(address)
@@ -168,6 +184,8 @@ def surface(project: Project, paths: Iterable[str], changed: Iterable[str] = (),
                     listed.append(rel)
                 if address not in result.armed:
                     result.armed.append(address)
+                    # The article as it is now: only a change after this one settles the reminder.
+                    state["baseline"][address] = digest(project, address)
             if address not in state["shown"] and address not in state["pending"]:
                 state["pending"].append(address)
         lines = _take(project, state, budget, cap, capsules, result, shell_quoted)
@@ -231,13 +249,16 @@ def spending(project: Project, session: str | None = None) -> dict[str, int] | N
 
 
 def settle(project: Project, session: str | None = None) -> Settled:
-    """Name every article whose assets changed and which was not written since; clear the list.
-    `repeated` is True when exactly this set was named before in this session."""
+    """Name every article whose assets changed and whose file did not change since (its digest
+    against the one recorded at the latest asset change; an article with no record is named);
+    clear the list. `repeated` is True when exactly this set was named before in this session."""
     sid = session or sessions.current_session()
 
     def change(state: dict[str, Any]) -> tuple[list[tuple[str, list[str]]], bool]:
-        items = sorted((address, list(paths)) for address, paths in state["changed"].items())
-        state["changed"] = {}
+        base = state["baseline"]
+        items = sorted((address, list(paths)) for address, paths in state["changed"].items()
+                       if address not in base or digest(project, address) == base[address])
+        state["changed"], state["baseline"] = {}, {}
         key = [address for address, _ in items]
         repeated = bool(key) and key in state["reminded"]
         if key and not repeated:

@@ -4,8 +4,8 @@ Two kinds of candidates: whole string values (`"file_path": "src/app.py"`), and 
 command strings (`sed -i s/a/b/ src/app.py`). A candidate counts when it exists, or its parent
 folder does (a file about to be created), relative to the tool's working folder. Which paths the
 call *changed* is decided by the tool: file-writing tools, `apply_patch` envelopes, and the
-usual writing shapes of a shell command (redirections, `tee`, `sed -i`, `mv`, `cp`, `rm`,
-`touch`, `mkdir`).
+usual writing shapes of a shell command (redirections, `tee`, `sed -i`, `perl -i`, `mv`, `cp`,
+`rm`, `touch`, `mkdir`, `patch`, `git mv|rm|checkout -- |restore|apply`).
 """
 
 from __future__ import annotations
@@ -96,6 +96,12 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
             target_words = operands[-1:] + (operands[:-1] if program == "mv" else [])
         elif in_place and len(operands) >= 2:
             target_words = operands[1:]
+        elif program == "git":
+            target_words = _git_targets(segment[1:], cwd)
+        elif program == "perl":
+            target_words = _perl_targets(segment[1:])
+        elif program == "patch":
+            target_words = _patch_targets(segment[1:], cwd)
         for i, word in enumerate(segment):
             if word in _REDIRECTS and i + 1 < len(segment):
                 target_words.append(segment[i + 1])
@@ -109,6 +115,106 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
             if full and full not in written:
                 written.append(full)
     return named, written
+
+
+# git's options that take a value as the next word (before the subcommand, and for restore).
+_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+_RESTORE_VALUE_OPTIONS = frozenset({"-s", "--source", "--pathspec-from-file"})
+
+
+def _git_targets(words: list[str], cwd: str) -> list[str]:
+    """Files a git command writes in the working tree: both sides of `git mv`, what `git rm`
+    removes, the paths of `git checkout [REV] -- PATHS` and `git restore` (not `--staged` alone),
+    and the files the patches of `git apply` (not `--cached`) name."""
+    i, base = 0, ""
+    while i < len(words) and words[i].startswith("-"):
+        if words[i] == "-C" and i + 1 < len(words):
+            base = os.path.join(base, words[i + 1])  # paths below are relative to it
+        i += 2 if words[i] in _GIT_VALUE_OPTIONS else 1
+    if i >= len(words):
+        return []
+    sub, rest = words[i], words[i + 1:]
+    found: list[str] = []
+    if sub in ("mv", "rm"):
+        found = _operands(rest)
+    elif sub == "checkout":
+        found = rest[rest.index("--") + 1:] if "--" in rest else []
+    elif sub == "restore" and not ("--staged" in rest and "--worktree" not in rest and "-W" not in rest):
+        skip = False  # (`--staged` alone changes only the index)
+        for word in rest:
+            if skip:
+                skip = False
+            elif word in _RESTORE_VALUE_OPTIONS:
+                skip = True
+            elif not word.startswith("-"):
+                found.append(word)
+    elif sub == "apply" and "--cached" not in rest:
+        found = [p for patch in _operands(rest) for p in diff_paths(os.path.join(base, patch), cwd)]
+        return found  # diff_paths answers relative to cwd already
+    return [os.path.join(base, word) for word in found]
+
+
+def _perl_targets(words: list[str]) -> list[str]:
+    """The files `perl -i` (`-pi`, `-i.bak`, `-pi -e ...`) edits in place: the operands after the
+    program (`-e`/`-E` values, or the script file when there is no `-e`)."""
+    in_place = any(w.startswith("-") and not w.startswith("--") and "i" in w[1:].split(".")[0] for w in words
+                   if w not in ("-e", "-E"))
+    if not in_place:
+        return []
+    out: list[str] = []
+    has_program = False
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in ("-e", "-E"):
+            skip, has_program = True, True
+        elif word.startswith("-") or word in _REDIRECTS:
+            continue
+        else:
+            out.append(word)
+    return out if has_program else out[1:]
+
+
+def _patch_targets(words: list[str], cwd: str) -> list[str]:
+    """What `patch` writes: an explicit FILE operand, else the files its diff names (read from
+    `< DIFF` or `-i DIFF`/`--input=DIFF`)."""
+    source = ""
+    for i, word in enumerate(words):
+        if word in ("<", "-i", "--input") and i + 1 < len(words):
+            source = words[i + 1]
+        elif word.startswith("--input="):
+            source = word.partition("=")[2]
+    operands = [w for w in _operands(words) if w != source]
+    if operands:
+        return operands[:1]
+    return diff_paths(source, cwd) if source else []
+
+
+def diff_paths(patch: str, cwd: str, limit: int = 1 << 20) -> list[str]:
+    """The files a unified diff (a file on disk) changes, as paths relative to `cwd`: each
+    `+++`/`---` name with the fewest leading components stripped that names something here
+    (the `-pN` a user would pass), `/dev/null` skipped."""
+    try:
+        with open(os.path.join(cwd, patch), "rb") as fh:
+            data = fh.read(limit)
+    except OSError:
+        return []
+    found: list[str] = []
+    for raw in data.split(b"\n"):
+        if not raw.startswith((b"+++ ", b"--- ")):
+            continue
+        name = raw[4:].split(b"\t")[0].strip().decode("utf-8", "surrogateescape")
+        if not name or name == "/dev/null":
+            continue
+        parts = name.split("/")
+        for strip in range(len(parts)):
+            candidate = "/".join(parts[strip:])
+            if counts(candidate, cwd):
+                if candidate not in found:
+                    found.append(candidate)
+                break
+    return found
 
 
 def _operands(words: list[str]) -> list[str]:
@@ -196,7 +302,21 @@ def call_paths(call: ToolCall, cwd: str) -> tuple[list[str], list[str]]:
         return _merge(named, [full] if full else []), [full] if full else []
     if call.name in SHELL_TOOLS or "command" in call.input:
         return named, written
+    if writes_files(call.name):  # an MCP or other tool whose name says it writes: what it names changed
+        return named, named
     return named, []
+
+
+# Name endings (letters and digits only, lower case) of tools that change the files they name,
+# whatever server or prefix they come with (`mcp__fs__write_file`, `filesystem.edit_file`); the
+# same list pi-canon keeps. Any other tool surfaces what it names but arms no reminder.
+_WRITING_ENDINGS = ("applypatch", "write", "writefile", "edit", "editfile", "multiedit", "notebookedit",
+                    "createfile", "deletefile", "movefile", "renamefile", "replaceinfile", "strreplaceeditor")
+
+
+def writes_files(tool: str) -> bool:
+    compact = "".join(ch for ch in tool.lower() if ch.isascii() and ch.isalnum())
+    return bool(compact) and compact.endswith(_WRITING_ENDINGS)
 
 
 def _merge(first: list[str], second: list[str]) -> list[str]:

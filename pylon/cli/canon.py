@@ -117,7 +117,7 @@ def catalog(args: MapArgs) -> int:
     from pylon.canon.catalog import iter_catalog
     from pylon.cli import canon_render as render
 
-    render.catalog(iter_catalog(project_from(args), args.prefix), args.json)
+    render.catalog(iter_catalog(project_from(args), args.prefix), args.json, args.prefix)
     return 0
 
 

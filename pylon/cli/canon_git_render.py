@@ -37,7 +37,7 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     what = {"staged": "staged", "since": f"since {changes.label}", "worktree": f"working tree against {changes.label}"}
     scope = what[changes.mode]
     if fmt == "json":
-        output.ok_json({
+        output.ok_json_safe({
             "clean": not report.failed,
             "warn_only": warn_only,
             "mode": changes.mode,
@@ -57,7 +57,10 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     elif fmt == "github":
         sys.stdout.write(formats.render_github(lint_report))
     else:
-        sys.stdout.write(formats.dumps(formats.render_sarif(lint_report, __version__, CHECK_RULES, "canon check")))
+        from pylon.workspace.jsonbytes import text_fields
+
+        output.write(formats.dumps(formats.render_sarif(lint_report, __version__, CHECK_RULES, "canon check",
+                                                        text_fields)))
     assets = _plural(report.assets, "changed asset")
     if not report.findings:
         output.err(f"canon check: clean ({assets}, {scope}).")
@@ -85,7 +88,7 @@ def mv(results: list[MoveResult], dry_run: bool, as_json: bool, from_git: bool) 
     from pylon.cli import output
 
     if as_json:
-        output.ok_json({"dry_run": dry_run, "moves": [_move_doc(r) for r in results]})
+        output.ok_json_safe({"dry_run": dry_run, "moves": [_move_doc(r) for r in results]})
         return
     if not results:
         output.out("No rename that git sees calls for an article move (stage renames with git mv or git add -A).")
@@ -148,7 +151,7 @@ def stale(report: StaleReport, limit: int, as_json: bool, tty: bool) -> None:
     from pylon.cli import output
 
     if as_json:
-        output.ok_json({
+        output.ok_json_safe({
             "articles": report.articles,
             "commits_scanned": report.commits,
             "days": report.days,
@@ -183,7 +186,7 @@ def coverage(report: CoverageReport, limit: int, as_json: bool, tty: bool, cwd: 
     from pylon.cli import output
 
     if as_json:
-        output.ok_json({
+        output.ok_json_safe({
             "tracked": report.tracked, "governed": report.governed, "share": round(report.share, 4),
             "churn_days": report.churn_days,
             "ungoverned": [{"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose}

@@ -86,13 +86,14 @@ def lint(args: LintArgs) -> int:
             sys.stdout.flush()  # the note follows the findings it counts
             output.err(cut)
     elif fmt == "json":
-        output.ok_json(formats.render_json(report, args.strict))
+        output.ok_json_safe(formats.render_json(report, args.strict))
     elif fmt == "github":
         sys.stdout.write(formats.render_github(report))
     else:
         from pylon import __version__
+        from pylon.workspace.jsonbytes import text_fields
 
-        sys.stdout.write(formats.dumps(formats.render_sarif(report, __version__)))
+        output.write(formats.dumps(formats.render_sarif(report, __version__, text_fields=text_fields)))
     if fmt != "json":
         output.err(formats.summary(report, args.strict))
     return 1 if report.failed(args.strict) else 0

@@ -142,7 +142,7 @@ def journal(result: Any, json_: bool) -> None:
         _advice_line("warning", item.rule, item.message)
 
 
-def catalog(entries: Iterable[Any], json_: bool) -> None:
+def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None) -> None:
     rows = list(entries)
     if json_:
         output.ok_json({
@@ -151,7 +151,13 @@ def catalog(entries: Iterable[Any], json_: bool) -> None:
         })
         return
     if not rows:
-        output.err("note: no articles here (create one: canon write ADDRESS --capsule \"...\" --body \"...\").")
+        if prefix is not None:
+            from shlex import quote
+
+            output.err(f"note: no articles under {prefix} (canon map lists every article; create one: "
+                       f"canon write {quote(prefix)} --capsule \"...\" --body \"...\").")
+        else:
+            output.err("note: no articles here (create one: canon write ADDRESS --capsule \"...\" --body \"...\").")
         return
     output.out("\n".join(f"{e.address}: {e.capsule}" if e.capsule else str(e.address) for e in rows))
     for e in rows:

@@ -92,6 +92,16 @@ def ok_json(data: dict[str, Any]) -> None:
     emit_json({"ok": True, **data})
 
 
+def ok_json_safe(data: dict[str, Any]) -> None:
+    """A success document whose strings may hold bytes that are not UTF-8 (paths from git or the
+    file system): such strings go out in the workspace's lossless encoding (pylon.workspace.jsonbytes)."""
+    from pylon.workspace.jsonbytes import safe
+
+    encoded = safe(data)
+    assert isinstance(encoded, dict)  # safe() keeps a document's shape
+    ok_json(encoded)
+
+
 def write(text: str) -> None:
     """Data to stdout exactly as given (no newline added)."""
     _write(sys.stdout, text)

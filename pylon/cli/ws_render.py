@@ -26,11 +26,7 @@ def show_path(path: str) -> str:
 
 def emit(doc: Mapping[str, object]) -> None:
     """A success document of a ws command, with bytes that are not UTF-8 encoded losslessly."""
-    from pylon.workspace.jsonbytes import safe
-
-    encoded = safe(doc)
-    assert isinstance(encoded, dict)  # safe() keeps a document's shape
-    output.ok_json(encoded)
+    output.ok_json_safe(dict(doc))
 
 
 def emit_line(doc: dict[str, object]) -> None:

@@ -52,6 +52,15 @@ def _b64(text: str) -> str | None:
         return None  # not bytes from the file system (a lone surrogate): the escape is all there is
 
 
+def text_fields(name: str, text: str) -> dict[str, str]:
+    """`{name: text}` for a clean string, else `{name: escaped text, name_b64: exact bytes}` (for
+    formats whose objects cannot take a companion beside the string, such as SARIF's message)."""
+    if _clean(text):
+        return {name: text}
+    encoded = _b64(text)
+    return {name: escape(text), **({f"{name}_b64": encoded} if encoded is not None else {})}
+
+
 def bytes_fields(name: str, data: bytes) -> dict[str, str]:
     """`{name: text}` for UTF-8 content, else `{name: escaped text, name_b64: exact bytes}`."""
     try:

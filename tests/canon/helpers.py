@@ -43,3 +43,31 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
             else:
                 out[os.path.join(rel, name)] = path.read_bytes()
     return out
+
+
+# The real pi-canon, as an oracle: its repository (a bare mirror by default) and a `tsx` to run its
+# TypeScript. Tests that need them skip without them (`npm install --prefix DIR tsx` gives a tsx).
+PI_CANON_REPO = Path(os.environ.get("PI_CANON_REPO", "/work/.mirror/shaneconner+pi-canon/repo"))
+
+
+def pi_canon_tsx() -> str:
+    import shutil
+
+    return os.environ.get("PI_CANON_TSX") or shutil.which("tsx") or ""
+
+
+def pi_canon_source(folder: Path, *paths: str) -> Path:
+    """`paths` of pi-canon's HEAD extracted into `folder`; pytest.skip without the repository or tsx."""
+    import subprocess
+
+    import pytest
+
+    if not (PI_CANON_REPO / "HEAD").exists() and not (PI_CANON_REPO / ".git").exists():
+        pytest.skip(f"no pi-canon repository at {PI_CANON_REPO}")
+    tsx = pi_canon_tsx()
+    if not tsx or not os.path.exists(tsx):
+        pytest.skip("no tsx to run pi-canon's TypeScript (PI_CANON_TSX)")
+    archive = subprocess.run(["git", "--git-dir", str(PI_CANON_REPO), "archive", "HEAD", *paths],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "x"], cwd=folder, input=archive, check=True)
+    return folder

@@ -66,6 +66,10 @@ def test_map_lists_address_and_capsule(run, make_store) -> None:  # type: ignore
     assert r.out.splitlines() == ["src: Sources.", "src/core/config: Config.", "src/nocap"]
     doc = run("canon", "map", "--json", "src/core", cwd=root).json()
     assert doc == {"ok": True, "articles": [{"address": "src/core/config", "capsule": "Config.", "problem": None}], "count": 1}
+    absent = run("canon", "map", "absent", cwd=root)  # pi-canon: "No articles under absent."
+    assert absent.code == 0 and absent.out == ""
+    assert absent.err.startswith("note: no articles under absent (canon map lists every article; "
+                                 "create one: canon write absent --capsule")
 
 
 def test_map_of_an_empty_store_and_a_broken_article(run, make_store) -> None:  # type: ignore[no-untyped-def]

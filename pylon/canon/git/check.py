@@ -46,6 +46,7 @@ class Move:
     new: Address | None  # None when no address follows from the renames (see conflict)
     paths: list[tuple[str, str]] = field(default_factory=list)  # the renames that call for it
     conflict: str = ""  # why it cannot be applied as is ("" when it can)
+    remedy: str = ""  # with a conflict: the command(s) to run instead
     governing: bool = False  # the article governing a renamed path (else an ancestor whose folder moved)
 
 
@@ -102,6 +103,14 @@ class _Judge:
         return _nearest(address, self.before.get(address.mount, set()))
 
 
+def _write_command(address: Address) -> str:
+    return f"canon write {shlex.quote(str(address))} ..."
+
+
+def _by_hand(g: Address) -> str:
+    return f"move it by hand (canon mv {shlex.quote(str(g))} NEW) or update it ({_write_command(g)})"
+
+
 def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
              governing: bool) -> None:
     target = _target(g, old, new)
@@ -109,11 +118,14 @@ def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address,
     if move is None:
         move = moves[g] = Move(g, target)
         if target is None:
-            move.conflict = f"{change.new} is not {g}'s path renamed; move the article by hand with canon mv"
+            move.conflict, move.remedy = f"{change.new} is not {g}'s path renamed", _by_hand(g)
         elif gov.has(target):
             move.conflict = f"an article already exists at {target}: merge the two by hand"
+            move.remedy = (f"fold it into {target} ({_write_command(target)}), then remove it "
+                           f"(git rm {shlex.quote(gov.article_file(g))})")
     elif target != move.new and not move.conflict:
         move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
+        move.remedy = _by_hand(g)
     move.governing = move.governing or governing
     move.paths.append((change.old, change.new))
 
@@ -127,6 +139,26 @@ def _covering(moves: dict[Address, Move], move: Move) -> Move:
                 and move.new.path == other.new.path + move.old.path[len(other.old.path):]):
             best = other
     return best
+
+
+def _deleted(report: CheckReport, gov: Governance, state: _Judge, path: str, address: Address) -> None:
+    """A deleted asset (or one moved out of the project), judged against the articles on disk: the
+    article governing it now must have changed, unless a nearer article that governed it went in
+    the same change set (the asset and its own article deleted together)."""
+    g = gov.governing(address)
+    if g is None or g in state.changed:
+        return
+    nearer = [a for a in address.ancestors() if len(a.path) > len(g.path)]
+    if any(a in state.changed and not gov.has(a) for a in nearer):
+        return
+    if gov.asset_present(g):
+        what = f"update it ({_write_command(g)})"
+    else:
+        what = (f"update it ({_write_command(g)}) or, if nothing it describes remains, remove it "
+                f"(git rm {shlex.quote(gov.article_file(g))})")
+    report.findings.append(_finding(
+        "article-outlived", path,
+        f"deleted, but its article {g} still exists and did not change: review {gov.article_file(g)} and {what}"))
 
 
 def _finding(rule: str, path: str, message: str) -> Finding:
@@ -145,24 +177,25 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
             continue  # outside the project, or the store's own files
         report.assets += 1
         if change.status == "D" or change.status == "R" and new_addr is None:  # moved out of the project: gone
-            g = state.governing_before(old_addr) if old_addr else None
-            if g is not None and gov.has(g) and g not in state.changed:
-                report.findings.append(_finding(
-                    "article-outlived", change.old,
-                    f"deleted, but its article {g} still exists and did not change: update or remove "
-                    f"{gov.article_file(g)}"))
+            if old_addr is not None:
+                _deleted(report, gov, state, change.old, old_addr)
             continue
         if change.status == "R" and old_addr is not None and new_addr is not None:
             g = state.governing_before(old_addr)
-            if (g is not None and g not in state.changed and gov.governing(new_addr) != g
-                    and not gov.asset_present(g)):
-                _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
-                # Articles further up whose whole asset moved the same way (a renamed folder) go too.
-                for above in g.ancestors()[1:]:
-                    if (above.path in state.before.get(above.mount, set()) and above not in state.changed
-                            and not _is_within(new_addr, above) and not gov.asset_present(above)):
-                        _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
-                continue
+            if g is not None and g not in state.changed and gov.governing(new_addr) != g:
+                if not gov.asset_present(g):
+                    _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
+                    # Articles further up whose whole asset moved the same way (a renamed folder) go too.
+                    for above in g.ancestors()[1:]:
+                        if (above.path in state.before.get(above.mount, set()) and above not in state.changed
+                                and not _is_within(new_addr, above) and not gov.asset_present(above)):
+                            _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
+                    continue
+                if gov.has(g):  # g's asset stays: the file left what g describes
+                    report.findings.append(_finding(
+                        "article-outlived", change.old,
+                        f"renamed to {change.new}, out of the reach of its article {g}, which did not change: "
+                        f"review {gov.article_file(g)} and update it ({_write_command(g)})"))
         if new_addr is None:
             continue
         g = gov.governing(new_addr)
@@ -172,14 +205,14 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
             report.findings.append(_finding(
                 "article-not-updated", change.new,
                 f"{what}, but its article {g} did not change: review {gov.article_file(g)} and update it "
-                f"(canon write {shlex.quote(str(g))} ...)"))
+                f"({_write_command(g)})"))
     for move in moves.values():
         if not move.governing:
             continue
         for old, new in move.paths:
             cover = _covering(moves, move)
             if cover.conflict:
-                message = f"renamed from {old}; its article {move.old} did not move ({cover.conflict})"
+                message = f"renamed from {old}; its article {move.old} did not move ({cover.conflict}): {cover.remedy}"
             else:
                 from typing import cast  # here only: typing costs start-up time
 

@@ -140,10 +140,26 @@ class Governance:
         return f"{ARTICLES_PREFIX}{address.path}.md"
 
     def asset_present(self, address: Address) -> bool:
-        """Something on disk still maps to `address` (a file less one extension, or a folder)."""
+        """Something on disk still maps to `address`: a file less one extension, or a folder that
+        holds a file somewhere below (git keeps no empty folders, and `git mv` leaves them behind)."""
         for prefix, store in self.stores:
             if store.mount == address.mount:
                 head, _, last = address.path.rpartition("/")
-                names = mapped_names(os.path.join(self.top, prefix, head) if head or prefix else self.top)
-                return names is not None and last in names
+                folder = os.path.join(self.top, prefix, head) if head or prefix else self.top
+                names = mapped_names(folder)
+                if names is None or last not in names:
+                    return False
+                path = os.path.join(folder, last)
+                return not os.path.isdir(path) or _holds_file(path) or any(
+                    n != last and drop_extension(n) == last and not os.path.isdir(os.path.join(folder, n))
+                    for n in os.listdir(folder))
         return False
+
+
+def _holds_file(folder: str) -> bool:
+    """A file (anything but a folder) somewhere below `folder`; the walk stops at the first."""
+    for _, dirs, files in os.walk(folder):
+        if files:
+            return True
+        dirs[:] = [d for d in dirs if d != ".git"]
+    return False

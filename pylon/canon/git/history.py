@@ -1,8 +1,8 @@
 """`canon stale` and `canon coverage`: one `git log --name-only` pass over history (never a git
 call per file), mapped through the current articles (pylon.canon.git.govern).
 
-stale: walking commits newest first, an article's first appearance is its last change; every commit
-before that (newer) touching a path it governs is one it is behind. coverage: `git ls-files` once,
+stale: by ancestry, not dates: a commit touching a path an article governs is one it is behind
+unless one of the article's own commits descends from it (see `stale`). coverage: `git ls-files` once,
 churn from the same log pass limited to the last CHURN_DAYS days.
 """
 
@@ -28,23 +28,36 @@ class Commit:
     time: int  # committer time, Unix seconds
     subject: str
     paths: list[str]
+    parents: tuple[str, ...] = ()  # only from an ancestry pass
 
 
-def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None) -> Iterator[Commit]:
-    """Every non-merge commit reachable from HEAD, newest first, with the paths it touched."""
+def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
+             ancestry: bool = False) -> Iterator[Commit]:
+    """Every non-merge commit reachable from HEAD, newest first, with the paths it touched.
+
+    ancestry: merges too (with no paths: they only connect history), each commit with its parents,
+    in topological order (every commit before its parents), so ancestry can be computed in one
+    pass; with a pathspec the parents are rewritten (`--full-history --parents`) to the listed
+    commits, so no side branch is simplified away."""
     if repo.head is None:
         return
-    args = ["log", "-z", "--name-only", "--no-renames", "--no-merges", "--format=%x01%H %ct %s"]
+    args = ["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct %P%x02%s"]
+    if ancestry:
+        args += ["--topo-order", "--diff-merges=off"]
+        if pathspec:
+            args += ["--full-history", "--parents"]
+    else:
+        args.append("--no-merges")
     if since_days is not None:
         args.append(f"--since={since_days}.days")
     # A pathspec makes git filter every commit's tree (about twice the time): only when needed.
     data = repo.run(*args, "HEAD", "--", *([pathspec] if pathspec else []))
     for chunk in (b"\0" + data).split(b"\0\x01")[1:]:
         header, _, rest = chunk.partition(b"\0")
-        sha, _, tail = header.decode("utf-8", "replace").partition(" ")
-        stamp, _, subject = tail.partition(" ")
+        head, _, subject = header.decode("utf-8", "replace").partition("\x02")
+        sha, stamp, *parents = head.split(" ")
         paths = [os.fsdecode(p) for p in rest.lstrip(b"\n").split(b"\0") if p]
-        yield Commit(sha, int(stamp), subject, paths)
+        yield Commit(sha, int(stamp), subject, paths, tuple(p for p in parents if p))
 
 
 def _pathspec(repo: Repo, project: Project) -> str | None:
@@ -70,15 +83,18 @@ class StaleArticle:
     address: Address
     file: str
     last_change: Commit | None  # the newest commit that touched the article (None: not in history)
-    behind: list[Commit] = field(default_factory=list)  # newer commits touching governed paths, newest first
+    behind: list[Commit] = field(default_factory=list)  # commits touching governed paths, newest first
     count: int = 0
+    newest: int = 0  # the newest of all those commits' times (the kept list may not hold it)
 
     @property
     def days_behind(self) -> float:
+        """Days from the article's last change to the newest commit it is behind (0 when that
+        commit, on a merged branch, is dated before the article's change)."""
         if not self.behind:
             return 0.0
         since = self.last_change.time if self.last_change else self.behind[-1].time
-        return max(0.0, (self.behind[0].time - since) / 86400)
+        return max(0.0, (self.newest - since) / 86400)
 
 
 @dataclass
@@ -90,14 +106,23 @@ class StaleReport:
 
 
 def stale(project: Project, days: int = 0) -> StaleReport:
+    """An article is behind every commit touching a path it governs that its last update does not
+    descend from: the commits reachable from HEAD and from none of the article's own commits. One
+    pass in topological order carries, from each commit to its parents, the set of articles updated
+    in it or any descendant (a bit set), so a merged branch's commits count by ancestry, whatever
+    their dates."""
     repo = open_repo(project.root_dir)
     gov = Governance(project, repo.top)
     current = _dirty_articles(repo, gov) if repo.head else set()
-    seen: set[Address] = set()
+    last: dict[Address, Commit] = {}
     rows: dict[Address, StaleArticle] = {}
+    bits: dict[Address, int] = {}
+    below: dict[str, int] = {}  # commit -> articles updated in a commit that descends from it
     commits = 0
-    for commit in log_pass(repo, _pathspec(repo, project)):
-        commits += 1
+    for commit in log_pass(repo, _pathspec(repo, project), ancestry=True):
+        covered = below.pop(commit.sha, 0)
+        if len(commit.parents) < 2:
+            commits += 1  # merges connect history; they are not counted or judged
         touched: set[Address] = set()
         governed: dict[Address, list[str]] = {}
         for path in commit.paths:
@@ -109,19 +134,22 @@ def stale(project: Project, days: int = 0) -> StaleReport:
             if g is not None:
                 governed.setdefault(g, []).append(path)
         for article in touched:
-            if article not in seen:
-                seen.add(article)
-                if article in rows:
-                    rows[article].last_change = commit
+            covered |= bits.setdefault(article, 1 << len(bits))
+            last.setdefault(article, commit)  # the first in topological order: its newest change
         for g, paths in governed.items():
-            if g in seen or g in current or g in touched:
+            if g in current or g in touched or covered & bits.setdefault(g, 1 << len(bits)):
                 continue
             row = rows.get(g)
             if row is None:
                 row = rows[g] = StaleArticle(g, gov.article_file(g), None)
             row.count += 1
+            row.newest = max(row.newest, commit.time)
             if len(row.behind) < COMMITS_KEPT:
                 row.behind.append(Commit(commit.sha, commit.time, commit.subject, paths))
+        for parent in commit.parents:
+            below[parent] = below.get(parent, 0) | covered
+    for address, row in rows.items():
+        row.last_change = last.get(address)
     # An article never seen in history was created in the working tree after all these commits:
     # it is new, not stale (and `current` covers uncommitted ones).
     found = [r for r in rows.values() if r.last_change is not None and r.days_behind >= days]

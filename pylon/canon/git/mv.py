@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from pylon.canon.address import Address, to_address
-from pylon.canon.links import check_links, extract_links
+from pylon.canon.address import Address, normalize_address, to_address
+from pylon.canon.links import check_links, extract_links, link_address
 from pylon.canon.store import Project, Store, walk_articles
 from pylon.errors import NotFoundError, PylonError, UsageError
 
@@ -101,11 +101,26 @@ def _under(path: str, prefix: str) -> str | None:
     return None
 
 
-def _new_target(target: str, new_path: str, mount_prefix: str) -> str:
-    text = target.strip()
-    cut = min([i for i in (text.find("#"), text.find("^")) if i >= 0], default=len(text))
-    base, anchor = text[:cut].rstrip(), text[cut:]
-    return mount_prefix + new_path + (".md" if base.endswith(".md") else "") + anchor
+def _address_span(target: str, mounts: list[str]) -> tuple[int, int]:
+    """Where the address sits in a link target as written. Around it stays as written on a move:
+    blanks, a mount prefix, `./` or `/`, a trailing slash, a `.md` suffix, an anchor, and the `\\`
+    that escapes a table's `|` (`[[a\\|label]]`). The peeling mirrors `link_address`."""
+    end = len(target.rstrip())
+    if target[:end].endswith("\\"):
+        end = len(target[: end - 1].rstrip())
+    cut = min([i for i in (target.find("#", 0, end), target.find("^", 0, end)) if i >= 0], default=end)
+    end = len(target[:cut].rstrip())
+    start = len(target) - len(target.lstrip())
+    head, colon, _ = target[start:end].partition(":")
+    if colon and head in mounts:
+        start += len(head) + 1
+    while start < end and (target[start] in "/\\" or target.startswith(("./", ".\\"), start, end)):
+        start += 1 if target[start] in "/\\" else 2
+    if target.endswith(".md", start, end):
+        end -= 3
+    while end > start and target[end - 1] in "/\\":
+        end -= 1
+    return start, end
 
 
 def rewrite_links(text: str, mount: str | None, articles: dict[str | None, set[str]], store_mount: str | None,
@@ -115,21 +130,24 @@ def rewrite_links(text: str, mount: str | None, articles: dict[str | None, set[s
     links = extract_links(text)
     edits: list[tuple[int, int, str]] = []
     changed: list[tuple[str, str]] = []
+    mounts = [m for m in articles if m is not None]
     for checked in check_links(links, mount, articles):
         address = checked.address
         if not checked.exists or address is None or address.mount != store_mount or address.path not in mapping:
             continue
-        from pylon.canon.links import link_address
-
-        written = link_address(checked.link.target, mount, [m for m in articles if m is not None])
-        rest = _under(written.path, root[0])
-        # A path-like link (`[[src/old/a.py]]`) keeps what it wrote below the moved address.
-        new_path = root[1] + rest if rest is not None else mapping[address.path]
-        prefix = f"{store_mount}:" if store_mount is not None and mount != store_mount else ""
-        new_target = _new_target(checked.link.target, new_path, prefix)
+        target = checked.link.target
+        begin, end = _address_span(target, mounts)
+        spelt = target[begin:end]
+        if normalize_address(spelt) == spelt and _under(spelt, root[0]) is not None:
+            new_path = root[1] + spelt[len(root[0]):]  # what it wrote below the moved address stays
+        else:  # an unusual spelling (`a//b`, `a/./b`, `a\\b`): written anew, canonically
+            rest = _under(link_address(target, mount, mounts).path, root[0])
+            # A path-like link (`[[src/old/a.py]]`) keeps what it wrote below the moved address.
+            new_path = root[1] + rest if rest is not None else mapping[address.path]
+        new_target = target[:begin] + new_path + target[end:]
         start = checked.link.target_start
         edits.append((start, start + len(checked.link.target), new_target))
-        changed.append((checked.link.target.strip(), new_target))
+        changed.append((checked.link.target.strip(), new_target.strip()))
     for start, end, replacement in sorted(edits, reverse=True):
         text = text[:start] + replacement + text[end:]
     return text, changed

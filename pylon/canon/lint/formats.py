@@ -137,9 +137,12 @@ def sarif_rules(rules: dict[str, RuleInfo] | None = None) -> list[dict[str, Any]
 
 
 def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInfo] | None = None,
-                 tool: str = "canon lint") -> dict[str, Any]:
+                 tool: str = "canon lint", text_fields: Callable[[str, str], dict[str, str]] | None = None,
+                 ) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one run, rule metadata, results with repository-relative locations.
-    `rules`/`tool`: another canon command's catalogue and name (`canon check`)."""
+    `rules`/`tool`: another canon command's catalogue and name (`canon check`). `text_fields(name,
+    text)`: how a message that may hold bytes that are not UTF-8 is written (`{name: readable,
+    name_b64: exact}`; the extra field goes to the message's property bag)."""
     ids = list(RULES if rules is None else rules)
     base_uri = Path(report.base).resolve().as_uri().rstrip("/") + "/"
     results = []
@@ -147,12 +150,13 @@ def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInf
         if f.path.startswith("../"):
             location: dict[str, Any] = {"uri": Path(os.path.normpath(os.path.join(report.base, f.path))).as_uri()}
         else:
-            location = {"uri": quote(f.path), "uriBaseId": "%SRCROOT%"}
+            # Percent-encoded from the path's bytes: a name that is not UTF-8 stays exact.
+            location = {"uri": quote(f.path.encode("utf-8", "surrogateescape")), "uriBaseId": "%SRCROOT%"}
         results.append({
             "ruleId": f.rule,
             "ruleIndex": ids.index(f.rule),
             "level": f.severity,
-            "message": {"text": f.message},
+            "message": _message(f.message, text_fields),
             "locations": [{"physicalLocation": {"artifactLocation": location, "region": {"startLine": f.line}}}],
         })
     driver: dict[str, Any] = {
@@ -174,6 +178,16 @@ def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInf
             "results": results,
         }],
     }
+
+
+def _message(text: str, text_fields: Callable[[str, str], dict[str, str]] | None) -> dict[str, Any]:
+    if text_fields is None:
+        return {"text": text}
+    fields = text_fields("text", text)
+    message: dict[str, Any] = {"text": fields.pop("text")}
+    if fields:
+        message["properties"] = fields
+    return message
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -27,9 +27,11 @@ def test_install_dry_run_then_install_then_again_then_uninstall(root: Path, agen
     done = run_cmd("canon", "hook", "install", agent, cwd=root)
     assert done.code == 0 and f"Installed canon's {agent} hooks in {target}." in done.out
     data = json.loads(target.read_text())
-    assert set(data["hooks"]) == {"SessionStart", "PostToolUse", "Stop"}
-    tools = data["hooks"]["PostToolUse"][0]["matcher"]
-    assert ("apply_patch" in tools) == (agent == "codex") and "Bash" in tools
+    # Claude Code: one packet per parallel batch; Codex: after each tool result. No matcher on
+    # either: every tool that names a path surfaces, MCP tools included.
+    after = "PostToolBatch" if agent == "claude-code" else "PostToolUse"
+    assert set(data["hooks"]) == {"SessionStart", after, "Stop"}
+    assert data["hooks"][after] == [{"hooks": [{"type": "command", "command": f"canon hook {agent}", "timeout": 10}]}]
     before = target.read_bytes()
     again = run_cmd("canon", "hook", "install", agent, "--json", cwd=root).json()
     assert again["changed"] is False and again["written"] is False and target.read_bytes() == before
@@ -62,6 +64,17 @@ def test_user_scope_names_this_executable(root: Path, tmp_path: Path) -> None:
     assert done["path"] == str(other / "settings.json") and done["scope"] == "user"
     assert run_cmd("canon", "hook", "uninstall", "codex", "--user", cwd=root).code == 0
     assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+
+
+def test_install_replaces_an_earlier_post_tool_use_handler(root: Path) -> None:
+    # An install made before PostToolBatch surfaced from PostToolUse with a matcher: the new
+    # install takes canon's old handler out, so a batch is never surfaced twice.
+    target = root / ".claude" / "settings.json"
+    target.parent.mkdir()
+    target.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "Read|Edit|Bash", "hooks": [
+        {"type": "command", "command": "canon hook claude-code", "timeout": 10}]}]}}))
+    assert run_cmd("canon", "hook", "install", "claude-code", cwd=root).code == 0
+    assert set(json.loads(target.read_text())["hooks"]) == {"SessionStart", "PostToolBatch", "Stop"}
 
 
 def test_refusals(root: Path) -> None:

@@ -92,6 +92,8 @@ def test_rename_onto_an_existing_article_is_not_a_mv(repo: GitStore) -> None:
     doc = repo.canon("check", "--staged", "--json").json()
     assert doc["moves"][0]["conflict"] == "an article already exists at src/engine: merge the two by hand"
     assert "canon mv" not in doc["findings"][0]["message"]
+    assert doc["findings"][0]["message"].endswith(
+        "fold it into src/engine (canon write src/engine ...), then remove it (git rm .canon/articles/src/core.md)")
 
 
 def test_deleted_asset_with_a_living_article(repo: GitStore) -> None:
@@ -99,7 +101,9 @@ def test_deleted_asset_with_a_living_article(repo: GitStore) -> None:
     result = repo.canon("check", "--staged")
     assert result.code == 1
     assert result.out == ("src/core/config.py:1: error[article-outlived] deleted, but its article src/core still "
-                          "exists and did not change: update or remove .canon/articles/src/core.md\n")
+                          "exists and did not change: review .canon/articles/src/core.md and update it (canon write "
+                          "src/core ...) or, if nothing it describes remains, remove it "
+                          "(git rm .canon/articles/src/core.md)\n")
     repo.git("rm", "-q", ".canon/articles/src/core.md")
     assert repo.canon("check", "--staged").code == 0
 
@@ -233,5 +237,87 @@ def test_moving_one_file_out_of_a_folder_does_not_move_its_article(repo: GitStor
     repo.git("mv", "src/core/config.py", "src/engine/config.py")
     doc = repo.canon("check", "--staged", "--json").json()
     assert doc["moves"] == []  # src/core/ is still there: its article stays
-    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [("article-not-updated", "src/engine/config.py")]
-    assert "its article src did not change" in doc["findings"][0]["message"]
+    # ... but the file left what src/core describes, and entered what src describes: both are findings.
+    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [("article-outlived", "src/core/config.py"),
+                                                                 ("article-not-updated", "src/engine/config.py")]
+    assert doc["findings"][0]["message"] == (
+        "renamed to src/engine/config.py, out of the reach of its article src/core, which did not change: review "
+        ".canon/articles/src/core.md and update it (canon write src/core ...)")
+    assert "its article src did not change" in doc["findings"][1]["message"]
+
+
+def _check_staged(repo: GitStore) -> list[tuple[str, str]]:
+    return [(f["rule"], f["path"]) for f in repo.canon("check", "--staged", "--json").json()["findings"]]
+
+
+def test_rename_out_to_an_ungoverned_place_is_a_finding(repo: GitStore) -> None:
+    repo.git("mv", "src/app.py", "docs/app.py")  # docs/ has no article: nothing governs the new path
+    result = repo.canon("check", "--staged")
+    assert result.code == 1
+    assert result.out == ("src/app.py:1: error[article-outlived] renamed to docs/app.py, out of the reach of its "
+                          "article src, which did not change: review .canon/articles/src.md and update it "
+                          "(canon write src ...)\n")
+    repo.append(".canon/articles/src.md", "app.py now lives in docs/\n")
+    repo.git("add", "-A")
+    assert repo.canon("check", "--staged").code == 0
+
+
+def test_a_folder_whose_files_go_several_ways(repo: GitStore) -> None:
+    repo.write("src/core/util.py")
+    repo.commit("second core file")
+    for folder in ("lib", "util"):
+        (repo.root / folder).mkdir()
+    repo.git("mv", "src/core/config.py", "lib/config.py")
+    repo.git("mv", "src/core/util.py", "util/util.py")
+    assert (repo.root / "src/core").is_dir()  # git mv leaves the emptied folder: no asset remains in it
+    result = repo.canon("check", "--staged")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert [line.split(" ", 2)[:2] for line in lines] == [["lib/config.py:1:", "error[article-not-moved]"],
+                                                          ["util/util.py:1:", "error[article-not-moved]"]]
+    assert all(line.endswith("(files below src/core moved to several places (lib, util)): move it by hand "
+                             "(canon mv src/core NEW) or update it (canon write src/core ...)") for line in lines)
+
+
+def test_deletion_is_judged_against_the_articles_on_disk(repo: GitStore) -> None:
+    # A nearer article added in the same change set governs the deleted file now: it changed, so clean.
+    repo.article("src/core/config")
+    repo.git("rm", "-q", "src/core/config.py")
+    repo.git("add", "-A")
+    assert _check_staged(repo) == []
+    repo.git("reset", "-q", "--hard")
+    # The asset and its own article deleted together: nothing is left to update.
+    repo.git("rm", "-q", "-r", "src/core", ".canon/articles/src/core.md")
+    assert _check_staged(repo) == []
+    repo.git("reset", "-q", "--hard")
+    # An article deleted in an earlier commit no longer governs: the one on disk (src) does.
+    repo.git("rm", "-q", ".canon/articles/src/core.md")
+    repo.commit("core article folded into src")
+    repo.git("rm", "-q", "src/core/config.py")
+    assert _check_staged(repo) == [("article-outlived", "src/core/config.py")]
+
+
+def test_a_file_name_that_is_not_utf8_in_json_and_sarif(repo: GitStore) -> None:
+    import base64
+    from urllib.parse import unquote_to_bytes
+
+    name = b"src/caf\xe9.py"
+    (repo.root / os.fsdecode(name)).write_bytes(b"x\n")  # untracked: added, governed by src
+    doc = repo.canon("check", "--json")
+    assert doc.code == 1 and "\ufffd" not in doc.out  # valid UTF-8 JSON, no lost byte
+    (finding,) = doc.json()["findings"]
+    assert finding["path"] == "src/caf\\351.py" and base64.b64decode(finding["path_b64"]) == name
+    sarif = repo.canon("check", "--format", "sarif")
+    assert sarif.code == 1 and "\ufffd" not in sarif.out
+    (result,) = json.loads(sarif.out)["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "src/caf%E9.py" and unquote_to_bytes(uri) == name
+    # A rename from that name puts it in the message too: readable there, exact in the property bag.
+    repo.git("add", "-A")
+    repo.commit("cafe")
+    repo.git("mv", os.fsdecode(name), "src/cafe.py")
+    moved = json.loads(repo.canon("check", "--staged", "--format", "sarif").out)["runs"][0]["results"][0]
+    assert "src/caf\\351.py" in moved["message"]["text"]
+    assert name in base64.b64decode(moved["message"]["properties"]["text_b64"])
+    lint = repo.canon("lint", "--format", "sarif")
+    assert lint.code == 0 and "\ufffd" not in lint.out

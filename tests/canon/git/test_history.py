@@ -125,3 +125,67 @@ def test_stale_and_coverage_of_a_project_in_a_subfolder(make_repo) -> None:  # t
     assert stale["stale"][0]["commits"][0]["paths"] == ["app/lib/x.py"]
     cover = app.canon("coverage", "--json").json()
     assert (cover["tracked"], cover["governed"], cover["ungoverned"]) == (1, 1, [])
+
+
+def _start_and_branch(repo: GitStore, store: GitStore, asset: str, address: str) -> None:
+    """A first commit with `asset` and its article `address`, then the branch `feature` checked out."""
+    store.write(asset)
+    store.article(address)
+    _commit_at(repo, "start", "2026-01-01T00:00:00Z")
+    repo.git("checkout", "-q", "-b", "feature")
+
+
+def _merge_at(repo: GitStore, branch: str, when: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", "merge", "-q", "--no-edit", branch], cwd=repo.root, env=env, check=True)
+
+
+def test_stale_by_ancestry_counts_a_merged_branch_dated_before_the_update(make_repo) -> None:  # type: ignore[no-untyped-def]
+    # The branch's commit is dated before the article's update, but the update does not descend from
+    # it: the article never saw that change. Log date order would hide it behind the update.
+    repo = GitStore(make_repo())
+    repo.canon("init")
+    _start_and_branch(repo, repo, "src/core/config.py", "src/core")
+    repo.append("src/core/config.py", "branch change\n")
+    branch = _commit_at(repo, "config on a branch", "2026-01-05T00:00:00Z")
+    repo.git("checkout", "-q", "main")
+    repo.append(".canon/articles/src/core.md", "reviewed on main\n")
+    update = _commit_at(repo, "article update", "2026-01-10T00:00:00Z")
+    _merge_at(repo, "feature", "2026-01-12T00:00:00Z")
+    doc = repo.canon("stale", "--json").json()
+    assert doc["commits_scanned"] == 3  # the merge connects history; it is not counted
+    (row,) = doc["stale"]
+    assert row["address"] == "src/core" and row["commits_behind"] == 1
+    assert [c["sha"] for c in row["commits"]] == [branch] and row["last_change"]["sha"] == update
+    assert row["days_behind"] == 0.0  # dated before the update: behind by ancestry, not by days
+    # git's own answer: commits reachable from HEAD and not from the article's commit, touching its folder.
+    truth = repo.git("rev-list", "--no-merges", "--full-history", "HEAD", f"^{update}", "--", "src/core").split()
+    assert truth == [branch]
+    # Once the article is updated after the merge, it is current.
+    repo.append(".canon/articles/src/core.md", "and the branch's change\n")
+    _commit_at(repo, "article after merge", "2026-01-13T00:00:00Z")
+    assert repo.canon("stale", "--json").json()["stale"] == []
+
+
+def test_stale_ancestry_when_the_article_was_updated_on_the_branch(make_repo) -> None:  # type: ignore[no-untyped-def]
+    # The article updated on a branch after a main commit dated earlier: the main commit is not an
+    # ancestor of that update, so it stays behind; the branch's own earlier commit is covered.
+    repo = GitStore(make_repo(name="sub"))
+    app = GitStore(repo.root / "app")  # a project in a sub-folder: the log pass is path-limited
+    app.root.mkdir()
+    app.canon("init")
+    _start_and_branch(repo, app, "lib/x.py", "lib")
+    app.append("lib/x.py", "on the branch\n")
+    covered = _commit_at(repo, "branch change", "2026-01-02T00:00:00Z")
+    app.append(".canon/articles/lib.md", "branch reviewed\n")
+    _commit_at(repo, "branch article", "2026-01-03T00:00:00Z")
+    repo.git("checkout", "-q", "main")
+    app.write("lib/y.py")
+    main_change = _commit_at(repo, "main change", "2026-01-02T12:00:00Z")  # before the branch article
+    repo.write("elsewhere.txt")  # outside the project: a commit the path-limited pass skips
+    _commit_at(repo, "elsewhere", "2026-01-21T00:00:00Z")
+    _merge_at(repo, "feature", "2026-01-22T00:00:00Z")
+    doc = app.canon("stale", "--json").json()
+    (row,) = doc["stale"]
+    assert row["address"] == "lib" and row["commits_behind"] == 1
+    assert [c["sha"] for c in row["commits"]] == [main_change] and covered not in str(doc)

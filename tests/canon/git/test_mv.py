@@ -27,7 +27,7 @@ def test_move_with_children_links_and_journal(repo: GitStore) -> None:
     text = (repo.root / ".canon/articles/src.md").read_text()
     assert text.startswith("---\ncapsule: Capsule.\nupdated: 2026-01-01\n---\n")  # a move is not new knowledge
     assert ("See [[src/engine|the core]], [[src/engine#Details]], [[src/engine/loader^b1]], "
-            "[[src/engine/config.py]],\n[[src/engine.md]] and `[[src/core]]` in code, and [[src/corefile]]") in text
+            "[[src/engine/config.py]],\n[[ src/engine.md ]] and `[[src/core]]` in code, and [[src/corefile]]") in text
     assert "Back to [[src/engine]]." in (repo.root / ".canon/articles/src/engine/loader.md").read_text()
     assert (repo.root / ".canon/journal/2026-01-02-old.md").read_bytes() == journal_before
     entries = sorted(p.name for p in (repo.root / ".canon/journal").iterdir())
@@ -138,3 +138,19 @@ def test_errors_are_json_envelopes(repo: GitStore) -> None:
     doc = repo.canon("mv", "src/core", "src", "--json")
     assert doc.code == 1
     assert doc.json()["ok"] is False and doc.json()["error"]["code"] == "article-exists"
+
+
+SPELLINGS = ("| [[src/core\\|the core]] | [[ src/core ]] |\n"  # Obsidian's alias inside a table, blanks
+             "[[./src/core]] [[src/core/]] [[/src/core]] [[src/core/loader.md#Use]] ![[ ./src/core/loader/ ^b ]]\n"
+             "[[src/core/config.py\\|cfg]] [[src/core/loader/ | spaced label ]]\n")
+
+
+def test_mv_keeps_every_spelling_but_the_address_and_moves_back_byte_exact(repo: GitStore) -> None:
+    repo.article("src/core/loader")
+    path = repo.article("src", body=SPELLINGS + BODY)
+    before = {p: p.read_bytes() for p in (repo.root / ".canon/articles").rglob("*.md")}
+    assert repo.canon("mv", "src/core", "src/engine").code == 0
+    assert SPELLINGS.replace("src/core", "src/engine") + BODY in path.read_text()
+    assert "dead-link" not in repo.canon("lint").out
+    assert repo.canon("mv", "src/engine", "src/core").code == 0
+    assert {p: p.read_bytes() for p in (repo.root / ".canon/articles").rglob("*.md")} == before

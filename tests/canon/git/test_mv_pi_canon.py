@@ -9,17 +9,15 @@ are left out on purpose: pi-canon resolves them, canon ignores code (docs/canon-
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.canon.git.conftest import BODY, GitStore
+from tests.canon.helpers import pi_canon_source, pi_canon_tsx
 
-REPO = Path(os.environ.get("PI_CANON_REPO", "/work/.mirror/shaneconner+pi-canon/repo"))
-TSX = os.environ.get("PI_CANON_TSX") or shutil.which("tsx") or ""
+TSX = pi_canon_tsx()
 
 SCRIPT = """
 import { CanonStore, normalize } from "./extensions/lib/store.ts";
@@ -38,14 +36,7 @@ console.log(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def pi_canon(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not (REPO / "HEAD").exists() and not (REPO / ".git").exists():
-        pytest.skip(f"no pi-canon repository at {REPO}")
-    if not TSX or not os.path.exists(TSX):
-        pytest.skip("no tsx to run pi-canon's TypeScript (PI_CANON_TSX)")
-    folder = tmp_path_factory.mktemp("pi-canon")
-    archive = subprocess.run(["git", "--git-dir", str(REPO), "archive", "HEAD", "extensions/lib", "package.json"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "x"], cwd=folder, input=archive, check=True)
+    folder = pi_canon_source(tmp_path_factory.mktemp("pi-canon"), "extensions/lib", "package.json")
     (folder / "links.ts").write_text(SCRIPT, encoding="utf-8")
     return folder
 

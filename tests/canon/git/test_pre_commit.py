@@ -64,3 +64,25 @@ def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # t
     journal = _commit(repo, env)
     assert journal.returncode == 1
     assert "canon lint" in journal.stdout and "error[journal-changed] was modified since HEAD" in journal.stdout
+    repo.git("checkout", "HEAD", "--", ".canon/journal/2026-01-02-start.md")
+
+    # Commits that only delete files: pre-commit lists no staged file for them (its diff filter
+    # leaves out D), so only `always_run` makes the hooks judge them at all.
+    repo.git("rm", "-q", "src/app.py")
+    gone = _commit(repo, env)
+    assert gone.returncode == 1, gone.stdout
+    assert "src/app.py:1: error[article-outlived]" in gone.stdout
+    repo.git("reset", "-q", "--hard")
+
+    repo.git("rm", "-q", ".canon/journal/2026-01-02-start.md")
+    entry = _commit(repo, env)
+    assert entry.returncode == 1, entry.stdout
+    assert "error[journal-changed] was deleted since HEAD" in entry.stdout
+    repo.git("reset", "-q", "--hard")
+
+    # A deletion the article records passes both.
+    repo.git("rm", "-q", "src/app.py")
+    repo.append(".canon/articles/src.md", "app.py is gone\n")
+    repo.git("add", ".canon/articles/src.md")
+    recorded = _commit(repo, env)
+    assert recorded.returncode == 0, recorded.stdout

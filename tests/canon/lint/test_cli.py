@@ -158,10 +158,13 @@ def test_pre_commit_hook_definition() -> None:
     (hook,) = [h for h in hooks if h["id"] == "canon-lint"]
     assert hook["entry"] == "canon lint"
     assert hook["language"] == "python"
-    assert hook["files"] == r"^\.canon/"
+    assert "files" not in hook  # it runs on every commit: a deletion-only commit lists no file
+    assert hook["always_run"] is True
     assert hook["pass_filenames"] is False
     assert hook["require_serial"] is True
     assert hook["name"]
+    (check,) = [h for h in hooks if h["id"] == "canon-check"]
+    assert check["always_run"] is True and check["entry"] == "canon check --staged"
 
 
 def test_store_folders_that_are_files(project: Path) -> None:

@@ -130,3 +130,23 @@ def test_paths_are_repository_relative_in_a_nested_project(make_repo) -> None:  
     assert sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
     text = run_cmd("canon", "lint", cwd=sub)
     assert text.out.startswith(".canon/articles/a.md:5: error[dead-link]")
+
+
+def test_an_article_name_that_is_not_utf8_in_json_and_sarif(store: Store) -> None:
+    import base64
+    import os
+    from urllib.parse import unquote_to_bytes
+
+    store.article("src")
+    name = b".canon/articles/src/x\xff.md"
+    (store.canon / "articles/src").mkdir()
+    (store.root / os.fsdecode(name)).write_bytes(article(body="[[nowhere]]\n" + LONG_BODY).encode())
+    doc = store.lint("--json")
+    assert doc.code == 1 and "\ufffd" not in doc.out
+    dead = next(f for f in doc.json()["findings"] if f["rule"] == "dead-link")
+    assert dead["path"] == ".canon/articles/src/x\\377.md" and base64.b64decode(dead["path_b64"]) == name
+    sarif = store.lint("--format", "sarif")
+    assert sarif.code == 1 and "\ufffd" not in sarif.out
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(sarif.out)["runs"][0]["results"]}
+    assert {unquote_to_bytes(u) for u in uris} == {name}

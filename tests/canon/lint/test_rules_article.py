@@ -168,6 +168,29 @@ def test_schema_refs_required(store: Store) -> None:
     assert found == [(A + "lonely.md", 5)]
 
 
+def test_schema_refs_min_count_counts_case_folded_duplicates_once(store: Store) -> None:
+    # As pi-canon's outgoingOf: the target before any `#`, trimmed, lower-cased, counted once.
+    store.write(".canon/schema.json", '{"relations": {"refs": {"min_count": 2}}}')
+    store.article("x")
+    store.article("one", body="[[x]] [[X]] [[ x#Part ]] [[x|label]]\n" + LONG_BODY)
+    store.article("two", body="[[x]] [[one]]\n" + LONG_BODY)
+    result = store.lint("--json")
+    found = [(f["path"], f["message"]) for f in result.json()["findings"] if f["rule"] == "schema"]
+    assert found == [(A + "one.md", "1 outgoing [[link]](s), under the schema minimum of 2"),
+                     (A + "x.md", "0 outgoing [[link]](s), under the schema minimum of 2")]
+
+
+def test_an_over_long_capsule_is_one_warning_when_the_schema_bounds_it(store: Store) -> None:
+    long = "x" * 1001
+    store.article("a", capsule=long)
+    assert [r for r, _, _ in store.rules()] == ["capsule-too-long"]  # no schema: the fixed cap
+    store.write(".canon/schema.json", '{"article": {"capsule": {"max_chars": 1000}}}')
+    found = [(f["rule"], f["message"]) for f in store.lint("--json").json()["findings"]]
+    assert found == [("schema", "capsule has 1001 characters, over the schema maximum of 1000")]
+    store.write(".canon/schema.json", '{"article": {"capsule": {"max_chars": 2000}}}')
+    assert store.rules() == []  # the store's own bound allows it
+
+
 def test_broken_schema_is_reported_and_ignored(store: Store) -> None:
     store.write(".canon/schema.json", '{"article": {\n  "capsule": {"required": true, "colour": 3},\n  "bogus": 1,\n'
                 '  "body": {"max_chars": -2}\n}}\n')
