@@ -105,6 +105,24 @@ class Walk:
         for finding in self.findings[before:]:
             finding.argv = finding.argv or argv
 
+    def tilde(self, text: str, state: State) -> str | None:
+        """Tilde expansion of a word's unquoted start, as bash does it: `~` and `~/x` the home
+        folder, `~user/x` that user's home (a name no account has stays as written), `~+` the
+        current folder; `~-` (the previous folder) and a home not known here give None."""
+        head, sep, tail = text.partition("/")
+        name = head[1:]
+        if name == "":
+            home: str | None = self.ctx.home or None
+        elif name == "+":
+            home = state.cwd
+        elif name == "-" or not all(c.isalnum() or c in "._-" for c in name):
+            return None if name == "-" else text
+        else:
+            home = _home_of(name)
+            if home is None:
+                return text  # bash leaves `~nosuch` as it is
+        return None if home is None else home + sep + tail
+
     def resolve(self, word: Word, state: State, split: bool = True) -> list[Arg]:
         """Expand the variables the walk knows; anything else leaves the word dynamic."""
         combos = [""]
@@ -112,8 +130,11 @@ class Walk:
         for part in word.parts:
             if part.kind == LIT:
                 text = part.text
-                if not part.quoted and part is word.parts[0] and (text == "~" or text.startswith("~/")):
-                    text = self.ctx.home + text[1:]
+                if not part.quoted and part is word.parts[0] and text.startswith("~"):
+                    tilde = self.tilde(text, state)
+                    if tilde is None:
+                        return [Arg(None, False, word.raw, bare=False)]
+                    text = tilde
                 glob = glob or (not part.quoted and any(c in text for c in "*?[{"))
                 combos = [c + text for c in combos]
             elif part.kind == VAR and (part.text in state.vars or self.ctx.var(part.text) is not None):
@@ -130,6 +151,15 @@ class Walk:
         if not split and len(combos) > 1:
             return [Arg(" ".join(combos), glob, word.raw)]
         return [Arg(c, glob, word.raw) for c in combos]
+
+
+def _home_of(user: str) -> str | None:
+    import pwd
+
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except (KeyError, OSError):
+        return None
 
 
 def _last_cmd(node: Node) -> Cmd | None:
