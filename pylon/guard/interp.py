@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import quote, stdin_text
+from pylon.guard.words import quote, stdin_input
 from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
@@ -27,6 +27,7 @@ _RISKY_CODE = ("unlink", "rmtree", "rmdir", "remove", "system", "exec", "spawn",
                "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process", "rmSync",
                "unlinkSync", "'fs'", '"fs"', "FileUtils")
 MAX_SCRIPT = 1 << 20
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 
 
 def _python_name(name: str) -> bool:
@@ -47,7 +48,9 @@ def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
         else:
             walk.script(" ".join(t for t in texts if t is not None), state, cmd.line)
     elif name in ("source", "."):
-        if len(args) > 1:
+        if len(args) > 1 and args[1].text in STDIN_FILES:
+            _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state, cmd.line))
+        elif len(args) > 1:
             _script_file(walk, args[1], state, words, cmd.line)
     elif name == "xargs":
         _xargs(walk, args, cmd, state, upstream)
@@ -55,7 +58,7 @@ def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
         _python(walk, args, cmd, state, upstream, words)
     elif name in OTHER_CODE:
         _other_code(walk, args, cmd, state, upstream, words, name)
-    elif name in ("sqlite3", "psql", "mysql", "mariadb"):
+    elif name in ("sqlite3", "psql", "mysql", "mariadb", "duckdb"):
         from pylon.guard.sqlcmd import judge_sql
 
         judge_sql(walk, name, args, cmd, state, words, upstream)
@@ -79,16 +82,16 @@ def fetched(upstream: Cmd | None) -> str | None:
 def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str,
                  run_text: Callable[[str], object]) -> None:
     """The code comes on stdin: a heredoc (read it), a fetch (irreversible), another pipe (unknown)."""
-    body = stdin_text(cmd, upstream)
     source = fetched(upstream)
-    if body is not None:
-        run_text(body)
-    elif source is not None:
+    if source is not None:
         walk.add(Finding(IRREVERSIBLE, f"`{source} ... | {words}` runs code fetched from the network", words,
                          line=cmd.line))
-    elif upstream is not None:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs code that another command writes to its input", words,
-                         line=cmd.line))
+        return
+    body, why = stdin_input(walk, cmd, upstream, state)
+    if body is not None:
+        run_text(body)
+    elif why:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs code it reads from its input ({why})", words, line=cmd.line))
 
 
 def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
@@ -123,6 +126,8 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
             if text == "-":
                 break
             continue
+        if text in STDIN_FILES:
+            break
         _script_file(walk, args[i], state, words, cmd.line)
         return
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state.copy(), cmd.line))

@@ -10,29 +10,16 @@ from __future__ import annotations
 import os
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import basename, quote
+from pylon.guard.words import Arg, basename, quote
 from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.guard.walk import Walk
-    from pylon.guard.words import Arg, State
+    from pylon.guard.words import State
     from pylon.guard.model import Cmd
 
-# Wrappers: the options of each that take a value (so the wrapped command is found after them).
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-r", "-t", "-U",
-                       "-D", "--chdir"}),
-    "doas": frozenset({"-u", "-C"}),
-    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "nohup": frozenset(),
-    "time": frozenset({"-f", "--format", "-o", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-t"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}), "watch": frozenset({"-n", "--interval", "-d"}),
-    "caffeinate": frozenset(), "chronic": frozenset(), "unbuffer": frozenset(), "setsid": frozenset(),
-}
-_SUDO = frozenset({"sudo", "doas"})
-_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe"})
+_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rimraf"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
                            "-quit"})
@@ -40,44 +27,21 @@ _FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-r
                          "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
 
 
-def unwrap(args: list[Arg]) -> tuple[list[Arg], bool, list[str]]:
-    """Strip wrappers: the wrapped command, whether it runs as root, the wrapper words seen."""
-    sudo = False
-    seen: list[str] = []
-    while args and args[0].text is not None:
-        name = basename(args[0].text)
-        if name not in _WRAPPERS:
-            break
-        if name == "command" and len(args) > 1 and args[1].text in ("-v", "-V"):
-            return [], sudo, seen  # `command -v x` only looks x up
-        takes = _WRAPPERS[name]
-        sudo = sudo or name in _SUDO
-        seen.append(name)
-        i = 1
-        while i < len(args):
-            text = args[i].text
-            if text is None:
-                break
-            if text == "--":
-                i += 1
-                break
-            if name == "env" and "=" in text and not text.startswith("-"):
-                i += 1
-                continue
-            if not text.startswith("-") or text == "-":
-                break
-            i += 2 if text in takes else 1
-        if name == "timeout" and i < len(args):
-            i += 1  # the duration
-        args = args[i:]
-    return args, sudo, seen
-
-
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
     redirections(walk, cmd, args, state)
-    args, sudo, _ = unwrap(args)
+    from pylon.guard.wrappers import unwrap
+
+    wrapped = unwrap(args)
+    if wrapped.unknown:
+        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command that cannot be told before it runs "
+                         f"({wrapped.unknown})", quote(args), line=cmd.line))
+        return
+    args, sudo = wrapped.args, wrapped.sudo
     if not args:
         return
+    if wrapped.chdir is not None:  # env -C DIR: the command runs there
+        state = state.copy()
+        _cd(walk, [Arg("cd", False, "cd"), wrapped.chdir], state)
     head = args[0]
     if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
         walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))

@@ -249,7 +249,7 @@ class _Reader:
         elif kind == "raw_string":
             parts.append(Part(LIT, _text(n)[1:-1], True))
         elif kind == "ansi_c_string":
-            parts.append(Part(LIT, _ansi_c(_text(n)[2:-1]), True))
+            parts.append(Part(LIT, ansi_c(_text(n)[2:-1]), True))
         elif kind in ("string", "translated_string"):
             inner = [c for c in n.children if c.type not in ('"', "$")]
             if not inner:
@@ -333,7 +333,7 @@ def _unescape_dq(text: str) -> str:
     return _unescape(text, '$`"\\\n')
 
 
-def _ansi_c(text: str) -> str:
+def ansi_c(text: str) -> str:
     """Bash's $'...' decoding: the letter escapes, octal \\nnn, hex \\xHH, \\uHHHH, \\UHHHHHHHH and
     control characters \\cX, so that `$'\\x72\\x6d'` is read as the command word `rm`."""
     out, i = [], 0
