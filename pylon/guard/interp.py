@@ -160,36 +160,56 @@ def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> N
     walk.script(data.decode("utf-8", "surrogateescape"), state.copy(), line)
 
 
+_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "--max-args", "--max-procs", "--delimiter",
+                          "--arg-file", "--max-lines", "--max-chars", "--eof", "--process-slot-var"})
+
+
 def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
+    """xargs CMD: CMD runs with the input's words added (or put in place of -I/-i/--replace's string)."""
     from pylon.guard.words import Arg as A
 
     judge = walk.judge
-    takes = {"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-i", "--max-args", "--max-procs", "--delimiter",
-             "--arg-file", "--replace"}
-    i, replace = 1, None
-    while i < len(args) and (word := args[i].text) is not None and word.startswith("-"):
-        text = args[i].text or ""
-        if text in ("-I", "--replace") and i + 1 < len(args):
+    i, replace, from_file = 1, None, False
+    while i < len(args) and (text := args[i].text) is not None and text.startswith("-") and text != "-":
+        if text == "--":
+            i += 1
+            break
+        if text in ("-I",) and i + 1 < len(args):
             replace = args[i + 1].text
         elif text.startswith("-I") and len(text) > 2:
             replace = text[2:]
-        elif text.startswith(("-i", "--replace=")):
-            replace = text.split("=", 1)[1] if "=" in text else (text[2:] or "{}")
-        i += 2 if text in takes else 1
+        elif text == "-i" or text == "--replace" or text.startswith(("-i", "--replace=")):
+            replace = text.split("=", 1)[1] if "=" in text else (text[2:] if text.startswith("-i") else "") or "{}"
+        elif text in ("-a", "--arg-file") or text.startswith(("--arg-file=", "-a")):
+            from_file = True
+        i += 2 if text in _XARGS_TAKES else 1
+    if i < len(args) and args[i].text is None:
+        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command known only when it runs", args[i].raw,
+                         line=cmd.line))
+        return
     inner = args[i:] or [A("echo", False, "echo")]
-    inputs = _stdin_paths(walk, upstream)
+    inputs = None if from_file else _stdin_paths(walk, upstream)
     from pylon.guard.model import Cmd as C
 
-    if inputs is None:
-        probe = [*inner, A(None, False, "(paths read from stdin)")]
-        judge(walk, probe, C([], [], [], cmd.line), state.copy(), None)
-        return
-    for path in inputs or [A(None, False, "(no input)")]:
+    for path in inputs if inputs is not None else [A(None, False, "(words read from its input)")]:
         if replace:
-            line_args = [path if a.text == replace else a for a in inner]
+            line_args = [_replaced(a, replace, path) for a in inner]
         else:
             line_args = [*inner, path]
         judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+
+
+def _replaced(word: Arg, replace: str, value: Arg) -> Arg:
+    """`word` with xargs' replacement string put in, wherever it occurs inside the word."""
+    from pylon.guard.words import Arg as A
+
+    if word.text is None or replace not in word.text:
+        return word
+    if word.text == replace:
+        return value
+    if value.text is None:
+        return A(None, False, word.raw)
+    return A(word.text.replace(replace, value.text), False, word.raw)
 
 
 def _stdin_paths(walk: Walk, upstream: Cmd | None) -> list[Arg] | None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pylon.guard.model import Cmd
 
 _REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rimraf"})
+_VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex", "nvi", "elvis"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
                            "-quit"})
@@ -72,6 +73,17 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         destroyed(walk, state, paths, verb="truncates", words=words, line=cmd.line, sudo=sudo, must_exist=True)
     elif name in ("sed", "gsed"):
         _sed(walk, args, state, words, cmd.line, sudo)
+    elif name in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
+        from pylon.guard.minilang import judge_awk
+
+        judge_awk(walk, args, state, words, cmd.line, sudo)
+    elif name in _VIMS:
+        from pylon.guard.minilang import judge_vim
+        from pylon.guard.words import stdin_input
+
+        judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
+    elif name == "tar" and any((a.text or "") == "--remove-files" for a in args[1:]):
+        _tar_remove(walk, args, state, words, cmd.line, sudo)
     elif name == "find":
         _find(walk, args, cmd, state, sudo)
     elif name in ("chmod", "chown", "chgrp"):
@@ -207,27 +219,74 @@ def _names(arg: Arg, cwd: str) -> list[str]:
 
 
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    """sed: -i edits its files in place; the script's own `e`, `w FILE` and `s///[ew]` are read too."""
+    from pylon.guard.minilang import judge_sed_script
+
     inplace = False
-    script_given = False
+    sandbox = False
+    scripts: list[str | None] = []
     files: list[Arg] = []
     i = 1
     while i < len(args):
         text = args[i].text
-        if text is not None and text.startswith("-") and text != "-" and not files:
-            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]):
+        if text is not None and text.startswith("-") and text != "-":
+            if text == "--":
+                files.extend(args[i + 1 :])
+                break
+            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]
+                                                   .split("f")[0]):
                 inplace = True
+            sandbox = sandbox or text == "--sandbox"
+            value: str | None = None
             if text in ("-e", "--expression", "-f", "--file") or (not text.startswith("--") and text[-1] in "ef"):
-                script_given = True
+                value = args[i + 1].text if i + 1 < len(args) else ""
                 i += 1
+            elif text.startswith(("--expression=", "--file=")):
+                value = text.split("=", 1)[1]
+            if value is not None or text.startswith(("--expression=", "--file=")):
+                if text.startswith("--file") or text == "-f" or (not text.startswith("--") and text[-1] == "f"):
+                    from pylon.guard.words import _read_file
+
+                    value = _read_file(walk, value, state, value or "")[0] if value is not None else None
+                scripts.append(value)
             i += 1
             continue
-        if not script_given:
-            script_given = True
+        if not scripts:
+            scripts.append(text)
         else:
             files.append(args[i])
         i += 1
+    if not sandbox:
+        for script in scripts:
+            judge_sed_script(walk, script, state, words, line, sudo)
     if inplace:
         destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
+
+
+def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    """tar --remove-files: the files it archives are removed afterwards (wherever the option sits)."""
+    takes = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
+             "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "-g", "--listed-incremental",
+             "-N", "--newer", "-V", "--label", "--transform", "--xform"}
+    operands: list[Arg] = []
+    i = 1
+    first = True
+    while i < len(args):
+        text = args[i].text
+        if text is not None and first and not text.startswith("-") and "f" in text:  # old style: tar cf ARCHIVE
+            i += 2
+            first = False
+            continue
+        first = False
+        if text is not None and text.startswith("-") and text != "-":
+            if text in ("-T", "--files-from") or text.startswith("--files-from="):
+                walk.add(Finding(UNKNOWN, f"`{words}` removes the files a list names", words, line=line))
+            short = not text.startswith("--")
+            i += 2 if text in takes or (short and text[-1] in "fCTXbHIgNV" and len(text) > 1) else 1
+            continue
+        operands.append(args[i])
+        i += 1
+    destroyed(walk, state, operands, verb="removes (tar --remove-files)", words=words, line=line, sudo=sudo)
 
 
 def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
