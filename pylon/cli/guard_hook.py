@@ -35,11 +35,12 @@ def context(cwd: str | None = None) -> Context:
     """Where the command runs: the folder, the checkout around it (found by its .git, without
     running git: the hook runs before every shell command), the current branch."""
     from pylon.guard.context import Context
+    from pylon.workspace.guard_probe import probe
     from pylon.workspace.guard_snapshot import find_root
 
     here = os.path.abspath(cwd or os.getcwd())
     root, branch = find_root(here)
-    return Context(here, root, branch=branch)
+    return Context(here, root, branch=branch, probe=probe if root else None)
 
 
 def answer(agent: str, data: bytes) -> dict[str, Any]:

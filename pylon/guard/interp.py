@@ -54,6 +54,8 @@ def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
             _script_file(walk, args[1], state, words, cmd.line)
     elif name == "xargs":
         _xargs(walk, args, cmd, state, upstream)
+    elif name == "parallel":
+        _parallel(walk, args, cmd, state, upstream, words)
     elif _python_name(name):
         _python(walk, args, cmd, state, upstream, words)
     elif name in OTHER_CODE:
@@ -197,6 +199,72 @@ def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
         else:
             line_args = [*inner, path]
         judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+
+
+_PARALLEL_TAKES = frozenset({"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-I", "-n", "--max-args", "-N",
+                             "-L", "--max-lines", "--delay", "--timeout", "--joblog", "--results", "--res", "-a",
+                             "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "--env", "--tmpdir",
+                             "--workdir", "--wd", "--basefile", "--bf", "--return", "--sshloginfile", "--slf",
+                             "--retries", "--load", "--memfree", "--halt", "--tagstring", "--tag-string", "-s",
+                             "--max-chars", "--block", "--blocksize", "--rpl", "--shebang-wrap", "--limit"})
+_PARALLEL_SLOTS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}")
+
+
+def _parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
+    """GNU parallel CMD ::: ARGS (or ARGS on stdin): each job is a shell string, CMD with the
+    argument in its {} slots (or appended); with no CMD each argument is itself a command."""
+    from pylon.guard.words import Arg as A
+
+    texts = [a.text for a in args]
+    i, remote, replace, from_file = 1, False, None, False
+    while i < len(args) and (text := texts[i]) is not None and text.startswith("-") and text != "-":
+        if text in ("-S", "--sshlogin", "--sshloginfile", "--slf") or text.startswith("--sshlogin="):
+            remote = remote or (i + 1 < len(args) and texts[i + 1] != ":")
+        if text == "-I" and i + 1 < len(args):
+            replace = texts[i + 1]
+        if text in ("-a", "--arg-file") or text.startswith("--arg-file="):
+            from_file = True
+        i += 2 if text in _PARALLEL_TAKES else 1
+    seps = [k for k in range(i, len(args)) if texts[k] in (":::", "::::", ":::+", "::::+")]
+    command = args[i : seps[0]] if seps else args[i:]
+    inputs: list[Arg] | None
+    if seps:
+        inputs = [a for k, a in enumerate(args[seps[0]:], seps[0]) if k not in seps]
+        if any(texts[k] in ("::::", "::::+") for k in seps):
+            inputs = None
+    else:
+        inputs = None if from_file else _stdin_paths(walk, upstream)
+    if any(a.text is None for a in command):
+        walk.add(Finding(UNKNOWN, f"`{words}` runs a command known only when it runs", words, line=cmd.line))
+        return
+    slots = (replace,) if replace else _PARALLEL_SLOTS
+    before = len(walk.findings)
+    for value in inputs if inputs is not None else [A(None, False, "(arguments read from its input)")]:
+        text = " ".join(a.text or "" for a in command)
+        if not command and value.text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` runs commands known only when it runs", value.raw, line=cmd.line))
+            continue
+        if value.text is None or value.under:  # parallel quotes the argument: one word, as xargs gives it
+            from pylon.guard.model import Cmd as C
+
+            line_args = [value if a.text in slots else _replaced(a, slots[0], value) for a in command]
+            if line_args == command:
+                line_args = [*command, value]
+            walk.judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+            continue
+        job = value.text or ""
+        if command:
+            import shlex
+
+            quoted = shlex.quote(job)
+            job = text
+            for slot in slots:
+                job = job.replace(slot, quoted)
+            if job == text:
+                job = f"{text} {quoted}"
+        walk.script(job, state.copy(), cmd.line)
+    if remote and any(f.verdict != SAFE for f in walk.findings[before:]):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs its jobs on other machines", words, line=cmd.line))
 
 
 def _replaced(word: Arg, replace: str, value: Arg) -> Arg:

@@ -56,6 +56,8 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     elif name in _REMOVERS:
         paths, recursive = _operands(args[1:], "rRd")
         destroyed(walk, state, paths, verb="removes", words=words, line=cmd.line, recursive=recursive, sudo=sudo)
+    elif name in ("alias", "unalias"):
+        _alias(walk, args, state)
     elif name in ("cd", "pushd", "popd"):
         _cd(walk, args, state)
     elif name in ("mv", "cp", "install", "ln"):
@@ -104,6 +106,22 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
 
         if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
             judge_remote(walk, name, args, cmd, state, sudo)
+
+
+def _alias(walk: Walk, args: list[Arg], state: State) -> None:
+    """`alias NAME=TEXT` is remembered (later command words NAME run TEXT); `unalias` forgets."""
+    for a in args[1:]:
+        if a.text is None:
+            if args[0].text == "alias":
+                walk.add(Finding(UNKNOWN, f"`{quote(args)}` defines an alias known only when it runs", a.raw))
+            continue
+        if args[0].text == "unalias":
+            if a.text == "-a":
+                state.aliases.clear()
+            state.aliases.pop(a.text, None)
+        elif "=" in a.text and not a.text.startswith("-"):
+            name, _, text = a.text.partition("=")
+            state.aliases[name] = text
 
 
 def _shell_script(walk: Walk, path: str, state: State) -> bool:

@@ -40,7 +40,7 @@ class Walk:
             from pylon.guard.shell import parse
 
             self.parser = parse
-        inner = State(state.cwd, state.vars, state.depth + 1)
+        inner = State(state.cwd, state.vars, state.depth + 1, state.aliases)
         self.node(self.parser(text), inner)
         state.cwd = inner.cwd
 
@@ -95,6 +95,13 @@ class Walk:
                     state.vars.pop(name, None)
             self.judge(self, [], cmd, state, upstream)
             return
+        alias = _alias(cmd, state)
+        if alias is not None:  # an alias defined earlier in the script: its text, then the other words
+            if state.depth > MAX_DEPTH:
+                self.add(Finding(UNKNOWN, "aliases nested too deeply to follow", alias[:200], line=cmd.line))
+                return
+            self.alias(cmd, alias, state, upstream)
+            return
         args: list[Arg] = []
         for word in cmd.words:
             args.extend(self.resolve(word, state))
@@ -104,6 +111,23 @@ class Walk:
         self.judge(self, args, cmd, state, upstream)
         for finding in self.findings[before:]:
             finding.argv = finding.argv or argv
+
+    def alias(self, cmd: Cmd, text: str, state: State, upstream: Cmd | None) -> None:
+        if self.parser is None:
+            from pylon.guard.shell import parse
+
+            self.parser = parse
+        node = self.parser(text + " " + " ".join(w.raw for w in cmd.words[1:]) if len(cmd.words) > 1 else text)
+        inner = State(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
+                                                               if k != cmd.words[0].value})
+        only = node.items[0] if isinstance(node, Seq) and len(node.items) == 1 else node
+        if isinstance(only, Cmd):  # keep the command's own redirections and assignments
+            only.redirs.extend(cmd.redirs)
+            only.assigns[:0] = cmd.assigns
+            self.cmd(only, inner, upstream)
+        else:
+            self.node(node, inner, upstream)
+        state.cwd = inner.cwd
 
     def tilde(self, text: str, state: State) -> str | None:
         """Tilde expansion of a word's unquoted start, as bash does it: `~` and `~/x` the home
@@ -151,6 +175,16 @@ class Walk:
         if not split and len(combos) > 1:
             return [Arg(" ".join(combos), glob, word.raw)]
         return [Arg(c, glob, word.raw) for c in combos]
+
+
+def _alias(cmd: Cmd, state: State) -> str | None:
+    """The alias text when the command word is an unquoted name aliased earlier in the script."""
+    if not state.aliases or not cmd.words:
+        return None
+    first = cmd.words[0]
+    if len(first.parts) != 1 or first.parts[0].kind != LIT or first.parts[0].quoted or "\\" in first.raw:
+        return None
+    return state.aliases.get(first.parts[0].text)
 
 
 def _home_of(user: str) -> str | None:

@@ -25,13 +25,18 @@ class Arg:
 
 
 class State:
-    __slots__ = ("cwd", "vars", "depth")
+    """The walk's state: the folder (None: known only at run time), known variables, nesting depth,
+    and the aliases defined so far: shell aliases by name, git aliases as "git NAME"."""
 
-    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0) -> None:
+    __slots__ = ("cwd", "vars", "depth", "aliases")
+
+    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0,
+                 aliases: dict[str, str] | None = None) -> None:
         self.cwd, self.vars, self.depth = cwd, vars, depth
+        self.aliases: dict[str, str] = {} if aliases is None else aliases
 
     def copy(self) -> State:
-        return State(self.cwd, dict(self.vars), self.depth)
+        return State(self.cwd, dict(self.vars), self.depth, dict(self.aliases))
 
 
 
