@@ -91,6 +91,8 @@ def unwrap(args: list[Arg]) -> Unwrapped:
             rest = args[1:]
             if len(rest) > 1 and rest[1].text in ("{", "(") and (rest[0].text or "").isidentifier():
                 rest = rest[1:]
+            if rest and rest[0].text is None and rest[0].raw.startswith(("(", "{")):
+                rest = []  # `coproc ( ... )`: the parser gave the statements to the walk already
             out.args = rest[1:] if rest and rest[0].text in ("{", "(") else rest
             out.seen.append(name)
             continue

@@ -12,10 +12,11 @@ import pytest
 
 from pylon.guard.classify import classify
 from pylon.guard.context import Context
-from tests.guard.conftest import DCG, entries
+from tests.guard.conftest import DCG, ESCAPES, entries
 
 ENTRIES = entries()
 DCG_ENTRIES = entries(DCG)
+ESCAPE_ENTRIES = entries(ESCAPES)
 
 
 def verdict_of(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
@@ -62,3 +63,12 @@ def test_dcg_corpus_case_by_case(expected: str, source: str, command: str,
     dcg_denies = source.endswith("(dcg: deny)") or "(dcg: deny) differs:" in source
     if (got != "safe") != dcg_denies:
         assert "differs:" in source, f"undocumented difference from dcg: {source}"
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), ESCAPE_ENTRIES,
+                         ids=[f"escape-{i:03d}-{v}" for i, (v, _, _) in enumerate(ESCAPE_ENTRIES)])
+def test_escapes_of_issue_18(expected: str, source: str, command: str,
+                             corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    """Every escape class of issue 18 (and its harmless neighbours) gets its verdict."""
+    got = verdict_of(command, corpus_checkout)
+    assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
