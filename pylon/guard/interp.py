@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import quote, stdin_input
+from pylon.guard.stdin import stdin_input
+from pylon.guard.words import quote
 from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
 
 TYPE_CHECKING = False

@@ -179,9 +179,9 @@ def judge_awk(walk: Walk, args: list[Arg], state: State, words: str, line: int, 
                 if text in ("-i", "--include", "-l", "--load") and value in ("inplace", "inplace.awk"):
                     inplace = True
                 if text in ("-f", "-E", "--exec"):
-                    from pylon.guard.words import _read_file
+                    from pylon.guard.stdin import read_file
 
-                    program, _ = _read_file(walk, value, state, args[i + 1].raw)
+                    program, _ = read_file(walk, value, state, args[i + 1].raw)
                     given = True
                 i += 2
                 continue

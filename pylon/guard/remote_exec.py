@@ -40,7 +40,7 @@ def judge_remote_exec(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: S
         if remote and remote[0].text == "--":
             remote = remote[1:]
         if not remote:  # a login shell: what it runs comes on its input, if anything is given
-            from pylon.guard.words import stdin_input
+            from pylon.guard.stdin import stdin_input
 
             body, why = stdin_input(walk, cmd, None, state)
             if body is not None:
@@ -61,17 +61,17 @@ def judge_remote_exec(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: S
     tail = rest[skip:]
     if "--" in [a.text for a in tail]:
         cut = [a.text for a in tail].index("--")
-        remote: list[Arg] | None = tail[cut + 1 :]
+        argv: list[Arg] | None = tail[cut + 1 :]
         target = _first_operand(tail[:cut], _EXEC_TAKES)
     else:
-        remote = _after_operands(tail, _RUN_TAKES if sub == "run" else _EXEC_TAKES, 1)
+        argv = _after_operands(tail, _RUN_TAKES if sub == "run" else _EXEC_TAKES, 1)
         target = _first_operand(tail, _RUN_TAKES if sub == "run" else _EXEC_TAKES)
     where = f"the {name} {'container' if name != 'kubectl' else 'pod'} {target or ''}".rstrip()
-    if remote is None:
+    if argv is None:
         walk.add(Finding(UNKNOWN, f"`{words}` has an option known only when it runs", words, line=cmd.line))
         return
-    if remote:
-        _judge_remote(walk, words, where, cmd, argv=remote)
+    if argv:
+        _judge_remote(walk, words, where, cmd, argv=argv)
 
 
 def _first_operand(args: list[Arg], takes: frozenset[str]) -> str | None:

@@ -81,7 +81,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         judge_awk(walk, args, state, words, cmd.line, sudo)
     elif name in _VIMS:
         from pylon.guard.minilang import judge_vim
-        from pylon.guard.words import stdin_input
+        from pylon.guard.stdin import stdin_input
 
         judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
     elif name == "tar" and any((a.text or "") == "--remove-files" for a in args[1:]):
@@ -263,9 +263,9 @@ def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo:
                 value = text.split("=", 1)[1]
             if value is not None or text.startswith(("--expression=", "--file=")):
                 if text.startswith("--file") or text == "-f" or (not text.startswith("--") and text[-1] == "f"):
-                    from pylon.guard.words import _read_file
+                    from pylon.guard.stdin import read_file
 
-                    value = _read_file(walk, value, state, value or "")[0] if value is not None else None
+                    value = read_file(walk, value, state, value or "")[0] if value is not None else None
                 scripts.append(value)
             i += 1
             continue

@@ -7,7 +7,7 @@ read differently is never judged on a guess. (bashlex was measured too: docs/gua
 
 from __future__ import annotations
 
-from pylon.guard.model import DYN, LIT, VAR, Cmd, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
+from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,16 +58,25 @@ def _bash_language() -> object:
 
 def parse(text: str) -> Node:
     """The script as a Seq; unreadable regions are Opaque nodes inside it."""
-    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
-    return _Reader().node(tree.root_node)
+    data = text.encode("utf-8", "surrogateescape")
+    tree = _parser().parse(data)
+    previous, _SOURCE[0] = _SOURCE[0], data
+    try:
+        return _Reader().node(tree.root_node)
+    finally:
+        _SOURCE[0] = previous
+
+
+_SOURCE: list[bytes] = [b""]  # the text being read (Node.text costs time that grows with the tree)
 
 
 def _text(node: TsNode) -> str:
-    return (node.text or b"").decode("utf-8", "surrogateescape")
+    return _SOURCE[0][node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
 
 
 class _Reader:
     def node(self, n: TsNode) -> Node:
+        check_deadline()
         kind = n.type
         if kind == "ERROR" or n.is_missing:
             return Opaque(_text(n), "the shell grammar cannot read this")

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
 
+MAX_SQL = 256 << 10  # sqlglot takes seconds past this; longer SQL is unknown
 _DIALECT = {"sqlite3": "sqlite", "psql": "postgres", "mysql": "mysql", "mariadb": "mysql", "duckdb": "duckdb"}
 # Options that take a value, per client (so the SQL and the database are found after them).
 _TAKES = {
@@ -48,6 +49,8 @@ def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
     text = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith((".", "\\")))
     if risky:
         return risky, None
+    if len(text) > MAX_SQL:
+        return [], f"{len(text):,} characters of SQL, more than pylon reads ({MAX_SQL:,})"
     if not text.strip():
         return [], None
     try:
@@ -100,7 +103,7 @@ def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, wo
     if client == "sqlite3":
         database = positional[0] if positional else None
         sqls.extend(positional[1:])
-    from pylon.guard.words import stdin_input
+    from pylon.guard.stdin import stdin_input
 
     if not sqls:  # SQL given as arguments (or -c/-e): the client does not read its input then
         body, why = stdin_input(walk, cmd, upstream, state)

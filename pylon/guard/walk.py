@@ -5,7 +5,7 @@ the judge (rules.judge, given by classify.py) once its words are resolved."""
 from __future__ import annotations
 
 from pylon.guard.context import Context
-from pylon.guard.model import LIT, VAR, Cmd, Loop, Node, Opaque, Pipe, Seq, Sub, Word
+from pylon.guard.model import LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Pipe, Seq, Sub, Word
 from pylon.guard.verdict import UNKNOWN, Finding
 from pylon.guard.words import MAX_EXPANSIONS, Arg, State
 
@@ -45,6 +45,7 @@ class Walk:
         state.cwd = inner.cwd
 
     def node(self, node: Node, state: State, upstream: Cmd | None = None) -> None:
+        check_deadline()
         if isinstance(node, Cmd):
             self.cmd(node, state, upstream)
         elif isinstance(node, Seq):
