@@ -59,12 +59,24 @@ def _bash_language() -> object:
 def parse(text: str) -> Node:
     """The script as a Seq; unreadable regions are Opaque nodes inside it."""
     data = text.encode("utf-8", "surrogateescape")
-    tree = _parser().parse(data)
+    tree = _parser().parse(_grammar_safe(data))
     previous, _SOURCE[0] = _SOURCE[0], data
     try:
         return _Reader().node(tree.root_node)
     finally:
         _SOURCE[0] = previous
+
+
+def _grammar_safe(data: bytes) -> bytes:
+    """`data` with every 4-byte UTF-8 character (U+10000 and above) replaced by four ASCII letters.
+    tree-sitter-bash 0.25's scanner crashes the process, now and then, on such characters in some
+    positions (`{0` then an emoji); to bash both are word characters, and the byte offsets stay the
+    same, so every node's text is still read from the original bytes."""
+    import re
+
+    if re.search(rb"[\xf0-\xff]", data) is None:
+        return data
+    return re.sub(rb"[\xf0-\xf7][\x80-\xbf]{3}", b"xxxx", data)
 
 
 _SOURCE: list[bytes] = [b""]  # the text being read (Node.text costs time that grows with the tree)
