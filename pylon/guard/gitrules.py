@@ -124,8 +124,13 @@ def _same_repo(root: str, work: str) -> bool:
     return path == root
 
 
+# Short options whose value may be attached (`-bfeature`): a cluster ends at them.
+_SHORT_VALUES = frozenset("bBcCmSoUn")
+
+
 def _flags(rest: list[Arg]) -> tuple[set[str], list[Arg], list[Arg]]:
-    """(options, words before `--`, words after `--`); short clusters split (-fdx -> -f -d -x)."""
+    """(options, words before `--`, words after `--`); short clusters split (-fdx -> -f -d -x), up to
+    a letter that takes a value (`-qbfeature` is -q -b feature)."""
     flags: set[str] = set()
     before: list[Arg] = []
     after: list[Arg] = []
@@ -141,7 +146,10 @@ def _flags(rest: list[Arg]) -> tuple[set[str], list[Arg], list[Arg]]:
             if "=" in t:
                 flags.add(t)
         elif t is not None and t.startswith("-") and len(t) > 1:
-            flags.update("-" + c for c in t[1:])
+            for c in t[1:]:
+                flags.add("-" + c)
+                if c in _SHORT_VALUES:
+                    break
             flags.add(t)
         else:
             before.append(a)
@@ -154,6 +162,8 @@ def _checkout_all(walk: Walk, verdict_words: str, line: int, what: str) -> None:
 
 def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str, line: int) -> None:
     flags, before, after = _flags(rest)
+    if flags & {"--help", "-h"} and sub not in ("clean", "rm"):  # prints help (git rm -h too, but rarely asked)
+        return
     irreversible = lambda why: walk.add(Finding(IRREVERSIBLE, f"`{words}` {why}", words, line=line))  # noqa: E731
     if any(f.startswith("--pathspec-from-file") for f in flags) and sub in ("checkout", "restore", "reset", "rm"):
         after = [_dot()]  # the paths are in a file: judged as the whole checkout (the snapshot keeps it all)
@@ -185,7 +195,10 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
                           checkout_ok=True, kind=TRACKED)
     elif sub == "restore":
         if flags & {"--staged", "-S"} and not flags & {"--worktree", "-W"}:
-            _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
+            if walk.ctx.probe is None:
+                _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
+            else:
+                _reset_mixed(walk, [], state, words, line)
         else:
             destroyed(walk, state, (before + after) or [_dot()], verb="discards the uncommitted changes of",
                       words=words, line=line, checkout_ok=True, kind=TRACKED)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "busybox"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3"})
 OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rscript"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
@@ -110,8 +110,10 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
                              line=cmd.line))
             return
         if text in ("-c", "--command") or (text.startswith("-") and not text.startswith("--") and "c" in text):
-            if i + 1 >= len(args) or args[i + 1].text is None:
-                source = args[i + 1].raw if i + 1 < len(args) else text
+            if i + 1 >= len(args):
+                return  # `bash -c` with no script: bash refuses to start
+            if args[i + 1].text is None:
+                source = args[i + 1].raw
                 verdict = IRREVERSIBLE if "curl" in source or "wget" in source else UNKNOWN
                 walk.add(Finding(verdict, f"`{words}` runs {source}, a script known only when it runs", source,
                                  line=cmd.line))
@@ -163,7 +165,7 @@ def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> N
     walk.script(data.decode("utf-8", "surrogateescape"), state.copy(), line)
 
 
-_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "--max-args", "--max-procs", "--delimiter",
+_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-J", "-R", "-S", "--max-args", "--max-procs", "--delimiter",
                           "--arg-file", "--max-lines", "--max-chars", "--eof", "--process-slot-var"})
 
 
@@ -177,7 +179,7 @@ def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
         if text == "--":
             i += 1
             break
-        if text in ("-I",) and i + 1 < len(args):
+        if text in ("-I", "-J") and i + 1 < len(args):
             replace = args[i + 1].text
         elif text.startswith("-I") and len(text) > 2:
             replace = text[2:]
@@ -254,16 +256,19 @@ def _parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd
             walk.judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
             continue
         job = value.text or ""
-        if command:
-            import shlex
+        if not command:
+            walk.script(job, state.copy(), cmd.line)
+            continue
+        import shlex
 
-            quoted = shlex.quote(job)
-            job = text
+        quoted = shlex.quote(job)
+        # GNU parallel joins the command's words with spaces for the shell; judged that way and with
+        # each word kept whole (`parallel bash -c 'rm -rf {}'`), so that neither reading escapes
+        for text in (text, " ".join(shlex.quote(a.text or "") for a in command)):
+            line = text
             for slot in slots:
-                job = job.replace(slot, quoted)
-            if job == text:
-                job = f"{text} {quoted}"
-        walk.script(job, state.copy(), cmd.line)
+                line = line.replace(slot, quoted)
+            walk.script(line if line != text else f"{text} {quoted}", state.copy(), cmd.line)
     if remote and any(f.verdict != SAFE for f in walk.findings[before:]):
         walk.add(Finding(IRREVERSIBLE, f"`{words}` runs its jobs on other machines", words, line=cmd.line))
 

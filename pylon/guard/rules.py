@@ -24,6 +24,12 @@ _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim",
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
                            "-quit"})
+# Tests and options of find that take the next word as their value.
+_FIND_TAKES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer",
+                         "-mtime", "-mmin", "-size", "-type", "-user", "-group", "-perm", "-ctime", "-atime", "-cmin",
+                         "-amin", "-maxdepth", "-mindepth", "-lname", "-ilname", "-inum", "-links", "-samefile",
+                         "-uid", "-gid", "-fstype", "-printf", "-fprint", "-fprint0", "-fls", "-regextype",
+                         "-context", "-xtype", "-used", "-newerXY", "-anewer", "-cnewer"})
 _FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
                          "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
 
@@ -320,7 +326,15 @@ def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> No
     starts = [A(s.text, s.glob, s.raw, under=True) for s in starts or [A(".", False, ".")]]
     expr = args[i:]
     words = quote(args)
+    skip_to = 0
     for j, a in enumerate(expr):
+        if j < skip_to:
+            continue  # the value of a test (`-name -delete`) or the words of an -exec
+        if a.text in _FIND_TAKES:
+            skip_to = j + 2
+            continue
+        if a.text in ("-exec", "-execdir", "-ok", "-okdir"):
+            skip_to = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr)) + 1
         if a.text == "-delete":
             # with a test (-name, -type, ...) find deletes matches below the start, never .git as a whole
             filtered = any((e.text or "") in _FIND_TESTS for e in expr)

@@ -35,7 +35,7 @@ WRAPPERS: dict[str, frozenset[str]] = {
                               "--working-directory"}),
     "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell"}),
     "chroot": frozenset({"--userspec", "--groups"}), "nsenter": frozenset({"-t", "--target", "-S", "-G"}),
-    "cgexec": frozenset({"-g"}), "rlwrap": frozenset(), "env": frozenset(),
+    "cgexec": frozenset({"-g"}), "rlwrap": frozenset(), "env": frozenset(), "busybox": frozenset(),
 }
 SUDO = frozenset({"sudo", "doas", "runuser", "chroot", "nsenter"})
 # Runners of two words (`uv run CMD`): the options of each that take a value.
@@ -163,7 +163,7 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
         key = text
         if text.startswith("--"):
             key, eq, given = text.partition("=")
-            needs = key in ("--unset", "--chdir", "--split-string")
+            needs = key in ("--unset", "--chdir", "--split-string", "--path")
             if needs and not eq:
                 value = args[i + 1].text if i + 1 < len(args) else None
                 i += 1
@@ -171,14 +171,14 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
                 value = given
         else:  # a cluster: -iu NAME, -uNAME, -iS'cmd args'
             for j, c in enumerate(text[1:], 1):
-                if c in "uCS":
+                if c in "uCSP":
                     key = "-" + c
                     value = text[j + 1 :] or (args[i + 1].text if i + 1 < len(args) else None)
                     if not text[j + 1 :]:
                         i += 1
                     break
         i += 1
-        if key in ("-u", "--unset"):
+        if key in ("-u", "--unset", "-P", "--path"):  # -P DIRS (BSD): where the command is looked up
             continue
         if value is None and key in ("-C", "--chdir", "-S", "--split-string"):
             out.unknown = f"`env {text}` takes a value known only when it runs"
@@ -193,7 +193,7 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
             except ValueError:
                 out.unknown = f"`env -S {value}` does not split into words"
                 return []
-            return [_a(w) for w in split] + args[i:]
+            return [_a("env"), *[_a(w) for w in split], *args[i:]]  # -S words are env's own arguments
     return args[i:]
 
 
