@@ -90,6 +90,8 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         from pylon.guard.stdin import stdin_input
 
         judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
+    elif name == "rg" and any((a.text or "").startswith("--pre") for a in args[1:]):
+        _rg_pre(walk, args, state, cmd.line)
     elif name == "tar" and any((a.text or "") == "--remove-files" for a in args[1:]):
         _tar_remove(walk, args, state, words, cmd.line, sudo)
     elif name == "find":
@@ -287,6 +289,21 @@ def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo:
         destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
 
 
+def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
+    """`rg --pre CMD`: ripgrep runs CMD with each file it searches."""
+    from pylon.guard.model import Cmd as C
+
+    for i, a in enumerate(args[1:], 1):
+        text = a.text or ""
+        if text == "--pre" and i + 1 < len(args):
+            program = args[i + 1]
+        elif text.startswith("--pre="):
+            program = Arg(text[len("--pre="):], False, a.raw)
+        else:
+            continue
+        judge(walk, [program, Arg(None, False, "(each file searched)")], C([], [], [], line), state.copy(), None)
+
+
 def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """tar --remove-files: the files it archives are removed afterwards (wherever the option sits)."""
     takes = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
@@ -330,6 +347,9 @@ def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> No
     for j, a in enumerate(expr):
         if j < skip_to:
             continue  # the value of a test (`-name -delete`) or the words of an -exec
+        if a.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and j + 1 < len(expr):  # they truncate FILE
+            destroyed(walk, state, [expr[j + 1]], verb="truncates", words=words, line=cmd.line, recursive=False,
+                      sudo=sudo, must_exist=True)
         if a.text in _FIND_TAKES:
             skip_to = j + 2
             continue

@@ -11,6 +11,7 @@ import pytest
 CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.txt"
 DCG = Path(__file__).resolve().parent / "corpus" / "dcg.txt"
 ESCAPES = Path(__file__).resolve().parent / "corpus" / "escapes.txt"
+PEERS = Path(__file__).resolve().parent / "corpus" / "peers.txt"
 FILES: dict[str, str] = {
     "src/app.py": "def main():\n    return 1\n",
     "src/util.py": "X = 1\n",

@@ -12,11 +12,12 @@ import pytest
 
 from pylon.guard.classify import classify
 from pylon.guard.context import Context
-from tests.guard.conftest import DCG, ESCAPES, entries
+from tests.guard.conftest import DCG, ESCAPES, PEERS, entries
 
 ENTRIES = entries()
 DCG_ENTRIES = entries(DCG)
 ESCAPE_ENTRIES = entries(ESCAPES)
+PEER_ENTRIES = entries(PEERS)
 
 
 def verdict_of(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
@@ -72,3 +73,31 @@ def test_escapes_of_issue_18(expected: str, source: str, command: str,
     """Every escape class of issue 18 (and its harmless neighbours) gets its verdict."""
     got = verdict_of(command, corpus_checkout)
     assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
+
+
+def _peer_verdict(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
+    root, env = checkout
+    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp"])
+    return classify(command, ctx).verdict
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), PEER_ENTRIES,
+                         ids=[f"peer-{i:03d}-{v}" for i, (v, _, _) in enumerate(PEER_ENTRIES)])
+def test_peer_corpora_case_by_case(expected: str, source: str, command: str,
+                                   corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    """safety-net's and Codex's labelled cases: pylon's verdict for each; differences in kind say why."""
+    got = _peer_verdict(command, corpus_checkout)
+    assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
+    label = source.split("(", 1)[1].split(")", 1)[0].split(": ")[1]
+    if (label in ("deny", "ask") and got == "safe") or (label == "allow" and got != "safe"):
+        assert "differs:" in source, f"undocumented difference from the peer: {source}"
+
+
+def test_peer_totals() -> None:
+    """The measured totals of docs/guard.md: deny cases pylon judges safe, allow cases it flags."""
+    denies = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0]]
+    allows = [(v, s) for v, s, _ in PEER_ENTRIES if "allow)" in s.split(" differs:")[0]]
+    missed = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0] and v == "safe"]
+    flagged = [s for v, s in allows if v != "safe"]
+    assert (len(denies), len(allows)) == (221, 159)
+    assert len(missed) == 32 and len(flagged) == 19
