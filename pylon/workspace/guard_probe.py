@@ -4,14 +4,14 @@ drop (staged, and no longer what the work tree holds). Asked only for those comm
 
 from __future__ import annotations
 
-import subprocess
-
 TIMEOUT = 5.0
 
 
 def probe(kind: str, cwd: str, args: list[str]) -> str | None:
     """`alias` -> the alias text or ""; `staged-unique` -> the paths, ", "-joined ("" for none).
     None when git cannot answer (not a repository, git missing, a timeout)."""
+    import subprocess
+
     from pylon.gitenv import git_env
 
     def git(*argv: str) -> bytes | None:
