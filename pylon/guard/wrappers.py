@@ -124,13 +124,19 @@ def unwrap(args: list[Arg]) -> Unwrapped:
     return out
 
 
+def _known(out: Unwrapped, arg: Arg) -> str | None:
+    """The word's text; None (and the reason recorded) when it is known only at run time."""
+    if arg.text is None:
+        out.unknown = f"{arg.raw} is known only when it runs"
+    return arg.text
+
+
 def _skip_options(out: Unwrapped, args: list[Arg], takes: frozenset[str]) -> list[Arg]:
     """The words after args[0]'s options (up to the first operand or after `--`)."""
     i = 1
     while i < len(args):
-        text = args[i].text
+        text = _known(out, args[i])
         if text is None:
-            out.unknown = f"{args[i].raw} is known only when it runs"
             return []
         if text == "--":
             return args[i + 1 :]
@@ -144,9 +150,8 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
     """env [-i|-] [-0v] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]... [CMD...]."""
     i = 1
     while i < len(args):
-        text = args[i].text
+        text = _known(out, args[i])
         if text is None:
-            out.unknown = f"{args[i].raw} is known only when it runs"
             return []
         if text == "--":
             i += 1
