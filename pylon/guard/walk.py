@@ -105,6 +105,7 @@ class Walk:
             return
         args: list[Arg] = []
         for word in cmd.words:
+            check_deadline()
             args.extend(self.resolve(word, state))
         argv = [a.raw if a.text is None else a.text for a in args]
         self.commands.append(argv)
