@@ -9,7 +9,11 @@
    repository of bench/workspace.py (a few hundred dirty paths), against `git status --porcelain`
    in the same run, alternating sample by sample; the bar is 1.5x.
 
-Run: .venv/bin/python bench/guard.py [--runs N] [--snapshot]
+5. Classify time per command over all four corpus files (commands, dcg, escapes, peers), this tree
+   against the tree of --baseline REV (default adc5812, before issue 18), in the same run: each
+   tree in its own process, alternated, the best of --runs passes each.
+
+Run: .venv/bin/python bench/guard.py [--runs N] [--snapshot] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--snapshot", action="store_true", help="also time snapshot + allow on 80,000 files")
+    ap.add_argument("--baseline", default="adc5812", help="the revision whose classify time is the baseline")
     opts = ap.parse_args()
     runs = opts.runs
     compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
@@ -106,9 +111,52 @@ def main() -> None:
         f"Latency of whole processes against `python -c pass` ({base.ms}) and `true` ({true.ms}):", "",
         table(lat, ("command", "median", "vs python -c pass", "vs true")), "",
         f"Bar: the hook on a safe event under 100 ms: {verdict(hook_ms < 100)} ({hook_ms:.1f} ms).", "",
+        *classify_rows(opts.baseline, checkout, env, max(3, runs // 4)),
         *(snapshot_rows(pylon, max(5, runs // 2)) if opts.snapshot else [])])
     record("guard", md)
     print(md)
+
+
+_CLASSIFY_ALL = """
+import json, sys, time
+from pathlib import Path
+from pylon.guard.classify import classify
+from pylon.guard.context import Context
+commands = json.loads(Path(sys.argv[1]).read_text())
+ctx = Context(sys.argv[2], sys.argv[2], env=json.loads(sys.argv[3]), branch="main")
+classify("true", ctx)  # the parser loaded
+started = time.perf_counter()
+for command in commands:
+    classify(command, ctx)
+print(time.perf_counter() - started)
+"""
+
+
+def classify_rows(baseline: str, checkout: Path, env: dict[str, str], passes: int) -> list[str]:
+    """Classify time per command, this tree against `baseline`'s, alternated in one run."""
+    import subprocess
+
+    from tests.guard.conftest import CORPUS, DCG, ESCAPES, PEERS, entries
+
+    commands = [c for path in (CORPUS, DCG, ESCAPES, PEERS) for _, _, c in entries(path)]
+    listed = SCRATCH / "commands.json"
+    listed.write_text(json.dumps(commands))
+    base_tree = SCRATCH / "baseline"
+    base_tree.mkdir(exist_ok=True)
+    archive = subprocess.run(["git", "archive", baseline, "pylon"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
+    trees = {"this tree": str(ROOT), f"baseline {baseline}": str(base_tree)}
+    best: dict[str, float] = {}
+    for _ in range(passes):
+        for label, tree in trees.items():
+            out = subprocess.run([sys.executable, "-c", _CLASSIFY_ALL, str(listed), str(checkout), json.dumps(env)],
+                                 cwd=tree, env={**env, "PYTHONPATH": tree}, capture_output=True, text=True,
+                                 check=True).stdout
+            best[label] = min(best.get(label, float("inf")), float(out))
+    base = best[f"baseline {baseline}"]
+    rows = [(label, f"{1000 * t / len(commands):.2f} ms", f"{t / base:.2f}x") for label, t in best.items()]
+    return [f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
+            f"{passes} passes, alternated in one run:", "", table(rows, ("tree", "per command", "vs baseline")), ""]
 
 
 def snapshot_rows(pylon: str, runs: int) -> list[str]:

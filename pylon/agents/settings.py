@@ -101,21 +101,42 @@ def _load(path: str) -> tuple[str | None, dict[str, Any]]:
     if not text.strip():
         return text, {}
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except _Refused as exc:
+        raise _invalid(path, str(exc)) from None
+    except (ValueError, RecursionError) as exc:
         raise _invalid(path, f"is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise _invalid(path, "is not a JSON object")
-    hooks = data.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise _invalid(path, 'has a "hooks" value that is not an object')
-    for event, groups in (hooks or {}).items():
+    if "hooks" in data and not isinstance(data["hooks"], dict):
+        raise _invalid(path, f'has a "hooks" value that is not an object ({json.dumps(data["hooks"])[:40]})')
+    for event, groups in data.get("hooks", {}).items():
         if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
             raise _invalid(path, f'has hooks.{event} that is not a list of matcher groups')
         for group in groups:
-            if not isinstance(group.get("hooks", []), list):
-                raise _invalid(path, f'has a hooks.{event} group whose "hooks" is not a list')
+            handlers = group.get("hooks", [])
+            if not isinstance(handlers, list) or not all(isinstance(h, dict) for h in handlers):
+                raise _invalid(path, f'has a hooks.{event} group whose "hooks" is not a list of handlers')
+            if "matcher" in group and not isinstance(group["matcher"], str):
+                raise _invalid(path, f'has a hooks.{event} group whose "matcher" is not a string')
     return text, data
+
+
+class _Refused(ValueError):
+    """JSON that Python reads but the agents' own parsers do not (NaN, Infinity, repeated keys)."""
+
+
+def _no_constant(name: str) -> object:
+    raise _Refused(f"holds {name}, which is not JSON (the agent's parser rejects it)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(f"repeats the key {json.dumps(key)} in one object (which value counts is unclear)")
+        out[key] = value
+    return out
 
 
 def _invalid(path: str, why: str) -> UsageError:
@@ -124,7 +145,7 @@ def _invalid(path: str, why: str) -> UsageError:
 
 
 def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"  # strict JSON only
 
 
 def _strip(data: dict[str, Any], owns: Callable[[str], bool]) -> int:
@@ -192,6 +213,19 @@ def _installed(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callabl
     return len(owned) == len(wanted) and all(w in owned for w in wanted)
 
 
+def _writable(path: str) -> None:
+    """Refuse a settings file (or its folder) that is read-only: its owner made it so."""
+    if os.path.lexists(path) and (not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222):
+        raise UsageError("agent-settings-read-only", f"{path} is read-only; it was left untouched.",
+                         f"Make it writable (chmod u+w {path}) or edit it by hand, then run the same command again.")
+    folder = os.path.dirname(path)
+    while folder and not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    if folder and (not os.access(folder, os.W_OK) or not os.stat(folder).st_mode & 0o222):
+        raise UsageError("agent-settings-read-only", f"{folder} is read-only, so {path} cannot be written; "
+                         "nothing was changed.", f"Make {folder} writable, then run the same command again.")
+
+
 def plan_install(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool] | None = None) -> Plan:
     """The file after adding `entries`, replacing every handler `owns` accepts (default: same commands)."""
     commands = {entry.command for entry in entries}
@@ -218,6 +252,7 @@ def apply(plan: Plan) -> bool:
         fresh = _plan(plan.path, plan._entries, plan._owns, plan._install)
         if not fresh.changed:
             return False
+        _writable(plan.path)
         os.makedirs(os.path.dirname(plan.path), exist_ok=True)
         atomic_write(plan.path, fresh.after.encode("utf-8"))
     return True

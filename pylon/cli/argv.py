@@ -235,6 +235,11 @@ def _positionals(command: Command, words: list[str], values: dict[str, object], 
     spare = len(words) - required
     pos = 0
     for arg in command.args:
+        if arg.choices and arg.count in (ONE, OPTIONAL) and pos < len(words) and words[pos] not in arg.choices \
+                and (arg.count == ONE or spare > 0):
+            listed = ", ".join(arg.choices[:-1]) + f" or {arg.choices[-1]}"
+            raise _fail(f"{arg.metavar} is {listed}, not {words[pos]!r}{_suggest(words[pos], list(arg.choices))}.",
+                        command, prog)
         if arg.count == ONE:
             values[arg.dest] = words[pos]
             pos += 1

@@ -34,6 +34,7 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
               Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
 
 _GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
+AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and installs (pylon.agents.events)
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -327,16 +328,17 @@ COMMANDS = (
             "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
-            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
             description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
                         "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
             "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
-            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json).",
+                      choices=AGENTS),),
             opts=_GUARD_SCOPE),
     Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
             "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
             opts=_GUARD_SCOPE),
 )
 

@@ -95,15 +95,23 @@ def explain(args: ExplainArgs) -> int:
 
 
 def hook(args: HookArgs) -> int:
-    """Never fails the agent: anything unexpected is logged and answered with no objection."""
+    """Always exits 0 with an answer the agent reads; never fails open: a failure of pylon itself is
+    logged and answered as ask (Claude Code) or deny (Codex) with the reason, never with silence."""
+    from pylon.cli.guard_hook import refusal
+
     try:
+        from pylon.agents.events import MAX_EVENT_BYTES
         from pylon.cli.guard_hook import answer
 
-        data = sys.stdin.buffer.read(16 * 1024 * 1024)
-        reply = answer(args.agent, data)
-    except Exception:  # noqa: BLE001 - a hook must never block the agent on its own failure
-        _log_failure()
-        return 0
+        data = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+        if len(data) > MAX_EVENT_BYTES:
+            reply = refusal(args.agent, "pylon guard: the hook event is over 16 MiB, so the command was not checked.")
+        else:
+            reply = answer(args.agent, data)
+    except Exception as exc:  # noqa: BLE001 - a failure of the guard must not let the command through unseen
+        where = _log_failure()
+        reply = refusal(args.agent, f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), so the command "
+                        f"was not checked{where}. Run it only if you know it is safe.")
     if reply:
         import json
 
@@ -112,7 +120,8 @@ def hook(args: HookArgs) -> int:
     return 0
 
 
-def _log_failure() -> None:
+def _log_failure() -> str:
+    """Append the traceback to the hook's log; " (details: PATH)" when written, else ""."""
     import traceback
 
     try:
@@ -120,10 +129,12 @@ def _log_failure() -> None:
 
         folder = os.path.join(state_dir(), "logs")
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "guard-hook.log"), "a", encoding="utf-8") as fh:
+        path = os.path.join(folder, "guard-hook.log")
+        with open(path, "a", encoding="utf-8") as fh:
             fh.write(traceback.format_exc() + "\n")
-    except Exception:  # noqa: BLE001, S110 - logging is best effort here
-        pass
+        return f" (details: {path})"
+    except Exception:  # noqa: BLE001 - logging is best effort here
+        return ""
 
 
 def install(args: InstallArgs) -> int:

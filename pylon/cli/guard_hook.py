@@ -35,11 +35,12 @@ def context(cwd: str | None = None) -> Context:
     """Where the command runs: the folder, the checkout around it (found by its .git, without
     running git: the hook runs before every shell command), the current branch."""
     from pylon.guard.context import Context
+    from pylon.workspace.guard_probe import probe
     from pylon.workspace.guard_snapshot import find_root
 
     here = os.path.abspath(cwd or os.getcwd())
     root, branch = find_root(here)
-    return Context(here, root, branch=branch)
+    return Context(here, root, branch=branch, probe=probe if root else None)
 
 
 def answer(agent: str, data: bytes) -> dict[str, Any]:
@@ -49,7 +50,11 @@ def answer(agent: str, data: bytes) -> dict[str, Any]:
 
     event = parse_event(agent, data)
     command = event.tool_input.get("command")
-    if event.problem or event.name != "PreToolUse" or event.tool_name not in SHELL_TOOLS:
+    missing = _missing(event, command)
+    if missing:  # never silence: the agent would run a command nobody checked
+        return refusal(agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check the "
+                       "hook's input (pylon guard check --tool-input EVENT) before running it.")
+    if event.name != "PreToolUse" or event.tool_name not in SHELL_TOOLS:
         return {}
     if isinstance(command, list) and all(isinstance(w, str) for w in command):
         import shlex
@@ -86,6 +91,32 @@ def answer(agent: str, data: bytes) -> dict[str, Any]:
         text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
                  "(`pylon guard explain`).")
     return answers.deny(event, text)
+
+
+def _missing(event: Any, command: object) -> str:
+    """What a PreToolUse event lacks for the guard to judge it ("" when nothing is missing)."""
+    if event.problem:
+        return f"could not be read ({event.problem})"
+    if not event.name:
+        return "has no hook_event_name"
+    if event.name != "PreToolUse":
+        return ""
+    if not event.tool_name:
+        return "has no tool_name"
+    if event.tool_name in SHELL_TOOLS:
+        if not isinstance(event.raw.get("tool_input"), dict):
+            return "has no tool_input object"
+        if not (isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))):
+            return "has no command string in its tool_input"
+    return ""
+
+
+def refusal(agent: str, reason: str) -> dict[str, Any]:
+    """A PreToolUse refusal in the agent's format: ask in Claude Code (the user decides), deny in
+    Codex (which does not enforce ask). Used when the guard could not judge the command at all."""
+    decision = "deny" if agent == "codex" else "ask"
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
+                                   "permissionDecisionReason": reason}}
 
 
 def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple[str, str]:

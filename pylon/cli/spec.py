@@ -34,10 +34,12 @@ class Opt:
 class Arg:
     """A positional argument; `count` is one of ONE, OPTIONAL, MANY, ANY, REST."""
 
-    __slots__ = ("dest", "metavar", "count", "help", "default")
+    __slots__ = ("dest", "metavar", "count", "help", "default", "choices")
 
-    def __init__(self, dest: str, metavar: str, help: str, count: str = ONE, default: object = None) -> None:
+    def __init__(self, dest: str, metavar: str, help: str, count: str = ONE, default: object = None,
+                 choices: tuple[str, ...] = ()) -> None:
         self.dest, self.metavar, self.help, self.count, self.default = dest, metavar, help, count, default
+        self.choices = choices  # a ONE/OPTIONAL word must be one of these (when given)
 
 
 class Command:

@@ -14,18 +14,41 @@ if TYPE_CHECKING:
     from pylon.guard.model import Node
 
 
-def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = None) -> Result:
-    """The verdict on one shell command line (or script) run in ctx.cwd."""
+BUDGET = 5.0  # seconds for one classification; past it the verdict is unknown (the hook allows 30 s)
+MAX_COMMAND = 4 << 20  # characters: a longer command is not read at all (unknown)
+
+
+def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = None,
+             budget: float = BUDGET) -> Result:
+    """The verdict on one shell command line (or script) run in ctx.cwd; `unknown` when it cannot
+    be read within `budget` seconds."""
+    import gc
+    import time
+
+    from pylon.guard import model
     from pylon.guard.rules import judge
 
     walk = Walk(ctx, judge, parser)
     if "\0" in command:
         walk.add(Finding(UNKNOWN, "the command holds a NUL byte, which no shell passes on", "\\0"))
         return Result(command, walk.findings, [])
+    if len(command) > MAX_COMMAND:
+        walk.add(Finding(UNKNOWN, f"the command is {len(command):,} characters long, more than pylon reads "
+                         f"({MAX_COMMAND:,})", command[:200]))
+        return Result(command, walk.findings, [])
+    collecting = gc.isenabled()
+    gc.disable()  # the parse makes many small objects: the cyclic collector would make it quadratic
+    previous, model.DEADLINE[0] = model.DEADLINE[0], time.monotonic() + budget
     try:
         walk.script(command, State(ctx.cwd, {}, -1))
+    except model.OverBudget:
+        walk.add(Finding(UNKNOWN, f"the command could not be read within {budget:g} s", command[:200]))
     except RecursionError:
         walk.add(Finding(UNKNOWN, "the command is nested too deeply to analyse", command[:200]))
     except ImportError as exc:  # the parser is not installed: never guess
         walk.add(Finding(UNKNOWN, f"the shell parser is not available ({exc.name})", command[:200]))
+    finally:
+        model.DEADLINE[0] = previous
+        if collecting:
+            gc.enable()
     return Result(command, walk.findings, walk.commands)

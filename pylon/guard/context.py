@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # Where a path lies. GIT_DATA: inside the checkout's .git (history, stashes, refs): no snapshot
 # of the working tree brings that back. CONTAINS_CHECKOUT: the path is the checkout or above it.
 TMP, INSIDE, GIT_DATA, CONTAINS_CHECKOUT, OUTSIDE, DEVICE = (
@@ -19,10 +23,11 @@ _HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/
 class Context:
     """`root`: the checkout's top folder, or None outside one. `branch`: the current branch."""
 
-    __slots__ = ("cwd", "root", "env", "tmp_dirs", "home", "branch", "git_dirs")
+    __slots__ = ("cwd", "root", "env", "tmp_dirs", "home", "branch", "git_dirs", "probe")
 
     def __init__(self, cwd: str, root: str | None = None, *, env: dict[str, str] | None = None,
-                 branch: str | None = None, tmp_dirs: list[str] | None = None) -> None:
+                 branch: str | None = None, tmp_dirs: list[str] | None = None,
+                 probe: Callable[[str, str, list[str]], str | None] | None = None) -> None:
         self.env = dict(os.environ if env is None else env)
         self.cwd = os.path.abspath(cwd)
         self.root = _real(root) if root else None
@@ -31,6 +36,9 @@ class Context:
         self.tmp_dirs = sorted({_real(t) for t in tmp if t and os.path.isabs(t)})
         self.branch = branch
         self.git_dirs = [os.path.join(self.root, ".git")] if self.root else []
+        # probe(kind, cwd, args): questions only git can answer (pylon.workspace.guard_probe), or None
+        # where no git is asked (then a git alias is not looked up and a plain reset is not examined)
+        self.probe: Callable[[str, str, list[str]], str | None] | None = probe
 
     def var(self, name: str) -> str | None:
         if name == "PWD":

@@ -58,13 +58,32 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
         elif key == "-c" and inline.startswith("alias."):
             name, _, body = inline[len("alias."):].partition("=")
             aliases[name] = body
+        elif key == "-c":
+            config_key, _, body = inline.partition("=")
+            _program_setting(walk, config_key, body, state, quote(args), cmd.line)
         i += 1
     if i >= len(args):
         return
     sub = args[i].text or ""
     rest = args[i + 1 :]
     words = quote(args)
+    if sub not in aliases and sub not in BUILTINS:
+        found = state.aliases.get("git " + sub)
+        if found is None:
+            found = _configured_alias(walk, sub, cwd, elsewhere)
+        if found is None:
+            return  # git refuses a command it does not know
+        if found == "\0external":
+            walk.add(Finding(UNKNOWN, f"`{words}` runs the external command git-{sub}, which pylon does not read",
+                             words, line=cmd.line))
+            return
+        aliases[sub] = found
     if sub in aliases:
+        if state.depth > 8:
+            walk.add(Finding(UNKNOWN, f"`{words}`: git aliases nested too deeply to follow", words, line=cmd.line))
+            return
+        state = type(state)(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
+                                                                      if k != "git " + sub})
         body = aliases[sub]
         if body.startswith("!"):
             walk.script(body[1:] + " " + " ".join(a.raw for a in rest), state.copy(), cmd.line)
@@ -105,8 +124,13 @@ def _same_repo(root: str, work: str) -> bool:
     return path == root
 
 
+# Short options whose value may be attached (`-bfeature`): a cluster ends at them.
+_SHORT_VALUES = frozenset("bBcCmSoUn")
+
+
 def _flags(rest: list[Arg]) -> tuple[set[str], list[Arg], list[Arg]]:
-    """(options, words before `--`, words after `--`); short clusters split (-fdx -> -f -d -x)."""
+    """(options, words before `--`, words after `--`); short clusters split (-fdx -> -f -d -x), up to
+    a letter that takes a value (`-qbfeature` is -q -b feature)."""
     flags: set[str] = set()
     before: list[Arg] = []
     after: list[Arg] = []
@@ -122,7 +146,10 @@ def _flags(rest: list[Arg]) -> tuple[set[str], list[Arg], list[Arg]]:
             if "=" in t:
                 flags.add(t)
         elif t is not None and t.startswith("-") and len(t) > 1:
-            flags.update("-" + c for c in t[1:])
+            for c in t[1:]:
+                flags.add("-" + c)
+                if c in _SHORT_VALUES:
+                    break
             flags.add(t)
         else:
             before.append(a)
@@ -135,11 +162,24 @@ def _checkout_all(walk: Walk, verdict_words: str, line: int, what: str) -> None:
 
 def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str, line: int) -> None:
     flags, before, after = _flags(rest)
+    if flags & {"--help", "-h"} and sub not in ("clean", "rm"):  # prints help (git rm -h too, but rarely asked)
+        return
     irreversible = lambda why: walk.add(Finding(IRREVERSIBLE, f"`{words}` {why}", words, line=line))  # noqa: E731
+    if any(f.startswith("--pathspec-from-file") for f in flags) and sub in ("checkout", "restore", "reset", "rm"):
+        after = [_dot()]  # the paths are in a file: judged as the whole checkout (the snapshot keeps it all)
+        if sub == "checkout":
+            flags.discard("-f")
     if sub == "reset":
         if flags & {"--hard", "--merge", "--keep"}:
             _checkout_all(walk, words, line, "discards uncommitted changes to tracked files")
+        elif not flags & {"--soft", "-p", "--patch"}:
+            _reset_mixed(walk, before + after, state, words, line)
+    elif sub == "config":
+        _config(walk, rest, state, words, line)
     elif sub == "checkout":
+        if flags & {"-f", "--force"} and flags & {"-b", "-B", "--orphan"}:
+            _checkout_all(walk, words, line, "discards uncommitted changes while creating the branch")
+            return
         if flags & {"-b", "-B", "--orphan"} and not after:
             return
         if after or flags & {"-p", "--patch"}:
@@ -155,7 +195,10 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
                           checkout_ok=True, kind=TRACKED)
     elif sub == "restore":
         if flags & {"--staged", "-S"} and not flags & {"--worktree", "-W"}:
-            _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
+            if walk.ctx.probe is None:
+                _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
+            else:
+                _reset_mixed(walk, [], state, words, line)
         else:
             destroyed(walk, state, (before + after) or [_dot()], verb="discards the uncommitted changes of",
                       words=words, line=line, checkout_ok=True, kind=TRACKED)
@@ -210,6 +253,113 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
         _checkout_all(walk, words, line, "overwrites files of the working tree")
     elif sub == "submodule" and before and before[0].text == "deinit" and flags & {"-f", "--force"}:
         _checkout_all(walk, words, line, "removes submodule working trees")
+
+
+def _reset_mixed(walk: Walk, operands: list[Arg], state: State, words: str, line: int) -> None:
+    """A plain `git reset [REV] [PATH]`: the index takes REV's content, so staged content that the
+    work tree no longer holds is lost (snapshotted); when nothing is staged that way, nothing is."""
+    probe = walk.ctx.probe
+    if probe is None:
+        return
+    texts = [a.text for a in operands]
+    if any(t is None for t in texts):
+        walk.add(Finding(UNKNOWN, f"`{words}` resets paths known only when it runs", words, line=line))
+        return
+    cwd = state.cwd or walk.ctx.cwd
+    lost = probe("staged-unique", cwd, [t for t in texts if t is not None])
+    if lost is None:
+        walk.add(Finding(UNKNOWN, f"`{words}`: pylon cannot tell whether staged content would be lost", words,
+                         line=line))
+    elif lost:
+        _checkout_all(walk, words, line, f"unstages content that the work tree no longer holds ({lost[:200]})")
+
+
+# Settings whose value git runs as a shell command (or whose value names commands to run).
+_PROGRAM_KEYS = ("core.pager", "core.editor", "sequence.editor", "core.sshcommand", "core.fsmonitor",
+                 "core.askpass", "diff.external", "gpg.program", "credential.helper", "uploadpack.packobjectshook",
+                 "interactive.difffilter", "core.alternaterefscommand", "sendemail.smtpserver", "web.browser")
+_PROGRAM_SUFFIXES = (".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".cmd",
+                     ".helper")
+
+
+def _program_setting(walk: Walk, key: str, value: str, state: State, words: str, line: int) -> None:
+    """`git -c KEY=VALUE` or `git config KEY VALUE` for a setting git runs as a command."""
+    key = key.lower()
+    if key == "core.hookspath" or key.startswith("include"):
+        walk.add(Finding(UNKNOWN, f"`{words}` makes git run hooks or read settings from {value}, which pylon does "
+                         "not read", words, line=line))
+    elif key in _PROGRAM_KEYS or key.startswith("pager.") or key.endswith(_PROGRAM_SUFFIXES) \
+            or key.startswith("alias."):
+        if key.startswith("alias.") and not value.startswith("!"):
+            return
+        if key == "core.fsmonitor" and value.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0", ""):
+            return
+        if key.startswith("pager.") and value.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+            return
+        walk.script(value[1:] if value.startswith("!") else value, state.copy(), line)
+
+
+def _config(walk: Walk, rest: list[Arg], state: State, words: str, line: int) -> None:
+    """`git config [scope] [set] KEY VALUE`: an alias is remembered for later `git NAME` in the
+    script; a setting git runs as a command is judged now (any later git command may run it)."""
+    takes = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
+    operands: list[Arg] = []
+    i = 0
+    while i < len(rest):
+        text = rest[i].text
+        if text is not None and text.startswith("-"):
+            if text in ("--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "-l", "--list", "-e",
+                        "--edit", "--remove-section", "--rename-section"):
+                return
+            i += 2 if text in takes else 1
+            continue
+        operands.append(rest[i])
+        i += 1
+    if operands and operands[0].text in ("set",):
+        operands = operands[1:]
+    elif operands and operands[0].text in ("get", "list", "unset", "edit", "remove-section", "rename-section"):
+        return
+    if len(operands) < 2:
+        return
+    key, value = operands[0].text, operands[1].text
+    if key is None or value is None:
+        walk.add(Finding(UNKNOWN, f"`{words}` sets a git setting known only when it runs", words, line=line))
+        return
+    if key.lower().startswith("alias."):
+        state.aliases["git " + key[len("alias."):]] = value
+    _program_setting(walk, key, value, state, words, line)
+
+
+def _configured_alias(walk: Walk, sub: str, cwd: str | None, elsewhere: str | None) -> str | None:
+    """A git alias the user's settings define for `sub` (the text), "\0external" for a git-SUB
+    program on PATH, or None when git would refuse the command."""
+    probe = walk.ctx.probe
+    if probe is None or not sub or sub.startswith("-"):
+        return None
+    found = probe("alias", elsewhere or cwd or walk.ctx.cwd, [sub])
+    if found:
+        return found
+    import shutil
+
+    return "\0external" if shutil.which("git-" + sub, path=walk.ctx.env.get("PATH")) else None
+
+
+# git's own commands (`git help -a`): anything else is an alias or an external git-NAME program.
+BUILTINS = frozenset("""add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone
+column commit commit-graph commit-tree config count-objects credential credential-cache credential-store
+describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack
+filter-branch fmt-merge-msg for-each-ref for-each-repo format-patch fsck fsck-objects fsmonitor--daemon gc
+get-tar-commit-id grep gui hash-object help hook http-backend http-fetch http-push index-pack init
+init-db instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge
+merge-base merge-file merge-index merge-octopus merge-one-file merge-ours merge-recursive merge-resolve
+merge-subtree merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes p4 pack-objects
+pack-redundant pack-refs patch-id prune prune-packed pull push quiltimport range-diff read-tree rebase
+receive-pack reflog refs remote repack replace replay request-pull rerere reset restore rev-list rev-parse
+revert rm send-email send-pack sh-i18n sh-setup shortlog show show-branch show-index show-ref
+sparse-checkout stage stash status stripspace submodule svn switch symbolic-ref tag unpack-file
+unpack-objects update-index update-ref update-server-info upload-archive upload-pack var verify-commit
+verify-pack verify-tag version whatchanged worktree write-tree filter-repo lfs flow absorb""".split())
 
 
 def _dot() -> Arg:

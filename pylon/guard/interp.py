@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import quote, stdin_text
+from pylon.guard.stdin import stdin_input
+from pylon.guard.words import quote
 from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "busybox"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3"})
 OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rscript"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
@@ -27,6 +28,7 @@ _RISKY_CODE = ("unlink", "rmtree", "rmdir", "remove", "system", "exec", "spawn",
                "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process", "rmSync",
                "unlinkSync", "'fs'", '"fs"', "FileUtils")
 MAX_SCRIPT = 1 << 20
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 
 
 def _python_name(name: str) -> bool:
@@ -47,15 +49,19 @@ def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
         else:
             walk.script(" ".join(t for t in texts if t is not None), state, cmd.line)
     elif name in ("source", "."):
-        if len(args) > 1:
+        if len(args) > 1 and args[1].text in STDIN_FILES:
+            _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state, cmd.line))
+        elif len(args) > 1:
             _script_file(walk, args[1], state, words, cmd.line)
     elif name == "xargs":
         _xargs(walk, args, cmd, state, upstream)
+    elif name == "parallel":
+        _parallel(walk, args, cmd, state, upstream, words)
     elif _python_name(name):
         _python(walk, args, cmd, state, upstream, words)
     elif name in OTHER_CODE:
         _other_code(walk, args, cmd, state, upstream, words, name)
-    elif name in ("sqlite3", "psql", "mysql", "mariadb"):
+    elif name in ("sqlite3", "psql", "mysql", "mariadb", "duckdb"):
         from pylon.guard.sqlcmd import judge_sql
 
         judge_sql(walk, name, args, cmd, state, words, upstream)
@@ -79,16 +85,16 @@ def fetched(upstream: Cmd | None) -> str | None:
 def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str,
                  run_text: Callable[[str], object]) -> None:
     """The code comes on stdin: a heredoc (read it), a fetch (irreversible), another pipe (unknown)."""
-    body = stdin_text(cmd, upstream)
     source = fetched(upstream)
-    if body is not None:
-        run_text(body)
-    elif source is not None:
+    if source is not None:
         walk.add(Finding(IRREVERSIBLE, f"`{source} ... | {words}` runs code fetched from the network", words,
                          line=cmd.line))
-    elif upstream is not None:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs code that another command writes to its input", words,
-                         line=cmd.line))
+        return
+    body, why = stdin_input(walk, cmd, upstream, state)
+    if body is not None:
+        run_text(body)
+    elif why:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs code it reads from its input ({why})", words, line=cmd.line))
 
 
 def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
@@ -104,8 +110,10 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
                              line=cmd.line))
             return
         if text in ("-c", "--command") or (text.startswith("-") and not text.startswith("--") and "c" in text):
-            if i + 1 >= len(args) or args[i + 1].text is None:
-                source = args[i + 1].raw if i + 1 < len(args) else text
+            if i + 1 >= len(args):
+                return  # `bash -c` with no script: bash refuses to start
+            if args[i + 1].text is None:
+                source = args[i + 1].raw
                 verdict = IRREVERSIBLE if "curl" in source or "wget" in source else UNKNOWN
                 walk.add(Finding(verdict, f"`{words}` runs {source}, a script known only when it runs", source,
                                  line=cmd.line))
@@ -123,6 +131,8 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
             if text == "-":
                 break
             continue
+        if text in STDIN_FILES:
+            break
         _script_file(walk, args[i], state, words, cmd.line)
         return
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state.copy(), cmd.line))
@@ -155,36 +165,125 @@ def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> N
     walk.script(data.decode("utf-8", "surrogateescape"), state.copy(), line)
 
 
+_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-J", "-R", "-S", "--max-args", "--max-procs", "--delimiter",
+                          "--arg-file", "--max-lines", "--max-chars", "--eof", "--process-slot-var"})
+
+
 def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
+    """xargs CMD: CMD runs with the input's words added (or put in place of -I/-i/--replace's string)."""
     from pylon.guard.words import Arg as A
 
     judge = walk.judge
-    takes = {"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-i", "--max-args", "--max-procs", "--delimiter",
-             "--arg-file", "--replace"}
-    i, replace = 1, None
-    while i < len(args) and (word := args[i].text) is not None and word.startswith("-"):
-        text = args[i].text or ""
-        if text in ("-I", "--replace") and i + 1 < len(args):
+    i, replace, from_file = 1, None, False
+    while i < len(args) and (text := args[i].text) is not None and text.startswith("-") and text != "-":
+        if text == "--":
+            i += 1
+            break
+        if text in ("-I", "-J") and i + 1 < len(args):
             replace = args[i + 1].text
         elif text.startswith("-I") and len(text) > 2:
             replace = text[2:]
-        elif text.startswith(("-i", "--replace=")):
-            replace = text.split("=", 1)[1] if "=" in text else (text[2:] or "{}")
-        i += 2 if text in takes else 1
+        elif text == "-i" or text == "--replace" or text.startswith(("-i", "--replace=")):
+            replace = text.split("=", 1)[1] if "=" in text else (text[2:] if text.startswith("-i") else "") or "{}"
+        elif text in ("-a", "--arg-file") or text.startswith(("--arg-file=", "-a")):
+            from_file = True
+        i += 2 if text in _XARGS_TAKES else 1
+    if i < len(args) and args[i].text is None:
+        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command known only when it runs", args[i].raw,
+                         line=cmd.line))
+        return
     inner = args[i:] or [A("echo", False, "echo")]
-    inputs = _stdin_paths(walk, upstream)
+    inputs = None if from_file else _stdin_paths(walk, upstream)
     from pylon.guard.model import Cmd as C
 
-    if inputs is None:
-        probe = [*inner, A(None, False, "(paths read from stdin)")]
-        judge(walk, probe, C([], [], [], cmd.line), state.copy(), None)
-        return
-    for path in inputs or [A(None, False, "(no input)")]:
+    for path in inputs if inputs is not None else [A(None, False, "(words read from its input)")]:
         if replace:
-            line_args = [path if a.text == replace else a for a in inner]
+            line_args = [_replaced(a, replace, path) for a in inner]
         else:
             line_args = [*inner, path]
         judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+
+
+_PARALLEL_TAKES = frozenset({"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-I", "-n", "--max-args", "-N",
+                             "-L", "--max-lines", "--delay", "--timeout", "--joblog", "--results", "--res", "-a",
+                             "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "--env", "--tmpdir",
+                             "--workdir", "--wd", "--basefile", "--bf", "--return", "--sshloginfile", "--slf",
+                             "--retries", "--load", "--memfree", "--halt", "--tagstring", "--tag-string", "-s",
+                             "--max-chars", "--block", "--blocksize", "--rpl", "--shebang-wrap", "--limit"})
+_PARALLEL_SLOTS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}")
+
+
+def _parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
+    """GNU parallel CMD ::: ARGS (or ARGS on stdin): each job is a shell string, CMD with the
+    argument in its {} slots (or appended); with no CMD each argument is itself a command."""
+    from pylon.guard.words import Arg as A
+
+    texts = [a.text for a in args]
+    i, remote, replace, from_file = 1, False, None, False
+    while i < len(args) and (text := texts[i]) is not None and text.startswith("-") and text != "-":
+        if text in ("-S", "--sshlogin", "--sshloginfile", "--slf") or text.startswith("--sshlogin="):
+            remote = remote or (i + 1 < len(args) and texts[i + 1] != ":")
+        if text == "-I" and i + 1 < len(args):
+            replace = texts[i + 1]
+        if text in ("-a", "--arg-file") or text.startswith("--arg-file="):
+            from_file = True
+        i += 2 if text in _PARALLEL_TAKES else 1
+    seps = [k for k in range(i, len(args)) if texts[k] in (":::", "::::", ":::+", "::::+")]
+    command = args[i : seps[0]] if seps else args[i:]
+    inputs: list[Arg] | None
+    if seps:
+        inputs = [a for k, a in enumerate(args[seps[0]:], seps[0]) if k not in seps]
+        if any(texts[k] in ("::::", "::::+") for k in seps):
+            inputs = None
+    else:
+        inputs = None if from_file else _stdin_paths(walk, upstream)
+    if any(a.text is None for a in command):
+        walk.add(Finding(UNKNOWN, f"`{words}` runs a command known only when it runs", words, line=cmd.line))
+        return
+    slots = (replace,) if replace else _PARALLEL_SLOTS
+    before = len(walk.findings)
+    for value in inputs if inputs is not None else [A(None, False, "(arguments read from its input)")]:
+        text = " ".join(a.text or "" for a in command)
+        if not command and value.text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` runs commands known only when it runs", value.raw, line=cmd.line))
+            continue
+        if value.text is None or value.under:  # parallel quotes the argument: one word, as xargs gives it
+            from pylon.guard.model import Cmd as C
+
+            line_args = [value if a.text in slots else _replaced(a, slots[0], value) for a in command]
+            if line_args == command:
+                line_args = [*command, value]
+            walk.judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+            continue
+        job = value.text or ""
+        if not command:
+            walk.script(job, state.copy(), cmd.line)
+            continue
+        import shlex
+
+        quoted = shlex.quote(job)
+        # GNU parallel joins the command's words with spaces for the shell; judged that way and with
+        # each word kept whole (`parallel bash -c 'rm -rf {}'`), so that neither reading escapes
+        for text in (text, " ".join(shlex.quote(a.text or "") for a in command)):
+            line = text
+            for slot in slots:
+                line = line.replace(slot, quoted)
+            walk.script(line if line != text else f"{text} {quoted}", state.copy(), cmd.line)
+    if remote and any(f.verdict != SAFE for f in walk.findings[before:]):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs its jobs on other machines", words, line=cmd.line))
+
+
+def _replaced(word: Arg, replace: str, value: Arg) -> Arg:
+    """`word` with xargs' replacement string put in, wherever it occurs inside the word."""
+    from pylon.guard.words import Arg as A
+
+    if word.text is None or replace not in word.text:
+        return word
+    if word.text == replace:
+        return value
+    if value.text is None:
+        return A(None, False, word.raw)
+    return A(word.text.replace(replace, value.text), False, word.raw)
 
 
 def _stdin_paths(walk: Walk, upstream: Cmd | None) -> list[Arg] | None:

@@ -8,6 +8,22 @@ that the classifier can resolve variables it knows and report the rest as dynami
 
 from __future__ import annotations
 
+import time
+
+# The time by which the current classification must end (time.monotonic()); the parser and the
+# walk check it and raise OverBudget, which classify() turns into an `unknown` verdict.
+DEADLINE = [float("inf")]
+
+
+class OverBudget(Exception):
+    """The classification ran past its time budget."""
+
+
+def check_deadline() -> None:
+    if time.monotonic() > DEADLINE[0]:
+        raise OverBudget
+
+
 # Kinds of word parts: literal text (quoted or not), a variable expansion, anything else that is
 # only known when the shell runs (command substitution, arithmetic, ${x/...} forms).
 LIT, VAR, DYN = "lit", "var", "dyn"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from pylon.guard import context as cx
+from pylon.guard.model import check_deadline
 from pylon.guard.patterns import expand
 from pylon.guard.verdict import IRREVERSIBLE, PATH, REVERSIBLE, UNKNOWN, Finding, Target
 
@@ -30,6 +31,7 @@ def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: st
     ctx = walk.ctx
     targets: list[Target] = []
     for arg in args:
+        check_deadline()
         if arg.text is None:
             walk.add(Finding(UNKNOWN, f"`{words}` {verb} {arg.raw}, a path known only when it runs", arg.raw,
                              line=line))

@@ -19,6 +19,29 @@ _SYSTEM = {
     "sfdisk": "repartitions a disk", "parted": "repartitions a disk", "shutdown": "shuts the machine down",
     "reboot": "reboots the machine", "halt": "halts the machine", "poweroff": "powers the machine off",
     "userdel": "deletes a user account", "deluser": "deletes a user account", "blkdiscard": "discards a disk",
+    "mke2fs": "formats a file system", "mkswap": "formats a swap area", "mkntfs": "formats a file system",
+    "mkdosfs": "formats a file system", "mkexfatfs": "formats a file system", "gdisk": "repartitions a disk",
+    "cfdisk": "repartitions a disk", "lvremove": "removes a logical volume", "vgremove": "removes a volume group",
+    "pvremove": "removes a physical volume", "dropdb": "drops a database on a database server",
+    "dropuser": "drops a database role", "mkfs.ext4": "formats a file system",
+}
+# Subcommands (or options) of disk tools that destroy data; other uses (status, print) are safe.
+_DISK: dict[str, frozenset[str]] = {
+    "cryptsetup": frozenset({"luksFormat", "erase", "luksErase", "luksKillSlot", "luksRemoveKey", "reencrypt",
+                             "repair", "luksAddKey", "convert"}),
+    "sgdisk": frozenset({"--zap-all", "-Z", "--zap", "-z", "--clear", "-o", "--delete", "-d", "--new", "-n",
+                         "--largest-new", "-N", "--mbrtogpt", "-g", "--load-backup", "-l", "--replicate", "-R",
+                         "--randomize-guids", "-G", "--change-name", "-c", "--typecode", "-t", "--sort", "-s",
+                         "--transpose", "-r", "--move-second-header", "-e", "--gpttombr", "-m"}),
+    "zpool": frozenset({"destroy", "labelclear", "remove"}), "zfs": frozenset({"destroy", "rollback"}),
+    "mdadm": frozenset({"--zero-superblock", "--create", "-C"}), "nvme": frozenset({"format", "sanitize"}),
+    "hdparm": frozenset({"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges"}),
+}
+# Publishing to a package registry: a published version cannot be replaced or taken back quietly.
+_PUBLISH: dict[str, tuple[str, ...]] = {
+    "npm": ("publish",), "yarn": ("publish",), "pnpm": ("publish",), "cargo": ("publish",), "gem": ("push",),
+    "twine": ("upload",), "poetry": ("publish",), "uv": ("publish",), "flit": ("publish",), "hatch": ("publish",),
+    "dotnet": ("nuget", "push"), "bun": ("publish",), "lerna": ("publish",),
 }
 # Subcommand word sequences that delete remote or container state, per program.
 _DELETING: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -43,6 +66,8 @@ _DELETING: dict[str, tuple[tuple[str, ...], ...]] = {
     "npm": (("unpublish",),), "crontab": (("-r",),), "heroku": (("apps:destroy",), ("pg:reset",)),
     "redis-cli": (("flushall",), ("flushdb",)), "firebase": (("firestore:delete",), ("database:remove",)),
 }
+_REMOTE_SHELLS = frozenset({"ssh", "mosh", "autossh"})
+_EXEC_IN = frozenset({"docker", "podman", "kubectl", "oc", "nerdctl", "lxc", "incus"})
 _CLOUD_VERBS = ("delete", "remove", "destroy", "terminate", "purge", "drop")
 
 
@@ -54,6 +79,23 @@ def judge_remote(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
     base = name.split(".")[0]
     if base in _SYSTEM:
         walk.add(Finding(IRREVERSIBLE, f"`{words}` {_SYSTEM[base]}", words, line=cmd.line))
+        return
+    if name in _DISK and any(t in _DISK[name] or t.split("=")[0] in _DISK[name] for t in texts):
+        verb = next(t for t in texts if t in _DISK[name] or t.split("=")[0] in _DISK[name])
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` destroys data on a disk or volume ({verb})", verb,
+                         line=cmd.line))
+        return
+    publish = _PUBLISH.get(name)
+    if publish and [t for t in texts if not t.startswith("-")][: len(publish)] == list(publish) \
+            and not any(t in ("--dry-run", "-n", "--pretend") for t in texts):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` publishes to a package registry, which no snapshot takes "
+                         "back", " ".join(publish), line=cmd.line))
+        return
+    if name in _REMOTE_SHELLS or (name in _EXEC_IN and texts[:1] and texts[0] in ("exec", "run")) \
+            or (name in ("docker", "podman") and texts[:2] == ["compose", "exec"]):
+        from pylon.guard.remote_exec import judge_remote_exec
+
+        judge_remote_exec(walk, name, args, cmd, state)
         return
     if name == "systemctl" and texts[:1] and texts[0] in ("poweroff", "reboot", "halt"):
         walk.add(Finding(IRREVERSIBLE, f"`{words}` {texts[0]}s the machine", words, line=cmd.line))

@@ -10,74 +10,45 @@ from __future__ import annotations
 import os
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import basename, quote
+from pylon.guard.words import Arg, basename, quote
 from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.guard.walk import Walk
-    from pylon.guard.words import Arg, State
+    from pylon.guard.words import State
     from pylon.guard.model import Cmd
 
-# Wrappers: the options of each that take a value (so the wrapped command is found after them).
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-r", "-t", "-U",
-                       "-D", "--chdir"}),
-    "doas": frozenset({"-u", "-C"}),
-    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "nohup": frozenset(),
-    "time": frozenset({"-f", "--format", "-o", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-t"}), "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}), "watch": frozenset({"-n", "--interval", "-d"}),
-    "caffeinate": frozenset(), "chronic": frozenset(), "unbuffer": frozenset(), "setsid": frozenset(),
-}
-_SUDO = frozenset({"sudo", "doas"})
-_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe"})
+_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rimraf"})
+_VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex", "nvi", "elvis"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
                            "-quit"})
+# Tests and options of find that take the next word as their value.
+_FIND_TAKES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer",
+                         "-mtime", "-mmin", "-size", "-type", "-user", "-group", "-perm", "-ctime", "-atime", "-cmin",
+                         "-amin", "-maxdepth", "-mindepth", "-lname", "-ilname", "-inum", "-links", "-samefile",
+                         "-uid", "-gid", "-fstype", "-printf", "-fprint", "-fprint0", "-fls", "-regextype",
+                         "-context", "-xtype", "-used", "-newerXY", "-anewer", "-cnewer"})
 _FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
                          "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
 
 
-def unwrap(args: list[Arg]) -> tuple[list[Arg], bool, list[str]]:
-    """Strip wrappers: the wrapped command, whether it runs as root, the wrapper words seen."""
-    sudo = False
-    seen: list[str] = []
-    while args and args[0].text is not None:
-        name = basename(args[0].text)
-        if name not in _WRAPPERS:
-            break
-        if name == "command" and len(args) > 1 and args[1].text in ("-v", "-V"):
-            return [], sudo, seen  # `command -v x` only looks x up
-        takes = _WRAPPERS[name]
-        sudo = sudo or name in _SUDO
-        seen.append(name)
-        i = 1
-        while i < len(args):
-            text = args[i].text
-            if text is None:
-                break
-            if text == "--":
-                i += 1
-                break
-            if name == "env" and "=" in text and not text.startswith("-"):
-                i += 1
-                continue
-            if not text.startswith("-") or text == "-":
-                break
-            i += 2 if text in takes else 1
-        if name == "timeout" and i < len(args):
-            i += 1  # the duration
-        args = args[i:]
-    return args, sudo, seen
-
-
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
     redirections(walk, cmd, args, state)
-    args, sudo, _ = unwrap(args)
+    from pylon.guard.wrappers import unwrap
+
+    wrapped = unwrap(args)
+    if wrapped.unknown:
+        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command that cannot be told before it runs "
+                         f"({wrapped.unknown})", quote(args), line=cmd.line))
+        return
+    args, sudo = wrapped.args, wrapped.sudo
     if not args:
         return
+    if wrapped.chdir is not None:  # env -C DIR: the command runs there
+        state = state.copy()
+        _cd(walk, [Arg("cd", False, "cd"), wrapped.chdir], state)
     head = args[0]
     if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
         walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))
@@ -91,6 +62,8 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     elif name in _REMOVERS:
         paths, recursive = _operands(args[1:], "rRd")
         destroyed(walk, state, paths, verb="removes", words=words, line=cmd.line, recursive=recursive, sudo=sudo)
+    elif name in ("alias", "unalias"):
+        _alias(walk, args, state)
     elif name in ("cd", "pushd", "popd"):
         _cd(walk, args, state)
     elif name in ("mv", "cp", "install", "ln"):
@@ -108,6 +81,19 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         destroyed(walk, state, paths, verb="truncates", words=words, line=cmd.line, sudo=sudo, must_exist=True)
     elif name in ("sed", "gsed"):
         _sed(walk, args, state, words, cmd.line, sudo)
+    elif name in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
+        from pylon.guard.minilang import judge_awk
+
+        judge_awk(walk, args, state, words, cmd.line, sudo)
+    elif name in _VIMS:
+        from pylon.guard.minilang import judge_vim
+        from pylon.guard.stdin import stdin_input
+
+        judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
+    elif name == "rg" and any((a.text or "").startswith("--pre") for a in args[1:]):
+        _rg_pre(walk, args, state, cmd.line)
+    elif name == "tar" and any((a.text or "") == "--remove-files" for a in args[1:]):
+        _tar_remove(walk, args, state, words, cmd.line, sudo)
     elif name == "find":
         _find(walk, args, cmd, state, sudo)
     elif name in ("chmod", "chown", "chgrp"):
@@ -128,6 +114,22 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
 
         if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
             judge_remote(walk, name, args, cmd, state, sudo)
+
+
+def _alias(walk: Walk, args: list[Arg], state: State) -> None:
+    """`alias NAME=TEXT` is remembered (later command words NAME run TEXT); `unalias` forgets."""
+    for a in args[1:]:
+        if a.text is None:
+            if args[0].text == "alias":
+                walk.add(Finding(UNKNOWN, f"`{quote(args)}` defines an alias known only when it runs", a.raw))
+            continue
+        if args[0].text == "unalias":
+            if a.text == "-a":
+                state.aliases.clear()
+            state.aliases.pop(a.text, None)
+        elif "=" in a.text and not a.text.startswith("-"):
+            name, _, text = a.text.partition("=")
+            state.aliases[name] = text
 
 
 def _shell_script(walk: Walk, path: str, state: State) -> bool:
@@ -243,27 +245,89 @@ def _names(arg: Arg, cwd: str) -> list[str]:
 
 
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    """sed: -i edits its files in place; the script's own `e`, `w FILE` and `s///[ew]` are read too."""
+    from pylon.guard.minilang import judge_sed_script
+
     inplace = False
-    script_given = False
+    sandbox = False
+    scripts: list[str | None] = []
     files: list[Arg] = []
     i = 1
     while i < len(args):
         text = args[i].text
-        if text is not None and text.startswith("-") and text != "-" and not files:
-            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]):
+        if text is not None and text.startswith("-") and text != "-":
+            if text == "--":
+                files.extend(args[i + 1 :])
+                break
+            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]
+                                                   .split("f")[0]):
                 inplace = True
+            sandbox = sandbox or text == "--sandbox"
+            value: str | None = None
             if text in ("-e", "--expression", "-f", "--file") or (not text.startswith("--") and text[-1] in "ef"):
-                script_given = True
+                value = args[i + 1].text if i + 1 < len(args) else ""
                 i += 1
+            elif text.startswith(("--expression=", "--file=")):
+                value = text.split("=", 1)[1]
+            if value is not None or text.startswith(("--expression=", "--file=")):
+                if text.startswith("--file") or text == "-f" or (not text.startswith("--") and text[-1] == "f"):
+                    from pylon.guard.stdin import read_file
+
+                    value = read_file(walk, value, state, value or "")[0] if value is not None else None
+                scripts.append(value)
             i += 1
             continue
-        if not script_given:
-            script_given = True
+        if not scripts:
+            scripts.append(text)
         else:
             files.append(args[i])
         i += 1
+    if not sandbox:
+        for script in scripts:
+            judge_sed_script(walk, script, state, words, line, sudo)
     if inplace:
         destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
+
+
+def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
+    """`rg --pre CMD`: ripgrep runs CMD with each file it searches."""
+    from pylon.guard.model import Cmd as C
+
+    for i, a in enumerate(args[1:], 1):
+        text = a.text or ""
+        if text == "--pre" and i + 1 < len(args):
+            program = args[i + 1]
+        elif text.startswith("--pre="):
+            program = Arg(text[len("--pre="):], False, a.raw)
+        else:
+            continue
+        judge(walk, [program, Arg(None, False, "(each file searched)")], C([], [], [], line), state.copy(), None)
+
+
+def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
+    """tar --remove-files: the files it archives are removed afterwards (wherever the option sits)."""
+    takes = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
+             "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "-g", "--listed-incremental",
+             "-N", "--newer", "-V", "--label", "--transform", "--xform"}
+    operands: list[Arg] = []
+    i = 1
+    first = True
+    while i < len(args):
+        text = args[i].text
+        if text is not None and first and not text.startswith("-") and "f" in text:  # old style: tar cf ARCHIVE
+            i += 2
+            first = False
+            continue
+        first = False
+        if text is not None and text.startswith("-") and text != "-":
+            if text in ("-T", "--files-from") or text.startswith("--files-from="):
+                walk.add(Finding(UNKNOWN, f"`{words}` removes the files a list names", words, line=line))
+            short = not text.startswith("--")
+            i += 2 if text in takes or (short and text[-1] in "fCTXbHIgNV" and len(text) > 1) else 1
+            continue
+        operands.append(args[i])
+        i += 1
+    destroyed(walk, state, operands, verb="removes (tar --remove-files)", words=words, line=line, sudo=sudo)
 
 
 def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
@@ -279,7 +343,18 @@ def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> No
     starts = [A(s.text, s.glob, s.raw, under=True) for s in starts or [A(".", False, ".")]]
     expr = args[i:]
     words = quote(args)
+    skip_to = 0
     for j, a in enumerate(expr):
+        if j < skip_to:
+            continue  # the value of a test (`-name -delete`) or the words of an -exec
+        if a.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and j + 1 < len(expr):  # they truncate FILE
+            destroyed(walk, state, [expr[j + 1]], verb="truncates", words=words, line=cmd.line, recursive=False,
+                      sudo=sudo, must_exist=True)
+        if a.text in _FIND_TAKES:
+            skip_to = j + 2
+            continue
+        if a.text in ("-exec", "-execdir", "-ok", "-okdir"):
+            skip_to = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr)) + 1
         if a.text == "-delete":
             # with a test (-name, -type, ...) find deletes matches below the start, never .git as a whole
             filtered = any((e.text or "") in _FIND_TESTS for e in expr)

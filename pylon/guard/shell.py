@@ -7,7 +7,7 @@ read differently is never judged on a guess. (bashlex was measured too: docs/gua
 
 from __future__ import annotations
 
-from pylon.guard.model import DYN, LIT, VAR, Cmd, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
+from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +22,8 @@ _SEQUENCE = frozenset({"program", "list", "compound_statement", "do_group", "if_
 _WORDISH = frozenset({"word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
                       "command_substitution", "number", "ansi_c_string", "translated_string", "arithmetic_expansion",
                       "process_substitution", "array", "extglob_pattern"})
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b", "0": "\0"}
+_ESCAPES_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b",
+              "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
 
 
 def _parser() -> Parser:
@@ -57,16 +58,37 @@ def _bash_language() -> object:
 
 def parse(text: str) -> Node:
     """The script as a Seq; unreadable regions are Opaque nodes inside it."""
-    tree = _parser().parse(text.encode("utf-8", "surrogateescape"))
-    return _Reader().node(tree.root_node)
+    data = text.encode("utf-8", "surrogateescape")
+    tree = _parser().parse(_grammar_safe(data))
+    previous, _SOURCE[0] = _SOURCE[0], data
+    try:
+        return _Reader().node(tree.root_node)
+    finally:
+        _SOURCE[0] = previous
+
+
+def _grammar_safe(data: bytes) -> bytes:
+    """`data` with every 4-byte UTF-8 character (U+10000 and above) replaced by four ASCII letters.
+    tree-sitter-bash 0.25's scanner crashes the process, now and then, on such characters in some
+    positions (`{0` then an emoji); to bash both are word characters, and the byte offsets stay the
+    same, so every node's text is still read from the original bytes."""
+    import re
+
+    if re.search(rb"[\xf0-\xff]", data) is None:
+        return data
+    return re.sub(rb"[\xf0-\xf7][\x80-\xbf]{3}", b"xxxx", data)
+
+
+_SOURCE: list[bytes] = [b""]  # the text being read (Node.text costs time that grows with the tree)
 
 
 def _text(node: TsNode) -> str:
-    return (node.text or b"").decode("utf-8", "surrogateescape")
+    return _SOURCE[0][node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
 
 
 class _Reader:
     def node(self, n: TsNode) -> Node:
+        check_deadline()
         kind = n.type
         if kind == "ERROR" or n.is_missing:
             return Opaque(_text(n), "the shell grammar cannot read this")
@@ -130,7 +152,9 @@ class _Reader:
                 items.extend(self.children(c))
         return Seq(items)
 
-    def command(self, n: TsNode, redirs: list[Redir]) -> Node:
+    def command(self, n: TsNode, redirs: list[Redir], extra: list[Word] | None = None) -> Node:
+        """A simple command; `extra`: words tree-sitter hung on a redirection after its target
+        (`rm -rf 2>/dev/null src`), which bash passes as arguments after the command's own."""
         words: list[Word] = []
         assigns: list[tuple[str, Word]] = []
         own: list[Redir] = []
@@ -143,13 +167,18 @@ class _Reader:
                 inner = c.named_children
                 words.append(self.word(inner[0]) if inner else Word.literal(_text(c)))
             elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
-                own.append(self.redirect(c)[0])
+                found, _rest, extra = self.redirect(c)
+                own.extend(found)
+                words.extend(extra)  # bash: every word after a redirection's target is an argument
             elif c.type == "comment":
                 continue
             elif c.type == "ERROR":
                 return Opaque(_text(c), "the shell grammar cannot read this")
+            elif c.type not in _WORDISH:  # `coproc ( rm -rf x )`: statements where a word would be
+                words.append(Word(_text(c), [Part(DYN, _text(c))], [self.node(c)]))
             else:
                 words.append(self.word(c))
+        words.extend(extra or [])
         subs: list[Node] = [s for w in words for s in w.subs] + [s for _, w in assigns for s in w.subs]
         subs += [s for r in (*own, *redirs) if r.target is not None for s in r.target.subs]
         cmd = Cmd(words, own + redirs, assigns, n.start_point[0] + 1)
@@ -159,14 +188,20 @@ class _Reader:
         body = n.child_by_field_name("body")
         redirs: list[Redir] = []
         after: list[tuple[str, Node]] = []
+        extra: list[Word] = []
         for c in n.children_by_field_name("redirect"):
-            redir, rest = self.redirect(c)
-            redirs.append(redir)
+            found, rest, words = self.redirect(c)
+            redirs.extend(found)
             after.extend(rest)
+            extra.extend(words)
         if body is None:
-            head: Node = Cmd([], redirs, [], n.start_point[0] + 1)
+            head: Node = Cmd(extra, redirs, [], n.start_point[0] + 1)
+            subs = [s for w in extra for s in w.subs]
+            head = Seq([*subs, head]) if subs else head
         elif body.type == "command":
-            head = self.command(body, redirs)
+            head = self.command(body, redirs, extra)
+        elif extra:  # bash refuses words after the redirection of a compound command
+            return Opaque(_text(n), "words follow the redirection of a compound command (bash rejects this)")
         else:  # `{ ...; } > f`, `while ...; done < f`: the redirection applies to every command inside
             head = self.node(body)
             _push_redirs(head, redirs)
@@ -179,13 +214,17 @@ class _Reader:
             return Pipe([head, *tail])
         return Seq([head, *[node for _, node in after]])
 
-    def redirect(self, n: TsNode) -> tuple[Redir, list[tuple[str, Node]]]:
-        """The redirection, plus what tree-sitter hangs after a heredoc start (`<<EOF | sh`)."""
+    def redirect(self, n: TsNode) -> tuple[list[Redir], list[tuple[str, Node]], list[Word]]:
+        """The redirection (and those nested in a heredoc's line: `cat <<EOF > f`), what
+        tree-sitter hangs after a heredoc start (`<<EOF | sh`), and the words after the target,
+        which bash reads as arguments of the command (`rm -rf 2>/dev/null src`)."""
         fd = ""
         op = ""
         target: Word | None = None
         body: str | None = None
         rest: list[tuple[str, Node]] = []
+        nested: list[Redir] = []
+        extra: list[Word] = []
         for c in n.children:
             if c.type == "file_descriptor":
                 fd = _text(c)
@@ -195,6 +234,15 @@ class _Reader:
                 body = _heredoc_text(c)
             elif c.type in ("heredoc_start", "heredoc_end"):
                 continue
+            elif c.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                found, more, words = self.redirect(c)
+                nested.extend(found)
+                rest.extend(more)
+                extra.extend(words)
+            elif c.type == "ERROR":
+                rest.append((";", Opaque(_text(c), "the shell grammar cannot read this")))
+            elif c.type in _WORDISH and (target is not None or n.type == "heredoc_redirect"):
+                extra.append(self.word(c))
             elif n.type == "heredoc_redirect" and c.is_named:
                 rest.append(("|" if c.type == "pipeline" and c.children and c.children[0].type == "|" else ";",
                              self.pipeline_tail(c)))
@@ -202,7 +250,7 @@ class _Reader:
                 target = self.word(c)
         if n.type == "herestring_redirect" and target is not None:
             body = target.value if target.value is not None else None
-        return Redir(op, fd, target, body), rest
+        return [Redir(op, fd, target, body), *nested], rest, extra
 
     def pipeline_tail(self, n: TsNode) -> Node:
         if n.type == "pipeline" and n.children and n.children[0].type == "|":
@@ -222,7 +270,7 @@ class _Reader:
         elif kind == "raw_string":
             parts.append(Part(LIT, _text(n)[1:-1], True))
         elif kind == "ansi_c_string":
-            parts.append(Part(LIT, _ansi_c(_text(n)[2:-1]), True))
+            parts.append(Part(LIT, ansi_c(_text(n)[2:-1]), True))
         elif kind in ("string", "translated_string"):
             inner = [c for c in n.children if c.type not in ('"', "$")]
             if not inner:
@@ -306,13 +354,39 @@ def _unescape_dq(text: str) -> str:
     return _unescape(text, '$`"\\\n')
 
 
-def _ansi_c(text: str) -> str:
+def ansi_c(text: str) -> str:
+    """Bash's $'...' decoding: the letter escapes, octal \\nnn, hex \\xHH, \\uHHHH, \\UHHHHHHHH and
+    control characters \\cX, so that `$'\\x72\\x6d'` is read as the command word `rm`."""
     out, i = [], 0
     while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            out.append(_ESCAPES.get(text[i + 1], "\\" + text[i + 1]))
-            i += 2
-        else:
+        if text[i] != "\\" or i + 1 >= len(text):
             out.append(text[i])
             i += 1
+            continue
+        c = text[i + 1]
+        i += 2
+        if c in _ESCAPES_C:
+            out.append(_ESCAPES_C[c])
+        elif c in "01234567":
+            j = i
+            while j < len(text) and j < i + 2 and text[j] in "01234567":
+                j += 1
+            out.append(chr(int(c + text[i:j], 8) & 0xFF))
+            i = j
+        elif c in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[c]
+            j = i
+            while j < len(text) and j < i + width and text[j] in "0123456789abcdefABCDEF":
+                j += 1
+            if j == i:
+                out.append("\\" + c)
+            else:
+                code = int(text[i:j], 16)
+                out.append(chr(code) if code < 0x110000 else "\ufffd")
+            i = j
+        elif c == "c" and i < len(text):
+            out.append(chr(ord(text[i].upper()) ^ 0x40) if text[i] != "?" else "\x7f")
+            i += 1
+        else:
+            out.append("\\" + c)
     return "".join(out)

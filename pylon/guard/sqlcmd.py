@@ -13,17 +13,24 @@ if TYPE_CHECKING:
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
 
-_DIALECT = {"sqlite3": "sqlite", "psql": "postgres", "mysql": "mysql", "mariadb": "mysql"}
+MAX_SQL = 256 << 10  # sqlglot takes seconds past this; longer SQL is unknown
+_DIALECT = {"sqlite3": "sqlite", "psql": "postgres", "mysql": "mysql", "mariadb": "mysql", "duckdb": "duckdb"}
 # Options that take a value, per client (so the SQL and the database are found after them).
 _TAKES = {
     "sqlite3": {"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache",
                 "-lookaside", "-maxsize"},
     "psql": {"-d", "--dbname", "-h", "--host", "-p", "--port", "-U", "--username", "-v", "--set", "--variable",
              "-o", "--output", "-P", "--pset", "-F", "-R", "-T", "-L", "--log-file"},
+    "duckdb": {"-cmd", "-init", "-separator", "-newline", "-nullvalue"},
     "mysql": {"-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket",
               "--default-character-set"},
 }
-_EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute")}
+_EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute"),
+         "duckdb": ("-c",)}
+# Client meta-commands that run a shell command, read SQL from a file, or overwrite files.
+_META_SHELL = (".shell ", ".system ", "\\! ", "\\!")
+_META_OTHER = (".read", ".restore", ".save", ".backup", ".output", ".once", ".import", ".open", "\\i", "\\ir",
+               "\\o", "\\copy", "\\w", "\\g ")
 
 
 def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
@@ -35,8 +42,15 @@ def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
 
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # its fallback warnings are not for the user
 
-    # client meta-commands (.tables in sqlite3, \dt in psql) are not SQL
+    # client meta-commands (.tables in sqlite3, \dt in psql) are not SQL; the ones that run a shell,
+    # read files or write them are reported (as "META ...") for the caller to judge
+    meta = [line.strip() for line in sql.splitlines() if line.lstrip().startswith((".", "\\"))]
+    risky = ["META " + m for m in meta if m.startswith(_META_SHELL) or m.split(" ")[0] in _META_OTHER]
     text = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith((".", "\\")))
+    if risky:
+        return risky, None
+    if len(text) > MAX_SQL:
+        return [], f"{len(text):,} characters of SQL, more than pylon reads ({MAX_SQL:,})"
     if not text.strip():
         return [], None
     try:
@@ -59,7 +73,9 @@ def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
 def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str,
               upstream: Cmd | None = None) -> None:
     client = "mysql" if name == "mariadb" else name
-    takes = _TAKES[client]
+    if client == "duckdb":
+        client = "sqlite3"  # the same shape: DATABASE [SQL...], a file database inside the checkout
+    takes = _TAKES[name if name == "duckdb" else client]
     sqls: list[Arg] = []
     positional: list[Arg] = []
     i = 1
@@ -87,11 +103,14 @@ def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, wo
     if client == "sqlite3":
         database = positional[0] if positional else None
         sqls.extend(positional[1:])
-    from pylon.guard.words import stdin_text
+    from pylon.guard.stdin import stdin_input
 
-    body = stdin_text(cmd, upstream)
-    if body is not None:
-        sqls.append(type(args[0])(body, False, "<<heredoc"))
+    if not sqls:  # SQL given as arguments (or -c/-e): the client does not read its input then
+        body, why = stdin_input(walk, cmd, upstream, state)
+        if body is not None:
+            sqls.append(type(args[0])(body, False, "(its input)"))
+        elif why:
+            sqls.append(type(args[0])(None, False, f"(its input: {why})"))
     statements: list[str] = []
     for s in sqls:
         if s.text is None:
@@ -103,6 +122,13 @@ def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, wo
         statements.extend(found)
     if not statements:
         return
+    meta = [m[5:] for m in statements if m.startswith("META ")]
+    if meta:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs the client command `{meta[0][:120]}`, which runs a shell or "
+                         "reads or writes files", meta[0][:200], line=cmd.line))
+        statements = [m for m in statements if not m.startswith("META ")]
+        if not statements:
+            return
     said = "; ".join(statements[:3])
     if client == "sqlite3" and database is not None and database.text not in (None, ":memory:", ""):
         destroyed(walk, state, [database], verb=f"runs `{said}` on", words=words, line=cmd.line, recursive=False)

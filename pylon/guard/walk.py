@@ -5,7 +5,7 @@ the judge (rules.judge, given by classify.py) once its words are resolved."""
 from __future__ import annotations
 
 from pylon.guard.context import Context
-from pylon.guard.model import LIT, VAR, Cmd, Loop, Node, Opaque, Pipe, Seq, Sub, Word
+from pylon.guard.model import LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Pipe, Seq, Sub, Word
 from pylon.guard.verdict import UNKNOWN, Finding
 from pylon.guard.words import MAX_EXPANSIONS, Arg, State
 
@@ -40,11 +40,12 @@ class Walk:
             from pylon.guard.shell import parse
 
             self.parser = parse
-        inner = State(state.cwd, state.vars, state.depth + 1)
+        inner = State(state.cwd, state.vars, state.depth + 1, state.aliases)
         self.node(self.parser(text), inner)
         state.cwd = inner.cwd
 
     def node(self, node: Node, state: State, upstream: Cmd | None = None) -> None:
+        check_deadline()
         if isinstance(node, Cmd):
             self.cmd(node, state, upstream)
         elif isinstance(node, Seq):
@@ -95,8 +96,16 @@ class Walk:
                     state.vars.pop(name, None)
             self.judge(self, [], cmd, state, upstream)
             return
+        alias = _alias(cmd, state)
+        if alias is not None:  # an alias defined earlier in the script: its text, then the other words
+            if state.depth > MAX_DEPTH:
+                self.add(Finding(UNKNOWN, "aliases nested too deeply to follow", alias[:200], line=cmd.line))
+                return
+            self.alias(cmd, alias, state, upstream)
+            return
         args: list[Arg] = []
         for word in cmd.words:
+            check_deadline()
             args.extend(self.resolve(word, state))
         argv = [a.raw if a.text is None else a.text for a in args]
         self.commands.append(argv)
@@ -105,6 +114,41 @@ class Walk:
         for finding in self.findings[before:]:
             finding.argv = finding.argv or argv
 
+    def alias(self, cmd: Cmd, text: str, state: State, upstream: Cmd | None) -> None:
+        if self.parser is None:
+            from pylon.guard.shell import parse
+
+            self.parser = parse
+        node = self.parser(text + " " + " ".join(w.raw for w in cmd.words[1:]) if len(cmd.words) > 1 else text)
+        inner = State(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
+                                                               if k != cmd.words[0].value})
+        only = node.items[0] if isinstance(node, Seq) and len(node.items) == 1 else node
+        if isinstance(only, Cmd):  # keep the command's own redirections and assignments
+            only.redirs.extend(cmd.redirs)
+            only.assigns[:0] = cmd.assigns
+            self.cmd(only, inner, upstream)
+        else:
+            self.node(node, inner, upstream)
+        state.cwd = inner.cwd
+
+    def tilde(self, text: str, state: State) -> str | None:
+        """Tilde expansion of a word's unquoted start, as bash does it: `~` and `~/x` the home
+        folder, `~user/x` that user's home (a name no account has stays as written), `~+` the
+        current folder; `~-` (the previous folder) and a home not known here give None."""
+        head, sep, tail = text.partition("/")
+        name = head[1:]
+        if name == "":
+            home: str | None = self.ctx.home or None
+        elif name == "+":
+            home = state.cwd
+        elif name == "-" or not all(c.isalnum() or c in "._-" for c in name):
+            return None if name == "-" else text
+        else:
+            home = _home_of(name)
+            if home is None:
+                return text  # bash leaves `~nosuch` as it is
+        return None if home is None else home + sep + tail
+
     def resolve(self, word: Word, state: State, split: bool = True) -> list[Arg]:
         """Expand the variables the walk knows; anything else leaves the word dynamic."""
         combos = [""]
@@ -112,8 +156,11 @@ class Walk:
         for part in word.parts:
             if part.kind == LIT:
                 text = part.text
-                if not part.quoted and part is word.parts[0] and (text == "~" or text.startswith("~/")):
-                    text = self.ctx.home + text[1:]
+                if not part.quoted and part is word.parts[0] and text.startswith("~"):
+                    tilde = self.tilde(text, state)
+                    if tilde is None:
+                        return [Arg(None, False, word.raw, bare=False)]
+                    text = tilde
                 glob = glob or (not part.quoted and any(c in text for c in "*?[{"))
                 combos = [c + text for c in combos]
             elif part.kind == VAR and (part.text in state.vars or self.ctx.var(part.text) is not None):
@@ -130,6 +177,25 @@ class Walk:
         if not split and len(combos) > 1:
             return [Arg(" ".join(combos), glob, word.raw)]
         return [Arg(c, glob, word.raw) for c in combos]
+
+
+def _alias(cmd: Cmd, state: State) -> str | None:
+    """The alias text when the command word is an unquoted name aliased earlier in the script."""
+    if not state.aliases or not cmd.words:
+        return None
+    first = cmd.words[0]
+    if len(first.parts) != 1 or first.parts[0].kind != LIT or first.parts[0].quoted or "\\" in first.raw:
+        return None
+    return state.aliases.get(first.parts[0].text)
+
+
+def _home_of(user: str) -> str | None:
+    import pwd
+
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except (KeyError, OSError):
+        return None
 
 
 def _last_cmd(node: Node) -> Cmd | None:

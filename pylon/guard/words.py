@@ -24,13 +24,18 @@ class Arg:
 
 
 class State:
-    __slots__ = ("cwd", "vars", "depth")
+    """The walk's state: the folder (None: known only at run time), known variables, nesting depth,
+    and the aliases defined so far: shell aliases by name, git aliases as "git NAME"."""
 
-    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0) -> None:
+    __slots__ = ("cwd", "vars", "depth", "aliases")
+
+    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0,
+                 aliases: dict[str, str] | None = None) -> None:
         self.cwd, self.vars, self.depth = cwd, vars, depth
+        self.aliases: dict[str, str] = {} if aliases is None else aliases
 
     def copy(self) -> State:
-        return State(self.cwd, dict(self.vars), self.depth)
+        return State(self.cwd, dict(self.vars), self.depth, dict(self.aliases))
 
 
 
@@ -44,8 +49,11 @@ def quote(args: list[Arg], limit: int = 8) -> str:
     return " ".join(shown) + (" ..." if len(args) > limit else "")
 
 
+MAX_INPUT = 1 << 20  # a file read as a command's input (SQL, a script) is read up to this size
+
+
 def stdin_text(cmd: Cmd, upstream: Cmd | None) -> str | None:
-    """What the command reads on stdin when that is known: its heredoc, or `cat <<EOF | cmd`."""
+    """What the command reads on stdin when the parse alone tells it: its heredoc, or `cat <<EOF | cmd`."""
     if cmd.stdin_text is not None:
         return cmd.stdin_text
     if upstream is not None and upstream.words and upstream.words[0].value == "cat" and len(upstream.words) == 1:

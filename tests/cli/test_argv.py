@@ -75,11 +75,12 @@ def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, o
             chunks.append((opt, value, option_words(opt, value, draw(st.booleans()) and opt.kind != PAIR)))
     words: list[str] = []
     for arg in command.args:
+        word = st.sampled_from(arg.choices) if arg.choices else WORD
         if arg.count == ONE:
-            got: object = draw(WORD)
+            got: object = draw(word)
             words.append(str(got))
         elif arg.count == OPTIONAL:
-            got = draw(st.one_of(st.none(), WORD))
+            got = draw(st.one_of(st.none(), word))
             words += [str(got)] if got is not None else []
             got = arg.default if got is None else got
         else:

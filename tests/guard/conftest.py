@@ -10,6 +10,8 @@ import pytest
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.txt"
 DCG = Path(__file__).resolve().parent / "corpus" / "dcg.txt"
+ESCAPES = Path(__file__).resolve().parent / "corpus" / "escapes.txt"
+PEERS = Path(__file__).resolve().parent / "corpus" / "peers.txt"
 FILES: dict[str, str] = {
     "src/app.py": "def main():\n    return 1\n",
     "src/util.py": "X = 1\n",
@@ -36,6 +38,8 @@ def entries(path: Path = CORPUS) -> list[tuple[str, str, str]]:
     current: list[str] | None = None
     head = ("", "")
     for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):  # a section heading between entries
+            continue
         if line.startswith("### "):
             if current is not None:
                 out.append((*head, "\n".join(current).strip("\n")))

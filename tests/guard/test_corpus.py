@@ -12,10 +12,12 @@ import pytest
 
 from pylon.guard.classify import classify
 from pylon.guard.context import Context
-from tests.guard.conftest import DCG, entries
+from tests.guard.conftest import DCG, ESCAPES, PEERS, entries
 
 ENTRIES = entries()
 DCG_ENTRIES = entries(DCG)
+ESCAPE_ENTRIES = entries(ESCAPES)
+PEER_ENTRIES = entries(PEERS)
 
 
 def verdict_of(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
@@ -32,8 +34,9 @@ def test_the_corpus_is_large_and_labelled() -> None:
     assert all(source for _, source, _ in ENTRIES) and all(cmd for _, _, cmd in ENTRIES)
 
 
-@pytest.mark.parametrize(("expected", "source", "command"), ENTRIES,
-                         ids=[f"{i:03d}-{v}" for i, (v, _, _) in enumerate(ENTRIES)])
+@pytest.mark.parametrize(("expected", "source", "command"), ENTRIES + ESCAPE_ENTRIES,
+                         ids=[f"{i:03d}-{v}" for i, (v, _, _) in enumerate(ENTRIES)]
+                         + [f"escape-{i:03d}-{v}" for i, (v, _, _) in enumerate(ESCAPE_ENTRIES)])
 def test_corpus_verdict(expected: str, source: str, command: str,
                         corpus_checkout: tuple[Path, dict[str, str]]) -> None:
     got = verdict_of(command, corpus_checkout)
@@ -50,15 +53,32 @@ def test_no_destructive_command_is_safe_and_few_safe_ones_are_flagged(
     assert flagged <= 0.02 * len(safe)
 
 
-@pytest.mark.parametrize(("expected", "source", "command"), DCG_ENTRIES,
-                         ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)])
-def test_dcg_corpus_case_by_case(expected: str, source: str, command: str,
-                                 corpus_checkout: tuple[Path, dict[str, str]]) -> None:
-    """dcg's published corpus: pylon's verdict for each case; differences in kind are documented."""
-    root, env = corpus_checkout
+def _peer_verdict(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
+    """As the peers' own tests assume, /tmp is a temporary folder here."""
+    root, env = checkout
     ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp"])
-    got = classify(command, ctx).verdict
+    return classify(command, ctx).verdict
+
+
+@pytest.mark.parametrize(("expected", "source", "command"), DCG_ENTRIES + PEER_ENTRIES,
+                         ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)]
+                         + [f"peer-{i:03d}-{v}" for i, (v, _, _) in enumerate(PEER_ENTRIES)])
+def test_published_corpora_case_by_case(expected: str, source: str, command: str,
+                                        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    """dcg's, safety-net's and Codex's labelled cases: pylon's verdict for each; a difference in kind
+    (the peer denies or asks what pylon calls safe, or allows what pylon flags) says why."""
+    got = _peer_verdict(command, corpus_checkout)
     assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
-    dcg_denies = source.endswith("(dcg: deny)") or "(dcg: deny) differs:" in source
-    if (got != "safe") != dcg_denies:
-        assert "differs:" in source, f"undocumented difference from dcg: {source}"
+    label = source.split(" differs:")[0].rsplit("(", 1)[1].split(": ")[1].rstrip(")")
+    if (label in ("deny", "ask") and got == "safe") or (label == "allow" and got != "safe"):
+        assert "differs:" in source, f"undocumented difference from the peer: {source}"
+
+
+def test_peer_totals() -> None:
+    """The measured totals of docs/guard.md: deny cases pylon judges safe, allow cases it flags."""
+    denies = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0]]
+    allows = [(v, s) for v, s, _ in PEER_ENTRIES if "allow)" in s.split(" differs:")[0]]
+    missed = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0] and v == "safe"]
+    flagged = [s for v, s in allows if v != "safe"]
+    assert (len(denies), len(allows)) == (221, 159)
+    assert len(missed) == 32 and len(flagged) == 19

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -59,7 +61,57 @@ def test_refusals(make_repo) -> None:  # type: ignore[no-untyped-def]
     (root / ".claude").mkdir()
     (root / ".claude" / "settings.json").write_text("{broken")
     broken = run("pylon", "guard", "install", "claude-code", cwd=root)
-    assert bad.code == 2 and "error[unknown-agent]" in bad.err
+    assert bad.code == 2 and "error[usage]" in bad.err and "AGENT is claude-code or codex" in bad.err
     assert both.code == 2 and "error[usage]" in both.err
     assert broken.code == 2 and "error[agent-settings-invalid]" in broken.err
     assert (root / ".claude" / "settings.json").read_text() == "{broken"
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"hooks": null}', '"hooks" value that is not an object (null)'),
+    ('{"hooks": []}', '"hooks" value that is not an object'),
+    ('{"model": NaN}', "holds NaN, which is not JSON"),
+    ('{"limit": Infinity}', "holds Infinity, which is not JSON"),
+    ('{"hooks": {}, "hooks": {"Stop": []}}', 'repeats the key "hooks"'),
+    ('{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": []}]}}', '"matcher" is not a string'),
+    ('{"hooks": {"PreToolUse": [{"hooks": [null]}]}}', '"hooks" is not a list of handlers'),
+])
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_malformed_settings_are_refused_with_a_code_and_left_untouched(
+        text: str, why: str, command: str, make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo({"a.txt": "a\n"})
+    path = root / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    r = run("pylon", "guard", command, "claude-code", cwd=root)
+    assert r.code == 2 and "error[agent-settings-invalid]" in r.err and why in r.err, r
+    assert "Traceback" not in r.err and path.read_text() == text
+
+
+def test_a_read_only_settings_file_is_refused_and_left_untouched(make_repo) -> None:  # type: ignore[no-untyped-def]
+    root = make_repo({"a.txt": "a\n"})
+    path = root / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": {}}\n')
+    path.chmod(0o444)
+    r = run("pylon", "guard", "install", "codex", cwd=root)
+    assert r.code == 2 and "error[agent-settings-read-only]" in r.err and "chmod u+w" in r.err, r
+    assert path.read_text() == '{"hooks": {}}\n' and (path.stat().st_mode & 0o777) == 0o444
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (the clients' JSON parser)")
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_repo) -> None:  # type: ignore[no-untyped-def]
+    """node's JSON.parse (the parser Claude Code and Codex's npm launcher use) reads the file back
+    to the same value pylon meant, with other keys (unicode, big numbers, nesting) kept."""
+    root = make_repo({"a.txt": "a\n"})
+    path = root / FILES[agent]
+    path.parent.mkdir()
+    other = {**OTHER, "note": "caf\u00e9 \u2603 \"quoted\" \\ back", "n": 12345678901234, "f": 0.5, "e": [], "z": None}
+    path.write_text(json.dumps(other))
+    assert run("pylon", "guard", "install", agent, cwd=root).code == 0
+    parsed = subprocess.run(["node", "-e", "const fs=require('fs');process.stdout.write(JSON.stringify("
+                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))", str(path)],
+                            capture_output=True, text=True, check=True).stdout
+    assert json.loads(parsed) == json.loads(path.read_text())
+    assert json.loads(parsed)["note"] == other["note"] and json.loads(parsed)["n"] == other["n"]

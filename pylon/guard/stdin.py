@@ -1,0 +1,59 @@
+"""What a command reads on its input, when that can be told from the script: a heredoc or
+here-string, `< FILE`, or a simple producer piped into it (`cat FILE`, `echo`, `printf`)."""
+
+from __future__ import annotations
+
+from pylon.guard.words import MAX_INPUT, basename, stdin_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.model import Cmd
+    from pylon.guard.walk import Walk
+    from pylon.guard.words import State
+
+
+def stdin_input(walk: Walk, cmd: Cmd, upstream: Cmd | None, state: State) -> tuple[str | None, str]:
+    """(text, "") when the command's input is known: a heredoc or here-string, `< FILE`, `cat FILE |`,
+    `echo WORDS |`, `printf TEXT |`; (None, why) when it reads input that cannot be told here;
+    (None, "") when nothing is redirected or piped into it (a terminal, or nothing)."""
+    known = stdin_text(cmd, upstream)
+    if known is not None:
+        return known, ""
+    for r in reversed(cmd.redirs):
+        if r.op == "<<<" or (r.op.startswith("<<") and r.body is None):
+            return None, "a here-string known only when it runs"
+        if r.op in ("<", "<>") and r.fd in ("", "0") and r.target is not None:
+            return read_file(walk, r.target.value, state, r.target.raw)
+    if upstream is None:
+        return None, ""
+    words = [w.value for w in upstream.words]
+    name = basename(words[0] or "") if words else ""
+    if name == "cat" and len(words) > 1 and all(w is not None and not w.startswith("-") for w in words[1:]):
+        texts = [read_file(walk, w, state, w or "") for w in words[1:]]
+        if all(t is not None for t, _ in texts):
+            return "".join(t or "" for t, _ in texts), ""
+        return None, next(why for t, why in texts if t is None)
+    if name in ("echo", "printf") and all(w is not None for w in words[1:]):
+        rest = [w or "" for w in words[1:]]
+        if name == "echo":
+            rest = rest[1:] if rest[:1] in (["-n"], ["-e"], ["-E"]) else rest
+            return " ".join(rest) + "\n", ""
+        if rest and "%" not in rest[0]:
+            from pylon.guard.shell import ansi_c
+
+            return ansi_c(rest[0]), ""
+    shown = " ".join((w.raw for w in upstream.words[:4]))
+    return None, f"what `{shown}` writes to it"
+
+
+def read_file(walk: Walk, path: str | None, state: State, raw: str) -> tuple[str | None, str]:
+    if path is None:
+        return None, f"{raw}, a file named only when it runs"
+    try:
+        with open(walk.ctx.absolute(path, state.cwd or walk.ctx.cwd), "rb") as fh:
+            data = fh.read(MAX_INPUT + 1)
+    except OSError:
+        return None, f"{path}, which cannot be read now"
+    if len(data) > MAX_INPUT or b"\0" in data:
+        return None, f"{path}, which is too large or not text"
+    return data.decode("utf-8", "surrogateescape"), ""
