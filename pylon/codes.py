@@ -82,7 +82,8 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
     ('### agent hooks (canon hook, surface)',
      '',
      (
-        ('agent-settings-invalid', 2, "`canon hook install`/`uninstall`: the agent's settings file (`.claude/settings.json`, `.codex/hooks.json`) is not JSON, or its `hooks` are not in the documented shape; the file is left untouched"),
+        ('agent-settings-invalid', 2, "`canon hook install`/`uninstall`, `guard install`/`uninstall`: the agent's settings file (`.claude/settings.json`, `.codex/hooks.json`) is not strict JSON (NaN, Infinity, a key repeated in one object) or its `hooks` are not in the documented shape (`\"hooks\": null`, a handler that is not an object); the file is left untouched"),
+        ('agent-settings-read-only', 2, '`canon hook install`/`uninstall`, `guard install`/`uninstall`: the settings file (or the folder it would go in) is read-only; nothing is written'),
         ('unknown-agent', 2, 'an agent other than `claude-code` or `codex`'),
         ('bad-tool-input', 2, '`canon surface --tool-input`: the text is not JSON'),
      )),
