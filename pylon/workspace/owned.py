@@ -85,6 +85,7 @@ def worktree_root(checkout: Checkout, main_root: str) -> str:
         name = os.path.basename(main_root.rstrip("/")) or "repo"
         root = os.path.join(os.path.abspath(data), "pylon", "worktrees", f"{name}-{digest}")
     real = os.path.realpath(root)
+    _check_root(root, real, bool(explicit))
     for checkout_root in {main_root, checkout.root}:
         inside = os.path.realpath(checkout_root)
         if real == inside or real.startswith(inside.rstrip("/") + "/"):
@@ -97,6 +98,25 @@ def worktree_root(checkout: Checkout, main_root: str) -> str:
                 "Set PYLON_WORKTREE_ROOT to a folder outside the checkout (or unset it).",
             )
     return root
+
+
+def _check_root(root: str, real: str, explicit: bool) -> None:
+    """The root, or the nearest of its folders that exists, must be a folder (`worktree-root-not-folder`)."""
+    probe = real
+    while not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return
+        probe = parent
+    if not os.path.isdir(probe):
+        from pylon.errors import UsageError
+
+        where = "PYLON_WORKTREE_ROOT" if explicit else "The default worktree root"
+        raise UsageError(
+            "worktree-root-not-folder",
+            f"{where} {root} cannot hold worktrees: {probe} is not a folder.",
+            "Point PYLON_WORKTREE_ROOT at a folder (or a path that does not exist yet), or move that file away.",
+        )
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -119,9 +139,22 @@ def write_record(checkout: Checkout, record: dict[str, object]) -> None:
     from pylon.atomic import atomic_write
 
     folder = registry_dir(checkout)
-    os.makedirs(folder, exist_ok=True)
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    atomic_write(os.path.join(folder, f"{record['id']}.json"), text.encode("utf-8"))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        atomic_write(os.path.join(folder, f"{record['id']}.json"), text.encode("utf-8"))
+    except OSError as exc:
+        from pylon.errors import PylonError
+
+        raise PylonError(
+            "registry-unwritable",
+            f"pylon cannot write its registry of owned worktrees in {folder}: {exc.strerror or exc}.",
+            f"Make {folder} a folder pylon can write (move away whatever is there), then run the command again.",
+        ) from None
+
+
+def record_file(checkout: Checkout, worktree_id: str) -> str:
+    return os.path.join(registry_dir(checkout), worktree_id + ".json")
 
 
 def delete_record(checkout: Checkout, worktree_id: str) -> None:
@@ -219,6 +252,66 @@ def same_path(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def ours_admin(checkout: Checkout, admin: str, path: str, reason: str) -> bool:
+    """Is `admin` a git admin folder of this repository whose gitdir names `path` and whose lock
+    holds pylon's reason with the record's token?"""
+    home = os.path.realpath(os.path.join(checkout.common_dir, "worktrees"))
+    gitdir = _read_text(os.path.join(admin, "gitdir"))
+    return (os.path.realpath(os.path.dirname(admin)) == home and gitdir is not None
+            and os.path.realpath(gitdir) == os.path.realpath(os.path.join(path, ".git"))
+            and _read_text(os.path.join(admin, "locked")) == reason)
+
+
+def why_not_ours(checkout: Checkout, record: dict[str, object], path: str | None = None) -> str | None:
+    """Why the folder at the record's path is not, on disk right now, the worktree the record
+    describes (None when it is): its `.git` file must name an admin folder of this repository
+    whose gitdir names the folder back and whose lock carries the record's token. Called by the
+    survey and again at the moment of any removal."""
+    where = path or str(record.get("path") or "")
+    reason = lock_reason(str(record.get("id")), str(record.get("token")))
+    dotgit = os.path.join(where, ".git")
+    if os.path.islink(where) or not os.path.isdir(where):
+        return "its folder is gone" if not os.path.lexists(where) else "its path is not a folder"
+    if os.path.isdir(dotgit) and not os.path.islink(dotgit):
+        return "its folder holds another repository (a .git folder)"
+    if os.path.islink(dotgit) or not os.path.isfile(dotgit):
+        return "its folder has no .git file"
+    admin = admin_dir_of(where)
+    if admin is None:
+        return "its .git file names no git admin folder"
+    if os.path.realpath(os.path.dirname(admin)) != os.path.realpath(os.path.join(checkout.common_dir, "worktrees")):
+        return "its .git file points into another repository"
+    if not ours_admin(checkout, admin, where, reason):
+        return f"its .git file names another worktree ({os.path.basename(admin)}) than the one pylon made"
+    return None
+
+
+def removable(checkout: Checkout, record: dict[str, object], path: str) -> bool:
+    """May a removal delete the folder at `path`? Only when it is proven the record's worktree,
+    or when it is what a killed removal of it left: no `.git` any more, while an admin folder of
+    ours still names it."""
+    if why_not_ours(checkout, record, path) is None:
+        return True
+    if os.path.islink(path) or not os.path.isdir(path) or os.path.lexists(os.path.join(path, ".git")):
+        return False
+    reason = lock_reason(str(record.get("id")), str(record.get("token")))
+    return any(ours_admin(checkout, a, path, reason) for a in admin_dirs_for(checkout, path))
+
+
+def quoted(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
 # -- the survey --------------------------------------------------------------------------------
 
 
@@ -302,7 +395,8 @@ def survey(checkout: Checkout) -> Survey:
     for worktree_id in record_ids(checkout):
         record = read_record(checkout, worktree_id)
         if record is None:
-            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read"})
+            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read",
+                                   "resolve": f"mv {quoted(record_file(checkout, worktree_id))} <elsewhere>"})
             continue
         result.records[worktree_id] = record
         why = check_record(record, worktree_id, result.root)
@@ -313,21 +407,44 @@ def survey(checkout: Checkout) -> Survey:
             claimed.add(os.path.realpath(str(record["path"])))
             continue
         if why is None and entry is None:
+            moved = next((e for e in entries[1:] if e.branch == "refs/heads/" + str(record["branch"]) and not e.prunable),
+                         None)
+            if moved is not None:  # `git worktree move` (or a move and `git worktree repair`) took it
+                claimed.add(os.path.realpath(moved.path))
+                result.foreign.append({
+                    "id": worktree_id, "path": moved.path, "why": f"git moved it away from {record['path']}",
+                    "resolve": f"git worktree move --force --force {quoted(moved.path)} {quoted(str(record['path']))}"})
+                continue
             result.stale[worktree_id] = record  # git lost it (folder and admin entry gone): a leftover
             claimed.add(os.path.realpath(str(record["path"])))
             continue
+        resolve = ""
         if why is None and entry is not None:
-            if entry.branch != "refs/heads/" + str(record["branch"]):
+            path, reason = str(record["path"]), lock_reason(worktree_id, str(record["token"]))
+            admin = admin_dir_of(path) if not entry.prunable else None
+            if admin is not None and record.get("admin") and os.path.basename(admin) != record.get("admin"):
+                why = f"another worktree ({os.path.basename(admin)}) now sits at its path"
+                resolve = f"git worktree move {quoted(path)} <elsewhere> && pylon ws prune"
+            elif entry.branch != "refs/heads/" + str(record["branch"]):
                 why = "it is not on its branch pylon-session-<id> any more"
-            elif entry.locked != lock_reason(worktree_id, str(record["token"])):
+                resolve = f"git -C {quoted(path)} switch {record['branch']}"
+            elif entry.locked != reason:
                 why = "it is not locked with pylon's reason"
+                resolve = (f"git worktree unlock {quoted(path)} && " if entry.locked is not None else "") + \
+                    f"git worktree lock --reason {quoted(reason)} {quoted(path)}"
+            elif os.path.lexists(path) and not entry.prunable:
+                found = why_not_ours(checkout, record)
+                if found is not None:
+                    why = f"what is at its path is not the worktree pylon made: {found}"
+                    resolve = f"mv {quoted(path)} <elsewhere> && pylon ws prune"
         if why is None and entry is not None:
             result.owned[worktree_id] = Owned(record, entry)
             claimed.add(os.path.realpath(entry.path))
             continue
         if entry is not None:
             claimed.add(os.path.realpath(entry.path))
-        result.foreign.append({"id": worktree_id, "path": str(record.get("path") or ""), "why": why or "unknown"})
+        item = {"id": worktree_id, "path": str(record.get("path") or ""), "why": why or "unknown"}
+        result.foreign.append(dict(item, resolve=resolve) if resolve else item)
     for real, entry in by_path.items():
         if real not in claimed:
             result.foreign.append({"id": "", "path": entry.path, "why": "not created by pylon"})

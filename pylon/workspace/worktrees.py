@@ -173,6 +173,12 @@ def _create(
     if wid in info.records or owned.read_record(checkout, wid) is not None:
         raise PylonError("worktree-exists", f"An owned worktree named {wid!r} is already registered.",
                          f"Pick another id, or remove it first: pylon ws rm {wid}")
+    if os.path.lexists(owned.record_file(checkout, wid)):
+        raise PylonError("registry-record-unreadable",
+                         f"The registry record {owned.record_file(checkout, wid)} of {wid!r} cannot be read (half-written "
+                         "or edited); pylon never writes over it.",
+                         f"Pick another id, or look at it and move it away: mv {owned.quoted(owned.record_file(checkout, wid))} "
+                         "<elsewhere>")
     if os.path.lexists(path):
         raise PylonError("path-taken", f"{path} already exists; pylon never creates a worktree over it.",
                          "Pick another id, or move that folder away.")
