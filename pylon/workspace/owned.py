@@ -20,6 +20,10 @@ import os
 from pylon.workspace import git
 from pylon.workspace.repo import Checkout
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.locks import file_lock
+
 REGISTRY_VERSION = 1
 BRANCH_PREFIX = "pylon-session-"
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -69,6 +73,14 @@ def registry_dir(checkout: Checkout) -> str:
 def lock_path(checkout: Checkout) -> str:
     """Serialises `new`, `rm` and `prune` of one repository (config.lock/index.lock races)."""
     return os.path.join(checkout.common_dir, "pylon", "owned.lock")
+
+
+def owned_lock(checkout: Checkout, timeout: float = 60.0) -> file_lock:
+    """The lock of lock_path(), announced (a waiter says who holds it); PYLON_WS_LOCK_TIMEOUT bounds it."""
+    from pylon.locks import file_lock
+    from pylon.workspace.oplog import lock_timeout
+
+    return file_lock(lock_path(checkout), timeout=lock_timeout(timeout), what="owned worktrees", announce=True)
 
 
 def worktree_root(checkout: Checkout, main_root: str) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, owned, rm_undo
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
@@ -69,7 +68,7 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
 
 
 def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool) -> dict[str, object]:
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         found = info.get(worktree_id)
         main = info.main_root  # git runs from the main checkout: the current folder may be the one removed
@@ -138,7 +137,7 @@ def prune(checkout: Checkout, *, dry_run: bool = False) -> dict[str, object]:
     bound to a record of ours (moved, relocked, another folder at the path) are reported with
     the command that resolves them."""
     actions: list[dict[str, object]] = []
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         leftovers = [(wid, rec, "interrupted-new") for wid, rec in info.pending.items()]
         leftovers += [(wid, rec, "worktree-gone") for wid, rec in info.stale.items()]

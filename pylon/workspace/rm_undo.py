@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, oplog, owned
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
@@ -133,10 +132,11 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
             details={"branch": branch, "now": now, "expected": tip},
         )
     path = str(d["path"])
-    if op.status != "done" and os.path.lexists(path) and not owned.removable(checkout, dict(d["record"]), path):
+    record = d["record"] if isinstance(d.get("record"), dict) else {}
+    if op.status != "done" and os.path.lexists(path) and not owned.removable(checkout, record, path):  # type: ignore[arg-type]
         raise PylonError(
             "path-taken",
-            f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, dict(d['record']), path)}), so "
+            f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "  # type: ignore[arg-type]
             f"pylon cannot bring worktree {d['id']} back there; it was left alone. Nothing was changed.",
             f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again; or complete the "
             "removal without touching it: `pylon ws undo --finish`.")
@@ -169,7 +169,7 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     wid, path, branch, tip = str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"])
     record = dict(d["record"])
     reason = owned.lock_reason(wid, str(record["token"]))
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         if not _intact(checkout, wid, path, record):
             _clear_remnants(checkout, path, record)
             if os.path.lexists(path):
@@ -216,7 +216,7 @@ def finish_op(checkout: Checkout, op: oplog.Op) -> None:
 
     d = cast("RmData", op.data)  # an rm op: log_intent wrote its data
     record = dict(d["record"])
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         main = owned.survey(checkout).main_root
         remove_steps(checkout, main, str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"]), record,
                      keep_branch=bool(d.get("keep_branch")))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, owned
 from pylon.workspace.commits import IDENT, iso, update_refs
 from pylon.workspace.refs import session_baseline_ref
@@ -137,7 +136,12 @@ def new(
 ) -> dict[str, object]:
     if worktree_id is not None:
         owned.check_id(worktree_id)
-    with file_lock(owned.lock_path(checkout), timeout=LOCK_TIMEOUT, what="owned worktrees"):
+    from pylon.workspace import oplog
+
+    # under the op lock: the checkout is not half-way through a move, undo or restore while its
+    # state becomes the baseline, and an interrupted op refuses (`op-interrupted`) until settled
+    with oplog.op_lock(checkout), owned.owned_lock(checkout, LOCK_TIMEOUT):
+        oplog.check_clear(checkout)
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
         result = _create(checkout, info, wid, from_rev, clean, copy or [], progress)
