@@ -211,7 +211,11 @@ def interrupted(checkout: Checkout) -> Op | None:
 
 
 def check_clear(checkout: Checkout) -> None:
-    """Refuse a new op while an interrupted one waits (call it under op_lock)."""
+    """Refuse a new op while an interrupted one waits (call it under op_lock). Temp files and locks
+    of killed pylons are removed first (leftovers.py)."""
+    from pylon.workspace.leftovers import sweep
+
+    sweep(checkout)
     for op in entries(checkout, limit=50):
         if op.status in OPEN:
             from pylon.errors import PylonError
