@@ -22,6 +22,7 @@ from pylon.workspace.proof import admin_dir_of as admin_dir_of
 from pylon.workspace.proof import admin_dirs_for as admin_dirs_for
 from pylon.workspace.proof import git_worktrees as git_worktrees
 from pylon.workspace.proof import lock_reason as lock_reason
+from pylon.workspace.proof import named_by as named_by
 from pylon.workspace.proof import ours_admin as ours_admin
 from pylon.workspace.proof import quoted as quoted
 from pylon.workspace.proof import removable as removable
@@ -299,7 +300,11 @@ def survey(checkout: Checkout) -> Survey:
             admin = admin_dir_of(path) if not entry.prunable else None
             if admin is not None and record.get("admin") and os.path.basename(admin) != record.get("admin"):
                 why = f"another worktree ({os.path.basename(admin)}) now sits at its path"
-                resolve = f"git worktree move {quoted(path)} <elsewhere> && pylon ws prune"
+                home = named_by(admin)  # where that worktree's own registration says it lives
+                if home is not None and not same_path(os.path.dirname(home), path):
+                    resolve = f"mv {quoted(path)} {quoted(os.path.dirname(home))} && pylon ws prune"
+                else:
+                    resolve = f"git worktree move {quoted(path)} <elsewhere> && pylon ws prune"
             elif entry.branch != "refs/heads/" + str(record["branch"]):
                 why = "it is not on its branch pylon-session-<id> any more"
                 resolve = f"git -C {quoted(path)} switch {record['branch']}"

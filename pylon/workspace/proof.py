@@ -76,22 +76,29 @@ def admin_dir_of(path: str) -> str | None:
     return os.path.normpath(os.path.join(path, text[len("gitdir:") :].strip()))
 
 
+def named_by(admin: str) -> str | None:
+    """The `.git` file an admin folder's `gitdir` names, absolute (git may write it relative to the
+    admin folder: `worktree.useRelativePaths`)."""
+    text = _read_text(os.path.join(admin, "gitdir"))
+    if not text:
+        return None
+    return os.path.normpath(os.path.join(admin, text))
+
+
 def admin_dirs_for(checkout: Checkout, path: str) -> list[str]:
     """Admin folders whose `gitdir` file names `path` (the folder itself may be gone)."""
     base = os.path.join(checkout.common_dir, "worktrees")
     target = os.path.normpath(os.path.join(path, ".git"))
+    real = os.path.realpath(target)
     found = []
     try:
         names = os.listdir(base)
     except OSError:
         return []
     for name in names:
-        try:
-            with open(os.path.join(base, name, "gitdir"), encoding="utf-8") as fh:
-                if os.path.normpath(fh.read().strip()) == target:
-                    found.append(os.path.join(base, name))
-        except (OSError, UnicodeDecodeError):
-            continue
+        named = named_by(os.path.join(base, name))
+        if named is not None and (named == target or os.path.realpath(named) == real):
+            found.append(os.path.join(base, name))
     return found
 
 
@@ -111,7 +118,7 @@ def ours_admin(checkout: Checkout, admin: str, path: str, reason: str) -> bool:
     """Is `admin` a git admin folder of this repository whose gitdir names `path` and whose lock
     holds pylon's reason with the record's token?"""
     home = os.path.realpath(os.path.join(checkout.common_dir, "worktrees"))
-    gitdir = _read_text(os.path.join(admin, "gitdir"))
+    gitdir = named_by(admin)
     return (os.path.realpath(os.path.dirname(admin)) == home and gitdir is not None
             and os.path.realpath(gitdir) == os.path.realpath(os.path.join(path, ".git"))
             and _read_text(os.path.join(admin, "locked")) == reason)
