@@ -79,21 +79,22 @@ def test_every_op_sweeps_before_it_begins(make_repo) -> None:  # type: ignore[no
     assert not leftover.exists()
 
 
-def kill_rounds(repo: Path, kills: int, seed: int) -> int:
-    """SIGKILL `ws restore` / `ws undo` at random moments; settle each interrupted op; returns how
-    many kills landed inside a command."""
+def kill_rounds(repo: Path, kills: int, seed: int) -> tuple[int, int]:
+    """SIGKILL `ws restore` at random moments; settle each interrupted op; returns how many kills
+    landed inside the command and how many temp files they left (each removed by the next `ws status`)."""
     rng = random.Random(seed)
-    landed = 0
+    landed = left = 0
     for n in range(kills):
         for i in range(0, 400, 7):
             (repo / f"d{i % 5}" / f"f{i}.txt").write_text(f"round {n}\n" * 40)
         code, _ = killed(["ws", "restore", "start"], repo, rng.uniform(0.05, 0.6))
         landed += code is None
+        left += len([n for n in pylon_names(repo) if "tmp" in n or "index-" in n])
         status = pylon("ws", "status", "--json", cwd=repo).json()
         if status["interrupted"]:
             settle = ["ws", "undo", "--finish"] if rng.random() < 0.5 else ["ws", "undo"]
             assert pylon(*settle, cwd=repo).code == 0
-    return landed
+    return landed, left
 
 
 def pylon_names(repo: Path) -> list[str]:
@@ -114,7 +115,8 @@ def _scene(make_repo) -> Path:  # type: ignore[no-untyped-def]
 def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = _scene(make_repo)
     kills = int(os.environ.get("PYLON_LEFTOVER_KILLS", "12"))
-    kill_rounds(repo, kills, seed=6)
+    landed, left = kill_rounds(repo, kills, seed=6)
+    assert landed > 0, (landed, left)
     assert pylon("ws", "status", "--json", cwd=repo).json()["leftovers"]["kept"] == []
     assert [n for n in pylon_names(repo) if "index" in n or "tmp" in n] == []
 
@@ -122,8 +124,8 @@ def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> Non
 @pytest.mark.slow
 def test_after_150_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = _scene(make_repo)
-    landed = kill_rounds(repo, 150, seed=150)
-    assert landed > 0
+    landed, left = kill_rounds(repo, 150, seed=150)
+    assert landed > 0 and left > 0, (landed, left)  # kills landed inside writes and left temp files
     assert pylon("ws", "status", "--json", cwd=repo).json()["leftovers"]["kept"] == []
     assert [n for n in pylon_names(repo) if "index" in n or "tmp" in n] == []
     commit_all(repo, "still a repository")
