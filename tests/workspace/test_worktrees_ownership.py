@@ -108,6 +108,8 @@ def test_an_unlocked_or_relocked_owned_worktree_is_reported_with_the_command_tha
     assert listed(repo) == []
     item = unresolved(repo)["a"]
     assert "locked" in item["why"] and "git worktree lock --reason" in item["resolve"]
+    text = pylon("ws", "prune", cwd=repo).out
+    assert "left alone: a: it is not locked with pylon's reason" in text and f"resolve: {item['resolve']}" in text
     assert a.is_dir() and "pylon-session-a" in branches(repo)
     git(repo, "worktree", "lock", "--reason", "mine now", str(a))
     item = unresolved(repo)["a"]
