@@ -166,14 +166,16 @@ def one_round(make_repo, tmp_path: Path, seed: int, count: int) -> tuple[int, in
 
 
 def test_conflict_forecast_matches_git_merge_tree(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    checked, conflicting = one_round(make_repo, tmp_path, seed=23, count=25)
-    assert checked == 325 and 0 < conflicting < checked  # both verdicts occur
+    """The default tier's round: 16 worktrees, 136 pairs (about 10 s alone)."""
+    checked, conflicting = one_round(make_repo, tmp_path, seed=23, count=16)
+    assert checked == 136 and 0 < conflicting < checked  # both verdicts occur
 
 
 @pytest.mark.slow
 def test_conflict_forecast_matches_git_merge_tree_at_scale(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """More rounds of the same (`PYLON_CONFLICT_PAIRS`, default 1,300 pairs: 4 rounds of 325)."""
-    wanted = int(os.environ.get("PYLON_CONFLICT_PAIRS", "1300"))
+    """Rounds of 25 worktrees (325 pairs each) until `PYLON_CONFLICT_PAIRS` pairs are checked
+    (default 325: the issue's 300 and more; the CI tier may ask for thousands)."""
+    wanted = int(os.environ.get("PYLON_CONFLICT_PAIRS", "325"))
     seed, checked = 1000, 0
     while checked < wanted:
         seed += 1
