@@ -3,7 +3,8 @@ holds, and a path's exact bytes come back from its `_b64` companion (a property 
 
 The walk: two owned worktrees add the same random byte name with different content (a conflict
 that names it), the checkout adds another; then conflicts, list, apply, changes, status, move and
-its undo, the refusal of `rm` (its details list the path), `rm --force`, undo, redo-free prune.
+its undo, the refusal of `rm` (its details list the path), `rm --force`, undo, prune. Three
+random name pairs by default (each walk is 14 commands); `PYLON_JSON_EXAMPLES` asks for more.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def byte_paths(doc: object) -> set[bytes]:
     return found
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES", "3")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ours=names, mine=names)
 def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo, ours: bytes, mine: bytes) -> None:  # type: ignore[no-untyped-def]
     if ours == mine:
