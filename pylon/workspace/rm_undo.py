@@ -132,11 +132,12 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
             details={"branch": branch, "now": now, "expected": tip},
         )
     path = str(d["path"])
-    record = d["record"] if isinstance(d.get("record"), dict) else {}
-    if op.status != "done" and os.path.lexists(path) and not owned.removable(checkout, record, path):  # type: ignore[arg-type]
+    found = d.get("record")
+    record: dict[str, object] = found if isinstance(found, dict) else {}
+    if op.status != "done" and os.path.lexists(path) and not owned.removable(checkout, record, path):
         raise PylonError(
             "path-taken",
-            f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "  # type: ignore[arg-type]
+            f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "
             f"pylon cannot bring worktree {d['id']} back there; it was left alone. Nothing was changed.",
             f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again; or complete the "
             "removal without touching it: `pylon ws undo --finish`.")

@@ -58,7 +58,8 @@ def byte_paths(doc: object) -> set[bytes]:
     return found
 
 
-@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES", "3")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES", "3")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ours=names, mine=names)
 def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo, ours: bytes, mine: bytes) -> None:  # type: ignore[no-untyped-def]
     if ours == mine:
