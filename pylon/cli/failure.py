@@ -31,11 +31,26 @@ def wants_json(argv: Sequence[str]) -> bool:
     return any(a == "--format" and b == "json" for a, b in zip(args, args[1:]))
 
 
+def _utf8(value: object) -> bool:
+    """Does every string in `value` (nested lists and dicts) encode as strict UTF-8?"""
+    if isinstance(value, str):
+        return value.isascii() or not any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+    if isinstance(value, dict):
+        return all(_utf8(k) and _utf8(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(_utf8(v) for v in value)
+    return True
+
+
 def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: bool,
          extra: dict[str, Any] | None = None) -> int:
     if json_mode:
         body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
         body.update(extra or {})
+        if not _utf8(body):  # a path that is not UTF-8 in the details: the ws documents' lossless form
+            from pylon.workspace.jsonbytes import safe
+
+            body = safe(body)  # type: ignore[assignment]  # safe() keeps a dict a dict
         # A stream's lines all have one shape, its failure too: {"ok": false, "event": "error", ...}.
         output.emit_json({"ok": False, "event": "error", "error": body} if output.streaming() else
                          {"ok": False, "error": body})

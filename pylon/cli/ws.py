@@ -115,6 +115,10 @@ def status(args: JsonArgs) -> int:
     worktrees = result["worktrees"]
     lines.append(f"owned worktrees: {len(worktrees) if isinstance(worktrees, list) else 0}")
     lines += _op_lines(result)
+    leftovers = result.get("leftovers")
+    kept = leftovers.get("kept") if isinstance(leftovers, dict) else None
+    for item in kept if isinstance(kept, list) else []:
+        lines.append(f"leftover: {item['path']}: {item['why']} (`{item['fix']}`)")
     out("\n".join(lines) + "\n")
     print_notes(result["notes"])
     return 0

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pylon.cli.output import err as note
-from pylon.cli.output import ok_json as emit
 from pylon.cli.output import out
-from pylon.cli.ws_render import show_path
+from pylon.cli.ws_render import emit, show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:

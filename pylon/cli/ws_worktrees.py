@@ -10,9 +10,8 @@ import sys
 
 from pylon.cli import ws_worktrees_render as render
 from pylon.cli.output import err as note
-from pylon.cli.output import ok_json as emit
 from pylon.cli.output import out
-from pylon.cli.ws_render import print_notes
+from pylon.cli.ws_render import emit, print_notes
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:

@@ -60,6 +60,9 @@ def prune_lines(result: dict[str, Any]) -> str:
         lines.append("nothing to prune")
     if result["foreign"]:
         lines.append(f"{result['foreign']} foreign worktree(s) or folder(s) left alone")
+    for item in result.get("unresolved") or []:
+        name = item["id"] or show_path(item["path"])
+        lines.append(f"left alone: {name}: {item['why']}" + (f"\n  resolve: {item['resolve']}" if item["resolve"] else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -138,12 +138,9 @@ def parse_state(raw: bytes, commit: str) -> State:
 
 def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str:
     """base_tree plus `files` (root-relative) read from disk byte for byte, in a throw-away index."""
-    import tempfile
+    from pylon.workspace.leftovers import temp_name
 
-    folder = checkout.pylon_dir()
-    fd, index = tempfile.mkstemp(prefix="tree-index.", dir=folder)
-    os.close(fd)
-    os.unlink(index)
+    index = os.path.join(checkout.pylon_dir(), temp_name("tree-index", rand=True))  # owner in its name
     env = {"GIT_INDEX_FILE": index}
     try:
         git.run(["read-tree", base_tree], cwd=checkout.root, env=env)

@@ -10,8 +10,11 @@ the baseline) does not count as a change on both sides.
 
 The merge is `git merge-tree --write-tree` (git >= 2.38): it writes objects only (trees and blobs
 in the object store, no ref, no index, no file). A pair is merged only when its two change sets
-(paths changed since each side's base) share a path or one is a folder of the other, or when the
-two sessions started from different baselines; other pairs cannot conflict and are skipped.
+(paths changed since each side's base) share a path, or one side's file is a folder of the other
+side's (in either direction: file `clash` against `clash/x`), or one side removed a path from a
+folder the other side adds to (git's directory-rename detection may move the addition and report
+a conflict), or when the two sessions started from different baselines; other pairs cannot
+conflict and are skipped (tests/workspace/test_conflicts_differential.py checks this against git).
 Pairs that change the same files and merge cleanly are "touching", not conflicts.
 """
 
@@ -86,21 +89,41 @@ class Party:
     def __init__(self, worktree_id: str | None, side: Side, baseline: str, apply_base: str | None = None) -> None:
         self.id, self.side, self.baseline = worktree_id, side, baseline
         self.apply_base = apply_base  # against the checkout: the base `ws apply` would use (applied.py)
-        self.changed: set[str] = set()  # paths changed since the baseline (compare fills it unless known)
+        # (status, path) changed since the baseline, as tree_diffs gives them (compare fills it unless known)
+        self.changed: list[tuple[str, str]] = []
         self.known = False
 
 
+def _folders(path: str) -> list[str]:
+    """The folders `path` lies in, outermost first (`a/b/c` -> `a`, `a/b`)."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
 def touching(a: set[str], b: set[str]) -> list[str]:
-    """Paths changed on both sides, and paths where one side's file is the other side's folder."""
+    """Paths changed on both sides, and paths where one side's file is the other side's folder
+    (looked up from both sides: either may hold the file)."""
     both = a & b
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    for path in small:
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            if "/".join(parts[:i]) in large:
-                both.add(path)
-                both.add("/".join(parts[:i]))
+    for one, other in ((a, b), (b, a)):
+        for path in one:
+            for folder in _folders(path):
+                if folder in other:
+                    both.add(path)
+                    both.add(folder)
     return sorted(both)
+
+
+def _moved_into(gone: list[tuple[str, str]], added: list[tuple[str, str]]) -> bool:
+    """Does one side remove a path from a folder the other side adds to? Then git's directory
+    rename detection may move that addition after the removed files (a `file location` conflict)."""
+    folders = {f for status, path in gone if status == "D" for f in _folders(path)}
+    return bool(folders) and any(f in folders for status, path in added if status == "A" for f in _folders(path))
+
+
+def relation(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> tuple[list[str], bool]:
+    """(the touching paths, whether a merge could conflict) of two change sets [(status, path)]."""
+    touched = touching({p for _, p in a}, {p for _, p in b})
+    return touched, bool(touched) or _moved_into(a, b) or _moved_into(b, a)
 
 
 def merge(checkout: Checkout, ours: str, theirs: str) -> list[ConflictFile]:
@@ -181,8 +204,8 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Com
     jobs: list[tuple[Party, Party | None, str, str, list[str], bool]] = []
     for i, one in enumerate(parties):
         for two in parties[i + 1 :]:
-            touched = touching(one.changed, two.changed)
-            must = bool(touched) or one.baseline != two.baseline
+            touched, could = relation(one.changed, two.changed)
+            must = could or one.baseline != two.baseline
             jobs.append((one, two, str(one.side.state.commit), str(two.side.state.commit), touched, must))
     if main is not None:
         jobs.extend(_against_main(checkout, parties, main))
@@ -212,7 +235,7 @@ def _change_sets(checkout: Checkout, parties: list[Party]) -> None:
     trees = peel_trees(checkout, [p.baseline for p in parties])
     diffs = tree_diffs(checkout, [(t, p.side.state.worktree) for p, t in zip(parties, trees)])
     for party, diff in zip(parties, diffs):
-        party.changed, party.known = {path for _, path in diff}, True
+        party.changed, party.known = diff, True
 
 
 MainJob = tuple[Party, None, str, str, list[str], bool]  # the pair with the checkout, as compare() lists pairs
@@ -232,10 +255,10 @@ def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list
             pairs.append((base_tree, party.side.state.worktree))
     diffs = iter(tree_diffs(checkout, pairs))
 
-    def job(item: tuple[Party, str, set[str], set[str]]) -> MainJob:
+    def job(item: tuple[Party, str, list[tuple[str, str]], list[tuple[str, str]]]) -> MainJob:
         party, base, since, changed = item
-        touched = touching(since, changed)
-        if not touched:
+        touched, could = relation(since, changed)
+        if not could:
             return party, None, "", "", [], False
         ours = str(party.side.state.commit)
         if base != party.baseline:
@@ -244,8 +267,8 @@ def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list
 
     items = []
     for party, base in zip(parties, bases):
-        changed = {path for _, path in next(diffs)}
-        since = party.changed if base == party.baseline else {path for _, path in next(diffs)}
+        changed = next(diffs)
+        since = party.changed if base == party.baseline else next(diffs)
         items.append((party, base, since, changed))
     return parallel(items, job)
 

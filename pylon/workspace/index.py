@@ -127,7 +127,9 @@ def copy_index(src: str, dst: str) -> list[int] | None:
     The source is read through one descriptor, so a concurrent `git commit` replacing it (git
     writes index.lock and renames) gives us either the old or the new file, never a mix.
     """
-    tmp = f"{dst}.{os.getpid()}.tmp"
+    from pylon.workspace.leftovers import tag
+
+    tmp = f"{dst}.tmp-{tag()}"  # its owner in its name (leftovers.py)
     try:
         src_fd = os.open(src, os.O_RDONLY)
     except FileNotFoundError:
@@ -184,7 +186,9 @@ class PrivateIndex:
             os.close(self.lock_fd)
             self.lock_fd = -1
             self.persistent = False
-            self.path = os.path.join(self.dir, f"index-{os.getpid()}-{os.urandom(3).hex()}")
+            from pylon.workspace.leftovers import temp_name
+
+            self.path = os.path.join(self.dir, temp_name("index", rand=True))
 
     def close(self) -> None:
         if not self.persistent:

@@ -116,9 +116,20 @@ def lock_path(checkout: Checkout) -> str:
     return os.path.join(checkout.common_dir, "pylon", "ops.lock")
 
 
+def lock_timeout(default: float = LOCK_TIMEOUT) -> float:
+    """How long a ws command waits for the op log (or the owned-worktree lock): `PYLON_WS_LOCK_TIMEOUT`
+    seconds when set, else `default`."""
+    try:
+        return max(0.0, float(os.environ.get("PYLON_WS_LOCK_TIMEOUT") or default))
+    except ValueError:
+        return default
+
+
 def op_lock(checkout: Checkout) -> file_lock:
-    """Serialises every mutating op of the repository (all worktrees share the log)."""
-    return file_lock(lock_path(checkout), timeout=LOCK_TIMEOUT, what="the op log")
+    """Serialises every mutating op of the repository (all worktrees share the log). A waiter says
+    on stderr who holds it (the holder's pid, command, op id, since when) and gives up after
+    lock_timeout() seconds with `lock-timeout`."""
+    return file_lock(lock_path(checkout), timeout=lock_timeout(), what="the op log", announce=True)
 
 
 def lock_held(checkout: Checkout) -> bool:
@@ -200,7 +211,11 @@ def interrupted(checkout: Checkout) -> Op | None:
 
 
 def check_clear(checkout: Checkout) -> None:
-    """Refuse a new op while an interrupted one waits (call it under op_lock)."""
+    """Refuse a new op while an interrupted one waits (call it under op_lock). Temp files and locks
+    of killed pylons are removed first (leftovers.py)."""
+    from pylon.workspace.leftovers import sweep
+
+    sweep(checkout)
     for op in entries(checkout, limit=50):
         if op.status in OPEN:
             from pylon.errors import PylonError
@@ -227,6 +242,9 @@ def begin(
         "module": module, "command": command, "pid": os.getpid(),
     }
     commit = _write(checkout, seq, record, None)
+    from pylon.locks import annotate
+
+    annotate(lock_path(checkout), op=seq)  # a waiter's notice names the op
     return Op(seq, commit, record)
 
 

@@ -17,8 +17,22 @@ from __future__ import annotations
 
 import os
 
-from pylon.workspace import git
+from pylon.workspace.proof import GitWorktree as GitWorktree
+from pylon.workspace.proof import admin_dir_of as admin_dir_of
+from pylon.workspace.proof import admin_dirs_for as admin_dirs_for
+from pylon.workspace.proof import git_worktrees as git_worktrees
+from pylon.workspace.proof import lock_reason as lock_reason
+from pylon.workspace.proof import named_by as named_by
+from pylon.workspace.proof import ours_admin as ours_admin
+from pylon.workspace.proof import quoted as quoted
+from pylon.workspace.proof import removable as removable
+from pylon.workspace.proof import same_path as same_path
+from pylon.workspace.proof import why_not_ours as why_not_ours
 from pylon.workspace.repo import Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.locks import file_lock
 
 REGISTRY_VERSION = 1
 BRANCH_PREFIX = "pylon-session-"
@@ -56,12 +70,6 @@ def branch_of(worktree_id: str) -> str:
     return BRANCH_PREFIX + worktree_id
 
 
-def lock_reason(worktree_id: str, token: str) -> str:
-    """The lock reason names pylon (so `git worktree list` tells a person who holds it) and carries
-    the record's token (so a lock copied by hand onto another worktree does not pass)."""
-    return f"pylon owned worktree {worktree_id} [{token}]; remove it with `pylon ws rm {worktree_id}`"
-
-
 def registry_dir(checkout: Checkout) -> str:
     return os.path.join(checkout.common_dir, "pylon", "owned")
 
@@ -69,6 +77,14 @@ def registry_dir(checkout: Checkout) -> str:
 def lock_path(checkout: Checkout) -> str:
     """Serialises `new`, `rm` and `prune` of one repository (config.lock/index.lock races)."""
     return os.path.join(checkout.common_dir, "pylon", "owned.lock")
+
+
+def owned_lock(checkout: Checkout, timeout: float = 60.0) -> file_lock:
+    """The lock of lock_path(), announced (a waiter says who holds it); PYLON_WS_LOCK_TIMEOUT bounds it."""
+    from pylon.locks import file_lock
+    from pylon.workspace.oplog import lock_timeout
+
+    return file_lock(lock_path(checkout), timeout=lock_timeout(timeout), what="owned worktrees", announce=True)
 
 
 def worktree_root(checkout: Checkout, main_root: str) -> str:
@@ -85,6 +101,7 @@ def worktree_root(checkout: Checkout, main_root: str) -> str:
         name = os.path.basename(main_root.rstrip("/")) or "repo"
         root = os.path.join(os.path.abspath(data), "pylon", "worktrees", f"{name}-{digest}")
     real = os.path.realpath(root)
+    _check_root(root, real, bool(explicit))
     for checkout_root in {main_root, checkout.root}:
         inside = os.path.realpath(checkout_root)
         if real == inside or real.startswith(inside.rstrip("/") + "/"):
@@ -97,6 +114,25 @@ def worktree_root(checkout: Checkout, main_root: str) -> str:
                 "Set PYLON_WORKTREE_ROOT to a folder outside the checkout (or unset it).",
             )
     return root
+
+
+def _check_root(root: str, real: str, explicit: bool) -> None:
+    """The root, or the nearest of its folders that exists, must be a folder (`worktree-root-not-folder`)."""
+    probe = real
+    while not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return
+        probe = parent
+    if not os.path.isdir(probe):
+        from pylon.errors import UsageError
+
+        where = "PYLON_WORKTREE_ROOT" if explicit else "The default worktree root"
+        raise UsageError(
+            "worktree-root-not-folder",
+            f"{where} {root} cannot hold worktrees: {probe} is not a folder.",
+            "Point PYLON_WORKTREE_ROOT at a folder (or a path that does not exist yet), or move that file away.",
+        )
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -119,9 +155,22 @@ def write_record(checkout: Checkout, record: dict[str, object]) -> None:
     from pylon.atomic import atomic_write
 
     folder = registry_dir(checkout)
-    os.makedirs(folder, exist_ok=True)
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    atomic_write(os.path.join(folder, f"{record['id']}.json"), text.encode("utf-8"))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        atomic_write(os.path.join(folder, f"{record['id']}.json"), text.encode("utf-8"))
+    except OSError as exc:
+        from pylon.errors import PylonError
+
+        raise PylonError(
+            "registry-unwritable",
+            f"pylon cannot write its registry of owned worktrees in {folder}: {exc.strerror or exc}.",
+            f"Make {folder} a folder pylon can write (move away whatever is there), then run the command again.",
+        ) from None
+
+
+def record_file(checkout: Checkout, worktree_id: str) -> str:
+    return os.path.join(registry_dir(checkout), worktree_id + ".json")
 
 
 def delete_record(checkout: Checkout, worktree_id: str) -> None:
@@ -137,86 +186,6 @@ def record_ids(checkout: Checkout) -> list[str]:
     except OSError:
         return []
     return sorted(n[:-5] for n in names if n.endswith(".json") and not n.startswith("."))
-
-
-# -- git's view --------------------------------------------------------------------------------
-
-
-class GitWorktree:
-    """One entry of `git worktree list --porcelain -z`."""
-
-    __slots__ = ("path", "head", "branch", "locked", "prunable", "bare")
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.head: str | None = None
-        self.branch: str | None = None
-        self.locked: str | None = None  # the reason ("" when locked without one)
-        self.prunable = False
-        self.bare = False
-
-
-def git_worktrees(checkout: Checkout) -> list[GitWorktree]:
-    """All worktrees git knows, the main one first."""
-    out = git.run(["worktree", "list", "--porcelain", "-z"], cwd=checkout.root, what="git worktree list")
-    found: list[GitWorktree] = []
-    current: GitWorktree | None = None
-    for field in out.decode("utf-8", "surrogateescape").split("\0"):
-        if not field:
-            current = None
-            continue
-        key, _, value = field.partition(" ")
-        if key == "worktree":
-            current = GitWorktree(value)
-            found.append(current)
-        elif current is None:
-            continue
-        elif key == "HEAD":
-            current.head = value
-        elif key == "branch":
-            current.branch = value
-        elif key == "locked":
-            current.locked = value
-        elif key == "prunable":
-            current.prunable = True
-        elif key == "bare":
-            current.bare = True
-    return found
-
-
-def admin_dir_of(path: str) -> str | None:
-    """The git admin folder (`.git/worktrees/<name>`) a worktree folder's `.git` file points at."""
-    try:
-        with open(os.path.join(path, ".git"), encoding="utf-8") as fh:
-            text = fh.read().strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    return os.path.normpath(os.path.join(path, text[len("gitdir:") :].strip()))
-
-
-def admin_dirs_for(checkout: Checkout, path: str) -> list[str]:
-    """Admin folders whose `gitdir` file names `path` (the folder itself may be gone)."""
-    base = os.path.join(checkout.common_dir, "worktrees")
-    target = os.path.normpath(os.path.join(path, ".git"))
-    found = []
-    try:
-        names = os.listdir(base)
-    except OSError:
-        return []
-    for name in names:
-        try:
-            with open(os.path.join(base, name, "gitdir"), encoding="utf-8") as fh:
-                if os.path.normpath(fh.read().strip()) == target:
-                    found.append(os.path.join(base, name))
-        except (OSError, UnicodeDecodeError):
-            continue
-    return found
-
-
-def same_path(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
 
 
 # -- the survey --------------------------------------------------------------------------------
@@ -302,7 +271,8 @@ def survey(checkout: Checkout) -> Survey:
     for worktree_id in record_ids(checkout):
         record = read_record(checkout, worktree_id)
         if record is None:
-            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read"})
+            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read",
+                                   "resolve": f"mv {quoted(record_file(checkout, worktree_id))} <elsewhere>"})
             continue
         result.records[worktree_id] = record
         why = check_record(record, worktree_id, result.root)
@@ -313,21 +283,48 @@ def survey(checkout: Checkout) -> Survey:
             claimed.add(os.path.realpath(str(record["path"])))
             continue
         if why is None and entry is None:
+            moved = next((e for e in entries[1:] if e.branch == "refs/heads/" + str(record["branch"]) and not e.prunable),
+                         None)
+            if moved is not None:  # `git worktree move` (or a move and `git worktree repair`) took it
+                claimed.add(os.path.realpath(moved.path))
+                result.foreign.append({
+                    "id": worktree_id, "path": moved.path, "why": f"git moved it away from {record['path']}",
+                    "resolve": f"git worktree move --force --force {quoted(moved.path)} {quoted(str(record['path']))}"})
+                continue
             result.stale[worktree_id] = record  # git lost it (folder and admin entry gone): a leftover
             claimed.add(os.path.realpath(str(record["path"])))
             continue
+        resolve = ""
         if why is None and entry is not None:
-            if entry.branch != "refs/heads/" + str(record["branch"]):
+            path, reason = str(record["path"]), lock_reason(worktree_id, str(record["token"]))
+            admin = admin_dir_of(path) if not entry.prunable else None
+            if admin is not None and record.get("admin") and os.path.basename(admin) != record.get("admin"):
+                why = f"another worktree ({os.path.basename(admin)}) now sits at its path"
+                home = named_by(admin)  # where that worktree's own registration says it lives
+                if home is not None and not same_path(os.path.dirname(home), path):
+                    resolve = f"mv {quoted(path)} {quoted(os.path.dirname(home))} && pylon ws prune"
+                else:
+                    resolve = f"git worktree move {quoted(path)} <elsewhere> && pylon ws prune"
+            elif entry.branch != "refs/heads/" + str(record["branch"]):
                 why = "it is not on its branch pylon-session-<id> any more"
-            elif entry.locked != lock_reason(worktree_id, str(record["token"])):
+                resolve = f"git -C {quoted(path)} switch {record['branch']}"
+            elif entry.locked != reason:
                 why = "it is not locked with pylon's reason"
+                resolve = (f"git worktree unlock {quoted(path)} && " if entry.locked is not None else "") + \
+                    f"git worktree lock --reason {quoted(reason)} {quoted(path)}"
+            elif os.path.lexists(path) and not entry.prunable:
+                found = why_not_ours(checkout, record)
+                if found is not None:
+                    why = f"what is at its path is not the worktree pylon made: {found}"
+                    resolve = f"mv {quoted(path)} <elsewhere> && pylon ws prune"
         if why is None and entry is not None:
             result.owned[worktree_id] = Owned(record, entry)
             claimed.add(os.path.realpath(entry.path))
             continue
         if entry is not None:
             claimed.add(os.path.realpath(entry.path))
-        result.foreign.append({"id": worktree_id, "path": str(record.get("path") or ""), "why": why or "unknown"})
+        item = {"id": worktree_id, "path": str(record.get("path") or ""), "why": why or "unknown"}
+        result.foreign.append(dict(item, resolve=resolve) if resolve else item)
     for real, entry in by_path.items():
         if real not in claimed:
             result.foreign.append({"id": "", "path": entry.path, "why": "not created by pylon"})

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, owned, rm_undo
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
@@ -69,7 +68,7 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
 
 
 def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool) -> dict[str, object]:
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         found = info.get(worktree_id)
         main = info.main_root  # git runs from the main checkout: the current folder may be the one removed
@@ -134,41 +133,57 @@ def _q(path: str) -> str:
 
 def prune(checkout: Checkout, *, dry_run: bool = False) -> dict[str, object]:
     """Owned leftovers: half-made `new`s, records git lost, admin entries whose folder is gone,
-    branches of removed worktrees. Foreign worktrees and folders are never looked into."""
+    branches of removed worktrees. Foreign worktrees and folders are never looked into; those
+    bound to a record of ours (moved, relocked, another folder at the path) are reported with
+    the command that resolves them."""
     actions: list[dict[str, object]] = []
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         leftovers = [(wid, rec, "interrupted-new") for wid, rec in info.pending.items()]
         leftovers += [(wid, rec, "worktree-gone") for wid, rec in info.stale.items()]
         leftovers += [(o.id, o.record, "folder-gone") for o in info.owned.values() if not o.present]
         for wid, record, kind in leftovers:
-            actions.append(_prune_one(checkout, wid, record, kind, dry_run))
-    return {"dry_run": dry_run, "actions": actions, "foreign": len(info.foreign)}
+            # a branch another live worktree has checked out is never deleted (not the one removed here)
+            path = str(record["path"])
+            checked_out = {str(e.branch) for e in info.entries[1:]
+                           if e.branch and not e.prunable and not owned.same_path(e.path, path)}
+            actions.append(_prune_one(checkout, wid, record, kind, dry_run, checked_out))
+    unresolved = [{k: item.get(k, "") for k in ("id", "path", "why", "resolve")} for item in info.foreign
+                  if item.get("id") or item.get("resolve")]
+    return {"dry_run": dry_run, "actions": actions, "foreign": len(info.foreign), "unresolved": unresolved}
 
 
-def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: str, dry_run: bool) -> dict[str, object]:
+def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: str, dry_run: bool,
+               checked_out: set[str]) -> dict[str, object]:
     path, branch = str(record["path"]), str(record["branch"])
     reason = owned.lock_reason(wid, str(record["token"]))
     did: list[str] = []
     kept: list[str] = []
-    # git locks a new admin folder "initializing" until `worktree add` ends: one that a killed
-    # `new` left pointing at our own path (under our lock, from our record) is ours as well
-    accepted = (reason, "initializing", None) if kind == "interrupted-new" else (reason,)
-    admins = [a for a in owned.admin_dirs_for(checkout, path) if _lock_of(a) in accepted]
+    # `git worktree add --lock --reason R` writes R into the admin folder's lock from the start: an
+    # admin folder naming our path but locked otherwise (a plain `git worktree add` made there
+    # after a killed `new`: "initializing" or no lock) is not ours
+    admins = [a for a in owned.admin_dirs_for(checkout, path) if owned.ours_admin(checkout, a, path, reason)]
     for admin in admins:
         did.append(f"remove git admin folder {admin}")
-    if os.path.isdir(path):
-        # a half-made `new` (checkout interrupted): only pylon ever wrote there
-        if kind == "interrupted-new" or owned.admin_dir_of(path) in admins:
+    remove_folder = empty_folder = False
+    if os.path.lexists(path):
+        if owned.removable(checkout, record, path):
+            remove_folder = True
             did.append(f"remove folder {path}")
+        elif kind == "interrupted-new" and os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path):
+            empty_folder = True
+            did.append(f"remove empty folder {path}")
         else:
-            kept.append(f"folder {path} (not registered with git; it may hold work: remove it by hand)")
+            why = owned.why_not_ours(checkout, record, path) or "it is not proven pylon's"
+            kept.append(f"folder {path} ({why}; it may hold work: move it away by hand, then `pylon ws prune`)")
     tip = git.run(["rev-parse", "-q", "--verify", "refs/heads/" + branch], cwd=checkout.root, ok=(0, 1)).decode().strip()
     baseline = str(record.get("baseline") or "")
     delete_branch = False
     if tip:
         extra = unique_commits(checkout, branch, baseline) if baseline else 1
-        if extra and kind != "interrupted-new":
+        if "refs/heads/" + branch in checked_out:
+            kept.append(f"branch {branch} (a git worktree has it checked out: `git worktree list`)")
+        elif extra and kind != "interrupted-new":
             kept.append(f"branch {branch} ({extra} commit{'s' if extra != 1 else ''} on no other branch)")
         elif kind == "interrupted-new" and tip != baseline:
             kept.append(f"branch {branch} (it moved past its baseline)")
@@ -179,9 +194,16 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
     if not dry_run:
         for admin in admins:
             _stop_watcher(admin)
-            shutil.rmtree(admin, ignore_errors=True)
-        if f"remove folder {path}" in did:
+        if remove_folder and owned.removable(checkout, record, path):  # again, at the moment of removal
             shutil.rmtree(path, ignore_errors=True)
+        elif empty_folder:
+            try:
+                os.rmdir(path)  # fails (and keeps it) if anything appeared in it meanwhile
+            except OSError:
+                pass
+        for admin in admins:
+            if owned.ours_admin(checkout, admin, path, reason):
+                shutil.rmtree(admin, ignore_errors=True)
         if delete_branch:
             git.run(["update-ref", "-d", "refs/heads/" + branch, tip], cwd=checkout.root)
         deletes = [session_baseline_ref(wid)] + _scoped_refs(checkout, record)
@@ -198,14 +220,3 @@ def _stop_watcher(admin: str | None) -> None:
         from pylon.workspace import watchers
 
         watchers.stop(admin)
-
-
-def _lock_of(admin: str) -> str | None:
-    """The lock reason of a git admin folder ("" when locked without one, None when not locked)."""
-    try:
-        with open(os.path.join(admin, "locked"), encoding="utf-8") as fh:
-            return fh.read().strip()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        return "?"

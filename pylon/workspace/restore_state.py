@@ -116,7 +116,9 @@ def _index_file(checkout: Checkout, name: str) -> str:
 
 def _write_files(checkout: Checkout, entries: list[tuple[str, str, str]]) -> None:
     """Write (mode, oid, path) entries with git's own checkout, from a private index of just them."""
-    tmp = _index_file(checkout, f"restore-index-{os.getpid()}")
+    from pylon.workspace.leftovers import temp_name
+
+    tmp = _index_file(checkout, temp_name("restore-index"))  # its owner in its name (leftovers.py)
     env = {"GIT_INDEX_FILE": tmp, **_LITERAL}
     try:
         lines = "".join(f"{mode} {oid}\t{path}\0" for mode, oid, path in entries)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, oplog, owned
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
@@ -81,12 +80,13 @@ def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str
                  record: dict[str, object], *, keep_branch: bool) -> None:
     """Remove the worktree, its branch, its refs and its record; each step may already be done
     (`ws undo --finish` runs them again after a removal that was killed)."""
-    if any(owned.same_path(e.path, path) for e in owned.git_worktrees(checkout)[1:]):
+    # git removes by path: only when the folder is proven ours at this moment (a sibling worktree
+    # moved onto the path, or another repository put there, is left alone)
+    if owned.why_not_ours(checkout, record, path) is None:
         code, _, err = git.run_full(["worktree", "remove", "--force", "--force", path], cwd=main)
         if code != 0:
             raise git.failure(["worktree", "remove"], code, err, "git worktree remove")
-    if not any(owned.same_path(e.path, path) for e in owned.git_worktrees(checkout)[1:]):
-        _clear_remnants(checkout, path, record)
+    _clear_remnants(checkout, path, record)
     deletes = [session_baseline_ref(wid)] + scoped_refs(checkout, record)
     if not keep_branch and tip and _ref(checkout, "refs/heads/" + branch) == tip:
         git.run(["update-ref", "-d", "refs/heads/" + branch, tip], cwd=main)
@@ -96,19 +96,25 @@ def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str
     owned.delete_record(checkout, wid)
 
 
-def _admin_ours(admin: str, reason: str) -> bool:
-    # a removal deletes the lock file too (None then); the gitdir file still names our path
-    return _lock_text(admin) in (reason, "initializing", None)
+def _admin_ours(admin: str, reason: str, path: str) -> bool:
+    """An admin folder naming our path is ours when its lock holds our reason; a removal deletes
+    the lock file too (None then), which counts only while no folder's `.git` at the path names
+    that admin folder (else it is a live worktree someone moved there)."""
+    lock = _lock_text(admin)
+    if lock == reason:
+        return True
+    live = owned.admin_dir_of(path)
+    return lock in ("initializing", None) and (live is None or not owned.same_path(live, admin))
 
 
 def _clear_remnants(checkout: Checkout, path: str, record: dict[str, object]) -> None:
     """What a killed removal (or a killed re-creation) left: admin folders naming our path, the folder."""
     reason = owned.lock_reason(str(record["id"]), str(record["token"]))
-    for admin in owned.admin_dirs_for(checkout, path):
-        if _admin_ours(admin, reason):
-            shutil.rmtree(admin, ignore_errors=True)
-    if os.path.lexists(path):
+    if os.path.lexists(path) and owned.removable(checkout, record, path):  # else not ours: left alone
         shutil.rmtree(path, ignore_errors=True)
+    for admin in owned.admin_dirs_for(checkout, path):
+        if _admin_ours(admin, reason, path):
+            shutil.rmtree(admin, ignore_errors=True)
 
 
 def check_undo(checkout: Checkout, op: oplog.Op) -> None:
@@ -126,6 +132,15 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
             details={"branch": branch, "now": now, "expected": tip},
         )
     path = str(d["path"])
+    found = d.get("record")
+    record: dict[str, object] = found if isinstance(found, dict) else {}
+    if op.status != "done" and os.path.lexists(path) and not owned.removable(checkout, record, path):
+        raise PylonError(
+            "path-taken",
+            f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "
+            f"pylon cannot bring worktree {d['id']} back there; it was left alone. Nothing was changed.",
+            f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again; or complete the "
+            "removal without touching it: `pylon ws undo --finish`.")
     if op.status == "done" and os.path.lexists(path):
         raise PylonError("path-taken", f"{path} exists again, so pylon cannot bring worktree {d['id']} back there.",
                          "Move that folder away, then run `pylon ws undo` again.")
@@ -134,9 +149,11 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
 def _intact(checkout: Checkout, wid: str, path: str, record: dict[str, object]) -> bool:
     """Is the worktree still there (perhaps with files a removal already deleted)?"""
     admins = [a for a in owned.admin_dirs_for(checkout, path)
-              if _admin_ours(a, owned.lock_reason(wid, str(record["token"]))) and os.path.exists(os.path.join(a, "HEAD"))]
+              if _admin_ours(a, owned.lock_reason(wid, str(record["token"])), path) and os.path.exists(os.path.join(a, "HEAD"))]
     if not os.path.isdir(path) or len(admins) != 1 or not os.path.exists(os.path.join(admins[0], "index")):
         return False
+    if os.path.lexists(os.path.join(path, ".git")) and owned.why_not_ours(checkout, record, path) is not None:
+        return False  # another worktree or repository sits at the path
     if not os.path.exists(os.path.join(path, ".git")):
         from pylon.atomic import atomic_write
 
@@ -153,9 +170,17 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     wid, path, branch, tip = str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"])
     record = dict(d["record"])
     reason = owned.lock_reason(wid, str(record["token"]))
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         if not _intact(checkout, wid, path, record):
             _clear_remnants(checkout, path, record)
+            if os.path.lexists(path):
+                from pylon.errors import PylonError
+
+                raise PylonError(
+                    "path-taken",
+                    f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "
+                    f"pylon cannot bring worktree {wid} back there; it was left alone.",
+                    f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again.")
             owned.write_record(checkout, dict(record, state="creating"))
             if not _ref(checkout, "refs/heads/" + branch):
                 git.run(["update-ref", "refs/heads/" + branch, tip, "0" * 40], cwd=checkout.root)
@@ -192,7 +217,7 @@ def finish_op(checkout: Checkout, op: oplog.Op) -> None:
 
     d = cast("RmData", op.data)  # an rm op: log_intent wrote its data
     record = dict(d["record"])
-    with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+    with owned.owned_lock(checkout):
         main = owned.survey(checkout).main_root
         remove_steps(checkout, main, str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"]), record,
                      keep_branch=bool(d.get("keep_branch")))

@@ -28,6 +28,7 @@ def status(checkout: Checkout) -> dict[str, object]:
         "watching": watcher_alive(checkout),
         "worktrees": _owned(checkout),
         **_ops(checkout),
+        "leftovers": _leftovers(checkout),
         "notes": layout_notes(checkout, config_values(checkout)),
     }
 
@@ -54,3 +55,12 @@ def _ops(checkout: Checkout) -> dict[str, object]:
             "reverse": "pylon ws undo", "finish": "pylon ws undo --finish" if stuck.status == "intent" else "pylon ws undo",
         },
     }
+
+
+def _leftovers(checkout: Checkout) -> dict[str, object]:
+    """Temp files and locks of killed pylons: removed now when their owner is proven dead, the rest
+    listed with the command that removes them (leftovers.py)."""
+    from pylon.workspace.leftovers import sweep
+
+    found = sweep(checkout)
+    return {"removed": len(found["removed"]) if isinstance(found["removed"], list) else 0, "kept": found["kept"]}

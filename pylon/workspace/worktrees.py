@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.locks import file_lock
 from pylon.workspace import git, owned
 from pylon.workspace.commits import IDENT, iso, update_refs
 from pylon.workspace.refs import session_baseline_ref
@@ -137,7 +136,12 @@ def new(
 ) -> dict[str, object]:
     if worktree_id is not None:
         owned.check_id(worktree_id)
-    with file_lock(owned.lock_path(checkout), timeout=LOCK_TIMEOUT, what="owned worktrees"):
+    from pylon.workspace import oplog
+
+    # under the op lock: the checkout is not half-way through a move, undo or restore while its
+    # state becomes the baseline, and an interrupted op refuses (`op-interrupted`) until settled
+    with oplog.op_lock(checkout), owned.owned_lock(checkout, LOCK_TIMEOUT):
+        oplog.check_clear(checkout)
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
         result = _create(checkout, info, wid, from_rev, clean, copy or [], progress)
@@ -173,6 +177,12 @@ def _create(
     if wid in info.records or owned.read_record(checkout, wid) is not None:
         raise PylonError("worktree-exists", f"An owned worktree named {wid!r} is already registered.",
                          f"Pick another id, or remove it first: pylon ws rm {wid}")
+    if os.path.lexists(owned.record_file(checkout, wid)):
+        raise PylonError("registry-record-unreadable",
+                         f"The registry record {owned.record_file(checkout, wid)} of {wid!r} cannot be read (half-written "
+                         "or edited); pylon never writes over it.",
+                         f"Pick another id, or look at it and move it away: mv {owned.quoted(owned.record_file(checkout, wid))} "
+                         "<elsewhere>")
     if os.path.lexists(path):
         raise PylonError("path-taken", f"{path} already exists; pylon never creates a worktree over it.",
                          "Pick another id, or move that folder away.")

@@ -33,7 +33,7 @@ class Row:
         self.tracked: list[str] = []
         self.untracked: list[str] = []
         self.commits = 0
-        self.changed: set[str] = set()  # since the baseline, for the overlaps
+        self.changed: list[tuple[str, str]] = []  # (status, path) since the baseline, for the overlaps
 
 
 def _read(found: object) -> Row:
@@ -60,7 +60,7 @@ def _compare_trees(checkout: Checkout, rows: list[Row]) -> None:
             row.tracked, row.untracked = unmerged_dirty(row.side)
         else:
             row.tracked, row.untracked = dirty_from(staged, unstaged)
-        row.changed = {path for _, path in since}
+        row.changed = since
 
 
 def _last_change(row: Row, head_times: dict[str, int]) -> int:
