@@ -56,7 +56,7 @@ def test_collisions_get_numbered_suffixes(run, project: Path) -> None:
     ],
 )
 def test_slug_rules(run, project: Path, slug: str, expected: str) -> None:
-    r = run("canon", "journal", "x", "--slug", slug, cwd=project)
+    r = run("canon", "journal", "x", f"--slug={slug}", cwd=project)  # = : a value may start with --
     assert r.code == 0, r
     assert r.out == f"Logged {today()}-{expected}.md.\n"
     assert len(expected) <= 60

@@ -86,8 +86,9 @@ def measured(folder: Path) -> Moments:
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
     moments = measured(tmp_path / "m")
-    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(sized(4, 8))]
-    assert len(outcomes) == 8
+    rounds = sized(4, 8)
+    outcomes = [crash_round(tmp_path, seed, moments) for seed in range(rounds)]
+    assert len(outcomes) == rounds
 
 
 @pytest.mark.slow

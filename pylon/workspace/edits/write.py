@@ -29,7 +29,6 @@ def _lock_timeout() -> float:
         return 10.0
 
 
-LOCK_TIMEOUT = _lock_timeout()
 
 
 def cannot_edit(code: str, message: str, hint: str) -> PylonError:
@@ -99,8 +98,10 @@ class Locked:
 class locked:  # noqa: N801 - used like a function: `with locked(path, real) as lk: ...`
     """Hold the file's lock and yield its current bytes, read under the lock."""
 
-    def __init__(self, path: str, real: str, timeout: float = LOCK_TIMEOUT) -> None:
-        self.path, self.real, self.timeout = path, real, timeout
+    def __init__(self, path: str, real: str, timeout: float | None = None) -> None:
+        # read when used, not at import: a process that imported pylon earlier still obeys its environment
+        self.path, self.real = path, real
+        self.timeout = _lock_timeout() if timeout is None else timeout
         self.fd = -1
 
     def __enter__(self) -> Locked:
