@@ -20,6 +20,10 @@ ROOT_OPTS = (
 )
 
 JSON = Opt("--json", FLAG, "Print exactly one JSON document on stdout.")
+# `--in ID`: the command runs in the owned worktree ID, as if started at its top folder. The
+# dispatcher (main.py) changes directory before the handler runs, so handlers never see it.
+IN = Opt("--in", STR, "Run in the owned worktree ID (as if started at its top folder).", metavar="ID", dest="in_id")
+DISPATCHED = frozenset({IN.dest})
 _ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, else the git "
             "top-level).", metavar="DIR")
 _MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
@@ -70,7 +74,7 @@ COMMANDS = (
                   Opt("--grep", STR, "Show only lines matching this Python regular expression.", metavar="PATTERN"),
                   Opt("--context", INT, "With --grep: lines to show before and after each match (default 0).",
                       metavar="N", min=0, max=50),
-                  JSON),
+                  IN, JSON),
             description="At most 2000 lines / 50 KiB per call. Every line printed is recorded as seen for the "
                         "tag; `pylon edit PATH#TAG` may then change it."),
     Command("edit", "Apply whole-line edits to a file read with `pylon read`.",
@@ -91,7 +95,7 @@ COMMANDS = (
                   Opt("--allow-echo", FLAG, "Allow new text that repeats the line just outside its range."),
                   Opt("--allow-indent-mix", FLAG, "Allow tab/space indentation unlike the lines around."),
                   Opt("--force", FLAG, "Edit a file whose mode has no write bit (possible only as root)."),
-                  JSON),
+                  IN, JSON),
             description="Operations come on stdin, from --ops-file, or as one-line flags (all of them apply, "
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
@@ -216,10 +220,10 @@ COMMANDS = (
     Command("ws baseline", "Capture the checkout state (HEAD, index, working tree) as a named baseline.",
             "pylon ws baseline start", "pylon.cli.ws:baseline",
             args=(Arg("name", "[NAME]", "Baseline name, 1-64 of A-Za-z0-9._- (default: last).", OPTIONAL, "last"),),
-            opts=(Opt("--delete", FLAG, "Delete the named baseline."), JSON)),
+            opts=(Opt("--delete", FLAG, "Delete the named baseline."), IN, JSON)),
     Command("ws changes", "Paths changed since a baseline: status, lines added and removed (bounded).",
             "pylon ws changes --since start", "pylon.cli.ws:changes",
-            opts=(_SINCE, Opt("--limit", INT, "Most entries to list.", default=200, metavar="N", min=1), JSON)),
+            opts=(_SINCE, Opt("--limit", INT, "Most entries to list.", default=200, metavar="N", min=1), IN, JSON)),
     Command("ws diff", "Unified diff (git's format) against a baseline, bounded; --output FILE writes all of it.",
             "pylon ws diff --since start -- src/app.py", "pylon.cli.ws_stream:diff",
             args=(Arg("paths", "[PATH]...", "Literal paths (no globs).", ANY),),
@@ -229,14 +233,14 @@ COMMANDS = (
                   Opt("--max-bytes", INT, "Most bytes to show.", default=65536, metavar="N", min=0),
                   Opt("--output", STR, "Write the complete diff to FILE.", metavar="FILE", dest="out",
                       aliases=("--out",)),
-                  JSON)),
+                  IN, JSON)),
     Command("ws cat", "Confined read of one file of the checkout (or of its baseline with --base).",
             "pylon ws cat src/app.py --base --since start", "pylon.cli.ws_stream:cat",
             args=(Arg("path", "PATH", "A file of the checkout, relative to the current folder."),),
             opts=(Opt("--base", FLAG, "Print the baseline's version instead."), _SINCE,
-                  Opt("--max-bytes", INT, "Read at most N bytes.", default=1048576, metavar="N", min=1), JSON)),
+                  Opt("--max-bytes", INT, "Read at most N bytes.", default=1048576, metavar="N", min=1), IN, JSON)),
     Command("ws fingerprint", "A short stable fingerprint of the checkout state.", "pylon ws fingerprint",
-            "pylon.cli.ws:fingerprint", opts=(JSON,)),
+            "pylon.cli.ws:fingerprint", opts=(IN, JSON,)),
     Command("ws run", "Run a command and report exactly which files it changed; exits with its status.",
             "pylon ws run -- make generate", "pylon.cli.ws_stream:run",
             args=(Arg("command", "COMMAND...", "The command (after --); a single word runs through sh -c.", REST),),
@@ -244,16 +248,16 @@ COMMANDS = (
                   Opt("--max-bytes", INT, "Show only the head and tail of the command's output within N bytes; "
                       "all of it goes to a file under the state directory.", metavar="N", min=0, dest="max_output",
                       aliases=("--max-output",)),
-                  JSON)),
+                  IN, JSON)),
     Command("ws watch", "Watch the checkout; print one line per settled batch of changes.",
             "pylon ws watch --since start", "pylon.cli.ws_stream:watch",
             opts=(_SINCE,
                   Opt("--timeout", FLOAT, "Stop after S seconds.", metavar="S", min=0),
                   Opt("--debounce", FLOAT, "Quiet time before a batch is reported.", default=0.2, metavar="S", min=0,
                       dest="settle", aliases=("--settle",)),
-                  JSON)),
+                  IN, JSON)),
     Command("ws status", "Where you are: checkout, HEAD, baselines, watch, owned worktrees.", "pylon ws status",
-            "pylon.cli.ws:status", opts=(JSON,)),
+            "pylon.cli.ws:status", opts=(IN, JSON,)),
     # -- owned worktrees -----------------------------------------------------------------------
     Command("ws new", "Create an owned worktree that starts from the current (dirty) state; print its path.",
             "pylon ws new agent-1 --copy .env", "pylon.cli.ws_worktrees:new",

@@ -78,6 +78,12 @@ def dispatch(prog: str, parsed: Parsed) -> int:
 
     if not isinstance(parsed.target, Command) or parsed.args is None:  # parse() never returns this
         raise AssertionError(f"nothing to run for {parsed.target!r}")
+    in_id = parsed.args.__dict__.pop("in_id", None)  # `--in ID` (commands.IN): handlers never see it
+    if in_id is not None:
+        from pylon.workspace.repo import locate
+        from pylon.workspace.worktrees import path as worktree_path
+
+        change_directory(str(worktree_path(locate(), str(in_id))["path"]))
     module, _, function = parsed.target.handler.partition(":")
     # __import__ rather than importlib.import_module: the importlib package imports warnings, a
     # cost every command would pay. With a fromlist it returns the submodule itself.

@@ -88,18 +88,22 @@ def owned_lock(checkout: Checkout, timeout: float = 60.0) -> file_lock:
 
 
 def worktree_root(checkout: Checkout, main_root: str) -> str:
-    """`$PYLON_WORKTREE_ROOT`, else `$XDG_DATA_HOME/pylon/worktrees/<repo-name>-<hash>`."""
+    """`<base>/<repo-name>-<hash>`: base `$PYLON_WORKTREE_ROOT`, else `$XDG_DATA_HOME/pylon/worktrees`.
+
+    The per-repository part (the hash is of the git common dir) keeps two repositories that share
+    a base from colliding on ids."""
+    import hashlib
+
     explicit = os.environ.get("PYLON_WORKTREE_ROOT")
     if explicit:
-        root = os.path.abspath(os.path.expanduser(explicit))
+        base = os.path.abspath(os.path.expanduser(explicit))
     else:
-        import hashlib
-
         data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-        common = os.path.realpath(checkout.common_dir)
-        digest = hashlib.sha256(common.encode("utf-8", "surrogateescape")).hexdigest()[:10]
-        name = os.path.basename(main_root.rstrip("/")) or "repo"
-        root = os.path.join(os.path.abspath(data), "pylon", "worktrees", f"{name}-{digest}")
+        base = os.path.join(os.path.abspath(data), "pylon", "worktrees")
+    common = os.path.realpath(checkout.common_dir)
+    digest = hashlib.sha256(common.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    name = os.path.basename(main_root.rstrip("/")) or "repo"
+    root = os.path.join(base, f"{name}-{digest}")
     real = os.path.realpath(root)
     _check_root(root, real, bool(explicit))
     for checkout_root in {main_root, checkout.root}:
@@ -247,15 +251,19 @@ class Survey:
         )
 
 
-def check_record(record: dict[str, object], worktree_id: str, root: str) -> str | None:
+def check_record(record: dict[str, object], worktree_id: str) -> str | None:
     """Why a record is not trustworthy (None when its fields are what `ws new` writes)."""
     if record.get("version") != REGISTRY_VERSION or record.get("id") != worktree_id:
         return "its registry record is not one pylon wrote"
     if record.get("branch") != branch_of(worktree_id):
         return "its registry record names another branch than pylon-session-<id>"
     path = record.get("path")
-    if not isinstance(path, str) or os.path.normpath(path) != os.path.join(os.path.normpath(root), worktree_id):
-        return "its registry record names a path outside pylon's worktree root"
+    # The path need not lie under today's root: a worktree made before the root changed (another
+    # $PYLON_WORKTREE_ROOT, or the layout before per-repository roots) stays owned, and `ws rm`
+    # removes it. Ownership itself is proven on disk (branch, lock reason with the token, the
+    # worktree's own .git file and admin folder) before anything is touched.
+    if not isinstance(path, str) or not os.path.isabs(path) or os.path.basename(os.path.normpath(path)) != worktree_id:
+        return "its registry record names a path that is not <root>/<id>"
     if not isinstance(record.get("token"), str) or not record.get("token"):
         return "its registry record has no token"
     return None
@@ -275,7 +283,7 @@ def survey(checkout: Checkout) -> Survey:
                                    "resolve": f"mv {quoted(record_file(checkout, worktree_id))} <elsewhere>"})
             continue
         result.records[worktree_id] = record
-        why = check_record(record, worktree_id, result.root)
+        why = check_record(record, worktree_id)
         entry = by_path.get(os.path.realpath(str(record.get("path")))) if why is None else None
         if why is None and record.get("state") != "ready":
             # a `new` in progress, or one that was killed: only `prune` (under the lock) decides

@@ -59,7 +59,7 @@ def test_every_command_has_summary_example_and_docs(command: Command) -> None:
     section = doc_section(command)
     assert section, f"no heading in docs/ names `{command.name}`"
     for opt in command.opts:
-        if not opt.hidden and opt.name not in ("--json", "--root", "--mount"):  # shared: docs/conventions.md
+        if not opt.hidden and opt.name not in ("--json", "--root", "--mount", "--in"):  # shared: docs/conventions.md
             assert opt.name in section, f"docs section of {command.name} does not mention {opt.name}"
 
 
@@ -112,7 +112,7 @@ def _handler_fields(module_name: str, function: str) -> set[str]:
 def test_every_handler_exists_and_types_exactly_the_declared_values(command: Command) -> None:
     module_name, _, function = command.handler.partition(":")
     assert callable(getattr(import_module(module_name), function, None)), command.handler
-    declared = {o.dest for o in command.opts} | {a.dest for a in command.args}
+    declared = {o.dest for o in command.opts if o.dest not in registry.DISPATCHED} | {a.dest for a in command.args}
     assert _handler_fields(module_name, function) == declared, command.name
 
 

@@ -150,7 +150,30 @@ def test_a_root_inside_the_checkout_is_refused(repo: Path) -> None:
     assert not (repo / "wt").exists() and len(porcelain(repo)) == 1
 
 
-def test_pylon_worktree_root_is_used_as_is(repo: Path, tmp_path: Path) -> None:
+def test_pylon_worktree_root_gets_a_folder_per_repository(repo: Path, tmp_path: Path, make_repo) -> None:  # type: ignore[no-untyped-def]
+    # Two repositories under one $PYLON_WORKTREE_ROOT used to collide on ids (`path-taken`).
     root = tmp_path / "roots" / "mine"
-    made = pylon("ws", "new", "r1", "--json", cwd=repo, env={"PYLON_WORKTREE_ROOT": str(root)}).json()
-    assert made["path"] == str(root / "r1")
+    env = {"PYLON_WORKTREE_ROOT": str(root)}
+    other = make_repo({"b.txt": "b\n"}, name="other")
+    made = [pylon("ws", "new", "r1", "--json", cwd=where, env=env) for where in (repo, other)]
+    assert [m.code for m in made] == [0, 0], made
+    paths = [Path(m.json()["path"]) for m in made]
+    assert [p.name for p in paths] == ["r1", "r1"] and paths[0] != paths[1]
+    assert {p.parent.parent for p in paths} == {root}
+    assert paths[0].parent.name.startswith("repo-") and paths[1].parent.name.startswith("other-")
+    for where, path in zip((repo, other), paths):
+        listed = pylon("ws", "list", "--json", cwd=where, env=env).json()
+        assert [w["path"] for w in listed["worktrees"]] == [str(path)]
+
+
+def test_a_worktree_made_under_another_root_stays_owned_and_removable(repo: Path, tmp_path: Path) -> None:
+    # After a change of root, ws new used to suggest a `ws rm` that was then refused as foreign.
+    old = pylon("ws", "new", "w1", "--json", cwd=repo, env={"PYLON_WORKTREE_ROOT": str(tmp_path / "old")})
+    assert old.code == 0, old
+    env = {"PYLON_WORKTREE_ROOT": str(tmp_path / "new")}
+    listed = pylon("ws", "list", "--json", cwd=repo, env=env).json()
+    assert [w["id"] for w in listed["worktrees"]] == ["w1"] and listed.get("foreign", 0) in (0, [])
+    removed = pylon("ws", "rm", "w1", cwd=repo, env=env)
+    assert removed.code == 0, removed
+    assert not Path(old.json()["path"]).exists()
+    assert pylon("ws", "new", "w1", "--json", cwd=repo, env=env).code == 0
