@@ -72,8 +72,9 @@ COMMANDS = (
                         "tag; `pylon edit PATH#TAG` may then change it."),
     Command("edit", "Apply whole-line edits to a file read with `pylon read`.",
             "printf 'replace 3\\n+new text\\n' | pylon edit src/app.py#b6285c57e879", "pylon.cli.edit:edit",
-            args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read`."),),
+            args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read` (with --create: PATH)."),),
             opts=(Opt("--tag", STR, "The tag, when PATH is given alone.", metavar="TAG"),
+                  Opt("--create", FLAG, "Make PATH as a new file from `insert after 0` lines; refused if it exists."),
                   Opt("--ops-file", STR, "Read operations from FILE (- for stdin).", metavar="FILE"),
                   Opt("--replace", PAIR, "Replace lines A-B with the one line TEXT; repeatable.", metavar="A[-B] TEXT",
                       repeat=True),
@@ -92,7 +93,8 @@ COMMANDS = (
             description="Operations come on stdin, from --ops-file, or as one-line flags (all of them apply, "
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
-                        "`+`. Numbers refer to the tagged revision. Exit: 0 applied, 1 unknown or stale tag, "
+                        "`+`. Numbers refer to the tagged revision. `pylon edit new.py --create --insert-after 0 'x = 1'` (or "
+                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. Exit: 0 applied, 1 unknown or stale tag, "
                         "2 bad request, 3 suspicious, 4 cannot edit, 5 no change."),
     # -- canon ---------------------------------------------------------------------------------
     Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
