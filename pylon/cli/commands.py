@@ -284,10 +284,15 @@ COMMANDS = (
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
     Command("ws apply", "Merge what an owned worktree changed since its baseline into this checkout (unstaged).",
             "pylon ws apply agent-1", "pylon.cli.ws_apply:apply",
-            args=(Arg("id", "ID", "The owned worktree's id."),), opts=(JSON,),
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`checkout` / "
+                      "`session ID`) into the conflicting files and apply the rest."),
+                  Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict."),
+                  JSON),
             description="A three-way merge (base: the session baseline) of the session's committed and "
                         "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
-                        "they were; on a conflict nothing is changed. `pylon ws undo` reverses it."),
+                        "they were; on a conflict nothing is changed (unless --markers). `pylon ws undo` "
+                        "reverses it."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws_ops:move",

@@ -15,15 +15,22 @@ if TYPE_CHECKING:
 
     class ApplyArgs(JsonArgs, Protocol):
         id: str
+        markers: bool
+        diff3: bool
 
 
 def apply(args: ApplyArgs) -> int:
-    from pylon.errors import PylonError
+    from pylon.errors import PylonError, UsageError
     from pylon.workspace.apply import apply as run_apply
     from pylon.workspace.repo import locate
 
+    if args.diff3 and not args.markers:
+        raise UsageError("usage", "--diff3 only shapes the markers that --markers writes.",
+                         f"pylon ws apply {args.id} --markers --diff3")
+    flags = " --markers" * args.markers + " --diff3" * args.diff3
     try:
-        result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}")
+        result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}{flags}", markers=args.markers,
+                           diff3=args.diff3)
     except PylonError as exc:
         if exc.code == "apply-conflicts" and not args.json:
             note(conflict_block(exc.details))
@@ -32,6 +39,10 @@ def apply(args: ApplyArgs) -> int:
         emit(result)
         return 0
     out(summary(result))
+    marked = result["markers"]
+    if isinstance(marked, list) and marked:
+        note(conflict_block({"id": args.id, "conflicts": result["conflicts"]}))
+        note(markers_note(marked))
     if result["applied"]:
         base = result["base"]
         if isinstance(base, dict) and base.get("kind") == "last-apply":
@@ -45,8 +56,15 @@ def summary(result: dict[str, Any]) -> str:
     if not result["applied"]:
         return f"nothing to apply from {result['id']}: this checkout already has its changes\n"
     lines = [f"applied {result['id']}: {result['total']} path(s) changed in the working tree"]
-    lines += [f"  {f['status']:<9} {show_path(f['path'])}" for f in result["files"]]
+    marked = set(result.get("markers") or ())
+    lines += [f"  {f['status']:<9} {show_path(f['path'])}{'  (conflict markers)' if f['path'] in marked else ''}"
+              for f in result["files"]]
     return "\n".join(lines) + "\n"
+
+
+def markers_note(paths: list[str]) -> str:
+    return (f"pylon: conflict markers written in {len(paths)} path(s); resolve each (find them with "
+            f"`pylon read {show_path(paths[0])} --grep '^[<=>|]{{7}}'`), or reverse it all with `pylon ws undo`")
 
 
 def conflict_block(details: dict[str, Any]) -> str:
