@@ -293,6 +293,19 @@ COMMANDS = (
                         "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
                         "they were; on a conflict nothing is changed (unless --markers). `pylon ws undo` "
                         "reverses it."),
+    Command("ws sync", "Merge the checkout's current state (or another session's) into a session's worktree.",
+            "pylon ws sync agent-1", "pylon.cli.ws_apply:sync",
+            args=(Arg("id", "ID", "The owned worktree to bring up to date."),),
+            opts=(Opt("--from", STR, "Where the changes come from: checkout (default) or another session's id.",
+                      metavar="SOURCE", default="checkout", dest="from_id"),
+                  Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`session ID` / "
+                      "`checkout`) into the session's files and sync the rest."),
+                  Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict."),
+                  JSON),
+            description="A three-way merge of the source's committed and uncommitted work into the session's "
+                        "working tree; the session's own uncommitted work is kept (it is one side of the merge), "
+                        "its index and HEAD are not touched. On a conflict nothing is changed (unless --markers). "
+                        "`pylon ws undo` reverses it."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws_ops:move",

@@ -26,13 +26,13 @@ def worktree_table(result: dict[str, Any]) -> str:
     rows = result["worktrees"]
     if not rows:
         return "no owned worktrees (`pylon ws new` creates one)\n"
-    header = ("ID", "DIRTY", "COMMITS", "LAST CHANGE", "OVERLAPS", "PATH")
+    header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
     table = [header]
     for r in rows:
         d = r["dirty"]
         overlaps = "?" if r["overlaps"] is None else (",".join(r["overlaps"]) or "-")
         table.append((r["id"], f"{d['tracked']}M {d['untracked']}?", str(r["commits_since_baseline"]),
-                      r["last_change"], overlaps, show_path(r["path"])))
+                      str(r["behind_checkout"]), r["last_change"], overlaps, show_path(r["path"])))
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1] + "\n" for row in table)
 

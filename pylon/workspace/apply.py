@@ -129,14 +129,14 @@ def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]
     return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
 
 
-def _refusal(paths: list[str], what: str, way: str) -> Exception:
+def overwrite_refusal(paths: list[str], what: str, way: str, code: str = "apply-would-overwrite",
+                      place: str = "The session's changes would replace {what} in this checkout") -> Exception:
     from pylon.errors import PylonError
 
     more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
     return PylonError(
-        "apply-would-overwrite",
-        f"The session's changes would replace {what} in this checkout: {', '.join(paths[:10])}{more}; "
-        "nothing was changed.",
+        code,
+        f"{place.format(what=what)}: {', '.join(paths[:10])}{more}; nothing was changed.",
         f"Move those files aside (or {way}), then run the command again.",
         details={"paths": paths[:20], "total": len(paths)},
     )
@@ -163,7 +163,7 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, m
                            branch=before.branch, label=f"after apply {worktree_id}")
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:
-            raise _refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
+            raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
                            "are not part of the checkout's state (ignored files; pylon never touches them)",
                            "delete them if you do not need them")
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
