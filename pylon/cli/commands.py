@@ -306,6 +306,16 @@ COMMANDS = (
                         "working tree; the session's own uncommitted work is kept (it is one side of the merge), "
                         "its index and HEAD are not touched. On a conflict nothing is changed (unless --markers). "
                         "`pylon ws undo` reverses it."),
+    Command("ws finish", "This agent is done: apply its work here, then remove its worktree (one undoable op).",
+            "pylon ws finish agent-1 --commit 'Add retries to the client'", "pylon.cli.ws_apply:finish",
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--commit", STR, "Also commit the applied paths on the current branch, with this message.",
+                      metavar="MSG"),
+                  Opt("--keep-branch", FLAG, "Keep the branch pylon-session-<ID>."),
+                  JSON),
+            description="`ws apply ID` then `ws rm ID` as one op: refused with nothing changed on a conflict "
+                        "(resolve with `ws apply ID --markers` or `ws sync ID` first). `pylon ws undo` brings "
+                        "the worktree back and the checkout (and branch, with --commit) to where they were."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws_ops:move",

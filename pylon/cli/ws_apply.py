@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     class SyncArgs(ApplyArgs, Protocol):
         from_id: str
 
+    class FinishArgs(JsonArgs, Protocol):
+        id: str
+        commit: str | None
+        keep_branch: bool
+
 
 def apply(args: ApplyArgs) -> int:
     from pylon.errors import PylonError
@@ -94,6 +99,37 @@ def sync(args: SyncArgs) -> int:
         note(markers_note(sorted(marked), f'cd "$(pylon ws path {args.id})" && '))
     note(f"pylon: the session's index and HEAD are as they were; what came in is unstaged there (op {result['op']}; "
          "`pylon ws undo` reverses it)")
+    return 0
+
+
+def finish(args: FinishArgs) -> int:
+    from pylon.errors import PylonError, UsageError
+    from pylon.workspace.finish import finish as run_finish
+    from pylon.workspace.repo import locate
+
+    if args.commit is not None and not args.commit.strip():
+        raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
+    flags = (" --commit MSG" if args.commit is not None else "") + (" --keep-branch" if args.keep_branch else "")
+    try:
+        result = run_finish(locate(), args.id, message=args.commit, keep_branch=args.keep_branch,
+                            command=f"pylon ws finish {args.id}{flags}")
+    except PylonError as exc:
+        if exc.code == "apply-conflicts" and not args.json:
+            note(conflict_block(exc.details))
+        raise
+    if args.json:
+        emit(result)
+        return 0
+    if result["applied"]:
+        out(summary(result))
+    else:
+        out(f"nothing to apply from {args.id}: this checkout already has its changes\n")
+    if result["commit"]:
+        out(f"committed {result['total']} path(s) as {str(result['commit'])[:12]}\n")
+    kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
+    out(f"removed worktree {args.id} ({show_path(str(result['path']))}){kept}\n")
+    note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings the worktree back and this "
+         "checkout to where it was)")
     return 0
 
 

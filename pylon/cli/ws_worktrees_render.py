@@ -39,7 +39,14 @@ def worktree_table(result: dict[str, Any]) -> str:
 
 def rm_summary(result: dict[str, Any]) -> str:
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
-    return f"removed worktree {result['id']} ({show_path(result['path'])}){kept}\n"
+    held = result.get("held") or {}
+    why = ""
+    if held.get("kind") == "applied":
+        why = (f"; everything it held is in this checkout (applied in op {held['op']}, unchanged since), "
+               f"so no --force was needed (`pylon ws undo` brings it back, op {result['op']})")
+    elif held.get("kind") == "merged":
+        why = "; its commits are all on other branches"
+    return f"removed worktree {result['id']} ({show_path(result['path'])}){kept}{why}\n"
 
 
 def restore_note(result: dict[str, Any]) -> str:

@@ -58,3 +58,20 @@ def bases(checkout: Checkout, baselines: dict[str, str], source: str = "checkout
         else:
             settled.add(wid)  # interrupted: apply refuses until it is settled; keep the baseline
     return found
+
+
+def holding(checkout: Checkout, worktree_id: str, baseline: str, worktree_tree: str) -> int | None:
+    """The op number of the apply in effect that took exactly the session's current tree, if any:
+    then everything the session holds is in the checkout (applied, and unchanged since)."""
+    for op in oplog.entries(checkout):
+        if op.kind != "apply" or str(op.data.get("id")) != worktree_id or op.data.get("baseline") != baseline:
+            continue
+        if op.status == "undone":
+            continue
+        if op.status != "done" or not op.data.get("session_state"):
+            return None
+        from pylon.workspace import git
+
+        tree = git.run(["rev-parse", f"{op.data['session_state']}^{{tree}}"], cwd=checkout.root).decode().strip()
+        return op.seq if tree == worktree_tree else None
+    return None
