@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from pylon.workspace import conflicts, git, owned
-from pylon.workspace.commits import iso
+from pylon.workspace.commits import from_iso, iso
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import (
     Side,
@@ -86,8 +86,12 @@ def _behind(checkout: Checkout, rows: list[Row], main: Side) -> None:
 
 
 def _last_change(row: Row, head_times: dict[str, int]) -> int:
-    """The later of the head commit's time and the newest mtime among the dirty paths."""
-    newest = head_times.get(row.owned.head or "", 0)
+    """The newest of the session's own events: its creation, its newest commit (only when it made
+    commits: HEAD's date is otherwise the date of the commit it started from), the newest mtime
+    among its dirty paths."""
+    newest = from_iso(row.owned.created) or 0
+    if row.commits:
+        newest = max(newest, head_times.get(row.owned.head or "", 0))
     for rel in (*row.tracked, *row.untracked):
         try:
             newest = max(newest, int(os.lstat(os.path.join(row.owned.path, rel)).st_mtime))

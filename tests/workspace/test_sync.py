@@ -6,7 +6,9 @@ checkout's change since the baseline cherry-picked (`--no-commit`) onto the sess
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -93,8 +95,6 @@ def test_conflicts_change_nothing_or_are_written_as_markers(repo: Path, tmp_path
     # git merge-file with the same labels is the oracle for the file's bytes
     for name, data in (("ours", "a\nSESSION\nc\n"), ("base", "a\nb\nc\n"), ("theirs", "a\nPERSON\nc\n")):
         (tmp_path / name).write_text(data)
-    import subprocess
-
     oracle = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "session a", "-L", "base", "-L", "checkout",
                              "ours", "base", "theirs"], cwd=tmp_path, capture_output=True).stdout
     assert (path / "f.txt").read_bytes() == oracle
@@ -169,3 +169,25 @@ def test_random_syncs_match_git(tmp_path: Path, seed: int) -> None:
 def test_random_syncs_match_git_many(tmp_path: Path) -> None:
     outcomes = [differential_round(tmp_path, seed) for seed in range(100, 140)]
     assert "synced" in outcomes and "conflict" in outcomes
+
+
+def test_times_are_the_sessions_own(repo: Path) -> None:
+    """A new session's last change is its creation, not the date of the commit it started from."""
+    old = "2001-02-03T04:05:06"
+    write_files(repo, {"old.txt": "old\n"})
+    git(repo, "add", "-A")
+    subprocess.run(["git", "commit", "-qm", "old"], cwd=repo, check=True,
+                   env={**os.environ, "GIT_AUTHOR_DATE": old, "GIT_COMMITTER_DATE": old})
+    path, _ = _session(repo)  # made now, from a commit dated 2001
+    row = pylon("ws", "list", "--json", cwd=repo).json()["worktrees"][0]
+    assert row["last_change"] == row["created"] and not row["last_change"].startswith("2001"), row
+    since = pylon("ws", "changes", cwd=path).err
+    assert since.startswith("pylon: since session:a (session, ") and "2001" not in since, since
+
+
+def test_the_since_line_names_the_named_baselines_when_it_falls_back_to_head(repo: Path) -> None:
+    assert pylon("ws", "baseline", "start", cwd=repo).code == 0
+    write_files(repo, {"README.md": "changed\n"})
+    since = pylon("ws", "changes", cwd=repo).err
+    assert "there is no `last` baseline; named: start, e.g. --since start" in since, since
+    assert "no baseline," not in since
