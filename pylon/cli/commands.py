@@ -354,7 +354,9 @@ COMMANDS = (
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
             args=(Arg("agent", "AGENT", "claude-code or codex."),),
             description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
-                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
+                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
+                        "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
+                        "\"tool_input\": {\"command\": \"rm -rf src\"}}`."),
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
             "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
             args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
