@@ -25,6 +25,7 @@ _ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest anc
 _MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
 CANON = (JSON, _ROOT, _MOUNT)
 _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
+_DIFF3 = Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict.")
 _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
              metavar="NAME|REV")
 
@@ -287,8 +288,7 @@ COMMANDS = (
             args=(Arg("id", "ID", "The owned worktree's id."),),
             opts=(Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`checkout` / "
                       "`session ID`) into the conflicting files and apply the rest."),
-                  Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict."),
-                  JSON),
+                  _DIFF3, JSON),
             description="A three-way merge (base: the session baseline) of the session's committed and "
                         "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
                         "they were; on a conflict nothing is changed (unless --markers). `pylon ws undo` "
@@ -300,8 +300,7 @@ COMMANDS = (
                       metavar="SOURCE", default="checkout", dest="from_id"),
                   Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`session ID` / "
                       "`checkout`) into the session's files and sync the rest."),
-                  Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict."),
-                  JSON),
+                  _DIFF3, JSON),
             description="A three-way merge of the source's committed and uncommitted work into the session's "
                         "working tree; the session's own uncommitted work is kept (it is one side of the merge), "
                         "its index and HEAD are not touched. On a conflict nothing is changed (unless --markers). "

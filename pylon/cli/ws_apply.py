@@ -10,7 +10,7 @@ from pylon.cli.ws_render import show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import Any, Literal, Protocol
 
     from pylon.cli.ws import JsonArgs
 
@@ -29,18 +29,13 @@ if TYPE_CHECKING:
 
 
 def apply(args: ApplyArgs) -> int:
-    from pylon.errors import PylonError
     from pylon.workspace.apply import apply as run_apply
     from pylon.workspace.repo import locate
 
     flags = _marker_flags(args, "apply")
-    try:
+    with reporting(args.json):
         result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}{flags}", markers=args.markers,
                            diff3=args.diff3)
-    except PylonError as exc:
-        if exc.code == "apply-conflicts" and not args.json:
-            note(conflict_block(exc.details))
-        raise
     if args.json:
         emit(result)
         return 0
@@ -59,6 +54,23 @@ def apply(args: ApplyArgs) -> int:
     return 0
 
 
+class reporting:  # noqa: N801 - used as a context manager: `with reporting(args.json): ...`
+    """A refusal for conflicts prints the conflict report (as `ws conflicts` does) before the error."""
+
+    def __init__(self, json: bool) -> None:
+        self.json = json
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
+        code = getattr(exc, "code", None)
+        details = getattr(exc, "details", None)
+        if code in ("apply-conflicts", "sync-conflicts") and isinstance(details, dict) and not self.json:
+            note(conflict_block(details, str(details.get("from") or "checkout")))
+        return False
+
+
 _SINCE = {"last-apply": "last apply", "last-sync": "last sync from this checkout"}
 
 
@@ -72,18 +84,13 @@ def _marker_flags(args: ApplyArgs, verb: str) -> str:
 
 
 def sync(args: SyncArgs) -> int:
-    from pylon.errors import PylonError
     from pylon.workspace.repo import locate
     from pylon.workspace.sync import sync as run_sync
 
     flags = (f" --from {args.from_id}" if args.from_id != "checkout" else "") + _marker_flags(args, "sync")
-    try:
+    with reporting(args.json):
         result = run_sync(locate(), args.id, args.from_id, markers=args.markers, diff3=args.diff3,
                           command=f"pylon ws sync {args.id}{flags}")
-    except PylonError as exc:
-        if exc.code == "sync-conflicts" and not args.json:
-            note(conflict_block(exc.details, exc.details["from"]))
-        raise
     if args.json:
         emit(result)
         return 0
@@ -103,20 +110,16 @@ def sync(args: SyncArgs) -> int:
 
 
 def finish(args: FinishArgs) -> int:
-    from pylon.errors import PylonError, UsageError
+    from pylon.errors import UsageError
     from pylon.workspace.finish import finish as run_finish
     from pylon.workspace.repo import locate
 
     if args.commit is not None and not args.commit.strip():
         raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
     flags = (" --commit MSG" if args.commit is not None else "") + (" --keep-branch" if args.keep_branch else "")
-    try:
+    with reporting(args.json):
         result = run_finish(locate(), args.id, message=args.commit, keep_branch=args.keep_branch,
                             command=f"pylon ws finish {args.id}{flags}")
-    except PylonError as exc:
-        if exc.code == "apply-conflicts" and not args.json:
-            note(conflict_block(exc.details))
-        raise
     if args.json:
         emit(result)
         return 0

@@ -32,32 +32,19 @@ MODULE = "pylon.workspace.finish"
 
 def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: list[dict[str, str]]) -> str:
     """`base_tree` with the changed `files` taken from `merged` (deleted ones removed)."""
-    index = os.path.join(checkout.pylon_dir(), f"finish-index-{os.getpid()}")
-    env = {"GIT_INDEX_FILE": index, "GIT_LITERAL_PATHSPECS": "1"}
+    from pylon.workspace.index import edited_tree
+
     paths = [f["path"] for f in files]
-    try:
-        if base_tree:
-            git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
-        else:
-            git.run(["read-tree", "--empty"], cwd=checkout.root, env=env)
-        listing = git.run(["ls-tree", "-r", "-z", "--full-tree", merged, "--", *paths], cwd=checkout.root, env=env)
-        entries = {}
-        for record in listing.decode("utf-8", "surrogateescape").split("\0"):
-            if record:
-                meta, path = record.split("\t", 1)
-                mode, _kind, oid = meta.split()
-                entries[path] = f"{mode} {oid}\t{path}\0"
-        lines = "".join(entries.get(p, f"0 {'0' * 40}\t{p}\0") for p in paths)
-        # a path that became a folder (or the reverse) is replaced whole
-        git.run(["update-index", "-z", "--add", "--remove", "--replace", "--index-info"], cwd=checkout.root, env=env,
-                input=lines.encode("utf-8", "surrogateescape"))
-        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
-    finally:
-        for leftover in (index, index + ".lock"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
+    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", merged, "--", *paths], cwd=checkout.root,
+                      env={"GIT_LITERAL_PATHSPECS": "1"})
+    entries = {}
+    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
+        if record:
+            meta, path = record.split("\t", 1)
+            mode, _kind, oid = meta.split()
+            entries[path] = f"{mode} {oid}\t{path}\0"
+    return edited_tree(checkout, base_tree, "".join(entries.get(p, f"0 {'0' * 40}\t{p}\0") for p in paths),
+                       "finish-index")
 
 
 def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str) -> tuple[str, str | None]:

@@ -13,8 +13,6 @@ line of its own keeps it.
 
 from __future__ import annotations
 
-import os
-
 from pylon.workspace import git
 from pylon.workspace.repo import Checkout
 
@@ -86,16 +84,6 @@ def labelled_tree(checkout: Checkout, tree: str, paths: list[str], labels: dict[
             updates.append(f"{mode} {new}\t{path}\0")
     if not updates:
         return tree
-    index = os.path.join(checkout.pylon_dir(), f"markers-index-{os.getpid()}")
-    env = {"GIT_INDEX_FILE": index}
-    try:
-        git.run(["read-tree", tree], cwd=checkout.root, env=env)
-        git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env,
-                input="".join(updates).encode("utf-8", "surrogateescape"))
-        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
-    finally:
-        for leftover in (index, index + ".lock"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
+    from pylon.workspace.index import edited_tree
+
+    return edited_tree(checkout, tree, "".join(updates), "markers-index")
