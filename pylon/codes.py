@@ -36,6 +36,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('disk-full', 1, 'no space left on the device (or quota exceeded), including stdout on a full device; a file being edited keeps its old content, and whatever a canon write had begun (a new store) is removed again'),
         ('stdout-closed', 1, 'the command was started with stdout closed (`>&-`); nothing was done'),
         ('lock-timeout', 1, "another pylon process held a lock too long: the store's write lock (60 s), a file being edited (10 s, `PYLON_EDIT_LOCK_TIMEOUT`), the op log (600 s) or the owned-worktree registry (60 s; `ws new` 600 s), or `PYLON_WS_LOCK_TIMEOUT` seconds; `error.holder` is who holds it (`pid`, `command`, `since`, `op`) and the hint names the `kill` for a holder that hangs. A waiting ws command says so on stderr after 0.5 s"),
+        ('file-exists', 1, '`pylon edit PATH --create`: something (a file, folder or symlink) is already at PATH; nothing was written'),
         ('not-found', 1, 'a file named on the command line does not exist: the file to read or edit, `ws cat PATH` (in the checkout, or in the baseline with `--base`), `--body-file`, `--ops-file`'),
         ('is-directory', 1, 'a folder where a file belongs: the path to read, edit or `ws cat`, a `--body-file`/`--ops-file`, or an article file (`<address>.md`) in the store'),
         ('not-regular', 1, 'a FIFO, socket or device where a file belongs (the path to read or edit, `ws cat`, `--body-file`/`--ops-file`, an article or entry file, `ws diff --output`, any file pylon would replace); nothing is renamed over it and nothing opens it for long, so nothing hangs (stdin, `-`, is read with the same bound instead)'),
@@ -148,7 +149,9 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('nothing-to-undo', 1, '`ws undo`: every op of the log is undone already (or the log is empty)'),
         ('nothing-to-finish', 1, '`ws undo --finish`: no op is interrupted'),
         ('checkout-gone', 1, '`ws undo`: a checkout the op changed no longer exists (a worktree removed outside pylon)'),
-        ('apply-conflicts', 1, "`ws apply`: the session's changes conflict with the checkout; `error.conflicts` lists each path with its context; nothing was changed"),
+        ('apply-conflicts', 1, "`ws apply`: the session's changes conflict with the checkout; `error.conflicts` lists each path with its context; nothing was changed (the hint: `ws apply ID --markers` writes them as conflict markers)"),
+        ('sync-conflicts', 1, "`ws sync`: the incoming changes conflict with the session's; `error.conflicts` as for apply; nothing was changed (the hint: `ws sync ID --markers`)"),
+        ('sync-from-itself', 2, '`ws sync ID --from ID`: a session cannot be synced from itself'),
         ('apply-would-overwrite', 1, '`ws apply`: the result would replace ignored files (`error.paths`, `error.total`); nothing was changed'),
         ('apply-into-itself', 1, '`ws apply ID` run inside worktree ID itself'),
         ('apply-sparse-checkout', 1, '`ws apply` into a sparse checkout (files outside the cone are not on disk); nothing was changed'),
@@ -165,7 +168,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
 
 # The file faults for which `pylon read` and `pylon edit` exit 4 (the file cannot be edited).
 EDIT_EXIT = 4
-CANNOT_EDIT = frozenset({"not-found", "is-directory", "permission", "symlink-loop", "lock-timeout", "not-regular"})
+CANNOT_EDIT = frozenset({"file-exists", "not-found", "is-directory", "permission", "symlink-loop", "lock-timeout", "not-regular"})
 
 
 def table() -> dict[str, tuple[int, str]]:

@@ -29,6 +29,7 @@ _ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest anc
 _MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
 CANON = (JSON, _ROOT, _MOUNT)
 _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
+_DIFF3 = Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict.")
 _SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
              metavar="NAME|REV")
 
@@ -79,8 +80,9 @@ COMMANDS = (
                         "tag; `pylon edit PATH#TAG` may then change it."),
     Command("edit", "Apply whole-line edits to a file read with `pylon read`.",
             "printf 'replace 3\\n+new text\\n' | pylon edit src/app.py#b6285c57e879", "pylon.cli.edit:edit",
-            args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read`."),),
+            args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read` (with --create: PATH)."),),
             opts=(Opt("--tag", STR, "The tag, when PATH is given alone.", metavar="TAG"),
+                  Opt("--create", FLAG, "Make PATH as a new file from `insert after 0` lines; refused if it exists."),
                   Opt("--ops-file", STR, "Read operations from FILE (- for stdin).", metavar="FILE"),
                   Opt("--replace", PAIR, "Replace lines A-B with the one line TEXT; repeatable.", metavar="A[-B] TEXT",
                       repeat=True),
@@ -99,7 +101,8 @@ COMMANDS = (
             description="Operations come on stdin, from --ops-file, or as one-line flags (all of them apply, "
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
-                        "`+`. Numbers refer to the tagged revision. Exit: 0 applied, 1 unknown or stale tag, "
+                        "`+`. Numbers refer to the tagged revision. `pylon edit new.py --create --insert-after 0 'x = 1'` (or "
+                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. Exit: 0 applied, 1 unknown or stale tag, "
                         "2 bad request, 3 suspicious, 4 cannot edit, 5 no change."),
     # -- canon ---------------------------------------------------------------------------------
     Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
@@ -292,10 +295,36 @@ COMMANDS = (
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
     Command("ws apply", "Merge what an owned worktree changed since its baseline into this checkout (unstaged).",
             "pylon ws apply agent-1", "pylon.cli.ws_apply:apply",
-            args=(Arg("id", "ID", "The owned worktree's id."),), opts=(JSON,),
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`checkout` / "
+                      "`session ID`) into the conflicting files and apply the rest."),
+                  _DIFF3, JSON),
             description="A three-way merge (base: the session baseline) of the session's committed and "
                         "uncommitted work onto this checkout's working tree. The staged index and HEAD stay as "
-                        "they were; on a conflict nothing is changed. `pylon ws undo` reverses it."),
+                        "they were; on a conflict nothing is changed (unless --markers). `pylon ws undo` "
+                        "reverses it."),
+    Command("ws sync", "Merge the checkout's current state (or another session's) into a session's worktree.",
+            "pylon ws sync agent-1", "pylon.cli.ws_apply:sync",
+            args=(Arg("id", "ID", "The owned worktree to bring up to date."),),
+            opts=(Opt("--from", STR, "Where the changes come from: checkout (default) or another session's id.",
+                      metavar="SOURCE", default="checkout", dest="from_id"),
+                  Opt("--markers", FLAG, "On a conflict, write git-style conflict markers (`session ID` / "
+                      "`checkout`) into the session's files and sync the rest."),
+                  _DIFF3, JSON),
+            description="A three-way merge of the source's committed and uncommitted work into the session's "
+                        "working tree; the session's own uncommitted work is kept (it is one side of the merge), "
+                        "its index and HEAD are not touched. On a conflict nothing is changed (unless --markers). "
+                        "`pylon ws undo` reverses it."),
+    Command("ws finish", "This agent is done: apply its work here, then remove its worktree (one undoable op).",
+            "pylon ws finish agent-1 --commit 'Add retries to the client'", "pylon.cli.ws_apply:finish",
+            args=(Arg("id", "ID", "The owned worktree's id."),),
+            opts=(Opt("--commit", STR, "Also commit the applied paths on the current branch, with this message.",
+                      metavar="MSG"),
+                  Opt("--keep-branch", FLAG, "Keep the branch pylon-session-<ID>."),
+                  JSON),
+            description="`ws apply ID` then `ws rm ID` as one op: refused with nothing changed on a conflict "
+                        "(resolve with `ws apply ID --markers` or `ws sync ID` first). `pylon ws undo` brings "
+                        "the worktree back and the checkout (and branch, with --commit) to where they were."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws_ops:move",
@@ -334,7 +363,9 @@ COMMANDS = (
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
             args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
             description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
-                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0."),
+                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
+                        "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
+                        "\"tool_input\": {\"command\": \"rm -rf src\"}}`."),
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",
             "pylon guard install claude-code --dry-run", "pylon.cli.guard:install",
             args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json).",

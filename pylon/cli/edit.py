@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         allow_echo: bool
         allow_indent_mix: bool
         force: bool
+        create: bool
         json: bool
 
 
@@ -87,24 +88,12 @@ def _request(ops_file: str | None) -> bytes:
 
 def edit(args: EditArgs) -> int:
     from pylon.cli.output import ok_json, warn
-    from pylon.errors import Exit, UsageError
     from pylon.workspace.edits.editing import edit as apply_request, split_target
 
+    if args.create:
+        return _create(args)
     path, norm = split_target(args.target, args.tag)
-    request: bytes | list[Op]
-    if args.replace or args.delete or args.insert_after or args.insert_before:
-        if args.ops_file is not None:
-            raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")
-        from pylon.workspace.edits.ops import from_flags
-        from pylon.workspace.edits.problems import request_error
-
-        request, problems = from_flags(args.replace, args.delete, args.insert_after, args.insert_before)
-        if problems:
-            err = request_error(problems, "Fix the flag and run the command again.")
-            err.exit_code = Exit.USAGE
-            raise err
-    else:
-        request = _request(args.ops_file)
+    request = _ops(args)
     res = apply_request(path, norm, request, rebase=args.rebase, dry_run=args.dry_run, show=args.show,
                         allow_echo=args.allow_echo, allow_indent_mix=args.allow_indent_mix, force=args.force)
     for w in res.warnings:
@@ -118,3 +107,41 @@ def edit(args: EditArgs) -> int:
         write(render_edit(res))  # flushed: the --show lines count as seen only once printed
     res.mark_seen()
     return 0
+
+
+def _create(args: EditArgs) -> int:
+    from pylon.cli.output import ok_json, write
+    from pylon.errors import UsageError
+    from pylon.workspace.edits.create import check_target, create
+
+    path = check_target(args.target, args.tag)
+    for flag, used in (("--rebase", args.rebase), ("--dry-run", args.dry_run), ("--show", args.show),
+                       ("--force", args.force)):
+        if used:
+            raise UsageError("usage", f"{flag} does not apply with --create (the file is new).",
+                             f"pylon edit {path} --create --insert-after 0 'first line'")
+    res = create(path, _ops(args))
+    if args.json:
+        ok_json(res.to_json())
+    else:
+        made = f" (made folder{'s' if len(res.folders) > 1 else ''} {', '.join(res.folders)})" if res.folders else ""
+        write(f"Created {path} with {res.nlines} line(s){made}. New revision: [{path}#{res.tag}].\n")
+    return 0
+
+
+def _ops(args: EditArgs) -> bytes | list[Op]:
+    from pylon.errors import Exit, UsageError
+
+    if args.replace or args.delete or args.insert_after or args.insert_before:
+        if args.ops_file is not None:
+            raise UsageError("usage", "Use either one-line flags or --ops-file, not both.", "pylon edit --help")
+        from pylon.workspace.edits.ops import from_flags
+        from pylon.workspace.edits.problems import request_error
+
+        request, problems = from_flags(args.replace, args.delete, args.insert_after, args.insert_before)
+        if problems:
+            err = request_error(problems, "Fix the flag and run the command again.")
+            err.exit_code = Exit.USAGE
+            raise err
+        return request
+    return _request(args.ops_file)

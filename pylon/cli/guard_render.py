@@ -20,12 +20,30 @@ def render_check(result: Result, action: str, why: list[str]) -> str:
         lines.append(f"  {f.verdict}: {f.reason}{where}")
     targets = result.targets
     if targets and result.verdict == "reversible":
-        names = [t.path or "." if t.kind == "path" else "tracked changes" if t.kind == "checkout"
-                 else f"git clean {' '.join(t.args)} in {t.path or '.'}" for t in targets]
+        names = [kept(t.kind, t.path, t.args) for t in targets]
         lines.append("  a snapshot would keep: " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else ""))
     if result.verdict != "safe":
         lines.append(f"  hook answer: {action}" + (f" ({'; '.join(why)})" if why else ""))
     return "\n".join(lines) + "\n"
+
+
+def kept(kind: str, path: str, args: tuple[str, ...]) -> str:
+    """What a snapshot keeps for one target, in words (the kinds of pylon.guard.verdict)."""
+    where = path or "."
+    if kind == "path":
+        return where
+    if kind == "checkout":
+        return "every uncommitted change of tracked files (and the staged index)"
+    if kind == "tracked":
+        return f"the uncommitted changes of tracked files in {where}"
+    if kind == "find":
+        return f"the files `find {where} {' '.join(args)} -print` lists"
+    if kind == "git-clean":
+        cut = args.index("--") if "--" in args else len(args)
+        flags, paths = list(args[:cut]), [p for p in args[cut + 1:] if p]
+        below = f" below {', '.join(paths)}" if paths else ""
+        return f"the files `git clean {' '.join(flags + ['-n'])}` lists in {where}{below}"
+    return f"{kind} {where}"
 
 
 def render_policy(policy: Policy, searched: list[str]) -> str:

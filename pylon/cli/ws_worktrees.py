@@ -111,7 +111,7 @@ def rm(args: RmArgs) -> int:
         emit(result)
         return 0
     out(render.rm_summary(result))
-    if result["restore"]:
+    if result["restore"] and result["forced"]:
         note(render.restore_note(result))
     return 0
 

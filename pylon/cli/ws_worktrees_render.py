@@ -26,20 +26,27 @@ def worktree_table(result: dict[str, Any]) -> str:
     rows = result["worktrees"]
     if not rows:
         return "no owned worktrees (`pylon ws new` creates one)\n"
-    header = ("ID", "DIRTY", "COMMITS", "LAST CHANGE", "OVERLAPS", "PATH")
+    header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
     table = [header]
     for r in rows:
         d = r["dirty"]
         overlaps = "?" if r["overlaps"] is None else (",".join(r["overlaps"]) or "-")
         table.append((r["id"], f"{d['tracked']}M {d['untracked']}?", str(r["commits_since_baseline"]),
-                      r["last_change"], overlaps, show_path(r["path"])))
+                      str(r["behind_checkout"]), r["last_change"], overlaps, show_path(r["path"])))
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1] + "\n" for row in table)
 
 
 def rm_summary(result: dict[str, Any]) -> str:
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
-    return f"removed worktree {result['id']} ({show_path(result['path'])}){kept}\n"
+    held = result.get("held") or {}
+    why = ""
+    if held.get("kind") == "applied":
+        why = (f"; everything it held is in this checkout (applied in op {held['op']}, unchanged since), "
+               f"so no --force was needed (`pylon ws undo` brings it back, op {result['op']})")
+    elif held.get("kind") == "merged":
+        why = "; its commits are all on other branches"
+    return f"removed worktree {result['id']} ({show_path(result['path'])}){kept}{why}\n"
 
 
 def restore_note(result: dict[str, Any]) -> str:

@@ -26,13 +26,14 @@ refused before the op begins. `ws undo` is the same restore back to the state be
 from __future__ import annotations
 
 from pylon.workspace import git, owned
-from pylon.workspace.commits import IDENT, State
+from pylon.workspace.commits import State
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.applied import Base
     from pylon.workspace.conflicts import ConflictFile
-from pylon.workspace.conflicts import merge_tree, require_merge_tree
+from pylon.workspace.conflicts import merge_tree, on_base, require_merge_tree
+from pylon.workspace.markers import BASE, CHECKOUT, labelled_tree, session_label
 from pylon.workspace.moves import refuse_in_progress
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import names, parallel, read_side
@@ -43,22 +44,26 @@ _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 class Plan:
     """Everything apply decided before touching a file (what the op log records)."""
 
-    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files")
+    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files", "conflicts")
 
     def __init__(self, worktree_id: str, session_path: str, baseline: str, base: Base, session: State,
-                 before: State, merged: str, files: list[dict[str, str]]) -> None:
+                 before: State, merged: str, files: list[dict[str, str]],
+                 conflicts: list[ConflictFile] | None = None) -> None:
         self.id, self.session_path, self.baseline, self.base = worktree_id, session_path, baseline, base
         self.session, self.before, self.merged, self.files = session, before, merged, files
+        self.conflicts = conflicts or []  # with --markers: the paths written with conflict markers
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "path": self.session_path, "baseline": self.baseline, "base": self.base.to_dict(),
                 "session_state": self.session.commit, "before": self.before.commit,
                 "before_tree": self.before.worktree, "merged_tree": self.merged,
-                "files": self.files, "total": len(self.files)}
+                "files": self.files, "total": len(self.files), "conflicts": self.conflicts,
+                "markers": [str(c["path"]) for c in self.conflicts]}
 
 
-def plan(checkout: Checkout, worktree_id: str) -> Plan:
-    """Capture both sides and merge them; raises apply-conflicts (nothing changed) on conflict."""
+def plan(checkout: Checkout, worktree_id: str, *, markers: bool = False, diff3: bool = False) -> Plan:
+    """Capture both sides and merge them; raises apply-conflicts (nothing changed) on conflict,
+    unless `markers`: then the conflicting paths get git-style markers (markers.py) in the plan."""
     from pylon.errors import PylonError
     from pylon.workspace.state import capture
 
@@ -90,42 +95,31 @@ def plan(checkout: Checkout, worktree_id: str) -> Plan:
 
     start = bases(checkout, {worktree_id: found.baseline})[worktree_id]
     base = start.commit
-    ours = _on_base(checkout, before.worktree, base, "checkout")
-    theirs = _on_base(checkout, session.worktree, base, f"session {worktree_id}")
-    merged, conflicts = merge_tree(checkout, ours, theirs)
+    ours = on_base(checkout, before.worktree, base, "apply: checkout")
+    theirs = on_base(checkout, session.worktree, base, f"apply: session {worktree_id}")
+    labels = {ours: CHECKOUT, theirs: session_label(worktree_id), base: BASE}
+    merged, conflicts = merge_tree(checkout, ours, theirs, labels, diff3=diff3)
+    if conflicts and not markers:
+        raise conflicts_error(worktree_id, conflicts)
     if conflicts:
-        _name_sides(conflicts, {ours: "checkout", theirs: f"session {worktree_id}"})
-        shown = ", ".join(str(c["path"]) for c in conflicts[:10])
-        more = f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else ""
-        raise PylonError(
-            "apply-conflicts",
-            f"Applying {worktree_id} conflicts with this checkout in {len(conflicts)} "
-            f"path{'s' if len(conflicts) != 1 else ''}: {shown}{more}; nothing was changed.",
-            f"Resolve it in the session (cd \"$(pylon ws path {worktree_id})\"), or bring the session here "
-            f"whole with `pylon ws move {worktree_id}`; `pylon ws conflicts {worktree_id}` shows the same report.",
-            details={"id": worktree_id, "conflicts": conflicts, "total": len(conflicts)},
-        )
+        merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
     return Plan(worktree_id, found.path, found.baseline, start, session, before, merged,
-                tree_changes(checkout, before.worktree, merged))
+                tree_changes(checkout, before.worktree, merged), conflicts)
 
 
-def _name_sides(conflicts: list[ConflictFile], labels: dict[str, str]) -> None:
-    """git labels the conflict markers with the commit ids it was given; name the sides instead."""
-    for item in conflicts:
-        for hunk in item.get("hunks") or []:
-            lines = hunk["lines"]
-            for n, line in enumerate(lines):
-                marker, _, label = line.partition(" ")
-                if marker in ("<<<<<<<", ">>>>>>>") and label in labels:
-                    lines[n] = f"{marker} {labels[label]}"
+def conflicts_error(worktree_id: str, conflicts: list[ConflictFile]) -> Exception:
+    from pylon.errors import PylonError
 
-
-def _on_base(checkout: Checkout, tree: str, base: str, what: str) -> str:
-    """A commit of `tree` whose only parent is the baseline: makes the baseline the merge base.
-    Not anchored: nothing refers to it once the merge is done."""
-    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", f"pylon apply: {what}"],
-                  cwd=checkout.root, env=IDENT, what="git commit-tree")
-    return out.decode().strip()
+    shown = ", ".join(str(c["path"]) for c in conflicts[:10])
+    more = f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else ""
+    return PylonError(
+        "apply-conflicts",
+        f"Applying {worktree_id} conflicts with this checkout in {len(conflicts)} "
+        f"path{'s' if len(conflicts) != 1 else ''}: {shown}{more}; nothing was changed.",
+        f"Write the conflicts here as markers to resolve them in place: pylon ws apply {worktree_id} --markers "
+        f"(or bring this checkout's changes into the session: pylon ws sync {worktree_id}).",
+        details={"id": worktree_id, "conflicts": conflicts, "total": len(conflicts)},
+    )
 
 
 def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]:
@@ -135,20 +129,21 @@ def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]
     return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
 
 
-def _refusal(paths: list[str], what: str, way: str) -> Exception:
+def overwrite_refusal(paths: list[str], what: str, way: str, code: str = "apply-would-overwrite",
+                      place: str = "The session's changes would replace {what} in this checkout") -> Exception:
     from pylon.errors import PylonError
 
     more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
     return PylonError(
-        "apply-would-overwrite",
-        f"The session's changes would replace {what} in this checkout: {', '.join(paths[:10])}{more}; "
-        "nothing was changed.",
+        code,
+        f"{place.format(what=what)}: {', '.join(paths[:10])}{more}; nothing was changed.",
         f"Move those files aside (or {way}), then run the command again.",
         details={"paths": paths[:20], "total": len(paths)},
     )
 
 
-def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -> dict[str, object]:
+def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, markers: bool = False,
+          diff3: bool = False) -> dict[str, object]:
     """Plan and write under the op lock, recorded in the op log (kind `apply`): the intent (the
     checkout's state before, and the state after: the merged tree with the same index and HEAD)
     is written before the first file changes, so `ws undo` restores the state before exactly,
@@ -158,7 +153,7 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
 
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        todo = plan(checkout, worktree_id)
+        todo = plan(checkout, worktree_id, markers=markers, diff3=diff3)
         result = todo.to_dict()
         result.update(staged_kept=True, applied=False, op=None)
         if not todo.files:
@@ -168,13 +163,14 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None) -
                            branch=before.branch, label=f"after apply {worktree_id}")
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:
-            raise _refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
+            raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
                            "are not part of the checkout's state (ignored files; pylon never touches them)",
                            "delete them if you do not need them")
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
         op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
                          data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
-                               "base": todo.base.commit, "files": len(todo.files)},
+                               "base": todo.base.commit, "files": len(todo.files),
+                               "markers": [str(c["path"]) for c in todo.conflicts]},
                          anchors=[str(todo.session.commit), todo.baseline, todo.base.commit])
         # the same primitive as undo and `undo --finish`: only the paths that differ are written
         # (git checkout-index from a private index of just them), HEAD and the real index kept

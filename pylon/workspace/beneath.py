@@ -21,13 +21,13 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
-def refuse(path: str, reason: str, why: str) -> None:
+def refuse(path: str, reason: str, why: str, who: str = "pylon ws cat") -> None:
     from typing import cast  # here only (a refusal): typing costs start-up time
 
     from pylon.errors import PylonError, UsageError
     from pylon.workspace.jsonbytes import safe
 
-    message = f"pylon ws cat refuses {path!r}: {why}."
+    message = f"{who} refuses {path!r}: {why}."
     hint = "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'."
     details = cast("dict[str, object]", safe({"reason": reason, "path": path}))  # safe() keeps a dict a dict
     if reason in ("absolute", "dotdot", "symlink-outside"):  # one code per fault, whatever the command
@@ -49,23 +49,55 @@ def _not_found(path: str) -> None:
     )
 
 
-def _target_parts(root: str, target: str, path: str) -> tuple[bool, list[str]]:
+def _target_parts(root: str, target: str, path: str, who: str) -> tuple[bool, list[str]]:
     """(from the root?, components) of a symlink target; an absolute one must name the root."""
     if not target.startswith("/"):
         return False, target.split("/")
     for base in {root.rstrip("/"), os.path.realpath(root).rstrip("/")}:
         if target == base or target.startswith(base + "/"):
             return True, target[len(base) :].split("/")
-    refuse(path, "symlink-outside", f"a symlink on the way points to {target}, outside the checkout")
+    refuse(path, "symlink-outside", f"a symlink on the way points to {target}, outside the checkout", who)
     raise AssertionError("unreachable")
 
 
 def open_beneath(root: str, rel: str, path: str) -> int:
     """A read-only descriptor of the regular file `rel` (root-relative, already checked lexically)."""
+    return _walk(root, rel, path, None, "pylon ws cat")
+
+
+def folder_beneath(root: str, rel: str, path: str, made: list[tuple[int, str]], who: str) -> int:
+    """A descriptor of the folder `rel` beneath `root`, creating the folders missing on the way.
+
+    Each folder created is appended to `made` as (a descriptor of its parent, its name), so that a
+    caller whose next step fails can remove exactly those (`remove_made`); symlinks on the way are
+    walked as for a read and may not leave the root.
+    """
+    return _walk(root, rel, path, made, who)
+
+
+def remove_made(made: list[tuple[int, str]]) -> None:
+    """Remove the folders `folder_beneath` created (newest first, only while empty) and close their parents."""
+    for parent, name in reversed(made):
+        try:
+            os.rmdir(name, dir_fd=parent)
+        except OSError:
+            pass  # something was put there meanwhile: it stays
+    close_made(made)
+
+
+def close_made(made: list[tuple[int, str]]) -> None:
+    for parent, _ in made:
+        os.close(parent)
+    made.clear()
+
+
+def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str) -> int:
+    """Open `rel` beneath `root`: a regular file when `made` is None, else a folder (created when missing)."""
     stack = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]  # the folders walked, root first
     todo = [p for p in rel.split("/") if p]
     todo.reverse()  # a stack of components still to walk: pop() gives the next one
     links = 0
+    want_file = made is None
     try:
         while todo:
             name = todo.pop()
@@ -73,12 +105,12 @@ def open_beneath(root: str, rel: str, path: str) -> int:
                 continue
             if name == "..":
                 if len(stack) == 1:
-                    refuse(path, "symlink-outside", "a symlink on the way leads above the checkout root")
+                    refuse(path, "symlink-outside", "a symlink on the way leads above the checkout root", who)
                 os.close(stack.pop())
                 continue
             if name.lower() == ".git":
-                refuse(path, "git-dir", "a symlink on the way leads into .git, which is git's")
-            last = not todo
+                refuse(path, "git-dir", "a symlink on the way leads into .git, which is git's", who)
+            last = not todo and want_file
             try:
                 if last:
                     # look before opening: a device or FIFO is refused without being opened
@@ -87,6 +119,9 @@ def open_beneath(root: str, rel: str, path: str) -> int:
                         _check_mode(st.st_mode, path)
                 fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
             except FileNotFoundError:
+                if made is not None and _make_folder(stack[-1], name, made):
+                    todo.append(name)  # made (or made by someone else meanwhile): open it now
+                    continue
                 _not_found(path)
                 raise
             except OSError as exc:
@@ -102,7 +137,7 @@ def open_beneath(root: str, rel: str, path: str) -> int:
                     raise
                 links += 1  # a hop, or a retry of a name being swapped: both are bounded
                 if links > MAX_LINKS:
-                    refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks on the way (a loop?)")
+                    refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks on the way (a loop?)", who)
                 if not stat.S_ISLNK(st.st_mode):
                     if stat.S_ISDIR(st.st_mode):
                         todo.append(name)  # it became a folder meanwhile: walk it again
@@ -118,7 +153,7 @@ def open_beneath(root: str, rel: str, path: str) -> int:
                         raise
                     todo.append(name)  # no longer a symlink: look again (bounded by MAX_LINKS)
                     continue
-                from_root, parts = _target_parts(root, target, path)
+                from_root, parts = _target_parts(root, target, path, who)
                 if from_root:
                     while len(stack) > 1:
                         os.close(stack.pop())
@@ -127,11 +162,25 @@ def open_beneath(root: str, rel: str, path: str) -> int:
             if last:
                 return _checked_file(fd, path)
             stack.append(fd)
-        refuse(path, "directory", "it names a folder, not a file")
+        if not want_file:
+            return stack.pop()
+        refuse(path, "directory", "it names a folder, not a file", who)
         raise AssertionError("unreachable")
     finally:
         for fd in stack:
             os.close(fd)
+
+
+def _make_folder(parent: int, name: str, made: list[tuple[int, str]]) -> bool:
+    """Create the missing folder `name`; False when its own parent has gone (nothing to walk)."""
+    try:
+        os.mkdir(name, 0o777, dir_fd=parent)
+    except FileExistsError:
+        return True  # another process made it (or a link appeared): walk what is there
+    except FileNotFoundError:
+        return False
+    made.append((os.dup(parent), name))
+    return True
 
 
 def _check_mode(mode: int, path: str) -> None:

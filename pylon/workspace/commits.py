@@ -27,6 +27,16 @@ def iso(stamp: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
+def from_iso(text: str) -> int | None:
+    """The Unix time of an `iso()` string; None when it is not one."""
+    import calendar
+
+    try:
+        return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return None
+
+
 class State:
     """One captured checkout state (the commit is None until anchored)."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT
+from pylon.workspace.markers import CHECKOUT, relabel, session_label
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import Side, parallel, peel_trees, tree_diffs
 
@@ -126,14 +127,21 @@ def relation(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> tuple[list[s
     return touched, bool(touched) or _moved_into(a, b) or _moved_into(b, a)
 
 
-def merge(checkout: Checkout, ours: str, theirs: str) -> list[ConflictFile]:
+def merge(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str] | None = None) -> list[ConflictFile]:
     """The conflicts of merging two commits (empty when clean), each with a short context."""
-    return merge_tree(checkout, ours, theirs)[1]
+    return merge_tree(checkout, ours, theirs, labels)[1]
 
 
-def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[ConflictFile]]:
-    """(the merged tree, its conflicts): the tree holds conflict markers where there are conflicts."""
-    args = ["merge-tree", "--write-tree", "-z", "--name-only", "--allow-unrelated-histories", ours, theirs]
+def merge_tree(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str] | None = None,
+               diff3: bool = False) -> tuple[str, list[ConflictFile]]:
+    """(the merged tree, its conflicts): the tree holds conflict markers where there are conflicts.
+
+    `labels` (commit -> name, markers.py) names the sides in the hunks reported; the markers in the
+    tree keep git's commit ids (markers.labelled_tree names them). The style is git's default
+    (`merge`) whatever the user's merge.conflictStyle, or `diff3` (a base section) when asked."""
+    style = "diff3" if diff3 else "merge"
+    args = ["-c", f"merge.conflictStyle={style}", "merge-tree", "--write-tree", "-z", "--name-only",
+            "--allow-unrelated-histories", ours, theirs]
     code, out, err = git.run_full(args, cwd=checkout.root)
     if code not in (0, 1):
         raise git.failure(args, code, err, "git merge-tree")
@@ -156,11 +164,11 @@ def merge_tree(checkout: Checkout, ours: str, theirs: str) -> tuple[str, list[Co
                 if p in found:
                     found[p]["types"].append(kind)
                     found[p]["messages"].append(message)
-    _add_hunks(checkout, tree, found)
+    _add_hunks(checkout, tree, found, labels or {})
     return tree, [found[p] for p in sorted(found)]
 
 
-def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile]) -> None:
+def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile], labels: dict[str, str]) -> None:
     """The conflict-marker regions git wrote into the merged files: where, and their first lines."""
     request = "".join(f"{tree}:{p}\n" for p in found if "\n" not in p).encode("utf-8", "surrogateescape")
     if not request:
@@ -179,7 +187,7 @@ def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile]) ->
         if b"\0" in blob[:8000]:
             found[p]["binary"] = True
             continue
-        found[p]["hunks"] = hunks(blob.decode("utf-8", "replace"))
+        found[p]["hunks"] = hunks(relabel(blob, labels).decode("utf-8", "replace"))
 
 
 def hunks(text: str) -> list[Hunk]:
@@ -209,7 +217,7 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Com
             jobs.append((one, two, str(one.side.state.commit), str(two.side.state.commit), touched, must))
     if main is not None:
         jobs.extend(_against_main(checkout, parties, main))
-    merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3]))
+    merged = parallel([j for j in jobs if j[5]], lambda j: merge(checkout, j[2], j[3], _labels(j[0], j[1], j[2], j[3])))
     results = iter(merged)
     pairs: list[Pair] = []
     for a, b, _ours, _theirs, touched, must in jobs:
@@ -223,10 +231,18 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Com
     return {"pairs": pairs, "checked": len(jobs), "merged": len(merged)}
 
 
-def _on(checkout: Checkout, tree: str, base: str) -> str:
-    # the commit is not anchored: a later gc may drop it, nothing refers to it
-    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", "pylon conflict check"],
-                  cwd=checkout.root, env=IDENT)
+def _labels(one: Party, two: Party | None, ours: str, theirs: str) -> dict[str, str]:
+    """The names of a pair's sides: as `ws apply` writes them against the checkout (checkout first)."""
+    if two is None:
+        return {ours: CHECKOUT, theirs: session_label(str(one.id))}
+    return {ours: session_label(str(one.id)), theirs: session_label(str(two.id))}
+
+
+def on_base(checkout: Checkout, tree: str, base: str, what: str = "conflict check") -> str:
+    """A commit of `tree` whose only parent is `base`, which makes `base` the merge base.
+    Not anchored: a later gc may drop it, nothing refers to it once the merge is done."""
+    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", f"pylon {what}"],
+                  cwd=checkout.root, env=IDENT, what="git commit-tree")
     return out.decode().strip()
 
 
@@ -260,10 +276,9 @@ def _against_main(checkout: Checkout, parties: list[Party], main: Party) -> list
         touched, could = relation(since, changed)
         if not could:
             return party, None, "", "", [], False
-        ours = str(party.side.state.commit)
-        if base != party.baseline:
-            ours = _on(checkout, party.side.state.worktree, base)
-        return party, None, ours, _on(checkout, tree, base), touched, True
+        # both sides on the base, the checkout first: the very merge `ws apply` does (same report)
+        session = on_base(checkout, party.side.state.worktree, base)
+        return party, None, on_base(checkout, tree, base), session, touched, True
 
     items = []
     for party, base in zip(parties, bases):

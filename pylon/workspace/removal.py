@@ -58,10 +58,11 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
     from pylon.workspace.moves import refuse_while_moved
 
     refuse_while_moved(checkout, worktree_id)
-    if not force:
-        return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch)
     from pylon.workspace import oplog
 
+    if not force:
+        with oplog.op_lock(checkout):  # a session whose work was applied is removed as an op (undoable)
+            return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch)
     with oplog.op_lock(checkout):  # `rm --force` is an op of the log: `ws undo` brings the worktree back
         oplog.check_clear(checkout)
         return _rm(checkout, worktree_id, force=True, keep_branch=keep_branch)
@@ -77,16 +78,24 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
         uncommitted = sorted(set(tracked) | set(untracked))
         tip = found.head or ""
         commits = unique_commits(checkout, found.branch, found.baseline) if tip else 0
+        applied = None
         if (uncommitted or commits) and not force:
-            commit_paths = changed_since(checkout, found.baseline, tip) if commits else []
-            raise _refuse(worktree_id, uncommitted, commits, commit_paths)
+            from pylon.workspace.applied import holding
+
+            applied = holding(checkout, found.id, found.baseline, side.state.worktree)
+            if applied is None:
+                commit_paths = changed_since(checkout, found.baseline, tip) if commits else []
+                raise _refuse(worktree_id, uncommitted, commits, commit_paths)
+            from pylon.workspace import oplog
+
+            oplog.check_clear(checkout)
         trash = restore = None
         op = None
-        if force:
+        if force or applied is not None:
             if uncommitted or commits:
                 trash, restore = _snapshot(checkout, found, side)
             op = rm_undo.log_intent(checkout, found, side, keep_branch=keep_branch, scoped=_scoped_refs(checkout, found.record),
-                                    trash=trash)
+                                    trash=trash, how=" --force" if force else "")
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
         _stop_watcher(owned.admin_dir_of(found.path))
@@ -96,8 +105,21 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
 
             oplog.complete(checkout, op)
     return {"id": worktree_id, "path": found.path, "branch": found.branch, "branch_kept": keep_branch,
-            "head": tip, "forced": bool(trash), "trash": trash, "restore": restore,
-            "uncommitted": len(uncommitted), "commits": commits, "op": op.seq if op else None}
+            "head": tip, "forced": bool(trash) and force, "trash": trash, "restore": restore,
+            "uncommitted": len(uncommitted), "commits": commits, "op": op.seq if op else None,
+            "held": _held(applied, bool(tip) and not commits and _has_commits(checkout, found.baseline, tip))}
+
+
+def _has_commits(checkout: Checkout, baseline: str, tip: str) -> bool:
+    out = git.run(["rev-list", "--count", tip, "--not", baseline], cwd=checkout.root)
+    return int(out.decode().strip() or 0) > 0
+
+
+def _held(applied: int | None, merged: bool) -> dict[str, object] | None:
+    """Why a session with work could go without --force: its work was applied (op), or merged."""
+    if applied is not None:
+        return {"kind": "applied", "op": applied}
+    return {"kind": "merged"} if merged else None
 
 
 def _snapshot(checkout: Checkout, found: owned.Owned, side: Side) -> tuple[str, list[str]]:

@@ -35,6 +35,7 @@ import os
 
 from pylon.workspace import git
 from pylon.workspace.commits import State, commit_tree, read_state, state_message
+from pylon.workspace.index import remove_index
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
@@ -132,11 +133,7 @@ def _write_files(checkout: Checkout, entries: list[tuple[str, str, str]]) -> Non
             if mode == "160000":  # a submodule: its folder, never its content (git checkout does the same)
                 os.makedirs(os.path.join(checkout.root, path), exist_ok=True)
     finally:
-        for leftover in (tmp, tmp + ".lock"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
+        remove_index(tmp)
 
 
 def _blocked_error(paths: list[str]) -> Exception:

@@ -64,7 +64,7 @@ def _ref(checkout: Checkout, ref: str) -> str:
 
 
 def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branch: bool, scoped: list[str],
-               trash: str | None) -> oplog.Op:
+               trash: str | None, how: str = " --force") -> oplog.Op:
     scoped_oids = {ref: _ref(checkout, ref) for ref in scoped}
     data: RmData = {
         "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
@@ -72,8 +72,8 @@ def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branc
         "scoped": scoped_oids, "trash": trash,
     }
     anchors = [str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
-    return oplog.begin(checkout, "rm", [], title=f"rm {found.id} --force", data=data, anchors=anchors, module=MODULE,
-                       command=f"pylon ws rm {found.id} --force")
+    return oplog.begin(checkout, "rm", [], title=f"rm {found.id}{how}", data=data, anchors=anchors, module=MODULE,
+                       command=f"pylon ws rm {found.id}{how}")
 
 
 def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str, tip: str,

@@ -2,7 +2,11 @@
 parallel (sides.py), one versioned document.
 
     {version, worktrees: [{id, path, branch, baseline, head, dirty: {tracked, untracked},
-     commits_since_baseline, created, last_change, overlaps}], foreign}
+     commits_since_baseline, created, last_change, overlaps, behind_checkout}], foreign}
+
+`behind_checkout` counts the paths `ws sync ID` would bring in: changed in the main checkout since
+the base the two last agreed on (applied.bases: the baseline, the last apply or the last sync) and
+different from the session's version.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import os
 
 from pylon.workspace import conflicts, git, owned
-from pylon.workspace.commits import iso
+from pylon.workspace.commits import from_iso, iso
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import (
     Side,
@@ -26,7 +30,7 @@ LIST_VERSION = 1
 
 
 class Row:
-    __slots__ = ("owned", "side", "tracked", "untracked", "commits", "changed")
+    __slots__ = ("owned", "side", "tracked", "untracked", "commits", "changed", "behind")
 
     def __init__(self, found: owned.Owned, side: Side) -> None:
         self.owned, self.side = found, side
@@ -34,9 +38,12 @@ class Row:
         self.untracked: list[str] = []
         self.commits = 0
         self.changed: list[tuple[str, str]] = []  # (status, path) since the baseline, for the overlaps
+        self.behind = 0  # paths `ws sync` would bring in from the main checkout
 
 
-def _read(found: object) -> Row:
+def _read(found: object) -> Row | Side:
+    if isinstance(found, str):
+        return read_side(found)  # the main checkout
     assert isinstance(found, owned.Owned)
     row = Row(found, read_side(found.path))
     if found.head and found.head != found.baseline:
@@ -63,9 +70,28 @@ def _compare_trees(checkout: Checkout, rows: list[Row]) -> None:
         row.changed = since
 
 
+def _behind(checkout: Checkout, rows: list[Row], main: Side) -> None:
+    """Per row: paths the main checkout changed since the sync base that the session does not hold."""
+    from pylon.workspace.applied import bases
+
+    starts = bases(checkout, {r.owned.id: r.owned.baseline for r in rows})
+    base_trees = peel_trees(checkout, [starts[r.owned.id].commit for r in rows])
+    pairs: list[tuple[str, str]] = []
+    for row, base_tree in zip(rows, base_trees):
+        pairs += [(base_tree, main.state.worktree), (row.side.state.worktree, main.state.worktree)]
+    diffs = tree_diffs(checkout, pairs)
+    for n, row in enumerate(rows):
+        since, differ = diffs[2 * n], diffs[2 * n + 1]
+        row.behind = len({p for _, p in since} & {p for _, p in differ})
+
+
 def _last_change(row: Row, head_times: dict[str, int]) -> int:
-    """The later of the head commit's time and the newest mtime among the dirty paths."""
-    newest = head_times.get(row.owned.head or "", 0)
+    """The newest of the session's own events: its creation, its newest commit (only when it made
+    commits: HEAD's date is otherwise the date of the commit it started from), the newest mtime
+    among its dirty paths."""
+    newest = from_iso(row.owned.created) or 0
+    if row.commits:
+        newest = max(newest, head_times.get(row.owned.head or "", 0))
     for rel in (*row.tracked, *row.untracked):
         try:
             newest = max(newest, int(os.lstat(os.path.join(row.owned.path, rel)).st_mtime))
@@ -77,8 +103,13 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
 def list_worktrees(checkout: Checkout) -> dict[str, object]:
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
-    rows: list[Row] = parallel(present, _read)
+    read: list[Row | Side] = parallel([*present, info.main_root] if present else [], _read)
+    rows = [r for r in read if isinstance(r, Row)]
     _compare_trees(checkout, rows)
+    if rows:
+        main = read[-1]
+        assert isinstance(main, Side)
+        _behind(checkout, rows, main)
     heads = sorted({r.owned.head for r in rows if r.owned.head})
     head_times: dict[str, int] = {}
     if heads:
@@ -106,6 +137,7 @@ def list_worktrees(checkout: Checkout) -> dict[str, object]:
             "commits_since_baseline": row.commits, "created": o.created,
             "last_change": iso(_last_change(row, head_times)),
             "overlaps": None if overlap is None else overlap.get(o.id, []),
+            "behind_checkout": row.behind,
         })
     leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
     return {"version": LIST_VERSION, "root": info.root, "worktrees": items, "foreign": len(info.foreign),

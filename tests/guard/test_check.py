@@ -27,6 +27,23 @@ def test_reversible_command_names_the_words_and_what_the_snapshot_keeps(make_rep
     assert "hook answer: snapshot" in r.out
 
 
+def test_the_snapshot_description_fits_every_target_kind(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """Each kind of target is worded as what it is (a `git checkout -- .` is not a `git clean`)."""
+    root = repo(make_repo)
+    cases = {
+        "git checkout -- .": "the uncommitted changes of tracked files in .",
+        "git restore src": "the uncommitted changes of tracked files in src",
+        "git reset --hard": "every uncommitted change of tracked files (and the staged index)",
+        "git clean -fdx": "the files `git clean -d -x -n` lists in .",
+        "git clean -f src": "the files `git clean -n` lists in . below src",
+        "find src -name '*.pyc' -delete": "the files `find src -name *.pyc -print` lists",
+        "rm -rf src": "src",
+    }
+    for command, kept in cases.items():
+        r = run("pylon", "guard", "check", "--command", command, cwd=root)
+        assert f"  a snapshot would keep: {kept}\n" in r.out, (command, r.out)
+
+
 def test_words_after_double_dash_are_one_command(make_repo) -> None:  # type: ignore[no-untyped-def]
     r = run("pylon", "guard", "check", "--json", "--", "git", "push", "--force", "origin", "main",
             cwd=repo(make_repo))

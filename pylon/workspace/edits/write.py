@@ -41,7 +41,11 @@ def resolve(path: str) -> tuple[str, os.stat_result]:
     try:
         st = os.stat(real)
     except FileNotFoundError:
-        raise cannot_edit("not-found", f"{path} does not exist.", "Check the path (it is relative to the current folder).") from None
+        from shlex import quote
+
+        raise cannot_edit("not-found", f"{path} does not exist.",
+                          f"To make it: pylon edit {quote(path)} --create --insert-after 0 'first line' (or check the path: "
+                          "it is relative to the current folder).") from None
     except PermissionError:
         raise cannot_edit("permission", f"{path} cannot be accessed: permission denied.", f"ls -l {path}") from None
     except OSError as exc:
