@@ -129,7 +129,7 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
         module = _module(op)
         _refuse_busy(op)
         if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
-            return _settle_redo(checkout, op, forward=finish, markers=markers)
+            return _settle_redo(checkout, op, forward=finish)
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
@@ -160,22 +160,39 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
             oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
             return _result(op, was, "undone", {})
         currents = _capture_steps(op)
-        if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: carry on where it stopped
-            outcomes = _carry_all(checkout, op, _pairs(op, "undo_from", "undo_to"), currents, markers=markers, verb="undo")
-        elif op.status == "undoing":  # an undo begun by an older pylon: whole states back, as it did then
+        if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
+            outcomes = _whole(op, "undo_to", currents)
+            oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+        elif op.status in ("undoing", "intent"):
+            # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
+            # states is its own half-done work, not later work, so each step goes back to `before`
+            # whole, as it always did; the state replaced is kept in `undo_from`
+            if op.status == "intent":
+                _branch_check(op)
+                oplog.preflight(op.steps, forward=False, currents=currents)
+                oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
             with oplog.closed_if_refused(checkout, op, status=was):
                 oplog.run_steps(op.steps, forward=False, currents=currents)
             oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
             return _result(op, was, "undone", {})
         else:
             _branch_check(op)
-            outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers, verb="undo")
+            outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
+                                  verb="undo")
             oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                             undo_to={root: o.target for root, o in outcomes.items()},
-                             interrupted=was == "intent", undo_kept=_kept(outcomes))
+                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
         _write_all(checkout, op, outcomes, currents, was)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
+
+
+def _whole(op: oplog.Op, key: str, currents: dict[str, State]) -> dict[str, Outcome]:
+    """An undo or redo killed half-way goes on to the targets it recorded (`key`) as they are: they
+    were worked out, later work included, before its first write."""
+    from pylon.workspace.reverse import Outcome
+
+    targets = op.record.get(key) or {}
+    return {root: Outcome(str(targets[root]), [], [], [], []) for root in currents if root in targets}
 
 
 def _refuse_busy(op: oplog.Op) -> None:
@@ -187,9 +204,11 @@ def _refuse_busy(op: oplog.Op) -> None:
             refuse_in_progress(locate(step.root), "undo or redo an operation")
 
 
-def _history(op: oplog.Op) -> dict[str, object]:
-    """The states an earlier undo or redo of this op recorded, kept as parents (never pruned)."""
+def _history(op: oplog.Op, currents: dict[str, State] | None = None) -> dict[str, object]:
+    """The states an earlier undo or redo of this op recorded (and `currents`: captured when a killed
+    one resumes), kept as parents (never pruned)."""
     older = [oid for key in oplog.STATE_MAPS for oid in (op.record.get(key) or {}).values()]
+    older += list(_commits(currents or {}).values())
     if not older:
         return {}
     return {"history": list(dict.fromkeys([*(op.record.get("history") or []), *older]))}
@@ -276,12 +295,12 @@ def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], c
             raise
 
 
-def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool, markers: bool) -> dict[str, object]:
-    """A redo killed half-way: carried on to its end (`--finish`) or reversed to the undone state."""
+def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool) -> dict[str, object]:
+    """A redo killed half-way: on to the state it was writing (`--finish`), or back to the state it
+    replaced (undo); what is there now is kept in the op's history."""
     currents = _capture_steps(op)
-    frm_key, to_key = ("redo_from", "redo_to") if forward else ("redo_to", "redo_from")
-    outcomes = _carry_all(checkout, op, _pairs(op, frm_key, to_key), currents, markers=markers,
-                          verb="redo" if forward else "undo")
+    outcomes = _whole(op, "redo_to" if forward else "redo_from", currents)
+    oplog.set_status(checkout, op, "redoing", **_history(op, currents))
     _write_all(checkout, op, outcomes, currents, "redoing")
     status = "done" if forward else "undone"
     oplog.set_status(checkout, op, status, **({"undone_at": time.time_ns()} if not forward else {}))
