@@ -8,6 +8,10 @@ it changes 300 files and adds 50 (committed). Measured as whole processes, alter
 - baseline, git doing the same change without a merge base, conflict check, index protection
   or log: `git diff --binary <baseline> <session> | git apply` then the same diff `git apply -R`.
 
+Then `pylon ws undo` alone (the bar: under 1 s), and undo after later work (20 other files edited
+and 5 of the applied files edited on another line, so the undo merges three-way and keeps them),
+followed by `pylon ws redo`; the later edits are put back by hand between rounds.
+
     .venv/bin/python bench/ws_apply.py [--runs N] [--rebuild]
 """
 
@@ -47,6 +51,21 @@ def session() -> tuple[Path, str, str]:
     return path, str(doc["baseline"]), tip
 
 
+def later_edits() -> dict[str, bytes]:
+    """Work done after the apply: 20 files it did not touch appended to, and 5 it touched edited on
+    their first line (the apply appended); returns their bytes before, to put back by hand."""
+    saved: dict[str, bytes] = {}
+    picks = [path_of((i * 104729 + 5) % 80000) for i in range(20)] + [path_of((i * 7919 + 13) % 80000) for i in range(5)]
+    for n, rel in enumerate(picks):
+        full = REPO / rel
+        if not full.exists() or str(rel) in saved:
+            continue
+        data = full.read_bytes()
+        saved[str(rel)] = data
+        full.write_bytes(data + b"# later\n" if n < 20 else b"# later, first line\n" + data)
+    return saved
+
+
 def timed(args: list[str] | str) -> float:
     start = time.perf_counter()
     if isinstance(args, str):
@@ -71,18 +90,36 @@ def main() -> None:
     pylon_t: list[float] = []
     git_t: list[float] = []
     scan_t: list[float] = []
+    undo_t: list[float] = []
+    later_t: list[float] = []
+    redo_t: list[float] = []
     for i in range(opts.runs + 1):
-        a = timed([PYLON, "ws", "apply", "s"]) + timed([PYLON, "ws", "undo"])
+        applied = timed([PYLON, "ws", "apply", "s"])
+        undone = timed([PYLON, "ws", "undo"])
         b = timed(f"{diff} | git apply") + timed(f"{diff} | git apply -R")
         c = timed("git status --porcelain")
+        timed([PYLON, "ws", "apply", "s"])
+        saved = later_edits()
+        merged = timed([PYLON, "ws", "undo"])
+        redone = timed([PYLON, "ws", "redo"])
+        timed([PYLON, "ws", "undo"])
+        for rel, data in saved.items():  # the later edits out of the way again
+            (REPO / rel).write_bytes(data)
         if i:  # the first round warms the caches
-            pylon_t.append(a)
+            pylon_t.append(applied + undone)
+            undo_t.append(undone)
             git_t.append(b)
             scan_t.append(c)
+            later_t.append(merged)
+            redo_t.append(redone)
     p, g, c = statistics.median(pylon_t), statistics.median(git_t), statistics.median(scan_t)
+    u, m, r = statistics.median(undo_t), statistics.median(later_t), statistics.median(redo_t)
     rows = [("`pylon ws apply` + `pylon ws undo`", f"{p * 1000:.0f} ms", f"{p / g:.2f}x"),
             ("`git diff --binary B S \\| git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x"),
-            ("`git status --porcelain` (one scan, for scale)", f"{c * 1000:.0f} ms", f"{c / g:.2f}x")]
+            ("`git status --porcelain` (one scan, for scale)", f"{c * 1000:.0f} ms", f"{c / g:.2f}x"),
+            ("`pylon ws undo` of the apply (bar: under 1 s)", f"{u * 1000:.0f} ms", f"{u / g:.2f}x"),
+            ("`pylon ws undo` after later edits (three-way, 25 paths kept)", f"{m * 1000:.0f} ms", f"{m / g:.2f}x"),
+            ("`pylon ws redo` of that undo", f"{r * 1000:.0f} ms", f"{r / g:.2f}x")]
     text = (f"Checkout with {dirty} dirty paths; the session changes 350 paths (300 modified, "
             f"50 added), committed. Medians of {opts.runs} alternating samples. apply captures both "
             "checkouts (each about one status scan, in parallel), merges, writes the intent, the 350 "

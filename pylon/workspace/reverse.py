@@ -188,7 +188,7 @@ def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile
     shown = ", ".join(str(c["path"]) for c in conflicts[:10]) + (
         f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else "")
     return PylonError(
-        f"{verb}-conflicts",
+        "redo-conflicts" if verb == "redo" else "undo-conflicts",
         f"Since `{title}` (op {seq}), {len(conflicts)} path(s) it changed were edited again in the same lines: "
         f"{shown}. Nothing was written.",
         f"Keep your edits and write both sides with conflict markers: `pylon ws {verb} --markers` (itself "

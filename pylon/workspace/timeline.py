@@ -205,7 +205,7 @@ def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run:
                 newest.add(first["ref"])
         pruned, kept = [], 0
         for e in items:
-            if e["time"] >= cutoff or e["ref"] in newest or e["ref"] in protected:
+            if e["time"] > cutoff or e["ref"] in newest or e["ref"] in protected:
                 kept += 1
                 continue
             pruned.append({k: e[k] for k in ("kind", "name", "ref", "time")})
