@@ -12,7 +12,7 @@ from pylon.cli.ws_render import emit, show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Literal, Protocol
 
     from pylon.cli.ws import JsonArgs
     from pylon.workspace.repo import Checkout
@@ -128,15 +128,15 @@ class _conflicts_shown:  # noqa: N801 - a context manager named for what it does
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
         code = getattr(exc, "code", None)
         if not self.json_mode and code in ("undo-conflicts", "redo-conflicts"):
             from pylon.cli.ws_worktrees_render import conflict_report
 
             details = getattr(exc, "details", {})
-            pair = {"a": f"op {details.get('op')} reversed", "b": None, "conflicts": details.get("conflicts") or [],
-                    "touching": []}
-            if all("types" in c for c in pair["conflicts"]):
+            conflicts = details.get("conflicts") or []
+            pair = {"a": f"op {details.get('op')} reversed", "b": None, "conflicts": conflicts, "touching": []}
+            if all("types" in c for c in conflicts):
                 note(conflict_report({"pairs": [pair], "worktrees": []}).rstrip("\n"))
         return False
 

@@ -112,8 +112,8 @@ def entries(checkout: Checkout) -> list[Entry]:
         if state is None:
             continue
         wid = group.rsplit("/", 1)[-1].rsplit("-", 1)[0]
-        op = rm_ops.get(group)
-        path = str(op.data.get("path")) if op is not None else f"../{wid}"
+        rm_op = rm_ops.get(group)
+        path = str(rm_op.data.get("path")) if rm_op is not None else f"../{wid}"
         start = f"{group}/branch" if "branch" in parts else f"{group}/state^1"
         command = (f"git worktree add --detach {_q(path)} {start} && "
                    f"git -C {_q(path)} read-tree -u --reset {group}/state")
