@@ -151,6 +151,13 @@ def _later(result: dict[str, object]) -> None:
     def shown(paths: list[str]) -> str:
         return ", ".join(show_path(p) for p in paths[:10]) + (f" (and {len(paths) - 10} more)" if len(paths) > 10 else "")
 
+    back = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("back", [])]
+    existing = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("existing", [])]
+    if back:
+        note(f"pylon: brought back {len(back)} file(s) the command destroyed: {shown(back)}")
+    if existing:
+        note(f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
+             f"with their paths replaces them): {shown(existing)}")
     if kept:
         note(f"pylon: kept {len(kept)} path(s) changed since: {shown(kept)}")
     if merged:

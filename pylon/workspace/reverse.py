@@ -174,8 +174,12 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
         target_head, branch = now.head, now.branch
     else:
         target_head, branch = to.head, to.branch
-    target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
-                        label=f"{side} onto the checkout")
+    if to.commit and (tree, index) == (to.worktree, to.index_tree) and (head != "keep" or (
+            target_head, branch) == (to.head, to.branch)):
+        target = to.commit  # the state itself, with everything its commit records
+    else:
+        target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
+                            label=f"{side} onto the checkout")
     conflicted = {str(c["path"]) for c in conflicts}
     kept = sorted(p for p in later if p not in conflicted)
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],

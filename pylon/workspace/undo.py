@@ -156,9 +156,12 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
                     module.check_undo(checkout, op)
                 kept = {root: st.commit for root, st in currents.items() if st.commit}
                 oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
-            module.undo_op(checkout, op)
+            said = module.undo_op(checkout, op)
             oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
-            return _result(op, was, "undone", {})
+            result = _result(op, was, "undone", {})
+            if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
+                result["later"] = said
+            return result
         currents = _capture_steps(op)
         if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
             outcomes = _whole(op, "undo_to", currents)
