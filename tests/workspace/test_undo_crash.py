@@ -6,29 +6,16 @@ work (undo), or the state after the apply plus the later work (redo). states.sna
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import pylon
-from tests.workspace.states import Maker, build, differences, mutate, snapshot
-from tests.workspace.wt_helpers import new
+from tests.workspace.states import differences, snapshot
+from tests.workspace.test_apply_crash import prepared
 
 LATER = {"later/one.txt": b"written after the apply\n", "later/two.txt": b"also later\n"}
-
-
-def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
-    rng = random.Random(seed)
-    repo = build(folder / f"c{seed}", rng)
-    mutate(repo, rng, rng.randint(0, 3))
-    path = Path(str(new(repo, "s")["path"]))
-    make = Maker(path, rng)
-    for _ in range(rng.randint(60, 120)):
-        make.write(make.fresh())
-    mutate(path, rng, rng.randint(1, 4), commit=True, make=make)
-    return repo, rng
 
 
 def add_later(repo: Path) -> None:
@@ -65,14 +52,14 @@ def settle(repo: Path, verb: str, where: str) -> None:
 
 
 def test_sigkill_during_undo_and_redo_keeps_later_work(tmp_path: Path) -> None:
-    repo, _ = prepared(tmp_path / "m", 999)  # one uninterrupted round for the length of each
+    repo, _ = prepared(tmp_path / "m", 999, edits_after=False)  # one uninterrupted round for the length of each
     assert pylon("ws", "apply", "s", cwd=repo).code == 0
     start = time.monotonic()
     assert pylon("ws", "undo", cwd=repo).code == 0
     span = time.monotonic() - start
     tally: dict[str, int] = {}
     for seed in range(6):
-        repo, rng = prepared(tmp_path, seed)
+        repo, rng = prepared(tmp_path, seed, edits_after=False)
         before = snapshot(repo)
         assert pylon("ws", "apply", "s", cwd=repo).code == 0
         add_later(repo)
