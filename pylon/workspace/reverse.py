@@ -59,7 +59,7 @@ def scratch_tree(checkout: Checkout, base_tree: str, *, remove: list[str] | None
     try:
         git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
         if remove:
-            git.run(["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--", *remove], cwd=checkout.root, env=env)
+            git.run(["rm", "--cached", "-r", "-q", "-f", "--ignore-unmatch", "--", *remove], cwd=checkout.root, env=env)
         if entries:
             git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env, input=entries)
         return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
@@ -181,9 +181,10 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
         target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
                             label=f"{side} onto the checkout")
     conflicted = {str(c["path"]) for c in conflicts}
-    kept = sorted(p for p in later if p not in conflicted)
+    binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
+    kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
-                   sorted(conflicted) if markers else [])
+                   sorted(conflicted - binary) if markers else [])
 
 
 def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile]) -> Exception:
@@ -193,7 +194,7 @@ def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile
         f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else "")
     return PylonError(
         "redo-conflicts" if verb == "redo" else "undo-conflicts",
-        f"Since `{title}` (op {seq}), {len(conflicts)} path(s) it changed were edited again in the same lines: "
+        f"Since `{title}` (op {seq}), {len(conflicts)} path(s) were changed again where it changed them: "
         f"{shown}. Nothing was written.",
         f"Keep your edits and write both sides with conflict markers: `pylon ws {verb} --markers` (itself "
         f"reversible), or get the op's states with `pylon ws restore op-{seq}:before PATH`.",

@@ -165,3 +165,21 @@ def test_undo_right_after_a_guarded_rm_rf_brings_the_files_back_and_keeps_later_
     assert "brought back 2 file(s)" in result.err and "kept 1 file(s) that exist now" in result.err
     assert pylon("ws", "restore", "guard-1", "src/a.txt", cwd=repo).code == 0
     assert (repo / "src/a.txt").read_text() == "one\n"
+
+
+def test_undo_of_a_path_restore_merges_text_and_keeps_a_binary_edited_since(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"a.txt": "a\nb\nc\n", "b.bin": b"\x00\x01bin", "c.txt": "c\n"})
+    assert pylon("ws", "baseline", "b0", cwd=repo).code == 0
+    write_files(repo, {"a.txt": "A\nb\nc\n", "b.bin": b"\x00\x02bin"})
+    assert pylon("ws", "restore", "b0", "a.txt", "b.bin", cwd=repo).code == 0
+    write_files(repo, {"a.txt": "a\nb\nC\n", "b.bin": b"\x00\x03bin", "c.txt": "later\n"})
+    refused = pylon("ws", "undo", "--json", cwd=repo)
+    assert refused.json()["error"]["code"] == "undo-conflicts"
+    assert [c["path"] for c in refused.json()["error"]["conflicts"]] == ["b.bin"]
+    marked = pylon("ws", "undo", "--markers", cwd=repo)
+    assert marked.code == 0, marked
+    assert (repo / "a.txt").read_text() == "A\nb\nC\n"  # the restore's own change reversed, the later one kept
+    assert (repo / "b.bin").read_bytes() == b"\x00\x03bin" and (repo / "c.txt").read_text() == "later\n"
+    assert "kept 3 path(s) changed since: a.txt, b.bin, c.txt" in marked.err and "conflict markers" not in marked.err
+    assert pylon("ws", "restore", "op-1:after", "a.txt", cwd=repo).code == 0  # after = before with a.txt restored
+    assert (repo / "a.txt").read_text() == "a\nb\nc\n"
