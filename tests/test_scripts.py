@@ -42,6 +42,8 @@ def test_demo_runs_all_three_parts() -> None:
         "1 of 2 tracked files have a governing article",  # canon coverage
         "applied agent-a: 1 path(s) changed in the working tree",  # ws apply
         "undid `apply agent-a`",  # and its undo
+        "pylon: kept 1 path(s) changed since: NOTES.txt",  # the undo reverses the op, not later work
+        "redid `apply agent-a`",  # and is reversible in turn
         "pylon: merged what agent-a changed since its last apply (op ",  # a second apply merges only the new work
     ):
         assert expected in out or expected in proc.stderr, expected

@@ -334,20 +334,46 @@ COMMANDS = (
             description="The main checkout's own state is parked in the op log (refs/pylon/ops/); HEAD is "
                         "detached at the worktree's commit while its state is there. Refused during a merge, "
                         "rebase, cherry-pick or bisect, or when a branch it would move to has moved."),
-    Command("ws undo", "Reverse the newest operation of the op log (move, rm --force, restore, apply).",
-            "pylon ws undo --list", "pylon.cli.ws_ops:undo",
+    Command("ws undo", "Reverse the newest operation's own changes (move, apply, restore, rm --force); later work is kept.",
+            "pylon ws undo", "pylon.cli.ws_ops:undo",
             opts=(Opt("--list", FLAG, "Show the op log instead, newest first.", dest="show_list"),
                   Opt("--finish", FLAG, "Complete an interrupted operation instead of reversing it."),
+                  Opt("--markers", FLAG, "On lines edited again since the op, write both sides with conflict "
+                      "markers instead of refusing (reversible: `pylon ws redo`)."),
                   JSON),
-            description="Repeated undo walks further back. The state an undo replaces is kept in the op log."),
-    Command("ws restore", "Bring the checkout (or PATHs) back to a baseline or guard snapshot, byte for byte.",
-            "pylon ws restore guard-3 src/", "pylon.cli.ws_ops:restore",
-            args=(Arg("name", "NAME", "A baseline name, or guard-<n> for refs/pylon/guard/<n>."),
+            description="The op's change is reversed by a three-way merge onto the checkout as it is now: paths "
+                        "edited since keep their edits, lines edited again are a conflict (nothing written, or "
+                        "--markers). Repeated undo walks further back; `pylon ws redo` reverses an undo. The "
+                        "state an undo replaces is kept in the op log (`pylon ws log`)."),
+    Command("ws redo", "Reverse the newest undo (its own changes; later work is kept).",
+            "pylon ws redo", "pylon.cli.ws_ops:redo",
+            opts=(Opt("--markers", FLAG, "Write conflicting lines with conflict markers instead of refusing."), JSON),
+            description="Walks forward over the ops undone since the last op still in effect, the most recently "
+                        "undone first. A new op after an undo ends the walk; `pylon ws restore op-N:before-undo` "
+                        "still reaches the state any undo replaced."),
+    Command("ws restore", "Bring the checkout (or PATHs) back to a baseline, guard snapshot or op state, byte for byte.",
+            "pylon ws restore op-3:before src/", "pylon.cli.ws_ops:restore",
+            args=(Arg("name", "NAME", "A baseline name, guard-<n>, or op-<n>[:before|:after|:before-undo|"
+                      ":before-redo] (see `pylon ws log`)."),
                   Arg("paths", "[PATH]...", "Only these paths (relative to the current folder).", ANY)),
             opts=(Opt("--dry-run", FLAG, "List what would change; change nothing."), JSON),
             description="Files, modes, symlinks, deletions and the staged index come back; ignored files are "
                         "never touched (a restore that would replace one is refused). HEAD stays. Recorded in "
                         "the op log: `pylon ws undo` reverses it."),
+    Command("ws log", "Every state pylon keeps for this checkout, newest first, with the command that restores it.",
+            "pylon ws log", "pylon.cli.ws_log:log",
+            opts=(Opt("--limit", INT, "Show at most N entries (default 50).", default=50, metavar="N", min=1), JSON),
+            description="Baselines, op log entries (their before/after and undo states), guard snapshots "
+                        "(refs/pylon/guard/) and trash of `ws rm --force` (refs/pylon/trash/): age, size, the "
+                        "command that made each, and the exact command that brings it back."),
+    Command("ws gc", "Prune kept states older than DURATION (the newest of each kind stays without --all).",
+            "pylon ws gc --older-than 30d", "pylon.cli.ws_log:gc",
+            opts=(Opt("--older-than", STR, "Age: a number with s, m, h, d or w (e.g. 12h, 30d).", metavar="DURATION"),
+                  Opt("--all", FLAG, "Also prune the newest entry of each kind.", dest="prune_all"),
+                  Opt("--dry-run", FLAG, "List what would be pruned; change nothing."), JSON),
+            description="Removes the refs only (git's own gc frees the objects later). Never prunes an op that "
+                        "is interrupted, the session baselines of owned worktrees, or anything newer than "
+                        "DURATION."),
     # -- guard -----------------------------------------------------------------------------------
     Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
             "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard:check",

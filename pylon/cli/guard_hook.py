@@ -134,8 +134,27 @@ def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple
     except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
         return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
     name = snap["name"]
-    return (f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
-            f"undo it with `pylon ws restore {name}`"), "snapshot"
+    note = (f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
+            f"undo it with `pylon ws restore {name}`")
+    return note + _as_op(root, snap, result.targets, command), "snapshot"
+
+
+def _as_op(root: str | None, snap: Any, targets: Any, command: str) -> str:
+    """The snapshot recorded as an op of the log (`ws undo` brings back what the command destroyed),
+    and the note's words for it; nothing when the log cannot take it now."""
+    import shlex
+
+    from pylon.workspace.guard_op import destroyed, record
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
+    paths = destroyed(checkout, targets)
+    seq = record(checkout, snap, paths, command)
+    if seq is None:
+        return ""
+    shown = " ".join(shlex.quote(p) for p in paths[:10]) + (" ..." if len(paths) > 10 else "")
+    return (f"; only what it destroys: `pylon ws restore {snap['name']} {shown}`; or `pylon ws undo` (op {seq}) "
+            "brings back the files gone there and keeps every other change")
 
 
 def install_hook(args: InstallArgs, *, remove: bool) -> int:

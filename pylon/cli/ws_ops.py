@@ -12,7 +12,7 @@ from pylon.cli.ws_render import emit, show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Literal, Protocol
 
     from pylon.cli.ws import JsonArgs
     from pylon.workspace.repo import Checkout
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     class UndoArgs(JsonArgs, Protocol):
         show_list: bool
         finish: bool
+        markers: bool
+
+    class RedoArgs(JsonArgs, Protocol):
+        markers: bool
 
     class RestoreArgs(JsonArgs, Protocol):
         name: str
@@ -82,17 +86,84 @@ def undo(args: UndoArgs) -> int:
         if not lines:
             note("pylon: the op log is empty")
         return 0
-    result = ops.undo(checkout(), finish=args.finish)
+    with _conflicts_shown(args.json):
+        result = ops.undo(checkout(), finish=args.finish, markers=args.markers)
     if args.json:
         emit(result)
         return 0
     if result["action"] == "finished":
         out(f"finished `{result['title']}` (op {result['op']})\n")
         return 0
-    out(f"undid `{result['title']}` (op {result['op']})\n")
+    verb = "redid" if result["action"] == "redone" else "undid"
+    out(f"{verb} `{result['title']}` (op {result['op']})\n")
+    _later(result)
     if result.get("kept"):
-        note(f"pylon: the state it replaced is kept in the op log ({result['ref']}); `pylon ws undo` again walks further back")
+        note(f"pylon: the state it replaced is kept in the op log: `pylon ws redo` reverses this undo "
+             f"(`pylon ws restore op-{result['op']}:before-undo` brings that state back whole); "
+             "`pylon ws undo` again walks further back")
     return 0
+
+
+def redo(args: RedoArgs) -> int:
+    from pylon.workspace.redo import redo as run_redo
+
+    with _conflicts_shown(args.json):
+        result = run_redo(checkout(), markers=args.markers)
+    if args.json:
+        emit(result)
+        return 0
+    out(f"redid `{result['title']}` (op {result['op']})\n")
+    _later(result)
+    note(f"pylon: `pylon ws undo` reverses it again (`pylon ws restore op-{result['op']}:before-redo` brings back "
+         "the state it replaced)")
+    return 0
+
+
+class _conflicts_shown:  # noqa: N801 - a context manager named for what it does
+    """An undo or redo refused on conflicts: the conflict regions on stderr before the error."""
+
+    def __init__(self, json_mode: bool) -> None:
+        self.json_mode = json_mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
+        code = getattr(exc, "code", None)
+        if not self.json_mode and code in ("undo-conflicts", "redo-conflicts"):
+            from pylon.cli.ws_worktrees_render import conflict_report
+
+            details = getattr(exc, "details", {})
+            conflicts = details.get("conflicts") or []
+            pair = {"a": f"op {details.get('op')} reversed", "b": None, "conflicts": conflicts, "touching": []}
+            if all("types" in c for c in conflicts):
+                note(conflict_report({"pairs": [pair], "worktrees": []}).rstrip("\n"))
+        return False
+
+
+def _later(result: dict[str, object]) -> None:
+    """Say what of the later work was kept, merged, or written with conflict markers."""
+    later = result.get("later")
+    kept = [p for item in (later.values() if isinstance(later, dict) else []) for p in item["kept"]]
+    merged = [p for item in (later.values() if isinstance(later, dict) else []) for p in item["merged"]]
+    markers = result.get("markers") or []
+
+    def shown(paths: list[str]) -> str:
+        return ", ".join(show_path(p) for p in paths[:10]) + (f" (and {len(paths) - 10} more)" if len(paths) > 10 else "")
+
+    back = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("back", [])]
+    existing = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("existing", [])]
+    if back:
+        note(f"pylon: brought back {len(back)} file(s) the command destroyed: {shown(back)}")
+    if existing:
+        note(f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
+             f"with their paths replaces them): {shown(existing)}")
+    if kept:
+        note(f"pylon: kept {len(kept)} path(s) changed since: {shown(kept)}")
+    if merged:
+        note(f"pylon: of those, merged line by line with the reversed change: {shown(merged)}")
+    if isinstance(markers, list) and markers:
+        note(f"pylon: wrote conflict markers in {len(markers)} path(s): {shown(markers)}")
 
 
 def restore(args: RestoreArgs) -> int:

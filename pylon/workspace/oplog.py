@@ -34,7 +34,9 @@ commit, so `git gc --prune=now` never erases what an undo needs.
 
 Storage: `refs/pylon/ops/<seq>` (8 digits) points at a commit (empty tree) whose message is
 `pylon op <seq> <kind>: <status>` and then one JSON record. Statuses: `intent` (written before
-any change), `done`, `undoing` (an undo began; the state it replaces is in `undo_from`), `undone`.
+any change), `done`, `undoing` (an undo began; the state it replaces is in `undo_from`, the state it
+writes in `undo_to`), `undone`, `redoing` (a redo began: `redo_from` -> `redo_to`; then `done` again).
+States an earlier undo or redo of the same op recorded stay parents of its commit (`history`).
 A status change is a new commit swapped in with `git update-ref <ref> <new> <old>`. An op left in
 `intent` or `undoing` with the op lock free was interrupted: `ws status` names it, `ws undo`
 reverses it and `ws undo --finish` completes it.
@@ -61,7 +63,9 @@ if TYPE_CHECKING:
 PREFIX = "refs/pylon/ops/"
 VERSION = 1
 LOCK_TIMEOUT = 600.0
-OPEN = ("intent", "undoing")
+OPEN = ("intent", "undoing", "redoing")
+# record keys holding {root: state commit} maps: each is a parent of the op's commit (never pruned)
+STATE_MAPS = ("undo_from", "undo_to", "redo_from", "redo_to")
 
 
 class Step:
@@ -143,7 +147,8 @@ def _parents(record: Record, anchors: list[str]) -> list[str]:
             oid = step[key]
             if oid not in seen:
                 seen.append(oid)
-    for oid in [*anchors, *(record.get("undo_from") or {}).values()]:
+    kept = [oid for key in STATE_MAPS for oid in (record.get(key) or {}).values()]
+    for oid in [*anchors, *kept, *(record.get("history") or [])]:
         if oid and oid not in seen:
             seen.append(oid)
     return seen
@@ -264,8 +269,8 @@ class closed_if_refused:  # noqa: N801 - used as a context manager, named for wh
     edited in the gap between the capture and the first write) closes the op with `status` and
     `abandoned` set, instead of leaving it interrupted: there is nothing to reverse or finish."""
 
-    def __init__(self, checkout: Checkout, op: Op, status: str = "undone") -> None:
-        self.checkout, self.op, self.status = checkout, op, status
+    def __init__(self, checkout: Checkout, op: Op, status: str = "undone", *, abandoned: bool = True) -> None:
+        self.checkout, self.op, self.status, self.abandoned = checkout, op, status, abandoned
 
     def __enter__(self) -> closed_if_refused:
         return self
@@ -273,7 +278,7 @@ class closed_if_refused:  # noqa: N801 - used as a context manager, named for wh
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
         details = getattr(exc, "details", None)
         if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
-            extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" else {}
+            extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" and self.abandoned else {}
             set_status(self.checkout, self.op, self.status, **extra)
         return False
 

@@ -1,7 +1,8 @@
-"""`pylon ws restore NAME [PATH...] [--dry-run]`: a baseline or guard snapshot back, as an op.
+"""`pylon ws restore NAME [PATH...] [--dry-run]`: a baseline, guard snapshot or op state back, as an op.
 
-NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`) or `guard-<n>`
-(`refs/pylon/guard/<n>`, written by the guard before a destructive command). The files (tracked
+NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`), `guard-<n>`
+(`refs/pylon/guard/<n>`, written by the guard before a destructive command), or a state of the op
+log: `op-<n>[:before|:after|:before-undo|:before-redo]` (opstates.py; `pylon ws log` lists them). The files (tracked
 and untracked, modes, symlinks, deletions; for a guard snapshot also the ignored files it holds)
 and the staged index come back byte for byte; with PATHs only those paths. HEAD stays where it
 is (a restore never moves a branch): when the snapshot's HEAD differs, the result says so and
@@ -35,6 +36,10 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
     """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there."""
     from pylon.errors import NotFoundError
 
+    if name.startswith("op-"):
+        from pylon.workspace.opstates import resolve_op
+
+        return resolve_op(checkout, name)
     if name.startswith("guard-") and name[len("guard-"):].isdigit():
         ref = f"{refs.ROOT}guard/{name[len('guard-'):]}"
     else:
@@ -42,7 +47,7 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
     oid = git.run(["rev-parse", "-q", "--verify", ref + "^{commit}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
     if not oid:
         raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot is named {name!r} (no {ref}).",
-                            "List the baselines with `pylon ws status`; guard snapshots are named guard-<n>.")
+                            "See every kept state and the name that restores it with `pylon ws log`.")
     return ref, oid
 
 

@@ -12,8 +12,10 @@ interrupted op instead (each step to its `after`, or the module's `finish_op`).
 from __future__ import annotations
 
 import os
+import time
 
 from pylon.workspace import oplog
+from pylon.workspace.commits import read_state
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from typing import Any, TypedDict
 
     from pylon.workspace.commits import State
+    from pylon.workspace.reverse import Outcome
+
+    Pair = tuple[str, str, State, State]  # root, head mode, frm, to
 
     class ListedOp(TypedDict):
         seq: int
@@ -86,8 +91,9 @@ def _branch_check(op: oplog.Op) -> None:
             )
 
 
-def _capture_steps(op: oplog.Op) -> dict[str, State]:
-    """Each existing checkout of the op, captured (anchored) just before the undo changes it."""
+def _capture_steps(op: oplog.Op, *, to_after: bool = False) -> dict[str, State]:
+    """Each existing checkout of the op, captured (anchored) just before an undo (or a redo:
+    `to_after`) changes it."""
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
 
@@ -96,37 +102,34 @@ def _capture_steps(op: oplog.Op) -> dict[str, State]:
         if os.path.isdir(step.root) and step.root not in kept:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
             if op.kind == "restore" and str(op.data.get("name", "")).startswith("guard-"):
-                kept[step.root] = _holding_ignored(step, kept[step.root])
+                kept[step.root] = _holding_ignored(step, kept[step.root], step.after if to_after else step.before)
     return kept
 
 
-def _holding_ignored(step: oplog.Step, current: State) -> State:
+def _holding_ignored(step: oplog.Step, current: State, toward: str) -> State:
     """The undo of a restore writes back the ignored files that restore overwrote (a guard
     snapshot holds them): the ones there now are kept in the state replaced first."""
     from pylon.workspace.repo import locate
     from pylon.workspace.restore_state import holding, plan
 
     co = locate(step.root)
-    todo = plan(co, step.before, step.paths, current=current)
+    todo = plan(co, toward, step.paths, current=current)
     return holding(co, current, todo.blocked) if todo.blocked else current
 
 
-def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
+def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> dict[str, object]:
     with oplog.op_lock(checkout):
         ops = oplog.entries(checkout)
         if finish:
             op = next((o for o in ops if o.status in oplog.OPEN), None)
         else:
-            op = next((o for o in ops if o.status in ("intent", "done", "undoing")), None)
+            op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
         if op is None:
             raise _nothing(finish)
         module = _module(op)
-        from pylon.workspace.moves import refuse_in_progress
-        from pylon.workspace.repo import locate
-
-        for step in op.steps:
-            if os.path.isdir(step.root):
-                refuse_in_progress(locate(step.root), "undo or finish an operation")
+        _refuse_busy(op)
+        if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
+            return _settle_redo(checkout, op, forward=finish)
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
@@ -146,23 +149,171 @@ def undo(checkout: Checkout, *, finish: bool = False) -> dict[str, object]:
                 "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
                 details={"op": op.seq, "paths": gone},
             )
+        if module is not None and hasattr(module, "undo_op"):
+            currents = _capture_steps(op)
+            if op.status != "undoing":
+                if hasattr(module, "check_undo"):
+                    module.check_undo(checkout, op)
+                kept = {root: st.commit for root, st in currents.items() if st.commit}
+                oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
+            said = module.undo_op(checkout, op)
+            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+            result = _result(op, was, "undone", {})
+            if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
+                result["later"] = said
+            return result
         currents = _capture_steps(op)
-        if op.status != "undoing":
-            if module is not None and hasattr(module, "check_undo"):
-                module.check_undo(checkout, op)
-            else:
+        if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
+            outcomes = _whole(op, "undo_to", currents)
+            oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+        elif op.status in ("undoing", "intent"):
+            # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
+            # states is its own half-done work, not later work, so each step goes back to `before`
+            # whole, as it always did; the state replaced is kept in `undo_from`
+            if op.status == "intent":
                 _branch_check(op)
                 oplog.preflight(op.steps, forward=False, currents=currents)
-            kept = {root: st.commit for root, st in currents.items() if st.commit}
-            oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
-        if module is not None and hasattr(module, "undo_op"):
-            module.undo_op(checkout, op)
-        else:
-            with oplog.closed_if_refused(checkout, op, status=was):  # refused untouched: as it was before
+                oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
+            with oplog.closed_if_refused(checkout, op, status=was):
                 oplog.run_steps(op.steps, forward=False, currents=currents)
-        oplog.set_status(checkout, op, "undone")
-    return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "undone", "status": "undone",
-            "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref}
+            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+            return _result(op, was, "undone", {})
+        else:
+            _branch_check(op)
+            outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
+                                  verb="undo")
+            oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
+                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
+        _write_all(checkout, op, outcomes, currents, was)
+        oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+    return _result(op, was, "undone", outcomes)
+
+
+def _whole(op: oplog.Op, key: str, currents: dict[str, State]) -> dict[str, Outcome]:
+    """An undo or redo killed half-way goes on to the targets it recorded (`key`) as they are: they
+    were worked out, later work included, before its first write."""
+    from pylon.workspace.reverse import Outcome
+
+    targets = op.record.get(key) or {}
+    return {root: Outcome(str(targets[root]), [], [], [], []) for root in currents if root in targets}
+
+
+def _refuse_busy(op: oplog.Op) -> None:
+    from pylon.workspace.moves import refuse_in_progress
+    from pylon.workspace.repo import locate
+
+    for step in op.steps:
+        if os.path.isdir(step.root):
+            refuse_in_progress(locate(step.root), "undo or redo an operation")
+
+
+def _history(op: oplog.Op, currents: dict[str, State] | None = None) -> dict[str, object]:
+    """The states an earlier undo or redo of this op recorded (and `currents`: captured when a killed
+    one resumes), kept as parents (never pruned)."""
+    older = [oid for key in oplog.STATE_MAPS for oid in (op.record.get(key) or {}).values()]
+    older += list(_commits(currents or {}).values())
+    if not older:
+        return {}
+    return {"history": list(dict.fromkeys([*(op.record.get("history") or []), *older]))}
+
+
+def _commits(currents: dict[str, State]) -> dict[str, str]:
+    return {root: st.commit for root, st in currents.items() if st.commit}
+
+
+def _kept(outcomes: dict[str, Outcome]) -> dict[str, object]:
+    return {root: o.to_dict() for root, o in outcomes.items()}
+
+
+def _pairs(op: oplog.Op, frm_key: str, to_key: str) -> list[Pair]:
+    """(root, head mode, frm, to) for each root of a recorded undo or redo (frm_key -> to_key)."""
+    from pylon.workspace.repo import locate
+
+    heads = {step.root: step.head for step in op.steps}
+    frm = op.record.get(frm_key) or {}
+    found: list[Pair] = []
+    for root, target in (op.record.get(to_key) or {}).items():
+        if root in frm and os.path.isdir(root):
+            co = locate(root)
+            found.append((root, heads.get(root, "state"), read_state(co, frm[root]), read_state(co, target)))
+    return found
+
+
+def step_pairs(checkout: Checkout, op: oplog.Op, *, forward: bool) -> list[Pair]:
+    """Each step's own change: before -> after (forward), or after -> before, last step first (undo)."""
+    from pylon.workspace.reverse import step_states
+
+    found: list[Pair] = []
+    for step in op.steps if forward else list(reversed(op.steps)):
+        before, after = step_states(checkout, step)
+        found.append((step.root, step.head, before, after) if forward else (step.root, step.head, after, before))
+    return found
+
+
+def _carry_all(checkout: Checkout, op: oplog.Op, pairs: list[Pair],
+               currents: dict[str, State], *, markers: bool, verb: str) -> dict[str, Outcome]:
+    """Each root's target (reverse.carry), all computed before anything is written; refused on a
+    conflict (unless `markers`) or when a write would replace a file outside the current state."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restore_state import _blocked_error, plan
+    from pylon.workspace.reverse import carry, conflict_error
+
+    outcomes: dict[str, Outcome] = {}
+    conflicts = []
+    side = f"before op {op.seq}" if verb == "undo" else f"op {op.seq}"
+    for root, head, frm, to in pairs:
+        if root not in currents:
+            continue
+        co = locate(root)
+        outcome = carry(co, frm, to, currents[root], head=head, markers=markers, side=side)
+        conflicts += outcome.conflicts
+        outcomes[root] = outcome
+    if conflicts and not markers:
+        raise conflict_error(op.title, op.seq, verb, conflicts)
+    for root, outcome in outcomes.items():
+        todo = plan(locate(root), outcome.target, current=currents[root])
+        if todo.blocked:
+            raise _blocked_error(todo.blocked)
+    return outcomes
+
+
+def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], currents: dict[str, State],
+               was: str) -> None:
+    """Restore each root to its target; a refusal before the first write leaves the op as it was."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restore_state import restore
+
+    heads = {step.root: step.head for step in op.steps}
+    with oplog.closed_if_refused(checkout, op, status=was, abandoned=was != "undone"):
+        done = 0
+        try:
+            for root, outcome in outcomes.items():
+                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root])
+                done += 1
+        except Exception as exc:
+            from pylon.errors import PylonError
+
+            if done and isinstance(exc, PylonError) and exc.code == "changed-meanwhile":
+                exc.details["written"] = True
+            raise
+
+
+def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool) -> dict[str, object]:
+    """A redo killed half-way: on to the state it was writing (`--finish`), or back to the state it
+    replaced (undo); what is there now is kept in the op's history."""
+    currents = _capture_steps(op)
+    outcomes = _whole(op, "redo_to" if forward else "redo_from", currents)
+    oplog.set_status(checkout, op, "redoing", **_history(op, currents))
+    _write_all(checkout, op, outcomes, currents, "redoing")
+    status = "done" if forward else "undone"
+    oplog.set_status(checkout, op, status, **({"undone_at": time.time_ns()} if not forward else {}))
+    return _result(op, "redoing", "redone" if forward else "undone", outcomes)
+
+
+def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -> dict[str, object]:
+    return {"op": op.seq, "kind": op.kind, "title": op.title, "action": action, "status": op.status,
+            "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref,
+            "later": _kept(outcomes), "markers": sorted(p for o in outcomes.values() for p in o.markers)}
 
 
 def listing(checkout: Checkout, limit: int = 50) -> Listing:

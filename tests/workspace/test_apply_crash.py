@@ -22,9 +22,10 @@ from tests.workspace.states import Maker, build, differences, git, mutate, snaps
 from tests.workspace.wt_helpers import new
 
 
-def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
+def prepared(folder: Path, seed: int, *, edits_after: bool = True) -> tuple[Path, random.Random]:
     """A checkout with random dirty state and a session with a big random change (many files, so
-    the writes take long enough to be hit)."""
+    the writes take long enough to be hit); `edits_after`: the checkout changes again after the
+    session started (an apply may then conflict)."""
     rng = random.Random(seed)
     repo = build(folder / f"c{seed}", rng)
     mutate(repo, rng, rng.randint(0, 4))
@@ -33,7 +34,8 @@ def prepared(folder: Path, seed: int) -> tuple[Path, random.Random]:
     for _ in range(rng.randint(80, 160)):
         make.write(make.fresh())
     mutate(path, rng, rng.randint(1, 6), commit=True, make=make)
-    mutate(repo, rng, rng.randint(0, 3))
+    if edits_after:
+        mutate(repo, rng, rng.randint(0, 3))
     return repo, rng
 
 

@@ -62,7 +62,9 @@ def test_back_then_undo_then_undo_walks_back(pair) -> None:  # type: ignore[no-u
     assert (wt / "fix in main.txt").read_text() == "the person's fix\n"
     assert pylon("ws", "undo", cwd=repo).code == 0  # the back
     assert diff_snapshots(snapshot(repo), moved) == [] and diff_snapshots(snapshot(wt), wt_before) == []
-    assert pylon("ws", "undo", cwd=repo).code == 0  # the move
+    assert pylon("ws", "undo", cwd=repo).code == 0  # the move: its own change reversed, the later fix kept
+    assert (repo / "fix in main.txt").read_text() == "the person's fix\n"
+    (repo / "fix in main.txt").unlink()
     assert diff_snapshots(snapshot(repo), before) == []
     listed = pylon("ws", "undo", "--list", "--json", cwd=repo).json()
     assert [(o["kind"], o["status"]) for o in listed["ops"]] == [("move-back", "undone"), ("move", "undone")]
