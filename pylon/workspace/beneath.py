@@ -30,7 +30,7 @@ def refuse(path: str, reason: str, why: str, who: str = "pylon ws cat") -> None:
     message = f"{who} refuses {path!r}: {why}."
     hint = "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'."
     details = cast("dict[str, object]", safe({"reason": reason, "path": path}))  # safe() keeps a dict a dict
-    if reason in ("absolute", "dotdot", "symlink-outside"):  # one code per fault, whatever the command
+    if reason in ("absolute", "dotdot", "outside", "symlink-outside"):  # one code per fault, whatever the command
         raise UsageError("path-outside", message, hint, details=details)
     if reason == "directory":
         raise PylonError("is-directory", message, hint, details=details)

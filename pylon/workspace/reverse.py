@@ -82,14 +82,17 @@ def _commit(checkout: Checkout, tree: str, parents: list[str], what: str) -> str
     return git.run(args, cwd=checkout.root, env=IDENT, what="git commit-tree").decode().strip()
 
 
-def merge3(checkout: Checkout, base: str, ours: str, theirs: str) -> tuple[str, list[ConflictFile], dict[str, str]]:
-    """Three trees merged on `base`: (merged tree, conflicts, {commit id git labels a side with: side})."""
+def merge3(checkout: Checkout, base: str, ours: str, theirs: str,
+           names: tuple[str, str] = ("now", "change")) -> tuple[str, list[ConflictFile], dict[str, str]]:
+    """Three trees merged on `base`: (merged tree, conflicts with their hunks' sides named,
+    {commit id git labels a side with: its name}); `markers.labelled_tree` names them in the tree."""
     from pylon.workspace.conflicts import merge_tree
 
     root = _commit(checkout, base, [], "merge base")
     a, b = _commit(checkout, ours, [root], "now"), _commit(checkout, theirs, [root], "change")
-    tree, conflicts = merge_tree(checkout, a, b)
-    return tree, conflicts, {a: "now", b: "change"}
+    labels = {a: names[0], b: names[1]}
+    tree, conflicts = merge_tree(checkout, a, b, labels)
+    return tree, conflicts, labels
 
 
 def changed_paths(checkout: Checkout, old: str, new: str) -> list[str]:
@@ -97,32 +100,6 @@ def changed_paths(checkout: Checkout, old: str, new: str) -> list[str]:
         return []
     out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new], cwd=checkout.root)
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
-
-
-def _relabel(checkout: Checkout, tree: str, conflicts: list[ConflictFile], labels: dict[str, str]) -> str:
-    """The merged tree with its conflict markers naming the sides instead of throw-away commit ids."""
-    paths = [str(c["path"]) for c in conflicts if not c.get("binary") and "\n" not in str(c["path"])]
-    if not paths:
-        return tree
-    listing = git.run(["ls-tree", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root, env=_LITERAL)
-    modes = {}
-    for line in listing.split(b"\0"):
-        if line:
-            meta, _, name = line.partition(b"\t")
-            modes[name.decode("utf-8", "surrogateescape")] = meta.split()[0].decode()
-    entries = b""
-    for path in paths:
-        if modes.get(path) not in ("100644", "100755"):
-            continue
-        blob = git.run(["cat-file", "blob", f"{tree}:{path}"], cwd=checkout.root)
-        lines = blob.split(b"\n")
-        for n, line in enumerate(lines):
-            marker, _, label = line.partition(b" ")
-            if marker in (b"<<<<<<<", b">>>>>>>", b"|||||||") and label.decode(errors="replace") in labels:
-                lines[n] = marker + b" " + labels[label.decode()].encode()
-        oid = git.run(["hash-object", "-w", "--stdin"], cwd=checkout.root, input=b"\n".join(lines)).decode().strip()
-        entries += f"{modes[path]} {oid}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0"
-    return scratch_tree(checkout, tree, entries=entries) if entries else tree
 
 
 def _carry_index(checkout: Checkout, frm: str | None, to: str | None, now: str | None) -> str | None:
@@ -160,15 +137,13 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     elif now.worktree == to.worktree:
         tree = now.worktree
     else:
-        tree, conflicts, labels = merge3(checkout, frm_tree, now.worktree, to.worktree)
+        tree, conflicts, labels = merge3(checkout, frm_tree, now.worktree, to.worktree, ("now", side))
         touched = set(changed_paths(checkout, frm_tree, to.worktree))
         merged = sorted(p for p in later if p in touched)
-        names = {k: ("now" if v == "now" else side) for k, v in labels.items()}
         if conflicts and markers:
-            tree = _relabel(checkout, tree, conflicts, names)
-        from pylon.workspace.apply import _name_sides
+            from pylon.workspace.markers import labelled_tree
 
-        _name_sides(conflicts, names)
+            tree = labelled_tree(checkout, tree, [str(c["path"]) for c in conflicts if not c.get("binary")], labels)
     index = _carry_index(checkout, frm_index, to.index_tree, now.index_tree)
     if head == "keep":
         target_head, branch = now.head, now.branch

@@ -210,15 +210,16 @@ def test_a_value_never_swallows_an_option(command: Command) -> None:
     prog, argv = prog_and_prefix(command, False)
     rest = any(a.count == REST for a in command.args)
     needed = [] if rest else ["x" for a in command.args if a.count in (ONE, MANY)]
+    tail = ["--", "true"] if rest else []  # a command that takes the rest of the line (ws run) needs one
     for opt in command.opts:
         if opt.kind == FLAG or opt.hidden or opt.choices or opt.kind in (INT, FLOAT):
             continue
         first = ["1"] if opt.kind == PAIR else []
-        line = [*argv, *needed, opt.name, *first, "--json"]
+        line = [*argv, *needed, opt.name, *first, "--json", *tail]
         err = usage_error(prog, line)
         assert "looks like an option" in err.message, line
-        fixed = [*argv, *needed, opt.name, *first, "--", "--json"] if opt.kind == PAIR else \
-            [*argv, *needed, f"{opt.name}=--json"]
+        fixed = [*argv, *needed, opt.name, *first, "--", "--json", *tail] if opt.kind == PAIR else \
+            [*argv, *needed, f"{opt.name}=--json", *tail]
         import shlex
 
         assert err.hint == shlex.join([prog, *fixed])

@@ -63,13 +63,14 @@ def test_refusals_outside_the_checkout_create_nothing(run, make_repo, tmp_path: 
     outside = tmp_path / "outside"
     outside.mkdir()
     os.symlink(outside, repo / "out")
-    cases = {"../outside/a.txt": "outside", "out/a.txt": "symlink-outside", ".git/hooks/x": "git-dir",
-             "out/deeper/b.txt": "symlink-outside"}
-    for path, reason in cases.items():
+    # one fault, one code (pylon/codes.py): outside the checkout is `path-outside` (exit 2); `.git` is refused
+    cases = {"../outside/a.txt": ("path-outside", "outside", 2), "out/a.txt": ("path-outside", "symlink-outside", 2),
+             ".git/hooks/x": ("path-refused", "git-dir", 1), "out/deeper/b.txt": ("path-outside", "symlink-outside", 2)}
+    for path, (code, reason, status) in cases.items():
         res = run("pylon", "edit", path, "--create", "--insert-after", "0", "x", "--json", cwd=repo)
-        assert res.code == 1, res
+        assert res.code == status, res
         err = res.json()["error"]
-        assert (err["code"], err["reason"]) == ("path-refused", reason), res
+        assert (err["code"], err["reason"]) == (code, reason), res
     assert list(outside.iterdir()) == []
     assert not (repo / ".git/hooks/x").exists()
 
@@ -104,7 +105,7 @@ def test_outside_any_checkout_the_current_folder_is_the_root(run, project: Path)
     res = run("pylon", "edit", "x.txt", "--create", "--insert-after", "0", "x", cwd=project / "sub")
     assert res.code == 0, res
     res = run("pylon", "edit", "../y.txt", "--create", "--insert-after", "0", "x", "--json", cwd=project / "sub")
-    assert res.code == 1 and res.json()["error"]["reason"] == "outside", res
+    assert res.code == 2 and res.json()["error"]["code"] == "path-outside" and res.json()["error"]["reason"] == "outside", res
 
 
 def test_the_not_found_hint_names_create(run, make_repo) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,37 @@
+"""The building blocks of the registry (commands.py): the root and its options, and the options
+several commands share. Plain data; commands.py re-exports what other modules read by name."""
+
+from __future__ import annotations
+
+from pylon.cli.spec import FLAG, STR, Group, Opt
+
+# The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
+ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
+ROOT_OPTS = (
+    Opt("-C", STR, "Run as if started in DIR (like git -C); repeatable.", metavar="DIR", repeat=True, dest="directory"),
+    Opt("--color", STR, "Colour: auto (a terminal only), always or never.", default="auto", metavar="WHEN",
+        choices=("auto", "always", "never")),
+    Opt("--version", FLAG, "Print the version and exit."),
+)
+
+JSON = Opt("--json", FLAG, "Print exactly one JSON document on stdout.")
+# `--in ID`: the command runs in the owned worktree ID, as if started at its top folder. The
+# dispatcher (main.py) changes directory before the handler runs, so handlers never see it.
+IN = Opt("--in", STR, "Run in the owned worktree ID (as if started at its top folder).", metavar="ID", dest="in_id")
+DISPATCHED = frozenset({IN.dest})
+_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, else the git "
+            "top-level).", metavar="DIR")
+_MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
+CANON = (JSON, _ROOT, _MOUNT)
+_BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
+_DIFF3 = Opt("--diff3", FLAG, "With --markers: add the base section (`||||||| base`) to each conflict.")
+_SINCE = Opt("--since", STR, "Baseline name or git revision (default: the session baseline, else `last`, else HEAD).",
+             metavar="NAME|REV")
+
+# Which agent settings file `canon hook install|uninstall` changes, and how.
+_HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default)."),
+              Opt("--user", FLAG, "The user's settings file (~/.claude, ~/.codex)."),
+              Opt("--dry-run", FLAG, "Print the diff; write nothing."), *CANON)
+
+_GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
+AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and installs (pylon.agents.events)
