@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         write: list[str]
         index: int
         blocked: list[str]
+        kept: list[str]
 
 HEAD_MODES = ("state", "detach", "keep")
 _ZERO = "0" * 40
@@ -153,42 +154,82 @@ def _blocked_error(paths: list[str]) -> Exception:
 class Plan:
     """What restore() would change: computed without writing anything (`--dry-run` shows it)."""
 
-    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced")
+    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced", "kept")
 
     def __init__(self, target: State, current: State, deletes: list[str], writes: list[tuple[str, str, str]],
                  index_entries: list[str], blocked: list[str], paths: list[str],
-                 replaced: list[tuple[str, str, str]]) -> None:
+                 replaced: list[tuple[str, str, str]], kept: list[str] | None = None) -> None:
         self.target, self.current, self.deletes, self.writes = target, current, deletes, writes
         self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
         self.replaced = replaced  # (mode, oid, path) of the files to be overwritten or deleted, as captured
+        self.kept = kept or []  # untracked files the target lacks, kept because a rule ignores them
 
     def to_dict(self) -> PlanSummary:
         return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
-                "blocked": self.blocked}
+                "blocked": self.blocked, "kept": self.kept}
 
 
 def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, *,
-         current: State | None = None) -> Plan:
-    """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them."""
+         current: State | None = None, rules: list[str] | None = None, made: str | None = None) -> Plan:
+    """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them.
+
+    An untracked file of the current state that the target lacks is kept when the checkout's
+    rules, the target's `.gitignore` files or those of the states in `rules` (the op's records)
+    ignore it, unless the state `made` (the after state of the op being undone) holds it as it is
+    (keep_ignored.py)."""
     target = read_state(checkout, state_commit)
     if current is None:
         from pylon.workspace.state import capture
 
         current = capture(checkout, label="before-restore")
     diff = _raw_diff(checkout, current.worktree, target.worktree, paths)
+    gone = [d[3] for d in diff if d[0] == "D"]
+    keep: set[str] = set()
+    if gone:
+        from pylon.workspace.keep_ignored import kept
+
+        keep = kept(checkout, current, gone, [state_commit, *(rules or [])], made)
+        if keep:
+            diff = [d for d in diff if d[3] not in keep]
     deletes = [d[3] for d in diff if d[0] == "D"]
     writes = [(d[1], d[2], d[3]) for d in diff if d[0] != "D"]
     replaced = [(d[4], d[5], d[3]) for d in diff if d[0] in ("D", "M", "T")]  # as the current state holds them
     delete_set = set(deletes)
     known = {path for _m, _o, path in replaced}
     stuck = _blocked(checkout, [w[2] for w in writes], delete_set, known)
+    if stuck:
+        same = _same_bytes(checkout, stuck, writes)  # already there as the target holds it: nothing to write
+        if same:
+            stuck = [p for p in stuck if p not in same]
+            writes = [w for w in writes if w[2] not in same]
     return Plan(target, current, deletes, writes, _index_changes(checkout, current, target, paths), stuck,
-                [d[3] for d in diff], replaced)
+                [d[3] for d in diff], replaced, sorted(keep))
+
+
+def _same_bytes(checkout: Checkout, stuck: list[str], writes: list[tuple[str, str, str]]) -> set[str]:
+    """Blocked regular files whose bytes on disk already are the blob the restore would write
+    (git's clean filters applied, as a capture would hash them)."""
+    import stat
+
+    wanted = {path: (mode, oid) for mode, oid, path in writes if mode in ("100644", "100755")}
+    files = []
+    for rel in stuck:
+        try:
+            st = os.lstat(os.path.join(checkout.root, rel))
+        except OSError:
+            continue
+        if rel in wanted and stat.S_ISREG(st.st_mode) and (st.st_mode & 0o100 != 0) == (wanted[rel][0] == "100755"):
+            files.append(rel)
+    if not files:
+        return set()
+    listing = "".join(f + "\n" for f in files if "\n" not in f).encode("utf-8", "surrogateescape")
+    out = git.run(["hash-object", "--stdin-paths"], cwd=checkout.root, input=listing).decode().split()
+    return {rel for rel, oid in zip([f for f in files if "\n" not in f], out) if oid == wanted[rel][1]}
 
 
 def restore(
     checkout: Checkout, state_commit: str, paths: list[str] | None = None, *, head: str = "state",
-    current: State | None = None,
+    current: State | None = None, rules: list[str] | None = None, made: str | None = None,
 ) -> dict[str, object]:
     """Bring the checkout (or `paths` of it) to the state `state_commit`; see the module docstring.
 
@@ -203,7 +244,7 @@ def restore(
         paths = [p.rstrip("/") for p in paths if p.strip("/")] or None
         if paths is None:
             return {"written": 0, "deleted": 0, "index": 0, "head_moved": False, "paths": []}
-    todo = plan(checkout, state_commit, paths, current=current)
+    todo = plan(checkout, state_commit, paths, current=current, rules=rules, made=made)
     if todo.blocked:
         raise _blocked_error(todo.blocked)
     from pylon.workspace.lastlook import changed, changed_error
@@ -221,7 +262,7 @@ def restore(
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")
     moved = _set_head(checkout, todo.target, head, todo.current) if head != "keep" else False
     return {"written": len(todo.writes), "deleted": deleted, "index": len(todo.index_entries), "head_moved": moved,
-            "paths": todo.paths}
+            "paths": todo.paths, "kept": todo.kept}
 
 
 def _blocked(checkout: Checkout, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
