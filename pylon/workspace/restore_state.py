@@ -55,13 +55,14 @@ _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 def make_state(
     checkout: Checkout, *, worktree: str, index_tree: str | None, head: str | None, branch: str | None,
-    label: str = "state", notes: list[dict[str, str]] | None = None,
+    label: str = "state", notes: list[dict[str, str]] | None = None, meta_raw: str | None = None,
 ) -> str:
-    """A state commit (the format capture() writes) from its parts; not anchored by any ref."""
+    """A state commit (the format capture() writes) from its parts; not anchored by any ref.
+    `meta_raw` is the encoded exact.py record of the state whose files it holds, if any."""
     import time
 
     state = State(commit=None, head=head, branch=branch, index_tree=index_tree, worktree=worktree,
-                  notes=notes or [], captured_at=int(time.time()), label=label)
+                  notes=notes or [], captured_at=int(time.time()), label=label, meta_raw=meta_raw)
     index_commit = None
     head_tree = tree_of(checkout, head) if head else EMPTY_TREE
     if index_tree and index_tree != head_tree:
@@ -252,11 +253,15 @@ def restore(
     edited = changed(checkout.root, todo.replaced)  # edited since `current` was captured?
     if edited:
         raise changed_error(edited)
+    from pylon.workspace import exact
     from pylon.workspace.restore_fs import delete_paths
 
+    target_meta = todo.target.meta
+    before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced}) if target_meta is None else {}
     deleted = delete_paths(checkout.root, todo.deletes)
     if todo.writes:
         _write_files(checkout, todo.writes)
+    exact.settle(checkout.root, target_meta, todo.current.meta, todo.writes, before, set(todo.kept), paths)
     if todo.index_entries:
         git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")
