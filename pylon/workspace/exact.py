@@ -211,4 +211,4 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
     make_dirs(root, dirs)
     if current is not None:
         keep = set(dirs)
-        remove_empty_dirs(root, [d for d in dirs_of(current) if d not in keep and _inside(d, paths)])
+        remove_empty_dirs(root, [d for d in dirs_of(current) if d not in keep and _inside(d, paths)], keep)

@@ -192,10 +192,15 @@ def make_dirs(root: str, paths: list[str]) -> int:
     return made
 
 
-def remove_empty_dirs(root: str, paths: list[str]) -> int:
-    """rmdir each folder that is empty (deepest first); anything with content stays."""
+def remove_empty_dirs(root: str, paths: list[str], keep: set[str]) -> int:
+    """rmdir each folder that is empty (deepest first), then the folders above it that this
+    leaves empty, except those in `keep`; anything with content stays."""
+    todo = set(paths)
+    for rel in paths:
+        parts = rel.split("/")
+        todo.update("/".join(parts[:i]) for i in range(1, len(parts)))
     removed = 0
-    for fd, name in _each_beneath(root, sorted(paths, key=lambda p: p.count("/"), reverse=True)):
+    for fd, name in _each_beneath(root, sorted(todo - keep, key=lambda p: p.count("/"), reverse=True)):
         try:
             if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
                 os.rmdir(name, dir_fd=fd)

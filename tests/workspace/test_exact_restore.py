@@ -1,0 +1,158 @@
+"""Exact restores: permission bits (600/640/700, not git's 644/755), empty folders, symlinks, HEAD
+and branch come back after `ws move` + `--back`, `ws move` + `ws undo`, `ws restore`, `ws apply` +
+`ws undo` and `ws rm --force` + `ws undo`. Oracle: os.lstat of every entry (folders included)
+before and after, and git's own view (ls-files -s, HEAD, branch)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.workspace.helpers import pylon
+
+
+def tree(root: Path, skip_ignored: bool = False) -> dict[str, tuple[object, ...]]:
+    """Every entry below root but .git: folders with their bits, files with bits and bytes, links."""
+    found: dict[str, tuple[object, ...]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in dirnames + filenames:
+            if name == ".git":
+                continue
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, root)
+            st = os.lstat(full)
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(full))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir",)
+            else:
+                found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
+    return found
+
+
+def git_view(root: Path) -> tuple[str, str, str]:
+    return (git(root, "ls-files", "-s"), git(root, "rev-parse", "-q", "--verify", "HEAD", check=False),
+            git(root, "symbolic-ref", "-q", "HEAD", check=False))
+
+
+def odd_modes(root: Path, tag: str) -> None:
+    """Tracked and untracked files with 600/640/700 bits, nested empty folders, a symlink."""
+    for rel, bits in ((f"secret-{tag}.txt", 0o600), (f"conf/shared-{tag}.ini", 0o640), (f"bin/run-{tag}.sh", 0o700)):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{rel}\n")
+        os.chmod(path, bits)
+    (root / f"empty-{tag}" / "deeper").mkdir(parents=True, exist_ok=True)
+    (root / f"conf/empty-{tag}").mkdir(exist_ok=True)
+    if not (root / f"link-{tag}").is_symlink():
+        os.symlink(f"secret-{tag}.txt", root / f"link-{tag}")
+
+
+@pytest.fixture
+def pair(make_repo):  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"README.md": "# r\n", "tracked.txt": "t\n", ".gitignore": "*.log\n"})
+    os.chmod(repo / "tracked.txt", 0o600)  # git records 644 all the same
+    made = pylon("ws", "new", "s1", "--json", cwd=repo)
+    assert made.code == 0, made
+    wt = Path(made.json()["path"])
+    odd_modes(wt, "wt")
+    git(wt, "add", "secret-wt.txt")
+    odd_modes(repo, "main")
+    git(repo, "add", "bin/run-main.sh")
+    (repo / "keep.log").write_text("ignored\n")
+    os.chmod(repo / "keep.log", 0o600)
+    return repo, wt
+
+
+def test_move_and_back_keep_modes_and_empty_folders(pair) -> None:  # type: ignore[no-untyped-def]
+    repo, wt = pair
+    main_before, wt_before, view = tree(repo), tree(wt), git_view(repo)
+    assert pylon("ws", "move", "s1", cwd=repo).code == 0
+    moved = tree(repo)
+    # the main checkout shows the worktree's files with the worktree's bits and empty folders
+    for rel, entry in tree(wt).items():
+        if rel != "keep.log":
+            assert moved.get(rel) == entry, rel
+    assert moved["keep.log"] == main_before["keep.log"]  # ignored: untouched
+    back = pylon("ws", "move", "s1", "--back", cwd=repo)
+    assert back.code == 0, back
+    assert tree(repo) == main_before
+    assert git_view(repo) == view
+    assert tree(wt) == wt_before
+
+
+def test_move_then_undo_keeps_modes_and_empty_folders(pair) -> None:  # type: ignore[no-untyped-def]
+    repo, _wt = pair
+    before, view = tree(repo), git_view(repo)
+    assert pylon("ws", "move", "s1", cwd=repo).code == 0
+    undone = pylon("ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
+    assert tree(repo) == before
+    assert git_view(repo) == view
+
+
+def test_restore_of_a_baseline_brings_back_bits_and_folders(pair) -> None:  # type: ignore[no-untyped-def]
+    repo, _wt = pair
+    before = tree(repo)
+    assert pylon("ws", "baseline", "b1", cwd=repo).code == 0
+    os.chmod(repo / "secret-main.txt", 0o644)  # only the bits changed
+    os.chmod(repo / "tracked.txt", 0o666)
+    (repo / "conf/shared-main.ini").unlink()
+    os.rmdir(repo / "empty-main" / "deeper")
+    os.mkdir(repo / "made-later")
+    restored = pylon("ws", "restore", "b1", cwd=repo)
+    assert restored.code == 0, restored
+    assert tree(repo) == before
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    after_undo = tree(repo)
+    assert after_undo["secret-main.txt"][1] == "0o644" and "made-later" in after_undo
+    assert "empty-main/deeper" not in after_undo and "conf/shared-main.ini" not in after_undo
+
+
+def test_apply_then_undo_keeps_a_600_file_600(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"secret.txt": "one\n", "other.txt": "x\n"})
+    os.chmod(repo / "secret.txt", 0o600)
+    made = pylon("ws", "new", "s1", "--json", cwd=repo)
+    wt = Path(made.json()["path"])
+    (wt / "secret.txt").write_text("one\ntwo\n")
+    git(wt, "commit", "-qam", "edit")
+    applied = pylon("ws", "apply", "s1", cwd=repo)
+    assert applied.code == 0, applied
+    assert (repo / "secret.txt").read_text() == "one\ntwo\n"
+    assert stat.S_IMODE(os.lstat(repo / "secret.txt").st_mode) == 0o600
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    assert stat.S_IMODE(os.lstat(repo / "secret.txt").st_mode) == 0o600
+
+
+def test_a_state_commit_without_meta_restores_as_before(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """Old state commits have no pylon-meta line: git's modes, no folders, nothing fails."""
+    repo = make_repo(files={"a.txt": "a\n"})
+    (repo / "s.txt").write_text("s\n")
+    os.chmod(repo / "s.txt", 0o600)
+    os.mkdir(repo / "empty")
+    assert pylon("ws", "baseline", "old", cwd=repo).code == 0
+    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/pylon/").split()
+    ref = [r for r in ref if r.endswith("/old")][0]
+    body = git(repo, "cat-file", "commit", ref)
+    assert "pylon-meta: " in body
+    header, message = body.split("\n\n", 1)
+    parents = [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+    stripped = "".join(line + "\n" for line in message.splitlines() if not line.startswith("pylon-meta: "))
+    args = ["git", "commit-tree", git(repo, "rev-parse", ref + "^{tree}").strip()]
+    for p in parents:
+        args += ["-p", p]
+    old = subprocess.run(args, cwd=repo, input=stripped, capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "update-ref", ref, old)
+    (repo / "s.txt").unlink()
+    restored = pylon("ws", "restore", "old", cwd=repo)
+    assert restored.code == 0, restored
+    assert (repo / "s.txt").read_text() == "s\n"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(os.lstat(repo / "s.txt").st_mode) == 0o666 & ~mask
