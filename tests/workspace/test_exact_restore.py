@@ -31,6 +31,8 @@ def tree(root: Path, skip_ignored: bool = False) -> dict[str, tuple[object, ...]
                 found[rel] = ("link", os.readlink(full))
             elif stat.S_ISDIR(st.st_mode):
                 found[rel] = ("dir",)
+            elif not stat.S_ISREG(st.st_mode):
+                found[rel] = ("special", stat.S_IFMT(st.st_mode))
             else:
                 found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
     return found
@@ -156,3 +158,63 @@ def test_a_state_commit_without_meta_restores_as_before(make_repo) -> None:  # t
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE(os.lstat(repo / "s.txt").st_mode) == 0o666 & ~mask
+
+
+def watcher_pid(wt: Path) -> int | None:
+    from pylon.workspace import owned, watchers
+
+    admin = owned.admin_dir_of(str(wt))
+    return watchers.holder(admin) if admin else None
+
+
+def test_rm_force_then_undo_brings_back_bits_folders_copied_files_and_the_watcher(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"a.txt": "a\n", ".gitignore": ".env\n*.log\nlocal/\n", ".worktreeinclude": "local/\n"})
+    (repo / ".env").write_text("SECRET=1\n")
+    os.chmod(repo / ".env", 0o600)
+    (repo / "local").mkdir()
+    (repo / "local" / "conf.ini").write_text("x=1\n")
+    os.chmod(repo / "local" / "conf.ini", 0o640)
+    (repo / "build.log").write_text("not copied\n")
+    made = pylon("ws", "new", "s1", "--copy", ".env", "--watch", "--json", cwd=repo)
+    assert made.code == 0, made
+    wt = Path(made.json()["path"])
+    assert (wt / ".env").exists() and (wt / "local" / "conf.ini").exists()
+    odd_modes(wt, "wt")
+    git(wt, "add", "bin/run-wt.sh")
+    (wt / "scratch.log").write_text("ignored, not copied: gone for good\n")
+    before, view = tree(wt), git_view(wt)
+    assert watcher_pid(wt) is not None
+    removed = pylon("ws", "rm", "s1", "--force", cwd=repo)
+    assert removed.code == 0, removed
+    assert not wt.exists()
+    undone = pylon("ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
+    expected = {k: v for k, v in before.items() if k != "scratch.log"}
+    assert tree(wt) == expected
+    assert git_view(wt) == view
+    assert watcher_pid(wt) is not None  # started again
+    assert pylon("ws", "rm", "s1", "--force", cwd=repo).code == 0  # stops it again
+
+
+@pytest.mark.parametrize("what", ["fifo", "nested"])
+def test_rm_force_refuses_what_it_cannot_keep(make_repo, what: str) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(files={"a.txt": "a\n"})
+    made = pylon("ws", "new", "s1", "--json", cwd=repo)
+    wt = Path(made.json()["path"])
+    if what == "fifo":
+        os.mkfifo(wt / "pipe")
+    else:
+        (wt / "inner").mkdir()
+        git(wt / "inner", "init", "-q")
+        (wt / "inner" / "f.txt").write_text("history of its own\n")
+        git(wt / "inner", "add", "-A")
+        git(wt / "inner", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "own")
+    def kept_refs() -> list[str]:  # the capture cache (refs/pylon/.../current) aside
+        return [r for r in git(repo, "for-each-ref").splitlines() if not r.endswith("/current")]
+
+    refs_before = kept_refs()
+    before = tree(wt)
+    removed = pylon("ws", "rm", "s1", "--force", "--json", cwd=repo)
+    assert removed.code == 1 and removed.json()["error"]["code"] == "cannot-keep", removed
+    assert tree(wt) == before
+    assert kept_refs() == refs_before  # no op, no trash: nothing written
