@@ -2,10 +2,12 @@
 
 NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`) or `guard-<n>`
 (`refs/pylon/guard/<n>`, written by the guard before a destructive command). The files (tracked
-and untracked, modes, symlinks, deletions; for a guard snapshot also the ignored files it holds)
-and the staged index come back byte for byte; with PATHs only those paths. HEAD stays where it
-is (a restore never moves a branch): when the snapshot's HEAD differs, the result says so and
-names `git reset --soft` for it. The op log records the state replaced, so `ws undo` reverses it.
+and untracked, permission bits, empty folders, symlinks, deletions; for a guard snapshot also the
+ignored files it holds) and the staged index come back byte for byte; with PATHs only those paths.
+HEAD stays where it is: when the snapshot's HEAD differs, the result says so and names `git reset
+--soft` for it. The one exception is a whole guard snapshot whose branch was only moved back
+(`git reset --hard HEAD~1`): HEAD and the branch return to the snapshot's commit, since no commit
+is lost that way. The op log records the state replaced, so `ws undo` reverses it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 
+    from pylon.workspace.commits import State
     from pylon.workspace.restore_state import PlanSummary
 
     class Restored(PlanSummary):
@@ -44,6 +47,22 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
         raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot is named {name!r} (no {ref}).",
                             "List the baselines with `pylon ws status`; guard snapshots are named guard-<n>.")
     return ref, oid
+
+
+def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
+    """A whole guard snapshot also puts HEAD and its branch back (`git reset --hard REV` moved them)
+    when that loses no commit: same branch, and its tip now is an ancestor of the snapshot's."""
+    if rel is not None or not ref.startswith(f"{refs.ROOT}guard/") or not target.head:
+        return "keep"
+    if target.head == current.head and target.branch == current.branch:
+        return "keep"
+    if target.branch != current.branch or (target.branch is None and current.head is not None):
+        return "keep"
+    if current.head is not None:
+        code, _, _ = git.run_full(["merge-base", "--is-ancestor", current.head, target.head], cwd=checkout.root)
+        if code != 0:
+            return "keep"
+    return "state"
 
 
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
@@ -75,7 +94,9 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
             result["op"] = None
             return result
-        step = oplog.Step(checkout.root, str(current.commit), target, "keep", rel)
+        head = _head_mode(checkout, ref, todo.target, current, rel)
+        result["head_kept"] = head == "keep" and result["head_kept"]
+        step = oplog.Step(checkout.root, str(current.commit), target, head, rel)
         shown = " ".join(["pylon ws restore", name, *(paths or [])])
         op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
                          data={"name": name, "ref": ref}, command=shown)
