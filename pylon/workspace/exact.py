@@ -138,6 +138,24 @@ def decode(text: str) -> Meta | None:
     return value if isinstance(value, dict) else None
 
 
+def with_modes(root: str, meta_raw: str, files: list[str]) -> str:
+    """An encoded meta with the odd permission bits of `files` (regular files, as they are now) added."""
+    import stat
+
+    meta = decode(meta_raw) or {"m": {}, "d": []}
+    modes = meta.setdefault("m", {})
+    assert isinstance(modes, dict)
+    for rel in files:
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            continue
+        bits = stat.S_IMODE(st.st_mode)
+        if stat.S_ISREG(st.st_mode) and bits not in (0o644, 0o755):
+            modes.setdefault(format(bits, "o"), []).append(rel)
+    return encode(meta)
+
+
 def modes_of(meta: Meta | None) -> dict[str, int]:
     """path -> permission bits, from a decoded meta."""
     found: dict[str, int] = {}

@@ -81,8 +81,13 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
     if not files:
         return current
     tree = tree_with_files(checkout, current.worktree, files)
+    meta_raw = current.meta_raw
+    if meta_raw is not None:  # the held files' own bits join the state's record
+        from pylon.workspace.exact import with_modes
+
+        meta_raw = with_modes(checkout.root, meta_raw, files)
     commit = make_state(checkout, worktree=tree, index_tree=current.index_tree, head=current.head,
-                        branch=current.branch, label=current.label, notes=current.notes)
+                        branch=current.branch, label=current.label, notes=current.notes, meta_raw=meta_raw)
     return read_state(checkout, commit)
 
 

@@ -139,3 +139,17 @@ def test_what_no_snapshot_can_hold_gets_no_snapshot(root: Path, what: str) -> No
     assert "pylon ws restore guard-" not in reply, reply
     assert "no snapshot was taken" in reply and ("inner/.git" in reply or "data/pipe" in reply), reply
     assert git(root, "for-each-ref", "refs/pylon/guard/") == ""
+
+
+def test_restore_then_undo_keeps_the_bits_of_an_ignored_file_both_ways(root: Path) -> None:
+    from pylon.workspace.repo import locate
+    from pylon.workspace.undo import undo
+
+    before = tree(root)
+    name = guarded(root, "sed -i 's/1/2/' .env")
+    edited = tree(root)
+    assert edited[".env"] == ("file", "0o600", b"SECRET=2\n")
+    restore(root, name)
+    assert tree(root) == before
+    undo(locate(str(root)))
+    assert tree(root) == edited
