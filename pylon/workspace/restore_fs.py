@@ -45,39 +45,25 @@ def delete_paths(root: str, paths: list[str]) -> int:
     """
     removed = 0
     parents: set[str] = set()
-    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for rel in paths:
-            parts = rel.split("/")
-            fd = _open_parent(root_fd, parts)
-            if fd is None:
-                continue
-            try:
-                st = os.lstat(parts[-1], dir_fd=fd)
-                if stat.S_ISDIR(st.st_mode):
-                    continue  # a gitlink's folder, or a folder where a file was: left alone
-                os.unlink(parts[-1], dir_fd=fd)
-                removed += 1
-            except FileNotFoundError:
-                pass
-            finally:
-                os.close(fd)
-            for i in range(len(parts) - 1, 0, -1):
-                parents.add("/".join(parts[:i]))
-        # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
-        for rel in sorted(parents, key=lambda p: p.count("/"), reverse=True):
-            parts = rel.split("/")
-            fd = _open_parent(root_fd, parts)
-            if fd is None:
-                continue
-            try:
-                os.rmdir(parts[-1], dir_fd=fd)
-            except OSError:
-                pass  # not empty (ignored files, other files): kept
-            finally:
-                os.close(fd)
-    finally:
-        os.close(root_fd)
+    for (fd, name), rel in zip(_each_beneath(root, paths, keep_missing=True), paths):
+        if fd < 0:
+            continue
+        try:
+            if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                continue  # a gitlink's folder, or a folder where a file was: left alone
+            os.unlink(name, dir_fd=fd)
+            removed += 1
+        except FileNotFoundError:
+            pass
+        parts = rel.split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            parents.add("/".join(parts[:i]))
+    # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
+    for fd, name in _each_beneath(root, sorted(parents, key=lambda p: p.count("/"), reverse=True)):
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            pass  # not empty (ignored files, other files): kept
     return removed
 
 

@@ -9,34 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
-
-
-def tree(root: Path) -> dict[str, tuple[object, ...]]:
-    found: dict[str, tuple[object, ...]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in dirnames + filenames:
-            if name == ".git":
-                continue
-            full = os.path.join(dirpath, name)
-            st = os.lstat(full)
-            rel = os.path.relpath(full, root)
-            if stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(full))
-            elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir",)
-            elif stat.S_ISREG(st.st_mode):
-                found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
-            else:
-                found[rel] = ("special",)
-    return found
+from tests.workspace.ops_helpers import entries as tree
 
 
 @pytest.fixture

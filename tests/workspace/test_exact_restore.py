@@ -13,29 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.workspace.ops_helpers import entries as tree
 from tests.workspace.helpers import pylon
-
-
-def tree(root: Path, skip_ignored: bool = False) -> dict[str, tuple[object, ...]]:
-    """Every entry below root but .git: folders with their bits, files with bits and bytes, links."""
-    found: dict[str, tuple[object, ...]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in dirnames + filenames:
-            if name == ".git":
-                continue
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, root)
-            st = os.lstat(full)
-            if stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(full))
-            elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir",)
-            elif not stat.S_ISREG(st.st_mode):
-                found[rel] = ("special", stat.S_IFMT(st.st_mode))
-            else:
-                found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
-    return found
 
 
 def git_view(root: Path) -> tuple[str, str, str]:
