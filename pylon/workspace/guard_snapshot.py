@@ -89,8 +89,9 @@ def reached(checkout: Checkout, targets: list[Target]) -> list[str]:
 
 
 def check_keepable(checkout: Checkout, targets: list[Target], found: Scan) -> None:
-    """Refuse (`cannot-keep`) when the command would destroy what no snapshot holds."""
-    paths = reached(checkout, targets)
+    """Refuse (`cannot-keep`) when the command would destroy what no snapshot holds (a `find`
+    deletes only what its tests match, which the snapshot lists one by one)."""
+    paths = reached(checkout, [t for t in targets if t.kind == "path"])
     if not paths:
         return
     inside = found.under(paths)
