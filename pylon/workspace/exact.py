@@ -31,14 +31,15 @@ if TYPE_CHECKING:
 
     Meta = dict[str, object]
 
-_FIND = [
-    "find", ".", "(", "-name", ".git", "-type", "d", "-printf", "g\t%h\\0", "-prune", ")",
+_TESTS = [
+    "(", "-name", ".git", "-type", "d", "-printf", "g\t%h\\0", "-prune", ")",
     "-o", "(", "-name", ".git", "-prune", ")",
-    "-o", "(", "-type", "d", "-empty", "-printf", "d\t%P\\0", ")",
-    "-o", "(", "-type", "f", "!", "-perm", "644", "!", "-perm", "755", "-printf", "f\t%m\t%P\\0", ")",
+    "-o", "(", "-type", "d", "-empty", "-printf", "d\t%p\\0", ")",
+    "-o", "(", "-type", "f", "!", "-perm", "644", "!", "-perm", "755", "-printf", "f\t%m\t%p\\0", ")",
     "-o", "(", "(", "-type", "p", "-o", "-type", "s", "-o", "-type", "b", "-o", "-type", "c", ")",
-    "-printf", "s\t%P\\0", ")",
+    "-printf", "s\t%p\\0", ")",
 ]
+MEMORY_MAX = 20_000  # entries of the mode memory (oldest dropped first)
 
 
 class Scan:
@@ -67,11 +68,19 @@ class Scan:
         return keep
 
 
-def start(root: str) -> subprocess.Popen[bytes]:
+def start(root: str, paths: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """`find` over the checkout, or over `paths` (root-relative; missing ones are skipped)."""
     import subprocess
 
-    return subprocess.Popen(_FIND, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, close_fds=True)
+    tops = ["."] if paths is None or "." in paths or "" in paths else [
+        "./" + p.strip("/") for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    return subprocess.Popen(["find", *(tops or ["/nonexistent-pylon"]), *_TESTS], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, close_fds=True)
+
+
+def _rel(raw: bytes) -> str:
+    raw = raw[2:] if raw.startswith(b"./") else raw
+    return os.fsdecode(raw)
 
 
 def finish(proc: subprocess.Popen[bytes]) -> Scan:
@@ -83,22 +92,24 @@ def finish(proc: subprocess.Popen[bytes]) -> Scan:
         kind, _, rest = rec.partition(b"\t")
         if kind == b"f":
             mode, _, rel = rest.partition(b"\t")
-            found.modes[os.fsdecode(rel)] = int(mode, 8)
-        elif kind == b"d" and rest:
-            found.dirs.append(os.fsdecode(rest))
+            found.modes[_rel(rel)] = int(mode, 8)
+        elif kind == b"d" and rest not in (b".", b""):
+            found.dirs.append(_rel(rest))
         elif kind == b"s":
-            found.special.append(os.fsdecode(rest))
+            found.special.append(_rel(rest))
         elif kind == b"g" and rest not in (b".", b""):
-            found.nested.append(os.fsdecode(rest[2:] if rest.startswith(b"./") else rest))
+            found.nested.append(_rel(rest))
+    found.dirs = list(dict.fromkeys(found.dirs))
     return found
 
 
-def scan(root: str) -> Scan:
-    return finish(start(root))
+def scan(root: str, paths: list[str] | None = None) -> Scan:
+    return finish(start(root, paths))
 
 
-def meta_for(root: str, tree: str, found: Scan) -> Meta:
-    """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty folders."""
+def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) -> Meta:
+    """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty
+    folders; `scope`: the folders the walk covered, when not the whole checkout."""
     modes: dict[str, list[str]] = {}
     names = [p for p in sorted(found.modes) if "\n" not in p]
     if names:
@@ -113,7 +124,10 @@ def meta_for(root: str, tree: str, found: Scan) -> Meta:
         out2 = git.run(["check-ignore", "--no-index", "-z", "--stdin"], cwd=root, input=data, ok=(0, 1))
         ignored = {p.decode("utf-8", "surrogateescape") for p in out2.split(b"\0") if p}
         dirs = [d for d in dirs if d not in ignored]
-    return {"m": modes, "d": dirs}
+    meta: Meta = {"m": modes, "d": dirs}
+    if scope is not None:
+        meta["s"] = scope
+    return meta
 
 
 def encode(meta: Meta) -> str:
@@ -193,40 +207,115 @@ def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str
     return found
 
 
+def _memory_path(common_dir: str) -> str:
+    return os.path.join(common_dir, "pylon", "modes")
+
+
+def _memory(common_dir: str) -> dict[str, int]:
+    try:
+        with open(_memory_path(common_dir), encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().split("\n")
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    for line in lines:
+        bits, _, key = line.partition(" ")
+        if key:
+            try:
+                found[key] = int(bits, 8)
+            except ValueError:
+                continue
+    return found
+
+
+def remember(common_dir: str, root: str, replaced: list[tuple[str, str, str]]) -> None:
+    """Before a restore replaces or deletes files: the permission bits other than 644/755 of each,
+    keyed by its blob and path, in `<common dir>/pylon/modes` (written atomically, fsynced), so the
+    restore that writes that content there again gives it those bits (`recall`)."""
+    import stat
+
+    odd: dict[str, int] = {}
+    for mode, oid, rel in replaced:
+        if mode not in ("100644", "100755") or "\n" in rel:
+            continue
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            continue
+        bits = stat.S_IMODE(st.st_mode)
+        if stat.S_ISREG(st.st_mode) and bits not in (0o644, 0o755):
+            odd[f"{oid}\t{rel}"] = bits
+    if not odd:
+        return
+    from pylon.atomic import atomic_write
+
+    kept = _memory(common_dir)
+    for key in odd:
+        kept.pop(key, None)  # re-added at the end: the newest last
+    kept.update(odd)
+    items = list(kept.items())[-MEMORY_MAX:]
+    os.makedirs(os.path.dirname(_memory_path(common_dir)), exist_ok=True)
+    text = "".join(f"{bits:o} {key}\n" for key, bits in items)
+    atomic_write(_memory_path(common_dir), text.encode("utf-8", "surrogateescape"))
+
+
+def recall(common_dir: str, writes: list[tuple[str, str, str]]) -> dict[str, int]:
+    """The remembered bits of the (mode, blob, path) entries a restore writes."""
+    if not writes or not os.path.exists(_memory_path(common_dir)):
+        return {}
+    kept = _memory(common_dir)
+    return {rel: kept[f"{oid}\t{rel}"] for _mode, oid, rel in writes if f"{oid}\t{rel}" in kept}
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
 
+def scope_of(meta: Meta | None) -> list[str] | None:
+    """The folders a meta speaks for (None: the whole checkout)."""
+    raw = (meta or {}).get("s")
+    return [str(p) for p in raw] if isinstance(raw, list) else None
+
+
 def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tuple[str, str, str]],
            before: dict[str, int], skip: set[str], paths: list[str] | None) -> None:
-    """After a restore's writes: the permission bits and empty folders the target recorded."""
+    """After a restore's writes: the permission bits and empty folders the target recorded (within
+    its scope); elsewhere `before` (remembered bits of that content, else the bits the file had)
+    where git's mode agrees."""
     from pylon.workspace.restore_fs import make_dirs, remove_empty_dirs, set_modes
 
-    wanted: dict[str, int] = {}
-    if target is None:  # an older state: keep a rewritten file's bits where git's mode agrees
-        for mode, _oid, rel in writes:
-            if rel in before and (before[rel] & 0o100 != 0) == (mode == "100755"):
-                wanted[rel] = before[rel]
-        set_modes(root, wanted)
-        return
+    scope = scope_of(target)
+
+    def covered(rel: str) -> bool:
+        return target is not None and (scope is None or "." in scope or _inside(rel, scope))
+
     recorded = modes_of(target)
     mask = _umask()
+    wanted: dict[str, int] = {}
     written = set()
     for mode, _oid, rel in writes:
         written.add(rel)
-        if mode in ("100644", "100755"):
+        if mode not in ("100644", "100755"):
+            continue
+        if covered(rel):
             default = 0o755 if mode == "100755" else 0o644
             bits = recorded.get(rel, default)
             if bits != default & ~mask:  # what git's checkout wrote
                 wanted[rel] = bits
-    for rel in set(recorded) | set(modes_of(current)):
-        if rel not in written and rel not in skip and _inside(rel, paths):
-            wanted[rel] = recorded.get(rel, -1)
+        elif rel in before and (before[rel] & 0o100 != 0) == (mode == "100755"):
+            wanted[rel] = before[rel]
+    if target is not None:
+        for rel in set(recorded) | set(modes_of(current)):
+            if rel not in written and rel not in skip and _inside(rel, paths) and covered(rel):
+                wanted[rel] = recorded.get(rel, -1)
     set_modes(root, wanted)
+    if target is None:
+        return
     dirs = [d for d in dirs_of(target) if _inside(d, paths)]
     make_dirs(root, dirs)
     if current is not None:
         keep = set(dirs)
-        remove_empty_dirs(root, [d for d in dirs_of(current) if d not in keep and _inside(d, paths)], keep)
+        gone = [d for d in dirs_of(current) if d not in keep and _inside(d, paths) and covered(d)]
+        remove_empty_dirs(root, gone, keep)

@@ -88,6 +88,14 @@ def reached(checkout: Checkout, targets: list[Target]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def scan_roots(checkout: Checkout, targets: list[Target]) -> list[str]:
+    """Where the command's damage lies: the removed paths (and the folders symlinks lead to), the
+    folder of a `git clean`, the whole checkout for anything else (a `git checkout -- .`)."""
+    roots = reached(checkout, [t for t in targets if t.kind in ("path", "find")])
+    roots += [t.path or "." for t in targets if t.kind not in ("path", "find")]
+    return list(dict.fromkeys(roots))
+
+
 def check_keepable(checkout: Checkout, targets: list[Target], found: Scan) -> None:
     """Refuse (`cannot-keep`) when the command would destroy what no snapshot holds (a `find`
     deletes only what its tests match, which the snapshot lists one by one)."""
@@ -197,7 +205,9 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
                          f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
                          "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
                          details={"bytes": size, "max_bytes": max_bytes})
-    walk = exact.start(checkout.root)  # beside the capture: bits, empty folders, what cannot be kept
+    # beside the capture, over what the command reaches: bits, empty folders, what cannot be kept
+    roots = scan_roots(checkout, targets)
+    walk = exact.start(checkout.root, roots)
     try:
         state = st.capture(checkout, label="guard", exact=False)
     finally:
@@ -215,7 +225,8 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     body = message.partition("\n\n")[2]
     if extra:
         body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove
-    body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found))}\n"
+    scope = None if "." in roots else roots
+    body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found, scope))}\n"
     commit = st.commit_tree(checkout, tree, parents, body)
     note = command.splitlines()[0][:200] if command else ""
     for _ in range(_ATTEMPTS):

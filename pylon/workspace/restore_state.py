@@ -262,11 +262,19 @@ def restore(
     from pylon.workspace.restore_fs import delete_paths
 
     target_meta = todo.target.meta
-    before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced}) if target_meta is None else {}
+    # bits remembered for that content there, else the file's own (where the target records none)
+    before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced})
+    before.update(exact.recall(checkout.common_dir, todo.writes))
+    exact.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
     deleted = delete_paths(checkout.root, todo.deletes)
     if todo.writes:
         _write_files(checkout, todo.writes)
-    exact.settle(checkout.root, target_meta, todo.current.meta, todo.writes, before, set(todo.kept), paths)
+    current_meta = todo.current.meta
+    if target_meta is not None and current_meta is None:  # a walked target: walk what it replaces too
+        scope = exact.scope_of(target_meta)
+        found = exact.scan(checkout.root, scope if scope is not None else paths)
+        current_meta = exact.meta_for(checkout.root, todo.current.worktree, found)
+    exact.settle(checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths)
     if todo.index_entries:
         git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")

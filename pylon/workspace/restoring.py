@@ -78,7 +78,10 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     refuse_in_progress(checkout, "restore a snapshot")
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        current = capture(checkout, label=f"before restore {name}")
+        from pylon.workspace.commits import read_state
+
+        # a target that records bits and folders: so does the state it replaces (its undo is exact)
+        current = capture(checkout, label=f"before restore {name}", exact=read_state(checkout, target).meta_raw is not None)
         todo = plan(checkout, target, rel, current=current)
         if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
             # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git

@@ -88,14 +88,12 @@ def start_head_query(checkout: Checkout) -> git.GitProcess:
 
 
 def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", extra_refs: list[str] | None = None,
-            exact: bool | None = None, scanned: Scan | None = None) -> State:
+            exact: bool = False, scanned: Scan | None = None) -> State:
     """Capture the checkout state; with `anchor`, write the state commit and refs/pylon refs.
 
-    `exact` (the default for every label but "current", i.e. the captures ops keep) also records
-    the files' permission bits and the empty folders (exact.py), from `scanned` when the caller
-    walked the checkout already, else from a walk run beside the capture's `git status`."""
-    if exact is None:
-        exact = label != "current"
+    `exact` (named baselines) also records the files' permission bits and the empty folders
+    (exact.py), from `scanned` when the caller walked the checkout already, else from a walk run
+    beside the capture's `git status`."""
     private = PrivateIndex(checkout)
     walk: Walk = None
     if exact:
