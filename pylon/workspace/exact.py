@@ -154,20 +154,29 @@ def decode(text: str) -> Meta | None:
 
 def with_modes(root: str, meta_raw: str, files: list[str]) -> str:
     """An encoded meta with the odd permission bits of `files` (regular files, as they are now) added."""
-    import stat
-
     meta = decode(meta_raw) or {"m": {}, "d": []}
     modes = meta.setdefault("m", {})
     assert isinstance(modes, dict)
-    for rel in files:
+    for rel, bits in file_bits(root, files, odd=True).items():
+        modes.setdefault(format(bits, "o"), []).append(rel)
+    return encode(meta)
+
+
+def file_bits(root: str, paths: list[str], *, odd: bool) -> dict[str, int]:
+    """The permission bits of those of `paths` that are regular files (with `odd`, only bits other
+    than 644 and 755)."""
+    import stat
+
+    found: dict[str, int] = {}
+    for rel in paths:
         try:
             st = os.lstat(os.path.join(root, rel))
         except OSError:
             continue
         bits = stat.S_IMODE(st.st_mode)
-        if stat.S_ISREG(st.st_mode) and bits not in (0o644, 0o755):
-            modes.setdefault(format(bits, "o"), []).append(rel)
-    return encode(meta)
+        if stat.S_ISREG(st.st_mode) and not (odd and bits in (0o644, 0o755)):
+            found[rel] = bits
+    return found
 
 
 def modes_of(meta: Meta | None) -> dict[str, int]:
@@ -191,20 +200,10 @@ def _inside(rel: str, paths: list[str] | None) -> bool:
 
 
 def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str]) -> dict[str, int]:
-    """The permission bits of the files a restore is about to overwrite (a target with no meta
-    keeps them where git's mode agrees)."""
-    import stat
-
-    found: dict[str, int] = {}
-    for mode, _oid, rel in writes:
-        if rel in replaced and mode in ("100644", "100755"):
-            try:
-                st = os.lstat(os.path.join(root, rel))
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                found[rel] = stat.S_IMODE(st.st_mode)
-    return found
+    """The permission bits of the files a restore is about to overwrite (where the target records
+    none, they are kept when git's mode agrees)."""
+    return file_bits(root, [rel for mode, _oid, rel in writes if rel in replaced and mode in ("100644", "100755")],
+                     odd=False)
 
 
 def _memory_path(common_dir: str) -> str:
@@ -232,19 +231,8 @@ def remember(common_dir: str, root: str, replaced: list[tuple[str, str, str]]) -
     """Before a restore replaces or deletes files: the permission bits other than 644/755 of each,
     keyed by its blob and path, in `<common dir>/pylon/modes` (written atomically, fsynced), so the
     restore that writes that content there again gives it those bits (`recall`)."""
-    import stat
-
-    odd: dict[str, int] = {}
-    for mode, oid, rel in replaced:
-        if mode not in ("100644", "100755") or "\n" in rel:
-            continue
-        try:
-            st = os.lstat(os.path.join(root, rel))
-        except OSError:
-            continue
-        bits = stat.S_IMODE(st.st_mode)
-        if stat.S_ISREG(st.st_mode) and bits not in (0o644, 0o755):
-            odd[f"{oid}\t{rel}"] = bits
+    blobs = {rel: oid for mode, oid, rel in replaced if mode in ("100644", "100755") and "\n" not in rel}
+    odd = {f"{blobs[rel]}\t{rel}": bits for rel, bits in file_bits(root, list(blobs), odd=True).items()}
     if not odd:
         return
     from pylon.atomic import atomic_write
