@@ -1,22 +1,21 @@
-"""What git does not keep of a checkout, kept beside a state commit; and what nothing can keep.
+"""What git does not keep of a checkout: permission bits other than 644/755 and empty folders;
+and what nothing can keep. docs/workspace.md ("Exact restores") has the decision.
 
-git records a file as 100644 or 100755 and has no folders of its own, so a restore through git
-alone gives a 600 secret back as 644 and drops empty folders. A capture made for an op (an
-"exact" capture, see state.capture) therefore also lists
+Two mechanisms, chosen by cost:
 
-- the permission bits of every file of the state whose bits are not 644 or 755, and
-- the empty folders that no ignore rule covers,
+- Every restore remembers (`remember`, before its first change) the odd bits of each file it
+  replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`; a restore that
+  writes that content there again gives them back (`recall`). No walk at capture time, so op
+  captures cost what they did; a restore never removes a folder that was empty before it.
+- Where whole folders go (`rm --force`, a guarded removal) and for named baselines, one `find`
+  (`scan`) walks what is concerned, and the state commit carries one message line,
+  `pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
+  (`s`: the folders walked, absent for the whole checkout). The tree stays exactly the working
+  tree; a state commit without the line restores as before. restore() applies it (`settle`).
 
-and the state commit carries that list in one message line, `pylon-meta: <base64 of zlib of
-JSON {"m": {"600": [paths]}, "d": [folders]}>`. The line is metadata: the tree stays exactly the
-working tree, and a state commit without the line (older ones, and states made from trees alone)
-restores as before. restore() applies it (apply_meta): the files it writes get their recorded bits
-(644/755 when none is recorded), files whose bits alone differ are chmod-ed, recorded folders
-are made and empty folders the target does not hold are removed.
-
-The scan is one `find` process run beside the capture's `git status`. It also reports what no
-state can hold: FIFOs, sockets and devices, and nested repositories (a `.git` folder below the
-root, whose objects are not in this repository); ops that would destroy those refuse first.
+The walk also reports what no state can hold: FIFOs, sockets and devices, and nested
+repositories (a `.git` folder below the root, whose objects are not in this repository); the
+ops that would destroy those refuse first.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ finished, or reversed, by running restore again towards the state wanted):
    followed); the others are written by `git checkout-index -f` from a small private index that
    holds just them, so modes, symlinks and git's own conversions are exactly git's. Ignored files
    are never touched: a write that would replace one (or any file the current state does not hold)
-   is refused before anything changes (`restore-blocked`).
+   is refused before anything changes (`restore-blocked`). An untracked file the target lacks is
+   kept when a rule ignores it (keep_ignored.py). Permission bits and empty folders: exact.py.
 2. the real index: one `git update-index --index-info` of the entries where the current index
    tree and the target's differ (stat data of every other entry is kept, so the next `git status`
    stays cheap). This is the staged/unstaged split. A state that recorded no index tree
