@@ -232,9 +232,10 @@ def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int
     elif os.path.lexists(dest_abs):
         hits.append(dest)
     destroyed(walk, state, hits, verb="overwrites", words=words, line=line, recursive=False, sudo=sudo)
-    if name == "mv":  # sources leave the checkout: the snapshot keeps them
-        # a source named only at run time may be anywhere: unknown (destroyed() says so)
-        leaving = [s for s in sources if s.text is None or walk.ctx.locate(dest_abs) != "inside"]
+    if name == "mv":  # sources leave the checkout, or go over a file: the snapshot keeps them
+        # (an ignored source is in no state: after `ws restore` of the file it replaced, it would be
+        # gone); a source named only at run time may be anywhere: unknown (destroyed() says so)
+        leaving = [s for s in sources if s.text is None or hits or walk.ctx.locate(dest_abs) != "inside"]
         destroyed(walk, state, leaving, verb="moves away", words=words, line=line, sudo=sudo)
 
 

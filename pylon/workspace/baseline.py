@@ -13,7 +13,8 @@ def baseline(checkout: Checkout, name: str = "last") -> dict[str, object]:
     refs.check_name(name)
     ref = refs.baseline_ref(checkout, name)
     previous = _ref_value(checkout, ref)
-    fresh = fresh_state(checkout)
+    exact = name != "last"  # a named baseline is a deliberate snapshot: bits and empty folders too (exact.py)
+    fresh = None if exact else fresh_state(checkout)
     if fresh is not None:
         state = refresh_head(checkout, fresh)
         state.label = f"baseline {name}"
@@ -23,7 +24,7 @@ def baseline(checkout: Checkout, name: str = "last") -> dict[str, object]:
         st.update_refs(checkout, [(ref, state.commit)])
         source = "watch"
     else:
-        state = st.capture(checkout, label=f"baseline {name}", extra_refs=[ref])
+        state = st.capture(checkout, label=f"baseline {name}", extra_refs=[ref], exact=exact)
         source = "scan"
     return {"name": name, "ref": ref, "replaced": previous, "source": source, **state.to_dict()}
 

@@ -40,7 +40,8 @@ def from_iso(text: str) -> int | None:
 class State:
     """One captured checkout state (the commit is None until anchored)."""
 
-    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "head_tree")
+    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "head_tree",
+                 "meta_raw")
 
     def __init__(
         self,
@@ -54,7 +55,9 @@ class State:
         captured_at: int,
         label: str = "",
         head_tree: str | None = None,
+        meta_raw: str | None = None,
     ) -> None:
+        self.meta_raw = meta_raw  # exact.py: encoded modes and empty folders (None: not recorded)
         self.head_tree = head_tree  # HEAD's tree when the capture read it (None: not known, ask git)
         self.commit = commit
         self.head = head
@@ -64,6 +67,15 @@ class State:
         self.notes = notes
         self.captured_at = captured_at
         self.label = label
+
+    @property
+    def meta(self) -> dict[str, object] | None:
+        """The decoded `pylon-meta` (exact.py), None when the state recorded none."""
+        if not self.meta_raw:
+            return None
+        from pylon.workspace.exact import decode
+
+        return decode(self.meta_raw)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -89,6 +101,8 @@ def state_message(state: State, index_commit: str | None) -> str:
     ]
     for note in state.notes:
         lines.append(f"pylon-note: {note['kind']}: {note['message']}")
+    if state.meta_raw:
+        lines.append(f"pylon-meta: {state.meta_raw}")
     return "\n".join(lines) + "\n"
 
 
@@ -143,6 +157,7 @@ def parse_state(raw: bytes, commit: str) -> State:
         notes=notes,
         captured_at=int(fields.get("pylon-captured", "0") or 0),
         label=label,
+        meta_raw=fields.get("pylon-meta"),
     )
 
 

@@ -4,20 +4,25 @@ The snapshot is a state commit in the same format as a baseline (state.capture: 
 tree, the working tree with untracked files), whose tree also holds the ignored files the
 command would remove: those `git clean -n` names for a `git clean`, and the ignored files below
 the paths of an `rm` (asked with `git ls-files --others --ignored`). Those files are stored
-byte for byte (no clean filters), with their mode, symlinks as links. `pylon ws restore guard-<n>`
-brings it back (workspace.md); a snapshot larger than the policy's limit is not taken.
+byte for byte (no clean filters), with their mode, symlinks as links. The commit also records
+the permission bits and empty folders (exact.py), so the restore is exact. A removal through a
+symlink to a folder (`rm -rf link/`) reaches that folder's ignored files too: they are kept. A
+command that would destroy what no snapshot holds (a nested repository with its own objects, a
+FIFO, socket or device) gets no snapshot (`cannot-keep`: the hook asks instead). `pylon ws restore
+guard-<n>` brings it back (workspace.md); a snapshot larger than the policy's limit is not taken.
 """
 
 from __future__ import annotations
 
 import os
 
-from pylon.workspace import git, refs
+from pylon.workspace import exact, git, refs
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.guard.verdict import Target
+    from pylon.workspace.exact import Scan
 
 _ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the next one
 
@@ -65,10 +70,53 @@ def _numbers(checkout: Checkout) -> list[int]:
     return found
 
 
+def reached(checkout: Checkout, targets: list[Target]) -> list[str]:
+    """The root-relative paths a removal of the path targets reaches: each path, and the folder a
+    symlink to a folder leads to (`rm -rf link/` empties that folder), when it lies in the checkout."""
+    found: list[str] = []
+    root = os.path.realpath(checkout.root)
+    for t in targets:
+        if t.kind not in ("path", "find"):
+            continue
+        rel = t.path or "."
+        found.append(rel)
+        full = os.path.join(checkout.root, rel)
+        if os.path.islink(full) and os.path.isdir(full):
+            real = os.path.realpath(full)
+            if real == root or real.startswith(root + os.sep):
+                found.append(os.path.relpath(real, root))
+    return list(dict.fromkeys(found))
+
+
+def scan_roots(checkout: Checkout, targets: list[Target]) -> list[str]:
+    """Where the command's damage lies: the removed paths (and the folders symlinks lead to), the
+    folder of a `git clean`, the whole checkout for anything else (a `git checkout -- .`)."""
+    roots = reached(checkout, [t for t in targets if t.kind in ("path", "find")])
+    roots += [t.path or "." for t in targets if t.kind not in ("path", "find")]
+    return list(dict.fromkeys(roots))
+
+
+def check_keepable(checkout: Checkout, targets: list[Target], found: Scan) -> None:
+    """Refuse (`cannot-keep`) when the command would destroy what no snapshot holds (a `find`
+    deletes only what its tests match, which the snapshot lists one by one)."""
+    paths = reached(checkout, [t for t in targets if t.kind == "path"])
+    if not paths:
+        return
+    inside = found.under(paths)
+    lost = [f"{p}/.git (a repository of its own)" for p in inside.nested] + inside.special
+    if lost:
+        from pylon.errors import PylonError
+
+        shown = ", ".join(lost[:10]) + (f" (and {len(lost) - 10} more)" if len(lost) > 10 else "")
+        raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {shown}",
+                         "Move those out of the way first, or run the command yourself knowing it cannot be undone.",
+                         details={"paths": lost[:20], "paths_total": len(lost)})
+
+
 def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
     """Root-relative files outside git's view (ignored) that the command would remove."""
     found: set[str] = set()
-    paths = [t.path or "." for t in targets if t.kind == "path"]
+    paths = [p for p in reached(checkout, [t for t in targets if t.kind == "path"])]
     if paths:
         out = git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--", *paths],
                       cwd=checkout.root)
@@ -121,10 +169,9 @@ def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
     for rel in extra:
         seen.add(rel)
         total += _lsize(os.path.join(checkout.root, rel))
-    for t in targets:
-        if t.kind != "path" or not t.path:
-            continue  # tracked content is in git already; find and git clean lists are counted above
-        full = os.path.join(checkout.root, t.path)
+    for rel_path in reached(checkout, [t for t in targets if t.kind == "path" and t.path]):
+        # tracked content is in git already; find and git clean lists are counted above
+        full = os.path.join(checkout.root, rel_path)
         if os.path.isdir(full) and not os.path.islink(full):
             for folder, dirs, files in os.walk(full):
                 dirs[:] = [d for d in dirs if d != ".git"]
@@ -132,7 +179,7 @@ def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
                     rel = os.path.relpath(os.path.join(folder, name), checkout.root)
                     if rel not in seen:
                         total += _lsize(os.path.join(folder, name))
-        elif t.path not in seen:
+        elif rel_path not in seen:
             total += _lsize(full)
     return total
 
@@ -158,18 +205,29 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
                          f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
                          "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
                          details={"bytes": size, "max_bytes": max_bytes})
-    state = st.capture(checkout, label="guard")
+    # beside the capture, over what the command reaches: bits, empty folders, what cannot be kept
+    roots = scan_roots(checkout, targets)
+    walk = exact.start(checkout.root, roots)
+    try:
+        state = st.capture(checkout, label="guard", exact=False)
+    finally:
+        found = exact.finish(walk)
+    check_keepable(checkout, targets, found)
     assert state.commit is not None
     commit = state.commit
+    tree = state.worktree
     if extra:
         from pylon.workspace.commits import tree_with_files
 
         tree = tree_with_files(checkout, state.worktree, extra)
-        parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
-        message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
-        body = message.partition("\n\n")[2]
+    parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
+    message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
+    body = message.partition("\n\n")[2]
+    if extra:
         body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove
-        commit = st.commit_tree(checkout, tree, parents, body.replace("pylon state: guard", "pylon state: guard", 1))
+    scope = None if "." in roots else roots
+    body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found, scope))}\n"
+    commit = st.commit_tree(checkout, tree, parents, body)
     note = command.splitlines()[0][:200] if command else ""
     for _ in range(_ATTEMPTS):
         number = max(_numbers(checkout), default=0) + 1

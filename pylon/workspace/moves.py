@@ -125,7 +125,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
                 raise PylonError("index-unmerged", "An index has unresolved conflicts, so pylon cannot move it.",
                                  "Resolve them (`git status` lists them) or abort the merge, then run the same command again.")
         target = make_state(main, worktree=source.worktree, index_tree=source.index_tree,
-                            head=source.head, branch=None, label=f"moved {worktree_id}")
+                            head=source.head, branch=None, label=f"moved {worktree_id}", meta_raw=source.meta_raw)
         data: dict[str, object] = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
                 "main_branch": parked.branch, "main_head": parked.head}
         step = oplog.Step(main.root, _commit(parked), target, "state")
@@ -190,7 +190,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
                          f"first if you need it), then run `pylon ws move {worktree_id} --back`.")
         m = now_main
         wt_target = make_state(wt, worktree=m.worktree, index_tree=m.index_tree, head=m.head,
-                               branch=session, label=f"back {worktree_id}")
+                               branch=session, label=f"back {worktree_id}", meta_raw=m.meta_raw)
         steps = [oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
                  oplog.Step(main.root, _commit(m), parked, "state")]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}

@@ -321,7 +321,8 @@ def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -
     for step in steps:
         if step.root in currents:
             todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
-                        current=currents[step.root])
+                        current=currents[step.root], rules=[step.before, step.after],
+                        made=None if forward else step.after)
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
 
@@ -337,7 +338,8 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
         current = (currents or {}).get(step.root)
         try:
             results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
-                                   current=current))
+                                   current=current, rules=[step.before, step.after],
+                                   made=None if forward else step.after))
         except Exception as exc:
             from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
 

@@ -92,10 +92,11 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
         trash = restore = None
         op = None
         if force or applied is not None:
+            scanned = rm_undo.check_keepable(found.path)  # refused before anything is written
             if uncommitted or commits:
                 trash, restore = _snapshot(checkout, found, side)
             op = rm_undo.log_intent(checkout, found, side, keep_branch=keep_branch, scoped=_scoped_refs(checkout, found.record),
-                                    trash=trash, how=" --force" if force else "")
+                                    trash=trash, how=" --force" if force else "", scanned=scanned)
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
         _stop_watcher(owned.admin_dir_of(found.path))

@@ -11,6 +11,10 @@ import errno
 import os
 import stat
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -41,39 +45,25 @@ def delete_paths(root: str, paths: list[str]) -> int:
     """
     removed = 0
     parents: set[str] = set()
-    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for rel in paths:
-            parts = rel.split("/")
-            fd = _open_parent(root_fd, parts)
-            if fd is None:
-                continue
-            try:
-                st = os.lstat(parts[-1], dir_fd=fd)
-                if stat.S_ISDIR(st.st_mode):
-                    continue  # a gitlink's folder, or a folder where a file was: left alone
-                os.unlink(parts[-1], dir_fd=fd)
-                removed += 1
-            except FileNotFoundError:
-                pass
-            finally:
-                os.close(fd)
-            for i in range(len(parts) - 1, 0, -1):
-                parents.add("/".join(parts[:i]))
-        # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
-        for rel in sorted(parents, key=lambda p: p.count("/"), reverse=True):
-            parts = rel.split("/")
-            fd = _open_parent(root_fd, parts)
-            if fd is None:
-                continue
-            try:
-                os.rmdir(parts[-1], dir_fd=fd)
-            except OSError:
-                pass  # not empty (ignored files, other files): kept
-            finally:
-                os.close(fd)
-    finally:
-        os.close(root_fd)
+    for (fd, name), rel in zip(_each_beneath(root, paths, keep_missing=True), paths):
+        if fd < 0:
+            continue
+        try:
+            if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                continue  # a gitlink's folder, or a folder where a file was: left alone
+            os.unlink(name, dir_fd=fd)
+            removed += 1
+        except FileNotFoundError:
+            pass
+        parts = rel.split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            parents.add("/".join(parts[:i]))
+    # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
+    for fd, name in _each_beneath(root, sorted(parents, key=lambda p: p.count("/"), reverse=True)):
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError:
+            pass  # not empty (ignored files, other files): kept
     return removed
 
 
@@ -116,3 +106,91 @@ def blocked(root: str, writes: list[str], deletes: set[str], known: set[str]) ->
         elif rel not in known:
             found.append(rel)
     return sorted(set(found))
+
+
+def _each_beneath(root: str, paths: list[str], keep_missing: bool = False) -> Iterator[tuple[int, str]]:
+    """(descriptor of the parent folder, last name) for each path whose folders are all there
+    (with `keep_missing`, (-1, name) for the others, so the results stay in step with `paths`)."""
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for rel in paths:
+            parts = rel.split("/")
+            fd = _open_parent(root_fd, parts)
+            if fd is None:
+                if keep_missing:
+                    yield -1, parts[-1]
+                continue
+            try:
+                yield fd, parts[-1]
+            finally:
+                os.close(fd)
+    finally:
+        os.close(root_fd)
+
+
+def set_modes(root: str, wanted: dict[str, int]) -> int:
+    """chmod each regular file to its bits (-1: 644 or 755 by its executable bit), beneath the root
+    and never through a symlink; returns how many changed."""
+    changed = 0
+    order = sorted(wanted)
+    for (fd, name), rel in zip(_each_beneath(root, order, keep_missing=True), order):
+        if fd < 0:
+            continue
+        try:
+            st = os.lstat(name, dir_fd=fd)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        bits = wanted[rel]
+        if bits < 0:
+            bits = 0o755 if st.st_mode & 0o100 else 0o644
+        if stat.S_IMODE(st.st_mode) != bits:
+            os.chmod(name, bits, dir_fd=fd)
+            changed += 1
+    return changed
+
+
+def make_dirs(root: str, paths: list[str]) -> int:
+    """Make each folder (and the folders leading to it) beneath the root; a file in the way is left."""
+    made = 0
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for rel in paths:
+            fd = os.dup(root_fd)
+            try:
+                for name in rel.split("/"):
+                    try:
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                        made += 1
+                    except FileExistsError:
+                        pass
+                    try:
+                        nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                    except OSError:
+                        break  # a file or a symlink in the way: left alone
+                    os.close(fd)
+                    fd = nxt
+            finally:
+                os.close(fd)
+    finally:
+        os.close(root_fd)
+    return made
+
+
+def remove_empty_dirs(root: str, paths: list[str], keep: set[str]) -> int:
+    """rmdir each folder that is empty (deepest first), then the folders above it that this
+    leaves empty, except those in `keep`; anything with content stays."""
+    todo = set(paths)
+    for rel in paths:
+        parts = rel.split("/")
+        todo.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    removed = 0
+    for fd, name in _each_beneath(root, sorted(todo - keep, key=lambda p: p.count("/"), reverse=True)):
+        try:
+            if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                os.rmdir(name, dir_fd=fd)
+                removed += 1
+        except OSError:
+            pass
+    return removed

@@ -15,7 +15,8 @@ finished, or reversed, by running restore again towards the state wanted):
    followed); the others are written by `git checkout-index -f` from a small private index that
    holds just them, so modes, symlinks and git's own conversions are exactly git's. Ignored files
    are never touched: a write that would replace one (or any file the current state does not hold)
-   is refused before anything changes (`restore-blocked`).
+   is refused before anything changes (`restore-blocked`). An untracked file the target lacks is
+   kept when a rule ignores it (keep_ignored.py). Permission bits and empty folders: exact.py.
 2. the real index: one `git update-index --index-info` of the entries where the current index
    tree and the target's differ (stat data of every other entry is kept, so the next `git status`
    stays cheap). This is the staged/unstaged split. A state that recorded no index tree
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         write: list[str]
         index: int
         blocked: list[str]
+        kept: list[str]
 
 HEAD_MODES = ("state", "detach", "keep")
 _ZERO = "0" * 40
@@ -55,13 +57,14 @@ _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 def make_state(
     checkout: Checkout, *, worktree: str, index_tree: str | None, head: str | None, branch: str | None,
-    label: str = "state", notes: list[dict[str, str]] | None = None,
+    label: str = "state", notes: list[dict[str, str]] | None = None, meta_raw: str | None = None,
 ) -> str:
-    """A state commit (the format capture() writes) from its parts; not anchored by any ref."""
+    """A state commit (the format capture() writes) from its parts; not anchored by any ref.
+    `meta_raw` is the encoded exact.py record of the state whose files it holds, if any."""
     import time
 
     state = State(commit=None, head=head, branch=branch, index_tree=index_tree, worktree=worktree,
-                  notes=notes or [], captured_at=int(time.time()), label=label)
+                  notes=notes or [], captured_at=int(time.time()), label=label, meta_raw=meta_raw)
     index_commit = None
     head_tree = tree_of(checkout, head) if head else EMPTY_TREE
     if index_tree and index_tree != head_tree:
@@ -80,8 +83,13 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
     if not files:
         return current
     tree = tree_with_files(checkout, current.worktree, files)
+    meta_raw = current.meta_raw
+    if meta_raw is not None:  # the held files' own bits join the state's record
+        from pylon.workspace.exact import with_modes
+
+        meta_raw = with_modes(checkout.root, meta_raw, files)
     commit = make_state(checkout, worktree=tree, index_tree=current.index_tree, head=current.head,
-                        branch=current.branch, label=current.label, notes=current.notes)
+                        branch=current.branch, label=current.label, notes=current.notes, meta_raw=meta_raw)
     return read_state(checkout, commit)
 
 
@@ -152,42 +160,82 @@ def _blocked_error(paths: list[str]) -> Exception:
 class Plan:
     """What restore() would change: computed without writing anything (`--dry-run` shows it)."""
 
-    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced")
+    __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced", "kept")
 
     def __init__(self, target: State, current: State, deletes: list[str], writes: list[tuple[str, str, str]],
                  index_entries: list[str], blocked: list[str], paths: list[str],
-                 replaced: list[tuple[str, str, str]]) -> None:
+                 replaced: list[tuple[str, str, str]], kept: list[str] | None = None) -> None:
         self.target, self.current, self.deletes, self.writes = target, current, deletes, writes
         self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
         self.replaced = replaced  # (mode, oid, path) of the files to be overwritten or deleted, as captured
+        self.kept = kept or []  # untracked files the target lacks, kept because a rule ignores them
 
     def to_dict(self) -> PlanSummary:
         return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
-                "blocked": self.blocked}
+                "blocked": self.blocked, "kept": self.kept}
 
 
 def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, *,
-         current: State | None = None) -> Plan:
-    """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them."""
+         current: State | None = None, rules: list[str] | None = None, made: str | None = None) -> Plan:
+    """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them.
+
+    An untracked file of the current state that the target lacks is kept when the checkout's
+    rules, the target's `.gitignore` files or those of the states in `rules` (the op's records)
+    ignore it, unless the state `made` (the after state of the op being undone) holds it as it is
+    (keep_ignored.py)."""
     target = read_state(checkout, state_commit)
     if current is None:
         from pylon.workspace.state import capture
 
         current = capture(checkout, label="before-restore")
     diff = _raw_diff(checkout, current.worktree, target.worktree, paths)
+    gone = [d[3] for d in diff if d[0] == "D"]
+    keep: set[str] = set()
+    if gone:
+        from pylon.workspace.keep_ignored import kept
+
+        keep = kept(checkout, current, gone, [state_commit, *(rules or [])], made)
+        if keep:
+            diff = [d for d in diff if d[3] not in keep]
     deletes = [d[3] for d in diff if d[0] == "D"]
     writes = [(d[1], d[2], d[3]) for d in diff if d[0] != "D"]
     replaced = [(d[4], d[5], d[3]) for d in diff if d[0] in ("D", "M", "T")]  # as the current state holds them
     delete_set = set(deletes)
     known = {path for _m, _o, path in replaced}
     stuck = _blocked(checkout, [w[2] for w in writes], delete_set, known)
+    if stuck:
+        same = _same_bytes(checkout, stuck, writes)  # already there as the target holds it: nothing to write
+        if same:
+            stuck = [p for p in stuck if p not in same]
+            writes = [w for w in writes if w[2] not in same]
     return Plan(target, current, deletes, writes, _index_changes(checkout, current, target, paths), stuck,
-                [d[3] for d in diff], replaced)
+                [d[3] for d in diff], replaced, sorted(keep))
+
+
+def _same_bytes(checkout: Checkout, stuck: list[str], writes: list[tuple[str, str, str]]) -> set[str]:
+    """Blocked regular files whose bytes on disk already are the blob the restore would write
+    (git's clean filters applied, as a capture would hash them)."""
+    import stat
+
+    wanted = {path: (mode, oid) for mode, oid, path in writes if mode in ("100644", "100755")}
+    files = []
+    for rel in stuck:
+        try:
+            st = os.lstat(os.path.join(checkout.root, rel))
+        except OSError:
+            continue
+        if rel in wanted and stat.S_ISREG(st.st_mode) and (st.st_mode & 0o100 != 0) == (wanted[rel][0] == "100755"):
+            files.append(rel)
+    if not files:
+        return set()
+    listing = "".join(f + "\n" for f in files if "\n" not in f).encode("utf-8", "surrogateescape")
+    out = git.run(["hash-object", "--stdin-paths"], cwd=checkout.root, input=listing).decode().split()
+    return {rel for rel, oid in zip([f for f in files if "\n" not in f], out) if oid == wanted[rel][1]}
 
 
 def restore(
     checkout: Checkout, state_commit: str, paths: list[str] | None = None, *, head: str = "state",
-    current: State | None = None,
+    current: State | None = None, rules: list[str] | None = None, made: str | None = None,
 ) -> dict[str, object]:
     """Bring the checkout (or `paths` of it) to the state `state_commit`; see the module docstring.
 
@@ -202,7 +250,7 @@ def restore(
         paths = [p.rstrip("/") for p in paths if p.strip("/")] or None
         if paths is None:
             return {"written": 0, "deleted": 0, "index": 0, "head_moved": False, "paths": []}
-    todo = plan(checkout, state_commit, paths, current=current)
+    todo = plan(checkout, state_commit, paths, current=current, rules=rules, made=made)
     if todo.blocked:
         raise _blocked_error(todo.blocked)
     from pylon.workspace.lastlook import changed, changed_error
@@ -210,17 +258,29 @@ def restore(
     edited = changed(checkout.root, todo.replaced)  # edited since `current` was captured?
     if edited:
         raise changed_error(edited)
+    from pylon.workspace import exact
     from pylon.workspace.restore_fs import delete_paths
 
+    target_meta = todo.target.meta
+    # bits remembered for that content there, else the file's own (where the target records none)
+    before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced})
+    before.update(exact.recall(checkout.common_dir, todo.writes))
+    exact.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
     deleted = delete_paths(checkout.root, todo.deletes)
     if todo.writes:
         _write_files(checkout, todo.writes)
+    current_meta = todo.current.meta
+    if target_meta is not None and current_meta is None:  # a walked target: walk what it replaces too
+        scope = exact.scope_of(target_meta)
+        found = exact.scan(checkout.root, scope if scope is not None else paths)
+        current_meta = exact.meta_for(checkout.root, todo.current.worktree, found)
+    exact.settle(checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths)
     if todo.index_entries:
         git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")
     moved = _set_head(checkout, todo.target, head, todo.current) if head != "keep" else False
     return {"written": len(todo.writes), "deleted": deleted, "index": len(todo.index_entries), "head_moved": moved,
-            "paths": todo.paths}
+            "paths": todo.paths, "kept": todo.kept}
 
 
 def _blocked(checkout: Checkout, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:

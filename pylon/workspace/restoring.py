@@ -2,11 +2,13 @@
 
 NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`), `guard-<n>`
 (`refs/pylon/guard/<n>`, written by the guard before a destructive command), or a state of the op
-log: `op-<n>[:before|:after|:before-undo|:before-redo]` (opstates.py; `pylon ws log` lists them). The files (tracked
-and untracked, modes, symlinks, deletions; for a guard snapshot also the ignored files it holds)
-and the staged index come back byte for byte; with PATHs only those paths. HEAD stays where it
-is (a restore never moves a branch): when the snapshot's HEAD differs, the result says so and
-names `git reset --soft` for it. The op log records the state replaced, so `ws undo` reverses it.
+log: `op-<n>[:before|:after|:before-undo|:before-redo]` (opstates.py; `pylon ws log` lists them). The
+files (tracked and untracked, permission bits, empty folders, symlinks, deletions; for a guard
+snapshot also the ignored files it holds) and the staged index come back byte for byte; with PATHs
+only those paths. HEAD stays where it is: when the snapshot's HEAD differs, the result says so and
+names `git reset --soft` for it. The one exception is a whole guard snapshot whose branch was only
+moved back (`git reset --hard HEAD~1`): HEAD and the branch return to the snapshot's commit, since
+no commit is lost that way. The op log records the state replaced, so `ws undo` reverses it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NotRequired
 
+    from pylon.workspace.commits import State
     from pylon.workspace.restore_state import PlanSummary
 
     class Restored(PlanSummary):
@@ -51,6 +54,22 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
     return ref, oid
 
 
+def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
+    """A whole guard snapshot also puts HEAD and its branch back (`git reset --hard REV` moved them)
+    when that loses no commit: same branch, and its tip now is an ancestor of the snapshot's."""
+    if rel is not None or not ref.startswith(f"{refs.ROOT}guard/") or not target.head:
+        return "keep"
+    if target.head == current.head and target.branch == current.branch:
+        return "keep"
+    if target.branch != current.branch or (target.branch is None and current.head is not None):
+        return "keep"
+    if current.head is not None:
+        code, _, _ = git.run_full(["merge-base", "--is-ancestor", current.head, target.head], cwd=checkout.root)
+        if code != 0:
+            return "keep"
+    return "state"
+
+
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
                   dry_run: bool = False) -> Restored:
     from pylon.workspace.moves import refuse_in_progress
@@ -64,7 +83,10 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     refuse_in_progress(checkout, "restore a snapshot")
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        current = capture(checkout, label=f"before restore {name}")
+        from pylon.workspace.commits import read_state
+
+        # a target that records bits and folders: so does the state it replaces (its undo is exact)
+        current = capture(checkout, label=f"before restore {name}", exact=read_state(checkout, target).meta_raw is not None)
         todo = plan(checkout, target, rel, current=current)
         if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
             # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git
@@ -80,7 +102,9 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
             result["op"] = None
             return result
-        step = oplog.Step(checkout.root, str(current.commit), target, "keep", rel)
+        head = _head_mode(checkout, ref, todo.target, current, rel)
+        result["head_kept"] = head == "keep" and result["head_kept"]
+        step = oplog.Step(checkout.root, str(current.commit), target, head, rel)
         shown = " ".join(["pylon ws restore", name, *(paths or [])])
         op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
                          data={"name": name, "ref": ref}, command=shown)

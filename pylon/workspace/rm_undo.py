@@ -14,7 +14,12 @@ scoped to it. Undo then depends on how far the removal got:
   `git worktree add --lock` with the same reason and token, restore() to the recorded state (the
   files, untracked ones included, the staged split, HEAD), the refs, the record `ready`.
 
-Ignored files of a removed worktree are not part of any state and do not come back.
+The recorded state is exact (exact.py): the permission bits and empty folders of the worktree,
+and the ignored files that `ws new` copied into it (`.worktreeinclude` and the `--copy` globs,
+matched again at removal), added to its tree byte for byte. Other ignored files are not part of
+any state and do not come back. A watcher (`ws new --watch`) that ran is started again. A
+worktree holding what no state can keep (a nested repository with its own objects, a FIFO, a
+socket or a device) is refused before anything is written (`cannot-keep`).
 """
 
 from __future__ import annotations
@@ -46,8 +51,47 @@ if TYPE_CHECKING:
         keep_branch: bool
         scoped: dict[str, str]
         trash: str | None
+        watch: bool
+
+    from pylon.workspace.exact import Scan
 
 MODULE = "pylon.workspace.rm_undo"
+
+
+def check_keepable(path: str) -> Scan:
+    """Walk the worktree once; refuse (`cannot-keep`) when it holds what no snapshot can keep."""
+    from pylon.workspace.exact import scan
+
+    found = scan(path)
+    lost = [f"{p}/.git (a repository of its own)" for p in found.nested] + found.special
+    if lost:
+        from pylon.errors import PylonError
+
+        shown = ", ".join(lost[:10]) + (f" (and {len(lost) - 10} more)" if len(lost) > 10 else "")
+        raise PylonError(
+            "cannot-keep",
+            f"{path} holds what pylon cannot keep for `ws undo`: {shown}. Nothing was changed.",
+            "Move those out of the worktree (or delete them if they are disposable), then run the same command again.",
+            details={"path": path, "paths": lost[:20], "paths_total": len(lost)},
+        )
+    return found
+
+
+def _exact_state(side: Side, record: dict[str, object], found: Scan) -> str:
+    """The worktree's state with its copied ignored files, permission bits and empty folders."""
+    from pylon.workspace.commits import tree_with_files
+    from pylon.workspace.copying import ignored_files, include_patterns, select
+    from pylon.workspace.exact import encode, meta_for
+    from pylon.workspace.restore_state import make_state
+
+    st, co = side.state, side.checkout
+    copy = record.get("copy")
+    patterns = include_patterns(str(record.get("source") or co.root), [str(c) for c in copy] if isinstance(copy, list) else [])
+    copied = select(ignored_files(co.root), patterns) if patterns else []
+    tree = tree_with_files(co, st.worktree, copied) if copied else st.worktree
+    meta = encode(meta_for(co.root, tree, found))
+    return make_state(co, worktree=tree, index_tree=st.index_tree, head=st.head, branch=st.branch,
+                      label=f"rm {record.get('id')}", notes=st.notes, meta_raw=meta)
 
 
 def scoped_refs(checkout: Checkout, record: dict[str, object]) -> list[str]:
@@ -64,14 +108,18 @@ def _ref(checkout: Checkout, ref: str) -> str:
 
 
 def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branch: bool, scoped: list[str],
-               trash: str | None, how: str = " --force") -> oplog.Op:
+               trash: str | None, how: str = " --force", scanned: Scan | None = None) -> oplog.Op:
+    from pylon.workspace import watchers
+
     scoped_oids = {ref: _ref(checkout, ref) for ref in scoped}
+    state = _exact_state(side, found.record, scanned if scanned is not None else check_keepable(found.path))
+    admin = owned.admin_dir_of(found.path)
     data: RmData = {
         "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
-        "baseline": found.baseline, "record": found.record, "state": side.state.commit, "keep_branch": keep_branch,
-        "scoped": scoped_oids, "trash": trash,
+        "baseline": found.baseline, "record": found.record, "state": state, "keep_branch": keep_branch,
+        "scoped": scoped_oids, "trash": trash, "watch": bool(admin and watchers.holder(admin)),
     }
-    anchors = [str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
+    anchors = [state, str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
     return oplog.begin(checkout, "rm", [], title=f"rm {found.id}{how}", data=data, anchors=anchors, module=MODULE,
                        command=f"pylon ws rm {found.id}{how}")
 
@@ -202,6 +250,11 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
                 updates.append((ref.replace(f"{ROOT}worktrees/{old_admin}/", f"{ROOT}worktrees/{admin}/", 1), oid))
         update_refs(checkout, updates)
         owned.write_record(checkout, dict(record, state="ready", admin=admin))
+    if d.get("watch") and admin_dir:  # after the lock, as `ws new --watch` starts it
+        from pylon.workspace import watchers
+
+        if watchers.holder(admin_dir) is None:
+            watchers.start(path, admin_dir)
 
 
 def _lock_text(admin: str) -> str | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import time
 
+from pylon.workspace import exact as exact_mod
 from pylon.workspace import git, refs
 from pylon.workspace.commits import (
     IDENT,
@@ -47,6 +48,7 @@ from pylon.workspace.index import (
     write_json,
     write_tree,
 )
+from pylon.workspace.exact import Scan
 from pylon.workspace.nested import embedded_notes, filter_note
 from pylon.workspace.repo import EMPTY_TREE, Checkout, layout_notes
 
@@ -54,6 +56,12 @@ __all__ = [
     "IDENT", "State", "capture", "commit_tree", "excludes_sig", "file_sig", "head_info", "iso", "parse_state",
     "read_json", "read_state", "short_branch", "start_head_query", "state_message", "update_refs", "write_json",
 ]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+    Walk = Scan | subprocess.Popen[bytes] | None
+
 _META_VERSION = 1
 _RECENT_MAX = 100_000  # more paths hashed in one capture: the next one starts afresh from the real index
 
@@ -79,16 +87,28 @@ def start_head_query(checkout: Checkout) -> git.GitProcess:
     )
 
 
-def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", extra_refs: list[str] | None = None) -> State:
-    """Capture the checkout state; with `anchor`, write the state commit and refs/pylon refs."""
+def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", extra_refs: list[str] | None = None,
+            exact: bool = False, scanned: Scan | None = None) -> State:
+    """Capture the checkout state; with `anchor`, write the state commit and refs/pylon refs.
+
+    `exact` (named baselines) also records the files' permission bits and the empty folders
+    (exact.py), from `scanned` when the caller walked the checkout already, else from a walk run
+    beside the capture's `git status`."""
     private = PrivateIndex(checkout)
+    walk: Walk = None
+    if exact:
+        walk = scanned if scanned is not None else exact_mod.start(checkout.root)
     try:
-        return _capture(checkout, private, anchor=anchor, label=label, extra_refs=extra_refs or [])
+        return _capture(checkout, private, anchor=anchor, label=label, extra_refs=extra_refs or [], walk=walk)
     finally:
         private.close()
+        if walk is not None and not isinstance(walk, Scan) and walk.poll() is None:
+            walk.kill()
+            walk.wait()
 
 
-def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: str, extra_refs: list[str]) -> State:
+def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: str, extra_refs: list[str],
+             walk: Walk = None) -> State:
     meta_path = os.path.join(private.dir, "state.json")
     meta = read_json(meta_path) if private.persistent else None
     head_proc = start_head_query(checkout)
@@ -154,6 +174,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         label=label,
         head_tree=head_tree or (EMPTY_TREE if head is None else None),
     )
+    if walk is not None:
+        found = walk if isinstance(walk, Scan) else exact_mod.finish(walk)
+        state.meta_raw = exact_mod.encode(exact_mod.meta_for(checkout.root, worktree, found))
     new_meta: dict[str, object] = {
         "v": _META_VERSION,
         "index_sig": copied_sig,
@@ -179,6 +202,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         reusable = (
             label == "current"
             and not extra_refs
+            and not state.meta_raw
             and meta
             and anchored  # else a capture on a temporary index moved the ref: anchor a commit again
             and meta.get("commit")

@@ -225,7 +225,7 @@ def _create(
 
         copied = copy_ignored(checkout.root, path, include_patterns(checkout.root, copy), progress)
         admin = owned.admin_dir_of(path)
-        record.update(state="ready", admin=os.path.basename(admin) if admin else None)
+        record.update(state="ready", admin=os.path.basename(admin) if admin else None, copy=copy)  # rm --force keeps those
         owned.write_record(checkout, record)
     except BaseException:
         made.undo()

@@ -122,3 +122,26 @@ def diff_snapshots(a: dict[str, object], b: dict[str, object]) -> list[str]:
         if a[key] != b[key]:
             out.append(f"{key}: {str(a[key])[:300]!r} != {str(b[key])[:300]!r}")
     return out
+
+
+def entries(root: Path) -> dict[str, tuple[object, ...]]:
+    """Every entry below root but .git, folders included: ("dir",), ("link", target), ("file", bits
+    as an octal string, bytes), ("special",) for FIFOs, sockets and devices (never opened)."""
+    found: dict[str, tuple[object, ...]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in dirnames + filenames:
+            if name == ".git":
+                continue
+            full = os.path.join(dirpath, name)
+            st = os.lstat(full)
+            rel = os.path.relpath(full, root)
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", os.readlink(full))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir",)
+            elif stat.S_ISREG(st.st_mode):
+                found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
+            else:
+                found[rel] = ("special",)
+    return found

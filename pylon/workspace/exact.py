@@ -1,0 +1,308 @@
+"""What git does not keep of a checkout: permission bits other than 644/755 and empty folders;
+and what nothing can keep. docs/workspace.md ("Exact restores") has the decision.
+
+Two mechanisms, chosen by cost:
+
+- Every restore remembers (`remember`, before its first change) the odd bits of each file it
+  replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`; a restore that
+  writes that content there again gives them back (`recall`). No walk at capture time, so op
+  captures cost what they did; a restore never removes a folder that was empty before it.
+- Where whole folders go (`rm --force`, a guarded removal) and for named baselines, one `find`
+  (`scan`) walks what is concerned, and the state commit carries one message line,
+  `pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
+  (`s`: the folders walked, absent for the whole checkout). The tree stays exactly the working
+  tree; a state commit without the line restores as before. restore() applies it (`settle`).
+
+The walk also reports what no state can hold: FIFOs, sockets and devices, and nested
+repositories (a `.git` folder below the root, whose objects are not in this repository); the
+ops that would destroy those refuse first.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
+    Meta = dict[str, object]
+
+_TESTS = [
+    "(", "-name", ".git", "-type", "d", "-printf", "g\t%h\\0", "-prune", ")",
+    "-o", "(", "-name", ".git", "-prune", ")",
+    "-o", "(", "-type", "d", "-empty", "-printf", "d\t%p\\0", ")",
+    "-o", "(", "-type", "f", "!", "-perm", "644", "!", "-perm", "755", "-printf", "f\t%m\t%p\\0", ")",
+    "-o", "(", "(", "-type", "p", "-o", "-type", "s", "-o", "-type", "b", "-o", "-type", "c", ")",
+    "-printf", "s\t%p\\0", ")",
+]
+MEMORY_MAX = 20_000  # entries of the mode memory (oldest dropped first)
+
+
+class Scan:
+    """One walk of a checkout: odd permission bits, empty folders, special files, nested repositories."""
+
+    __slots__ = ("modes", "dirs", "special", "nested")
+
+    def __init__(self) -> None:
+        self.modes: dict[str, int] = {}
+        self.dirs: list[str] = []
+        self.special: list[str] = []
+        self.nested: list[str] = []
+
+    def under(self, paths: list[str]) -> Scan:
+        """The part of the scan at or below any of `paths` (root-relative)."""
+        keep = Scan()
+        prefixes = [p.strip("/") for p in paths]
+
+        def inside(rel: str) -> bool:
+            return any(not p or p == "." or rel == p or rel.startswith(p + "/") for p in prefixes)
+
+        keep.modes = {k: v for k, v in self.modes.items() if inside(k)}
+        keep.dirs = [d for d in self.dirs if inside(d)]
+        keep.special = [s for s in self.special if inside(s)]
+        keep.nested = [n for n in self.nested if inside(n)]
+        return keep
+
+
+def start(root: str, paths: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """`find` over the checkout, or over `paths` (root-relative; missing ones are skipped)."""
+    import subprocess
+
+    tops = ["."] if paths is None or "." in paths or "" in paths else [
+        "./" + p.strip("/") for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    return subprocess.Popen(["find", *(tops or ["/nonexistent-pylon"]), *_TESTS], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, close_fds=True)
+
+
+def _rel(raw: bytes) -> str:
+    raw = raw[2:] if raw.startswith(b"./") else raw
+    return os.fsdecode(raw)
+
+
+def finish(proc: subprocess.Popen[bytes]) -> Scan:
+    out, _ = proc.communicate()
+    found = Scan()
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        kind, _, rest = rec.partition(b"\t")
+        if kind == b"f":
+            mode, _, rel = rest.partition(b"\t")
+            found.modes[_rel(rel)] = int(mode, 8)
+        elif kind == b"d" and rest not in (b".", b""):
+            found.dirs.append(_rel(rest))
+        elif kind == b"s":
+            found.special.append(_rel(rest))
+        elif kind == b"g" and rest not in (b".", b""):
+            found.nested.append(_rel(rest))
+    found.dirs = list(dict.fromkeys(found.dirs))
+    return found
+
+
+def scan(root: str, paths: list[str] | None = None) -> Scan:
+    return finish(start(root, paths))
+
+
+def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) -> Meta:
+    """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty
+    folders; `scope`: the folders the walk covered, when not the whole checkout."""
+    modes: dict[str, list[str]] = {}
+    names = [p for p in sorted(found.modes) if "\n" not in p]
+    if names:
+        query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
+        out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+        for rel, kind in zip(names, out):
+            if kind == "blob":
+                modes.setdefault(format(found.modes[rel] & 0o7777, "o"), []).append(rel)
+    dirs = sorted(found.dirs)
+    if dirs:
+        data = "".join(d + "\0" for d in dirs).encode("utf-8", "surrogateescape")
+        out2 = git.run(["check-ignore", "--no-index", "-z", "--stdin"], cwd=root, input=data, ok=(0, 1))
+        ignored = {p.decode("utf-8", "surrogateescape") for p in out2.split(b"\0") if p}
+        dirs = [d for d in dirs if d not in ignored]
+    meta: Meta = {"m": modes, "d": dirs}
+    if scope is not None:
+        meta["s"] = scope
+    return meta
+
+
+def encode(meta: Meta) -> str:
+    import base64
+    import json
+    import zlib
+
+    raw = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode("ascii")  # \\u escapes: any file name
+    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
+
+
+def decode(text: str) -> Meta | None:
+    import base64
+    import binascii
+    import json
+    import zlib
+
+    try:
+        value = json.loads(zlib.decompress(base64.b64decode(text.strip())).decode("ascii"))
+    except (ValueError, binascii.Error, zlib.error, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def with_modes(root: str, meta_raw: str, files: list[str]) -> str:
+    """An encoded meta with the odd permission bits of `files` (regular files, as they are now) added."""
+    meta = decode(meta_raw) or {"m": {}, "d": []}
+    modes = meta.setdefault("m", {})
+    assert isinstance(modes, dict)
+    for rel, bits in file_bits(root, files, odd=True).items():
+        modes.setdefault(format(bits, "o"), []).append(rel)
+    return encode(meta)
+
+
+def file_bits(root: str, paths: list[str], *, odd: bool) -> dict[str, int]:
+    """The permission bits of those of `paths` that are regular files (with `odd`, only bits other
+    than 644 and 755)."""
+    import stat
+
+    found: dict[str, int] = {}
+    for rel in paths:
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            continue
+        bits = stat.S_IMODE(st.st_mode)
+        if stat.S_ISREG(st.st_mode) and not (odd and bits in (0o644, 0o755)):
+            found[rel] = bits
+    return found
+
+
+def modes_of(meta: Meta | None) -> dict[str, int]:
+    """path -> permission bits, from a decoded meta."""
+    found: dict[str, int] = {}
+    raw = (meta or {}).get("m")
+    if isinstance(raw, dict):
+        for mode, paths in raw.items():
+            for rel in paths if isinstance(paths, list) else []:
+                found[str(rel)] = int(mode, 8)
+    return found
+
+
+def dirs_of(meta: Meta | None) -> list[str]:
+    raw = (meta or {}).get("d")
+    return [str(d) for d in raw] if isinstance(raw, list) else []
+
+
+def _inside(rel: str, paths: list[str] | None) -> bool:
+    return paths is None or any(rel == p or rel.startswith(p + "/") for p in paths)
+
+
+def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str]) -> dict[str, int]:
+    """The permission bits of the files a restore is about to overwrite (where the target records
+    none, they are kept when git's mode agrees)."""
+    return file_bits(root, [rel for mode, _oid, rel in writes if rel in replaced and mode in ("100644", "100755")],
+                     odd=False)
+
+
+def _memory_path(common_dir: str) -> str:
+    return os.path.join(common_dir, "pylon", "modes")
+
+
+def _memory(common_dir: str) -> dict[str, int]:
+    try:
+        with open(_memory_path(common_dir), encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().split("\n")
+    except OSError:
+        return {}
+    found: dict[str, int] = {}
+    for line in lines:
+        bits, _, key = line.partition(" ")
+        if key:
+            try:
+                found[key] = int(bits, 8)
+            except ValueError:
+                continue
+    return found
+
+
+def remember(common_dir: str, root: str, replaced: list[tuple[str, str, str]]) -> None:
+    """Before a restore replaces or deletes files: the permission bits other than 644/755 of each,
+    keyed by its blob and path, in `<common dir>/pylon/modes` (written atomically, fsynced), so the
+    restore that writes that content there again gives it those bits (`recall`)."""
+    blobs = {rel: oid for mode, oid, rel in replaced if mode in ("100644", "100755") and "\n" not in rel}
+    odd = {f"{blobs[rel]}\t{rel}": bits for rel, bits in file_bits(root, list(blobs), odd=True).items()}
+    if not odd:
+        return
+    from pylon.atomic import atomic_write
+
+    kept = _memory(common_dir)
+    for key in odd:
+        kept.pop(key, None)  # re-added at the end: the newest last
+    kept.update(odd)
+    items = list(kept.items())[-MEMORY_MAX:]
+    os.makedirs(os.path.dirname(_memory_path(common_dir)), exist_ok=True)
+    text = "".join(f"{bits:o} {key}\n" for key, bits in items)
+    atomic_write(_memory_path(common_dir), text.encode("utf-8", "surrogateescape"))
+
+
+def recall(common_dir: str, writes: list[tuple[str, str, str]]) -> dict[str, int]:
+    """The remembered bits of the (mode, blob, path) entries a restore writes."""
+    if not writes or not os.path.exists(_memory_path(common_dir)):
+        return {}
+    kept = _memory(common_dir)
+    return {rel: kept[f"{oid}\t{rel}"] for _mode, oid, rel in writes if f"{oid}\t{rel}" in kept}
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def scope_of(meta: Meta | None) -> list[str] | None:
+    """The folders a meta speaks for (None: the whole checkout)."""
+    raw = (meta or {}).get("s")
+    return [str(p) for p in raw] if isinstance(raw, list) else None
+
+
+def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tuple[str, str, str]],
+           before: dict[str, int], skip: set[str], paths: list[str] | None) -> None:
+    """After a restore's writes: the permission bits and empty folders the target recorded (within
+    its scope); elsewhere `before` (remembered bits of that content, else the bits the file had)
+    where git's mode agrees."""
+    from pylon.workspace.restore_fs import make_dirs, remove_empty_dirs, set_modes
+
+    scope = scope_of(target)
+
+    def covered(rel: str) -> bool:
+        return target is not None and (scope is None or "." in scope or _inside(rel, scope))
+
+    recorded = modes_of(target)
+    mask = _umask()
+    wanted: dict[str, int] = {}
+    written = set()
+    for mode, _oid, rel in writes:
+        written.add(rel)
+        if mode not in ("100644", "100755"):
+            continue
+        if covered(rel):
+            default = 0o755 if mode == "100755" else 0o644
+            bits = recorded.get(rel, default)
+            if bits != default & ~mask:  # what git's checkout wrote
+                wanted[rel] = bits
+        elif rel in before and (before[rel] & 0o100 != 0) == (mode == "100755"):
+            wanted[rel] = before[rel]
+    if target is not None:
+        for rel in set(recorded) | set(modes_of(current)):
+            if rel not in written and rel not in skip and _inside(rel, paths) and covered(rel):
+                wanted[rel] = recorded.get(rel, -1)
+    set_modes(root, wanted)
+    if target is None:
+        return
+    dirs = [d for d in dirs_of(target) if _inside(d, paths)]
+    make_dirs(root, dirs)
+    if current is not None:
+        keep = set(dirs)
+        gone = [d for d in dirs_of(current) if d not in keep and _inside(d, paths) and covered(d)]
+        remove_empty_dirs(root, gone, keep)
