@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import FULL_TIER, git
 from tests.workspace.helpers import pylon
 
 WANTED = os.environ.get("PYLON_IGNORE_ROUNDS")  # read at import: the per-test fixture drops PYLON_* variables
@@ -241,7 +241,9 @@ def run_world(folder: Path, seed: int, ops: int) -> dict[str, int]:
 
 def test_ignored_files_survive_rule_changes_between_ops(tmp_path: Path) -> None:
     tally: dict[str, int] = {}
-    for seed in (1, 2):
+    # Seeds whose sequences reach a move, an undo that writes, an undo refused for later edits
+    # (`undo-conflicts`: the undo reverses the op's own change only) and a restore.
+    for seed in (3, 4):
         for key, n in run_world(tmp_path, seed, FAST // 2).items():
             tally[key] = tally.get(key, 0) + n
     assert any(k.startswith("move:ok") for k in tally) and any(k.startswith("undo:ok") for k in tally), tally
@@ -250,8 +252,8 @@ def test_ignored_files_survive_rule_changes_between_ops(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_ignored_files_survive_rule_changes_many(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     marker = str(request.config.getoption("-m") or "")
-    if not WANTED and "slow" not in marker.replace("not slow", ""):
-        pytest.skip("runs with PYLON_IGNORE_ROUNDS=N or `pytest -m slow`")
+    if not WANTED and not FULL_TIER and "slow" not in marker.replace("not slow", ""):
+        pytest.skip("runs in the full tier, with PYLON_IGNORE_ROUNDS=N or `pytest -m slow`")
     total = int(WANTED or 200)
     for seed in range(10, 10 + max(1, total // 20)):
         print(seed, run_world(tmp_path, seed, 20))
