@@ -137,3 +137,46 @@ def test_every_shown_command_line_parses(where: str, argv: list[str]) -> None:
         pytest.fail(f"{where}: `{shlex.join(argv)}` does not parse: {error}")
     assert parsed.help != "bare", f"{where}: `{shlex.join(argv)}` names a group, not a command"
     assert not parsed.notes, f"{where}: `{shlex.join(argv)}` uses a deprecated spelling: {parsed.notes}"
+
+
+def inline_synopses() -> list[tuple[str, str, list[str]]]:
+    """(where, command name, options named) of each inline `pylon ...`/`canon ...` span in the prose
+    that names a command of the registry (a synopsis such as `pylon ws rm ID [--force]`)."""
+    from pylon.cli import commands as registry
+
+    found = []
+    for path in SOURCES:
+        if path.name == "reference.md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"(?<!`)`((?:pylon|canon) [^`\n]+)`", text):
+            words = match.group(1).split()
+            words = words[1:] if words[0] == "pylon" else words
+            name = ""
+            for word in words:
+                if registry.lookup(f"{name} {word}".strip()) is None:
+                    break
+                name = f"{name} {word}".strip()
+            if isinstance(registry.lookup(name), registry.Command):
+                options = re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", match.group(1))
+                line = text.count("\n", 0, match.start()) + 1
+                found.append((f"{path.relative_to(ROOT)}:{line}", name, options))
+    return found
+
+
+def test_every_option_a_synopsis_names_exists() -> None:
+    """Inline synopses in the prose (`pylon ws cat PATH [--base]`) are not command lines, but the
+    options they name must be options of that command (or the root's, or an old spelling)."""
+    from pylon.cli import commands as registry
+
+    synopses = inline_synopses()
+    assert len(synopses) > 150, len(synopses)
+    root = {opt.name for opt in registry.ROOT_OPTS}
+    wrong = []
+    for where, name, options in synopses:
+        command = registry.lookup(name)
+        assert isinstance(command, registry.Command)
+        known = {n for opt in command.opts for n in (opt.name, *opt.aliases)} | root | {"--help"}  # old
+        # spellings are named where the docs say they are deprecated; command lines may not use them
+        wrong += [f"{where}: `{name}` has no option {option}" for option in options if option not in known]
+    assert not wrong, "\n".join(wrong)
