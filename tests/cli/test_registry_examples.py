@@ -58,7 +58,7 @@ UNTIL_STOPPED = {"canon watch": ["--timeout", "0.3"], "ws watch": ["--timeout", 
 TAG = re.compile(r"#([0-9a-f]{12})\b")
 
 APP = "".join(f"line_{n} = {n}\n" for n in range(1, 251))
-FILES = {
+FILES: dict[str, str | bytes] = {
     "src/app.py": APP,
     "src/core/config.py": "TIMEOUT = 30\n",
     "src/net/client.py": "RETRIES = 1\n",
