@@ -66,3 +66,55 @@ def test_readme_and_guide_examples_run_verbatim(tmp_path: Path) -> None:
         assert "Traceback" not in proc.stdout + proc.stderr and "internal-error" not in proc.stdout + proc.stderr, shown
         printed = PRINTED_TAG.findall(proc.stdout)
         tag = printed[-1] if printed else tag
+
+
+def session_steps(text: str) -> list[tuple[str, str]]:
+    """(command, the output the docs show for it) of every `$ ` line of the ```console blocks in
+    `text`, a heredoc's body joined to its command."""
+    steps: list[tuple[str, str]] = []
+    for block in re.findall(r"^```console\n(.*?)^```", text, re.M | re.S):
+        lines = block.splitlines()
+        while lines:
+            line = lines.pop(0)
+            assert line.startswith("$ "), f"output before any command: {line!r}"
+            command = line[2:]
+            marker = re.search(r"<<-?\s*'?(\w+)'?", command)
+            if marker:
+                end = lines.index(marker.group(1))
+                command = "\n".join([command, *lines[:end + 1]])
+                lines = lines[end + 1:]
+            output = []
+            while lines and not lines[0].startswith("$ "):
+                output.append(lines.pop(0))
+            steps.append((command, "\n".join(output)))
+    return steps
+
+
+def test_the_edits_session_runs_as_shown(tmp_path: Path) -> None:
+    """docs/edits.md's "A session, step by step" runs verbatim, in order, and prints exactly what
+    the page shows (tags are content hashes, so they come out the same). The file is the one the
+    session's first `pylon read` prints."""
+    doc = (ROOT / "docs" / "edits.md").read_text(encoding="utf-8")
+    section = doc.split("## A session, step by step\n", 1)[1].split("\n## ", 1)[0]
+    steps = session_steps(section)
+    assert len(steps) >= 8, steps
+    first_read = next(out for command, out in steps if command.startswith("pylon read"))
+    content = "".join(line.split(":", 1)[1] + "\n" for line in first_read.splitlines()[1:])
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write_files(repo, {"src/app.py": content})
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    status = 0
+    for command, shown in steps:
+        if command.startswith("export "):
+            name, _, value = command.split("#")[0].split()[1].partition("=")
+            env[name] = value
+            continue
+        if command == "echo $?":
+            assert shown == str(status), f"the docs show `echo $?` as {shown}, the last command exited {status}"
+            continue
+        proc = subprocess.run(["bash", "-c", command], cwd=repo, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=60)
+        status = proc.returncode
+        assert proc.stdout.rstrip("\n") == shown, f"`{command}` printed:\n{proc.stdout}\nthe docs show:\n{shown}"
