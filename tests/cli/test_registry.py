@@ -26,9 +26,10 @@ METAVAR = re.compile(r"^\[?[A-Z][A-Z0-9_]*(#[A-Z]+)?(\|[A-Z]+)?\]?(\.\.\.)?( \[?
 
 def doc_section(command: Command) -> str:
     """The docs text under the heading that starts with the command's name, up to the next heading
-    of the same or a higher level (benchmarks and architecture do not count as its docs)."""
+    of the same or a higher level (benchmarks, architecture and the generated reference do not
+    count as its docs)."""
     for name, text in sorted(DOCS.items()):
-        if name in ("benchmarks.md", "architecture.md"):
+        if name in ("benchmarks.md", "architecture.md", "reference.md"):  # reference.md is generated
             continue
         lines = text.splitlines()
         for i, line in enumerate(lines):
