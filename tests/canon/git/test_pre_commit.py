@@ -28,6 +28,9 @@ def _commit(repo: GitStore, env: dict[str, str], *paths: str) -> subprocess.Comp
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+# slow: pre-commit builds its own environment with pylon in it (about 35 s); the hooks' commands
+# (`canon check --staged`, `canon lint`) run in the default tier through tests/canon/git.
+@pytest.mark.slow
 @pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed (pip install pre-commit)")
 def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
     if shutil.which("git") is None or not (ROOT / ".git").exists():
