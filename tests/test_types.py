@@ -6,9 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# slow: about 20 s of CPU in a 2-core default tier; the full tier (.ci/run) runs it on every landing,
+# and `pytest -m slow tests/test_types.py` (or `mypy pylon`) before a commit that changes types.
+@pytest.mark.slow
 def test_mypy_finds_no_error_in_the_package(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy-cache"), "pylon"],

@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import git, sized
 from tests.guard.conftest import disk
 
-CHECKOUTS = sized(12, 40)
+CHECKOUTS = sized(8, 40)
 PER_CHECKOUT = 5
 WORDS = ["alpha", "beta", "gamma", "delta"]
 

@@ -118,7 +118,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_sigkill_inside_an_op_loses_nothing(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo(files={"seed.txt": "seed\n"})
-    kills = sized(5, 10)
+    kills = sized(3, 10)
     seen = crash_rounds(repo, command, kills, seed=COMMANDS.index(command))
     assert seen["before-intent"] + seen["interrupted"] + seen["completed"] == kills
 
