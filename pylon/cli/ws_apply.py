@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pylon.cli.output import err as note
 from pylon.cli.output import out
-from pylon.cli.ws_render import emit, show_path
+from pylon.cli.ws_render import conflicts_shown, emit, show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Any, Literal, Protocol
+    from typing import Any, Protocol
 
     from pylon.cli.ws import JsonArgs
 
@@ -32,7 +32,7 @@ def apply(args: ApplyArgs) -> int:
     from pylon.workspace.repo import locate
 
     flags = _marker_flags(args, "apply")
-    with reporting(args.json):
+    with conflicts_shown(args.json, _report):
         result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}{flags}", markers=args.markers,
                            diff3=args.diff3)
     if args.json:
@@ -53,21 +53,11 @@ def apply(args: ApplyArgs) -> int:
     return 0
 
 
-class reporting:  # noqa: N801 - used as a context manager: `with reporting(args.json): ...`
-    """A refusal for conflicts prints the conflict report (as `ws conflicts` does) before the error."""
-
-    def __init__(self, json: bool) -> None:
-        self.json = json
-
-    def __enter__(self) -> None:
+def _report(code: str, details: dict[str, object]) -> str | None:
+    """A refused apply or sync: the conflict report, as `ws conflicts` prints it."""
+    if code not in ("apply-conflicts", "sync-conflicts"):
         return None
-
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
-        code = getattr(exc, "code", None)
-        details = getattr(exc, "details", None)
-        if code in ("apply-conflicts", "sync-conflicts") and isinstance(details, dict) and not self.json:
-            note(conflict_block(details, str(details.get("from") or "checkout")))
-        return False
+    return conflict_block(details, str(details.get("from") or "checkout"))
 
 
 _SINCE = {"last-apply": "last apply", "last-sync": "last sync from this checkout"}
@@ -87,7 +77,7 @@ def sync(args: SyncArgs) -> int:
     from pylon.workspace.sync import sync as run_sync
 
     flags = (f" --from {args.from_id}" if args.from_id != "checkout" else "") + _marker_flags(args, "sync")
-    with reporting(args.json):
+    with conflicts_shown(args.json, _report):
         result = run_sync(locate(), args.id, args.from_id, markers=args.markers, diff3=args.diff3,
                           command=f"pylon ws sync {args.id}{flags}")
     if args.json:
@@ -116,7 +106,7 @@ def finish(args: FinishArgs) -> int:
     if args.commit is not None and not args.commit.strip():
         raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
     flags = (" --commit MSG" if args.commit is not None else "") + (" --keep-branch" if args.keep_branch else "")
-    with reporting(args.json):
+    with conflicts_shown(args.json, _report):
         result = run_finish(locate(), args.id, message=args.commit, keep_branch=args.keep_branch,
                             command=f"pylon ws finish {args.id}{flags}")
     if args.json:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pylon.cli.output import err as note
 from pylon.cli.output import out
-from pylon.cli.ws_render import emit, show_path
+from pylon.cli.ws_render import conflicts_shown, emit, show_path
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from typing import Literal, Protocol
+    from typing import Protocol
 
     from pylon.cli.ws import JsonArgs
     from pylon.workspace.repo import Checkout
@@ -86,7 +86,7 @@ def undo(args: UndoArgs) -> int:
         if not lines:
             note("pylon: the op log is empty")
         return 0
-    with _conflicts_shown(args.json):
+    with conflicts_shown(args.json, _report):
         result = ops.undo(checkout(), finish=args.finish, markers=args.markers)
     if args.json:
         emit(result)
@@ -107,7 +107,7 @@ def undo(args: UndoArgs) -> int:
 def redo(args: RedoArgs) -> int:
     from pylon.workspace.redo import redo as run_redo
 
-    with _conflicts_shown(args.json):
+    with conflicts_shown(args.json, _report):
         result = run_redo(checkout(), markers=args.markers)
     if args.json:
         emit(result)
@@ -119,26 +119,17 @@ def redo(args: RedoArgs) -> int:
     return 0
 
 
-class _conflicts_shown:  # noqa: N801 - a context manager named for what it does
-    """An undo or redo refused on conflicts: the conflict regions on stderr before the error."""
-
-    def __init__(self, json_mode: bool) -> None:
-        self.json_mode = json_mode
-
-    def __enter__(self) -> None:
+def _report(code: str, details: dict[str, object]) -> str | None:
+    """An undo or redo refused on conflicts: the conflict regions, as `ws conflicts` words them."""
+    if code not in ("undo-conflicts", "redo-conflicts"):
         return None
+    from pylon.cli.ws_worktrees_render import conflict_report
 
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
-        code = getattr(exc, "code", None)
-        if not self.json_mode and code in ("undo-conflicts", "redo-conflicts"):
-            from pylon.cli.ws_worktrees_render import conflict_report
-
-            details = getattr(exc, "details", {})
-            conflicts = details.get("conflicts") or []
-            pair = {"a": f"op {details.get('op')} reversed", "b": None, "conflicts": conflicts, "touching": []}
-            if all("types" in c for c in conflicts):
-                note(conflict_report({"pairs": [pair], "worktrees": []}).rstrip("\n"))
-        return False
+    conflicts = details.get("conflicts") or []
+    if not isinstance(conflicts, list) or not all("types" in c for c in conflicts):
+        return None
+    pair = {"a": f"op {details.get('op')} reversed", "b": None, "conflicts": conflicts, "touching": []}
+    return conflict_report({"pairs": [pair], "worktrees": []}).rstrip("\n")
 
 
 def _later(result: dict[str, object]) -> None:

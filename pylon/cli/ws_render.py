@@ -6,6 +6,8 @@ from pylon.cli import output
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Literal
     from collections.abc import Mapping
     from typing import TextIO
 
@@ -84,3 +86,22 @@ def human(n: int) -> str:
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KiB"
     return f"{n / (1024 * 1024):.1f} MiB"
+
+
+class conflicts_shown:  # noqa: N801 - a context manager named for what it does
+    """A refusal on conflicts (`apply-conflicts`, `undo-conflicts`, ...) prints its conflict report on
+    stderr before the error (text mode only): `report(code, details)` words it, or None for none."""
+
+    def __init__(self, json_mode: bool, report: Callable[[str, dict[str, object]], str | None]) -> None:
+        self.json_mode, self.report = json_mode, report
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
+        code, details = getattr(exc, "code", None), getattr(exc, "details", None)
+        if not self.json_mode and isinstance(code, str) and isinstance(details, dict):
+            text = self.report(code, details)
+            if text:
+                output.err(text)
+        return False
