@@ -1,9 +1,9 @@
 """Copying ignored files (`.env`, local config) into a new owned worktree, copy-on-write when possible.
 
 A file is copied only when git ignores it *and* it matches a `--copy` glob or a line of
-`.worktreeinclude` (gitignore-style lines: `#` comments, `!` negation, a leading or inner `/`
-anchors to the root, a trailing `/` names a folder and everything under it, `*`/`?`/`[...]` do not
-cross `/`, `**` does). Each file is cloned with the FICLONE ioctl (btrfs, XFS, overlayfs on them:
+`.worktreeinclude`. Those lines are gitignore lines, and git itself matches them (`ls-files
+--exclude-from`, then `check-ignore`), so they mean exactly what they mean in a `.gitignore`:
+anchoring, escapes, negation, `**`, and no re-inclusion beneath an excluded folder. Each file is cloned with the FICLONE ioctl (btrfs, XFS, overlayfs on them:
 no data is copied), else `os.copy_file_range` (the kernel copies, and can reflink too), else a
 plain read/write loop. Modes are kept; symlinks are recreated, never followed.
 """
@@ -17,88 +17,58 @@ from pylon.workspace import git
 FICLONE = 0x40049409  # _IOW(0x94, 9, int) from linux/fs.h
 INCLUDE_FILE = ".worktreeinclude"
 
+INCLUDE_LIMIT = 1 << 20  # bytes of `.worktreeinclude` read at most
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from collections.abc import Callable
 
 
 def include_patterns(source_root: str, extra: list[str]) -> list[str]:
-    """`.worktreeinclude` lines of the source checkout, then the `--copy` globs (later wins)."""
-    patterns: list[str] = []
+    """`.worktreeinclude` lines of the source checkout, then the `--copy` globs (later wins).
+
+    The lines are kept as written (git trims, unescapes and skips comments when it reads them);
+    the file is read without blocking and within a bound (a FIFO or device there is refused)."""
+    from pylon.inputs import read_file
+
+    for glob in extra:
+        if "\n" in glob or "\r" in glob:
+            from pylon.errors import UsageError
+
+            raise UsageError("usage", f"--copy {glob!r} holds a line break; a gitignore line cannot.",
+                             "Give each pattern its own --copy.")
+    name = os.path.join(source_root, INCLUDE_FILE)
     try:
-        with open(os.path.join(source_root, INCLUDE_FILE), encoding="utf-8", errors="surrogateescape") as fh:
-            for line in fh:
-                line = line.rstrip("\n").rstrip("\r")
-                if line.strip() and not line.startswith("#"):
-                    patterns.append(line.rstrip())
-    except OSError:
-        pass
-    return patterns + list(extra)
+        data = read_file(name, INCLUDE_LIMIT, shown=INCLUDE_FILE, what="pattern file", missing=False)
+    except FileNotFoundError:
+        data = b""
+    lines = os.fsdecode(data).split("\n") if data else []
+    return [line for line in lines if line.strip()] + list(extra)
 
 
-def _compile(pattern: str) -> tuple[bool, re.Pattern[str]]:
-    """A gitignore-style line as (negated, regex over root-relative paths)."""
-    import re
+def select(root: str, patterns: list[str]) -> list[str]:
+    """The files of `root` that git ignores *and* that `patterns` (gitignore lines) match, by git's
+    own matching: the untracked files the patterns exclude (`ls-files --others --ignored
+    --exclude-from`), kept when the checkout's rules ignore them too (`check-ignore --stdin`)."""
+    import tempfile
 
-    negated = pattern.startswith("!")
-    body = pattern[1:] if negated else pattern
-    folder = body.endswith("/")
-    body = body.strip("/") if folder else body
-    anchored = body.startswith("/") or "/" in body
-    body = body.lstrip("/")
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if body.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if ch == "*":
-            out.append("[^/]*")
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = body.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(ch))
-            else:
-                inner = body[i + 1 : end].replace("\\", "\\\\")
-                out.append("[" + ("^" + inner[1:] if inner.startswith("!") else inner) + "]")
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    lead = "" if anchored else "(?:.*/)?"
-    # a name matches the path itself or, being a folder, everything under it
-    tail = "/.*" if folder else "(?:/.*)?"
-    return negated, re.compile(lead + "".join(out) + tail + r"\Z", re.S)
-
-
-def select(paths: list[str], patterns: list[str]) -> list[str]:
-    compiled = [_compile(p) for p in patterns if p.strip("!/")]
-    chosen = []
-    for path in paths:
-        keep = False
-        for negated, regex in compiled:
-            if regex.match(path):
-                keep = not negated
-        if keep:
-            chosen.append(path)
-    return chosen
-
-
-def ignored_files(source_root: str) -> list[str]:
-    """Every ignored file of the checkout (inside ignored folders too), root-relative."""
-    out = git.run(
-        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard"], cwd=source_root, what="git ls-files"
-    )
-    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    if not any(p.strip() and not p.startswith("#") for p in patterns):
+        return []
+    fd, listed = tempfile.mkstemp(prefix="pylon-copy-", suffix=".patterns")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"".join(os.fsencode(p) + b"\n" for p in patterns))
+        out = git.run(["ls-files", "-z", "--others", "--ignored", f"--exclude-from={listed}"], cwd=root,
+                      what="git ls-files")
+    finally:
+        os.unlink(listed)
+    matched = [p for p in out.split(b"\0") if p]
+    if not matched:
+        return []
+    out = git.run(["check-ignore", "--stdin", "-z"], cwd=root, input=b"\0".join(matched) + b"\0", ok=(0, 1),
+                  what="git check-ignore")
+    ignored = {p for p in out.split(b"\0") if p}
+    return [os.fsdecode(p) for p in matched if p in ignored]
 
 
 def clone_file(src: str, dst: str) -> str:
@@ -155,7 +125,7 @@ def copy_ignored(
     """Copy the ignored files matching `patterns`; returns {files, bytes, reflinked, paths}."""
     if not patterns:
         return {"files": 0, "bytes": 0, "reflinked": 0, "paths": []}
-    chosen = select(ignored_files(source_root), patterns)
+    chosen = select(source_root, patterns)
     total_bytes = 0
     sizes = []
     for rel in chosen:

@@ -80,14 +80,14 @@ def check_keepable(path: str) -> Scan:
 def _exact_state(side: Side, record: dict[str, object], found: Scan) -> str:
     """The worktree's state with its copied ignored files, permission bits and empty folders."""
     from pylon.workspace.commits import tree_with_files
-    from pylon.workspace.copying import ignored_files, include_patterns, select
+    from pylon.workspace.copying import include_patterns, select
     from pylon.workspace.exact import encode, meta_for
     from pylon.workspace.restore_state import make_state
 
     st, co = side.state, side.checkout
     copy = record.get("copy")
     patterns = include_patterns(str(record.get("source") or co.root), [str(c) for c in copy] if isinstance(copy, list) else [])
-    copied = select(ignored_files(co.root), patterns) if patterns else []
+    copied = select(co.root, patterns)
     tree = tree_with_files(co, st.worktree, copied) if copied else st.worktree
     meta = encode(meta_for(co.root, tree, found))
     return make_state(co, worktree=tree, index_tree=st.index_tree, head=st.head, branch=st.branch,

@@ -137,6 +137,9 @@ def new(
     if worktree_id is not None:
         owned.check_id(worktree_id)
     from pylon.workspace import oplog
+    from pylon.workspace.copying import include_patterns
+
+    patterns = include_patterns(checkout.root, copy or [])  # a bad pattern or include file: refused before anything
 
     # under the op lock: the checkout is not half-way through a move, undo or restore while its
     # state becomes the baseline, and an interrupted op refuses (`op-interrupted`) until settled
@@ -144,7 +147,7 @@ def new(
         oplog.check_clear(checkout)
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
-        result = _create(checkout, info, wid, from_rev, clean, copy or [], progress)
+        result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress)
     if watch:  # after the lock: the worktree is complete and registered whatever happens here
         from pylon.workspace import watchers
 
@@ -167,11 +170,12 @@ def _free_id(checkout: Checkout, info: owned.Survey) -> str:
 
 
 def _create(
-    checkout: Checkout, info: owned.Survey, wid: str, from_rev: str | None, clean: bool, copy: list[str],
-    progress: Callable[[int, int, int], None] | None,
+    checkout: Checkout, info: owned.Survey, wid: str, from_rev: str | None, clean: bool,
+    copying: tuple[list[str], list[str]], progress: Callable[[int, int, int], None] | None,
 ) -> dict[str, object]:
     from pylon.errors import PylonError, UsageError
 
+    copy, patterns = copying  # the --copy globs (kept in the record) and every line to match
     branch = owned.branch_of(wid)
     path = os.path.join(info.root, wid)
     if wid in info.records or owned.read_record(checkout, wid) is not None:
@@ -221,9 +225,9 @@ def _create(
             raise git.failure(["worktree", "add"], code, err, "git worktree add")
         made.refs.append(session_baseline_ref(wid))
         update_refs(checkout, [(session_baseline_ref(wid), baseline)])
-        from pylon.workspace.copying import copy_ignored, include_patterns
+        from pylon.workspace.copying import copy_ignored
 
-        copied = copy_ignored(checkout.root, path, include_patterns(checkout.root, copy), progress)
+        copied = copy_ignored(checkout.root, path, patterns, progress)
         admin = owned.admin_dir_of(path)
         record.update(state="ready", admin=os.path.basename(admin) if admin else None, copy=copy)  # rm --force keeps those
         owned.write_record(checkout, record)
