@@ -1,9 +1,10 @@
 """Copying ignored files (`.env`, local config) into a new owned worktree, copy-on-write when possible.
 
 A file is copied only when git ignores it *and* it matches a `--copy` glob or a line of
-`.worktreeinclude`. Those lines are gitignore lines, and git itself matches them (`ls-files
---exclude-from`, then `check-ignore`), so they mean exactly what they mean in a `.gitignore`:
-anchoring, escapes, negation, `**`, and no re-inclusion beneath an excluded folder. Each file is cloned with the FICLONE ioctl (btrfs, XFS, overlayfs on them:
+`.worktreeinclude`. Those lines are gitignore lines and git itself matches them (`ls-files
+--exclude-from`; the checkout's own rules by `ls-files --exclude-standard`), so they mean exactly
+what they mean in a `.gitignore`: anchoring, escapes, negation, `**`, and no re-inclusion beneath
+an excluded folder. Each file is cloned with the FICLONE ioctl (btrfs, XFS, overlayfs on them:
 no data is copied), else `os.copy_file_range` (the kernel copies, and can reflink too), else a
 plain read/write loop. Modes are kept; symlinks are recreated, never followed.
 """
@@ -49,7 +50,8 @@ def include_patterns(source_root: str, extra: list[str]) -> list[str]:
 def select(root: str, patterns: list[str]) -> list[str]:
     """The files of `root` that git ignores *and* that `patterns` (gitignore lines) match, by git's
     own matching: the untracked files the patterns exclude (`ls-files --others --ignored
-    --exclude-from`), kept when the checkout's rules ignore them too (`check-ignore --stdin`)."""
+    --exclude-from`) less the untracked files the checkout's rules do not ignore (`ls-files --others
+    --exclude-standard`, which skips ignored folders: cheap). Both walks run at once."""
     import tempfile
 
     if not any(p.strip() and not p.startswith("#") for p in patterns):
@@ -58,17 +60,18 @@ def select(root: str, patterns: list[str]) -> list[str]:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(b"".join(os.fsencode(p) + b"\n" for p in patterns))
-        out = git.run(["ls-files", "-z", "--others", "--ignored", f"--exclude-from={listed}"], cwd=root,
-                      what="git ls-files")
+        matching = git.start(["ls-files", "-z", "--others", "--ignored", f"--exclude-from={listed}"], cwd=root)
+        kept = git.start(["ls-files", "-z", "--others", "--exclude-standard"], cwd=root)
+        try:
+            not_ignored = set(git.finish_run(kept, what="git ls-files").split(b"\0"))
+        except BaseException:
+            matching.kill()
+            matching.wait()
+            raise
+        matched = git.finish_run(matching, what="git ls-files")
     finally:
         os.unlink(listed)
-    matched = [p for p in out.split(b"\0") if p]
-    if not matched:
-        return []
-    out = git.run(["check-ignore", "--stdin", "-z"], cwd=root, input=b"\0".join(matched) + b"\0", ok=(0, 1),
-                  what="git check-ignore")
-    ignored = {p for p in out.split(b"\0") if p}
-    return [os.fsdecode(p) for p in matched if p in ignored]
+    return [os.fsdecode(p) for p in matched.split(b"\0") if p and p not in not_ignored]
 
 
 def clone_file(src: str, dst: str) -> str:

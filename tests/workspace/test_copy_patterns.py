@@ -83,6 +83,22 @@ def test_only_files_the_checkout_ignores_are_selected(repo: Path, tmp_path: Path
     assert chosen == {"build/out.log", "build/keep.txt", "src/build/gen.c", "logs/2024/x.log", "logs/y.log"}
 
 
+def test_the_checkouts_own_rules_decide_what_is_ignored(repo: Path, tmp_path: Path) -> None:
+    # negations in the checkout's rules, one beneath an ignored folder (which git does not re-include)
+    from pylon.workspace.copying import select
+
+    _files(repo)
+    write_files(repo, {".gitignore": "*.log\n!logs/y.log\nbuild/\n!build/keep.txt\nconf/*\n!conf/local.toml\n*.env\n"})
+    listed = [str(p.relative_to(repo)) for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts]
+    import subprocess
+
+    proc = subprocess.run(["git", "check-ignore", "--stdin", "-z"], cwd=repo, input="\0".join(listed).encode() + b"\0",
+                          capture_output=True)
+    ignored = {p for p in proc.stdout.decode().split("\0") if p}
+    for patterns in (["*"], ["logs/", "conf/"], ["build/", "*.env", "!conf/.env"]):
+        assert set(select(str(repo), patterns)) == oracle(tmp_path, patterns) & ignored, patterns
+
+
 def test_an_anchored_folder_and_escapes_reach_ws_new(repo: Path) -> None:
     write_files(repo, {"build/out.log": "top\n", "src/build/gen.c": "nested\n", "#notes": "n\n", "!bang": "b\n",
                        ".worktreeinclude": "/build/\n\\#notes\n"})
