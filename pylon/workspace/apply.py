@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pylon.workspace.conflicts import ConflictFile
 from pylon.workspace.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.markers import BASE, CHECKOUT, labelled_tree, session_label
-from pylon.workspace.moves import refuse_in_progress
+from pylon.workspace.repo import refuse_in_progress
 from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import names, parallel, read_side
 

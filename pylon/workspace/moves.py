@@ -18,33 +18,12 @@ Both are op-log ops (oplog.py): `ws undo` reverses them, a SIGKILL at any moment
 from __future__ import annotations
 
 from pylon.workspace import git, oplog, owned
-from pylon.workspace.repo import Checkout, locate
+from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.restore_state import make_state, same_state, state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.commits import State
-
-_ABORT = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
-          "revert": "git revert --abort", "bisect": "git bisect reset"}
-
-
-def refuse_in_progress(co: Checkout, what: str) -> None:
-    busy = co.in_progress()
-    if busy:
-        from pylon.errors import PylonError
-
-        ways = " or ".join(f"`{_ABORT[b]}`" for b in busy)
-        raise PylonError(
-            "operation-in-progress",
-            f"A {', '.join(busy)} is in progress in {co.root}; pylon does not {what} in the middle of it.",
-            f"Finish it (`git status` says how) or abort it ({ways}), then run the same command again.",
-            details={"in_progress": busy, "root": co.root},
-        )
-    lock = co.index_path + ".lock"
-    if not git.wait_unlocked(lock):  # checked before the intent is written: refused with nothing changed
-        raise git.locked_error(lock, changed_nothing=True, details={"root": co.root})
-
 
 def _captures(main: Checkout, wt: Checkout, label: str) -> tuple[State, State]:
     from pylon.workspace.sides import parallel
@@ -61,27 +40,9 @@ def _commit(st: State) -> str:
     return cast(str, st.commit)  # capture() anchors by default: it always writes the commit
 
 
-def move_ops(checkout: Checkout) -> dict[str, oplog.Op]:
-    """Per worktree id, its newest move or move-back op that is not undone."""
-    found: dict[str, oplog.Op] = {}
-    for op in oplog.entries(checkout):
-        if op.kind in ("move", "move-back") and op.status != "undone":
-            wid = str(op.data.get("id"))
-            found.setdefault(wid, op)
-    return found
-
-
-def active_move(checkout: Checkout) -> oplog.Op | None:
-    """The move whose worktree state is in the main checkout now (None when none is)."""
-    for op in move_ops(checkout).values():
-        if op.kind == "move":
-            return op
-    return None
-
-
 def refuse_while_moved(checkout: Checkout, worktree_id: str) -> None:
     """`ws rm` of a worktree whose state is in the main checkout would strand that state."""
-    op = move_ops(checkout).get(worktree_id)
+    op = oplog.move_ops(checkout).get(worktree_id)
     if op is not None and op.kind == "move":
         from pylon.errors import PylonError
 
@@ -110,7 +71,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state")
-        active = active_move(checkout)
+        active = oplog.active_move(checkout)
         if active is not None:
             other = active.data.get("id")
             raise PylonError(
@@ -161,7 +122,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state back")
-        op_move = move_ops(checkout).get(worktree_id)
+        op_move = oplog.move_ops(checkout).get(worktree_id)
         if op_move is None or op_move.kind != "move":
             raise NotFoundError("no-active-move", f"Worktree {worktree_id}'s state is not in the main checkout.",
                                 f"Bring it there first: pylon ws move {worktree_id}")

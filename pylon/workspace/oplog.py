@@ -347,3 +347,21 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
                 exc.details["written"] = True  # an earlier step was
             raise
     return results
+
+
+def move_ops(checkout: Checkout) -> dict[str, Op]:
+    """Per worktree id, its newest move or move-back op that is not undone."""
+    found: dict[str, Op] = {}
+    for op in entries(checkout):
+        if op.kind in ("move", "move-back") and op.status != "undone":
+            wid = str(op.data.get("id"))
+            found.setdefault(wid, op)
+    return found
+
+
+def active_move(checkout: Checkout) -> Op | None:
+    """The move whose worktree state is in the main checkout now (None when none is)."""
+    for op in move_ops(checkout).values():
+        if op.kind == "move":
+            return op
+    return None

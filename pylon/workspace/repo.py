@@ -293,3 +293,26 @@ def submodule_notes(checkout: Checkout) -> list[dict[str, str]]:
             + "; pylon captures a submodule's checked-out commit only, not its uncommitted changes",
         }
     ]
+
+
+_ABORT = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
+          "revert": "git revert --abort", "bisect": "git bisect reset"}
+
+
+def refuse_in_progress(co: Checkout, what: str) -> None:
+    """Refused (nothing changed) while git is half-way through a merge, rebase, cherry-pick, revert or
+    bisect in `co`, or while its index is locked by someone else past the wait."""
+    busy = co.in_progress()
+    if busy:
+        from pylon.errors import PylonError
+
+        ways = " or ".join(f"`{_ABORT[b]}`" for b in busy)
+        raise PylonError(
+            "operation-in-progress",
+            f"A {', '.join(busy)} is in progress in {co.root}; pylon does not {what} in the middle of it.",
+            f"Finish it (`git status` says how) or abort it ({ways}), then run the same command again.",
+            details={"in_progress": busy, "root": co.root},
+        )
+    lock = co.index_path + ".lock"
+    if not git.wait_unlocked(lock):  # checked before the intent is written: refused with nothing changed
+        raise git.locked_error(lock, changed_nothing=True, details={"root": co.root})

@@ -72,7 +72,7 @@ def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel:
 
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
                   dry_run: bool = False) -> Restored:
-    from pylon.workspace.moves import refuse_in_progress
+    from pylon.workspace.repo import refuse_in_progress
     from pylon.workspace.restore_state import _blocked_error, holding, plan
     from pylon.workspace.state import capture
 

@@ -21,7 +21,7 @@ from pylon.workspace import git, oplog, owned
 from pylon.workspace.apply import tree_changes
 from pylon.workspace.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.markers import BASE, CHECKOUT, labelled_tree, session_label
-from pylon.workspace.moves import refuse_in_progress
+from pylon.workspace.repo import refuse_in_progress
 from pylon.workspace.repo import Checkout, locate
 
 TYPE_CHECKING = False

@@ -177,7 +177,7 @@ def _protected(checkout: Checkout) -> set[str]:
     """Op refs gc never deletes: open ops, an active move, the newest apply in effect per session."""
     keep: set[str] = set()
     applies: set[str] = set()
-    from pylon.workspace.moves import active_move
+    from pylon.workspace.oplog import active_move
 
     for op in oplog.entries(checkout):
         if op.status in oplog.OPEN:

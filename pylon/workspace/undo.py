@@ -199,7 +199,7 @@ def _whole(op: oplog.Op, key: str, currents: dict[str, State]) -> dict[str, Outc
 
 
 def _refuse_busy(op: oplog.Op) -> None:
-    from pylon.workspace.moves import refuse_in_progress
+    from pylon.workspace.repo import refuse_in_progress
     from pylon.workspace.repo import locate
 
     for step in op.steps:
