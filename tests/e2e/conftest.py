@@ -67,15 +67,20 @@ class Agent:
                          config_extra=self.config_extra, timeout=timeout)
 
     def seen(self) -> str:
-        """Everything the model received in its last scripted request, as one JSON text."""
+        """The conversation the model received in its last scripted request (messages or input items,
+        not the tools or system prompt), as one JSON text."""
         assert self.model is not None
         turns = self.model.turns()
         assert turns, f"{self.name} sent no scripted request: {[r.path for r in self.model.requests]}"
-        return json.dumps(turns[-1].body, ensure_ascii=False)
+        body = turns[-1].body
+        return json.dumps(body.get("messages", body.get("input")), ensure_ascii=False)
 
     def count(self, text: str) -> int:
-        """How many times `text` reached the model in its last request (JSON-escaped as sent)."""
-        return self.seen().count(json.dumps(text, ensure_ascii=False)[1:-1])
+        """In how many messages (Claude) or input items (Codex) of its last request the model
+        received `text`: a client may repeat one hook answer in several parts of one message."""
+        body = self.model.turns()[-1].body if self.model is not None and self.model.turns() else {}
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1]
+        return sum(escaped in json.dumps(m, ensure_ascii=False) for m in body.get("messages", body.get("input", [])))
 
     def settings_file(self, repo: Path) -> Path:
         return repo / (".claude/settings.json" if self.name == "claude" else ".codex/hooks.json")
