@@ -100,9 +100,8 @@ def base_env(home: Path, path_dirs: list[str]) -> dict[str, str]:
     return env
 
 
-def run_claude(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-               extra_args: tuple[str, ...] = (), timeout: float = 120) -> Run:
-    """`claude -p PROMPT --output-format json` in `repo`, its model at `url`."""
+def claude_env(home: Path, url: str, path_dirs: list[str]) -> dict[str, str]:
+    """Claude Code's environment: its model at `url`, its configuration under `home`."""
     env = base_env(home, path_dirs)
     env.update(
         ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-mock", CLAUDE_CONFIG_DIR=str(home / ".claude"),
@@ -110,10 +109,19 @@ def run_claude(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, p
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1",
         DISABLE_ERROR_REPORTING="1", DISABLE_BUG_COMMAND="1", CLAUDE_CODE_DISABLE_TERMINAL_TITLE="1",
         CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY="1", CLAUDE_CODE_ENABLE_TELEMETRY="0",
+        # MCP tools offered up front, not deferred behind the ToolSearch tool
+        ENABLE_TOOL_SEARCH="false",
     )
+    return env
+
+
+def run_claude(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
+               allowed: tuple[str, ...] = ("Bash",), timeout: float = 120) -> Run:
+    """`claude -p PROMPT --output-format json` in `repo`, its model at `url`; `allowed` tools run
+    without a permission prompt (the hooks still answer first)."""
     argv = [str(binary), "-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-            "--allowedTools", "Bash", *extra_args]
-    return _run("claude", argv, repo, env, timeout)
+            "--allowedTools", ",".join(allowed)]
+    return _run("claude", argv, repo, claude_env(home, url, path_dirs), timeout)
 
 
 def codex_config(home: Path, repo: Path, url: str, extra: str = "") -> Path:

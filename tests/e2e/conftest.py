@@ -49,7 +49,7 @@ class Agent:
     home: Path
     model: MockModel | None = None
     config_extra: str = ""
-    extra_args: tuple[str, ...] = ()
+    allowed: tuple[str, ...] = ("Bash",)
 
     @property
     def agent(self) -> str:  # pylon's word for the client
@@ -59,12 +59,16 @@ class Agent:
         if self.model is not None:
             self.model.close()
         self.model = MockModel(list(script))
-        path_dirs = [str(BIN), str(self.binary.parent)]
+        path_dirs = self.path_dirs()
         if self.name == "claude":
             return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                              extra_args=self.extra_args, timeout=timeout)
+                              allowed=self.allowed, timeout=timeout)
         return run_codex(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
                          config_extra=self.config_extra, timeout=timeout)
+
+    def path_dirs(self) -> list[str]:
+        """pylon's console scripts, then the client's folder, first on the client's PATH."""
+        return [str(BIN), str(self.binary.parent)]
 
     def seen(self) -> str:
         """The conversation the model received in its last scripted request (messages or input items,

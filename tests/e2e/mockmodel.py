@@ -37,9 +37,27 @@ class Bash:
 
 @dataclass(frozen=True)
 class Mcp:
+    """A call of an MCP tool of `server`: the first offered tool whose name ends with `tool`
+    (clients prefix MCP tools with the server's name, each in its own way)."""
+
     server: str
     tool: str
     arguments: dict[str, Any]
+
+    def name(self, offered: list[str]) -> str:
+        for name in offered:
+            if self.server in name and name.endswith(self.tool):
+                return name
+        return f"mcp__{self.server}__{self.tool}"
+
+    def namespaced(self, tools: list[Any]) -> tuple[str, str] | None:
+        """(namespace, name) when the request offers the tool inside a `namespace` tool (Codex)."""
+        for tool in tools:
+            if isinstance(tool, dict) and tool.get("type") == "namespace" and self.server in str(tool.get("name")):
+                for child in tool.get("tools") or []:
+                    if isinstance(child, dict) and str(child.get("name", "")).endswith(self.tool):
+                        return str(tool["name"]), str(child["name"])
+        return None
 
 
 @dataclass(frozen=True)
@@ -130,11 +148,11 @@ class MockModel:
             return 404, "application/json", b'{"error": {"type": "not_found", "message": "mock"}}'
         tools = body.get("tools") or []
         if api == "anthropic":
-            names = [t.get("name") for t in tools]
+            names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
             agent = "Bash" in names
             turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant") if agent else None
         else:
-            names = [t.get("name") for t in tools if isinstance(t, dict)]
+            names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
             agent = any(n in _CODEX_SHELLS for n in names)
             turn = sum(1 for item in body.get("input", []) if _is_model_turn(item)) if agent else None
         step: Step = Text(DONE if agent else "ok")
@@ -142,9 +160,9 @@ class MockModel:
             step = self.script[turn]
         stream = bool(body.get("stream"))
         if api == "anthropic":
-            data = _anthropic(step, turn or 0, stream, body.get("model", "mock"))
+            data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names)
         else:
-            data = _responses(step, turn or 0, names)
+            data = _responses(step, turn or 0, names, tools)
         req.turn = turn
         req.sent = time.monotonic()
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
@@ -158,7 +176,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
-def _anthropic(step: Step, turn: int, stream: bool, model: str) -> bytes:
+def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]) -> bytes:
     if isinstance(step, Text):
         block: dict[str, Any] = {"type": "text", "text": step.text}
         stop = "end_turn"
@@ -166,7 +184,7 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str) -> bytes:
         if isinstance(step, Bash):
             name, args = "Bash", {"command": step.command, "description": "scripted"}
         else:
-            name, args = f"mcp__{step.server}__{step.tool}", step.arguments
+            name, args = step.name(names), step.arguments
         block = {"type": "tool_use", "id": f"toolu_mock{turn:04d}", "name": name, "input": args}
         stop = "tool_use"
     usage = {"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0,
@@ -217,7 +235,7 @@ def _shell_call(names: list[str], command: str) -> tuple[str, dict[str, Any]]:
     return "shell", {"command": ["bash", "-lc", command]}
 
 
-def _responses(step: Step, turn: int, names: list[str]) -> bytes:
+def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> bytes:
     rid = f"resp_mock{turn:04d}"
     if isinstance(step, Text):
         item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{turn:04d}",
@@ -226,9 +244,12 @@ def _responses(step: Step, turn: int, names: list[str]) -> bytes:
         if isinstance(step, Bash):
             name, args = _shell_call(names, step.command)
         else:
-            name, args = f"mcp__{step.server}__{step.tool}", step.arguments
+            name, args = step.name(names), step.arguments
         item = {"type": "function_call", "id": f"fc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
                 "name": name, "arguments": json.dumps(args)}
+        where = step.namespaced(tools) if isinstance(step, Mcp) else None
+        if where:
+            item["namespace"], item["name"] = where
     usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 10,
              "output_tokens_details": None, "total_tokens": 20}
     out = [
