@@ -65,7 +65,8 @@ OUTSIDE_DEFAULT = ("slow", "e2e")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if FULL_TIER or config.getoption("-m"):  # an explicit -m (e.g. `-m slow`) chooses for itself
         return
-    left = [item for item in items if any(mark in item.keywords for mark in OUTSIDE_DEFAULT)]
+    # markers, not keywords: keywords also hold folder names (a checkout in a folder named e2e)
+    left = [item for item in items if any(item.get_closest_marker(mark) for mark in OUTSIDE_DEFAULT)]
     if left:
         config.hook.pytest_deselected(items=left)
         gone = {id(item) for item in left}
