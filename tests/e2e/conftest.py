@@ -101,11 +101,12 @@ def agent(request: pytest.FixtureRequest, client_bins: dict[str, Path], tmp_path
 RESTORE = re.compile(r"pylon ws restore (guard-\d+)((?: [^\s`'\"\\]+)*)")
 
 
-def restore_command(text: str) -> list[str]:
-    """The `pylon ws restore guard-N PATH...` a note names, as argv."""
-    found = RESTORE.search(text)
+def restore_command(text: str, *, paths: bool = False) -> list[str]:
+    """The first `pylon ws restore guard-N ...` a note names (with `paths`: the first naming
+    paths), as argv."""
+    found = [m for m in RESTORE.finditer(text) if m.group(2).split() or not paths]
     assert found, f"no `pylon ws restore guard-N` in what the model received: {text[-3000:]}"
-    return ["pylon", "ws", "restore", found.group(1), *found.group(2).split()]
+    return ["pylon", "ws", "restore", found[0].group(1), *found[0].group(2).split()]
 
 
 def tree(root: Path) -> dict[str, tuple[int, bytes]]:

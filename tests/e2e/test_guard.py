@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, run_cmd, write_files
 from tests.e2e.conftest import Agent, restore_command, tree
 from tests.e2e.mockmodel import Bash, Text
@@ -74,3 +76,37 @@ def test_safe_commands_pass_untouched(make_repo, agent: Agent) -> None:  # type:
     assert len(results) == 1 and "hello" in results[0], results
     assert "pylon" not in agent.seen()  # no note, no reason: pylon said nothing
     assert git(repo, "for-each-ref", "refs/pylon/guard") == ""  # and took no snapshot
+
+
+
+def later_work(agent: Agent, repo: Path) -> bytes:
+    """A run that removes src/lib, then edits README.md and adds src/later.txt; src/lib's bytes."""
+    util = (repo / "src/lib/util.py").read_bytes()
+    result = agent.run(repo, [Bash("rm -r src/lib"), Bash("echo later >> README.md && echo new > src/later.txt"),
+                              Text("done")])
+    assert result.code == 0, result
+    return util
+
+
+def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    util = later_work(agent, repo)
+    argv = restore_command(agent.seen(), paths=True)
+    assert argv[4:] == ["src/lib"], argv  # the note names what the command destroyed
+    restored = run_cmd(*argv, cwd=repo)
+    assert restored.code == 0, restored
+    assert (repo / "src/lib/util.py").read_bytes() == util
+    assert (repo / "README.md").read_text() == "readme\nlater\n"  # the work done after it stays
+    assert (repo / "src/later.txt").read_text() == "new\n"
+
+
+@pytest.mark.xfail(strict=True, reason="pylon bug (issue 18 item 3): the note's first command, `undo it with "
+                   "pylon ws restore guard-N`, restores the whole checkout and reverts the work done after the command")
+def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    util = later_work(agent, repo)
+    restored = run_cmd(*restore_command(agent.seen()), cwd=repo)
+    assert restored.code == 0, restored
+    assert (repo / "src/lib/util.py").read_bytes() == util
+    assert (repo / "README.md").read_text() == "readme\nlater\n"
+    assert (repo / "src/later.txt").read_text() == "new\n"
