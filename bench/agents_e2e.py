@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import BIN, record, table, tool, verdict  # noqa: E402
+from _harness import BIN, record, table, time_command, tool, verdict  # noqa: E402
 
 from tests.e2e.clients import PINNED, install, run_claude, run_codex  # noqa: E402
 from tests.e2e.mockmodel import Bash, MockModel, Text  # noqa: E402
@@ -108,8 +108,10 @@ def main() -> None:
         del os.environ[key]
     clients = args.clients.split(",")
     gaps: dict[tuple[str, str], list[float]] = {(c, w): [] for c in clients for w in WAYS}
+    start_up: list[float] = []  # `python -c pass`, each round: how loaded the machine was
     try:
         for n in range(args.rounds):
+            start_up += time_command("python -c pass", [sys.executable, "-c", "pass"], runs=10).samples
             for client in clients:
                 for way in WAYS:
                     root = work / f"round{n}"
@@ -134,6 +136,9 @@ def main() -> None:
                          "(baseline)" if way == "none" else f"{added * 1000:+.1f} ms", bar))
             summary[f"{client}/{way}"] = round(median * 1000, 1)
     text = table(rows, ("client", "hooks", "median per shell call", "p90", "added over none", "80 ms bar"))
+    text += (f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
+             f"{len(start_up)}); pylon's hooks start two processes per shell call (guard's PreToolUse, canon's "
+             "PostToolBatch on Claude Code / PostToolUse on Codex) until one `pylon hook` entry serves both.")
     print(text)
     print(json.dumps(summary))
     if not args.no_record:

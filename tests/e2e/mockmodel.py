@@ -119,12 +119,6 @@ class MockModel:
                 seen.setdefault(call_id, text)
         return list(seen.values())
 
-    def contexts(self) -> list[str]:
-        """Every text the clients put in front of the model besides the user's prompt (hook context,
-        system reminders, Stop continuations), deduplicated, from the last scripted request."""
-        turns = self.turns()
-        return _texts(turns[-1]) if turns else []
-
     def shell_gaps(self) -> list[float]:
         """Seconds from each scripted Bash answer to the request carrying its result: the client's
         time for that shell call, hooks included."""
@@ -290,26 +284,6 @@ def _results(req: Request) -> list[tuple[str, str]]:
     return found
 
 
-def _texts(req: Request) -> list[str]:
-    """Every text part of every message (not tool results) in one request, in order."""
-    out = []
-    if req.api == "anthropic":
-        system = req.body.get("system")
-        for message in req.body.get("messages", []):
-            content = message.get("content")
-            if isinstance(content, str):
-                out.append(content)
-            elif isinstance(content, list):
-                out.extend(part.get("text", "") for part in content if isinstance(part, dict)
-                           and part.get("type") == "text")
-        del system
-    else:
-        for item in req.body.get("input", []):
-            if isinstance(item, dict) and item.get("type") == "message":
-                out.append(_flatten(item.get("content")))
-    return out
-
-
 def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -329,8 +303,6 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            if self.headers.get("Content-Encoding") == "zstd":
-                raise RuntimeError("compressed bodies are not supported")
             try:
                 body = json.loads(raw or b"{}")
             except ValueError:
