@@ -141,13 +141,14 @@ def codex_config(home: Path, repo: Path, url: str, extra: str = "") -> Path:
 
 
 def run_codex(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-              config_extra: str = "", timeout: float = 120) -> Run:
+              config_extra: str = "", trust_hooks: bool = True, timeout: float = 120) -> Run:
     """`codex exec PROMPT` in `repo`, its model at `url`. Hooks run without a persisted trust record
-    (`--dangerously-bypass-hook-trust`): docs/testing.md says how a person approves them instead."""
+    (`--dangerously-bypass-hook-trust`) unless `trust_hooks` is false: docs/testing.md says how a
+    person approves them instead."""
     env = base_env(home, path_dirs)
     env["CODEX_HOME"] = str(codex_config(home, repo, url, config_extra))
-    argv = [str(binary), "exec", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
-            "--skip-git-repo-check", prompt]
+    trust = ["--dangerously-bypass-hook-trust"] if trust_hooks else []
+    argv = [str(binary), "exec", *trust, "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt]
     return _run("codex", argv, repo, env, timeout)
 
 

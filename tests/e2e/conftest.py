@@ -49,6 +49,7 @@ class Agent:
     home: Path
     model: MockModel | None = None
     config_extra: str = ""
+    trust_hooks: bool = True  # Codex: run hooks without a persisted trust record
     allowed: tuple[str, ...] = ("Bash",)
 
     @property
@@ -64,7 +65,7 @@ class Agent:
             return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
                               allowed=self.allowed, timeout=timeout)
         return run_codex(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                         config_extra=self.config_extra, timeout=timeout)
+                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout)
 
     def path_dirs(self) -> list[str]:
         """pylon's console scripts, then the client's folder, first on the client's PATH."""

@@ -8,7 +8,9 @@ import json
 import shlex
 from pathlib import Path
 
-from tests.conftest import run_cmd
+import pytest
+
+from tests.conftest import git, run_cmd
 from tests.e2e.conftest import Agent, restore_command
 from tests.e2e.mockmodel import Bash, Text
 
@@ -50,3 +52,17 @@ def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_r
     restored = run_cmd(*restore_command(agent.seen()), cwd=repo)  # and pylon's hook answered too
     assert restored.code == 0, restored
     assert (repo / "src/lib/util.py").read_text() == "y\n"
+
+
+@pytest.mark.parametrize("agent", ["codex"], indirect=True)
+def test_codex_runs_no_hook_that_was_not_trusted(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    # What `guard install codex` must tell users: in a trusted project, a hook nobody reviewed in
+    # /hooks does not run, silently; the command runs with no snapshot.
+    repo = make_repo({"src/lib/util.py": "y\n", ".gitignore": ".codex/\n"})
+    install_all(repo, agent)
+    agent.trust_hooks = False
+    result = agent.run(repo, [Bash("rm -r src/lib"), Text("done")])
+    assert result.code == 0, result
+    assert not (repo / "src/lib").exists()
+    assert git(repo, "for-each-ref", "refs/pylon/guard") == ""
+    assert "pylon" not in agent.seen()
