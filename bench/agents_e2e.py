@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _harness import BIN, record, table, time_command, tool, verdict  # noqa: E402
 
 from tests.e2e.clients import PINNED, install, run_claude, run_codex  # noqa: E402
-from tests.e2e.mockmodel import Bash, MockModel, Text  # noqa: E402
+from tests.e2e.mockmodel import Bash, MockModel, Step, Text  # noqa: E402
 
 BAR = 0.080
 WAYS = ("none", "no-op", "pylon")
@@ -73,7 +73,7 @@ def make_repo(root: Path, client: str, way: str) -> Path:
     return repo
 
 
-def script(calls: int) -> list[Bash | Text]:
+def script(calls: int) -> list[Step]:
     """N safe shell calls that name a governed file (so canon's hook has a path to look up)."""
     return [*(Bash(f"echo call {i} && cat src/app.py") for i in range(calls)), Text("done")]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.canon.helpers import article
 from tests.conftest import run_cmd
 from tests.e2e.conftest import Agent
-from tests.e2e.mockmodel import DONE, Bash, Text
+from tests.e2e.mockmodel import DONE, Bash, Step, Text
 
 CAPSULE = "Entry point; parses the flags."
 
@@ -25,7 +25,7 @@ def store(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
 
 def test_a_capsule_surfaces_once_and_stop_is_blocked_once(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
     repo = store(make_repo, agent)
-    script = [Bash("echo '# more' >> src/app.py"), Bash("cat src/app.py"), Text("finished")]
+    script: list[Step] = [Bash("echo '# more' >> src/app.py"), Bash("cat src/app.py"), Text("finished")]
     result = agent.run(repo, script)
     assert result.code == 0, result
     assert agent.model is not None
