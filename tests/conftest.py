@@ -53,13 +53,24 @@ def sized(fast: int, full: int) -> int:
     return full if FULL_TIER else fast
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "e2e: the real Claude Code and Codex clients against a mock model (tests/e2e)")
+
+
+# Left out of the default tier: `slow` (full-size loops) and `e2e` (real clients from npm).
+OUTSIDE_DEFAULT = ("slow", "e2e")
+
+
+@pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py marks its items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if FULL_TIER or config.getoption("-m"):  # an explicit -m (e.g. `-m slow`) chooses for itself
         return
-    kept = [item for item in items if "slow" not in item.keywords]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if "slow" in item.keywords])
-        items[:] = kept
+    # markers, not keywords: keywords also hold folder names (a checkout in a folder named e2e)
+    left = [item for item in items if any(item.get_closest_marker(mark) for mark in OUTSIDE_DEFAULT)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        gone = {id(item) for item in left}
+        items[:] = [item for item in items if id(item) not in gone]
 
 
 @dataclass

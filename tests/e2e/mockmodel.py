@@ -1,0 +1,323 @@
+"""A scripted model server on 127.0.0.1 for the real Claude Code and Codex clients (docs/testing.md).
+
+One server speaks both wire formats:
+
+- Anthropic Messages (`POST /v1/messages`, `stream: true`): Server-Sent Events `message_start`,
+  `content_block_start`/`_delta`/`_stop` (a `text` block with `text_delta`, a `tool_use` block with
+  `input_json_delta`), `message_delta` (the `stop_reason`), `message_stop`. Claude Code calls it
+  with `ANTHROPIC_BASE_URL=http://127.0.0.1:PORT`.
+- OpenAI Responses (`POST /v1/responses`, `stream: true`): events `response.created`,
+  `response.output_item.done` (a `function_call` or an assistant `message`), `response.completed`.
+  Codex calls it through a `[model_providers.<id>]` entry with `wire_api = "responses"`.
+
+A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool,
+args)`, or `Text(...)`). Which step a request gets is read from the request itself (how many turns
+the model already took in the conversation it carries), so retries and side requests cannot shift
+the script. Past the script's end the model answers `DONE`. A request without tools (titles,
+summaries and other side requests of the clients) gets a short text answer. Every request is
+recorded with its arrival time; every scripted answer with the time it was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DONE = "DONE"
+
+
+@dataclass(frozen=True)
+class Bash:
+    command: str
+
+
+@dataclass(frozen=True)
+class Mcp:
+    """A call of an MCP tool of `server`: the first offered tool whose name ends with `tool`
+    (clients prefix MCP tools with the server's name, each in its own way)."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+
+    def name(self, offered: list[str]) -> str:
+        for name in offered:
+            if self.server in name and name.endswith(self.tool):
+                return name
+        return f"mcp__{self.server}__{self.tool}"
+
+    def namespaced(self, tools: list[Any]) -> tuple[str, str] | None:
+        """(namespace, name) when the request offers the tool inside a `namespace` tool (Codex)."""
+        for tool in tools:
+            if isinstance(tool, dict) and tool.get("type") == "namespace" and self.server in str(tool.get("name")):
+                for child in tool.get("tools") or []:
+                    if isinstance(child, dict) and str(child.get("name", "")).endswith(self.tool):
+                        return str(tool["name"]), str(child["name"])
+        return None
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+Step = Bash | Mcp | Text
+
+
+@dataclass
+class Request:
+    api: str  # "anthropic" | "responses" | "other"
+    path: str
+    body: Any
+    received: float
+    turn: int | None = None  # the script step answered, None for side requests
+    sent: float | None = None
+
+
+@dataclass
+class MockModel:
+    script: list[Step] = field(default_factory=list)
+    requests: list[Request] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> MockModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- what the tests read -------------------------------------------------------------------
+
+    def turns(self) -> list[Request]:
+        """The scripted requests (the agent loop's), in arrival order."""
+        with self._lock:
+            return [r for r in self.requests if r.turn is not None]
+
+    def tool_results(self) -> list[str]:
+        """The text of every tool result the model received, in order, deduplicated across turns."""
+        seen: dict[str, str] = {}
+        for req in self.turns():
+            for call_id, text in _results(req):
+                seen.setdefault(call_id, text)
+        return list(seen.values())
+
+    def shell_gaps(self) -> list[float]:
+        """Seconds from each scripted Bash answer to the request carrying its result: the client's
+        time for that shell call, hooks included."""
+        turns = self.turns()
+        gaps = []
+        for before, after in zip(turns, turns[1:]):
+            step = self.script[before.turn] if before.turn is not None and before.turn < len(self.script) else None
+            if isinstance(step, Bash) and before.sent is not None and after.turn == (before.turn or 0) + 1:
+                gaps.append(after.received - before.sent)
+        return gaps
+
+    # --- answering -----------------------------------------------------------------------------
+
+    def _answer(self, api: str, path: str, body: Any) -> tuple[int, str, bytes]:
+        req = Request(api, path, body, time.monotonic())
+        with self._lock:
+            self.requests.append(req)
+        if api == "other":
+            if path.endswith("/count_tokens"):
+                return 200, "application/json", b'{"input_tokens": 1}'
+            return 404, "application/json", b'{"error": {"type": "not_found", "message": "mock"}}'
+        tools = body.get("tools") or []
+        if api == "anthropic":
+            names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            agent = "Bash" in names
+            turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant") if agent else None
+        else:
+            names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+            agent = any(n in _CODEX_SHELLS for n in names)
+            turn = sum(1 for item in body.get("input", []) if _is_model_turn(item)) if agent else None
+        step: Step = Text(DONE if agent else "ok")
+        if turn is not None and turn < len(self.script):
+            step = self.script[turn]
+        stream = bool(body.get("stream"))
+        if api == "anthropic":
+            data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names)
+        else:
+            data = _responses(step, turn or 0, names, tools)
+        req.turn = turn
+        req.sent = time.monotonic()
+        kind = "text/event-stream" if (stream or api == "responses") else "application/json"
+        return 200, kind, data
+
+
+# --- Anthropic Messages ------------------------------------------------------------------------
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]) -> bytes:
+    if isinstance(step, Text):
+        block: dict[str, Any] = {"type": "text", "text": step.text}
+        stop = "end_turn"
+    else:
+        if isinstance(step, Bash):
+            name, args = "Bash", {"command": step.command, "description": "scripted"}
+        else:
+            name, args = step.name(names), step.arguments
+        block = {"type": "tool_use", "id": f"toolu_mock{turn:04d}", "name": name, "input": args}
+        stop = "tool_use"
+    usage = {"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0,
+             "cache_read_input_tokens": 0}
+    message = {"id": f"msg_mock{turn:04d}", "type": "message", "role": "assistant", "model": model,
+               "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+    if not stream:
+        return json.dumps(message).encode()
+    start = dict(message, content=[], stop_reason=None)
+    out = [_sse("message_start", {"type": "message_start", "message": start})]
+    if block["type"] == "text":
+        out.append(_sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                                "content_block": {"type": "text", "text": ""}}))
+        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                "delta": {"type": "text_delta", "text": block["text"]}}))
+    else:
+        out.append(_sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                                "content_block": dict(block, input={})}))
+        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+            "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+    out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    out.append(_sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                      "usage": {"output_tokens": 10}}))
+    out.append(_sse("message_stop", {"type": "message_stop"}))
+    return "".join(out).encode()
+
+
+# --- OpenAI Responses (Codex) ------------------------------------------------------------------
+
+# Codex's shell tool has had several names and argument shapes; the request's `tools` say which.
+_CODEX_SHELLS = ("shell_command", "exec_command", "shell", "local_shell")
+
+
+def _is_model_turn(item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        return True
+    return kind == "message" and item.get("role") == "assistant"
+
+
+def _shell_call(names: list[str], command: str) -> tuple[str, dict[str, Any]]:
+    if "shell_command" in names:
+        return "shell_command", {"command": command}
+    if "exec_command" in names:
+        return "exec_command", {"cmd": command}
+    return "shell", {"command": ["bash", "-lc", command]}
+
+
+def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> bytes:
+    rid = f"resp_mock{turn:04d}"
+    if isinstance(step, Text):
+        item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{turn:04d}",
+                                "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
+    else:
+        if isinstance(step, Bash):
+            name, args = _shell_call(names, step.command)
+        else:
+            name, args = step.name(names), step.arguments
+        item = {"type": "function_call", "id": f"fc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
+                "name": name, "arguments": json.dumps(args)}
+        where = step.namespaced(tools) if isinstance(step, Mcp) else None
+        if where:
+            item["namespace"], item["name"] = where
+    usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 10,
+             "output_tokens_details": None, "total_tokens": 20}
+    out = [
+        _sse("response.created", {"type": "response.created", "response": {"id": rid}}),
+        _sse("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+        _sse("response.completed", {"type": "response.completed", "response": {"id": rid, "usage": usage}}),
+    ]
+    return "".join(out).encode()
+
+
+# --- reading what the model received -------------------------------------------------------------
+
+
+def _flatten(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_flatten(part.get("text", part.get("content", ""))) if isinstance(part, dict)
+                         else str(part) for part in content)
+    return "" if content is None else str(content)
+
+
+def _results(req: Request) -> list[tuple[str, str]]:
+    found = []
+    if req.api == "anthropic":
+        for message in req.body.get("messages", []):
+            if isinstance(message.get("content"), list):
+                for part in message["content"]:
+                    if isinstance(part, dict) and part.get("type") == "tool_result":
+                        found.append((part.get("tool_use_id", ""), _flatten(part.get("content"))))
+    else:
+        for item in req.body.get("input", []):
+            if isinstance(item, dict) and item.get("type") in ("function_call_output", "custom_tool_call_output"):
+                output = item.get("output")
+                if isinstance(output, dict):
+                    output = output.get("content", json.dumps(output))
+                found.append((item.get("call_id", ""), _flatten(output)))
+    return found
+
+
+def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _reply(self, status: int, kind: str, data: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {"raw": raw.decode("utf-8", "replace")}
+            path = self.path.split("?")[0]
+            if path.endswith("/v1/messages"):
+                api = "anthropic"
+            elif path.endswith("/responses"):
+                api = "responses"
+            else:
+                api = "other"
+            self._reply(*model._answer(api, path, body))
+
+        def do_GET(self) -> None:  # noqa: N802
+            model._answer("other", self.path, None)
+            self._reply(404, "application/json", b'{"error": {"message": "mock"}}')
+
+    return Handler

@@ -1,0 +1,112 @@
+"""pylon guard inside the real clients: a reversible command is snapshotted and restored byte for
+byte from pylon's note, an irreversible one is stopped with pylon's reason reaching the model, and
+a safe one passes untouched (issue 18, item 7)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, run_cmd, write_files
+from tests.e2e.conftest import Agent, restore_command, tree
+from tests.e2e.mockmodel import Bash, Text
+
+
+def checkout(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
+    """A repository with work git cannot give back (an edit, an untracked file, an ignored 600 .env,
+    an empty folder, a link, an executable), pylon's guard installed for the client."""
+    repo: Path = make_repo({"src/app.py": "print('app')\n", "src/lib/util.py": "X = 1\n", "src/run.sh": "#!/bin/sh\n",
+                            ".gitignore": ".env\n.claude/\n.codex/\n", "README.md": "readme\n"})
+    (repo / "src/run.sh").chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "modes")
+    write_files(repo, {"src/app.py": "print('app, edited and not committed')\n", "src/new.txt": "untracked\n",
+                       "src/.env": "SECRET=1\n"})
+    (repo / "src/.env").chmod(0o600)
+    (repo / "src/empty").mkdir()
+    (repo / "src/link").symlink_to("app.py")
+    installed = run_cmd("pylon", "guard", "install", agent.agent, cwd=repo)
+    assert installed.code == 0, installed
+    return repo
+
+
+def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    before = tree(repo)
+    shutil.copytree(repo, tmp_path / "copy", symlinks=True)
+    # Codex refuses every `rm -f` form itself, in every approval mode (after the hooks ran), so
+    # the Codex run removes the folder with `rm -r`: the same removal for pylon.
+    command = "rm -rf src" if agent.name == "claude" else "rm -r src"
+    result = agent.run(repo, [Bash(command), Text("removed")])
+    assert result.code == 0, result
+    assert not (repo / "src").exists()  # the command ran
+    seen = agent.seen()
+    argv = restore_command(seen)
+    restored = run_cmd(*argv, cwd=repo)
+    assert restored.code == 0, restored
+    assert tree(repo) == before
+    assert tree(repo) == tree(tmp_path / "copy")
+
+
+def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    tip = git(remote, "rev-parse", "main")
+    git(repo, "commit", "-q", "--amend", "-m", "rewritten")  # a force push would replace the remote's tip
+    result = agent.run(repo, [Bash("git push --force origin main"), Text("stopped")])
+    assert result.code == 0, result
+    assert git(remote, "rev-parse", "main") == tip  # the push never ran
+    assert agent.count("pylon guard: irreversible: `git push --force origin main` overwrites the remote's "
+                       "history (force push)") >= 1, agent.seen()[-3000:]
+
+
+def test_safe_commands_pass_untouched(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    result = agent.run(repo, [Bash("echo hello > notes.txt && cat notes.txt && git status --short | wc -l"),
+                              Text("ok")])
+    assert result.code == 0, result
+    assert (repo / "notes.txt").read_text() == "hello\n"
+    assert agent.model is not None
+    results = agent.model.tool_results()
+    assert len(results) == 1 and "hello" in results[0], results
+    assert "pylon" not in agent.seen()  # no note, no reason: pylon said nothing
+    assert git(repo, "for-each-ref", "refs/pylon/guard") == ""  # and took no snapshot
+
+
+
+def later_work(agent: Agent, repo: Path) -> bytes:
+    """A run that removes src/lib, then edits README.md and adds src/later.txt; src/lib's bytes."""
+    util = (repo / "src/lib/util.py").read_bytes()
+    result = agent.run(repo, [Bash("rm -r src/lib"), Bash("echo later >> README.md && echo new > src/later.txt"),
+                              Text("done")])
+    assert result.code == 0, result
+    return util
+
+
+def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    util = later_work(agent, repo)
+    argv = restore_command(agent.seen(), paths=True)
+    assert argv[4:] == ["src/lib"], argv  # the note names what the command destroyed
+    restored = run_cmd(*argv, cwd=repo)
+    assert restored.code == 0, restored
+    assert (repo / "src/lib/util.py").read_bytes() == util
+    assert (repo / "README.md").read_text() == "readme\nlater\n"  # the work done after it stays
+    assert (repo / "src/later.txt").read_text() == "new\n"
+
+
+@pytest.mark.xfail(strict=True, reason="pylon bug (issue 18 item 3): the note's first command, `undo it with "
+                   "pylon ws restore guard-N`, restores the whole checkout and reverts the work done after the command")
+def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    util = later_work(agent, repo)
+    restored = run_cmd(*restore_command(agent.seen()), cwd=repo)
+    assert restored.code == 0, restored
+    assert (repo / "src/lib/util.py").read_bytes() == util
+    assert (repo / "README.md").read_text() == "readme\nlater\n"
+    assert (repo / "src/later.txt").read_text() == "new\n"
