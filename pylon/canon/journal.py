@@ -71,7 +71,7 @@ def check_provenance(harness: str | None, session: str | None) -> dict[str, str]
     for key, value in found.items():
         if len(value) > 200 or not value.isprintable():
             raise PylonError("bad-provenance", f"--{key} must be one line of at most 200 printable characters.",
-                             f"canon journal TEXT --{key} NAME")
+                             f"canon journal TEXT --{key} NAME", exit_code=2)
     return found
 
 

@@ -45,7 +45,8 @@ def find(name: str) -> Command:
         if tool_name(command) == name:
             return command
     names = ", ".join(tool_name(c) for c in tool_commands())
-    raise PylonError("bad-tool-call", f"No tool is named {name!r}.", f"Call one of: {names} (tools/list).")
+    raise PylonError("bad-tool-call", f"No tool is named {name!r}.", f"Call one of: {names} (tools/list).",
+                     exit_code=2)
 
 
 def _described(text: str, metavar: str) -> str:
@@ -120,7 +121,8 @@ def description(command: Command) -> str:
 
 
 def _bad(command: Command, message: str) -> PylonError:
-    return PylonError("bad-tool-call", message, f"See the input schema of {tool_name(command)} (tools/list).")
+    return PylonError("bad-tool-call", message, f"See the input schema of {tool_name(command)} (tools/list).",
+                      exit_code=2)
 
 
 def _check_type(command: Command, key: str, value: object, schema: dict[str, Any]) -> None:
