@@ -51,8 +51,9 @@ def _text(stream: io.TextIOWrapper) -> str:
     return buffer.getvalue().decode("utf-8", "replace")
 
 
-def run_line(line: list[str], stdin: str | None = None, env: dict[str, str] | None = None) -> Outcome:
-    """Run `pylon LINE...` as the console script would, capturing what it prints."""
+def run_line(line: list[str], stdin: str | None = None, env: dict[str, str] | None = None,
+             folder: str | None = None) -> Outcome:
+    """Run `pylon LINE...` as the console script would (in `folder`, else here), capturing what it prints."""
     from pylon.cli.main import run
 
     with _LOCK:
@@ -63,7 +64,7 @@ def run_line(line: list[str], stdin: str | None = None, env: dict[str, str] | No
         sys.stdin, sys.stdout, sys.stderr = _stream((stdin or "").encode("utf-8")), out, err
         try:
             os.environ.update(env or {})
-            status = run("pylon", line)
+            status = run("pylon", ["-C", folder, *line] if folder else line)
         finally:
             sys.stdin, sys.stdout, sys.stderr = saved
             os.chdir(cwd)

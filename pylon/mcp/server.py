@@ -47,7 +47,26 @@ def session_id(meta: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str | None) -> tuple[dict[str, Any], bool]:
+# Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
+SANDBOX_META = "codex/sandbox-state-meta"
+
+
+def call_folder(meta: Mapping[str, Any] | None) -> str | None:
+    """The folder a call runs in: Codex's `sandboxCwd` (a path or file: URL) when absolute, else None
+    (the server's own folder, where the client started it)."""
+    state = (meta or {}).get(SANDBOX_META)
+    value = state.get("sandboxCwd") if isinstance(state, Mapping) else None
+    if not isinstance(value, str):
+        return None
+    if value.startswith("file:"):
+        from urllib.parse import unquote, urlparse
+
+        value = unquote(urlparse(value).path)
+    return value if os.path.isabs(value) else None
+
+
+def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str | None,
+         folder: str | None = None) -> tuple[dict[str, Any], bool]:
     """Run one tool call: (the JSON document, is it an error). Never raises for bad input."""
     from pylon.errors import PylonError
 
@@ -64,7 +83,7 @@ def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str 
     except PylonError as exc:
         doc = {"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}}
         return doc, True
-    outcome = run_line(line, stdin, env)
+    outcome = run_line(line, stdin, env, folder)
     doc = outcome.document() or _no_document(outcome)
     return doc, doc.get("ok") is False
 
@@ -101,7 +120,8 @@ def build(who: str) -> Any:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
         meta = raw if isinstance(raw, Mapping) else None
-        doc, is_error = await anyio.to_thread.run_sync(call, params.name, params.arguments, who, session_id(meta))
+        doc, is_error = await anyio.to_thread.run_sync(call, params.name, params.arguments, who, session_id(meta),
+                                                       call_folder(meta))
         return types.CallToolResult(content=[types.TextContent(text=text_of(doc, is_error))],
                                     structured_content=doc, is_error=is_error)
 
@@ -123,6 +143,7 @@ def serve(given_harness: str | None) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            options = server.create_initialization_options(experimental_capabilities={SANDBOX_META: {}})
+            await server.run(read_stream, write_stream, options)
 
     anyio.run(main)

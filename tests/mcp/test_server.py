@@ -229,3 +229,15 @@ def test_nothing_but_protocol_on_stdout(repo: Path) -> None:
     assert b"Traceback" not in err
     assert seen[2]["result"]["isError"] is False and seen[3]["result"]["isError"] is True
     assert seen[3]["result"]["structuredContent"]["error"]["code"] == "bad-tool-call"
+
+
+def test_codex_sandbox_folder_chooses_the_project(repo: Path, tmp_path: Path) -> None:
+    # Codex names the thread's folder in _meta (pi-canon's server reads the same key); the server
+    # itself was started elsewhere.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    meta = {"codex/sandbox-state-meta": {"sandboxCwd": repo.as_uri()}}
+    answer = session(elsewhere, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}, meta=meta))
+    assert answer.is_error is False and answer.structured_content["capsule"] == "Entry point; parses flags."
+    plain = session(elsewhere, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}))
+    assert plain.is_error is True
