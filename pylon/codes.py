@@ -67,7 +67,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('bad-address', 2, '`canon write` to the empty address (the project root), inside `.canon/`, or an address holding a line break or other control character'),
         ('bad-scope', 2, '`--scope` other than `rule` or `asset`'),
         ('bad-slug', 2, '`--slug` holds no letter or digit'),
-        ('bad-provenance', 2, '`canon journal --harness`/`--session` is longer than 200 characters or holds a line break or other control character'),
+        ('bad-provenance', 2, '`--harness` (`canon journal`, `pylon mcp`) is not a client name (1-64 of `A-Za-z0-9._-`), or `canon journal --session` is empty, longer than 200 characters, or holds a line break or other control character'),
         ('bad-subject', 2, '`--subject` is the project root, or holds a line break or other control character (an entry is immutable)'),
         ('bad-query', 2, '`canon search` query has no word of two or more letters or digits'),
         ('bad-root', 2, '`--root DIR` is not a folder'),
