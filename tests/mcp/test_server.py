@@ -241,3 +241,14 @@ def test_codex_sandbox_folder_chooses_the_project(repo: Path, tmp_path: Path) ->
     assert answer.is_error is False and answer.structured_content["capsule"] == "Entry point; parses flags."
     plain = session(elsewhere, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}))
     assert plain.is_error is True
+
+
+def test_a_read_through_mcp_marks_the_hooks_session(repo: Path) -> None:
+    # The call's session becomes PYLON_SESSION, so the hooks do not surface what the agent read.
+    def surfaced(session_name: str) -> list[str]:
+        result = run_cmd("canon", "surface", "src/app.py", "--json", cwd=repo, env={"PYLON_SESSION": session_name})
+        return [row if isinstance(row, str) else row["address"] for row in json.loads(result.out)["shown"]]
+
+    session(repo, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}, meta={"threadId": "sess-9"}))
+    assert surfaced("sess-9") == []
+    assert surfaced("sess-other") == ["src/app"]
