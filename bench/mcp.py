@@ -1,11 +1,11 @@
 """Benchmark: one MCP tools/call round trip through `pylon mcp` against the same command as a process.
 
 An agent client starts `pylon mcp` once per session and then calls its tools; without it, the agent
-runs `canon read PATH --json` in its shell, one process per call. Same run, same store (500
-articles under bench/.work/mcp-store): the median of N `tools/call canon_read` round trips (JSON-RPC
-line written, answer line read) on one live server, the server's start (spawn to the `initialize`
-answer), and `canon read PATH --json` / `pylon read FILE --json` as whole processes, with
-`python -c pass` as the interpreter's floor.
+runs `canon read PATH --json` in its shell, one process per call. Same run, same store
+(bench/canon_agent.py's 2,000 articles under bench/.work/canon-agent-store): the median of N
+`tools/call` round trips (JSON-RPC line written, answer line read) on one live server, the
+server's start (spawn to the `initialize` answer), and `canon read PATH --json` /
+`pylon read FILE --json` as whole processes, with `python -c pass` as the interpreter's floor.
 
 Run: .venv/bin/python bench/mcp.py [--runs N]
 """
@@ -23,24 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import WORK, record, table, time_command, tool  # noqa: E402
+from canon_agent import ARTICLES, ASSET, ROOT, build  # noqa: E402  # the same store of 2,000 articles
 
-ROOT = WORK / "mcp-store"
 STATE = WORK / "mcp-state"
-ARTICLES = 500
-ASSET = "svc/s07/mod03/leaf.py"
-
-
-def build(root: Path) -> None:
-    for i in range(ARTICLES):
-        address = f"svc/s{i % 20:02d}/mod{i // 20:02d}/leaf"
-        path = root / ".canon" / "articles" / f"{address}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\ncapsule: Module {i}: parses input, retries twice.\nupdated: 2026-01-{1 + i % 28:02d}\n"
-                        f"---\nBody of module {i}.\n", encoding="utf-8")
-        asset = root / f"{address}.py"
-        asset.parent.mkdir(parents=True, exist_ok=True)
-        asset.write_text("".join(f"x{n} = {n}\n" for n in range(200)), encoding="utf-8")
-    (root / ".canon" / "journal").mkdir(parents=True, exist_ok=True)
 
 
 class Server:
