@@ -105,7 +105,6 @@ def text_of(doc: dict[str, Any], is_error: bool) -> str:
 
 def build(who: str) -> Any:
     """The SDK's low-level Server with our two handlers (imports the SDK: only `pylon mcp` pays)."""
-    import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
 
@@ -120,8 +119,9 @@ def build(who: str) -> Any:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
         meta = raw if isinstance(raw, Mapping) else None
-        doc, is_error = await anyio.to_thread.run_sync(call, params.name, params.arguments, who, session_id(meta),
-                                                       call_folder(meta))
+        # In the main thread, as on the command line (the edit engine's file lease sets a signal
+        # handler, which only the main thread may): calls are serialised anyway (calls.py).
+        doc, is_error = call(params.name, params.arguments, who, session_id(meta), call_folder(meta))
         return types.CallToolResult(content=[types.TextContent(text=text_of(doc, is_error))],
                                     structured_content=doc, is_error=is_error)
 
