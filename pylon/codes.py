@@ -67,6 +67,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('bad-address', 2, '`canon write` to the empty address (the project root), inside `.canon/`, or an address holding a line break or other control character'),
         ('bad-scope', 2, '`--scope` other than `rule` or `asset`'),
         ('bad-slug', 2, '`--slug` holds no letter or digit'),
+        ('bad-provenance', 2, '`--harness` (`canon journal`, `pylon mcp`) is not a client name (1-64 of `A-Za-z0-9._-`), or `canon journal --session` is empty, longer than 200 characters, or holds a line break or other control character'),
         ('bad-subject', 2, '`--subject` is the project root, or holds a line break or other control character (an entry is immutable)'),
         ('bad-query', 2, '`canon search` query has no word of two or more letters or digits'),
         ('bad-root', 2, '`--root DIR` is not a folder'),
@@ -92,6 +93,11 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
      '',
      (
         ('article-exists', 1, '`canon mv`: an article already sits at NEW (or where a moved child would land); nothing was written'),
+     )),
+    ('### MCP server (pylon mcp)',
+     'A tool call that fails answers with `isError: true`, the error document as structured content, and these codes or the command\'s own.',
+     (
+        ('bad-tool-call', 2, 'an MCP `tools/call` names no tool of `pylon mcp`, or its arguments do not fit the tool\'s input schema (an unknown argument, a value of the wrong JSON type, a required one missing)'),
      )),
     ('## edits',
      "`pylon read` and `pylon edit` (details and examples in [edits.md](edits.md)). Request problems\n(exit 2 and 3) are all reported in one answer; in JSON each is in `error.problems` with the\noperation's `index` and `header`. When they have different codes the top-level code is\n`bad-request`.",

@@ -143,7 +143,7 @@ def test_no_generic_top_level_packages_are_installed() -> None:
 
 IMPORT_NAMES = {"typer": "typer", "python-frontmatter": "frontmatter", "PyYAML": "yaml", "rich": "rich",
                 "watchdog": "watchdog", "pygit2": "pygit2",
-                "tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash", "sqlglot": "sqlglot"}
+                "tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash", "sqlglot": "sqlglot", "mcp": "mcp"}
 
 
 def test_every_dependency_is_imported_by_pylon() -> None:

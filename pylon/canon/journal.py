@@ -56,9 +56,25 @@ def logged_instant(now: datetime) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def render_entry(subjects: list[str], logged: str, text: str) -> str:
+def render_entry(subjects: list[str], logged: str, text: str, provenance: dict[str, str] | None = None) -> str:
+    """The entry file; `provenance` adds `harness:` and `session:` lines after `logged`, as pi-canon writes them."""
+    from pylon.canon.subjects import encode_item
+
     body = text if text.endswith("\n") else text + "\n"
-    return f"---\nsubject: {encode_subjects(subjects)}\nlogged: {logged}\n---\n{body}"
+    extra = "".join(f"{key}: {encode_item(value)}\n" for key, value in (provenance or {}).items())
+    return f"---\nsubject: {encode_subjects(subjects)}\nlogged: {logged}\n{extra}---\n{body}"
+
+
+def check_provenance(harness: str | None, session: str | None) -> dict[str, str]:
+    """`--harness` (a client's name: 1-64 of A-Za-z0-9._-, not starting with `-` or `.`) and `--session`
+    (one line of at most 200 printable characters) as front matter values."""
+    if harness is not None and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}", harness):
+        raise PylonError("bad-provenance", f"--harness {harness[:80]!r} is not a client name (1-64 of A-Za-z0-9._-).",
+                         "Name the agent client: --harness claude-code", exit_code=2)
+    if session is not None and (not session or len(session) > 200 or not session.isprintable()):
+        raise PylonError("bad-provenance", "--session must be one line of 1-200 printable characters.",
+                         "Pass the agent session's id: --session ID", exit_code=2)
+    return {key: value for key, value in (("harness", harness), ("session", session)) if value}
 
 
 def _entry_name(date: str, slug: str, n: int) -> str:
@@ -78,13 +94,14 @@ def _first_free_guess(folder: Path, date: str, slug: str) -> int:
     return n
 
 
-def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None) -> Path:
+def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None,
+                 provenance: dict[str, str] | None = None) -> Path:
     """Create the entry file exclusively: `<date>-<slug>.md`, else `-2`, `-3`, ...; returns its path."""
     from pylon.canon.safeio import StoreDir
 
     now = now or utc_now()
     date = now.strftime("%Y-%m-%d")
-    data = render_entry(subjects, logged_instant(now), text).encode("utf-8")
+    data = render_entry(subjects, logged_instant(now), text, provenance).encode("utf-8")
     from pylon.canon.safeio import check_size
 
     check_size(data, "The journal entry")
@@ -245,6 +262,7 @@ class JournalResult:
     # Store files and folders this entry created (relative to the project root, as `canon init`
     # prints them); empty when the store was already complete.
     created_store: list[str] = field(default_factory=list)
+    provenance: dict[str, str] = field(default_factory=dict)  # harness, session (when given)
 
 
 def _utf8(text: str) -> bool:
@@ -279,8 +297,10 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     return str(governing or address), governing
 
 
-def journal(project: Project, text: str, subjects: list[str] | None = None, slug: str | None = None) -> JournalResult:
-    """Create one journal entry in the project store (never in a mount); never overwrite one."""
+def journal(project: Project, text: str, subjects: list[str] | None = None, slug: str | None = None,
+            provenance: dict[str, str] | None = None) -> JournalResult:
+    """Create one journal entry in the project store (never in a mount); never overwrite one.
+    `provenance` (check_provenance): who wrote it, as `harness:`/`session:` front matter."""
     from pylon.canon.advice import Advice, missing_values, value_warning
     from pylon.canon.init import ensure_store, relative_paths
 
@@ -308,8 +328,9 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
     check_path_length(os.path.join(project.store.journal_dir, longest), "Run canon from a project with a shorter path.")
     created = relative_paths(ensure_store(project.store), project.root)
     now = utc_now()
-    path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now)
-    result = JournalResult(path, path.name, stored, logged_instant(now), created_store=created)
+    path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now, provenance)
+    result = JournalResult(path, path.name, stored, logged_instant(now), created_store=created,
+                           provenance=dict(provenance or {}))
     for subject in stored:
         governing = governing_of[subject]
         if governing is None:

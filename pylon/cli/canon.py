@@ -32,6 +32,8 @@ if TYPE_CHECKING:
         body_file: str | None
         subject: list[str]
         slug: str | None
+        harness: str | None
+        session: str | None
 
     class MapArgs(StoreArgs, Protocol):
         prefix: str | None
@@ -104,12 +106,13 @@ def write(args: WriteArgs) -> int:
 
 
 def journal(args: JournalArgs) -> int:
-    from pylon.canon.journal import journal as log_entry
+    from pylon.canon.journal import check_provenance, journal as log_entry
     from pylon.cli import canon_render as render
 
+    provenance = check_provenance(args.harness, args.session)
     body = render.text_input(args.text, args.body_file, "TEXT")
     project = project_from(args)
-    render.journal(log_entry(project, body or "", list(args.subject), args.slug), args.json)
+    render.journal(log_entry(project, body or "", list(args.subject), args.slug, provenance), args.json)
     return 0
 
 

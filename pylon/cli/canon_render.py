@@ -134,6 +134,7 @@ def journal(result: Any, json_: bool) -> None:
             "logged": result.logged,
             "created_store": result.created_store,
             "advice": _advice_json(result.advice),
+            **result.provenance,
         })
         return
     _created_store(result.created_store)

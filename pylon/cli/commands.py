@@ -8,11 +8,11 @@ line in the docs; nothing else.
 
 from __future__ import annotations
 
-from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, STR, Arg, Command, Group, Opt
+from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, STR, Arg, Command, Group, Opt, Tool
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import _BODY_FILE, _DIFF3, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _ROOT, _SINCE
+from pylon.cli.options import _BODY_FILE, _DIFF3, _EDIT_TOOL, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _PROVENANCE, _ROOT, _SINCE
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -38,6 +38,10 @@ COMMANDS = (
             args=(Arg("shell", "SHELL", "bash, zsh or fish."),), opts=(JSON,),
             description="Add the example line to ~/.bashrc (zsh: ~/.zshrc); fish: "
                         "`pylon completion fish > ~/.config/fish/completions/pylon.fish`."),
+    Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
+            "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
+                                                   "journal entries (default: detected, else mcp).", metavar="NAME"),),
+            description="Each tool runs its command with --json in this process; docs/canon-agents.md (MCP server)."),
     # -- numbered edits ------------------------------------------------------------------------
     Command("read", "Print a file with absolute line numbers and a revision tag.", "pylon read src/app.py --offset 200",
             "pylon.cli.edit:read",
@@ -50,7 +54,7 @@ COMMANDS = (
                       metavar="N", min=0, max=50),
                   IN, JSON),
             description="At most 2000 lines / 50 KiB per call. Every line printed is recorded as seen for the "
-                        "tag; `pylon edit PATH#TAG` may then change it."),
+                        "tag; `pylon edit PATH#TAG` may then change it.", mcp=Tool()),
     Command("edit", "Apply whole-line edits to a file read with `pylon read`.",
             "printf 'replace 3\\n+new text\\n' | pylon edit src/app.py#b6285c57e879", "pylon.cli.edit:edit",
             args=(Arg("target", "PATH#TAG", "The file and the tag printed by `pylon read` (with --create: PATH)."),),
@@ -76,14 +80,14 @@ COMMANDS = (
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
                         "`+`. Numbers refer to the tagged revision. `pylon edit new.py --create --insert-after 0 'x = 1'` (or "
                         "`insert after 0` and its lines on stdin) makes a new file and prints its tag. Exit: 0 applied, 1 unknown or stale tag, "
-                        "2 bad request, 3 suspicious, 4 cannot edit, 5 no change."),
+                        "2 bad request, 3 suspicious, 4 cannot edit, 5 no change.", mcp=_EDIT_TOOL),
     # -- canon ---------------------------------------------------------------------------------
     Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
             "pylon.cli.canon:init", opts=CANON),
     Command("canon read", "Print the article governing an address, with its newest journal entries.",
             "canon read src/core/config.py", "pylon.cli.canon:read",
             args=(Arg("address", "ADDRESS", "An asset path or an address (lake:prices for a mount)."),), opts=CANON,
-            description="The governing article is the nearest existing ancestor of the address."),
+            description="The governing article is the nearest existing ancestor of the address.", mcp=Tool()),
     Command("canon write", "Create or update an article (blank fields are left untouched).",
             'canon write src/app.py --capsule "Entry point; parses flags." --body "..."', "pylon.cli.canon:write",
             args=(Arg("address", "ADDRESS", "An asset path or an address (lake:prices for a mount)."),),
@@ -93,7 +97,7 @@ COMMANDS = (
                   Opt("--scope", STR, "rule (a cross-cutting rule) or asset (clears it).", metavar="SCOPE"),
                   *CANON),
             description="A write that changes nothing writes nothing. Without a store, it creates the one "
-                        "`canon init` makes first."),
+                        "`canon init` makes first.", mcp=Tool()),
     Command("canon journal", "Append an immutable entry to the journal.",
             'canon journal "Raised the timeout to 30 s after the outage" --subject src/net/client.py',
             "pylon.cli.canon:journal",
@@ -101,20 +105,21 @@ COMMANDS = (
             opts=(_BODY_FILE,
                   Opt("--subject", STR, "An article this entry is about; repeatable.", metavar="ADDRESS", repeat=True),
                   Opt("--slug", STR, "File name slug (default: entry).", metavar="SLUG"),
-                  *CANON),
-            description="Entries are named journal/<UTC date>-<slug>[-N].md and never rewritten."),
+                  *_PROVENANCE, *CANON),
+            description="Entries are named journal/<UTC date>-<slug>[-N].md and never rewritten.", mcp=Tool()),
     Command("canon map", "List <address>: <capsule> for every article.", "canon map src/", "pylon.cli.canon:catalog",
-            args=(Arg("prefix", "[PREFIX]", "Only articles at or under this address or path.", OPTIONAL),), opts=CANON),
+            args=(Arg("prefix", "[PREFIX]", "Only articles at or under this address or path.", OPTIONAL),), opts=CANON,
+            mcp=Tool()),
     Command("canon search", "Ranked full-text search over articles (and the journal).", "canon search retry timeout",
             "pylon.cli.canon:search",
             args=(Arg("query", "QUERY...", "Words to look for (ranked by BM25).", MANY),),
             opts=(Opt("--journal", FLAG, "Search journal entries too."),
                   Opt("--limit", INT, "Show at most N results.", default=10, metavar="N", min=1),
-                  *CANON)),
+                  *CANON), mcp=Tool()),
     Command("canon resolve", "Print the governing article of each path (--explain: every address tried).",
             "canon resolve src/app.py docs/intro.md", "pylon.cli.canon:resolve",
             args=(Arg("paths", "PATH...", "Asset paths or addresses.", MANY),),
-            opts=(Opt("--explain", FLAG, "Also list every address tried."), *CANON)),
+            opts=(Opt("--explain", FLAG, "Also list every address tried."), *CANON), mcp=Tool()),
     Command("canon status", "Store path, mounts, article and journal counts, and this session's surfacing spend.",
             "canon status", "pylon.cli.canon:status", opts=CANON),
     Command("canon lint", "Lint the store (exit 0 clean, 1 findings, 2 could not lint).", "canon lint --format github",
@@ -128,7 +133,7 @@ COMMANDS = (
                   Opt("--all", FLAG, "Text format: list every finding (default: the first 200, then counts)."),
                   Opt("--since", STR, "journal-changed: entries in REV must be unchanged (default HEAD, in git).",
                       metavar="REV", dest="base", aliases=("--base",)),
-                  *CANON)),
+                  *CANON), mcp=Tool()),
     # -- canon, git-aware (pylon/canon/git/) ---------------------------------------------------
     Command("canon check", "The write-after gate: changed assets whose article did not change (exit 1 on findings).",
             "canon check --staged", "pylon.cli.canon_git:check",
@@ -140,7 +145,7 @@ COMMANDS = (
                       metavar="FORMAT", choices=("text", "json", "github", "sarif")),
                   *CANON),
             description="Without --staged or --since: the working tree (and untracked files) against HEAD. Git "
-                        "sees a rename once it is staged (git mv, git add -A)."),
+                        "sees a rename once it is staged (git mv, git add -A).", mcp=Tool()),
     Command("canon mv", "Move an article and its children; rewrite inbound [[links]]; journal the move.",
             "canon mv src/old src/new --dry-run", "pylon.cli.canon_git:mv",
             args=(Arg("addresses", "[ADDRESS]...", "OLD NEW: the article's address (or asset path) and the new one; "

@@ -3,7 +3,7 @@ several commands share. Plain data; commands.py re-exports what other modules re
 
 from __future__ import annotations
 
-from pylon.cli.spec import FLAG, STR, Group, Opt
+from pylon.cli.spec import FLAG, STR, Group, Opt, Tool
 
 # The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
 ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
@@ -35,3 +35,11 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
 
 _GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
 AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and installs (pylon.agents.events)
+
+# `canon journal`: who wrote the entry (front matter `harness:` and `session:`, as pi-canon writes them).
+_PROVENANCE = (Opt("--harness", STR, "The agent client writing the entry (claude-code, codex, ...).", metavar="NAME"),
+               Opt("--session", STR, "The agent session's id.", metavar="ID"))
+# `pylon edit` as an MCP tool: the text-form operations come as an argument (stdin carries the protocol).
+_EDIT_TOOL = Tool(stdin=("ops", "Edit operations in the text form `pylon edit` reads on stdin: `replace A-B`, "
+                         "`delete A-B`, `insert after N`, `insert before N`, each followed by its new lines prefixed "
+                         "with `+`."))

@@ -42,16 +42,28 @@ class Arg:
         self.choices = choices  # a ONE/OPTIONAL word must be one of these (when given)
 
 
+class Tool:
+    """A command offered as an MCP tool by `pylon mcp` (pylon/mcp/), named after its words
+    (`canon read` -> `canon_read`). `stdin`: (name, help) of a text argument the tool adds, given
+    to the command as its standard input (the server's own stdin carries the protocol)."""
+
+    __slots__ = ("stdin",)
+
+    def __init__(self, stdin: tuple[str, str] | None = None) -> None:
+        self.stdin = stdin
+
+
 class Command:
     """A command that runs: its words (`ws diff`), a one-line summary, an example, a longer
-    description, its arguments and options, and its handler as "module:function"."""
+    description, its arguments and options, its handler as "module:function", and `mcp`: how
+    `pylon mcp` offers it as a tool (None: it does not)."""
 
-    __slots__ = ("name", "summary", "example", "args", "opts", "handler", "description")
+    __slots__ = ("name", "summary", "example", "args", "opts", "handler", "description", "mcp")
 
     def __init__(self, name: str, summary: str, example: str, handler: str, *, args: tuple[Arg, ...] = (),
-                 opts: tuple[Opt, ...] = (), description: str = "") -> None:
+                 opts: tuple[Opt, ...] = (), description: str = "", mcp: Tool | None = None) -> None:
         self.name, self.summary, self.example, self.handler = name, summary, example, handler
-        self.args, self.opts, self.description = args, opts, description
+        self.args, self.opts, self.description, self.mcp = args, opts, description, mcp
 
     @property
     def words(self) -> list[str]:

@@ -1,0 +1,28 @@
+"""Handler of `pylon mcp`: the server itself lives in pylon/mcp/ (imported only here)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class McpArgs(Protocol):
+        harness: str | None
+
+
+def serve(args: McpArgs) -> int:
+    import os
+    import sys
+
+    from pylon.canon.journal import check_provenance
+
+    check_provenance(args.harness, None)  # before the SDK's imports (about a second)
+    try:  # stdin on the null device: no client can ever speak, so there is nothing to serve
+        if sys.stdin is None or os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(os.devnull)):
+            return 0
+    except (OSError, ValueError):
+        pass
+    from pylon.mcp.server import serve as run_server
+
+    run_server(args.harness)
+    return 0
