@@ -180,11 +180,12 @@ COMMANDS = (
             description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
     Command("canon hook install", "Merge canon's hook entries into an agent's settings file (idempotent).",
             "canon hook install claude-code --dry-run", "pylon.cli.canon_agent:hook_install",
-            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json).",
+                      choices=AGENTS),),
             opts=_HOOK_FILE),
     Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
             "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
             opts=_HOOK_FILE),
     Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
             "canon watch --json", "pylon.cli.canon_agent:watch",
@@ -358,6 +359,13 @@ COMMANDS = (
             description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
     Command("guard explain", "Print the guard policy in force and the file each setting came from.",
             "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
+    Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
+            "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
+            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            description="The one command `pylon guard install` and `canon hook install` write, once per event: "
+                        "PreToolUse goes to the guard (the shell tool: classify, snapshot, ask/deny; the file "
+                        "tools: snapshot what they overwrite), SessionStart/PostToolBatch/PostToolUse/Stop to "
+                        "canon. Always exits 0 with one JSON answer in the agent's format."),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
             args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
