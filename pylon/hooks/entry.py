@@ -89,7 +89,7 @@ def _merge_specific(have: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]
     merged = dict(have)
     for key, value in new.items():
         if key == "permissionDecision":
-            if _STRICTNESS.get(value, 0) >= _STRICTNESS.get(merged.get(key), -1):
+            if _STRICTNESS.get(str(value), 0) >= _STRICTNESS.get(str(merged.get(key)), -1):
                 merged[key] = value
         elif key in ("additionalContext", "permissionDecisionReason") and isinstance(value, str):
             merged[key] = f"{merged[key]}\n{value}" if merged.get(key) else value
