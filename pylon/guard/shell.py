@@ -11,8 +11,6 @@ from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Op
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from tree_sitter import Node as TsNode
     from tree_sitter import Parser
 
@@ -30,43 +28,21 @@ _ESCAPES_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "
 
 def _parser() -> Parser:
     if not _PARSER:
-        binding = _extension("tree_sitter")  # tree_sitter's own __init__ imports typing: ~5 ms unneeded here
+        from pylon.native import binding_of
+
+        binding = binding_of("tree_sitter")  # tree_sitter's own __init__ imports typing: ~5 ms unneeded here
         if binding is None:
             import tree_sitter as binding
         _PARSER.append(binding.Parser(binding.Language(_bash_language())))
     return _PARSER[0]
 
 
-def _extension(package: str) -> Any:
-    """`package._binding`, the compiled module, loaded without running the package's __init__
-    (registered under its own name, so a later `import package` uses this very module); None
-    when it is not found where the package lies."""
-    import importlib.machinery
-    import importlib.util
-    import os
-    import sys
-
-    name = f"{package}._binding"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(package)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        for entry in sorted(os.listdir(folder)):
-            if entry.startswith("_binding.") and entry.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-                loader = importlib.machinery.ExtensionFileLoader(name, os.path.join(folder, entry))
-                binding_spec = importlib.util.spec_from_loader(name, loader)
-                if binding_spec is not None:
-                    module = importlib.util.module_from_spec(binding_spec)
-                    loader.exec_module(module)
-                    sys.modules[name] = module
-                    return module
-    return None
-
-
 def _bash_language() -> object:
     """The grammar from tree_sitter_bash's compiled binding, loaded without running the package's
     __init__ (it imports importlib.resources for its query files: ~15 ms the hook never needs)."""
-    binding = _extension("tree_sitter_bash")
+    from pylon.native import binding_of
+
+    binding = binding_of("tree_sitter_bash")
     if binding is not None:
         return binding.language()
     import tree_sitter_bash
