@@ -109,18 +109,20 @@ def _refuse(event: HookEvent, why: str) -> dict[str, Any]:
 
 
 def _inside(root: str, cwd: str, paths: list[str]) -> list[str]:
-    """Root-relative forms of the paths that lie in the checkout (outside `.git`), each once."""
+    """Root-relative forms of the paths that lie in the checkout (outside `.git`), each once: the
+    path as named, and the file a symlink there leads to (the tools write through links)."""
     real_root = os.path.realpath(root)
     out: list[str] = []
     for path in paths:
         full = os.path.join(cwd, os.path.expanduser(path))
         folder, base = os.path.split(os.path.abspath(full))
-        real = os.path.join(os.path.realpath(folder), base)  # the link itself, not what it names
-        rel = os.path.relpath(real, real_root)
-        if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
-            continue
-        if rel not in out:
-            out.append(rel)
+        named = os.path.join(os.path.realpath(folder), base)  # the link itself, not what it names
+        for where in dict.fromkeys((named, os.path.realpath(named))):
+            rel = os.path.relpath(where, real_root)
+            if rel in (".", "..") or rel.startswith(".." + os.sep) or rel.split(os.sep)[0] == ".git":
+                continue
+            if rel not in out:
+                out.append(rel)
     return out
 
 

@@ -141,3 +141,16 @@ def test_a_sessions_snapshots_are_pruned_but_never_the_last_copy_of_a_path(root:
     assert sorted(guard_refs(root)) == ["refs/pylon/guard/4", "refs/pylon/guard/5"]
     old = prune(locate(str(root)), [{**i, "time": 0} for i in kept], now=items[-1]["time"], count=10)
     assert [i["name"] for i in old] == ["guard-4", "guard-5"]  # too old, but each is a path's last copy
+
+
+def test_a_write_through_a_symlink_keeps_the_file_it_leads_to(root: Path) -> None:
+    (root / "src" / "app.py").write_text("work in progress\n")
+    (root / "link.py").symlink_to("src/app.py")
+    git(root, "add", "link.py")
+    git(root, "commit", "-q", "-m", "link")
+    note = hook("claude-code", "Write", {"file_path": str(root / "link.py"), "content": "x"},
+                root)["hookSpecificOutput"]["additionalContext"]
+    assert "src/app.py" in note, note
+    (root / "src" / "app.py").write_text("x")  # written through the link
+    assert run("pylon", "ws", "restore", "guard-1", "src/app.py", cwd=root).code == 0
+    assert (root / "src" / "app.py").read_text() == "work in progress\n"
