@@ -12,6 +12,7 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, RES
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
+_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the agents pylon's hooks answer
 from pylon.cli.options import _BODY_FILE, _DIFF3, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _ROOT, _SINCE
 
 GROUPS = (
@@ -185,7 +186,7 @@ COMMANDS = (
             opts=_HOOK_FILE),
     Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
             "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             opts=_HOOK_FILE),
     Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
             "canon watch --json", "pylon.cli.canon_agent:watch",
@@ -361,14 +362,14 @@ COMMANDS = (
             "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
     Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
             "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             description="The one command `pylon guard install` and `canon hook install` write, once per event: "
                         "PreToolUse goes to the guard (the shell tool: classify, snapshot, ask/deny; the file "
                         "tools: snapshot what they overwrite), SessionStart/PostToolBatch/PostToolUse/Stop to "
                         "canon. Always exits 0 with one JSON answer in the agent's format."),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
                         "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
                         "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
@@ -380,7 +381,7 @@ COMMANDS = (
             opts=_GUARD_SCOPE),
     Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
             "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             opts=_GUARD_SCOPE),
 )
 
