@@ -12,8 +12,9 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, RES
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the agents pylon's hooks answer
 from pylon.cli.options import _BODY_FILE, _DIFF3, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _ROOT, _SINCE
+
+_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the agents pylon's hooks answer
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
