@@ -12,9 +12,7 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, RES
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import _BODY_FILE, _DIFF3, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _ROOT, _SINCE
-
-_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the agents pylon's hooks answer
+from pylon.cli.options import _AGENT, _BODY_FILE, _DIFF3, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _ROOT, _SINCE
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -364,10 +362,8 @@ COMMANDS = (
     Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
             "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
             args=(_AGENT,),
-            description="The one command `pylon guard install` and `canon hook install` write, once per event: "
-                        "PreToolUse goes to the guard (the shell tool: classify, snapshot, ask/deny; the file "
-                        "tools: snapshot what they overwrite), SessionStart/PostToolBatch/PostToolUse/Stop to "
-                        "canon. Always exits 0 with one JSON answer in the agent's format."),
+            description="What `guard install` and `canon hook install` write, once per event: PreToolUse goes to the "
+                        "guard (shell and file tools), the others to canon. Always exits 0 with one JSON answer."),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
             args=(_AGENT,),

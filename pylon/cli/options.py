@@ -3,7 +3,7 @@ several commands share. Plain data; commands.py re-exports what other modules re
 
 from __future__ import annotations
 
-from pylon.cli.spec import FLAG, STR, Group, Opt
+from pylon.cli.spec import FLAG, STR, Arg, Group, Opt
 
 # The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
 ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
@@ -35,3 +35,4 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
 
 _GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
 AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and installs (pylon.agents.events)
+_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the hook commands' argument
