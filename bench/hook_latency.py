@@ -104,10 +104,9 @@ def _pct(samples: list[float], q: float) -> float:
 
 def measure(runs: int, old: str) -> str:
     SCRATCH.mkdir(parents=True, exist_ok=True)
-    for stale in SCRATCH.glob("repo"):
-        import shutil
+    import shutil
 
-        shutil.rmtree(stale)
+    shutil.rmtree(SCRATCH / "repo", ignore_errors=True)
     repo = _checkout()
     events = _events(repo)
     olds = _old_scripts(old)
@@ -158,8 +157,9 @@ def measure(runs: int, old: str) -> str:
     cpu_floor = statistics.median(cpu["python -c pass"])
     new_call = statistics.median(per_call["new: one shell call (PreToolUse + PostToolBatch)"])
     old_call = statistics.median(per_call["old: one shell call (guard hook + canon hook)"])
-    subprocess.run(["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/"], cwd=repo, check=True,
-                   capture_output=True)
+    refs = subprocess.run(["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/"], cwd=repo,
+                          check=True, capture_output=True).stdout
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs, check=True)  # the snapshots taken
     return "\n".join([
         "## the hook entry (`bench/hook_latency.py`, `bench/guard.py --hook-only`)", "", machine_line(), "",
         f"Whole processes on a 200-file checkout with a canon store, {runs} rounds, each command once per round, "
