@@ -68,13 +68,13 @@ def judge(event: HookEvent) -> dict[str, Any]:
     rels = _inside(root, cwd, paths)
     if not rels:
         return {}
-    from pylon.workspace.repo import locate
-
-    checkout = locate(root)
-    at_risk = unrecoverable(checkout, rels)
+    at_risk = unrecoverable(root, rels)
     if not at_risk:
         return {}
     from pylon.errors import PylonError
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
     from pylon.guard.policy import Policy, load
     from pylon.guard.verdict import Target
     from pylon.workspace.guard_snapshot import take
@@ -126,16 +126,16 @@ def _inside(root: str, cwd: str, paths: list[str]) -> list[str]:
     return out
 
 
-def unrecoverable(checkout: Checkout, rels: list[str]) -> list[str]:
-    """The paths (of `rels`) that exist and hold work git cannot give back: whatever `git status`
-    lists for them, ignored files included (one git call for all)."""
-    present = [p for p in rels if os.path.lexists(os.path.join(checkout.root, p))]
+def unrecoverable(root: str, rels: list[str]) -> list[str]:
+    """The paths (of `rels`, relative to the checkout `root`) that exist and hold work git cannot
+    give back: whatever `git status` lists for them, ignored files included (one git call for all)."""
+    present = [p for p in rels if os.path.lexists(os.path.join(root, p))]
     if not present:
         return []
     from pylon.workspace import git
 
     out = git.run(["status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=all",
-                   "--no-renames", "--", *present], cwd=checkout.root, env={"GIT_LITERAL_PATHSPECS": "1"})
+                   "--no-renames", "--", *present], cwd=root, env={"GIT_LITERAL_PATHSPECS": "1"})
     listed = {item[3:] for item in out.decode("utf-8", "surrogateescape").split("\0") if len(item) > 3}
     return [p for p in present if p in listed or any(x.startswith(p.rstrip("/") + "/") for x in listed)]
 
