@@ -13,7 +13,10 @@
    against the tree of --baseline REV (default adc5812, before issue 18), in the same run: each
    tree in its own process, alternated, the best of --runs passes each.
 
-Run: .venv/bin/python bench/guard.py [--runs N] [--snapshot] [--baseline REV]
+6. With --hook-only: only the hook entry's latency per shell call, this tree against the old two
+   commands (bench/hook_latency.py; recorded as its own section).
+
+Run: .venv/bin/python bench/guard.py [--runs N] [--snapshot] [--baseline REV] [--hook-only]
 """
 
 from __future__ import annotations
@@ -64,8 +67,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--snapshot", action="store_true", help="also time snapshot + allow on 80,000 files")
     ap.add_argument("--baseline", default="adc5812", help="the revision whose classify time is the baseline")
+    ap.add_argument("--hook-only", action="store_true", help="only the hook entry per shell call (hook_latency.py)")
     opts = ap.parse_args()
     runs = opts.runs
+    if opts.hook_only:
+        import hook_latency
+
+        hook_latency.main(runs)
+        return
     compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
     compileall.compile_dir(str(Path(sys.prefix) / "lib"), quiet=1)
     shutil.rmtree(SCRATCH, ignore_errors=True)

@@ -61,13 +61,14 @@ def settings_path(agent: str, scope: str, project_root: str) -> str:
 class Plan:
     """A settings file before and after one install or uninstall (nothing written yet)."""
 
-    __slots__ = ("path", "before", "after", "added", "removed", "_entries", "_owns", "_install")
+    __slots__ = ("path", "before", "after", "added", "removed", "_entries", "_owns", "_install", "_positional")
 
     def __init__(self, path: str, before: str | None, after: str, added: int, removed: int) -> None:
         self.path, self.before, self.after, self.added, self.removed = path, before, after, added, removed
         self._entries: Sequence[HookEntry] = ()
-        self._owns: Callable[[str], bool] = _never
+        self._owns: Callable[[str, str], bool] = _never
         self._install = True
+        self._positional = False
 
     @property
     def changed(self) -> bool:
@@ -86,7 +87,7 @@ class Plan:
                                             else "/dev/null", tofile="b/" + label.lstrip("/")))
 
 
-def _never(command: str) -> bool:
+def _never(event: str, command: str) -> bool:
     return False
 
 
@@ -148,69 +149,115 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"  # strict JSON only
 
 
-def _strip(data: dict[str, Any], owns: Callable[[str], bool]) -> int:
-    """Remove owned handlers (and the groups/events that only held them); the count removed."""
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return 0
+_EMPTIED = "_pylon_emptied"  # a transient mark on groups whose handlers were all removed here
+
+
+def _remove_owned(data: dict[str, Any], owns: Callable[[str, str], bool], keep: Sequence[object] = ()) -> int:
+    """Take the owned handlers (except those in `keep`) out of their groups; the count removed."""
     removed = 0
-    for event in list(hooks):
-        groups = hooks[event]
-        kept_groups = []
+    for event, groups in (data.get("hooks") or {}).items():
         for group in groups:
             handlers = group.get("hooks", [])
-            kept = [h for h in handlers if not (isinstance(h, dict) and isinstance(h.get("command"), str)
-                                                and owns(h["command"]))]
-            removed += len(handlers) - len(kept)
-            if kept or not handlers:
-                if len(kept) != len(handlers):
-                    group["hooks"] = kept
-                kept_groups.append(group)
-        if len(kept_groups) != len(groups):
-            if kept_groups or not groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
-    if removed and not hooks:
-        del data["hooks"]
+            kept = [h for h in handlers if any(h is k for k in keep) or not _owned(owns, event, h)]
+            if len(kept) != len(handlers):
+                removed += len(handlers) - len(kept)
+                group["hooks"] = kept
+                if not kept:
+                    group.pop("matcher", None)  # a place holder matches nothing
+                    group[_EMPTIED] = True
     return removed
 
 
-def _plan(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool], install: bool) -> Plan:
+def _drop_emptied(data: dict[str, Any], positional: bool) -> None:
+    """Groups emptied here: dropped; or, `positional` (Codex keys a hook's trust by its event,
+    group and handler index), kept as empty place holders while a group follows them, so the
+    groups after them keep their place and their trust."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    emptied = False
+    for event in list(hooks):
+        groups = hooks[event]
+        out = [g for g in groups if positional or not g.get(_EMPTIED)]
+        while out and out[-1].get(_EMPTIED):
+            out.pop()
+        emptied = emptied or any(g.get(_EMPTIED) for g in groups)
+        for group in out:
+            group.pop(_EMPTIED, None)
+        if out or not groups:
+            hooks[event] = out
+        else:
+            del hooks[event]
+    if emptied and not hooks:
+        del data["hooks"]
+
+
+def _strip(data: dict[str, Any], owns: Callable[[str, str], bool], positional: bool = False) -> int:
+    """Remove owned handlers (and the groups/events that only held them); the count removed."""
+    removed = _remove_owned(data, owns)
+    _drop_emptied(data, positional)
+    return removed
+
+
+def _owned(owns: Callable[[str, str], bool], event: str, handler: object) -> bool:
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and owns(event, handler["command"])
+
+
+def _merge(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[str, str], bool],
+           positional: bool) -> tuple[int, int]:
+    """Put each entry where an owned handler of its event already is (in place: same group, same
+    index), else (positional) where an uninstall left an empty place holder, else in a new group
+    at the end; then remove every other owned handler. Returns (added, removed)."""
+    hooks = data.setdefault("hooks", {})
+    added = removed = 0
+    placed: list[object] = []
+    for entry in entries:
+        groups = hooks.setdefault(entry.event, [])
+        spot = next(((group, i) for group in groups for i, h in enumerate(group.get("hooks", []))
+                     if _owned(owns, entry.event, h) and not any(h is p for p in placed)), None)
+        new = entry.handler()
+        if spot is not None:
+            group, i = spot
+            if group["hooks"][i] == new:
+                new = group["hooks"][i]
+            else:
+                group["hooks"][i] = new
+                added, removed = added + 1, removed + 1
+            if all(_owned(owns, entry.event, h) for h in group["hooks"]):  # a group of ours alone
+                if entry.matcher is None:
+                    group.pop("matcher", None)
+                else:
+                    group["matcher"] = entry.matcher
+        else:
+            hole = next((g for g in groups if g.get("hooks") == [] and set(g) <= {"hooks", "matcher"}), None)
+            group = hole if positional and hole is not None else {}
+            if group is not hole:
+                groups.append(group)
+            group.clear()
+            if entry.matcher is not None:
+                group["matcher"] = entry.matcher
+            group["hooks"] = [new]
+            added += 1
+        placed.append(new)
+    removed += _remove_owned(data, owns, placed)
+    _drop_emptied(data, positional)
+    return added, removed
+
+
+def _plan(path: str, entries: Sequence[HookEntry], owns: Callable[[str, str], bool], install: bool,
+          positional: bool = False) -> Plan:
     before, data = _load(path)
     original = json.loads(json.dumps(data))
-    removed = _strip(data, owns)
-    added = 0
     if install:
-        hooks = data.setdefault("hooks", {})
-        for entry in entries:
-            groups = hooks.setdefault(entry.event, [])
-            handlers: list[dict[str, Any]] = []
-            group = {"matcher": entry.matcher, "hooks": handlers} if entry.matcher is not None else {"hooks": handlers}
-            handlers.append(entry.handler())
-            groups.append(group)
-            added += 1
-    if data == original or (install and _installed(original, entries, owns)):  # keep the text byte for byte
+        added, removed = _merge(data, entries, owns, positional)
+    else:
+        added, removed = 0, _strip(data, owns, positional)
+    if data == original:  # keep the text byte for byte
         plan = Plan(path, before, before if before is not None else "", 0, 0)
     else:
         plan = Plan(path, before, _dump(data), added, removed)
-    plan._entries, plan._owns, plan._install = tuple(entries), owns, install
+    plan._entries, plan._owns, plan._install, plan._positional = tuple(entries), owns, install, positional
     return plan
-
-
-def _installed(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[str], bool]) -> bool:
-    """True when the file already holds exactly these entries and no other owned handler.
-
-    Checked on the file as it is, so a repeated install leaves it alone wherever the user moved
-    our groups to."""
-    owned: list[tuple[str, object, dict[str, Any]]] = []
-    for event, groups in (data.get("hooks") or {}).items():
-        for group in groups:
-            for handler in group.get("hooks", []):
-                if isinstance(handler, dict) and isinstance(handler.get("command"), str) and owns(handler["command"]):
-                    owned.append((event, group.get("matcher"), handler))
-    wanted = [(e.event, e.matcher, e.handler()) for e in entries]
-    return len(owned) == len(wanted) and all(w in owned for w in wanted)
 
 
 def _writable(path: str) -> None:
@@ -226,15 +273,32 @@ def _writable(path: str) -> None:
                          "nothing was changed.", f"Make {folder} writable, then run the same command again.")
 
 
-def plan_install(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool] | None = None) -> Plan:
-    """The file after adding `entries`, replacing every handler `owns` accepts (default: same commands)."""
+def read_handlers(path: str) -> list[tuple[str, str]]:
+    """(event, command) of every command handler in the file, in order ([] when it is absent);
+    an invalid file is `agent-settings-invalid`, as for an install."""
+    data = _load(path)[1]
+    return [(event, h["command"]) for event, groups in (data.get("hooks") or {}).items() for group in groups
+            for h in group.get("hooks", []) if isinstance(h, dict) and isinstance(h.get("command"), str)]
+
+
+def plan_install(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool] | None = None, *,
+                 owned: Callable[[str, str], bool] | None = None, positional: bool = False) -> Plan:
+    """The file after adding `entries`, in place of every handler `owns(command)` (or
+    `owned(event, command)`) accepts (default: the same commands). `positional`: the agent keys
+    trust by position (Codex), so emptied groups stay as place holders (see _drop_emptied)."""
     commands = {entry.command for entry in entries}
-    return _plan(path, entries, owns or commands.__contains__, True)
+    test = owned or _by_command(owns or commands.__contains__)
+    return _plan(path, entries, test, True, positional)
 
 
-def plan_uninstall(path: str, owns: Callable[[str], bool]) -> Plan:
-    """The file without the handlers `owns` accepts."""
-    return _plan(path, (), owns, False)
+def plan_uninstall(path: str, owns: Callable[[str], bool] | None = None, *,
+                   owned: Callable[[str, str], bool] | None = None, positional: bool = False) -> Plan:
+    """The file without the handlers `owns(command)` (or `owned(event, command)`) accepts."""
+    return _plan(path, (), owned or _by_command(owns or (lambda command: False)), False, positional)
+
+
+def _by_command(owns: Callable[[str], bool]) -> Callable[[str, str], bool]:
+    return lambda event, command: owns(command)
 
 
 def apply(plan: Plan) -> bool:
@@ -249,7 +313,7 @@ def apply(plan: Plan) -> bool:
 
     key = hashlib.sha256(os.path.realpath(plan.path).encode()).hexdigest()[:20]
     with file_lock(os.path.join(state_home(), "locks", f"agent-settings-{key}.lock"), what=plan.path):
-        fresh = _plan(plan.path, plan._entries, plan._owns, plan._install)
+        fresh = _plan(plan.path, plan._entries, plan._owns, plan._install, plan._positional)
         if not fresh.changed:
             return False
         _writable(plan.path)

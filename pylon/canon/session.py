@@ -27,9 +27,9 @@ def session_key(session: str) -> str:
     (an agent's id may hold anything)."""
     if 1 <= len(session) <= 128 and _SAFE.issuperset(session) and session not in (".", ".."):
         return session
-    import hashlib
+    from pylon.digest import sha256_hex
 
-    return "h-" + hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return "h-" + sha256_hex(session.encode("utf-8", "surrogatepass"))[:32]
 
 
 def current_session() -> str:
@@ -40,11 +40,10 @@ def current_session() -> str:
 
 
 def state_file(project_root: str, session: str) -> str:
-    import hashlib
-
+    from pylon.digest import sha256_hex
     from pylon.state import state_home
 
-    digest = hashlib.sha256(os.path.realpath(project_root).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    digest = sha256_hex(os.path.realpath(project_root).encode("utf-8", "surrogatepass"))[:16]
     return os.path.join(state_home(), "canon", "sessions", session_key(session), f"{digest}.json")
 
 

@@ -8,7 +8,6 @@ in their debug views).
 
 from __future__ import annotations
 
-import os
 import sys
 
 TYPE_CHECKING = False
@@ -75,21 +74,9 @@ def settle(args: SettleArgs) -> int:
 
 
 def _hook(agent: str, args: HookArgs) -> int:
-    from pylon.agents import answers
-    from pylon.agents.events import read_event
+    from pylon.cli.hook import run_hook
 
-    event = read_event(agent)
-    try:
-        from pylon.canon.hook import answer
-
-        reply = answer(event, args.root, list(args.mount))
-    except Exception as exc:  # noqa: BLE001 - a hook never blocks the agent, whatever went wrong
-        sys.stderr.write(f"canon hook {agent}: {getattr(exc, 'code', type(exc).__name__)}: {exc}\n")
-        reply = answers.noop()
-    if event.problem:
-        sys.stderr.write(f"canon hook {agent}: ignored an event that is {event.problem}\n")
-    answers.emit(reply)
-    return 0
+    return run_hook(agent, ("canon",), root=args.root, mounts=list(args.mount))
 
 
 def hook_claude_code(args: HookArgs) -> int:
@@ -101,12 +88,10 @@ def hook_codex(args: HookArgs) -> int:
 
 
 def _plan(args: InstallArgs, install: bool) -> tuple[str, str, Plan]:
-    import shlex
-
-    from pylon.agents.settings import plan_install, plan_uninstall, settings_path
-    from pylon.canon.hook import hook_entries, owns
+    from pylon.agents.settings import settings_path
     from pylon.canon.store import open_project
     from pylon.errors import UsageError
+    from pylon.hooks.install import plan, program_for
 
     if args.agent not in ("claude-code", "codex"):
         raise UsageError("unknown-agent", f"{args.agent!r} is not an agent canon installs into (claude-code, codex).",
@@ -116,19 +101,7 @@ def _plan(args: InstallArgs, install: bool) -> tuple[str, str, Plan]:
     scope = "user" if args.user else "project"
     project = open_project(root=args.root, mounts=list(args.mount))
     path = settings_path(args.agent, scope, project.root_dir)
-    if not install:
-        return path, scope, plan_uninstall(path, owns(args.agent))
-    # A project's settings are shared through git: they name `canon` on PATH. A user's settings
-    # name this very executable, so the hook works whatever PATH the agent starts with.
-    program = "canon"
-    if scope == "user":
-        here = os.path.abspath(sys.argv[0])
-        if os.path.basename(here) == "canon" and os.access(here, os.X_OK):
-            program = shlex.quote(here)
-        elif os.path.basename(here) == "pylon" and os.access(here, os.X_OK):
-            program = shlex.quote(here) + " canon"
-    command = f"{program} hook {args.agent}"
-    return path, scope, plan_install(path, hook_entries(args.agent, command), owns(args.agent))
+    return path, scope, plan(args.agent, path, "canon", install=install, program=program_for(scope, sys.argv[0]))
 
 
 def hook_install(args: InstallArgs) -> int:

@@ -75,6 +75,10 @@ def installed(plan: Any, scope: str, agent: str, dry_run: bool, install: bool, j
     verb = "Installed" if install else "Removed"
     if wrote:
         output.out(f"{verb} canon's {agent} hooks in {plan.path}.")
+        if install and agent == "codex":
+            from pylon.hooks.install import CODEX_NOTE
+
+            output.err(f"note: {CODEX_NOTE}")
     elif install:
         output.out(f"canon's {agent} hooks are already installed in {plan.path}; nothing was written.")
     else:

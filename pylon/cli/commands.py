@@ -12,7 +12,7 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, RES
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import _BODY_FILE, _DIFF3, _EDIT_TOOL, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _PROVENANCE, _ROOT, _SINCE
+from pylon.cli.options import _AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _PROVENANCE, _ROOT, _SINCE
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -185,11 +185,12 @@ COMMANDS = (
             description="Always exits 0 with one JSON answer: a malformed or unknown event is a no-op."),
     Command("canon hook install", "Merge canon's hook entries into an agent's settings file (idempotent).",
             "canon hook install claude-code --dry-run", "pylon.cli.canon_agent:hook_install",
-            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json)."),),
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json).",
+                      choices=AGENTS),),
             opts=_HOOK_FILE),
     Command("canon hook uninstall", "Remove canon's hook entries from an agent's settings file.",
             "canon hook uninstall codex --user", "pylon.cli.canon_agent:hook_uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex."),),
+            args=(_AGENT,),
             opts=_HOOK_FILE),
     Command("canon watch", "Watch .canon/ and re-lint what changes, printing findings as they appear.",
             "canon watch --json", "pylon.cli.canon_agent:watch",
@@ -363,9 +364,14 @@ COMMANDS = (
             description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
     Command("guard explain", "Print the guard policy in force and the file each setting came from.",
             "pylon guard explain", "pylon.cli.guard:explain", opts=(JSON,)),
+    Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
+            "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
+            args=(_AGENT,),
+            description="What `guard install` and `canon hook install` write, once per event: PreToolUse goes to the "
+                        "guard (shell and file tools), the others to canon. Always exits 0 with one JSON answer."),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard:hook",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
                         "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
                         "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
@@ -377,7 +383,7 @@ COMMANDS = (
             opts=_GUARD_SCOPE),
     Command("guard uninstall", "Remove the guard hook from an agent's settings file.",
             "pylon guard uninstall codex --user", "pylon.cli.guard:uninstall",
-            args=(Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS),),
+            args=(_AGENT,),
             opts=_GUARD_SCOPE),
 )
 

@@ -95,46 +95,12 @@ def explain(args: ExplainArgs) -> int:
 
 
 def hook(args: HookArgs) -> int:
-    """Always exits 0 with an answer the agent reads; never fails open: a failure of pylon itself is
-    logged and answered as ask (Claude Code) or deny (Codex) with the reason, never with silence."""
-    from pylon.cli.guard_hook import refusal
+    """`pylon guard hook AGENT`: the guard's part of `pylon hook AGENT` alone (older installs name it).
+    Always exits 0; a failure of pylon itself is logged and answered as ask (Claude Code) or deny
+    (Codex) with the reason, never with silence."""
+    from pylon.cli.hook import run_hook
 
-    try:
-        from pylon.agents.events import MAX_EVENT_BYTES
-        from pylon.cli.guard_hook import answer
-
-        data = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
-        if len(data) > MAX_EVENT_BYTES:
-            reply = refusal(args.agent, "pylon guard: the hook event is over 16 MiB, so the command was not checked.")
-        else:
-            reply = answer(args.agent, data)
-    except Exception as exc:  # noqa: BLE001 - a failure of the guard must not let the command through unseen
-        where = _log_failure()
-        reply = refusal(args.agent, f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), so the command "
-                        f"was not checked{where}. Run it only if you know it is safe.")
-    if reply:
-        import json
-
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
-    return 0
-
-
-def _log_failure() -> str:
-    """Append the traceback to the hook's log; " (details: PATH)" when written, else ""."""
-    import traceback
-
-    try:
-        from pylon.state import state_dir
-
-        folder = os.path.join(state_dir(), "logs")
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, "guard-hook.log")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(traceback.format_exc() + "\n")
-        return f" (details: {path})"
-    except Exception:  # noqa: BLE001 - logging is best effort here
-        return ""
+    return run_hook(args.agent, ("guard",), quiet=True)
 
 
 def install(args: InstallArgs) -> int:

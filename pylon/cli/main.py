@@ -34,6 +34,12 @@ def run(prog: str, argv: list[str]) -> int:
         os.write(2, b"error[stdout-closed]: stdout is closed, so nothing could be printed; nothing was done.\n"
                     b"hint: Run the same command with stdout open, e.g. redirected to a file (> out.txt).\n")
         return 1
+    if argv[-1:] and argv[-1] in ("claude-code", "codex"):  # an agent's hook: no registry, no parser
+        from pylon.cli.hook import fast
+
+        answered = fast(prog, argv)
+        if answered is not None:
+            return answered
     try:
         from pylon.cli.argv import parse
 

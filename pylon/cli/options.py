@@ -3,7 +3,7 @@ several commands share. Plain data; commands.py re-exports what other modules re
 
 from __future__ import annotations
 
-from pylon.cli.spec import FLAG, STR, Group, Opt, Tool
+from pylon.cli.spec import FLAG, STR, Arg, Group, Opt, Tool
 
 # The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
 ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
@@ -43,3 +43,4 @@ _PROVENANCE = (Opt("--harness", STR, "The agent client writing the entry (claude
 _EDIT_TOOL = Tool(stdin=("ops", "Edit operations in the text form `pylon edit` reads on stdin: `replace A-B`, "
                          "`delete A-B`, `insert after N`, `insert before N`, each followed by its new lines prefixed "
                          "with `+`."))
+_AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the hook commands' argument

@@ -28,29 +28,23 @@ _ESCAPES_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "
 
 def _parser() -> Parser:
     if not _PARSER:
-        import tree_sitter
+        from pylon.native import binding_of
 
-        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(_bash_language())))
+        binding = binding_of("tree_sitter")  # tree_sitter's own __init__ imports typing: ~5 ms unneeded here
+        if binding is None:
+            import tree_sitter as binding
+        _PARSER.append(binding.Parser(binding.Language(_bash_language())))
     return _PARSER[0]
 
 
 def _bash_language() -> object:
     """The grammar from tree_sitter_bash's compiled binding, loaded without running the package's
     __init__ (it imports importlib.resources for its query files: ~15 ms the hook never needs)."""
-    import importlib.machinery
-    import importlib.util
-    import os
+    from pylon.native import binding_of
 
-    spec = importlib.util.find_spec("tree_sitter_bash")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        for name in sorted(os.listdir(folder)):
-            if name.startswith("_binding.") and name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
-                loader = importlib.machinery.ExtensionFileLoader("tree_sitter_bash._binding", os.path.join(folder, name))
-                binding_spec = importlib.util.spec_from_loader(loader.name, loader)
-                if binding_spec is not None:
-                    module = importlib.util.module_from_spec(binding_spec)
-                    loader.exec_module(module)
-                    return module.language()
+    binding = binding_of("tree_sitter_bash")
+    if binding is not None:
+        return binding.language()
     import tree_sitter_bash
 
     return tree_sitter_bash.language()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 
+from pylon.findroot import find_root  # noqa: F401 - kept here for its callers
 from pylon.workspace import exact, git, refs
 from pylon.workspace.repo import Checkout
 
@@ -25,35 +26,6 @@ if TYPE_CHECKING:
     from pylon.workspace.exact import Scan
 
 _ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the next one
-
-
-def find_root(cwd: str) -> tuple[str | None, str | None]:
-    """(checkout top folder, current branch) found by walking up to a .git, without running git."""
-    path = os.path.realpath(cwd)
-    while True:
-        dotgit = os.path.join(path, ".git")
-        if os.path.lexists(dotgit):
-            return path, _branch(dotgit)
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None, None
-        path = parent
-
-
-def _branch(dotgit: str) -> str | None:
-    git_dir = dotgit
-    try:
-        if os.path.isfile(dotgit):
-            with open(dotgit, encoding="utf-8", errors="replace") as fh:
-                line = fh.read(4096).strip()
-            if not line.startswith("gitdir:"):
-                return None
-            git_dir = os.path.join(os.path.dirname(dotgit), line[7:].strip())
-        with open(os.path.join(git_dir, "HEAD"), encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096).strip()
-    except OSError:
-        return None
-    return head[len("ref: refs/heads/"):] if head.startswith("ref: refs/heads/") else None
 
 
 def guard_prefix(checkout: Checkout) -> str:

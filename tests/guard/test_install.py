@@ -30,13 +30,13 @@ def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_r
     assert data["permissions"] == OTHER["permissions"] and data["hooks"]["Stop"] == OTHER["hooks"]["Stop"]
     groups = data["hooks"]["PreToolUse"]
     assert groups[0] == OTHER["hooks"]["PreToolUse"][0]
-    assert groups[1]["matcher"] == "Bash"
-    assert groups[1]["hooks"] == [{"type": "command", "command": f"pylon guard hook {agent}", "timeout": 30}]
+    assert groups[1]["matcher"] == {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}[agent]
+    assert groups[1]["hooks"] == [{"type": "command", "command": f"pylon hook {agent}", "timeout": 30}]
     text = path.read_text()
     again = run("pylon", "guard", "install", agent, cwd=root)
     assert again.code == 0 and "nothing changed" in again.err and path.read_text() == text
     dry = run("pylon", "guard", "uninstall", agent, "--dry-run", cwd=root)
-    assert dry.code == 0 and f'"command": "pylon guard hook {agent}"' in dry.out and path.read_text() == text
+    assert dry.code == 0 and f'"command": "pylon hook {agent}"' in dry.out and path.read_text() == text
     gone = run("pylon", "guard", "uninstall", agent, cwd=root)
     assert gone.code == 0 and json.loads(path.read_text()) == json.loads(original)
 
@@ -46,12 +46,12 @@ def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(make_repo, is
     r = run("pylon", "guard", "install", "claude-code", "--dry-run", "--json", cwd=root)
     doc = r.json()
     assert doc["changed"] and not doc["written"] and not (root / ".claude").exists()
-    assert '"matcher": "Bash"' in doc["diff"]
+    assert '"matcher": "Bash|Write|Edit|MultiEdit|NotebookEdit"' in doc["diff"]
     user = run("pylon", "guard", "install", "codex", "--user", cwd=root)
     written = Path(isolated_env["HOME"]) / ".codex" / "hooks.json"
     assert user.code == 0 and written.exists()
     command = json.loads(written.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.endswith("pylon guard hook codex") and Path(command.split()[0]).name == "pylon"
+    assert command.endswith("pylon hook codex") and Path(command.split()[0]).name == "pylon"
 
 
 def test_refusals(make_repo) -> None:  # type: ignore[no-untyped-def]

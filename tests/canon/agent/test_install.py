@@ -22,7 +22,7 @@ def root(make_store):  # type: ignore[no-untyped-def]
 def test_install_dry_run_then_install_then_again_then_uninstall(root: Path, agent: str) -> None:
     target = root / FILES[agent]
     dry = run_cmd("canon", "hook", "install", agent, "--dry-run", cwd=root)
-    assert dry.code == 0 and dry.out.startswith("--- /dev/null") and f'"command": "canon hook {agent}"' in dry.out
+    assert dry.code == 0 and dry.out.startswith("--- /dev/null") and f'"command": "pylon hook {agent}"' in dry.out
     assert not target.exists() and "--dry-run" in dry.err
     done = run_cmd("canon", "hook", "install", agent, cwd=root)
     assert done.code == 0 and f"Installed canon's {agent} hooks in {target}." in done.out
@@ -31,7 +31,7 @@ def test_install_dry_run_then_install_then_again_then_uninstall(root: Path, agen
     # either: every tool that names a path surfaces, MCP tools included.
     after = "PostToolBatch" if agent == "claude-code" else "PostToolUse"
     assert set(data["hooks"]) == {"SessionStart", after, "Stop"}
-    assert data["hooks"][after] == [{"hooks": [{"type": "command", "command": f"canon hook {agent}", "timeout": 10}]}]
+    assert data["hooks"][after] == [{"hooks": [{"type": "command", "command": f"pylon hook {agent}", "timeout": 10}]}]
     before = target.read_bytes()
     again = run_cmd("canon", "hook", "install", agent, "--json", cwd=root).json()
     assert again["changed"] is False and again["written"] is False and target.read_bytes() == before
@@ -56,7 +56,7 @@ def test_user_scope_names_this_executable(root: Path, tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])
     assert run_cmd("canon", "hook", "install", "codex", "--user", cwd=root).code == 0
     command = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert command.endswith("canon hook codex") and os.path.isabs(command.split()[0])
+    assert command.endswith("pylon hook codex") and os.path.isabs(command.split()[0])
     assert not (root / ".codex").exists()
     other = tmp_path / "claude-config"
     done = run_cmd("canon", "hook", "install", "claude-code", "--user", "--json", cwd=root,
@@ -85,6 +85,6 @@ def test_refusals(root: Path) -> None:
     assert bad.code == 2 and "error[agent-settings-invalid]" in bad.err and str(target) in bad.err
     assert target.read_text() == "{broken"
     unknown = run_cmd("canon", "hook", "install", "cursor", "--json", cwd=root)
-    assert unknown.code == 2 and unknown.json()["error"]["code"] == "unknown-agent"
+    assert unknown.code == 2 and unknown.json()["error"]["code"] == "usage" and "cursor" in unknown.out
     both = run_cmd("canon", "hook", "install", "codex", "--project", "--user", cwd=root)
     assert both.code == 2 and "error[usage]" in both.err

@@ -1,0 +1,98 @@
+"""One hook event in, every installed part's answer combined, in the agent's format out.
+
+Which part an event concerns follows from the event itself, because `pylon guard install` and
+`canon hook install` register the one command only on their own events (install.py):
+
+    PreToolUse                                      guard (the shell tool; the file tools: files.py)
+    SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder)
+
+`parts` narrows that for the old commands kept as aliases (`pylon guard hook` = guard only,
+`canon hook` = canon only). The answers are combined: a permission decision keeps the strictest
+(deny over ask over allow), texts (additionalContext, systemMessage, a Stop reason) are joined in
+the order guard, canon. A part that fails: the guard refuses (ask in Claude Code, deny in Codex:
+it never lets a command through unseen), canon says nothing (it never blocks the agent).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pylon.agents.events import HookEvent
+
+GUARD, CANON = "guard", "canon"
+PARTS = (GUARD, CANON)
+GUARD_EVENTS = frozenset({"PreToolUse"})
+CANON_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolBatch", "Stop"})
+_STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
+    """The parts to ask about `event`, in answering order. An event that cannot be read, or that
+    has no name, goes to the guard (which refuses it with the reason, never silently)."""
+    out = []
+    if GUARD in parts and (event.problem or not event.name or event.name in GUARD_EVENTS):
+        out.append(GUARD)
+    if CANON in parts and event.name in CANON_EVENTS and not event.problem:
+        out.append(CANON)
+    return out
+
+
+def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None = None,
+           mounts: list[str] | None = None, on_failure: Any = None) -> dict[str, Any]:
+    """The combined answer to one decoded event ({} when nobody has anything to say).
+    `on_failure(part, exc)` is called when a part raised (the hook logs it)."""
+    replies = []
+    for part in concerned(event, parts):
+        try:
+            if part == GUARD:
+                from pylon.hooks.guard import judge
+
+                replies.append(judge(event))
+            else:
+                from pylon.canon.hook import answer as canon_answer
+
+                replies.append(canon_answer(event, root, mounts))
+        except Exception as exc:  # noqa: BLE001 - one part failing must not silence the other
+            if on_failure is not None:
+                on_failure(part, exc)
+            if part == GUARD:
+                from pylon.hooks.guard import refusal
+
+                replies.append(refusal(event.agent, f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), "
+                                                    "so the command was not checked. Run it only if you know it is safe."))
+    return combine(replies)
+
+
+def combine(replies: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several answers to one event as one: the strictest permission decision with every reason,
+    every context and message joined, a Stop block if any part blocks."""
+    replies = [r for r in replies if r]
+    if len(replies) <= 1:
+        return replies[0] if replies else {}
+    out: dict[str, Any] = {}
+    for reply in replies:
+        for key, value in reply.items():
+            if key == "hookSpecificOutput" and isinstance(value, dict):
+                out[key] = _merge_specific(out.get(key) or {}, value)
+            elif key in ("systemMessage", "reason") and isinstance(value, str):
+                out[key] = f"{out[key]}\n{value}" if out.get(key) else value
+            elif key == "decision":
+                out[key] = "block" if "block" in (value, out.get(key)) else value
+            else:
+                out.setdefault(key, value)
+    return out
+
+
+def _merge_specific(have: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(have)
+    for key, value in new.items():
+        if key == "permissionDecision":
+            if _STRICTNESS.get(str(value), 0) >= _STRICTNESS.get(str(merged.get(key)), -1):
+                merged[key] = value
+        elif key in ("additionalContext", "permissionDecisionReason") and isinstance(value, str):
+            merged[key] = f"{merged[key]}\n{value}" if merged.get(key) else value
+        else:
+            merged.setdefault(key, value)
+    return merged

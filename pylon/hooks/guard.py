@@ -1,0 +1,173 @@
+"""The guard's answer to an agent's shell tool, before it runs (PreToolUse).
+
+The event comes in the agent's own format (pylon.agents.events), decoded once by entry.py; the
+answer goes out in it (pylon.agents.answers). safe: no objection, nothing said. reversible:
+snapshot, then no objection, with one line of context naming `pylon ws restore guard-<n>`.
+irreversible/unknown: the policy's action. Codex does not enforce `ask` (it fails open, per its
+docs), so `ask` is answered there as `deny` with the reasons and how to go ahead. `allow` never
+grants more than the agent's own permission rules: pylon simply does not object. An event the
+guard cannot judge (fields missing, not JSON) is refused with the reason, never met with silence.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pylon.agents.events import HookEvent
+    from pylon.guard.context import Context
+
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
+# The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
+# openai/codex#18391, with the patch text as tool_input.command).
+FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
+HOOK_TIMEOUT = 30
+
+
+def context(cwd: str | None = None) -> Context:
+    """Where the command runs: the folder, the checkout around it (found by its .git, without
+    running git: the hook runs before every shell command), the current branch."""
+    from pylon.guard.context import Context
+    from pylon.workspace.guard_probe import probe
+    from pylon.findroot import find_root
+
+    here = os.path.abspath(cwd or os.getcwd())
+    root, branch = find_root(here)
+    return Context(here, root, branch=branch, probe=probe if root else None)
+
+
+def answer(agent: str, data: bytes) -> dict[str, Any]:
+    """The guard's reply to one hook event, from its bytes ({} for no output)."""
+    from pylon.agents.events import parse_event
+
+    return judge(parse_event(agent, data))
+
+
+def judge(event: HookEvent) -> dict[str, Any]:
+    """The guard's reply to one decoded event ({} for no objection and nothing to say)."""
+    from pylon.agents import answers
+
+    agent = event.agent
+    command = event.tool_input.get("command")
+    missing = _missing(event, command)
+    if missing:  # never silence: the agent would run a command nobody checked
+        return refusal(agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check the "
+                       "hook's input (pylon guard check --tool-input EVENT) before running it.")
+    if event.name != "PreToolUse":
+        return {}
+    if event.tool_name in FILE_TOOLS:
+        from pylon.hooks.files import judge as judge_files
+
+        return judge_files(event)
+    if event.tool_name not in SHELL_TOOLS:
+        return {}
+    if isinstance(command, list) and all(isinstance(w, str) for w in command):
+        import shlex
+
+        command = shlex.join(command)
+    if not isinstance(command, str) or not command.strip():
+        return {}
+    from pylon.guard.classify import classify
+
+    cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
+    ctx = context(cwd)
+    result = classify(command, ctx)
+    if result.verdict == "safe":
+        return {}
+    from pylon.guard.policy import Policy, load
+
+    problem = ""
+    try:
+        policy = load(ctx.root)
+    except Exception as exc:  # noqa: BLE001 - a broken policy falls back to the defaults, and says so
+        policy, problem = Policy(), f" (policy ignored: {getattr(exc, 'message', exc)})"
+    action, _why = policy.decide(result.findings)
+    reasons = "; ".join(f.reason for f in result.findings if f.verdict != "safe")[:1500]
+    if action == "snapshot":
+        note, action = _snapshot(result, policy, ctx.root, command)
+        if action == "snapshot":
+            return answers.context(event, note + problem)
+        reasons = f"{note}; {reasons}"
+    if action == "allow":
+        return {}
+    text = f"pylon guard: {result.verdict}: {reasons}{problem}"
+    if action == "ask" and agent != "codex":
+        return answers.ask(event, text)
+    if action == "ask":
+        text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
+                 "(`pylon guard explain`).")
+    return answers.deny(event, text)
+
+
+def _missing(event: Any, command: object) -> str:
+    """What a PreToolUse event lacks for the guard to judge it ("" when nothing is missing)."""
+    if event.problem:
+        return f"could not be read ({event.problem})"
+    if not event.name:
+        return "has no hook_event_name"
+    if event.name != "PreToolUse":
+        return ""
+    if not event.tool_name:
+        return "has no tool_name"
+    if event.tool_name in SHELL_TOOLS or event.tool_name in FILE_TOOLS:
+        if not isinstance(event.raw.get("tool_input"), dict):
+            return "has no tool_input object"
+    if event.tool_name in FILE_TOOLS:
+        from pylon.hooks.files import missing
+
+        return missing(event)
+    if event.tool_name in SHELL_TOOLS:
+        if not (isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))):
+            return "has no command string in its tool_input"
+    return ""
+
+
+def refusal(agent: str, reason: str) -> dict[str, Any]:
+    """A PreToolUse refusal in the agent's format: ask in Claude Code (the user decides), deny in
+    Codex (which does not enforce ask). Used when the guard could not judge the command at all."""
+    decision = "deny" if agent == "codex" else "ask"
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
+                                   "permissionDecisionReason": reason}}
+
+
+def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple[str, str]:
+    """(note, action): "snapshot" when it was taken, else the policy's answer and why not."""
+    from pylon.errors import PylonError
+    from pylon.workspace.guard_snapshot import take
+    from pylon.workspace.repo import locate
+
+    reasons = "; ".join(f.reason for f in result.findings if f.verdict == "reversible")
+    try:
+        snap = take(locate(root), result.targets, command=command, max_bytes=policy.max_bytes[0])
+    except PylonError as exc:
+        action = policy.over_limit[0] if exc.code == "guard-snapshot-too-large" else "ask"
+        return f"no snapshot was taken ({exc.message})", action
+    except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
+        return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
+    name = snap["name"]
+    note = (f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
+            f"undo it with `pylon ws restore {name}`")
+    return note + _as_op(root, snap, result.targets, command), "snapshot"
+
+
+def _as_op(root: str | None, snap: Any, targets: Any, command: str) -> str:
+    """The snapshot recorded as an op of the log (`ws undo` brings back what the command destroyed),
+    and the note's words for it; nothing when the log cannot take it now."""
+    import shlex
+
+    from pylon.workspace.guard_op import destroyed, record
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
+    paths = destroyed(checkout, targets)
+    seq = record(checkout, snap, paths, command)
+    if seq is None:
+        return ""
+    shown = " ".join(shlex.quote(p) for p in paths[:10]) + (" ..." if len(paths) > 10 else "")
+    return (f"; only what it destroys: `pylon ws restore {snap['name']} {shown}`; or `pylon ws undo` (op {seq}) "
+            "brings back the files gone there and keeps every other change")
+
+

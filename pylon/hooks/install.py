@@ -1,0 +1,107 @@
+"""The one hook entry per event in an agent's settings file, whichever pylon parts are installed.
+
+`pylon guard install` and `canon hook install` both write the same command, `pylon hook AGENT`,
+each on its own events (entry.py routes by event): the guard on PreToolUse (the shell tool and
+the file tools), canon on SessionStart, PostToolBatch (Claude Code) or PostToolUse (Codex), and
+Stop. Installing or removing one part re-plans the whole set: the parts found in the file (in
+today's form or an older one: `pylon guard hook AGENT`, `canon hook AGENT`) plus or minus the
+one asked for. Each handler is rewritten where it stands (same event, group and index), so an
+older install is migrated in place, a second install changes no byte, and removing one part
+keeps the other. For Codex, which keys a hook's trust by its position in hooks.json, nothing of
+the user's moves: pylon's handler is replaced in place, and a group that held only pylon's
+handler stays as an empty place holder while the user's groups follow it (settings.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from pylon.hooks.entry import CANON, GUARD, GUARD_EVENTS, PARTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pylon.agents.settings import HookEntry, Plan
+
+GUARD_TIMEOUT = 30
+CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and each new or changed hook only "
+              "after you approve it in /hooks (then start a new session).")
+# The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools.
+GUARD_MATCHERS = {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}
+
+
+def command_for(agent: str, program: str = "pylon") -> str:
+    return f"{program} hook {agent}"
+
+
+def program_for(scope: str, argv0: str) -> str:
+    """What the settings name to run pylon: `pylon` on PATH for a project (its settings are shared
+    through git); for a user's settings, this very executable (or the `pylon` beside a `canon`
+    script), so the hook works whatever PATH the agent starts with."""
+    import shlex
+
+    if scope != "user":
+        return "pylon"
+    here = os.path.abspath(argv0)
+    for candidate in (here, os.path.join(os.path.dirname(here), "pylon")):
+        if os.path.basename(candidate) == "pylon" and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return shlex.quote(candidate)
+    return "pylon"
+
+
+def entries(agent: str, part: str, command: str) -> list[HookEntry]:
+    from pylon.agents.settings import HookEntry
+
+    if part == GUARD:
+        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)]
+    from pylon.canon.hook import hook_entries
+
+    return hook_entries(agent, command)
+
+
+def part_of(agent: str) -> Callable[[str, str], str | None]:
+    """(event, command) -> the part a settings handler is pylon's hook for (None: not pylon's):
+    `pylon hook AGENT` (the part its event belongs to), `pylon guard hook AGENT` (guard),
+    `canon hook AGENT` or `pylon canon hook AGENT` with any options (canon); any path to pylon."""
+    name = re.escape(agent)
+    prog = r"(?:^|[\s/'\"])pylon['\"]?\s+"
+    new = re.compile(prog + r"hook\s+" + name + r"\s*$")
+    guard = re.compile(prog + r"guard\s+hook\s+" + name + r"\s*$")
+    canon = re.compile(r"(?:^|[\s/'\"])canon['\"]?\s+hook\s+" + name + r"(?:\s|$)")
+
+    def which(event: str, command: str) -> str | None:
+        if new.search(command):
+            return GUARD if event in GUARD_EVENTS else CANON
+        if guard.search(command):
+            return GUARD
+        if canon.search(command):
+            return CANON
+        return None
+    return which
+
+
+def installed(agent: str, path: str) -> set[str]:
+    """The parts whose hook the settings file holds now (in any form)."""
+    from pylon.agents.settings import read_handlers
+
+    which = part_of(agent)
+    return {p for event, command in read_handlers(path) if (p := which(event, command))}
+
+
+def plan(agent: str, path: str, part: str, *, install: bool, program: str = "pylon") -> Plan:
+    """The settings file after installing (or removing) `part`, every pylon handler in it
+    rewritten to the one entry per event."""
+    from pylon.agents.settings import plan_install, plan_uninstall
+
+    have = installed(agent, path)
+    wanted = (have | {part}) if install else (have - {part})
+    which = part_of(agent)
+    owned = lambda event, command: which(event, command) is not None  # noqa: E731
+    positional = agent == "codex"
+    command = command_for(agent, program)
+    wanted_entries = [e for p in PARTS if p in wanted for e in entries(agent, p, command)]
+    if not wanted_entries:
+        return plan_uninstall(path, owned=owned, positional=positional)
+    return plan_install(path, wanted_entries, owned=owned, positional=positional)
