@@ -29,7 +29,7 @@ def test_demo_runs_all_three_parts() -> None:
         "watching it in the background (pid ",  # ws new --watch (ws rm --force stops it)
         "reversible: `rm -rf src/core` removes src/core inside the checkout (line 2)",  # guard check
         "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
-        "undo it with `pylon ws restore guard-1`",  # the hook's snapshot note
+        "bring back only what it destroys with `pylon ws restore guard-1 src/core`",  # the hook's note
         "restored guard-1:",  # and the restore
         "bytes left out; all of it: ",  # ws run --max-bytes
         "Installed canon's claude-code hooks in ",  # canon hook install

@@ -148,14 +148,14 @@ def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple
     except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
         return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
     name = snap["name"]
-    note = (f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
-            f"undo it with `pylon ws restore {name}`")
-    return note + _as_op(root, snap, result.targets, command), "snapshot"
+    head = f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
+    return head + _how_back(root, snap, result.targets, command), "snapshot"
 
 
-def _as_op(root: str | None, snap: Any, targets: Any, command: str) -> str:
-    """The snapshot recorded as an op of the log (`ws undo` brings back what the command destroyed),
-    and the note's words for it; nothing when the log cannot take it now."""
+def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
+    """The note's restore advice. The first command named brings back only what the command destroys,
+    so following the note never reverts later work; the whole-checkout form is named only when the
+    destroyed paths are not known (and then says what it does)."""
     import shlex
 
     from pylon.workspace.guard_op import destroyed, record
@@ -164,10 +164,12 @@ def _as_op(root: str | None, snap: Any, targets: Any, command: str) -> str:
     checkout = locate(root)
     paths = destroyed(checkout, targets)
     seq = record(checkout, snap, paths, command)
-    if seq is None:
-        return ""
+    name = snap["name"]
+    if not paths:
+        return (f"undo it with `pylon ws restore {name}` (the whole checkout as it was before the command; "
+                "what it replaces is kept in the op log)")
     shown = " ".join(shlex.quote(p) for p in paths[:10]) + (" ..." if len(paths) > 10 else "")
-    return (f"; only what it destroys: `pylon ws restore {snap['name']} {shown}`; or `pylon ws undo` (op {seq}) "
-            "brings back the files gone there and keeps every other change")
-
-
+    advice = f"bring back only what it destroys with `pylon ws restore {name} {shown}`"
+    if seq is not None:
+        advice += f", or `pylon ws undo` (op {seq}), which also keeps every later change"
+    return advice

@@ -100,8 +100,6 @@ def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo, agent: Agent
     assert (repo / "src/later.txt").read_text() == "new\n"
 
 
-@pytest.mark.xfail(strict=True, reason="pylon bug (issue 18 item 3): the note's first command, `undo it with "
-                   "pylon ws restore guard-N`, restores the whole checkout and reverts the work done after the command")
 def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
     repo = checkout(make_repo, agent)
     util = later_work(agent, repo)

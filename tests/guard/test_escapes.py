@@ -40,7 +40,7 @@ def test_escape_is_snapshotted_and_restored_after_bash_runs_it(expected: str, so
     reply = answer("claude-code", event.encode())
     context = reply.get("hookSpecificOutput", {}).get("additionalContext", "")
     assert "pylon ws restore guard-" in context, (source, reply)
-    name = context.split("pylon ws restore ")[1].split("`")[0]
+    name = context.split("pylon ws restore ")[1].split("`")[0].split()[0]  # the whole snapshot
     run_env = {**os.environ, **env, "GIT_CONFIG_NOSYSTEM": "1"}
     done = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True, check=False, env=run_env,
                           stdin=subprocess.DEVNULL, timeout=60)

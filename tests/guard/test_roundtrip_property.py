@@ -117,7 +117,7 @@ def test_snapshot_run_restore_is_byte_identical(seed: int, tmp_path: Path) -> No
         reply = answer("claude-code", event.encode())
         context = reply.get("hookSpecificOutput", {}).get("additionalContext", "")
         assert "pylon ws restore guard-" in context, (seed, case, line, reply)
-        name = context.split("pylon ws restore ")[1].split("`")[0]
+        name = context.split("pylon ws restore ")[1].split("`")[0].split()[0]  # the whole snapshot
         subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False)
         destroyed += disk(root) != before or git(root, "ls-files", "-s") != index
         restore_named(locate(str(root)), name)

@@ -57,7 +57,7 @@ def guarded(root: Path, line: str) -> str:
     reply = answer("claude-code", event.encode())
     context = json.dumps(reply)
     assert "pylon ws restore guard-" in context, (line, reply)
-    name = context.split("pylon ws restore ")[1].split("`")[0]
+    name = context.split("pylon ws restore ")[1].split("`")[0].split()[0]  # the whole snapshot
     subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False)
     return name
 
