@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pylon.guard.context import Context
-from pylon.guard.verdict import UNKNOWN, Finding, Result
+import os
+
+from pylon.guard.verdict import SAFE, UNKNOWN, Finding, Result
 from pylon.guard.walk import Walk
 from pylon.guard.words import State
 
@@ -51,4 +53,37 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
         model.DEADLINE[0] = previous
         if collecting:
             gc.enable()
+    if "\n" not in command and any(f.reason == model.UNREADABLE for f in walk.findings):
+        refused = refused_by_shells(command, ctx.env.get("PATH"))
+        if refused:
+            return Result(command, [Finding(SAFE, f"no shell runs it: {refused} refuse the line (syntax error), "
+                                            "so no word of it runs", command[:200])], [])
     return Result(command, walk.findings, walk.commands)
+
+
+def refused_by_shells(command: str, path: str | None) -> str:
+    """The shells that refuse one line of text as a syntax error ("" when any would run it, or
+    none could be asked). A shell reads a whole line before it runs any of it, so a line it
+    refuses runs nothing. Asked of bash (also with extglob, which a user's start-up files may
+    set), and of zsh, dash and sh where installed: the agent's shell is one of them."""
+    import shutil
+    import subprocess
+
+    shells: list[list[str]] = []
+    bash = shutil.which("bash", path=path) or shutil.which("bash")
+    if bash is None:
+        return ""
+    shells += [[bash, "-n", "-c"], [bash, "-O", "extglob", "-n", "-c"]]
+    for name in ("zsh", "dash", "sh", "ksh", "mksh"):
+        for found in {shutil.which(name, path=path), shutil.which(name, path="/bin:/usr/bin:/usr/local/bin")}:
+            if found:
+                shells.append([found, "-n", "-c"])
+    for argv in shells:
+        try:
+            proc = subprocess.run([*argv, command], capture_output=True, timeout=2.0, check=False,
+                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        if proc.returncode == 0:
+            return ""
+    return ", ".join(sorted({os.path.basename(a[0]) for a in shells}))
