@@ -148,17 +148,27 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
     action), files and symlinks only: folders come back with what they hold."""
     import subprocess
 
-    proc = subprocess.run(["find", start, *tests, "-print0"], cwd=root, capture_output=True, check=False)
-    out = []
+    whole = tests[:1] == ("+r",)  # `-exec rm -r {}`: a matched folder goes with all it holds
+    proc = subprocess.run(["find", start, *tests[whole:], "-print0"], cwd=root, capture_output=True, check=False)
+    out: list[str] = []
     for raw in proc.stdout.split(b"\0"):
         if not raw:
             continue
         rel = os.path.normpath(os.fsdecode(raw))
         full = os.path.join(root, rel)
-        if rel.split(os.sep)[0] == ".git" or (os.path.isdir(full) and not os.path.islink(full)):
+        if ".git" in rel.split(os.sep):
+            from pylon.errors import PylonError
+
+            raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {rel} (a .git)",
+                             "Run the command yourself knowing it cannot be undone.")
+        if os.path.isdir(full) and not os.path.islink(full):
+            if whole:
+                for folder, dirs, files in os.walk(full):
+                    out.extend(os.path.relpath(os.path.join(folder, n), root) for n in files + [
+                        d for d in dirs if os.path.islink(os.path.join(folder, d))])
             continue
         out.append(rel)
-    return out
+    return sorted(set(out))
 
 
 def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:

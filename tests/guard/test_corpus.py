@@ -78,7 +78,8 @@ def test_published_corpora_case_by_case(expected: str, source: str, command: str
 FLAGGED = ("irreversible", "unknown")
 # Peer allow cases that destroy what nobody can get back: kept flagged (docs/guard.md lists why).
 DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /some/path",
-              "git push --force --force-with-lease", "git push -f --force-with-lease"}
+              "git push --force --force-with-lease", "git push -f --force-with-lease",
+              "find . -exec rm -r {} \\;", "find . -exec rm -f {} \\;"}
 
 
 def test_peer_totals() -> None:
@@ -89,6 +90,6 @@ def test_peer_totals() -> None:
     missed = [c for v, c in denies if v == "safe"]
     assert len(missed) == 49  # each a listed difference (test_published_corpora_case_by_case)
     flagged = {c for v, c in allows if v in FLAGGED}
-    assert flagged == DELIBERATE  # 6 of 159 (3.8%) counting them, 0 of 153 without
+    assert flagged == DELIBERATE  # 8 of 159 (5.0%) counting them, 0 of 151 without
     rest = [c for v, c in allows if c not in DELIBERATE]
     assert len(flagged - DELIBERATE) <= 0.02 * len(rest)
