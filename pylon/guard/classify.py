@@ -54,36 +54,56 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
         if collecting:
             gc.enable()
     if "\n" not in command and any(f.reason == model.UNREADABLE for f in walk.findings):
-        refused = refused_by_shells(command, ctx.env.get("PATH"))
+        refused = "every shell" if refused_everywhere(command) else refused_by_shells(command, ctx.env)
         if refused:
-            return Result(command, [Finding(SAFE, f"no shell runs it: {refused} refuse the line (syntax error), "
-                                            "so no word of it runs", command[:200])], [])
+            return Result(command, [Finding(SAFE, f"no shell runs it: the line is a syntax error ({refused} "
+                                            "refusing it), so no word of it runs", command[:200])], [])
     return Result(command, walk.findings, walk.commands)
 
 
-def refused_by_shells(command: str, path: str | None) -> str:
+def refused_everywhere(line: str) -> bool:
+    """Lines every shell refuses, known without asking one: a single quote character and nothing
+    else that quotes or substitutes (`rm -rf x 'oops`: the string never closes), or a line that
+    starts with an operator (`&& git reset --hard`, `| x`, `& x`: no command before it)."""
+    quotes = [c for c in line if c in "'\""]
+    if len(quotes) == 1 and not any(c in line for c in "\\$`#!"):
+        return True
+    head = line.lstrip(" \t")
+    return head.startswith(("&&", "||", "|")) or (head.startswith("&") and not head.startswith("&>"))
+
+
+def refused_by_shells(command: str, env: dict[str, str]) -> str:
     """The shells that refuse one line of text as a syntax error ("" when any would run it, or
     none could be asked). A shell reads a whole line before it runs any of it, so a line it
-    refuses runs nothing. Asked of bash (also with extglob, which a user's start-up files may
-    set), and of zsh, dash and sh where installed: the agent's shell is one of them."""
+    refuses runs nothing. Asked, at once: bash with extglob (which a user's start-up files may
+    set; it only adds syntax, so what it refuses plain bash refuses too), zsh where installed
+    (agents run their commands in bash or zsh), and the user's $SHELL when it is another."""
     import shutil
     import subprocess
 
-    shells: list[list[str]] = []
+    path = env.get("PATH")
     bash = shutil.which("bash", path=path) or shutil.which("bash")
     if bash is None:
         return ""
-    shells += [[bash, "-n", "-c"], [bash, "-O", "extglob", "-n", "-c"]]
-    for name in ("zsh", "dash", "sh", "ksh", "mksh"):
-        for found in {shutil.which(name, path=path), shutil.which(name, path="/bin:/usr/bin:/usr/local/bin")}:
-            if found:
-                shells.append([found, "-n", "-c"])
-    for argv in shells:
+    shells = {os.path.realpath(bash): [bash, "-O", "extglob", "-n", "-c", command]}
+    for found in (shutil.which("zsh", path=path), shutil.which("zsh", path="/bin:/usr/bin:/usr/local/bin"),
+                  env.get("SHELL")):
+        if found and os.path.isabs(found) and os.access(found, os.X_OK) and os.path.realpath(found) not in shells:
+            shells[os.path.realpath(found)] = [found, "-n", "-c", command]
+    clean = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
+    try:
+        procs = [subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=clean) for argv in shells.values()]
+    except OSError:
+        return ""
+    codes = []
+    for proc in procs:
         try:
-            proc = subprocess.run([*argv, command], capture_output=True, timeout=2.0, check=False,
-                                  env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        if proc.returncode == 0:
-            return ""
-    return ", ".join(sorted({os.path.basename(a[0]) for a in shells}))
+            codes.append(proc.wait(timeout=2.0))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            codes.append(0)  # no answer: not refused
+    if any(code == 0 for code in codes):
+        return ""
+    return ", ".join(sorted({os.path.basename(p) for p in shells}))

@@ -4,8 +4,9 @@ Both delete exactly what `find START TESTS -print` lists (with `rm -r`, a matche
 everything in it), so the snapshot asks find itself for that list (a FIND target: the tests,
 `+r` first when matched folders go whole). Where a match lies in a `.git` folder (the checkout's
 own, `find . -type f -delete`, or a nested repository's), the repository's history and refs would
-go, which no snapshot of the checkout keeps: irreversible. The classifier asks find the same
-question (bounded in time; past it, unknown) when the start lies in the checkout.
+go, which no snapshot of the checkout keeps: irreversible. When the start is the checkout's top
+folder the classifier reads .git itself for -name/-iname/-type tests, and asks find the same
+question for any other tests (bounded in time; past it, unknown).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-from pylon.guard import context as cx
 from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
@@ -48,23 +48,78 @@ def rm_of_matches(inner: list[Arg]) -> tuple[bool, bool] | None:
 
 
 def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: str, line: int) -> bool:
-    """Add a finding and say True when find's matches reach into a .git folder (or cannot be told)."""
+    """Add a finding and say True when find's matches reach into the checkout's .git (a start that
+    is the checkout's top folder; nested repositories below other starts are refused by the
+    snapshot, which lists the same matches)."""
     ctx = walk.ctx
     cwd = state.cwd or ctx.cwd
-    full = ctx.absolute(start, cwd)
-    if ctx.root is None or not (ctx.locate(full) == cx.INSIDE or full == ctx.root):
-        return False  # above the checkout: judged as removing all of it (paths.destroyed)
+    if ctx.root is None or ctx.absolute(start, cwd) != ctx.root:
+        return False
+    dotgit = os.path.join(ctx.root, ".git")
+    found = _in_git(dotgit, tests)
+    if found is None:  # tests this reading does not know: ask find itself
+        found = _find_says(walk, start, cwd, tests, words, line)
+        if found is None:
+            return True
+    if found:
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
+                         "stashes), which no snapshot of the checkout keeps", words, line=line))
+        return True
+    return False
+
+
+_NO_OPS = frozenset({"-a", "-and", "-depth", "-xdev", "-mount", "-noleaf", "-ignore_readdir_race", "-follow"})
+
+
+def _in_git(dotgit: str, tests: list[str]) -> str | None:
+    """The first entry of .git (itself included) that ANDed -name/-iname/-type tests match ("" for
+    none), or None when the tests hold anything else (find itself is asked then)."""
+    import fnmatch
+
+    checks: list[tuple[str, str]] = []
+    i = 0
+    while i < len(tests):
+        t = tests[i]
+        if t in _NO_OPS:
+            i += 1
+            continue
+        if t not in ("-name", "-iname", "-type") or i + 1 >= len(tests):
+            return None
+        checks.append((t, tests[i + 1]))
+        i += 2
+
+    def hit(path: str, name: str) -> bool:
+        for test, value in checks:
+            if test == "-name" and not fnmatch.fnmatchcase(name, value):
+                return False
+            if test == "-iname" and not fnmatch.fnmatchcase(name.lower(), value.lower()):
+                return False
+            if test == "-type":
+                kind = "l" if os.path.islink(path) else "d" if os.path.isdir(path) else "f" if os.path.isfile(path) \
+                    else "?"
+                if kind not in value.split(","):
+                    return False
+        return True
+
+    if not os.path.lexists(dotgit) or hit(dotgit, ".git"):
+        return ".git" if os.path.lexists(dotgit) else ""
+    for folder, dirs, files in os.walk(dotgit):
+        for name in dirs + files:
+            full = os.path.join(folder, name)
+            if hit(full, name):
+                return os.path.relpath(full, os.path.dirname(dotgit))
+    return ""
+
+
+def _find_says(walk: Walk, start: str, cwd: str, tests: list[str], words: str, line: int) -> str | None:
     try:
         proc = subprocess.run(["find", start, *tests, "-print0"], cwd=cwd, capture_output=True, timeout=_TIMEOUT,
                               check=False, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
     except (OSError, subprocess.SubprocessError):
         walk.add(Finding(UNKNOWN, f"`{words}`: pylon could not list what find matches within {_TIMEOUT:g} s", words,
                          line=line))
-        return True
+        return None
     for raw in proc.stdout.split(b"\0"):
         if b"/.git/" in b"/" + raw + b"/":
-            shown = os.fsdecode(raw)[:200]
-            walk.add(Finding(IRREVERSIBLE, f"`{words}` matches {shown}, inside a repository's .git (history, refs, "
-                             "stashes), which no snapshot of the checkout keeps", words, line=line))
-            return True
-    return False
+            return os.fsdecode(raw)[:200]
+    return ""
