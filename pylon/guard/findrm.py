@@ -68,46 +68,60 @@ def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: s
     return False
 
 
-_NO_OPS = frozenset({"-a", "-and", "-depth", "-xdev", "-mount", "-noleaf", "-ignore_readdir_race", "-follow"})
+# Always true for matching (-prune only stops descending: read as not there, more matches, never fewer).
+_NO_OPS = frozenset({"-a", "-and", "-depth", "-xdev", "-mount", "-noleaf", "-ignore_readdir_race", "-follow", "-prune"})
 
 
 def _in_git(dotgit: str, tests: list[str]) -> str | None:
     """The first entry of .git (itself included) that ANDed -name/-iname/-type tests match ("" for
     none), or None when the tests hold anything else (find itself is asked then)."""
     import fnmatch
+    import re
 
-    checks: list[tuple[str, str]] = []
+    names: list[re.Pattern[str]] = []
+    types: list[str] = []
     i = 0
     while i < len(tests):
         t = tests[i]
         if t in _NO_OPS:
             i += 1
             continue
+        if t in ("-maxdepth", "-mindepth"):  # read as no limit: more matches, never fewer
+            i += 2
+            continue
+        if not t.startswith("-") and t not in ("(", ")", "!", ","):
+            return ""  # a path after the expression: find refuses the command (nothing matches)
         if t not in ("-name", "-iname", "-type") or i + 1 >= len(tests):
             return None
-        checks.append((t, tests[i + 1]))
+        value = tests[i + 1]
+        if t == "-type":
+            types.append(value)
+        else:
+            names.append(re.compile(fnmatch.translate(value), re.IGNORECASE if t == "-iname" else 0))
         i += 2
 
-    def hit(path: str, name: str) -> bool:
-        for test, value in checks:
-            if test == "-name" and not fnmatch.fnmatchcase(name, value):
-                return False
-            if test == "-iname" and not fnmatch.fnmatchcase(name.lower(), value.lower()):
-                return False
-            if test == "-type":
-                kind = "l" if os.path.islink(path) else "d" if os.path.isdir(path) else "f" if os.path.isfile(path) \
-                    else "?"
-                if kind not in value.split(","):
-                    return False
-        return True
+    def hit(name: str, kind: str) -> bool:
+        return all(p.match(name) for p in names) and all(kind in v.split(",") for v in types)
 
-    if not os.path.lexists(dotgit) or hit(dotgit, ".git"):
-        return ".git" if os.path.lexists(dotgit) else ""
-    for folder, dirs, files in os.walk(dotgit):
-        for name in dirs + files:
-            full = os.path.join(folder, name)
-            if hit(full, name):
-                return os.path.relpath(full, os.path.dirname(dotgit))
+    if not os.path.lexists(dotgit):
+        return ""
+    top = "l" if os.path.islink(dotgit) else "d" if os.path.isdir(dotgit) else "f"
+    if hit(".git", top):
+        return ".git"
+    stack = [dotgit] if top == "d" else []
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            link = entry.is_symlink()
+            kind = "l" if link else "d" if entry.is_dir() else "f" if entry.is_file() else "?"
+            if hit(entry.name, kind):
+                return os.path.relpath(entry.path, os.path.dirname(dotgit))
+            if kind == "d":
+                stack.append(entry.path)
     return ""
 
 
