@@ -12,7 +12,6 @@ question for any other tests (bounded in time; past it, unknown).
 from __future__ import annotations
 
 import os
-import subprocess
 
 from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
 
@@ -126,6 +125,8 @@ def _in_git(dotgit: str, tests: list[str]) -> str | None:
 
 
 def _find_says(walk: Walk, start: str, cwd: str, tests: list[str], words: str, line: int) -> str | None:
+    import subprocess
+
     try:
         proc = subprocess.run(["find", start, *tests, "-print0"], cwd=cwd, capture_output=True, timeout=_TIMEOUT,
                               check=False, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})

@@ -11,21 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
 from tests.guard.test_snapshot_exact import guarded, restore
 from tests.workspace.ops_helpers import entries as tree
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src" / "pkg").mkdir(parents=True)
-    git(root, "init", "-q", "-b", "main")
-    (root / ".gitignore").write_text("*.pyc\n")
-    (root / "src" / "app.py").write_text("x = 1\n")
-    (root / "src" / "pkg" / "mod.py").write_text("y = 2\n")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+    root: Path = make_repo({".gitignore": "*.pyc\n", "src/app.py": "x = 1\n", "src/pkg/mod.py": "y = 2\n"})
     (root / "src" / "app.pyc").write_bytes(b"\x00compiled\n")
     (root / "src" / "pkg" / "mod.pyc").write_bytes(b"\x00compiled too\n")
     (root / "src" / "pkg" / "notes.txt").write_text("untracked\n")

@@ -28,13 +28,8 @@ def refs_now(root: Path) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "a.txt").write_text("one\n")
-    git(root, "add", "-A")
-    git(root, *ID, "commit", "-qm", "one")
+def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+    root: Path = make_repo({"a.txt": "one\n"})
     git(root, *ID, "tag", "-a", "v1", "-m", "annotated")
     git(root, "tag", "light")
     git(root, "checkout", "-qb", "feature")
