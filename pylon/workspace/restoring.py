@@ -73,9 +73,10 @@ def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel:
 
 def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
                dry_run: bool) -> tuple[dict[str, list[str]], bool] | None:
-    """A whole guard snapshot names again the refs its command deleted (guard_refs.py): (what was
-    put back, whether the command touched refs only); None when there is nothing of that kind."""
-    if rel is not None or not ref.startswith(f"{refs.ROOT}guard/"):
+    """A guard snapshot names again the refs its command deleted (guard_refs.py), with or without
+    PATHs (the hook's note names the paths; the refs are part of what the command destroyed): (what
+    was put back, whether the command touched refs only); None when there is nothing of that kind."""
+    if not ref.startswith(f"{refs.ROOT}guard/"):
         return None
     from pylon.workspace.guard_refs import put_back, recorded
 
@@ -98,7 +99,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         rel = None  # the checkout root itself: everything
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
-    if kept is not None and kept[1]:  # the command touched refs only: no file comes back
+    if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
         return {"name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, "delete": [],
                 "write": [], "index": 0, "blocked": [], "kept": [], "head": None, "head_now": None,
                 "head_kept": False, "op": None, "refs": kept[0]}

@@ -157,3 +157,22 @@ def test_force_wins_over_a_lease_so_only_the_lease_alone_is_reversible(tmp_path:
     ctx = Context(str(mine), str(mine), branch="main")
     assert classify("git push --force --force-with-lease origin main", ctx).verdict == "irreversible"
     assert classify("git push --force-with-lease origin main", ctx).verdict == "reversible"
+
+
+def test_the_note_of_a_command_that_drops_a_stash_and_removes_files_brings_back_both(repo: Path) -> None:
+    before, files = refs_now(repo), (repo / "a.txt").read_text()
+    name = guarded(repo, "git stash drop && rm -f a.txt")
+    assert refs_now(repo) != before and not (repo / "a.txt").exists()
+    from pylon.workspace.repo import locate
+    from pylon.workspace.restoring import restore_named
+
+    restore_named(locate(str(repo)), name, ["a.txt"])  # the note's command names the path
+    assert refs_now(repo) == before and (repo / "a.txt").read_text() == files
+
+
+def test_ws_restore_says_what_came_back(repo: Path) -> None:
+    name = guarded(repo, "git stash clear")
+    done = subprocess.run(["pylon", "ws", "restore", name], cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "3 stash entries" in done.stderr and "0 path(s)" in done.stdout
+    assert len(git(repo, "stash", "list").splitlines()) == 3
