@@ -73,6 +73,9 @@ def refused_everywhere(line: str) -> bool:
     return head.startswith(("&&", "||", "|")) or (head.startswith("&") and not head.startswith("&>"))
 
 
+_SHELLS = frozenset({"bash", "zsh", "sh", "dash", "ksh", "mksh", "yash", "posh", "fish", "tcsh", "csh"})
+
+
 def refused_by_shells(command: str, env: dict[str, str]) -> str:
     """The shells that refuse one line of text as a syntax error ("" when any would run it, or
     none could be asked). A shell reads a whole line before it runs any of it, so a line it
@@ -87,8 +90,10 @@ def refused_by_shells(command: str, env: dict[str, str]) -> str:
     if bash is None:
         return ""
     shells = {os.path.realpath(bash): [bash, "-O", "extglob", "-n", "-c", command]}
-    for found in (shutil.which("zsh", path=path), shutil.which("zsh", path="/bin:/usr/bin:/usr/local/bin"),
-                  env.get("SHELL")):
+    user = env.get("SHELL") or ""
+    if user and os.path.basename(user) not in _SHELLS:
+        return ""  # a program pylon cannot ask for a syntax check: it might run the line
+    for found in (shutil.which("zsh", path=path), shutil.which("zsh", path="/bin:/usr/bin:/usr/local/bin"), user):
         if found and os.path.isabs(found) and os.access(found, os.X_OK) and os.path.realpath(found) not in shells:
             shells[os.path.realpath(found)] = [found, "-n", "-c", command]
     clean = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
