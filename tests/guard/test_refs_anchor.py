@@ -176,3 +176,12 @@ def test_ws_restore_says_what_came_back(repo: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "3 stash entries" in done.stderr and "0 path(s)" in done.stdout
     assert len(git(repo, "stash", "list").splitlines()) == 3
+
+
+def test_ws_gc_prunes_the_kept_refs_with_their_snapshot(repo: Path) -> None:
+    guarded(repo, "git stash clear")
+    assert git(repo, "for-each-ref", "refs/pylon/guard-refs/").count("\n") == 3
+    done = subprocess.run(["pylon", "ws", "gc", "--older-than", "0s", "--all"], cwd=repo, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "for-each-ref", "refs/pylon/guard/", "refs/pylon/guard-refs/") == ""
