@@ -37,7 +37,11 @@ def kept(kind: str, path: str, args: tuple[str, ...]) -> str:
     if kind == "tracked":
         return f"the uncommitted changes of tracked files in {where}"
     if kind == "find":
-        return f"the files `find {where} {' '.join(args)} -print` lists"
+        whole = args[:1] == ("+r",)  # matched folders go whole (`-exec rm -r {}`)
+        return (f"the files `find {where} {' '.join(args[whole:])} -print` lists"
+                + (" and everything in the folders it lists" if whole else ""))
+    if kind == "refs":
+        return "the refs " + ", ".join(args) + " (under refs/pylon/guard-refs/<n>/)"
     if kind == "git-clean":
         cut = args.index("--") if "--" in args else len(args)
         flags, paths = list(args[:cut]), [p for p in args[cut + 1:] if p]

@@ -177,4 +177,25 @@ def restore(args: RestoreArgs) -> int:
              f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)")
     if result.get("op"):
         note("pylon: `pylon ws undo` reverses this")
+    _refs_note(result.get("refs"), verb)
     return 0
+
+
+def _refs_note(refs: dict[str, list[str]] | None, verb: str) -> None:
+    """What a guard snapshot named again: refs, stash entries; remote tips left to a push."""
+    if not refs:
+        return
+    for name in refs["refs"]:
+        note(f"pylon: {verb} ref {name}")
+    if refs["stash"]:
+        note(f"pylon: {verb} {len(refs['stash'])} stash entr{'y' if len(refs['stash']) == 1 else 'ies'} "
+             "(`git stash list`)")
+    for row in refs["refs_kept"]:
+        name, _, oid = row.partition(" ")
+        note(f"pylon: kept {name} as it is now (it moved since the snapshot; `git update-ref {name} {oid}` "
+             "puts back the snapshot's)")
+    for row in refs["remote"]:
+        name, _, oid = row.partition(" ")
+        remote, _, branch = name[len("refs/remotes/"):].partition("/")
+        note(f"pylon: the remote's {branch} was at {oid[:12]} before the push; "
+             f"`git push --force-with-lease={branch} {remote} {oid}:refs/heads/{branch}` puts it back")

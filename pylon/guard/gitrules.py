@@ -1,8 +1,8 @@
 """git, judged by what each subcommand destroys (docs/guard.md has the table).
 
 Working-tree losses inside the checkout (reset --hard, checkout -- PATH, restore, clean) are
-reversible: a snapshot keeps them. Losses in the repository's own data (branches, tags,
-stashes, reflogs, unreachable objects) and on remotes are irreversible.
+reversible: a snapshot keeps them. Deleted branches, tags and stash entries are reversible too
+(gitrefs.py: the snapshot keeps the refs); reflogs, unreachable objects and remotes are irreversible.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from pylon.guard import context as cx
+from pylon.guard.gitrefs import judge as judge_refs
 from pylon.guard.paths import destroyed
 from pylon.guard.words import quote
 from pylon.guard.verdict import (CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERSIBLE, SAFE, TRACKED, UNKNOWN, Finding,
@@ -169,6 +170,8 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
         after = [_dot()]  # the paths are in a file: judged as the whole checkout (the snapshot keeps it all)
         if sub == "checkout":
             flags.discard("-f")
+    if judge_refs(walk, sub, flags, before, words, line):
+        return
     if sub == "reset":
         if flags & {"--hard", "--merge", "--keep"}:
             _checkout_all(walk, words, line, "discards uncommitted changes to tracked files")
@@ -224,19 +227,6 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
     elif sub == "mv" and flags & {"-f", "--force"}:
         if len(before) >= 2:
             destroyed(walk, state, before[-1:], verb="may overwrite", words=words, line=line, must_exist=True)
-    elif sub == "stash":
-        action = before[0].text if before else None
-        if action in ("drop", "clear"):
-            irreversible(f"deletes stash entries ({action}); they live only in the repository")
-    elif sub == "branch":
-        if flags & {"-D"} or (flags & {"-d", "--delete"} and flags & {"-f", "--force"}):
-            irreversible("force-deletes branches, with commits that may be on no other branch")
-        elif flags & {"-M", "-C"} or (flags & {"-m", "-c", "--move", "--copy"} and flags & {"-f", "--force"}):
-            irreversible("overwrites an existing branch")
-    elif sub == "tag" and flags & {"-d", "--delete"}:
-        irreversible("deletes tags")
-    elif sub == "push":
-        _push(walk, flags, before, words, line)
     elif sub == "worktree":
         action = before[0].text if before else None
         if action == "remove" and flags & {"-f", "--force"}:
@@ -247,8 +237,6 @@ def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str,
         irreversible("deletes unreachable objects now (lost commits, dropped stashes)")
     elif sub == "reflog" and before and before[0].text in ("expire", "delete"):
         irreversible("deletes reflog entries, the record of where branches were")
-    elif sub == "update-ref" and flags & {"-d"}:
-        irreversible("deletes a ref")
     elif sub in ("checkout-index", "read-tree") and flags & {"-f", "--force", "-u", "--reset"}:
         _checkout_all(walk, words, line, "overwrites files of the working tree")
     elif sub == "submodule" and before and before[0].text == "deinit" and flags & {"-f", "--force"}:
@@ -366,31 +354,6 @@ def _dot() -> Arg:
     from pylon.guard.words import Arg as A
 
     return A(".", False, ".")
-
-
-def _push(walk: Walk, flags: set[str], positional: list[Arg], words: str, line: int) -> None:
-    refspecs = [a.text or "" for a in positional[1:]]
-    forced = flags & {"-f", "--force", "--mirror", "--prune"} or any(r.startswith("+") for r in refspecs)
-    deleting = flags & {"-d", "--delete"} or any(r.startswith(":") and len(r) > 1 for r in refspecs)
-    if deleting:
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` deletes branches or tags on the remote", words, line=line))
-        return
-    if forced:
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` overwrites the remote's history (force push)", words, line=line))
-        return
-    lease = any(f == "--force-with-lease" or f.startswith("--force-with-lease=") or f == "--force-if-includes"
-                for f in flags)
-    if not lease:
-        return
-    targets = [r.split(":")[-1].removeprefix("refs/heads/") for r in refspecs] or [walk.ctx.branch or ""]
-    risky = [t for t in targets if not t or t in cx.DEFAULT_BRANCHES or t == "HEAD"]
-    if risky:
-        shown = risky[0] or "the current branch (unknown)"
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` rewrites {shown} on the remote, a default branch", words,
-                         line=line))
-    else:
-        walk.add(Finding(SAFE, f"`{words}`: --force-with-lease to {', '.join(targets)}, not a default branch", words,
-                         line=line))
 
 
 __all__ = ["PATH", "judge_git"]

@@ -133,7 +133,7 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
             continue
         if text in STDIN_FILES:
             break
-        _script_file(walk, args[i], state, words, cmd.line)
+        _script_file(walk, args[i], state, words, cmd.line, search=os.path.basename(args[0].text or "") == "bash")
         return
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state.copy(), cmd.line))
 
@@ -143,8 +143,10 @@ def run_script(walk: Walk, arg: Arg, state: State, words: str, line: int) -> Non
     _script_file(walk, arg, state, words, line)
 
 
-def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> None:
-    """A shell script named on the command line is read and judged like the command itself."""
+def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int, search: bool = False) -> None:
+    """A shell script named on the command line is read and judged like the command itself. bash
+    (`search`) looks a name without a slash up on PATH when the folder has no such file, and refuses
+    a binary file (a NUL byte before the first newline of its first 80 bytes): nothing runs."""
     if arg.text is None:
         walk.add(Finding(UNKNOWN, f"`{words}` runs a script named only when it runs", arg.raw, line=line))
         return
@@ -152,12 +154,20 @@ def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int) -> N
         walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", arg.raw, line=line))
         return
     path = walk.ctx.absolute(arg.text, state.cwd or walk.ctx.cwd)
+    if search and "/" not in arg.text and not os.path.exists(path):
+        import shutil
+
+        path = shutil.which(arg.text, mode=os.F_OK, path=walk.ctx.env.get("PATH", "")) or path
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_SCRIPT + 1)
     except OSError:
         walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} cannot be read, so what it does is unknown",
                          arg.raw, line=line))
+        return
+    if search and b"\0" in data[:80].partition(b"\n")[0]:
+        walk.add(Finding(SAFE, f"`{words}`: bash refuses to run {path}, a binary file, as a script", arg.raw,
+                         line=line))
         return
     if len(data) > MAX_SCRIPT or b"\0" in data:
         walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} is too large or not text", arg.raw, line=line))

@@ -125,8 +125,12 @@ class Loop:
         self.var, self.values, self.body = var, values, body
 
 
+UNREADABLE = "the shell grammar cannot read this"
+
+
 class Opaque:
-    """Text the parser could not read as shell: never judged safe."""
+    """Text the parser could not read as shell: never judged safe (unless every shell refuses the
+    whole line, classify.refused_by_shells: then none of it runs)."""
 
     __slots__ = ("text", "reason")
 

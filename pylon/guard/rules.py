@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from pylon.guard.findrm import RECURSIVE, reaches_git, rm_of_matches
 from pylon.guard.paths import destroyed
 from pylon.guard.words import Arg, basename, quote
 from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
@@ -24,6 +25,7 @@ _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim",
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
                            "-quit"})
+_FIND_PRINTS = frozenset({"-print", "-print0", "-printf", "-ls"})  # they would mix into the snapshot's listing
 # Tests and options of find that take the next word as their value.
 _FIND_TAKES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer",
                          "-mtime", "-mmin", "-size", "-type", "-user", "-group", "-perm", "-ctime", "-atime", "-cmin",
@@ -362,17 +364,32 @@ def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> No
             marked = [A(s.text, s.glob, s.raw, under=filtered) for s in starts]
             # the snapshot asks find itself what it would delete (the same tests, -print instead)
             tests = [e.text for e in expr if e.text != "-delete"]
-            listable = all(t is not None and t not in _FIND_ACTIONS for t in tests)
-            destroyed(walk, state, marked, verb="deletes files under", words=words, line=cmd.line, sudo=sudo,
-                      checkout_ok=filtered, kind=FIND if listable else PATH,
-                      args_of_target=tuple(t for t in tests if t is not None) if listable else ())
+            _find_delete(walk, starts, marked, state, tests, (), words, cmd.line, sudo, filtered)
         elif a.text in ("-exec", "-execdir", "-ok", "-okdir"):
             end = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr))
             inner = expr[j + 1 : end]
             if not inner:
+                continue
+            rm = rm_of_matches(inner)
+            if rm is not None:  # `-exec rm {} +`: what find matches, as with -delete
+                tests = [e.text for e in expr[:j] + expr[end + 1:]]
+                _find_delete(walk, starts, starts, state, tests, (RECURSIVE,) if rm[1] else (), words, cmd.line,
+                             sudo, True)
                 continue
             from pylon.guard.model import Cmd as C
 
             for start in starts:
                 replaced = [start if w.text == "{}" or (w.text or "").endswith("/{}") else w for w in inner]
                 judge(walk, replaced, C([], [], [], cmd.line), state.copy(), None)
+
+
+def _find_delete(walk: Walk, starts: list[Arg], marked: list[Arg], state: State, tests: list[str | None],
+                 mark: tuple[str, ...], words: str, line: int, sudo: bool, filtered: bool) -> None:
+    """find deletes what its tests match: listed by find itself at snapshot time (a FIND target)."""
+    listable = all(t is not None and t not in _FIND_ACTIONS and t not in _FIND_PRINTS for t in tests)
+    if listable and any(s.text is not None and reaches_git(walk, s.text, state, [t for t in tests if t], words, line)
+                        for s in starts):
+        return
+    destroyed(walk, state, marked, verb="deletes files under", words=words, line=line, sudo=sudo,
+              checkout_ok=filtered, kind=FIND if listable else PATH,
+              args_of_target=(*mark, *(t for t in tests if t is not None)) if listable else ())

@@ -7,7 +7,8 @@ read differently is never judged on a guess. (bashlex was measured too: docs/gua
 
 from __future__ import annotations
 
-from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
+from pylon.guard.model import (DYN, LIT, UNREADABLE, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir,
+                               Seq, Sub, Word)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class _Reader:
         check_deadline()
         kind = n.type
         if kind == "ERROR" or n.is_missing:
-            return Opaque(_text(n), "the shell grammar cannot read this")
+            return Opaque(_text(n), UNREADABLE)
         if kind == "command":
             return self.command(n, [])
         if kind == "redirected_statement":
@@ -116,7 +117,7 @@ class _Reader:
         if n.has_error and not any(isinstance(i, Opaque) for i in items) and n.type != "ERROR":
             bad = _first_error(n)
             if bad is not None:
-                items.append(Opaque(_text(bad), "the shell grammar cannot read this"))
+                items.append(Opaque(_text(bad), UNREADABLE))
         return items
 
     def for_loop(self, n: TsNode) -> Node:
@@ -167,7 +168,7 @@ class _Reader:
             elif c.type == "comment":
                 continue
             elif c.type == "ERROR":
-                return Opaque(_text(c), "the shell grammar cannot read this")
+                return Opaque(_text(c), UNREADABLE)
             elif c.type not in _WORDISH:  # `coproc ( rm -rf x )`: statements where a word would be
                 words.append(Word(_text(c), [Part(DYN, _text(c))], [self.node(c)]))
             else:
@@ -234,7 +235,7 @@ class _Reader:
                 rest.extend(more)
                 extra.extend(words)
             elif c.type == "ERROR":
-                rest.append((";", Opaque(_text(c), "the shell grammar cannot read this")))
+                rest.append((";", Opaque(_text(c), UNREADABLE)))
             elif c.type in _WORDISH and (target is not None or n.type == "heredoc_redirect"):
                 extra.append(self.word(c))
             elif n.type == "heredoc_redirect" and c.is_named:
@@ -292,7 +293,7 @@ class _Reader:
             subs.append(Seq([self.node(c) for c in n.named_children if c.type != "comment"]))
             parts.append(Part(DYN, _text(n), quoted))
         elif kind == "ERROR":
-            subs.append(Opaque(_text(n), "the shell grammar cannot read this"))
+            subs.append(Opaque(_text(n), UNREADABLE))
             parts.append(Part(DYN, _text(n), quoted))
         elif n.child_count == 0 and not n.is_named:
             parts.append(Part(LIT, _text(n), quoted))

@@ -12,7 +12,9 @@ _RANK = {SAFE: 0, REVERSIBLE: 1, UNKNOWN: 2, IRREVERSIBLE: 3}
 # `git clean` with these options would remove (asked with `git clean -n` at snapshot time).
 # TRACKED: only tracked content below the path is lost (git checkout/restore: ignored files stay);
 # FIND: the files `find PATH ARGS -print` lists (asked with that listing at snapshot time).
-PATH, CHECKOUT, GIT_CLEAN, TRACKED, FIND = "path", "checkout", "git-clean", "tracked", "find"
+# REFS: refs of the repository (ARGS: full names, prefixes ending in `/`, or refs/stash for every
+# stash entry) that the snapshot keeps under refs/pylon/guard-refs/<n>/; no file is touched.
+PATH, CHECKOUT, GIT_CLEAN, TRACKED, FIND, REFS = "path", "checkout", "git-clean", "tracked", "find", "refs"
 
 
 class Target:

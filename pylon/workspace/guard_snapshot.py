@@ -120,17 +120,27 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
     action), files and symlinks only: folders come back with what they hold."""
     import subprocess
 
-    proc = subprocess.run(["find", start, *tests, "-print0"], cwd=root, capture_output=True, check=False)
-    out = []
+    whole = tests[:1] == ("+r",)  # `-exec rm -r {}`: a matched folder goes with all it holds
+    proc = subprocess.run(["find", start, *tests[whole:], "-print0"], cwd=root, capture_output=True, check=False)
+    out: list[str] = []
     for raw in proc.stdout.split(b"\0"):
         if not raw:
             continue
         rel = os.path.normpath(os.fsdecode(raw))
         full = os.path.join(root, rel)
-        if rel.split(os.sep)[0] == ".git" or (os.path.isdir(full) and not os.path.islink(full)):
+        if ".git" in rel.split(os.sep):
+            from pylon.errors import PylonError
+
+            raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {rel} (a .git)",
+                             "Run the command yourself knowing it cannot be undone.")
+        if os.path.isdir(full) and not os.path.islink(full):
+            if whole:
+                for folder, dirs, files in os.walk(full):
+                    out.extend(os.path.relpath(os.path.join(folder, n), root) for n in files + [
+                        d for d in dirs if os.path.islink(os.path.join(folder, d))])
             continue
         out.append(rel)
-    return out
+    return sorted(set(out))
 
 
 def size_of(checkout: Checkout, targets: list[Target], extra: list[str]) -> int:
@@ -166,8 +176,12 @@ def _lsize(path: str) -> int:
 def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: int) -> dict[str, object]:
     """Snapshot the checkout (plus the ignored files the command removes) as guard-<n>.
     Refuses with `guard-snapshot-too-large` when it would hold more than max_bytes."""
+    from pylon.workspace import guard_refs
     from pylon.workspace import state as st
 
+    ref_lines, anchors = guard_refs.message_lines(checkout, targets)
+    only_refs = bool(targets) and all(t.kind == "refs" for t in targets)
+    targets = [t for t in targets if t.kind != "refs"]
     extra = removed_files(checkout, targets)
     size = size_of(checkout, targets, extra)
     if size > max_bytes:
@@ -197,6 +211,9 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     body = message.partition("\n\n")[2]
     if extra:
         body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove
+    body += "".join(line + "\n" for line in ref_lines)  # the refs it deletes (guard_refs.py)
+    if only_refs:
+        body += "pylon-guard-scope: refs\n"
     scope = None if "." in roots else roots
     body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found, scope))}\n"
     commit = st.commit_tree(checkout, tree, parents, body)
@@ -208,6 +225,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
         code, _, _ = git.run_full(["update-ref", "-m", f"pylon guard: {note}", "--create-reflog", ref, commit, ""],
                                   cwd=checkout.root)
         if code == 0:
+            guard_refs.anchor(checkout, number, anchors)
             return {"name": f"guard-{number}", "ref": ref, "commit": commit, "extra_files": len(extra),
                     "bytes": size, "head": state.head, "worktree_tree": state.worktree}
     raise git.failure(["update-ref", ref], 1, b"could not create a guard ref")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         head_now: str | None
         head_kept: bool
         op: NotRequired[int | None]
+        refs: NotRequired[dict[str, list[str]]]
 
 
 def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
@@ -70,6 +71,22 @@ def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel:
     return "state"
 
 
+def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
+               dry_run: bool) -> tuple[dict[str, list[str]], bool] | None:
+    """A guard snapshot names again the refs its command deleted (guard_refs.py), with or without
+    PATHs (the hook's note names the paths; the refs are part of what the command destroyed): (what
+    was put back, whether the command touched refs only); None when there is nothing of that kind."""
+    if not ref.startswith(f"{refs.ROOT}guard/"):
+        return None
+    from pylon.workspace.guard_refs import put_back, recorded
+
+    message = git.run(["cat-file", "commit", target], cwd=checkout.root).decode("utf-8", "surrogateescape")
+    kept, stash, only = recorded(message.partition("\n\n")[2])
+    if not kept and not stash:
+        return None
+    return put_back(checkout, message.partition("\n\n")[2], dry_run=dry_run), only
+
+
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
                   dry_run: bool = False) -> Restored:
     from pylon.workspace.repo import refuse_in_progress
@@ -81,6 +98,11 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     if rel is not None and "" in rel:
         rel = None  # the checkout root itself: everything
     refuse_in_progress(checkout, "restore a snapshot")
+    kept = _kept_refs(checkout, ref, target, rel, dry_run)
+    if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
+        return {"name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, "delete": [],
+                "write": [], "index": 0, "blocked": [], "kept": [], "head": None, "head_now": None,
+                "head_kept": False, "op": None, "refs": kept[0]}
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         from pylon.workspace.commits import read_state
@@ -99,6 +121,8 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         }
         if todo.blocked:
             raise _blocked_error(todo.blocked)
+        if kept is not None:
+            result["refs"] = kept[0]
         if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
             result["op"] = None
             return result

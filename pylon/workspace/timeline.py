@@ -96,12 +96,16 @@ def entries(checkout: Checkout) -> list[Entry]:
     for op in oplog.entries(checkout):
         if _mine(checkout, op):
             found.append(_op_entry(checkout, op))
+    anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
+    for ref, _oid, _when, _tree in _refs(checkout, f"{refs.ROOT}guard-refs/"):
+        anchors.setdefault(ref[len(f"{refs.ROOT}guard-refs/"):].split("/", 1)[0], []).append(ref)
     for ref, oid, when, tree in _refs(checkout, f"{refs.ROOT}guard/"):
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
         found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,
                       "made_by": f"guard, before: {command}" if command else "guard",
-                      "restore": f"pylon ws restore guard-{number}", "_pair": (f"{oid}^1", oid)})
+                      "restore": f"pylon ws restore guard-{number}", "_pair": (f"{oid}^1", oid),
+                      **({"refs": [ref, *anchors[number]]} if number in anchors else {})})
     groups: dict[str, dict[str, tuple[str, int]]] = {}
     for ref, oid, when, _tree in _refs(checkout, f"{refs.ROOT}trash/"):
         group, _, part = ref.rpartition("/")

@@ -70,15 +70,26 @@ def test_published_corpora_case_by_case(expected: str, source: str, command: str
     got = _peer_verdict(command, corpus_checkout)
     assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
     label = source.split(" differs:")[0].rsplit("(", 1)[1].split(": ")[1].rstrip(")")
-    if (label in ("deny", "ask") and got == "safe") or (label == "allow" and got != "safe"):
+    if (label in ("deny", "ask") and got == "safe") or (label == "allow" and got in FLAGGED):
         assert "differs:" in source, f"undocumented difference from the peer: {source}"
+
+
+# Flagged = not allowed to run unasked (the issue's count): reversible runs after a snapshot.
+FLAGGED = ("irreversible", "unknown")
+# Peer allow cases that destroy what nobody can get back: kept flagged (docs/guard.md lists why).
+DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /some/path",
+              "git push --force --force-with-lease", "git push -f --force-with-lease",
+              "find . -exec rm -r {} \\;", "find . -exec rm -f {} \\;"}
 
 
 def test_peer_totals() -> None:
     """The measured totals of docs/guard.md: deny cases pylon judges safe, allow cases it flags."""
-    denies = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0]]
-    allows = [(v, s) for v, s, _ in PEER_ENTRIES if "allow)" in s.split(" differs:")[0]]
-    missed = [s for v, s, _ in PEER_ENTRIES if "deny)" in s.split(" differs:")[0] and v == "safe"]
-    flagged = [s for v, s in allows if v != "safe"]
+    denies = [(v, c) for v, s, c in PEER_ENTRIES if "deny)" in s.split(" differs:")[0]]
+    allows = [(v, c) for v, s, c in PEER_ENTRIES if "allow)" in s.split(" differs:")[0]]
     assert (len(denies), len(allows)) == (221, 159)
-    assert len(missed) == 32 and len(flagged) == 19
+    missed = [c for v, c in denies if v == "safe"]
+    assert len(missed) == 49  # each a listed difference (test_published_corpora_case_by_case)
+    flagged = {c for v, c in allows if v in FLAGGED}
+    assert flagged == DELIBERATE  # 8 of 159 (5.0%) counting them, 0 of 151 without
+    rest = [c for v, c in allows if c not in DELIBERATE]
+    assert len(flagged - DELIBERATE) <= 0.02 * len(rest)

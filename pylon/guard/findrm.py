@@ -1,0 +1,140 @@
+"""`find START TESTS -delete` and `find START TESTS -exec rm [-r] {} +|;`: judged on what find matches.
+
+Both delete exactly what `find START TESTS -print` lists (with `rm -r`, a matched folder goes with
+everything in it), so the snapshot asks find itself for that list (a FIND target: the tests,
+`+r` first when matched folders go whole). Where a match lies in a `.git` folder (the checkout's
+own, `find . -type f -delete`, or a nested repository's), the repository's history and refs would
+go, which no snapshot of the checkout keeps: irreversible. When the start is the checkout's top
+folder the classifier reads .git itself for -name/-iname/-type tests, and asks find the same
+question for any other tests (bounded in time; past it, unknown).
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.guard.walk import Walk
+    from pylon.guard.words import Arg, State
+
+RECURSIVE = "+r"  # the first arg of a FIND target whose matched folders are removed whole (rm -r)
+_RM = frozenset({"rm", "/bin/rm", "/usr/bin/rm"})
+_TIMEOUT = 2.0
+
+
+def rm_of_matches(inner: list[Arg]) -> tuple[bool, bool] | None:
+    """(is rm of the matches, recursive) for the words of an -exec: `rm [-options] {}`; None otherwise."""
+    if not inner or inner[0].text not in _RM:
+        return None
+    recursive = False
+    operands = 0
+    for w in inner[1:]:
+        text = w.text
+        if text is None:
+            return None
+        if text == "{}":
+            operands += 1
+        elif text.startswith("--"):
+            recursive = recursive or text == "--recursive"
+        elif text.startswith("-") and len(text) > 1:
+            recursive = recursive or "r" in text or "R" in text
+        else:
+            return None
+    return (True, recursive) if operands == 1 else None
+
+
+def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: str, line: int) -> bool:
+    """Add a finding and say True when find's matches reach into the checkout's .git (a start that
+    is the checkout's top folder; nested repositories below other starts are refused by the
+    snapshot, which lists the same matches)."""
+    ctx = walk.ctx
+    cwd = state.cwd or ctx.cwd
+    if ctx.root is None or ctx.absolute(start, cwd) != ctx.root:
+        return False
+    dotgit = os.path.join(ctx.root, ".git")
+    found = _in_git(dotgit, tests)
+    if found is None:  # tests this reading does not know: ask find itself
+        found = _find_says(walk, start, cwd, tests, words, line)
+        if found is None:
+            return True
+    if found:
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
+                         "stashes), which no snapshot of the checkout keeps", words, line=line))
+        return True
+    return False
+
+
+# Always true for matching (-prune only stops descending: read as not there, more matches, never fewer).
+_NO_OPS = frozenset({"-a", "-and", "-depth", "-xdev", "-mount", "-noleaf", "-ignore_readdir_race", "-follow", "-prune"})
+
+
+def _in_git(dotgit: str, tests: list[str]) -> str | None:
+    """The first entry of .git (itself included) that ANDed -name/-iname/-type tests match ("" for
+    none), or None when the tests hold anything else (find itself is asked then)."""
+    import fnmatch
+    import re
+
+    names: list[re.Pattern[str]] = []
+    types: list[str] = []
+    i = 0
+    while i < len(tests):
+        t = tests[i]
+        if t in _NO_OPS:
+            i += 1
+            continue
+        if t in ("-maxdepth", "-mindepth"):  # read as no limit: more matches, never fewer
+            i += 2
+            continue
+        if not t.startswith("-") and t not in ("(", ")", "!", ","):
+            return ""  # a path after the expression: find refuses the command (nothing matches)
+        if t not in ("-name", "-iname", "-type") or i + 1 >= len(tests):
+            return None
+        value = tests[i + 1]
+        if t == "-type":
+            types.append(value)
+        else:
+            names.append(re.compile(fnmatch.translate(value), re.IGNORECASE if t == "-iname" else 0))
+        i += 2
+
+    def hit(name: str, kind: str) -> bool:
+        return all(p.match(name) for p in names) and all(kind in v.split(",") for v in types)
+
+    if not os.path.lexists(dotgit):
+        return ""
+    top = "l" if os.path.islink(dotgit) else "d" if os.path.isdir(dotgit) else "f"
+    if hit(".git", top):
+        return ".git"
+    stack = [dotgit] if top == "d" else []
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            link = entry.is_symlink()
+            kind = "l" if link else "d" if entry.is_dir() else "f" if entry.is_file() else "?"
+            if hit(entry.name, kind):
+                return os.path.relpath(entry.path, os.path.dirname(dotgit))
+            if kind == "d":
+                stack.append(entry.path)
+    return ""
+
+
+def _find_says(walk: Walk, start: str, cwd: str, tests: list[str], words: str, line: int) -> str | None:
+    import subprocess
+
+    try:
+        proc = subprocess.run(["find", start, *tests, "-print0"], cwd=cwd, capture_output=True, timeout=_TIMEOUT,
+                              check=False, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        walk.add(Finding(UNKNOWN, f"`{words}`: pylon could not list what find matches within {_TIMEOUT:g} s", words,
+                         line=line))
+        return None
+    for raw in proc.stdout.split(b"\0"):
+        if b"/.git/" in b"/" + raw + b"/":
+            return os.fsdecode(raw)[:200]
+    return ""

@@ -1,0 +1,57 @@
+"""find's deletions are judged on what find itself matches: `-exec rm [-r] {}` like `-delete`, a
+snapshot of exactly the matched files (and, with rm -r, all a matched folder holds); matches inside
+a .git make the command irreversible (`find . -type f -delete`, `find . -exec rm -f {} \\;`: before,
+both were called reversible while they destroy the repository). The oracle is git itself: after
+the command runs, git no longer finds the repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.guard.test_snapshot_exact import guarded, restore
+from tests.workspace.ops_helpers import entries as tree
+
+
+@pytest.fixture
+def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+    root: Path = make_repo({".gitignore": "*.pyc\n", "src/app.py": "x = 1\n", "src/pkg/mod.py": "y = 2\n"})
+    (root / "src" / "app.pyc").write_bytes(b"\x00compiled\n")
+    (root / "src" / "pkg" / "mod.pyc").write_bytes(b"\x00compiled too\n")
+    (root / "src" / "pkg" / "notes.txt").write_text("untracked\n")
+    return root
+
+
+def verdict(root: Path, line: str) -> tuple[str, list[dict[str, object]]]:
+    from pylon.guard.classify import classify
+    from pylon.guard.context import Context
+
+    result = classify(line, Context(str(root), str(root), branch="main")).to_dict()
+    return str(result["verdict"]), list(result["targets"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("line", ["find . -type f -delete", "find . -exec rm -f {} \\;", "find . -exec rm -r {} +",
+                                  "find . -name HEAD -delete", "find src/.. -type f -exec rm {} +"])
+def test_matches_inside_git_are_irreversible(repo: Path, line: str) -> None:
+    assert verdict(repo, line)[0] == "irreversible", line
+
+
+@pytest.mark.parametrize("line", ["find . -name '*.pyc' -exec rm {} +", "find . -name '*.pyc' -exec rm -f {} \\;",
+                                  "find src -name pkg -exec rm -rf {} +", "find . -name '*.pyc' -delete"])
+def test_matches_in_the_checkout_come_back_exactly(repo: Path, line: str) -> None:
+    got, targets = verdict(repo, line)
+    assert got == "reversible" and [t["kind"] for t in targets] == ["find"], (line, targets)
+    before = tree(repo)
+    name = guarded(repo, line)
+    assert tree(repo) != before, line
+    restore(repo, name)
+    assert tree(repo) == before, line
+
+
+def test_find_exec_rm_in_the_checkout_really_destroys_the_repository(repo: Path) -> None:
+    """What the peer allows, run: git itself no longer finds a repository there."""
+    subprocess.run(["bash", "-c", "find . -exec rm -f {} \\;"], cwd=repo, capture_output=True, check=False)
+    probe = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, check=False)
+    assert probe.returncode != 0 and not (repo / ".git" / "HEAD").exists()
