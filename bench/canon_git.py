@@ -91,6 +91,39 @@ def build_synthetic(root: Path, files: int = 20_000, articles: int = 2_000, comm
     return root
 
 
+def build_check5k(root: Path) -> Path:
+    """issue 21's check fixture: 5,000 files, 1,000 articles, one commit, then 50 files modified in
+    the working tree (not staged). Deterministic (seeded); built once under bench/.work/."""
+    marker = root.parent / (root.name + ".built")  # outside: no untracked file
+    if marker.exists():
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    rng = random.Random(21)
+    # 50 packages x 10 modules x 10 files; packages 45-49 have no article at all.
+    paths = [f"pkg{p}/mod{m}/file{f}.py" for p in range(50) for m in range(10) for f in range(10)]
+    folders = [f"pkg{p}" for p in range(45)] + [f"pkg{p}/mod{m}" for p in range(45) for m in range(10)]
+    governed = [p for p in paths if int(p.split("/")[0][3:]) < 45]
+    addresses = folders + [p[:-3] for p in rng.sample(governed, 1_000 - len(folders))]
+    out = [b"commit refs/heads/main\ncommitter bench <b@bench.invalid> 1767225600 +0000\n", _blob("initial")]
+    for path in paths:
+        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(f"# {path}\nVALUE = 0\n"))
+    for i, address in enumerate(addresses):
+        out.append(b"M 100644 inline .canon/articles/%s.md\n" % address.encode() + _blob(ARTICLE.format(
+            capsule=f"Article {i}.", body="Current understanding. " * 20)))
+    out.append(b"M 100644 inline .canon/.gitignore\n" + _blob(".cache/"))
+    git(root, "fast-import", "--quiet", data=b"".join(out))
+    git(root, "reset", "-q", "--hard", "main")
+    for path in rng.sample(paths, 50):  # the 50-file change, in the working tree
+        with open(root / path, "a", encoding="utf-8") as handle:
+            handle.write("CHANGED = True\n")
+    subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=root, capture_output=True)  # warm stat info
+    marker.write_text("ok\n")
+    return root
+
+
 def build_click(root: Path, mirror: Path) -> Path | None:
     if (root / ".built").exists():
         return root

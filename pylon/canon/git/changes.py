@@ -19,8 +19,7 @@ class ChangeSet:
     changes: list[Change]
 
 
-def _untracked(repo: Repo) -> list[Change]:
-    out = repo.run("ls-files", "-z", "--others", "--exclude-standard")
+def _untracked(out: bytes) -> list[Change]:
     return [Change("A", p, p) for p in (out.decode("utf-8", "surrogateescape").split("\0")) if p]
 
 
@@ -43,8 +42,14 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
     else:
         base = repo.base_or_empty()
         label = "HEAD" if repo.head else "the empty tree (no commit yet)"
-    out = repo.run(*diff, base, "--")
-    changes = parse_name_status(out)
+    # Both passes stat the whole tree: they run side by side (two processes, one wait).
+    from pylon.workspace.git import finish_run, start
+
+    others = start(["--no-optional-locks", "ls-files", "-z", "--others", "--exclude-standard"], cwd=repo.top)
+    try:
+        changes = parse_name_status(repo.run(*diff, base, "--"))
+    finally:
+        listed = finish_run(others)
     seen = {c.new for c in changes}
-    changes += [c for c in _untracked(repo) if c.new not in seen]
+    changes += [c for c in _untracked(listed) if c.new not in seen]
     return ChangeSet("since" if since is not None or against is not None else "worktree", base, label, changes)

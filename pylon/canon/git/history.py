@@ -31,16 +31,7 @@ class Commit:
     parents: tuple[str, ...] = ()  # only from an ancestry pass
 
 
-def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
-             ancestry: bool = False) -> Iterator[Commit]:
-    """Every non-merge commit reachable from HEAD, newest first, with the paths it touched.
-
-    ancestry: merges too (with no paths: they only connect history), each commit with its parents,
-    in topological order (every commit before its parents), so ancestry can be computed in one
-    pass; with a pathspec the parents are rewritten (`--full-history --parents`) to the listed
-    commits, so no side branch is simplified away."""
-    if repo.head is None:
-        return
+def _log_args(pathspec: str | None, since_days: int | None, ancestry: bool) -> list[str]:
     args = ["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct %P%x02%s"]
     if ancestry:
         args += ["--topo-order", "--diff-merges=off"]
@@ -51,13 +42,34 @@ def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
     if since_days is not None:
         args.append(f"--since={since_days}.days")
     # A pathspec makes git filter every commit's tree (about twice the time): only when needed.
-    data = repo.run(*args, "HEAD", "--", *([pathspec] if pathspec else []))
+    return [*args, "HEAD", "--", *([pathspec] if pathspec else [])]
+
+
+def _records(data: bytes) -> Iterator[tuple[list[bytes], bytes, list[bytes]]]:
+    """The raw records of a `_log_args` pass: ([sha, time, parent...], subject, paths), all bytes."""
     for chunk in (b"\0" + data).split(b"\0\x01")[1:]:
         header, _, rest = chunk.partition(b"\0")
-        head, _, subject = header.decode("utf-8", "replace").partition("\x02")
-        sha, stamp, *parents = head.split(" ")
-        paths = [os.fsdecode(p) for p in rest.lstrip(b"\n").split(b"\0") if p]
-        yield Commit(sha, int(stamp), subject, paths, tuple(p for p in parents if p))
+        head, _, subject = header.partition(b"\x02")
+        yield [f for f in head.split(b" ") if f], subject, [p for p in rest.lstrip(b"\n").split(b"\0") if p]
+
+
+def _commit(fields: list[bytes], subject: bytes, paths: list[bytes]) -> Commit:
+    return Commit(fields[0].decode(), int(fields[1]), subject.decode("utf-8", "replace"),
+                  [os.fsdecode(p) for p in paths], tuple(f.decode() for f in fields[2:]))
+
+
+def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
+             ancestry: bool = False) -> Iterator[Commit]:
+    """Every non-merge commit reachable from HEAD, newest first, with the paths it touched.
+
+    ancestry: merges too (with no paths: they only connect history), each commit with its parents,
+    in topological order (every commit before its parents), so ancestry can be computed in one
+    pass; with a pathspec the parents are rewritten (`--full-history --parents`) to the listed
+    commits, so no side branch is simplified away."""
+    if repo.head is None:
+        return
+    for fields, subject, paths in _records(repo.run(*_log_args(pathspec, since_days, ancestry))):
+        yield _commit(fields, subject, paths)
 
 
 def _pathspec(repo: Repo, project: Project) -> str | None:
@@ -105,6 +117,14 @@ class StaleReport:
     days: int
 
 
+def _classify(gov: Governance, path: str, bits: dict[Address, int]) -> tuple[bool, Address, int] | None:
+    article = gov.article_of(path)
+    found = article if article is not None else gov.governing_path(path)
+    if found is None:
+        return None
+    return article is not None, found, bits.setdefault(found, 1 << len(bits))
+
+
 def stale(project: Project, days: int = 0) -> StaleReport:
     """An article is behind every commit touching a path it governs that its last update does not
     descend from: the commits reachable from HEAD and from none of the article's own commits. One
@@ -112,42 +132,69 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     in it or any descendant (a bit set), so a merged branch's commits count by ancestry, whatever
     their dates."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
-    current = _dirty_articles(repo, gov) if repo.head else set()
+    data = b""
+    if repo.head is not None:
+        from pylon.workspace.git import finish_run, start
+
+        # The log pass runs while the articles are listed and their status read.
+        proc = start(["--no-optional-locks", *_log_args(_pathspec(repo, project), None, True)], cwd=repo.top)
+        try:
+            gov = Governance(project, repo.top)
+            current = _dirty_articles(repo, gov)
+        finally:
+            data = finish_run(proc)
+    else:
+        gov = Governance(project, repo.top)
+        current = set()
     last: dict[Address, Commit] = {}
     rows: dict[Address, StaleArticle] = {}
     bits: dict[Address, int] = {}
-    below: dict[str, int] = {}  # commit -> articles updated in a commit that descends from it
+    # Each path named in history, once: (True, its article, bit) for an article's own file,
+    # (False, the article governing it, bit) for a governed asset, None for anything else.
+    seen: dict[bytes, tuple[bool, Address, int] | None] = {}
+    skip_current = 0  # articles being written are current: never behind
+    for address in current:
+        skip_current |= bits.setdefault(address, 1 << len(bits))
+    below: dict[bytes, int] = {}  # commit -> articles updated in a commit that descends from it
     commits = 0
-    for commit in log_pass(repo, _pathspec(repo, project), ancestry=True):
-        covered = below.pop(commit.sha, 0)
-        if len(commit.parents) < 2:
+    for fields, subject, paths in _records(data):
+        covered = below.pop(fields[0], 0)
+        if len(fields) < 4:
             commits += 1  # merges connect history; they are not counted or judged
-        touched: set[Address] = set()
-        governed: dict[Address, list[str]] = {}
-        for path in commit.paths:
-            article = gov.article_of(path)
-            if article is not None:
-                touched.add(article)
+        governed: dict[Address, tuple[int, list[bytes]]] = {}
+        for raw in paths:
+            if raw in seen:
+                hit = seen[raw]
+            else:
+                hit = seen[raw] = _classify(gov, os.fsdecode(raw), bits)
+            if hit is None:
                 continue
-            g = gov.governing_path(path)
-            if g is not None:
-                governed.setdefault(g, []).append(path)
-        for article in touched:
-            covered |= bits.setdefault(article, 1 << len(bits))
-            last.setdefault(article, commit)  # the first in topological order: its newest change
-        for g, paths in governed.items():
-            if g in current or g in touched or covered & bits.setdefault(g, 1 << len(bits)):
-                continue
-            row = rows.get(g)
-            if row is None:
-                row = rows[g] = StaleArticle(g, gov.article_file(g), None)
-            row.count += 1
-            row.newest = max(row.newest, commit.time)
-            if len(row.behind) < COMMITS_KEPT:
-                row.behind.append(Commit(commit.sha, commit.time, commit.subject, paths))
-        for parent in commit.parents:
-            below[parent] = below.get(parent, 0) | covered
+            is_article, address, bit = hit
+            if is_article:
+                covered |= bit
+                if address not in last:  # the first in topological order: its newest change
+                    last[address] = _commit(fields, subject, paths)
+            elif address in governed:
+                governed[address][1].append(raw)
+            else:
+                governed[address] = (bit, [raw])
+        if governed:
+            skip = covered | skip_current
+            for g, (bit, raws) in governed.items():
+                if bit & skip:
+                    continue
+                row = rows.get(g)
+                if row is None:
+                    row = rows[g] = StaleArticle(g, gov.article_file(g), None)
+                row.count += 1
+                when = int(fields[1])
+                row.newest = max(row.newest, when)
+                if len(row.behind) < COMMITS_KEPT:
+                    row.behind.append(Commit(fields[0].decode(), when, subject.decode("utf-8", "replace"),
+                                             [os.fsdecode(p) for p in raws]))
+        if covered:
+            for parent in fields[2:]:
+                below[parent] = below.get(parent, 0) | covered
     for address, row in rows.items():
         row.last_change = last.get(address)
     # An article never seen in history was created in the working tree after all these commits:

@@ -55,7 +55,14 @@ def not_a_checkout(folder: str, exit_code: int = 2) -> PylonError:
 
 
 def open_repo(folder: str, exit_code: int = 2) -> Repo:
-    """The repository whose working tree holds `folder` (a linked worktree works the same)."""
+    """The repository whose working tree holds `folder` (a linked worktree works the same). One git
+    process in the usual case (a checkout with a commit); an unborn branch or anything unusual
+    takes the two-call path below."""
+    code, out, _ = git_full(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository",
+                            "HEAD^{commit}")
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if code == 0 and len(lines) == 4 and lines[0] and len(lines[3]) in (40, 64):
+        return Repo(os.path.realpath(lines[0]), lines[1], lines[3], lines[2].strip() == "true")
     code, out, _ = git_full(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository")
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if code != 0 or len(lines) < 3 or not lines[0]:
