@@ -23,15 +23,18 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
-    from dataclasses import replace
-
     from pylon import __version__
     from pylon.canon.git.check import CHECK_RULES
     from pylon.canon.lint import LintReport
     from pylon.canon.lint import formats
     from pylon.cli import output
 
-    findings = [replace(f, severity="warning") for f in report.findings] if warn_only else report.findings
+    if warn_only:
+        from dataclasses import replace
+
+        findings = [replace(f, severity="warning") for f in report.findings]
+    else:
+        findings = report.findings
     lint_report = LintReport(findings=findings, base=report.top)
     changes = report.changes
     what = {"staged": "staged", "since": f"since {changes.label}", "worktree": f"working tree against {changes.label}"}

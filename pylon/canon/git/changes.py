@@ -43,13 +43,11 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
         base = repo.base_or_empty()
         label = "HEAD" if repo.head else "the empty tree (no commit yet)"
     # Both passes stat the whole tree: they run side by side (two processes, one wait).
-    from pylon.workspace.git import finish_run, start
-
-    others = start(["--no-optional-locks", "ls-files", "-z", "--others", "--exclude-standard"], cwd=repo.top)
+    others = repo.start("ls-files", "-z", "--others", "--exclude-standard")
     try:
         changes = parse_name_status(repo.run(*diff, base, "--"))
     finally:
-        listed = finish_run(others)
+        listed = others.finish()
     seen = {c.new for c in changes}
     changes += [c for c in _untracked(listed) if c.new not in seen]
     return ChangeSet("since" if since is not None or against is not None else "worktree", base, label, changes)

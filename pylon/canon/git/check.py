@@ -8,7 +8,6 @@ of their own (CHECK_RULES).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 
 from pylon.canon.address import Address
@@ -36,8 +35,19 @@ CHECK_RULES: dict[str, RuleInfo] = {
 }
 
 
+# What a POSIX shell reads as one plain word (as shlex.quote decides, without loading `re`).
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_word(text: str) -> str:
+    """`text` as one shell word: as is when plain, else single-quoted (a ' becomes '"'"')."""
+    if text and all(c in _PLAIN for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
 def mv_command(old: Address, new: Address) -> str:
-    return f"canon mv {shlex.quote(str(old))} {shlex.quote(str(new))}"
+    return f"canon mv {shell_word(str(old))} {shell_word(str(new))}"
 
 
 @dataclass
@@ -104,11 +114,11 @@ class _Judge:
 
 
 def _write_command(address: Address) -> str:
-    return f"canon write {shlex.quote(str(address))} ..."
+    return f"canon write {shell_word(str(address))} ..."
 
 
 def _by_hand(g: Address) -> str:
-    return f"move it by hand (canon mv {shlex.quote(str(g))} NEW) or update it ({_write_command(g)})"
+    return f"move it by hand (canon mv {shell_word(str(g))} NEW) or update it ({_write_command(g)})"
 
 
 def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
@@ -122,7 +132,7 @@ def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address,
         elif gov.has(target):
             move.conflict = f"an article already exists at {target}: merge the two by hand"
             move.remedy = (f"fold it into {target} ({_write_command(target)}), then remove it "
-                           f"(git rm {shlex.quote(gov.article_file(g))})")
+                           f"(git rm {shell_word(gov.article_file(g))})")
     elif target != move.new and not move.conflict:
         move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
         move.remedy = _by_hand(g)
@@ -155,7 +165,7 @@ def _deleted(report: CheckReport, gov: Governance, state: _Judge, path: str, add
         what = f"update it ({_write_command(g)})"
     else:
         what = (f"update it ({_write_command(g)}) or, if nothing it describes remains, remove it "
-                f"(git rm {shlex.quote(gov.article_file(g))})")
+                f"(git rm {shell_word(gov.article_file(g))})")
     report.findings.append(_finding(
         "article-outlived", path,
         f"deleted, but its article {g} still exists and did not change: review {gov.article_file(g)} and {what}"))

@@ -134,15 +134,13 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     repo = open_repo(project.root_dir)
     data = b""
     if repo.head is not None:
-        from pylon.workspace.git import finish_run, start
-
         # The log pass runs while the articles are listed and their status read.
-        proc = start(["--no-optional-locks", *_log_args(_pathspec(repo, project), None, True)], cwd=repo.top)
+        log = repo.start(*_log_args(_pathspec(repo, project), None, True))
         try:
             gov = Governance(project, repo.top)
             current = _dirty_articles(repo, gov)
         finally:
-            data = finish_run(proc)
+            data = log.finish()
     else:
         gov = Governance(project, repo.top)
         current = set()

@@ -25,6 +25,22 @@ def git_full(repo: str, *args: str, env: dict[str, str] | None = None) -> tuple[
     return run_full(["--no-optional-locks", *args], cwd=repo, env=env)
 
 
+class Running:
+    """A git process started to run beside others (`Repo.start`); `finish()` waits and returns its
+    stdout (an exit status outside `ok` raises git-failed, as `git` does)."""
+
+    def __init__(self, repo: str, args: tuple[str, ...], ok: tuple[int, ...]) -> None:
+        from pylon.workspace.git import start
+
+        self.ok = ok
+        self.proc = start(["--no-optional-locks", *args], cwd=repo)
+
+    def finish(self) -> bytes:
+        from pylon.workspace.git import finish_run
+
+        return finish_run(self.proc, ok=self.ok)
+
+
 @dataclass
 class Repo:
     top: str  # the working tree's top-level folder (absolute, real path)
@@ -34,6 +50,11 @@ class Repo:
 
     def run(self, *args: str, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
         return git(self.top, *args, env=env, ok=ok)
+
+    def start(self, *args: str, ok: tuple[int, ...] = (0,)) -> Running:
+        """Start a read-only git command that takes no lock (no lock wait, unlike `run`), to run
+        beside another; `.finish()` collects it."""
+        return Running(self.top, args, ok)
 
     def empty_tree(self) -> str:
         """The empty tree's id in this repository's hash (sha1 or sha256), for a diff before the first commit."""

@@ -8,20 +8,27 @@ the articles the targets select; `lint_article(project, address)` checks one art
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pylon.canon.address import Address, resolve, to_address
-from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
-from pylon.canon.lint.committed import Committed
 from pylon.errors import PylonError, UsageError
+
+# The lint machinery (context: links, schema, pathlib) loads when a lint runs: `canon check` and
+# the renderers import this package for Finding and LintReport alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from pylon.canon.lint.committed import Committed
+    from pylon.canon.lint.context import LintContext
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
 
-Progress = Callable[[int, int], None]  # (done, total)
+if TYPE_CHECKING:
+    Progress = Callable[[int, int], None]  # (done, total)
 
 
 @dataclass
@@ -147,6 +154,8 @@ def _plan(project: Project, targets: list[str] | None) -> _Plan:
         if os.path.dirname(full) == journal_dir:
             if not os.path.lexists(full):
                 raise _nothing(arg)
+            from pathlib import Path
+
             plan.journal_files.append(Path(full))
             continue
         address = to_address(arg, project)
@@ -188,6 +197,7 @@ def lint(
     `committed(journal)` names the journal entries already committed unchanged (warnings on those
     fold into one note); the lint core knows no git, so the caller passes pylon.canon.git's."""
     from pylon.canon.lint import parallel
+    from pylon.canon.lint.context import LintContext
     from pylon.canon.lint.engine import lint_journal
 
     if not project.store.exists():
@@ -223,6 +233,7 @@ def lint(
 
 def lint_article(project: Project, address: Address | str) -> list[Finding]:
     """Every finding for one article (for `canon write` advice); [] when it does not exist."""
+    from pylon.canon.lint.context import LintContext
     from pylon.canon.lint.engine import lint_article_file
 
     if isinstance(address, str):
