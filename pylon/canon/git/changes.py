@@ -6,17 +6,18 @@ count as added outside --staged. Renames are git's own (-M), so they need the mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pylon.canon.git.run import Change, Repo, index_env, merge_base, parse_name_status, resolve_rev
+from pylon.canon.record import Record
 
 
-@dataclass
-class ChangeSet:
-    mode: str  # "staged", "since" or "worktree"
-    base: str  # the commit (or empty tree) compared against
-    label: str  # how to name the base in messages: "HEAD", "the empty tree", "main (merge-base abc1234)"
-    changes: list[Change]
+class ChangeSet(Record):
+    __slots__ = ("mode", "base", "label", "changes")
+
+    def __init__(self, mode: str, base: str, label: str, changes: list[Change]) -> None:
+        self.mode = mode  # "staged", "since" or "worktree"
+        self.base = base  # the commit (or empty tree) compared against
+        self.label = label  # how to name the base in messages: "HEAD", "the empty tree", "main (merge-base abc1234)"
+        self.changes = changes
 
 
 def _untracked(out: bytes) -> list[Change]:

@@ -8,13 +8,12 @@ of their own (CHECK_RULES).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from pylon.canon.address import Address
 from pylon.canon.git.changes import ChangeSet, change_set
 from pylon.canon.git.govern import Governance
 from pylon.canon.git.run import Change, Repo, open_repo
 from pylon.canon.lint.findings import ERROR, Finding, RuleInfo
+from pylon.canon.record import Record
 from pylon.canon.store import Project
 
 CHECK_RULES: dict[str, RuleInfo] = {
@@ -50,24 +49,30 @@ def mv_command(old: Address, new: Address) -> str:
     return f"canon mv {shell_word(str(old))} {shell_word(str(new))}"
 
 
-@dataclass
-class Move:
-    old: Address
-    new: Address | None  # None when no address follows from the renames (see conflict)
-    paths: list[tuple[str, str]] = field(default_factory=list)  # the renames that call for it
-    conflict: str = ""  # why it cannot be applied as is ("" when it can)
-    remedy: str = ""  # with a conflict: the command(s) to run instead
-    governing: bool = False  # the article governing a renamed path (else an ancestor whose folder moved)
+class Move(Record):
+    __slots__ = ("old", "new", "paths", "conflict", "remedy", "governing")
+
+    def __init__(self, old: Address, new: Address | None, paths: list[tuple[str, str]] | None = None,
+                 conflict: str = "", remedy: str = "", governing: bool = False) -> None:
+        self.old = old
+        self.new = new  # None when no address follows from the renames (see conflict)
+        self.paths = [] if paths is None else paths  # the renames that call for it
+        self.conflict = conflict  # why it cannot be applied as is ("" when it can)
+        self.remedy = remedy  # with a conflict: the command(s) to run instead
+        self.governing = governing  # the article governing a renamed path (else an ancestor whose folder moved)
 
 
-@dataclass
-class CheckReport:
-    changes: ChangeSet
-    top: str
-    assets: int = 0  # changed assets judged
-    articles_changed: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    moves: list[Move] = field(default_factory=list)
+class CheckReport(Record):
+    __slots__ = ("changes", "top", "assets", "articles_changed", "findings", "moves")
+
+    def __init__(self, changes: ChangeSet, top: str, assets: int = 0, articles_changed: list[str] | None = None,
+                 findings: list[Finding] | None = None, moves: list[Move] | None = None) -> None:
+        self.changes = changes
+        self.top = top
+        self.assets = assets  # changed assets judged
+        self.articles_changed = [] if articles_changed is None else articles_changed
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.moves: list[Move] = [] if moves is None else moves
 
     @property
     def failed(self) -> bool:

@@ -9,26 +9,34 @@ churn from the same log pass limited to the last CHURN_DAYS days.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 from pylon.canon.address import Address
 from pylon.canon.git.govern import ARTICLES_PREFIX, Governance
 from pylon.canon.git.run import Repo, open_repo
+from pylon.canon.record import Record
 from pylon.canon.store import Project
 
+# git log flushes its output after every commit into a pipe: thousands of small writes, each a
+# wake-up and a read here. GIT_FLUSH=0 lets it fill its buffer first.
+NO_FLUSH = {"GIT_FLUSH": "0"}
 CHURN_DAYS = 90
 BROAD_FILES = 200  # an article governing this many tracked files is listed as broad
 COMMITS_KEPT = 20  # commits listed per stale article (the count is always exact)
 
 
-@dataclass
-class Commit:
-    sha: str
-    time: int  # committer time, Unix seconds
-    subject: str
-    paths: list[str]
-    parents: tuple[str, ...] = ()  # only from an ancestry pass
+class Commit(Record):
+    __slots__ = ("sha", "time", "subject", "paths", "parents")
+
+    def __init__(self, sha: str, time: int, subject: str, paths: list[str], parents: tuple[str, ...] = ()) -> None:
+        self.sha = sha
+        self.time = time  # committer time, Unix seconds
+        self.subject = subject
+        self.paths = paths
+        self.parents = parents  # only from an ancestry pass
 
 
 def _log_args(pathspec: str | None, since_days: int | None, ancestry: bool) -> list[str]:
@@ -68,7 +76,7 @@ def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
     commits, so no side branch is simplified away."""
     if repo.head is None:
         return
-    for fields, subject, paths in _records(repo.run(*_log_args(pathspec, since_days, ancestry))):
+    for fields, subject, paths in _records(repo.run(*_log_args(pathspec, since_days, ancestry), env=NO_FLUSH)):
         yield _commit(fields, subject, paths)
 
 
@@ -90,14 +98,17 @@ def _dirty_articles(repo: Repo, gov: Governance) -> set[Address]:
     return found
 
 
-@dataclass
-class StaleArticle:
-    address: Address
-    file: str
-    last_change: Commit | None  # the newest commit that touched the article (None: not in history)
-    behind: list[Commit] = field(default_factory=list)  # commits touching governed paths, newest first
-    count: int = 0
-    newest: int = 0  # the newest of all those commits' times (the kept list may not hold it)
+class StaleArticle(Record):
+    __slots__ = ("address", "file", "last_change", "behind", "count", "newest")
+
+    def __init__(self, address: Address, file: str, last_change: Commit | None, behind: list[Commit] | None = None,
+                 count: int = 0, newest: int = 0) -> None:
+        self.address = address
+        self.file = file
+        self.last_change = last_change  # the newest commit that touched the article (None: not in history)
+        self.behind = [] if behind is None else behind  # commits touching governed paths, newest first
+        self.count = count
+        self.newest = newest  # the newest of all those commits' times (the kept list may not hold it)
 
     @property
     def days_behind(self) -> float:
@@ -109,12 +120,14 @@ class StaleArticle:
         return max(0.0, (self.newest - since) / 86400)
 
 
-@dataclass
-class StaleReport:
-    articles: int
-    commits: int
-    stale: list[StaleArticle]
-    days: int
+class StaleReport(Record):
+    __slots__ = ("articles", "commits", "stale", "days")
+
+    def __init__(self, articles: int, commits: int, stale: list[StaleArticle], days: int) -> None:
+        self.articles = articles
+        self.commits = commits
+        self.stale = stale
+        self.days = days
 
 
 def _classify(gov: Governance, path: str, bits: dict[Address, int]) -> tuple[bool, Address, int] | None:
@@ -135,7 +148,7 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     data = b""
     if repo.head is not None:
         # The log pass runs while the articles are listed and their status read.
-        log = repo.start(*_log_args(_pathspec(repo, project), None, True))
+        log = repo.start(*_log_args(_pathspec(repo, project), None, True), env=NO_FLUSH)
         try:
             gov = Governance(project, repo.top)
             current = _dirty_articles(repo, gov)
@@ -202,22 +215,27 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     return StaleReport(sum(len(s) for s in gov.articles.values()), commits, found, days)
 
 
-@dataclass
-class Folder:
-    path: str  # repository-relative folder, '' for the top
-    files: int  # ungoverned tracked files in it
-    churn: int  # changes to those files in the last CHURN_DAYS days
-    loose: bool = False  # only the files directly in a folder whose other files are governed
+class Folder(Record):
+    __slots__ = ("path", "files", "churn", "loose")
+
+    def __init__(self, path: str, files: int, churn: int, loose: bool = False) -> None:
+        self.path = path  # repository-relative folder, '' for the top
+        self.files = files  # ungoverned tracked files in it
+        self.churn = churn  # changes to those files in the last CHURN_DAYS days
+        self.loose = loose  # only the files directly in a folder whose other files are governed
 
 
-@dataclass
-class CoverageReport:
-    tracked: int
-    governed: int
-    ungoverned: list[Folder]
-    broad: list[tuple[Address, int]]
-    per_article: dict[Address, int]
-    churn_days: int = CHURN_DAYS
+class CoverageReport(Record):
+    __slots__ = ("tracked", "governed", "ungoverned", "broad", "per_article", "churn_days")
+
+    def __init__(self, tracked: int, governed: int, ungoverned: list[Folder], broad: list[tuple[Address, int]],
+                 per_article: dict[Address, int], churn_days: int = CHURN_DAYS) -> None:
+        self.tracked = tracked
+        self.governed = governed
+        self.ungoverned = ungoverned
+        self.broad = broad
+        self.per_article = per_article
+        self.churn_days = churn_days
 
     @property
     def share(self) -> float:

@@ -8,8 +8,8 @@ Every call passes `--no-optional-locks` as well, so nothing canon runs ever take
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from pylon.canon.record import Frozen, Record
 from pylon.errors import PylonError, UsageError
 
 
@@ -29,11 +29,11 @@ class Running:
     """A git process started to run beside others (`Repo.start`); `finish()` waits and returns its
     stdout (an exit status outside `ok` raises git-failed, as `git` does)."""
 
-    def __init__(self, repo: str, args: tuple[str, ...], ok: tuple[int, ...]) -> None:
+    def __init__(self, repo: str, args: tuple[str, ...], ok: tuple[int, ...], env: dict[str, str] | None) -> None:
         from pylon.workspace.git import start
 
         self.ok = ok
-        self.proc = start(["--no-optional-locks", *args], cwd=repo)
+        self.proc = start(["--no-optional-locks", *args], cwd=repo, env=env)
 
     def finish(self) -> bytes:
         from pylon.workspace.git import finish_run
@@ -41,20 +41,22 @@ class Running:
         return finish_run(self.proc, ok=self.ok)
 
 
-@dataclass
-class Repo:
-    top: str  # the working tree's top-level folder (absolute, real path)
-    git_dir: str  # this worktree's git dir (absolute)
-    head: str | None  # the HEAD commit, None before the first commit
-    shallow: bool
+class Repo(Record):
+    __slots__ = ("top", "git_dir", "head", "shallow")
+
+    def __init__(self, top: str, git_dir: str, head: str | None, shallow: bool) -> None:
+        self.top = top  # the working tree's top-level folder (absolute, real path)
+        self.git_dir = git_dir  # this worktree's git dir (absolute)
+        self.head = head  # the HEAD commit, None before the first commit
+        self.shallow = shallow
 
     def run(self, *args: str, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
         return git(self.top, *args, env=env, ok=ok)
 
-    def start(self, *args: str, ok: tuple[int, ...] = (0,)) -> Running:
+    def start(self, *args: str, ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> Running:
         """Start a read-only git command that takes no lock (no lock wait, unlike `run`), to run
         beside another; `.finish()` collects it."""
-        return Running(self.top, args, ok)
+        return Running(self.top, args, ok, env)
 
     def empty_tree(self) -> str:
         """The empty tree's id in this repository's hash (sha1 or sha256), for a diff before the first commit."""
@@ -133,15 +135,18 @@ def merge_base(repo: Repo, rev: str, flag: str) -> str:
     return out.decode().strip()
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Frozen):
     """One entry of `git diff --name-status`: status letter (A M D T R C), old and new path
     (repository-relative, `/`-separated; equal unless renamed or copied)."""
 
+    __slots__ = ("status", "old", "new", "score")
     status: str
     old: str
     new: str
-    score: int = 100
+    score: int
+
+    def __init__(self, status: str, old: str, new: str, score: int = 100) -> None:
+        self._init(status=status, old=old, new=new, score=score)
 
 
 def parse_name_status(data: bytes) -> list[Change]:

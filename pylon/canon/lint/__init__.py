@@ -8,10 +8,10 @@ the articles the targets select; `lint_article(project, address)` checks one art
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from pylon.canon.address import Address, resolve, to_address
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
+from pylon.canon.record import Record
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
 from pylon.errors import PylonError, UsageError
 
@@ -31,19 +31,24 @@ if TYPE_CHECKING:
     Progress = Callable[[int, int], None]  # (done, total)
 
 
-@dataclass
-class FixedFile:
-    path: str
-    rules: list[str]
+class FixedFile(Record):
+    __slots__ = ("path", "rules")
+
+    def __init__(self, path: str, rules: list[str]) -> None:
+        self.path = path
+        self.rules = rules
 
 
-@dataclass
-class LintReport:
-    findings: list[Finding] = field(default_factory=list)
-    articles: int = 0
-    journal: int = 0
-    fixed: list[FixedFile] = field(default_factory=list)
-    base: str = ""  # absolute folder that finding paths are relative to
+class LintReport(Record):
+    __slots__ = ("findings", "articles", "journal", "fixed", "base")
+
+    def __init__(self, findings: list[Finding] | None = None, articles: int = 0, journal: int = 0,
+                 fixed: list[FixedFile] | None = None, base: str = "") -> None:
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.articles = articles
+        self.journal = journal
+        self.fixed: list[FixedFile] = [] if fixed is None else fixed
+        self.base = base  # absolute folder that finding paths are relative to
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -60,14 +65,14 @@ class LintReport:
         return bool(self.errors or (strict and self.warnings))
 
 
-@dataclass
 class _Plan:
     """What to lint: article files per store, journal entries, and which stores' schema.json."""
 
-    articles: list[tuple[Store, ArticleFile]] = field(default_factory=list)
-    journal_all: bool = False
-    journal_files: list[Path] = field(default_factory=list)
-    schema_stores: list[Store] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.articles: list[tuple[Store, ArticleFile]] = []
+        self.journal_all = False
+        self.journal_files: list[Path] = []
+        self.schema_stores: list[Store] = []
 
     def add(self, store: Store, articles: list[ArticleFile], seen: set[tuple[str | None, str]]) -> None:
         for article in articles:
