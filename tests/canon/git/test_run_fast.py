@@ -1,0 +1,71 @@
+"""What the git-aware commands' speed work must not change: `open_repo`'s one-call path agrees
+with git's own answers everywhere it is taken (and falls back where it cannot be), the shell
+quoting of messages agrees with `shlex.quote`, and the value classes behave as dataclasses did."""
+
+from __future__ import annotations
+
+import random
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pylon.canon.git.check import shell_word
+from pylon.canon.git.run import Change, Repo, open_repo
+from pylon.canon.lint.findings import Finding
+from tests.canon.git.conftest import GitStore
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _truth(cwd: Path) -> Repo:
+    head = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=cwd, capture_output=True,
+                          text=True).stdout.strip() or None
+    return Repo(str(Path(_git(cwd, "rev-parse", "--show-toplevel")).resolve()),
+                _git(cwd, "rev-parse", "--absolute-git-dir"), head,
+                _git(cwd, "rev-parse", "--is-shallow-repository") == "true")
+
+
+def test_open_repo_agrees_with_git(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    unborn = make_repo(name="unborn")
+    assert open_repo(str(unborn)) == _truth(unborn) and open_repo(str(unborn)).head is None
+    root = make_repo({"src/a.py": "x\n", "HEAD^{commit}": "a file named like the revision\n"}, name="main")
+    repo = GitStore(root)
+    places = [root, root / "src"]
+    repo.git("worktree", "add", "-q", str(tmp_path / "linked"))
+    places += [tmp_path / "linked", tmp_path / "linked" / "src"]
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{root}", str(tmp_path / "shallow")], check=True)
+    places.append(tmp_path / "shallow")
+    for place in places:
+        assert open_repo(str(place)) == _truth(place), place
+    assert open_repo(str(tmp_path / "shallow")).shallow
+
+
+def test_shell_word_is_shlex_quote() -> None:
+    rng = random.Random(7)
+    alphabet = "aZ09_@%+=:,./- '\"$\\\t\n*?[]{}~!#&;|<>()`é\u00a0"
+    words = ["", "src/core", "it's", "a b", "-x", "é"]
+    words += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(8))) for _ in range(5000)]
+    for word in words:
+        assert shell_word(word) == shlex.quote(word), word
+
+
+def test_value_classes_compare_hash_and_replace_like_dataclasses() -> None:
+    a = Finding("dead-link", "error", "m", "p.md", 3)
+    assert a == Finding("dead-link", "error", "m", "p.md", 3, False)
+    assert hash(a) == hash(Finding("dead-link", "error", "m", "p.md", 3))
+    assert a != Finding("dead-link", "error", "m", "p.md", 4)
+    assert a.replace(severity="warning") == Finding("dead-link", "warning", "m", "p.md", 3)
+    assert a.severity == "error"  # replace copies
+    with pytest.raises(AttributeError):
+        a.severity = "note"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        a.replace(colour="red")
+    assert repr(Change("R", "a", "b", 90)) == "Change(status='R', old='a', new='b', score=90)"
+    assert len({Change("M", "a", "a"), Change("M", "a", "a", 100)}) == 1
+    repo = Repo("/t", "/t/.git", None, False)
+    with pytest.raises(TypeError):
+        hash(repo)  # mutable: unhashable, as a plain dataclass
