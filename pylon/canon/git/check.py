@@ -79,13 +79,6 @@ class CheckReport(Record):
         return bool(self.findings)
 
 
-def _nearest(address: Address, known: set[str]) -> Address | None:
-    for candidate in address.ancestors():
-        if candidate.path in known:
-            return candidate
-    return None
-
-
 def _is_within(address: Address, top: Address) -> bool:
     return address.mount == top.mount and (address.path == top.path or address.path.startswith(top.path + "/"))
 
@@ -104,18 +97,27 @@ class _Judge:
     def __init__(self, gov: Governance, changes: list[Change]) -> None:
         self.gov = gov
         self.changed: set[Address] = set()
-        # The article sets before the change set: its added articles removed, its deleted ones back.
-        self.before = {mount: set(paths) for mount, paths in gov.articles.items()}
+        # The article sets before the change set are the ones on disk with this change set undone:
+        # its added articles were not there (False), its deleted ones were (True); the last word wins.
+        self.undone: dict[Address, bool] = {}
         for change in changes:
             old_art, new_art = gov.article_of(change.old), gov.article_of(change.new)
             self.changed.update(a for a in (old_art, new_art) if a is not None)
             if new_art is not None and change.status in "ACR":
-                self.before.setdefault(new_art.mount, set()).discard(new_art.path)
+                self.undone[new_art] = False
             if old_art is not None and change.status in "DR":
-                self.before.setdefault(old_art.mount, set()).add(old_art.path)
+                self.undone[old_art] = True
+
+    def had(self, address: Address) -> bool:
+        """An article at `address` before the change set."""
+        before = self.undone.get(address)
+        return self.gov.has(address) if before is None else before
 
     def governing_before(self, address: Address) -> Address | None:
-        return _nearest(address, self.before.get(address.mount, set()))
+        for candidate in address.ancestors():
+            if self.had(candidate):
+                return candidate
+        return None
 
 
 def _write_command(address: Address) -> str:
@@ -202,7 +204,7 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
                     _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
                     # Articles further up whose whole asset moved the same way (a renamed folder) go too.
                     for above in g.ancestors()[1:]:
-                        if (above.path in state.before.get(above.mount, set()) and above not in state.changed
+                        if (state.had(above) and above not in state.changed
                                 and not _is_within(new_addr, above) and not gov.asset_present(above)):
                             _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
                     continue
@@ -242,7 +244,7 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
 def check(project: Project, staged: bool = False, since: str | None = None) -> CheckReport:
     """Judge the change set (staged, since a revision, or the working tree) of the project's repository."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
+    gov = Governance(project, repo.top, probe=True)
     return judge(gov, change_set(repo, staged=staged, since=since), repo.top)
 
 
@@ -250,5 +252,5 @@ def renames_to_apply(project: Project, rev: str | None = None) -> tuple[Repo, li
     """The article moves git's renames call for (`canon mv --from-git [REV]`): REV (default HEAD)
     against the working tree, as `canon check` sees them."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
+    gov = Governance(project, repo.top, probe=True)
     return repo, judge(gov, change_set(repo, against=rev), repo.top).moves
