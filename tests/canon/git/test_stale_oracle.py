@@ -96,17 +96,21 @@ def test_stale_matches_git_rev_list_on_random_histories(make_repo, sub: bool) ->
         prefix = "app/" if sub else ""
         doc = app.canon("stale", "--json", "--limit", "100").json()
         rows = {row["address"]: row for row in doc["stale"]}
-        listed = repo.git("log", "--format=", "--name-only", "HEAD", "--", prefix or ".").split()
+        listed = repo.git("log", "--format=", "--name-only", "--full-history", "HEAD", "--", prefix or ".").split()
         assets = {p[len(prefix):] for p in listed if not p.startswith(f"{prefix}.canon/")}
         for address in ARTICLES:
             paths = sorted(prefix + p for p in assets if _governing(p) == address)
-            updates = repo.git("log", "--format=%H", "HEAD", "--", f"{prefix}.canon/articles/{address}.md").split()
+            # The article's own commits: every non-merge commit that changed its file, on any side
+            # branch too (--full-history: no simplification drops a branch).
+            updates = repo.git("log", "--format=%H", "--no-merges", "--full-history", "HEAD", "--",
+                               f"{prefix}.canon/articles/{address}.md").split()
             truth = repo.git("rev-list", "--no-merges", "--full-history", "HEAD",
                              *(f"^{u}" for u in updates), "--", *paths).split() if paths else []
             row = rows.get(address)
             assert (row["commits_behind"] if row else 0) == len(truth), (seed, address, truth)
             if row and len(truth) <= COMMITS_KEPT:
                 assert {c["sha"] for c in row["commits"]} == set(truth), (seed, address)
-        scanned = repo.git("rev-list", "--count", "--no-merges", "HEAD", "--", *([prefix] if sub else [])).strip()
+        scanned = repo.git("rev-list", "--count", "--no-merges", "--full-history", "HEAD", "--",
+                           *([prefix] if sub else [])).strip()
         assert doc["commits_scanned"] == int(scanned)
         assert set(rows) <= set(ARTICLES)
