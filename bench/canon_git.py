@@ -53,14 +53,33 @@ def _blob(text: str) -> bytes:
     return b"data %d\n%s\n" % (len(data), data)
 
 
-def build_synthetic(root: Path, files: int = 20_000, articles: int = 2_000, commits: int = 5_000) -> Path:
-    marker = root / ".built"
+def _first_commit(stamp: int, paths: list[str], article_paths: list[str]) -> list[bytes]:
+    """fast-import input for a first commit on main: every path, every article, the store's .gitignore."""
+    out = [b"commit refs/heads/main\ncommitter bench <b@bench.invalid> %d +0000\n" % stamp, _blob("initial")]
+    for path in paths:
+        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(f"# {path}\nVALUE = 0\n"))
+    for i, path in enumerate(article_paths):
+        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(ARTICLE.format(
+            capsule=f"Article {i}.", body="Current understanding. " * 20)))
+    out.append(b"M 100644 inline .canon/.gitignore\n" + _blob(".cache/"))
+    return out
+
+
+def _built_or_fresh(root: Path, marker: Path) -> bool:
+    """True when the fixture at `root` is built (its marker exists); else an empty repository there."""
     if marker.exists():
-        return root
+        return True
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
+    return False
+
+
+def build_synthetic(root: Path, files: int = 20_000, articles: int = 2_000, commits: int = 5_000) -> Path:
+    marker = root / ".built"
+    if _built_or_fresh(root, marker):
+        return root
     rng = random.Random(11)
     # 20 packages x 10 modules x 100 files; pkg18 and pkg19 have no article at all.
     paths = [f"pkg{p}/mod{m}/file{f}.py" for p in range(20) for m in range(10) for f in range(files // 200)]
@@ -69,13 +88,7 @@ def build_synthetic(root: Path, files: int = 20_000, articles: int = 2_000, comm
     file_articles = [p[:-3] for p in rng.sample(governed_files, articles - len(folder_articles))]
     article_paths = [f".canon/articles/{a}.md" for a in folder_articles + file_articles]
     start = int(time.time()) - 200 * 86400  # relative to now, so the last 90 days have churn
-    out = [b"commit refs/heads/main\ncommitter bench <b@bench.invalid> %d +0000\n" % start, _blob("initial")]
-    for path in paths:
-        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(f"# {path}\nVALUE = 0\n"))
-    for i, path in enumerate(article_paths):
-        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(ARTICLE.format(
-            capsule=f"Article {i}.", body="Current understanding. " * 20)))
-    out.append(b"M 100644 inline .canon/.gitignore\n" + _blob(".cache/"))
+    out = _first_commit(start, paths, article_paths)
     step = 200 * 86400 // commits
     for n in range(1, commits):
         out.append(b"commit refs/heads/main\ncommitter bench <b@bench.invalid> %d +0000\n" % (start + n * step))
@@ -101,25 +114,15 @@ def build_check5k(root: Path) -> Path:
     """issue 21's check fixture: 5,000 files, 1,000 articles, one commit, then 50 files modified in
     the working tree (not staged). Deterministic (seeded); built once under bench/.work/."""
     marker = root.parent / (root.name + ".built")  # outside: no untracked file
-    if marker.exists():
+    if _built_or_fresh(root, marker):
         return root
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    git(root, "init", "-q", "-b", "main")
     rng = random.Random(21)
     # 50 packages x 10 modules x 10 files; packages 45-49 have no article at all.
     paths = [f"pkg{p}/mod{m}/file{f}.py" for p in range(50) for m in range(10) for f in range(10)]
     folders = [f"pkg{p}" for p in range(45)] + [f"pkg{p}/mod{m}" for p in range(45) for m in range(10)]
     governed = [p for p in paths if int(p.split("/")[0][3:]) < 45]
     addresses = folders + [p[:-3] for p in rng.sample(governed, 1_000 - len(folders))]
-    out = [b"commit refs/heads/main\ncommitter bench <b@bench.invalid> 1767225600 +0000\n", _blob("initial")]
-    for path in paths:
-        out.append(b"M 100644 inline %s\n" % path.encode() + _blob(f"# {path}\nVALUE = 0\n"))
-    for i, address in enumerate(addresses):
-        out.append(b"M 100644 inline .canon/articles/%s.md\n" % address.encode() + _blob(ARTICLE.format(
-            capsule=f"Article {i}.", body="Current understanding. " * 20)))
-    out.append(b"M 100644 inline .canon/.gitignore\n" + _blob(".cache/"))
+    out = _first_commit(1767225600, paths, [f".canon/articles/{a}.md" for a in addresses])
     git(root, "fast-import", "--quiet", data=b"".join(out))
     git(root, "reset", "-q", "--hard", "main")
     for path in rng.sample(paths, 50):  # the 50-file change, in the working tree
