@@ -97,7 +97,11 @@ def _random_changes(repo: GitStore, rng: random.Random, files: list[str], articl
             dst = repo.root / ".canon" / "articles" / f"{new}.md"
             if src.exists() and not dst.exists():
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                repo.git("mv", str(src), str(dst))
+                if rng.random() < 0.5:
+                    repo.git("add", "--", str(src))  # git mv needs it tracked
+                    repo.git("mv", str(src), str(dst))
+                else:
+                    src.rename(dst)
         if rng.random() < 0.3:
             repo.git("add", "-A")
 
