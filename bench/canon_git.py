@@ -206,10 +206,6 @@ def alternate(root: Path, ours: list[str], base: list[str], runs: int
 
 def bars(canon: str, runs: int, mirror: Path) -> None:
     """Issue 21's two speed bars, each a same-run ratio of medians."""
-    # An installed package has its bytecode compiled; an editable checkout run with
-    # PYTHONDONTWRITEBYTECODE would compile every module on every run instead.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "pylon")],
-                   check=True, stdout=subprocess.DEVNULL)
     check5k = build_check5k(WORK / "canon-git" / "check5k")
     click = build_click(WORK / "canon-git" / "click", mirror)
     pairs = [("canon check (5,000 files, 1,000 articles, 50 changed)", check5k, [canon, "check"],
@@ -268,6 +264,10 @@ def main() -> None:
     parser.add_argument("--only", choices=("all", "bars", "synthetic"), default="all")
     args = parser.parse_args()
     canon = tool("canon")
+    # An installed package has its bytecode compiled; an editable checkout run with
+    # PYTHONDONTWRITEBYTECODE would compile every module on every run instead.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parent.parent / "pylon")],
+                   check=True, stdout=subprocess.DEVNULL)
     if args.only != "synthetic":
         bars(canon, args.runs, args.click)
         if args.only == "bars":
@@ -307,11 +307,12 @@ def main() -> None:
         "",
         "`canon stale` runs its pass with `--topo-order` and merges listed (they carry ancestry; their "
         "diffs are not computed), which the baseline does not. "
-        "What canon adds over the git pass: Python start-up and imports (the lint renderers for `check`), "
-        "one walk of the article tree, the other git calls (`rev-parse`, `status` of the articles for "
-        "`stale`, the 90-day log for `coverage`'s churn) and the path -> governing-article mapping (one "
-        "answer per folder). The machine is shared by several jobs, so wall times carry noise; the "
-        "ratios are from the same run.",
+        "What canon adds over the git pass: Python start-up and imports, the article listing (`check`: "
+        "only the folders its change set leads through; `stale` and `coverage`: one walk), the other git "
+        "calls (`rev-parse`, the untracked listing beside `check`'s diff, `status` of the articles beside "
+        "`stale`'s log pass, the 90-day log for `coverage`'s churn) and the path -> governing-article "
+        "mapping (one answer per folder). The machine is shared by several jobs, so wall times carry "
+        "noise; the ratios are from the same run.",
     ])
     record("canon-git", markdown)
 
