@@ -173,6 +173,7 @@ def stale(project: Project, days: int = 0) -> StaleReport:
         if len(fields) < 4:
             commits += 1  # merges connect history; they are not counted or judged
         governed: dict[Address, tuple[int, list[bytes]]] = {}
+        this: Commit | None = None  # decoded once, shared by every article it is the last change of
         for raw in paths:
             if raw in seen:
                 hit = seen[raw]
@@ -184,7 +185,9 @@ def stale(project: Project, days: int = 0) -> StaleReport:
             if is_article:
                 covered |= bit
                 if address not in last:  # the first in topological order: its newest change
-                    last[address] = _commit(fields, subject, paths)
+                    if this is None:
+                        this = _commit(fields, subject, paths)
+                    last[address] = this
             elif address in governed:
                 governed[address][1].append(raw)
             else:
