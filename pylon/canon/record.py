@@ -2,9 +2,10 @@
 
 `import dataclasses` loads inspect (and with it ast, dis, tokenize, enum, re): about 10 ms of
 start-up, more than `canon check` spends judging a 50-file change, and paid by every pre-commit
-run. A subclass names its fields in `__slots__` and assigns them in a plain `__init__`; it gets
-equality, repr and `replace(**changes)` over those fields, as @dataclass would give. A `Frozen`
-one is hashable and refuses assignment after `__init__` (which sets fields with `_init`).
+run. A subclass names its fields in `__slots__` and takes them in its `__init__` in that order,
+under the same names; it gets equality, repr, `replace(**changes)` and pickling (lint's forked
+workers send findings back) over those fields, as @dataclass would give. A `Frozen` one is
+hashable and refuses assignment after `__init__` (which sets fields with `_init`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class Record:
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), self._values()
 
     def replace(self, **changes: Any) -> Any:
         """A copy with `changes` applied (the fields' names as keywords of `__init__`)."""

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
 from pylon.canon.address import Address
 from pylon.canon.git.govern import ARTICLES_PREFIX, Governance
 from pylon.canon.git.run import Repo, open_repo
 from pylon.canon.record import Record
 from pylon.canon.store import Project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # git log flushes its output after every commit into a pipe: thousands of small writes, each a
 # wake-up and a read here. GIT_FLUSH=0 lets it fill its buffer first.

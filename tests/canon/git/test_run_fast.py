@@ -4,6 +4,9 @@ quoting of messages agrees with `shlex.quote`, and the value classes behave as d
 
 from __future__ import annotations
 
+import copy
+import inspect
+import pickle
 import random
 import shlex
 import subprocess
@@ -11,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from pylon.canon import lint, record
+from pylon.canon.git import changes, check, history, run
 from pylon.canon.git.check import shell_word
 from pylon.canon.git.run import Change, Repo, open_repo
+from pylon.canon.lint import findings
 from pylon.canon.lint.findings import Finding
 from tests.canon.git.conftest import GitStore
 
@@ -69,3 +75,17 @@ def test_value_classes_compare_hash_and_replace_like_dataclasses() -> None:
     repo = Repo("/t", "/t/.git", None, False)
     with pytest.raises(TypeError):
         hash(repo)  # mutable: unhashable, as a plain dataclass
+
+
+def test_every_value_class_takes_its_fields_in_order_and_survives_pickling() -> None:
+    # lint's forked workers pickle findings back; replace() and pickling both call __init__ with
+    # the fields (by name, in __slots__ order).
+    classes = [c for m in (lint, findings, run, changes, check, history) for c in vars(m).values()
+               if isinstance(c, type) and issubclass(c, record.Record) and c not in (record.Record, record.Frozen)]
+    assert len(classes) >= 14
+    for cls in classes:
+        params = list(inspect.signature(cls.__init__).parameters)[1:]
+        assert params == list(cls.__slots__), cls
+        value = cls(*(f"v{i}" for i in range(len(params))))
+        for copied in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value), copy.copy(value)):
+            assert type(copied) is cls and copied == value, cls
