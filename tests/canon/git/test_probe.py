@@ -39,7 +39,7 @@ def _tree(base: Path, rng: random.Random, depth: int = 0) -> None:
 
 
 def test_probe_answers_as_the_walk_does(make_repo) -> None:  # type: ignore[no-untyped-def]
-    for seed in range(sized(30, 300)):
+    for seed in range(sized(24, 300)):
         rng = random.Random(seed)
         repo = GitStore(make_repo(name=f"r{seed}", commit=False))
         repo.canon("init")
@@ -109,7 +109,7 @@ def _random_changes(repo: GitStore, rng: random.Random, files: list[str], articl
 def test_check_with_the_probe_matches_the_full_walk(make_repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     files = ["src/core/config.py", "src/core/deep/x.py", "src/app.py", "lib/util.py", "top/readme.md", "loose.py"]
     articles = ["src/core", "src", "src/app", "lib", "src/core/deep/x", "top"]
-    for seed in range(sized(12, 80)):
+    for seed in range(sized(10, 80)):
         rng = random.Random(1000 + seed)
         repo = GitStore(make_repo(name=f"c{seed}", commit=False))
         repo.canon("init")
