@@ -34,8 +34,8 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
         return ChangeSet("staged", base, "HEAD" if repo.head else "the empty tree (first commit)",
                          parse_name_status(out))
     if since is not None:
-        base = merge_base(repo, since, "--since")
         exact = resolve_rev(repo, since, "--since")
+        base = merge_base(repo, since, "--since", exact)
         label = since if base == exact else f"{since} (merge-base {base[:12]})"
     elif against is not None:
         base = resolve_rev(repo, against, "--from-git")

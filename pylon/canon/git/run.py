@@ -115,9 +115,10 @@ def resolve_rev(repo: Repo, rev: str, flag: str) -> str:
     return out.decode().strip()
 
 
-def merge_base(repo: Repo, rev: str, flag: str) -> str:
-    """The commit HEAD's branch forked from `rev` (what a pull request adds is base..HEAD)."""
-    commit = resolve_rev(repo, rev, flag)
+def merge_base(repo: Repo, rev: str, flag: str, commit: str | None = None) -> str:
+    """The commit HEAD's branch forked from `rev` (what a pull request adds is base..HEAD);
+    `commit`: `rev` already resolved."""
+    commit = commit or resolve_rev(repo, rev, flag)
     if repo.head is None:
         return commit
     code, out, _ = git_full(repo.top, "merge-base", commit, repo.head)
