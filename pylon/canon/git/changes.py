@@ -47,8 +47,10 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
     others = repo.start("ls-files", "-z", "--others", "--exclude-standard")
     try:
         changes = parse_name_status(repo.run(*diff, base, "--"))
-    finally:
-        listed = others.finish()
+    except BaseException:
+        others.abandon()
+        raise
+    listed = others.finish()
     seen = {c.new for c in changes}
     changes += [c for c in _untracked(listed) if c.new not in seen]
     return ChangeSet("since" if since is not None or against is not None else "worktree", base, label, changes)

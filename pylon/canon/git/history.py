@@ -152,8 +152,10 @@ def stale(project: Project, days: int = 0) -> StaleReport:
         try:
             gov = Governance(project, repo.top)
             current = _dirty_articles(repo, gov)
-        finally:
-            data = log.finish()
+        except BaseException:
+            log.abandon()
+            raise
+        data = log.finish()
     else:
         gov = Governance(project, repo.top)
         current = set()

@@ -40,6 +40,11 @@ class Running:
 
         return finish_run(self.proc, ok=self.ok)
 
+    def abandon(self) -> None:
+        """Stop it and reap it (the work beside it failed): its answer is not wanted."""
+        self.proc.kill()
+        self.proc.wait()
+
 
 class Repo(Record):
     __slots__ = ("top", "git_dir", "head", "shallow")

@@ -89,3 +89,15 @@ def test_every_value_class_takes_its_fields_in_order_and_survives_pickling() -> 
         value = cls(*(f"v{i}" for i in range(len(params))))
         for copied in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value), copy.copy(value)):
             assert type(copied) is cls and copied == value, cls
+
+
+def test_a_git_started_beside_others_is_reaped_when_abandoned(make_repo) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    root = make_repo({"a.py": "x\n"})
+    repo = open_repo(str(root))
+    running = repo.start("log", "--name-only")
+    running.abandon()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(running.proc.pid, os.WNOHANG)  # reaped: no zombie left behind
+    assert repo.start("rev-parse", "HEAD").finish().strip().decode() == repo.head
