@@ -336,3 +336,54 @@ def walk_articles(store: Store, prefix: str = "") -> list[ArticleFile]:
                                          entry.path, _entry_kind(entry)))
     found.sort(key=lambda a: a.address)
     return found
+
+
+class ArticleProbe:
+    """The article set `walk_articles(store)` lists (its `is_article` addresses), asked one
+    address at a time: only the folders on the way to an address asked about are listed, each
+    once, with the walk's own rules (SKIP_DIRS at the top, links to folders not entered, FILE
+    entries only). `canon check` on a 50-file change asks about a few dozen addresses of
+    thousands. Iterating or counting walks everything."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._listed: dict[str, tuple[frozenset[str], frozenset[str]] | None] = {}
+
+    def _listing(self, folder: str) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(folders the walk enters, article names less `.md`) of articles/`folder`; None if unlistable."""
+        if folder in self._listed:
+            return self._listed[folder]
+        try:
+            with os.scandir(os.path.join(self.store.articles_dir, folder) if folder else self.store.articles_dir) as it:
+                entries = list(it)
+        except OSError:
+            found = None
+        else:
+            found = (frozenset(e.name for e in entries if _descend(e) and not (not folder and e.name in SKIP_DIRS)),
+                     frozenset(e.name[:-3] for e in entries
+                               if len(e.name) > 3 and e.name.endswith(".md") and _entry_kind(e) == FILE))
+        self._listed[folder] = found
+        return found
+
+    def __contains__(self, address: object) -> bool:
+        if not isinstance(address, str) or not address or address.startswith("/") or "//" in address:
+            return False  # the walk names no empty segment
+        head, _, last = address.rpartition("/")
+        folder = ""
+        for part in head.split("/") if head else ():
+            listing = self._listing(folder)
+            if listing is None or part not in listing[0]:
+                return False
+            folder = f"{folder}/{part}" if folder else part
+        listing = self._listing(folder)
+        return listing is not None and last in listing[1]
+
+    def _all(self) -> set[str]:
+        return {a.address for a in walk_articles(self.store) if a.is_article}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+

@@ -23,15 +23,13 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
-    from dataclasses import replace
-
     from pylon import __version__
     from pylon.canon.git.check import CHECK_RULES
     from pylon.canon.lint import LintReport
     from pylon.canon.lint import formats
     from pylon.cli import output
 
-    findings = [replace(f, severity="warning") for f in report.findings] if warn_only else report.findings
+    findings = [f.replace(severity="warning") for f in report.findings] if warn_only else report.findings
     lint_report = LintReport(findings=findings, base=report.top)
     changes = report.changes
     what = {"staged": "staged", "since": f"since {changes.label}", "worktree": f"working tree against {changes.label}"}
@@ -115,9 +113,9 @@ def mv(results: list[MoveResult], dry_run: bool, as_json: bool, from_git: bool) 
 
 
 def _date(stamp: int) -> str:
-    from datetime import datetime, timezone
+    import time  # built in; datetime would cost more start-up than the rest of the rendering
 
-    return datetime.fromtimestamp(stamp, timezone.utc).strftime("%Y-%m-%d")
+    return time.strftime("%Y-%m-%d", time.gmtime(stamp))
 
 
 def _table(title: str, headers: list[str], rows: list[list[str]], tty: bool) -> None:

@@ -6,21 +6,21 @@ count as added outside --staged. Renames are git's own (-M), so they need the mo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pylon.canon.git.run import Change, Repo, index_env, merge_base, parse_name_status, resolve_rev
+from pylon.canon.record import Record
 
 
-@dataclass
-class ChangeSet:
-    mode: str  # "staged", "since" or "worktree"
-    base: str  # the commit (or empty tree) compared against
-    label: str  # how to name the base in messages: "HEAD", "the empty tree", "main (merge-base abc1234)"
-    changes: list[Change]
+class ChangeSet(Record):
+    __slots__ = ("mode", "base", "label", "changes")
+
+    def __init__(self, mode: str, base: str, label: str, changes: list[Change]) -> None:
+        self.mode = mode  # "staged", "since" or "worktree"
+        self.base = base  # the commit (or empty tree) compared against
+        self.label = label  # how to name the base in messages: "HEAD", "the empty tree", "main (merge-base abc1234)"
+        self.changes = changes
 
 
-def _untracked(repo: Repo) -> list[Change]:
-    out = repo.run("ls-files", "-z", "--others", "--exclude-standard")
+def _untracked(out: bytes) -> list[Change]:
     return [Change("A", p, p) for p in (out.decode("utf-8", "surrogateescape").split("\0")) if p]
 
 
@@ -34,8 +34,8 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
         return ChangeSet("staged", base, "HEAD" if repo.head else "the empty tree (first commit)",
                          parse_name_status(out))
     if since is not None:
-        base = merge_base(repo, since, "--since")
         exact = resolve_rev(repo, since, "--since")
+        base = merge_base(repo, since, "--since", exact)
         label = since if base == exact else f"{since} (merge-base {base[:12]})"
     elif against is not None:
         base = resolve_rev(repo, against, "--from-git")
@@ -43,8 +43,14 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
     else:
         base = repo.base_or_empty()
         label = "HEAD" if repo.head else "the empty tree (no commit yet)"
-    out = repo.run(*diff, base, "--")
-    changes = parse_name_status(out)
+    # Both passes stat the whole tree: they run side by side (two processes, one wait).
+    others = repo.start("ls-files", "-z", "--others", "--exclude-standard")
+    try:
+        changes = parse_name_status(repo.run(*diff, base, "--"))
+    except BaseException:
+        others.abandon()
+        raise
+    listed = others.finish()
     seen = {c.new for c in changes}
-    changes += [c for c in _untracked(repo) if c.new not in seen]
+    changes += [c for c in _untracked(listed) if c.new not in seen]
     return ChangeSet("since" if since is not None or against is not None else "worktree", base, label, changes)

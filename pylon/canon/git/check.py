@@ -8,14 +8,12 @@ of their own (CHECK_RULES).
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass, field
-
 from pylon.canon.address import Address
 from pylon.canon.git.changes import ChangeSet, change_set
 from pylon.canon.git.govern import Governance
 from pylon.canon.git.run import Change, Repo, open_repo
 from pylon.canon.lint.findings import ERROR, Finding, RuleInfo
+from pylon.canon.record import Record
 from pylon.canon.store import Project
 
 CHECK_RULES: dict[str, RuleInfo] = {
@@ -36,39 +34,49 @@ CHECK_RULES: dict[str, RuleInfo] = {
 }
 
 
+# What a POSIX shell reads as one plain word (as shlex.quote decides, without loading `re`).
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_word(text: str) -> str:
+    """`text` as one shell word: as is when plain, else single-quoted (a ' becomes '"'"')."""
+    if text and all(c in _PLAIN for c in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
 def mv_command(old: Address, new: Address) -> str:
-    return f"canon mv {shlex.quote(str(old))} {shlex.quote(str(new))}"
+    return f"canon mv {shell_word(str(old))} {shell_word(str(new))}"
 
 
-@dataclass
-class Move:
-    old: Address
-    new: Address | None  # None when no address follows from the renames (see conflict)
-    paths: list[tuple[str, str]] = field(default_factory=list)  # the renames that call for it
-    conflict: str = ""  # why it cannot be applied as is ("" when it can)
-    remedy: str = ""  # with a conflict: the command(s) to run instead
-    governing: bool = False  # the article governing a renamed path (else an ancestor whose folder moved)
+class Move(Record):
+    __slots__ = ("old", "new", "paths", "conflict", "remedy", "governing")
+
+    def __init__(self, old: Address, new: Address | None, paths: list[tuple[str, str]] | None = None,
+                 conflict: str = "", remedy: str = "", governing: bool = False) -> None:
+        self.old = old
+        self.new = new  # None when no address follows from the renames (see conflict)
+        self.paths = [] if paths is None else paths  # the renames that call for it
+        self.conflict = conflict  # why it cannot be applied as is ("" when it can)
+        self.remedy = remedy  # with a conflict: the command(s) to run instead
+        self.governing = governing  # the article governing a renamed path (else an ancestor whose folder moved)
 
 
-@dataclass
-class CheckReport:
-    changes: ChangeSet
-    top: str
-    assets: int = 0  # changed assets judged
-    articles_changed: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    moves: list[Move] = field(default_factory=list)
+class CheckReport(Record):
+    __slots__ = ("changes", "top", "assets", "articles_changed", "findings", "moves")
+
+    def __init__(self, changes: ChangeSet, top: str, assets: int = 0, articles_changed: list[str] | None = None,
+                 findings: list[Finding] | None = None, moves: list[Move] | None = None) -> None:
+        self.changes = changes
+        self.top = top
+        self.assets = assets  # changed assets judged
+        self.articles_changed = [] if articles_changed is None else articles_changed
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.moves: list[Move] = [] if moves is None else moves
 
     @property
     def failed(self) -> bool:
         return bool(self.findings)
-
-
-def _nearest(address: Address, known: set[str]) -> Address | None:
-    for candidate in address.ancestors():
-        if candidate.path in known:
-            return candidate
-    return None
 
 
 def _is_within(address: Address, top: Address) -> bool:
@@ -89,26 +97,35 @@ class _Judge:
     def __init__(self, gov: Governance, changes: list[Change]) -> None:
         self.gov = gov
         self.changed: set[Address] = set()
-        # The article sets before the change set: its added articles removed, its deleted ones back.
-        self.before = {mount: set(paths) for mount, paths in gov.articles.items()}
+        # The article sets before the change set are the ones on disk with this change set undone:
+        # its added articles were not there (False), its deleted ones were (True); the last word wins.
+        self.undone: dict[Address, bool] = {}
         for change in changes:
             old_art, new_art = gov.article_of(change.old), gov.article_of(change.new)
             self.changed.update(a for a in (old_art, new_art) if a is not None)
             if new_art is not None and change.status in "ACR":
-                self.before.setdefault(new_art.mount, set()).discard(new_art.path)
+                self.undone[new_art] = False
             if old_art is not None and change.status in "DR":
-                self.before.setdefault(old_art.mount, set()).add(old_art.path)
+                self.undone[old_art] = True
+
+    def had(self, address: Address) -> bool:
+        """An article at `address` before the change set."""
+        before = self.undone.get(address)
+        return self.gov.has(address) if before is None else before
 
     def governing_before(self, address: Address) -> Address | None:
-        return _nearest(address, self.before.get(address.mount, set()))
+        for candidate in address.ancestors():
+            if self.had(candidate):
+                return candidate
+        return None
 
 
 def _write_command(address: Address) -> str:
-    return f"canon write {shlex.quote(str(address))} ..."
+    return f"canon write {shell_word(str(address))} ..."
 
 
 def _by_hand(g: Address) -> str:
-    return f"move it by hand (canon mv {shlex.quote(str(g))} NEW) or update it ({_write_command(g)})"
+    return f"move it by hand (canon mv {shell_word(str(g))} NEW) or update it ({_write_command(g)})"
 
 
 def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
@@ -122,7 +139,7 @@ def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address,
         elif gov.has(target):
             move.conflict = f"an article already exists at {target}: merge the two by hand"
             move.remedy = (f"fold it into {target} ({_write_command(target)}), then remove it "
-                           f"(git rm {shlex.quote(gov.article_file(g))})")
+                           f"(git rm {shell_word(gov.article_file(g))})")
     elif target != move.new and not move.conflict:
         move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
         move.remedy = _by_hand(g)
@@ -155,7 +172,7 @@ def _deleted(report: CheckReport, gov: Governance, state: _Judge, path: str, add
         what = f"update it ({_write_command(g)})"
     else:
         what = (f"update it ({_write_command(g)}) or, if nothing it describes remains, remove it "
-                f"(git rm {shlex.quote(gov.article_file(g))})")
+                f"(git rm {shell_word(gov.article_file(g))})")
     report.findings.append(_finding(
         "article-outlived", path,
         f"deleted, but its article {g} still exists and did not change: review {gov.article_file(g)} and {what}"))
@@ -187,7 +204,7 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
                     _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
                     # Articles further up whose whole asset moved the same way (a renamed folder) go too.
                     for above in g.ancestors()[1:]:
-                        if (above.path in state.before.get(above.mount, set()) and above not in state.changed
+                        if (state.had(above) and above not in state.changed
                                 and not _is_within(new_addr, above) and not gov.asset_present(above)):
                             _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
                     continue
@@ -227,7 +244,7 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
 def check(project: Project, staged: bool = False, since: str | None = None) -> CheckReport:
     """Judge the change set (staged, since a revision, or the working tree) of the project's repository."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
+    gov = Governance(project, repo.top, probe=True)
     return judge(gov, change_set(repo, staged=staged, since=since), repo.top)
 
 
@@ -235,5 +252,5 @@ def renames_to_apply(project: Project, rev: str | None = None) -> tuple[Repo, li
     """The article moves git's renames call for (`canon mv --from-git [REV]`): REV (default HEAD)
     against the working tree, as `canon check` sees them."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
+    gov = Governance(project, repo.top, probe=True)
     return repo, judge(gov, change_set(repo, against=rev), repo.top).moves

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from pylon.canon.address import Address, drop_extension, mapped_names
-from pylon.canon.store import CANON_DIR, Project, Store, walk_articles
+from pylon.canon.store import CANON_DIR, ArticleProbe, Project, Store, walk_articles
 
 ARTICLES_PREFIX = CANON_DIR + "/articles/"
 
@@ -30,7 +30,9 @@ class Governance:
     """The stores of a project that lie inside one repository, their article sets, and the path ->
     address -> governing article mapping."""
 
-    def __init__(self, project: Project, top: str) -> None:
+    def __init__(self, project: Project, top: str, probe: bool = False) -> None:
+        """probe: list only the article folders that the paths asked about lead through (a change
+        set); without it every store's article tree is walked once (history, coverage)."""
         self.project = project
         self.top = top
         self.stores: list[tuple[str, Store]] = []  # (repository prefix, store), deepest first
@@ -40,8 +42,9 @@ class Governance:
                 self.stores.append((prefix, store))
         # Mounts inside the project route first (as to_address does): deepest prefix first.
         self.stores.sort(key=lambda item: -len(item[0]))
-        self.articles: dict[str | None, set[str]] = {
-            store.mount: {a.address for a in walk_articles(store) if a.is_article} for _, store in self.stores
+        self.articles: dict[str | None, set[str] | ArticleProbe] = {
+            store.mount: ArticleProbe(store) if probe else {a.address for a in walk_articles(store) if a.is_article}
+            for _, store in self.stores
         }
         self._governing: dict[Address, Address | None] = {}
         self._by_path: dict[str, Address | None] = {}
@@ -112,7 +115,7 @@ class Governance:
             return address
         return self._folder(address.mount, address.path.rpartition("/")[0], known)
 
-    def _folder(self, mount: str | None, folder: str, known: set[str]) -> Address | None:
+    def _folder(self, mount: str | None, folder: str, known: set[str] | ArticleProbe) -> Address | None:
         key = Address(mount, folder)
         if key in self._governing:
             return self._governing[key]

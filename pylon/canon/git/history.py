@@ -9,26 +9,61 @@ churn from the same log pass limited to the last CHURN_DAYS days.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from pylon.canon.address import Address
 from pylon.canon.git.govern import ARTICLES_PREFIX, Governance
 from pylon.canon.git.run import Repo, open_repo
+from pylon.canon.record import Record
 from pylon.canon.store import Project
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+# git log flushes its output after every commit into a pipe: thousands of small writes, each a
+# wake-up and a read here. GIT_FLUSH=0 lets it fill its buffer first.
+NO_FLUSH = {"GIT_FLUSH": "0"}
 CHURN_DAYS = 90
 BROAD_FILES = 200  # an article governing this many tracked files is listed as broad
 COMMITS_KEPT = 20  # commits listed per stale article (the count is always exact)
 
 
-@dataclass
-class Commit:
-    sha: str
-    time: int  # committer time, Unix seconds
-    subject: str
-    paths: list[str]
-    parents: tuple[str, ...] = ()  # only from an ancestry pass
+class Commit(Record):
+    __slots__ = ("sha", "time", "subject", "paths", "parents")
+
+    def __init__(self, sha: str, time: int, subject: str, paths: list[str], parents: tuple[str, ...] = ()) -> None:
+        self.sha = sha
+        self.time = time  # committer time, Unix seconds
+        self.subject = subject
+        self.paths = paths
+        self.parents = parents  # only from an ancestry pass
+
+
+def _log_args(pathspec: str | None, since_days: int | None, ancestry: bool) -> list[str]:
+    args = ["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct %P%x02%s"]
+    if ancestry:
+        args += ["--topo-order", "--diff-merges=off"]
+        if pathspec:
+            args += ["--full-history", "--parents"]
+    else:
+        args.append("--no-merges")
+    if since_days is not None:
+        args.append(f"--since={since_days}.days")
+    # A pathspec makes git filter every commit's tree (about twice the time): only when needed.
+    return [*args, "HEAD", "--", *([pathspec] if pathspec else [])]
+
+
+def _records(data: bytes) -> Iterator[tuple[list[bytes], bytes, list[bytes]]]:
+    """The raw records of a `_log_args` pass: ([sha, time, parent...], subject, paths), all bytes."""
+    for chunk in (b"\0" + data).split(b"\0\x01")[1:]:
+        header, _, rest = chunk.partition(b"\0")
+        head, _, subject = header.partition(b"\x02")
+        yield [f for f in head.split(b" ") if f], subject, [p for p in rest.lstrip(b"\n").split(b"\0") if p]
+
+
+def _commit(fields: list[bytes], subject: bytes, paths: list[bytes]) -> Commit:
+    return Commit(fields[0].decode(), int(fields[1]), subject.decode("utf-8", "replace"),
+                  [os.fsdecode(p) for p in paths], tuple(f.decode() for f in fields[2:]))
 
 
 def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
@@ -41,23 +76,8 @@ def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
     commits, so no side branch is simplified away."""
     if repo.head is None:
         return
-    args = ["log", "-z", "--name-only", "--no-renames", "--format=%x01%H %ct %P%x02%s"]
-    if ancestry:
-        args += ["--topo-order", "--diff-merges=off"]
-        if pathspec:
-            args += ["--full-history", "--parents"]
-    else:
-        args.append("--no-merges")
-    if since_days is not None:
-        args.append(f"--since={since_days}.days")
-    # A pathspec makes git filter every commit's tree (about twice the time): only when needed.
-    data = repo.run(*args, "HEAD", "--", *([pathspec] if pathspec else []))
-    for chunk in (b"\0" + data).split(b"\0\x01")[1:]:
-        header, _, rest = chunk.partition(b"\0")
-        head, _, subject = header.decode("utf-8", "replace").partition("\x02")
-        sha, stamp, *parents = head.split(" ")
-        paths = [os.fsdecode(p) for p in rest.lstrip(b"\n").split(b"\0") if p]
-        yield Commit(sha, int(stamp), subject, paths, tuple(p for p in parents if p))
+    for fields, subject, paths in _records(repo.run(*_log_args(pathspec, since_days, ancestry), env=NO_FLUSH)):
+        yield _commit(fields, subject, paths)
 
 
 def _pathspec(repo: Repo, project: Project) -> str | None:
@@ -78,14 +98,17 @@ def _dirty_articles(repo: Repo, gov: Governance) -> set[Address]:
     return found
 
 
-@dataclass
-class StaleArticle:
-    address: Address
-    file: str
-    last_change: Commit | None  # the newest commit that touched the article (None: not in history)
-    behind: list[Commit] = field(default_factory=list)  # commits touching governed paths, newest first
-    count: int = 0
-    newest: int = 0  # the newest of all those commits' times (the kept list may not hold it)
+class StaleArticle(Record):
+    __slots__ = ("address", "file", "last_change", "behind", "count", "newest")
+
+    def __init__(self, address: Address, file: str, last_change: Commit | None, behind: list[Commit] | None = None,
+                 count: int = 0, newest: int = 0) -> None:
+        self.address = address
+        self.file = file
+        self.last_change = last_change  # the newest commit that touched the article (None: not in history)
+        self.behind = [] if behind is None else behind  # commits touching governed paths, newest first
+        self.count = count
+        self.newest = newest  # the newest of all those commits' times (the kept list may not hold it)
 
     @property
     def days_behind(self) -> float:
@@ -97,12 +120,22 @@ class StaleArticle:
         return max(0.0, (self.newest - since) / 86400)
 
 
-@dataclass
-class StaleReport:
-    articles: int
-    commits: int
-    stale: list[StaleArticle]
-    days: int
+class StaleReport(Record):
+    __slots__ = ("articles", "commits", "stale", "days")
+
+    def __init__(self, articles: int, commits: int, stale: list[StaleArticle], days: int) -> None:
+        self.articles = articles
+        self.commits = commits
+        self.stale = stale
+        self.days = days
+
+
+def _classify(gov: Governance, path: str, bits: dict[Address, int]) -> tuple[bool, Address, int] | None:
+    article = gov.article_of(path)
+    found = article if article is not None else gov.governing_path(path)
+    if found is None:
+        return None
+    return article is not None, found, bits.setdefault(found, 1 << len(bits))
 
 
 def stale(project: Project, days: int = 0) -> StaleReport:
@@ -112,42 +145,72 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     in it or any descendant (a bit set), so a merged branch's commits count by ancestry, whatever
     their dates."""
     repo = open_repo(project.root_dir)
-    gov = Governance(project, repo.top)
-    current = _dirty_articles(repo, gov) if repo.head else set()
+    data = b""
+    if repo.head is not None:
+        # The log pass runs while the articles are listed and their status read.
+        log = repo.start(*_log_args(_pathspec(repo, project), None, True), env=NO_FLUSH)
+        try:
+            gov = Governance(project, repo.top)
+            current = _dirty_articles(repo, gov)
+        except BaseException:
+            log.abandon()
+            raise
+        data = log.finish()
+    else:
+        gov = Governance(project, repo.top)
+        current = set()
     last: dict[Address, Commit] = {}
     rows: dict[Address, StaleArticle] = {}
     bits: dict[Address, int] = {}
-    below: dict[str, int] = {}  # commit -> articles updated in a commit that descends from it
+    # Each path named in history, once: (True, its article, bit) for an article's own file,
+    # (False, the article governing it, bit) for a governed asset, None for anything else.
+    seen: dict[bytes, tuple[bool, Address, int] | None] = {}
+    skip_current = 0  # articles being written are current: never behind
+    for address in current:
+        skip_current |= bits.setdefault(address, 1 << len(bits))
+    below: dict[bytes, int] = {}  # commit -> articles updated in a commit that descends from it
     commits = 0
-    for commit in log_pass(repo, _pathspec(repo, project), ancestry=True):
-        covered = below.pop(commit.sha, 0)
-        if len(commit.parents) < 2:
+    for fields, subject, paths in _records(data):
+        covered = below.pop(fields[0], 0)
+        if len(fields) < 4:
             commits += 1  # merges connect history; they are not counted or judged
-        touched: set[Address] = set()
-        governed: dict[Address, list[str]] = {}
-        for path in commit.paths:
-            article = gov.article_of(path)
-            if article is not None:
-                touched.add(article)
+        governed: dict[Address, tuple[int, list[bytes]]] = {}
+        this: Commit | None = None  # decoded once, shared by every article it is the last change of
+        for raw in paths:
+            if raw in seen:
+                hit = seen[raw]
+            else:
+                hit = seen[raw] = _classify(gov, os.fsdecode(raw), bits)
+            if hit is None:
                 continue
-            g = gov.governing_path(path)
-            if g is not None:
-                governed.setdefault(g, []).append(path)
-        for article in touched:
-            covered |= bits.setdefault(article, 1 << len(bits))
-            last.setdefault(article, commit)  # the first in topological order: its newest change
-        for g, paths in governed.items():
-            if g in current or g in touched or covered & bits.setdefault(g, 1 << len(bits)):
-                continue
-            row = rows.get(g)
-            if row is None:
-                row = rows[g] = StaleArticle(g, gov.article_file(g), None)
-            row.count += 1
-            row.newest = max(row.newest, commit.time)
-            if len(row.behind) < COMMITS_KEPT:
-                row.behind.append(Commit(commit.sha, commit.time, commit.subject, paths))
-        for parent in commit.parents:
-            below[parent] = below.get(parent, 0) | covered
+            is_article, address, bit = hit
+            if is_article:
+                covered |= bit
+                if address not in last:  # the first in topological order: its newest change
+                    if this is None:
+                        this = _commit(fields, subject, paths)
+                    last[address] = this
+            elif address in governed:
+                governed[address][1].append(raw)
+            else:
+                governed[address] = (bit, [raw])
+        if governed:
+            skip = covered | skip_current
+            for g, (bit, raws) in governed.items():
+                if bit & skip:
+                    continue
+                row = rows.get(g)
+                if row is None:
+                    row = rows[g] = StaleArticle(g, gov.article_file(g), None)
+                row.count += 1
+                when = int(fields[1])
+                row.newest = max(row.newest, when)
+                if len(row.behind) < COMMITS_KEPT:
+                    row.behind.append(Commit(fields[0].decode(), when, subject.decode("utf-8", "replace"),
+                                             [os.fsdecode(p) for p in raws]))
+        if covered:
+            for parent in fields[2:]:
+                below[parent] = below.get(parent, 0) | covered
     for address, row in rows.items():
         row.last_change = last.get(address)
     # An article never seen in history was created in the working tree after all these commits:
@@ -157,22 +220,27 @@ def stale(project: Project, days: int = 0) -> StaleReport:
     return StaleReport(sum(len(s) for s in gov.articles.values()), commits, found, days)
 
 
-@dataclass
-class Folder:
-    path: str  # repository-relative folder, '' for the top
-    files: int  # ungoverned tracked files in it
-    churn: int  # changes to those files in the last CHURN_DAYS days
-    loose: bool = False  # only the files directly in a folder whose other files are governed
+class Folder(Record):
+    __slots__ = ("path", "files", "churn", "loose")
+
+    def __init__(self, path: str, files: int, churn: int, loose: bool = False) -> None:
+        self.path = path  # repository-relative folder, '' for the top
+        self.files = files  # ungoverned tracked files in it
+        self.churn = churn  # changes to those files in the last CHURN_DAYS days
+        self.loose = loose  # only the files directly in a folder whose other files are governed
 
 
-@dataclass
-class CoverageReport:
-    tracked: int
-    governed: int
-    ungoverned: list[Folder]
-    broad: list[tuple[Address, int]]
-    per_article: dict[Address, int]
-    churn_days: int = CHURN_DAYS
+class CoverageReport(Record):
+    __slots__ = ("tracked", "governed", "ungoverned", "broad", "per_article", "churn_days")
+
+    def __init__(self, tracked: int, governed: int, ungoverned: list[Folder], broad: list[tuple[Address, int]],
+                 per_article: dict[Address, int], churn_days: int = CHURN_DAYS) -> None:
+        self.tracked = tracked
+        self.governed = governed
+        self.ungoverned = ungoverned
+        self.broad = broad
+        self.per_article = per_article
+        self.churn_days = churn_days
 
     @property
     def share(self) -> float:

@@ -8,8 +8,8 @@ Every call passes `--no-optional-locks` as well, so nothing canon runs ever take
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from pylon.canon.record import Frozen, Record
 from pylon.errors import PylonError, UsageError
 
 
@@ -25,15 +25,43 @@ def git_full(repo: str, *args: str, env: dict[str, str] | None = None) -> tuple[
     return run_full(["--no-optional-locks", *args], cwd=repo, env=env)
 
 
-@dataclass
-class Repo:
-    top: str  # the working tree's top-level folder (absolute, real path)
-    git_dir: str  # this worktree's git dir (absolute)
-    head: str | None  # the HEAD commit, None before the first commit
-    shallow: bool
+class Running:
+    """A git process started to run beside others (`Repo.start`); `finish()` waits and returns its
+    stdout (an exit status outside `ok` raises git-failed, as `git` does)."""
+
+    def __init__(self, repo: str, args: tuple[str, ...], ok: tuple[int, ...], env: dict[str, str] | None) -> None:
+        from pylon.workspace.git import start
+
+        self.ok = ok
+        self.proc = start(["--no-optional-locks", *args], cwd=repo, env=env)
+
+    def finish(self) -> bytes:
+        from pylon.workspace.git import finish_run
+
+        return finish_run(self.proc, ok=self.ok)
+
+    def abandon(self) -> None:
+        """Stop it and reap it (the work beside it failed): its answer is not wanted."""
+        self.proc.kill()
+        self.proc.wait()
+
+
+class Repo(Record):
+    __slots__ = ("top", "git_dir", "head", "shallow")
+
+    def __init__(self, top: str, git_dir: str, head: str | None, shallow: bool) -> None:
+        self.top = top  # the working tree's top-level folder (absolute, real path)
+        self.git_dir = git_dir  # this worktree's git dir (absolute)
+        self.head = head  # the HEAD commit, None before the first commit
+        self.shallow = shallow
 
     def run(self, *args: str, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
         return git(self.top, *args, env=env, ok=ok)
+
+    def start(self, *args: str, ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> Running:
+        """Start a read-only git command that takes no lock (no lock wait, unlike `run`), to run
+        beside another; `.finish()` collects it."""
+        return Running(self.top, args, ok, env)
 
     def empty_tree(self) -> str:
         """The empty tree's id in this repository's hash (sha1 or sha256), for a diff before the first commit."""
@@ -55,7 +83,14 @@ def not_a_checkout(folder: str, exit_code: int = 2) -> PylonError:
 
 
 def open_repo(folder: str, exit_code: int = 2) -> Repo:
-    """The repository whose working tree holds `folder` (a linked worktree works the same)."""
+    """The repository whose working tree holds `folder` (a linked worktree works the same). One git
+    process in the usual case (a checkout with a commit); an unborn branch or anything unusual
+    takes the two-call path below."""
+    code, out, _ = git_full(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository",
+                            "HEAD^{commit}")
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    if code == 0 and len(lines) == 4 and lines[0] and len(lines[3]) in (40, 64):
+        return Repo(os.path.realpath(lines[0]), lines[1], lines[3], lines[2].strip() == "true")
     code, out, _ = git_full(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository")
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if code != 0 or len(lines) < 3 or not lines[0]:
@@ -85,9 +120,10 @@ def resolve_rev(repo: Repo, rev: str, flag: str) -> str:
     return out.decode().strip()
 
 
-def merge_base(repo: Repo, rev: str, flag: str) -> str:
-    """The commit HEAD's branch forked from `rev` (what a pull request adds is base..HEAD)."""
-    commit = resolve_rev(repo, rev, flag)
+def merge_base(repo: Repo, rev: str, flag: str, commit: str | None = None) -> str:
+    """The commit HEAD's branch forked from `rev` (what a pull request adds is base..HEAD);
+    `commit`: `rev` already resolved."""
+    commit = commit or resolve_rev(repo, rev, flag)
     if repo.head is None:
         return commit
     code, out, _ = git_full(repo.top, "merge-base", commit, repo.head)
@@ -105,15 +141,18 @@ def merge_base(repo: Repo, rev: str, flag: str) -> str:
     return out.decode().strip()
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Frozen):
     """One entry of `git diff --name-status`: status letter (A M D T R C), old and new path
     (repository-relative, `/`-separated; equal unless renamed or copied)."""
 
+    __slots__ = ("status", "old", "new", "score")
     status: str
     old: str
     new: str
-    score: int = 100
+    score: int
+
+    def __init__(self, status: str, old: str, new: str, score: int = 100) -> None:
+        self._init(status=status, old=old, new=new, score=score)
 
 
 def parse_name_status(data: bytes) -> list[Change]:

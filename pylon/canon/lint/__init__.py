@@ -8,35 +8,47 @@ the articles the targets select; `lint_article(project, address)` checks one art
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from pylon.canon.address import Address, resolve, to_address
-from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, RULES, WARNING, Finding, finding
+from pylon.canon.record import Record
 from pylon.canon.store import ArticleFile, Project, Store, path_kind, walk_articles
-from pylon.canon.lint.committed import Committed
 from pylon.errors import PylonError, UsageError
+
+# The lint machinery (context: links, schema, pathlib) loads when a lint runs: `canon check` and
+# the renderers import this package for Finding and LintReport alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from pylon.canon.lint.committed import Committed
+    from pylon.canon.lint.context import LintContext
 
 __all__ = ["RULES", "Finding", "FixedFile", "LintReport", "lint", "lint_article"]
 
-Progress = Callable[[int, int], None]  # (done, total)
+if TYPE_CHECKING:
+    Progress = Callable[[int, int], None]  # (done, total)
 
 
-@dataclass
-class FixedFile:
-    path: str
-    rules: list[str]
+class FixedFile(Record):
+    __slots__ = ("path", "rules")
+
+    def __init__(self, path: str, rules: list[str]) -> None:
+        self.path = path
+        self.rules = rules
 
 
-@dataclass
-class LintReport:
-    findings: list[Finding] = field(default_factory=list)
-    articles: int = 0
-    journal: int = 0
-    fixed: list[FixedFile] = field(default_factory=list)
-    base: str = ""  # absolute folder that finding paths are relative to
+class LintReport(Record):
+    __slots__ = ("findings", "articles", "journal", "fixed", "base")
+
+    def __init__(self, findings: list[Finding] | None = None, articles: int = 0, journal: int = 0,
+                 fixed: list[FixedFile] | None = None, base: str = "") -> None:
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.articles = articles
+        self.journal = journal
+        self.fixed: list[FixedFile] = [] if fixed is None else fixed
+        self.base = base  # absolute folder that finding paths are relative to
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -53,14 +65,14 @@ class LintReport:
         return bool(self.errors or (strict and self.warnings))
 
 
-@dataclass
 class _Plan:
     """What to lint: article files per store, journal entries, and which stores' schema.json."""
 
-    articles: list[tuple[Store, ArticleFile]] = field(default_factory=list)
-    journal_all: bool = False
-    journal_files: list[Path] = field(default_factory=list)
-    schema_stores: list[Store] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.articles: list[tuple[Store, ArticleFile]] = []
+        self.journal_all = False
+        self.journal_files: list[Path] = []
+        self.schema_stores: list[Store] = []
 
     def add(self, store: Store, articles: list[ArticleFile], seen: set[tuple[str | None, str]]) -> None:
         for article in articles:
@@ -147,6 +159,8 @@ def _plan(project: Project, targets: list[str] | None) -> _Plan:
         if os.path.dirname(full) == journal_dir:
             if not os.path.lexists(full):
                 raise _nothing(arg)
+            from pathlib import Path
+
             plan.journal_files.append(Path(full))
             continue
         address = to_address(arg, project)
@@ -188,6 +202,7 @@ def lint(
     `committed(journal)` names the journal entries already committed unchanged (warnings on those
     fold into one note); the lint core knows no git, so the caller passes pylon.canon.git's."""
     from pylon.canon.lint import parallel
+    from pylon.canon.lint.context import LintContext
     from pylon.canon.lint.engine import lint_journal
 
     if not project.store.exists():
@@ -223,6 +238,7 @@ def lint(
 
 def lint_article(project: Project, address: Address | str) -> list[Finding]:
     """Every finding for one article (for `canon write` advice); [] when it does not exist."""
+    from pylon.canon.lint.context import LintContext
     from pylon.canon.lint.engine import lint_article_file
 
     if isinstance(address, str):

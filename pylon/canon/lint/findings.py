@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pylon.canon.record import Frozen
 
 ERROR, WARNING = "error", "warning"
 # A note informs and never fails a lint, not even under --strict (SARIF and GitHub know the level).
 NOTE = "note"
 
 
-@dataclass(frozen=True)
-class RuleInfo:
+class RuleInfo(Frozen):
+    __slots__ = ("id", "severity", "summary", "help", "fixable")
     id: str
     severity: str  # the default; `schema` reports bounds as warnings
     summary: str  # one line: what it finds
     help: str  # what to do about it
-    fixable: bool = False
+    fixable: bool
+
+    def __init__(self, id: str, severity: str, summary: str, help: str, fixable: bool = False) -> None:
+        self._init(id=id, severity=severity, summary=summary, help=help, fixable=fixable)
 
 
 RULES: dict[str, RuleInfo] = {
@@ -101,14 +104,18 @@ RULES["journal-changed"] = RuleInfo(
     "Restore the entry (`git checkout REV -- PATH`) and record the correction as a new entry with `canon journal`.")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Frozen):
+    __slots__ = ("rule", "severity", "message", "path", "line", "fixable")
     rule: str
     severity: str
     message: str
     path: str  # POSIX path relative to the report base (the repository root, else the project root)
-    line: int = 1
-    fixable: bool = False
+    line: int
+    fixable: bool
+
+    def __init__(self, rule: str, severity: str, message: str, path: str, line: int = 1,
+                 fixable: bool = False) -> None:
+        self._init(rule=rule, severity=severity, message=message, path=path, line=line, fixable=fixable)
 
     def to_dict(self) -> dict[str, object]:
         return {

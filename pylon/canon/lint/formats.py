@@ -6,17 +6,20 @@ text, which shows them relative to the current directory so terminals and editor
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
-from pylon.canon.lint import LintReport
 from pylon.canon.lint.findings import RULES, Finding, RuleInfo
+
+# Only what text needs is imported up front (`canon check` in a pre-commit hook prints text);
+# json, re, pathlib and urllib load in the renderers that use them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from pylon.canon.lint import LintReport
+
+    Paint = Callable[[str, str], str]
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -24,9 +27,8 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # should not bury the summary (and an agent's context) under them. The other formats are for
 # machines and stay complete.
 TEXT_LIMIT = 200
-# paint(text, style) -> text, possibly wrapped in colour codes; styles are names such as
-# "red bold". The caller decides whether colour is on (this library knows nothing of terminals).
-Paint = Callable[[str, str], str]
+# Paint (above): paint(text, style) -> text, possibly wrapped in colour codes; styles are names
+# such as "red bold". The caller decides whether colour is on (this library knows nothing of terminals).
 SEVERITY_STYLE = {"error": "red bold", "warning": "yellow", "note": "cyan"}
 # GitHub workflow commands name the note level `notice`.
 _GITHUB_LEVEL = {"note": "notice"}
@@ -61,6 +63,8 @@ def left_out(report: LintReport, limit: int | None = TEXT_LIMIT) -> str | None:
     rest = [] if limit is None else report.findings[limit:]
     if not rest:
         return None
+    from collections import Counter
+
     per_rule = sorted(Counter(f.rule for f in rest).items(), key=lambda item: (-item[1], item[0]))
     counts = ", ".join(f"{rule} {n}" for rule, n in per_rule)
     noun = "finding" if len(rest) == 1 else "findings"
@@ -118,6 +122,8 @@ def render_github(report: LintReport) -> str:
 
 
 def _rule_name(rule_id: str) -> str:
+    import re
+
     return "".join(part.capitalize() for part in re.split(r"[-_]", rule_id))
 
 
@@ -143,6 +149,9 @@ def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInf
     `rules`/`tool`: another canon command's catalogue and name (`canon check`). `text_fields(name,
     text)`: how a message that may hold bytes that are not UTF-8 is written (`{name: readable,
     name_b64: exact}`; the extra field goes to the message's property bag)."""
+    from pathlib import Path
+    from urllib.parse import quote
+
     ids = list(RULES if rules is None else rules)
     base_uri = Path(report.base).resolve().as_uri().rstrip("/") + "/"
     results = []
@@ -191,4 +200,6 @@ def _message(text: str, text_fields: Callable[[str, str], dict[str, str]] | None
 
 
 def dumps(doc: dict[str, Any]) -> str:
+    import json
+
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
