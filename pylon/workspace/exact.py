@@ -114,16 +114,21 @@ def scan(root: str, paths: list[str] | None = None) -> Scan:
 def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) -> Meta:
     """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty
     folders; `scope`: the folders the walk covered, when not the whole checkout."""
-    modes: dict[str, int] = {}
-    names = [p for p in sorted(found.modes) if "\n" not in p]
-    if names:
-        query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-        out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
-        modes = {rel: found.modes[rel] for rel, kind in zip(names, out) if kind == "blob"}
+    modes = {rel: found.modes[rel] for rel in in_tree(root, tree, sorted(found.modes))}
     meta = grouped(modes, unignored(root, sorted(found.dirs)))
     if scope is not None:
         meta["s"] = scope
     return meta
+
+
+def in_tree(root: str, tree: str, paths: list[str]) -> list[str]:
+    """Those of `paths` that are files (blobs) of `tree`."""
+    names = [p for p in paths if "\n" not in p]
+    if not names:
+        return []
+    query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
+    out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+    return [rel for rel, kind in zip(names, out) if kind == "blob"]
 
 
 def grouped(modes: dict[str, int], dirs: list[str]) -> Meta:

@@ -166,7 +166,7 @@ class Quick:
         if self.scanned is not None or self.walk is not None or self.cache is None:
             found = self.scanned or (exact.finish(self.walk) if self.walk is not None else exact.scan(root))
             self.walk = None
-            self.recent = found.recent
+            self.recent = exact.in_tree(root, tree, found.recent)  # ignored files are not the state's
             meta = exact.meta_for(root, tree, found)
         else:
             cache = self.cache

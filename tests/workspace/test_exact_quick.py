@@ -67,6 +67,8 @@ def step(root: Path, rng: random.Random, n: int) -> None:
             git(root, "commit", "-q", "-m", f"c{n}", "--allow-empty")
     elif kind == "ignored":
         (root / "build" / f"b{n}").mkdir(parents=True, exist_ok=True)  # ignored: never recorded
+        (root / "build" / f"b{n}.o").write_text("o\n")
+        os.chmod(root / "build" / f"b{n}.o", 0o600)
 
 
 @pytest.mark.parametrize("seed", range(sized(2, 10)))
