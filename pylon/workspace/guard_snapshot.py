@@ -138,6 +138,8 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
                 for folder, dirs, files in os.walk(full):
                     for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
                         found.add(os.path.relpath(os.path.join(folder, name), checkout.root))
+                    if not dirs and not files:  # an empty folder goes too: named, so it comes back
+                        found.add(os.path.relpath(folder, checkout.root))
             elif os.path.lexists(full):
                 found.add(rel)
     return sorted(found)
@@ -145,7 +147,7 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
 
 def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
     """Root-relative paths `find START TESTS -print0` lists (tests only: the classifier passes no
-    action), files and symlinks only: folders come back with what they hold."""
+    action): files, symlinks and empty folders (the others come back with what they hold)."""
     import subprocess
 
     proc = subprocess.run(["find", start, *tests, "-print0"], cwd=root, capture_output=True, check=False)
@@ -155,8 +157,10 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
             continue
         rel = os.path.normpath(os.fsdecode(raw))
         full = os.path.join(root, rel)
-        if rel.split(os.sep)[0] == ".git" or (os.path.isdir(full) and not os.path.islink(full)):
+        if rel.split(os.sep)[0] == ".git":
             continue
+        if os.path.isdir(full) and not os.path.islink(full) and os.listdir(full):
+            continue  # a folder with something in it: what it holds is listed
         out.append(rel)
     return out
 
