@@ -1,17 +1,22 @@
 """What git does not keep of a checkout: permission bits other than 644/755 and empty folders;
 and what nothing can keep. docs/workspace.md ("Exact restores") has the decision.
 
-Two mechanisms, chosen by cost:
+Every state commit pylon writes from a capture carries one message line,
+`pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
+(`s`: the folders walked, absent for the whole checkout): the odd bits of the state's own files and
+its unignored empty folders. The tree stays exactly the working tree; a state commit without the
+line (older ones) restores as before. restore() applies it (`settle`). Where it comes from:
 
-- Every restore remembers (`remember`, before its first change) the odd bits of each file it
-  replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`; a restore that
-  writes that content there again gives them back (`recall`). No walk at capture time, so op
-  captures cost what they did; a restore never removes a folder that was empty before it.
-- Where whole folders go (`rm --force`, a guarded removal) and for named baselines, one `find`
-  (`scan`) walks what is concerned, and the state commit carries one message line,
-  `pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
-  (`s`: the folders walked, absent for the whole checkout). The tree stays exactly the working
-  tree; a state commit without the line restores as before. restore() applies it (`settle`).
+- every capture (op captures, the quick `ws baseline`): exact_quick.py keeps it current from what
+  the capture's own `git status` saw, without a walk;
+- where whole folders go (`rm --force`, a guarded removal) and for named baselines: one `find`
+  (`scan`) walks what is concerned;
+- a state built from others (an undo merged with later work: reverse.carried_meta; a guard undo).
+
+Every restore also remembers (`remember`, before its first change) the odd bits of each file it
+replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`, for targets that record
+nothing (`recall`); a restore never removes a folder that was empty before it unless the target's
+record says so.
 
 The walk also reports what no state can hold: FIFOs, sockets and devices, and nested
 repositories (a `.git` folder below the root, whose objects are not in this repository); the
