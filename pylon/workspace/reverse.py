@@ -162,22 +162,24 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
                    sorted(conflicted - binary) if markers else [])
 
 
-def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str) -> str | None:
-    """The exact.py record of `tree` (the change frm -> to carried onto now): a path the change
-    touched (its content, or its bits when frm records them) takes `to`'s bits, every other one
-    keeps now's; the empty folders are now's, with those the change made or removed (when frm
-    records them). None when `to` or `now` records nothing (restore then keeps the bits it finds)."""
+def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str, *,
+                 strict: bool = False) -> str | None:
+    """The exact.py record of `tree` (the change frm -> to carried onto now): a path whose bits the
+    change changed (frm and to record different ones; when frm records nothing, a path whose
+    content the change touched) takes `to`'s bits, every other one keeps now's; the empty folders
+    are now's, with those the change made or removed (when frm records them). None when `to` or
+    `now` records nothing, or frm with `strict` (restore then keeps the bits it finds)."""
     from pylon.workspace import exact
 
     to_meta, now_meta, frm_meta = to.meta, now.meta, frm.meta
-    if to_meta is None or now_meta is None:
+    if to_meta is None or now_meta is None or (strict and frm_meta is None):
         return None
     to_modes, now_modes = exact.modes_of(to_meta), exact.modes_of(now_meta)
     frm_modes = exact.modes_of(frm_meta) if frm_meta is not None else None
-    touched = set(changed_paths(checkout, frm.worktree, to.worktree))
+    touched = set(changed_paths(checkout, frm.worktree, to.worktree)) if frm_modes is None else set()
     modes: dict[str, int] = {}
     for rel in set(to_modes) | set(now_modes) | set(frm_modes or {}):
-        changed = rel in touched or (frm_modes is not None and frm_modes.get(rel) != to_modes.get(rel))
+        changed = rel in touched if frm_modes is None else frm_modes.get(rel) != to_modes.get(rel)
         bits = to_modes.get(rel) if changed else now_modes.get(rel)
         if bits is not None:
             modes[rel] = bits

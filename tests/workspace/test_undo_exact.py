@@ -84,3 +84,24 @@ def test_undo_of_an_apply_after_later_edits_keeps_every_bit(make_repo) -> None: 
     after = tree(repo)
     assert after["other.txt"] == ("file", "0o664", b"x\nlater line\n")
     assert {**after, "other.txt": before["other.txt"]} == {**before, **kept}
+
+
+def test_apply_brings_the_sessions_new_bits_and_keeps_the_checkouts(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """A script the session made 700 arrives 700; a 600 file the session edited stays 600 (the
+    session did not change its bits); undo and redo give both back exactly."""
+    repo = make_repo(files={"secret.txt": "one\n", "other.txt": "x\n"})
+    os.chmod(repo / "secret.txt", 0o600)
+    made = pylon("ws", "new", "s1", "--json", cwd=repo)
+    wt = Path(made.json()["path"])
+    (wt / "secret.txt").write_text("one\ntwo\n")
+    (wt / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(wt / "run.sh", 0o700)
+    before = tree(repo)
+    assert pylon("ws", "apply", "s1", cwd=repo).code == 0
+    applied = tree(repo)
+    assert applied["run.sh"] == ("file", "0o700", b"#!/bin/sh\n")
+    assert applied["secret.txt"] == ("file", "0o600", b"one\ntwo\n")
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    assert tree(repo) == before
+    assert pylon("ws", "redo", cwd=repo).code == 0
+    assert tree(repo) == applied
