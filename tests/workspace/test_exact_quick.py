@@ -114,3 +114,31 @@ def test_the_quick_baseline_is_exact_and_restores(make_repo) -> None:  # type: i
     assert {p: os.lstat(repo / p).st_mode & 0o7777 for p in ("a.txt", "conf/b.ini", "run.sh")} == {
         "a.txt": 0o600, "conf/b.ini": 0o640, "run.sh": 0o700}
     assert (repo / "empty" / "deeper").is_dir()
+
+
+def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import time
+
+    from tests.conftest import script
+
+    repo = make_repo(files={"a.txt": "a\n"})
+    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--debounce", "0.1", "--timeout", "20"], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert proc.stderr is not None and "watching" in proc.stderr.readline().decode()
+        os.chmod(repo / "a.txt", 0o600)
+        (repo / "empty").mkdir()
+        deadline = time.time() + 15
+        doc: dict[str, object] = {}
+        while time.time() < deadline:
+            doc = pylon("ws", "baseline", "--json", cwd=repo).json()
+            meta = exact.decode(git(repo, "cat-file", "commit", str(doc["commit"])).split("pylon-meta: ")[-1])
+            if doc["source"] == "watch" and meta == {"m": {"600": ["a.txt"]}, "d": ["empty"]}:
+                break
+            time.sleep(0.2)
+        assert doc["source"] == "watch", doc
+        assert meta == {"m": {"600": ["a.txt"]}, "d": ["empty"]}, meta
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
