@@ -15,38 +15,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.guard.test_snapshot_exact import make_root
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import entries as tree
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / ".gitignore").write_text("*.log\n.env\ncache/\n")
-    (repo / "data").mkdir()
-    (repo / "data" / "tracked.txt").write_text("tracked\n")
-    (repo / "data" / "run.sh").write_text("#!/bin/sh\n")
-    os.chmod(repo / "data" / "run.sh", 0o700)
+    """test_snapshot_exact's checkout, with a tracked file outside what the commands destroy."""
+    repo = make_root(tmp_path)
     (repo / "keep.txt").write_text("keep\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "one")
-    (repo / "data" / "tracked.txt").write_text("tracked\ntwo\n")
-    git(repo, "commit", "-qam", "two")
-    os.chmod(repo / "data" / "tracked.txt", 0o640)
-    (repo / "data" / "secret.txt").write_text("untracked secret\n")
-    os.chmod(repo / "data" / "secret.txt", 0o600)
-    (repo / "data" / "run.log").write_text("ignored log\n")
-    os.chmod(repo / "data" / "run.log", 0o600)
-    (repo / "data" / "empty" / "deeper").mkdir(parents=True)
-    (repo / "data" / "cache").mkdir()
-    (repo / "data" / "cache" / "blob.bin").write_bytes(b"\x00ignored cache\n")
-    os.symlink("tracked.txt", repo / "data" / "link-to-file")
-    os.symlink("data", repo / "link")
-    (repo / ".env").write_text("SECRET=1\n")
-    os.chmod(repo / ".env", 0o600)
-    (repo / "old.log").write_text("another ignored file\n")
+    git(repo, "add", "keep.txt")
+    git(repo, "commit", "-qm", "keep")
     os.chmod(repo / "old.log", 0o640)
     return repo
 
