@@ -141,13 +141,13 @@ class Quick:
         post = _read(self.index)
         if post == self.pre:
             return
-        fresh = refreshed(self.pre, post) if post is not None else None
-        if fresh is None:
+        ext = _extensions(post) if post is not None else None
+        fresh = refreshed(self.pre, post) if post is not None and not (ext and b"link" in ext) else None
+        if fresh is None:  # not comparable (a split index, another format): walk
             self.pre = None
             self.walk = exact.start(self.checkout.root, recent=self.started)
             return
         self.fresh = fresh
-        ext = _extensions(post) if post is not None else None
         if ext is None or ext != _extensions(self.pre) or b"UNTR" not in ext:
             self.dirs = git.start(["ls-files", "-z", "--others", "--directory", "--exclude-standard"],
                                   cwd=self.checkout.root, env={"GIT_INDEX_FILE": self.index})
@@ -178,8 +178,10 @@ class Quick:
             dirs, new = _recheck(root, exact.dirs_of(cache))
             new += _emptied(root, staged)
             if self.dirs is not None:
-                _code, out, _err = self.dirs.wait()
+                code, out, _err = self.dirs.wait()
                 self.dirs = None
+                if code != 0:  # no listing: the folders from a walk
+                    out = b"".join(os.fsencode(d) + b"/\0" for d in exact.scan(root).dirs)
                 listed = [os.fsdecode(p)[:-1] for p in out.split(b"\0") if p.endswith(b"/")]
                 new += _empty_below(root, listed)
             new = [d for d in dict.fromkeys(new) if d not in dirs]
