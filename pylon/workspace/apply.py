@@ -159,8 +159,18 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, m
         if not todo.files:
             return result
         before = todo.before
+        from pylon.workspace.commits import read_state
+        from pylon.workspace.reverse import carried_meta
+
+        # the session's own bit changes (a new 700 script) come along; the checkout keeps its others
+        base = read_state(checkout, todo.base.commit)
+        if base.meta is None and todo.base.kind == "baseline":
+            from pylon.workspace.exact import encode
+
+            base.meta_raw = encode({"m": {}, "d": []})  # git checked the worktree out: 644/755, no folders
+        meta = carried_meta(checkout, base, todo.session, before, todo.merged, strict=True)
         after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after apply {worktree_id}")
+                           branch=before.branch, label=f"after apply {worktree_id}", meta_raw=meta)
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "

@@ -40,6 +40,7 @@ def write_fresh(checkout: Checkout, state: st.State) -> None:
         "excl_sig": str(st.excludes_sig(checkout)),
         "pid": str(os.getpid()),
         "notes": json.dumps(state.notes),
+        "meta": state.meta_raw or "",  # exact.py's record (base64: no tab, no newline)
     }
     path = os.path.join(checkout.git_dir, "pylon", FRESH)
     replace_unsynced(path, "".join(f"{k}\t{v}\n" for k, v in fields.items()).encode("utf-8"))
@@ -81,6 +82,7 @@ def fresh_state(checkout: Checkout) -> st.State | None:
         notes=notes,
         captured_at=int(data.get("time") or 0),
         label="current",
+        meta_raw=data.get("meta") or None,
     )
 
 

@@ -1,17 +1,22 @@
 """What git does not keep of a checkout: permission bits other than 644/755 and empty folders;
 and what nothing can keep. docs/workspace.md ("Exact restores") has the decision.
 
-Two mechanisms, chosen by cost:
+Every state commit pylon writes from a capture carries one message line,
+`pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
+(`s`: the folders walked, absent for the whole checkout): the odd bits of the state's own files and
+its unignored empty folders. The tree stays exactly the working tree; a state commit without the
+line (older ones) restores as before. restore() applies it (`settle`). Where it comes from:
 
-- Every restore remembers (`remember`, before its first change) the odd bits of each file it
-  replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`; a restore that
-  writes that content there again gives them back (`recall`). No walk at capture time, so op
-  captures cost what they did; a restore never removes a folder that was empty before it.
-- Where whole folders go (`rm --force`, a guarded removal) and for named baselines, one `find`
-  (`scan`) walks what is concerned, and the state commit carries one message line,
-  `pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`
-  (`s`: the folders walked, absent for the whole checkout). The tree stays exactly the working
-  tree; a state commit without the line restores as before. restore() applies it (`settle`).
+- every capture (op captures, the quick `ws baseline`): exact_quick.py keeps it current from what
+  the capture's own `git status` saw, without a walk;
+- where whole folders go (`rm --force`, a guarded removal) and for named baselines: one `find`
+  (`scan`) walks what is concerned;
+- a state built from others (an undo merged with later work: reverse.carried_meta; a guard undo).
+
+Every restore also remembers (`remember`, before its first change) the odd bits of each file it
+replaces or deletes, keyed by blob and path, in `<common dir>/pylon/modes`, for targets that record
+nothing (`recall`); a restore never removes a folder that was empty before it unless the target's
+record says so.
 
 The walk also reports what no state can hold: FIFOs, sockets and devices, and nested
 repositories (a `.git` folder below the root, whose objects are not in this repository); the
@@ -44,9 +49,10 @@ MEMORY_MAX = 20_000  # entries of the mode memory (oldest dropped first)
 class Scan:
     """One walk of a checkout: odd permission bits, empty folders, special files, nested repositories."""
 
-    __slots__ = ("modes", "dirs", "special", "nested")
+    __slots__ = ("modes", "dirs", "special", "nested", "recent")
 
     def __init__(self) -> None:
+        self.recent: list[str] = []  # files whose ctime is `recent` or later (start())
         self.modes: dict[str, int] = {}
         self.dirs: list[str] = []
         self.special: list[str] = []
@@ -67,13 +73,15 @@ class Scan:
         return keep
 
 
-def start(root: str, paths: list[str] | None = None) -> subprocess.Popen[bytes]:
-    """`find` over the checkout, or over `paths` (root-relative; missing ones are skipped)."""
+def start(root: str, paths: list[str] | None = None, recent: int | None = None) -> subprocess.Popen[bytes]:
+    """`find` over the checkout, or over `paths` (root-relative; missing ones are skipped); with
+    `recent` (a Unix time) it also lists the files whose ctime is that second or later."""
     import subprocess
 
     tops = ["."] if paths is None or "." in paths or "" in paths else [
         "./" + p.strip("/") for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
-    return subprocess.Popen(["find", *(tops or ["/nonexistent-pylon"]), *_TESTS], cwd=root, stdout=subprocess.PIPE,
+    extra = [] if recent is None else [",", "-type", "f", "-newerct", f"@{recent - 1}", "-printf", "r\t%p\\0"]
+    return subprocess.Popen(["find", *(tops or ["/nonexistent-pylon"]), *_TESTS, *extra], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, close_fds=True)
 
 
@@ -98,6 +106,8 @@ def finish(proc: subprocess.Popen[bytes]) -> Scan:
             found.special.append(_rel(rest))
         elif kind == b"g" and rest not in (b".", b""):
             found.nested.append(_rel(rest))
+        elif kind == b"r":
+            found.recent.append(_rel(rest))
     found.dirs = list(dict.fromkeys(found.dirs))
     return found
 
@@ -109,24 +119,39 @@ def scan(root: str, paths: list[str] | None = None) -> Scan:
 def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) -> Meta:
     """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty
     folders; `scope`: the folders the walk covered, when not the whole checkout."""
-    modes: dict[str, list[str]] = {}
-    names = [p for p in sorted(found.modes) if "\n" not in p]
-    if names:
-        query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-        out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
-        for rel, kind in zip(names, out):
-            if kind == "blob":
-                modes.setdefault(format(found.modes[rel] & 0o7777, "o"), []).append(rel)
-    dirs = sorted(found.dirs)
-    if dirs:
-        data = "".join(d + "\0" for d in dirs).encode("utf-8", "surrogateescape")
-        out2 = git.run(["check-ignore", "--no-index", "-z", "--stdin"], cwd=root, input=data, ok=(0, 1))
-        ignored = {p.decode("utf-8", "surrogateescape") for p in out2.split(b"\0") if p}
-        dirs = [d for d in dirs if d not in ignored]
-    meta: Meta = {"m": modes, "d": dirs}
+    modes = {rel: found.modes[rel] for rel in in_tree(root, tree, sorted(found.modes))}
+    meta = grouped(modes, unignored(root, sorted(found.dirs)))
     if scope is not None:
         meta["s"] = scope
     return meta
+
+
+def in_tree(root: str, tree: str, paths: list[str]) -> list[str]:
+    """Those of `paths` that are files (blobs) of `tree`."""
+    names = [p for p in paths if "\n" not in p]
+    if not names:
+        return []
+    query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
+    out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+    return [rel for rel, kind in zip(names, out) if kind == "blob"]
+
+
+def grouped(modes: dict[str, int], dirs: list[str]) -> Meta:
+    """The meta of those bits (path -> bits) and empty folders."""
+    by_bits: dict[str, list[str]] = {}
+    for rel in sorted(modes):
+        by_bits.setdefault(format(modes[rel] & 0o7777, "o"), []).append(rel)
+    return {"m": by_bits, "d": dirs}
+
+
+def unignored(root: str, dirs: list[str]) -> list[str]:
+    """The folders no ignore rule covers (`git check-ignore --no-index`)."""
+    if not dirs:
+        return dirs
+    data = "".join(d + "\0" for d in dirs).encode("utf-8", "surrogateescape")
+    out = git.run(["check-ignore", "--no-index", "-z", "--stdin"], cwd=root, input=data, ok=(0, 1))
+    ignored = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+    return [d for d in dirs if d not in ignored]
 
 
 def encode(meta: Meta) -> str:
@@ -258,6 +283,22 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def differs(target: Meta | None, current: Meta | None, paths: list[str] | None) -> bool:
+    """Does a restore to `target` change bits or empty folders (within `paths`) that its file
+    writes do not show (a chmod alone, a folder removed)?"""
+    if target is None:
+        return False
+    scope = scope_of(target)
+
+    def mine(rel: str) -> bool:
+        return _inside(rel, paths) and (scope is None or "." in scope or _inside(rel, scope))
+
+    def part(meta: Meta | None) -> tuple[dict[str, int], set[str]]:
+        return ({k: v for k, v in modes_of(meta).items() if mine(k)}, {d for d in dirs_of(meta) if mine(d)})
+
+    return part(target) != part(current)
 
 
 def scope_of(meta: Meta | None) -> list[str] | None:

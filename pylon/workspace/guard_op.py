@@ -25,6 +25,7 @@ from pylon.workspace.repo import Checkout
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.guard.verdict import Target
+    from pylon.workspace.commits import State
 
 MODULE = "pylon.workspace.guard_op"
 
@@ -32,9 +33,10 @@ MODULE = "pylon.workspace.guard_op"
 def destroyed(checkout: Checkout, targets: list[Target]) -> list[str]:
     """Root-relative paths the guarded command destroys: its path targets, and what its `find` or
     `git clean` would list (asked the same way the snapshot asked)."""
-    from pylon.workspace.guard_snapshot import removed_files
+    from pylon.workspace.guard_snapshot import reached, removed_files
 
-    paths = [t.path for t in targets if t.kind == "path" and t.path]
+    # `rm -rf link/` empties the folder the link leads to: that folder is destroyed too
+    paths = [p for p in reached(checkout, [t for t in targets if t.kind == "path" and t.path]) if p != "."]
     listed = [t for t in targets if t.kind in ("find", "git-clean")]
     return sorted(set(paths) | set(removed_files(checkout, listed) if listed else []))
 
@@ -87,23 +89,73 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
     missing: list[bytes] = []
     kept: list[str] = []
     back: list[str] = []
+    entries: dict[str, tuple[str, str, bytes]] = {}
     for line in listing.split(b"\0"):
         if not line:
             continue
         meta, _, raw = line.partition(b"\t")
         path = raw.decode("utf-8", "surrogateescape")
+        mode, _kind, oid = meta.decode().split()
+        entries[path] = (mode, oid, raw)
         if _occupied(co.root, path):
             kept.append(path)
             continue
-        mode, _kind, oid = meta.decode().split()
         missing.append(f"{mode} {oid}\t".encode() + raw + b"\0")
         back.append(path)
-    if missing:
-        tree = scratch_tree(co, now.worktree, remove=back, entries=b"".join(missing))
+    moved = _moved_here(co.root, entries, back, kept)  # `mv a b`: b holds a's bytes, a is gone
+    if moved:
+        from pylon.workspace.restore_state import holding
+
+        now = holding(co, now, moved)  # their bytes now stay in the state the undo replaces
+        kept = [p for p in kept if p not in moved]
+        back += moved
+        missing += [f"{entries[p][0]} {entries[p][1]}\t".encode() + entries[p][2] + b"\0" for p in moved]
+    folders = _gone_folders(co.root, read_state(co, step.before).meta, step.paths or [])
+    if missing or folders:
+        tree = scratch_tree(co, now.worktree, remove=back, entries=b"".join(missing)) if missing else now.worktree
         target = make_state(co, worktree=tree, index_tree=now.index_tree, head=now.head, branch=now.branch,
-                            label=f"undo of op {op.seq}")
+                            label=f"undo of op {op.seq}", meta_raw=_meta(co, step.before, now, tree, back, folders))
         restore(co, target, head="keep", current=now)
     return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept}}
+
+
+def _moved_here(root: str, entries: dict[str, tuple[str, str, bytes]], gone: list[str],
+                existing: list[str]) -> list[str]:
+    """Existing files that hold, byte for byte, what the snapshot kept of a path that is gone now
+    and not what it kept of their own: the command moved that file over them (`mv a b`), so they
+    are its own result, not later work."""
+    if not gone or not existing:
+        return []
+    blobs = {entries[p][1] for p in gone if entries[p][0] in ("100644", "100755")}
+    files = [p for p in existing if "\n" not in p and entries[p][0] in ("100644", "100755")
+             and os.path.isfile(os.path.join(root, p)) and not os.path.islink(os.path.join(root, p))]
+    if not blobs or not files:
+        return []
+    listing = "".join(p + "\n" for p in files).encode("utf-8", "surrogateescape")
+    oids = git.run(["hash-object", "--no-filters", "--stdin-paths"], cwd=root, input=listing).decode().split()
+    return [p for p, oid in zip(files, oids) if oid in blobs and oid != entries[p][1]]
+
+
+def _gone_folders(root: str, meta: dict[str, object] | None, paths: list[str]) -> list[str]:
+    """The snapshot's empty folders under `paths` that are gone now (nothing there)."""
+    from pylon.workspace.exact import dirs_of
+
+    return [d for d in dirs_of(meta) if any(d == p or d.startswith(p + "/") for p in paths) and not _occupied(root, d)]
+
+
+def _meta(co: Checkout, snapshot: str, now: State, tree: str, back: list[str], folders: list[str]) -> str | None:
+    """The record of the undo's target: now's bits and folders, with the snapshot's bits of the
+    files brought back and its empty folders that are gone."""
+    from pylon.workspace import exact
+    from pylon.workspace.commits import read_state
+
+    then, mine = read_state(co, snapshot).meta, now.meta
+    if mine is None:
+        return None
+    modes = exact.modes_of(mine)
+    modes.update({rel: bits for rel, bits in exact.modes_of(then).items() if rel in set(back)})
+    kept = exact.in_tree(co.root, tree, sorted(modes))
+    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, sorted({*exact.dirs_of(mine), *folders})))
 
 
 def _occupied(root: str, path: str) -> bool:

@@ -110,6 +110,8 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
                 for folder, dirs, files in os.walk(full):
                     for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
                         found.add(os.path.relpath(os.path.join(folder, name), checkout.root))
+                    if not dirs and not files:  # an empty folder goes too: named, so it comes back
+                        found.add(os.path.relpath(folder, checkout.root))
             elif os.path.lexists(full):
                 found.add(rel)
     return sorted(found)
@@ -117,7 +119,7 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
 
 def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
     """Root-relative paths `find START TESTS -print0` lists (tests only: the classifier passes no
-    action), files and symlinks only: folders come back with what they hold."""
+    action): files, symlinks and empty folders (the others come back with what they hold)."""
     import subprocess
 
     whole = tests[:1] == ("+r",)  # `-exec rm -r {}`: a matched folder goes with all it holds
@@ -138,7 +140,11 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
                 for folder, dirs, files in os.walk(full):
                     out.extend(os.path.relpath(os.path.join(folder, n), root) for n in files + [
                         d for d in dirs if os.path.islink(os.path.join(folder, d))])
-            continue
+                    if not dirs and not files:  # an empty folder goes too: named, so it comes back
+                        out.append(os.path.relpath(folder, root))
+                continue
+            if os.listdir(full):
+                continue  # a folder with something in it: what it holds is listed
         out.append(rel)
     return sorted(set(out))
 

@@ -17,6 +17,10 @@ from pylon.workspace import git
 from pylon.workspace.nested import filter_errors, has_commit
 from pylon.workspace.repo import Checkout
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # git status on the private index may use (and create) the untracked cache: it is ours.
 # The private index also holds files that are untracked in the real one, which git would hash
 # afresh every time; trusting less stat data for them than git trusts for tracked files would miss
@@ -24,6 +28,8 @@ from pylon.workspace.repo import Checkout
 STATUS_CONFIG = [
     "-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal",
     "-c", "core.trustctime=true", "-c", "core.checkStat=default",
+    # where the entries end, so exact_quick.py compares them without walking every entry
+    "-c", "index.recordEndOfIndexEntries=true",
 ]
 BULK_PATHS = 500
 
@@ -246,7 +252,8 @@ def at_risk(checkout: Checkout, recent: list[str], window: list[int]) -> list[by
     return found
 
 
-def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None = None) -> Staged:
+def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None = None,
+                   after_status: Callable[[], None] | None = None) -> Staged:
     """Make the private `index` match the working tree (like `git add -A`).
 
     `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
@@ -264,6 +271,8 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
     )
     if code != 0:
         raise_capture_failure(code, err)
+    if after_status is not None:
+        after_status()  # the private index as status left it, before anything is staged
     paths: list[bytes] = []
     dirs: list[bytes] = []
     drop = list(recheck or [])  # entries removed before staging (update-index skips stat-clean files)
@@ -307,7 +316,8 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
     paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
     found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
     if drop:
-        git.run(["update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root, env={"GIT_INDEX_FILE": index},
+        git.run([*STATUS_CONFIG, "update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root,
+                env={"GIT_INDEX_FILE": index},
                 input=b"\0".join(drop) + b"\0")
     if recheck:
         paths = list(dict.fromkeys(paths + recheck))

@@ -105,10 +105,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
                 "head_kept": False, "op": None, "refs": kept[0]}
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        from pylon.workspace.commits import read_state
-
-        # a target that records bits and folders: so does the state it replaces (its undo is exact)
-        current = capture(checkout, label=f"before restore {name}", exact=read_state(checkout, target).meta_raw is not None)
+        current = capture(checkout, label=f"before restore {name}")  # with its bits and folders (exact_quick.py)
         todo = plan(checkout, target, rel, current=current)
         if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
             # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git
@@ -123,7 +120,10 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
             raise _blocked_error(todo.blocked)
         if kept is not None:
             result["refs"] = kept[0]
-        if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
+        from pylon.workspace.exact import differs
+
+        meta_only = differs(todo.target.meta, current.meta, rel)  # a chmod alone, an empty folder
+        if dry_run or not (todo.writes or todo.deletes or todo.index_entries or meta_only):
             result["op"] = None
             return result
         head = _head_mode(checkout, ref, todo.target, current, rel)

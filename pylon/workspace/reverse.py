@@ -154,12 +154,41 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
         target = to.commit  # the state itself, with everything its commit records
     else:
         target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
-                            label=f"{side} onto the checkout")
+                            label=f"{side} onto the checkout", meta_raw=carried_meta(checkout, frm, to, now, tree))
     conflicted = {str(c["path"]) for c in conflicts}
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
     kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
                    sorted(conflicted - binary) if markers else [])
+
+
+def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str, *,
+                 strict: bool = False) -> str | None:
+    """The exact.py record of `tree` (the change frm -> to carried onto now): a path whose bits the
+    change changed (frm and to record different ones; when frm records nothing, a path whose
+    content the change touched) takes `to`'s bits, every other one keeps now's; the empty folders
+    are now's, with those the change made or removed (when frm records them). None when `to` or
+    `now` records nothing, or frm with `strict` (restore then keeps the bits it finds)."""
+    from pylon.workspace import exact
+
+    to_meta, now_meta, frm_meta = to.meta, now.meta, frm.meta
+    if to_meta is None or now_meta is None or (strict and frm_meta is None):
+        return None
+    to_modes, now_modes = exact.modes_of(to_meta), exact.modes_of(now_meta)
+    frm_modes = exact.modes_of(frm_meta) if frm_meta is not None else None
+    touched = set(changed_paths(checkout, frm.worktree, to.worktree)) if frm_modes is None else set()
+    modes: dict[str, int] = {}
+    for rel in set(to_modes) | set(now_modes) | set(frm_modes or {}):
+        changed = rel in touched if frm_modes is None else frm_modes.get(rel) != to_modes.get(rel)
+        bits = to_modes.get(rel) if changed else now_modes.get(rel)
+        if bits is not None:
+            modes[rel] = bits
+    kept = exact.in_tree(checkout.root, tree, sorted(modes))
+    dirs = set(exact.dirs_of(now_meta))
+    if frm_meta is not None:
+        before, after = set(exact.dirs_of(frm_meta)), set(exact.dirs_of(to_meta))
+        dirs = (dirs - (before - after)) | (after - before)
+    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, sorted(dirs)))
 
 
 def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile]) -> Exception:

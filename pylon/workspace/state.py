@@ -58,9 +58,7 @@ __all__ = [
 ]
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import subprocess
-
-    Walk = Scan | subprocess.Popen[bytes] | None
+    from pylon.workspace.exact_quick import Quick
 
 _META_VERSION = 1
 _RECENT_MAX = 100_000  # more paths hashed in one capture: the next one starts afresh from the real index
@@ -91,24 +89,25 @@ def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", 
             exact: bool = False, scanned: Scan | None = None) -> State:
     """Capture the checkout state; with `anchor`, write the state commit and refs/pylon refs.
 
-    `exact` (named baselines) also records the files' permission bits and the empty folders
-    (exact.py), from `scanned` when the caller walked the checkout already, else from a walk run
-    beside the capture's `git status`."""
+    Every capture records the files' permission bits other than 644/755 and the empty folders
+    (exact.py), kept current from what its `git status` saw (exact_quick.py). `exact` (named
+    baselines) walks the checkout for them instead: `scanned` when the caller walked it already,
+    else a walk run beside the capture's `git status`."""
+    from pylon.workspace.exact_quick import Quick
+
     private = PrivateIndex(checkout)
-    walk: Walk = None
+    quick = Quick(checkout, private.path, private.persistent)
     if exact:
-        walk = scanned if scanned is not None else exact_mod.start(checkout.root)
+        quick.force(scanned)
     try:
-        return _capture(checkout, private, anchor=anchor, label=label, extra_refs=extra_refs or [], walk=walk)
+        return _capture(checkout, private, anchor=anchor, label=label, extra_refs=extra_refs or [], quick=quick)
     finally:
         private.close()
-        if walk is not None and not isinstance(walk, Scan) and walk.poll() is None:
-            walk.kill()
-            walk.wait()
+        quick.close()
 
 
 def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: str, extra_refs: list[str],
-             walk: Walk = None) -> State:
+             quick: Quick) -> State:
     meta_path = os.path.join(private.dir, "state.json")
     meta = read_json(meta_path) if private.persistent else None
     head_proc = start_head_query(checkout)
@@ -141,7 +140,8 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             else:
                 index_tree, unmerged = write_tree(checkout, private.path)
         recheck = at_risk(checkout, meta.get("recent") or [], meta.get("recent_window") or [0, 0]) if reuse and meta else []
-        staged = stage_worktree(checkout, private.path, recheck)
+        quick.begin(reuse)
+        staged = stage_worktree(checkout, private.path, recheck, quick.after_status)
         embedded, empty = staged.embedded, staged.empty
         if reuse and meta:
             # a kept private index already holds earlier embedded repositories as gitlinks, so
@@ -174,9 +174,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         label=label,
         head_tree=head_tree or (EMPTY_TREE if head is None else None),
     )
-    if walk is not None:
-        found = walk if isinstance(walk, Scan) else exact_mod.finish(walk)
-        state.meta_raw = exact_mod.encode(exact_mod.meta_for(checkout.root, worktree, found))
+    exact_meta = quick.meta(worktree, staged.paths)
+    quick.save(exact_meta)
+    state.meta_raw = exact_mod.encode(exact_meta)
     new_meta: dict[str, object] = {
         "v": _META_VERSION,
         "index_sig": copied_sig,
@@ -194,6 +194,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         "recent": [os.fsdecode(p) for p in staged.paths] if len(staged.paths) <= _RECENT_MAX else None,
         "recent_window": list(staged.window),
         "time": now,
+        "meta_raw": state.meta_raw,
     }
     index_commit = None
     if meta and meta.get("index_tree") == index_tree and meta.get("head") == head:
@@ -202,8 +203,8 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         reusable = (
             label == "current"
             and not extra_refs
-            and not state.meta_raw
             and meta
+            and meta.get("meta_raw") == state.meta_raw
             and anchored  # else a capture on a temporary index moved the ref: anchor a commit again
             and meta.get("commit")
             and all(meta.get(k) == new_meta[k] for k in ("worktree", "head", "branch", "index_tree"))

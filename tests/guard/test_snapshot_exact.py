@@ -20,6 +20,11 @@ from tests.workspace.ops_helpers import entries as tree
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
+    return make_root(tmp_path)
+
+
+def make_root(tmp_path: Path) -> Path:
+    """A checkout with 600/640/700 files, tracked and not, ignored files, empty folders, symlinks."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")

@@ -1,0 +1,98 @@
+"""After a guarded destructive command, `pylon ws undo` and the note's `pylon ws restore guard-N
+PATH...` bring back exactly what the command destroyed (600/640/700 bits, empty folders, symlinks,
+ignored files) and nothing else: work done after the command stays as it is. Everything runs as a
+user's agent would: the event through `pylon guard hook claude-code`, the command through bash,
+then the pylon commands; the oracle is os.lstat of every entry (folders included) and git."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.guard.test_snapshot_exact import make_root
+from tests.workspace.helpers import pylon
+from tests.workspace.ops_helpers import entries as tree
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """test_snapshot_exact's checkout, with a tracked file outside what the commands destroy."""
+    repo = make_root(tmp_path)
+    (repo / "keep.txt").write_text("keep\n")
+    git(repo, "add", "keep.txt")
+    git(repo, "commit", "-qm", "keep")
+    os.chmod(repo / "old.log", 0o640)
+    return repo
+
+
+def guarded(root: Path, line: str) -> str:
+    """The hook's note for `line` (the real `pylon guard hook`), then the command run by bash."""
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
+                        "tool_input": {"command": line}})
+    hook = pylon("guard", "hook", "claude-code", cwd=root, input=event)
+    assert hook.code == 0, hook
+    note = json.loads(hook.out)["hookSpecificOutput"]["additionalContext"]
+    subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False)
+    return str(note)
+
+
+def later_work(root: Path) -> dict[str, tuple[object, ...]]:
+    """Work after the command, away from what it destroyed: an edit, a new 640 file, an empty
+    folder, a new ignored file."""
+    (root / "keep.txt").write_text("keep\nedited later\n")
+    (root / "later.txt").write_text("later\n")
+    os.chmod(root / "later.txt", 0o640)
+    (root / "later-empty").mkdir()
+    (root / "later.log").write_text("ignored, later\n")
+    return {rel: e for rel, e in tree(root).items() if rel.startswith("later") or rel == "keep.txt"}
+
+
+REMOVALS = ["rm -rf data", "rm -rf link/", "find data -delete", "git clean -fdx", "mv old.log .env"]
+
+
+@pytest.mark.parametrize("line", REMOVALS)
+def test_undo_brings_back_what_the_command_destroyed_and_keeps_later_work(root: Path, line: str) -> None:
+    before, index, head = tree(root), git(root, "ls-files", "-s"), git(root, "rev-parse", "HEAD")
+    note = guarded(root, line)
+    assert "`pylon ws undo`" in note, note
+    assert tree(root) != before, line
+    kept = later_work(root)
+    undone = pylon("ws", "undo", cwd=root)
+    assert undone.code == 0, undone
+    assert tree(root) == {**before, **kept}, line
+    assert (git(root, "ls-files", "-s"), git(root, "rev-parse", "HEAD")) == (index, head)
+
+
+@pytest.mark.parametrize("line", REMOVALS)
+def test_the_notes_path_restore_brings_back_exactly_what_was_destroyed(root: Path, line: str) -> None:
+    before, index = tree(root), git(root, "ls-files", "-s")
+    note = guarded(root, line)
+    command = re.search(r"only what it destroys: `(pylon ws restore guard-\d+ [^`]+)`", note)
+    assert command, note
+    kept = later_work(root)
+    words = command.group(1).split()[1:]
+    restored = pylon(*words, cwd=root)
+    assert restored.code == 0, restored
+    assert tree(root) == {**before, **kept}, line
+    assert git(root, "ls-files", "-s") == index
+    assert pylon("ws", "undo", cwd=root).code == 0  # the restore is an op too: reversed, later work kept
+    assert {rel: e for rel, e in tree(root).items() if rel in kept} == kept
+
+
+def test_reset_hard_comes_back_with_head_branch_bits_and_later_ignored_files_kept(root: Path) -> None:
+    before, head = tree(root), git(root, "rev-parse", "HEAD")
+    note = guarded(root, "git reset --hard HEAD~1")
+    command = re.search(r"`(pylon ws restore guard-\d+)`", note)
+    assert command, note
+    assert git(root, "rev-parse", "HEAD") != head
+    (root / "later.log").write_text("ignored, later\n")  # ignored work after the command
+    restored = pylon(*command.group(1).split()[1:], cwd=root)
+    assert restored.code == 0, restored
+    assert git(root, "rev-parse", "HEAD") == head and git(root, "rev-parse", "main") == head
+    assert tree(root) == {**before, "later.log": ("file", "0o644", b"ignored, later\n")}
