@@ -73,7 +73,7 @@ def test_undo_brings_back_what_the_command_destroyed_and_keeps_later_work(root: 
 def test_the_notes_path_restore_brings_back_exactly_what_was_destroyed(root: Path, line: str) -> None:
     before, index = tree(root), git(root, "ls-files", "-s")
     note = guarded(root, line)
-    command = re.search(r"only what it destroys: `(pylon ws restore guard-\d+ [^`]+)`", note)
+    command = re.search(r"only what it destroys(?::| with) `(pylon ws restore guard-\d+ [^`]+)`", note)
     assert command, note
     kept = later_work(root)
     words = command.group(1).split()[1:]
