@@ -8,18 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.canon.helpers import article
+from tests.canon.agent.test_hook import store  # noqa: F401 - the same store (src/app, src/core)
 from tests.conftest import run_cmd, script
-
-
-@pytest.fixture
-def store(make_store):  # type: ignore[no-untyped-def]
-    return make_store(
-        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
-                  "src/core": article("Core: config and pool.", updated="2026-01-03")},
-        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "README.md": "r\n"})
 
 
 def _batch(root: Path, *commands: str) -> str:
