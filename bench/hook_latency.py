@@ -8,13 +8,18 @@ once per round, so a busy machine slows them all alike):
 - this tree: `pylon hook claude-code` on the PreToolUse of a safe command, on the PostToolBatch
   after it (a canon store in the checkout), their sum per round (= per shell call), and on the
   PreToolUse of a destructive command (snapshot, then allow);
+- the previous one-entry hook, the tree of --prev REV (default 93ee968), on the same events;
 - the old setup, the tree of --old REV (default 4ef2f1e) run by a copy of the console scripts:
   `pylon guard hook claude-code` + `canon hook claude-code` on the same events.
+
+A second PostToolBatch names a file whose article the session was shown already (the common
+case after a shell call). With --instructions, valgrind's callgrind also counts the instructions
+of one run of each hook process and of `python -c pass`: a figure the machine's load does not move.
 
 p50 and p95 of each. The bar (issue 18): at most 80 ms per shell call over no hooks, measured in
 the real clients (tests' e2e tier); here, the processes alone.
 
-Run: .venv/bin/python bench/guard.py --hook-only [--runs N]   (or bench/hook_latency.py)
+Run: .venv/bin/python bench/hook_latency.py [--runs N] [--instructions]   (or bench/guard.py --hook-only)
 """
 
 from __future__ import annotations
