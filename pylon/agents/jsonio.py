@@ -41,12 +41,14 @@ def loads(data: bytes | str) -> Any:
     try:
         from _json import make_scanner
 
-        text = data if isinstance(data, str) else None
-        if text is None and not _undecodable(data):
+        text: str | None = None
+        if isinstance(data, str):
+            text = data
+        elif not _undecodable(data):
             text = data.decode("utf-8", "surrogatepass")
         if text is not None and not text.startswith("\ufeff"):
             start = len(text) - len(text.lstrip(_WS))
-            value, end = make_scanner(_Context())(text, start)
+            value, end = make_scanner(_Context())(text, start)  # type: ignore[arg-type]
             if not text[end:].strip(_WS):
                 return value
     except Exception:  # noqa: BLE001 - whatever it was (another Python's _json too), json answers
