@@ -106,6 +106,13 @@ def main() -> None:
     os.environ.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
     for key in [k for k in os.environ if k.startswith(("PYLON_", "GIT_DIR", "GIT_WORK_TREE"))]:
         del os.environ[key]
+    # As installed from a wheel: pylon's bytecode is on disk and used. An environment that forbids
+    # writing it (PYTHONDONTWRITEBYTECODE, set in some sandboxes) around an editable install would
+    # make every hook process compile pylon's modules from source, which no user's install does.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "pylon"), quiet=1)
     clients = args.clients.split(",")
     gaps: dict[tuple[str, str], list[float]] = {(c, w): [] for c in clients for w in WAYS}
     start_up: list[float] = []  # `python -c pass`, each round: how loaded the machine was
@@ -137,8 +144,8 @@ def main() -> None:
             summary[f"{client}/{way}"] = round(median * 1000, 1)
     text = table(rows, ("client", "hooks", "median per shell call", "p90", "added over none", "80 ms bar"))
     text += (f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
-             f"{len(start_up)}); pylon's hooks start two processes per shell call (guard's PreToolUse, canon's "
-             "PostToolBatch on Claude Code / PostToolUse on Codex) until one `pylon hook` entry serves both.")
+             f"{len(start_up)}); pylon's hooks start two processes per shell call (`pylon hook AGENT` on the "
+             "PreToolUse before it and on the PostToolBatch (Claude Code) / PostToolUse (Codex) after it).")
     print(text)
     print(json.dumps(summary))
     if not args.no_record:

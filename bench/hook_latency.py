@@ -8,13 +8,18 @@ once per round, so a busy machine slows them all alike):
 - this tree: `pylon hook claude-code` on the PreToolUse of a safe command, on the PostToolBatch
   after it (a canon store in the checkout), their sum per round (= per shell call), and on the
   PreToolUse of a destructive command (snapshot, then allow);
+- the previous one-entry hook, the tree of --prev REV (default 93ee968), on the same events;
 - the old setup, the tree of --old REV (default 4ef2f1e) run by a copy of the console scripts:
   `pylon guard hook claude-code` + `canon hook claude-code` on the same events.
+
+A second PostToolBatch names a file whose article the session was shown already (the common
+case after a shell call). With --instructions, valgrind's callgrind also counts the instructions
+of one run of each hook process and of `python -c pass`: a figure the machine's load does not move.
 
 p50 and p95 of each. The bar (issue 18): at most 80 ms per shell call over no hooks, measured in
 the real clients (tests' e2e tier); here, the processes alone.
 
-Run: .venv/bin/python bench/guard.py --hook-only [--runs N]   (or bench/hook_latency.py)
+Run: .venv/bin/python bench/hook_latency.py [--runs N] [--instructions]   (or bench/guard.py --hook-only)
 """
 
 from __future__ import annotations
@@ -91,6 +96,9 @@ def _events(repo: Path) -> dict[str, bytes]:
                                 "tool_use_id": "t1"}).encode(),
         "post": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
             {"tool_name": "Bash", "tool_input": safe, "tool_use_id": "t1"}]}).encode(),
+        "post-governed": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
+            {"tool_name": "Bash", "tool_input": {"command": "echo call && cat src/pkg1/mod1.py"},
+             "tool_use_id": "t3"}]}).encode(),
         "pre-destructive": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
                                        "tool_input": {"command": "rm -rf build src/pkg1"},
                                        "tool_use_id": "t2"}).encode(),
@@ -102,7 +110,24 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def measure(runs: int, old: str) -> str:
+def instructions(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -> float | None:
+    """Instructions one process executes (millions), counted by valgrind's callgrind: the same
+    count whatever else the machine runs. None when valgrind is missing."""
+    import shutil
+    import tempfile
+
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/out", *argv],
+                              cwd=cwd, input=data, capture_output=True, env=env)
+    for line in proc.stderr.decode(errors="replace").splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1]) / 1e6
+    return None
+
+
+def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> str:
     SCRATCH.mkdir(parents=True, exist_ok=True)
     import shutil
 
@@ -110,6 +135,7 @@ def measure(runs: int, old: str) -> str:
     repo = _checkout()
     events = _events(repo)
     olds = _old_scripts(old)
+    prevs = _old_scripts(prev)
     pylon, py = tool("pylon"), sys.executable
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: .pyc used
     env["PYLON_STATE_DIR"] = str(SCRATCH / "state")
@@ -117,6 +143,12 @@ def measure(runs: int, old: str) -> str:
         "python -c pass": ([py, "-c", "pass"], b""),
         "new: pylon hook (PreToolUse, safe)": ([pylon, "hook", "claude-code"], events["pre-safe"]),
         "new: pylon hook (PostToolBatch)": ([pylon, "hook", "claude-code"], events["post"]),
+        "new: pylon hook (PostToolBatch, a governed file shown already)": ([pylon, "hook", "claude-code"],
+                                                                           events["post-governed"]),
+        f"prev ({prev}): pylon hook (PreToolUse, safe)": ([prevs["pylon"], "hook", "claude-code"], events["pre-safe"]),
+        f"prev ({prev}): pylon hook (PostToolBatch)": ([prevs["pylon"], "hook", "claude-code"], events["post"]),
+        f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)": (
+            [prevs["pylon"], "hook", "claude-code"], events["post-governed"]),
         "old: pylon guard hook (PreToolUse, safe)": ([olds["pylon"], "guard", "hook", "claude-code"],
                                                      events["pre-safe"]),
         "old: canon hook (PostToolBatch)": ([olds["canon"], "hook", "claude-code"], events["post"]),
@@ -142,6 +174,13 @@ def measure(runs: int, old: str) -> str:
                 cpu[label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     pairs = {"new: one shell call (PreToolUse + PostToolBatch)": ("new: pylon hook (PreToolUse, safe)",
                                                                     "new: pylon hook (PostToolBatch)"),
+             "new: one shell call naming a governed file": ("new: pylon hook (PreToolUse, safe)",
+                                                            "new: pylon hook (PostToolBatch, a governed file shown already)"),
+             f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)": (
+                 f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)"),
+             f"prev ({prev}): one shell call naming a governed file": (
+                 f"prev ({prev}): pylon hook (PreToolUse, safe)",
+                 f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"),
              "old: one shell call (guard hook + canon hook)": ("old: pylon guard hook (PreToolUse, safe)",
                                                               "old: canon hook (PostToolBatch)")}
     for label, (pre, post) in pairs.items():
@@ -157,6 +196,21 @@ def measure(runs: int, old: str) -> str:
     cpu_floor = statistics.median(cpu["python -c pass"])
     new_call = statistics.median(per_call["new: one shell call (PreToolUse + PostToolBatch)"])
     old_call = statistics.median(per_call["old: one shell call (guard hook + canon hook)"])
+    prev_call = statistics.median(per_call[f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)"])
+    cpu_prev = statistics.median(cpu[f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)"])
+    counted = ""
+    if count:
+        names = ["python -c pass", "new: pylon hook (PreToolUse, safe)", "new: pylon hook (PostToolBatch)",
+                 "new: pylon hook (PostToolBatch, a governed file shown already)",
+                 f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)",
+                 f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"]
+        got = {name: instructions(commands[name][0], commands[name][1], repo, env) for name in names}
+        if all(v is not None for v in got.values()):
+            base_i = got["python -c pass"] or 1.0
+            counted = "\n".join([
+                "Instructions per process (valgrind callgrind; load-independent, one run each):", "",
+                table([(name, f"{v:.1f} M", f"{(v or 0) / base_i:.2f}x") for name, v in got.items()],
+                      ("process", "instructions", "vs python -c pass")), ""])
     refs = subprocess.run(["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/"], cwd=repo,
                           check=True, capture_output=True).stdout
     subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs, check=True)  # the snapshots taken
@@ -171,12 +225,17 @@ def measure(runs: int, old: str) -> str:
         f"+{(new_call - 2 * floor) * 1000:.1f} ms now, +{(old_call - 2 * floor) * 1000:.1f} ms before. CPU time "
         f"(steadier on a shared machine): {cpu_new * 1000:.1f} ms now against {cpu_old * 1000:.1f} ms before "
         f"({cpu_new / cpu_old:.2f}x; two bare Python starts: {2 * cpu_floor * 1000:.1f} ms).", "",
+        f"Against the previous hook ({prev}), same rounds: {new_call * 1000:.1f} ms against {prev_call * 1000:.1f} ms "
+        f"wall ({new_call / prev_call:.2f}x), {cpu_new * 1000:.1f} ms against {cpu_prev * 1000:.1f} ms CPU "
+        f"({cpu_new / cpu_prev:.2f}x).", "",
+        counted,
         f"Bar (issue 18, real clients: at most 80 ms per shell call over no hooks), the processes alone: "
-        f"{verdict(new_call * 1000 <= 80)} ({new_call * 1000:.1f} ms).", ""])
+        f"{verdict(new_call * 1000 <= 80)} ({new_call * 1000:.1f} ms; 1-minute load average "
+        f"{os.getloadavg()[0]:.1f}).", ""])
 
 
-def main(runs: int = 20, old: str = "4ef2f1e") -> None:
-    md = measure(runs, old)
+def main(runs: int = 20, old: str = "4ef2f1e", prev: str = "93ee968", count: bool = False) -> None:
+    md = measure(runs, old, prev, count)
     record("guard-hook", md)
     print(md)
 
@@ -187,5 +246,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--old", default="4ef2f1e", help="the revision of the old two-command setup")
+    ap.add_argument("--prev", default="93ee968", help="the revision of the previous one-entry hook")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions with valgrind")
     opts = ap.parse_args()
-    main(opts.runs, opts.old)
+    main(opts.runs, opts.old, opts.prev, opts.instructions)

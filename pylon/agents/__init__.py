@@ -2,7 +2,7 @@
 
 Claude Code and Codex run a command on lifecycle events, hand it one JSON event on stdin and
 read one JSON answer from stdout. This package holds everything agent-specific, so a part only
-decides *what* to say. It imports no pylon.cli, typer or rich, and nothing heavier than json.
+decides *what* to say. It imports no pylon.cli, typer or rich, and on the hook's path not even json or re.
 
 API (stable; import the submodules directly, this file imports nothing):
 
@@ -46,6 +46,16 @@ API (stable; import the submodules directly, this file imports nothing):
     is at that moment; False when nothing had to change. Invalid JSON or a file whose shape is
     not ``{"hooks": {EVENT: [{"matcher"?, "hooks": [...]}]}}`` is ``agent-settings-invalid``
     (exit 2) and is never rewritten.
+
+``pylon.agents.jsonio``
+    ``loads(data)`` / ``dumps(obj)``: what ``json.loads(data)`` and ``json.dumps(obj,
+    ensure_ascii=False)`` give, through the C ``_json`` alone (``import json`` loads ``re``: as
+    much as the interpreter's start). Anything unusual is handed to json itself.
+
+``pylon.agents.shellwords``
+    ``words(text)``: the words ``shlex.shlex(text, posix=True, punctuation_chars=True)`` gives
+    with ``whitespace_split`` on and no commenters, and its ValueError at the same point, without
+    importing shlex (which loads ``re``).
 
 Formats (cited in docs/canon-agents.md): https://code.claude.com/docs/en/hooks and
 https://developers.openai.com/codex/hooks.

@@ -10,7 +10,6 @@ and fails open (documented by OpenAI), so the same answer is safe for both.
 
 from __future__ import annotations
 
-import json
 import sys
 
 TYPE_CHECKING = False
@@ -77,6 +76,8 @@ def message(text: str, answer: dict[str, Any] | None = None) -> dict[str, Any]:
 
 def emit(answer: dict[str, Any], stream: TextIO | None = None) -> None:
     """Write one answer as a JSON line; always valid JSON, even for a no-op (Codex needs it on Stop)."""
+    from pylon.agents.jsonio import dumps
+
     out = stream if stream is not None else sys.stdout
-    out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    out.write(dumps(answer) + "\n")
     out.flush()

@@ -9,7 +9,6 @@ the agent because its input was odd, so anything unexpected becomes an event nam
 
 from __future__ import annotations
 
-import json
 import sys
 
 TYPE_CHECKING = False
@@ -75,8 +74,10 @@ def parse_event(agent: str, data: bytes | str) -> HookEvent:
     """Decode one event; malformed input gives an event named "" with `problem` set."""
     if not data or not data.strip():
         return HookEvent(agent, {}, "empty input")
+    from pylon.agents.jsonio import loads
+
     try:
-        raw = json.loads(data)
+        raw = loads(data)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         return HookEvent(agent, {}, f"not JSON: {str(exc)[:200]}")
     if not isinstance(raw, dict):

@@ -145,10 +145,30 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
             for verb, address in canon_verbs(command):
                 if verb == "read":
                     _mark_read(project, address, session, sessions)
-    if not named and not changed and not sessions.load(project.root_dir, session)["pending"]:
-        return answers.noop()  # nothing touched, and nothing left waiting by an earlier packet
+    if not changed and _nothing_new(project, named, session, sessions):
+        return answers.noop()  # nothing to stage, nothing waiting from an earlier packet: no lock, no write
     result = surface(project, named, changed, session)
     return answers.context(event, result.message)
+
+
+def _nothing_new(project: Project, named: list[str], session: str, sessions: Any) -> bool:
+    """Whether surfacing `named` (no changed paths) would leave the session state as it is and say
+    nothing: nothing waiting, and every article governing them already shown. Read without the
+    session's lock (the common case after a shell call, so it skips the lock, the article module and
+    the state's rewrite); a packet another hook stages meanwhile is that hook's to deliver."""
+    state = sessions.load(project.root_dir, session)
+    if state["pending"]:
+        return False
+    if not named:
+        return True
+    from pylon.canon.surface import classify
+
+    shown = state["shown"]
+    for _path, kind, address in classify(project, named):
+        if kind == "skip" or address is None or shown.get(address):
+            continue
+        return False
+    return True
 
 
 def _mark_read(project: Project, arg: str, session: str, sessions: Any) -> None:

@@ -54,14 +54,11 @@ def _path_shaped(token: str) -> bool:
 
 def shell_words(command: str) -> list[str]:
     """The words of a shell command, operators as words of their own (best effort)."""
-    import shlex
+    from pylon.agents.shellwords import words as read_words  # shlex's reading, without shlex's `re`
 
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
     words: list[str] = []
     try:
-        for word in lexer:
+        for word in read_words(command.replace("\n", " ; ")):
             words.append(word)
     except ValueError:  # an unclosed quote: keep what was read, then plain splitting of the rest
         words.extend(command.split()[len(words):])

@@ -40,7 +40,7 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon"), *, root: s
              mounts: list[str] | None = None, quiet: bool = False) -> int:
     """Read one event from stdin, answer it for `parts`; `quiet`: print nothing for no answer (the
     guard's old command), else always one JSON line (Codex requires JSON on Stop)."""
-    import json
+    from pylon.agents.jsonio import dumps
 
     try:
         from pylon.agents.events import read_event
@@ -59,7 +59,7 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon"), *, root: s
                 "permissionDecisionReason": f"pylon hook failed ({type(exc).__name__}: {str(exc)[:200]}), so the "
                                             "command was not checked. Run it only if you know it is safe."}}
     if reply or not quiet:
-        sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(reply) + "\n")
         sys.stdout.flush()
     return 0
 

@@ -67,10 +67,10 @@ def _grammar_safe(data: bytes) -> bytes:
     tree-sitter-bash 0.25's scanner crashes the process, now and then, on such characters in some
     positions (`{0` then an emoji); to bash both are word characters, and the byte offsets stay the
     same, so every node's text is still read from the original bytes."""
+    if not data or max(data) < 0xF0:  # no such lead byte: nothing to replace, and no `re` to import
+        return data
     import re
 
-    if re.search(rb"[\xf0-\xff]", data) is None:
-        return data
     return re.sub(rb"[\xf0-\xf7][\x80-\xbf]{3}", b"xxxx", data)
 
 

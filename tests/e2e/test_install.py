@@ -43,7 +43,7 @@ def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_r
     assert settings.read_bytes() == written
     groups = json.loads(written)["hooks"]["PreToolUse"]
     assert groups[0] == user_group(before) and groups[-1] == user_group(after)
-    assert any("pylon guard hook" in h["command"] for g in groups[1:-1] for h in g["hooks"])
+    assert any(h["command"].endswith(f" hook {agent.agent}") for g in groups[1:-1] for h in g["hooks"])  # pylon's one entry
 
     result = agent.run(repo, [Bash("rm -r src/lib"), Text("done")])
     assert result.code == 0, result
