@@ -160,6 +160,11 @@ COMMANDS = (
             "canon coverage", "pylon.cli.canon_git:coverage",
             opts=(Opt("--limit", INT, "Rows per table (text; --json lists all).", default=10, metavar="N", min=1),
                   *CANON)),
+    Command("canon graph", "The article graph: [[links]] between articles, each tied to the asset it governs.",
+            "canon graph --format mermaid src/", "pylon.cli.canon_graph:graph",
+            args=(Arg("address", "[ADDRESS]", "Only this article, those under it and their neighbours.", OPTIONAL),),
+            opts=(Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",
+                      choices=("mermaid", "dot", "json")), *CANON)),
     # -- canon for agents (surfacing, hooks, watch) ---------------------------------------------
     Command("canon surface", "Show, once per session, the capsules of the articles governing these paths.",
             "canon surface src/app.py --changed", "pylon.cli.canon_agent:surface",
