@@ -3,7 +3,7 @@ several commands share. Plain data; commands.py re-exports what other modules re
 
 from __future__ import annotations
 
-from pylon.cli.spec import FLAG, STR, Group, Opt
+from pylon.cli.spec import FLAG, INT, STR, Group, Opt
 
 # The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
 ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
@@ -35,3 +35,11 @@ _HOOK_FILE = (Opt("--project", FLAG, "The project's settings file (the default).
 
 _GUARD_SCOPE = (*_HOOK_FILE[:3], JSON)  # `guard install|uninstall`: the same files, no store options
 AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and installs (pylon.agents.events)
+
+# `pylon serve`: the board's port and what it may do.
+_SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",
+              min=0, max=65535),
+          Opt("--open", FLAG, "Open the URL in the default browser."),
+          Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."))
+_GRAPH_FORMAT = Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",
+                    choices=("mermaid", "dot", "json"))  # `canon graph`
