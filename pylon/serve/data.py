@@ -168,9 +168,10 @@ def search(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.canon.search import search as run_search
 
     found = run_search(board.project(), query.get("q", ""), journal=True, limit=_int(query.get("limit"), 20))
-    return {"query": found.query, "total": found.total, "hits": [
-        {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": round(h.score, 3),
-         "snippet": h.snippet} for h in found.hits]}
+    return {"query": found.query, "terms": found.terms, "total": found.total, "more": found.more,
+            "journal_matches": found.journal_matches, "results": [
+                {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
+                for h in found.hits]}
 
 
 def coverage(board: Board, query: dict[str, str]) -> dict[str, object]:

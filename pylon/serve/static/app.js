@@ -306,7 +306,7 @@
     const q = $("search").value.trim(); if (!q) return;
     try {
       const r = await api("search", { q });
-      fill("results", h("p", { class: "muted", text: `${r.total} match(es)` }), r.hits.map((hit) => h("div", { class: "hit",
+      fill("results", h("p", { class: "muted", text: `${r.total} match(es)` }), r.results.map((hit) => h("div", { class: "hit",
         onclick: () => hit.kind === "article" ? showArticle(hit.address) : null },
         h("span", { class: "addr", text: hit.address }), hit.capsule ? ` — ${hit.capsule}` : "", h("div", { class: "muted", text: hit.snippet }))));
     } catch (e) { failed("results")(e); }
