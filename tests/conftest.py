@@ -56,9 +56,10 @@ def sized(fast: int, full: int) -> int:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if FULL_TIER or config.getoption("-m"):  # an explicit -m (e.g. `-m slow`) chooses for itself
         return
-    kept = [item for item in items if "slow" not in item.keywords]
+    tiered = ("slow", "browser")  # the browser tier (headless Chromium) runs in the full tier only
+    kept = [item for item in items if not any(mark in item.keywords for mark in tiered)]
     if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if "slow" in item.keywords])
+        config.hook.pytest_deselected(items=[item for item in items if any(m in item.keywords for m in tiered)])
         items[:] = kept
 
 

@@ -161,7 +161,8 @@
             body ? actionButton("run", body, `Run \`${command}\`? (pylon ws undo reverses it)`) : null)));
       }
     }
-    fill("timeline", rows.length ? h("table", { id: "timeline-table" },
+    fill("timeline", actionButton("undo the newest op", { action: "undo" }, "Run `pylon ws undo`? (`pylon ws redo` reverses it)"),
+      rows.length ? h("table", { id: "timeline-table" },
       h("thead", {}, h("tr", {}, ["age", "kind", "name", "size", "made by"].map((t) => h("th", { text: t })))),
       h("tbody", {}, rows)) : h("p", { class: "muted", text: "No kept states yet." }),
       doc.truncated ? h("p", { class: "muted", text: `${doc.total} entries; the newest 100 shown.` }) : null);
@@ -306,7 +307,7 @@
     const q = $("search").value.trim(); if (!q) return;
     try {
       const r = await api("search", { q });
-      fill("results", h("p", { class: "muted", text: `${r.total} match(es)` }), r.results.map((hit) => h("div", { class: "hit",
+      fill("results", h("p", { class: "muted", text: `${r.total} match(es)` }), r.results.map((hit) => h("div", { class: "hit", "data-address": hit.address,
         onclick: () => hit.kind === "article" ? showArticle(hit.address) : null },
         h("span", { class: "addr", text: hit.address }), hit.capsule ? ` — ${hit.capsule}` : "", h("div", { class: "muted", text: hit.snippet }))));
     } catch (e) { failed("results")(e); }
@@ -337,6 +338,7 @@
       const batch = JSON.parse(ev.data);
       window.pylonBoard.events = (window.pylonBoard.events || 0) + 1;
       document.body.dataset.events = String(window.pylonBoard.events);
+      document.body.dataset.eventKinds = batch.kinds.join(",");
       refresh(batch.kinds);
     });
   }
