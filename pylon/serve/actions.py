@@ -25,7 +25,7 @@ def run(board: Board, body: dict[str, Any]) -> dict[str, object]:
     if kind not in KINDS:
         raise PylonError("bad-action", f"Unknown action {kind!r}: the board runs {', '.join(KINDS)}.",
                          "Use the board's buttons, or the matching `pylon ws` command.")
-    with board.workspace_lock:
+    with board.action_lock:
         checkout = board.checkout()
         if kind == "apply":
             from pylon.workspace.apply import apply

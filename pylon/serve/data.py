@@ -16,12 +16,13 @@ ARTICLE_JOURNAL = 20  # entries shown with an article
 
 @dataclass
 class Board:
-    """What every answer needs: the checkout served, and the lock that keeps the board's own
-    workspace reads and actions one at a time (the CLI runs them as separate processes)."""
+    """What every answer needs: the checkout served, and the lock that runs the board's actions one
+    at a time. Reads run in parallel, as separate CLI processes would: the library serialises its
+    captures itself (`capture.lock`) and every op takes the op lock."""
 
     root: str
     allow_actions: bool = False
-    workspace_lock: threading.RLock = field(default_factory=threading.RLock)
+    action_lock: threading.Lock = field(default_factory=threading.Lock)
     memory_generation: int = 0  # bumped by the watcher when .canon/ changes (graph cache key)
     _graph: tuple[int, Any] | None = None
 
@@ -45,19 +46,18 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
-    """`ws list --json` and `ws conflicts --json` in one answer (conflicts null with a reason when
-    git cannot merge-tree)."""
-    from pylon.workspace.wtlist import check_conflicts, list_worktrees
+    """`ws list --json`: the owned worktrees (the first thing the page draws)."""
+    from pylon.workspace.wtlist import list_worktrees
 
-    with board.workspace_lock:
-        checkout = board.checkout()
-        listed = list_worktrees(checkout)
-        try:
-            conflicts: dict[str, object] | None = check_conflicts(checkout, [])
-            problem = None
-        except PylonError as exc:
-            conflicts, problem = None, {"code": exc.code, "message": exc.message}
-    return {"list": listed, "conflicts": conflicts, "conflicts_error": problem}
+    return list_worktrees(board.checkout())
+
+
+def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
+    """`ws conflicts --json`: every pair, and each worktree against the checkout (`git-too-old` on
+    git before 2.38)."""
+    from pylon.workspace.wtlist import check_conflicts
+
+    return check_conflicts(board.checkout(), [])
 
 
 def diff(board: Board, query: dict[str, str]) -> dict[str, object]:
@@ -67,9 +67,8 @@ def diff(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.workspace.worktrees import path
 
     chunks: list[bytes] = []
-    with board.workspace_lock:
-        where = path(board.checkout(), query.get("id", ""))
-        summary = run_diff(locate(str(where["path"])), chunks.append)
+    where = path(board.checkout(), query.get("id", ""))
+    summary = run_diff(locate(str(where["path"])), chunks.append)
     text = b"".join(chunks)
     try:
         summary["diff"] = text.decode("utf-8")
@@ -83,8 +82,7 @@ def timeline(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws log --json --limit N`."""
     from pylon.workspace.timeline import log
 
-    with board.workspace_lock:
-        return log(board.checkout(), _int(query.get("limit"), 50))
+    return log(board.checkout(), _int(query.get("limit"), 50))
 
 
 def _int(text: str | None, default: int) -> int:
@@ -210,6 +208,6 @@ def lint(board: Board, query: dict[str, str]) -> dict[str, object]:
     return formats.render_json(report)
 
 
-ENDPOINTS = {"meta": meta, "agents": agents, "diff": diff, "timeline": timeline, "graph": graph,
+ENDPOINTS = {"meta": meta, "agents": agents, "conflicts": conflicts, "diff": diff, "timeline": timeline, "graph": graph,
              "article": article, "journal": journal, "search": search, "coverage": coverage, "stale": stale,
              "lint": lint}

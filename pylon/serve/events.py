@@ -17,6 +17,9 @@ from typing import Any
 
 DEBOUNCE = 0.3  # seconds of quiet before a batch is announced
 _GIT_KEEP = ("refs/", "HEAD", "index", "packed-refs", "logs/refs/pylon/")
+# Refs a capture moves to anchor what it read (workspace/refs.py `current_ref`): written by readers,
+# the board's own included, so they announce nothing (reacting to them would reload twice per change).
+_READER_REFS = ("/current",)
 
 
 class Broker:
@@ -75,14 +78,16 @@ class Broker:
         self.publish(None)  # ends every open stream
 
 
-def classify(path: str, git_dirs: list[str]) -> str | None:
-    """`workspace`, `memory` or None (ignored) for a changed path."""
+def classify(path: str, git_dirs: list[str], folder: bool = False) -> str | None:
+    """`workspace`, `memory` or None (ignored) for a changed path (`folder`: the path is a folder)."""
     for git_dir in git_dirs:
         if path == git_dir or path.startswith(git_dir + os.sep):
             rel = path[len(git_dir) + 1:]
             if rel.startswith("worktrees" + os.sep):  # a linked worktree's admin folder: its HEAD, index
                 rel = rel.split(os.sep, 2)[2] if rel.count(os.sep) >= 2 else ""
-            return "workspace" if rel.startswith(_GIT_KEEP) and not rel.endswith(".lock") else None
+            if folder or rel.endswith(".lock") or rel.startswith("refs/pylon/") and rel.endswith(_READER_REFS):
+                return None  # inside git only files count; a reader's anchor ref is no change
+            return "workspace" if rel.startswith(_GIT_KEEP) else None
     if os.sep + ".git" + os.sep in path:
         return None
     if os.sep + ".canon" + os.sep in path:
@@ -116,11 +121,12 @@ class Watcher:
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
-                if event.event_type in ("opened", "closed", "closed_no_write"):
-                    return
+                if event.event_type in ("opened", "closed", "closed_no_write") or (
+                        event.is_directory and event.event_type == "modified"):
+                    return  # a folder's "modified" repeats the event of the file inside it
                 for raw in (event.src_path, getattr(event, "dest_path", "")):
                     path = os.fsdecode(raw) if raw else ""
-                    kind = classify(path, watcher.git_dirs) if path else None
+                    kind = classify(path, watcher.git_dirs, event.is_directory) if path else None
                     if kind is not None:
                         if kind == "memory" and watcher.on_memory is not None:
                             watcher.on_memory()

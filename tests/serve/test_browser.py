@@ -28,7 +28,8 @@ CHROMIUM = os.environ.get("PYLON_CHROMIUM", "/usr/bin/chromium")
 DRIVER = os.environ.get("PYLON_CHROMEDRIVER", "/usr/bin/chromedriver")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000")
-SHOTS = Path(os.environ.get("PYLON_SCREENSHOTS") or tempfile.mkdtemp(prefix="pylon-serve-shots-"))
+# CI keeps this folder as an artefact; each run overwrites the files of the one before.
+SHOTS = Path(os.environ.get("PYLON_SCREENSHOTS") or os.path.join(tempfile.gettempdir(), "pylon-serve-screenshots"))
 
 
 def _missing() -> str | None:
@@ -138,6 +139,7 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     click(browser, '#results .hit[data-address="src/app"]')
     panel = css(browser, '#article[data-address="src/app"] .entry')[0]
     assert "Raised the retry count to 3." in panel.text
+    assert "null" not in browser.find_element("id", "article").text.split("\n")  # no stray value shown
     shot(browser, "memory")
 
 

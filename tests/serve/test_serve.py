@@ -62,10 +62,9 @@ def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene, 
 def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     repo, _ = scene
     board = board_factory(repo)
-    agents = board.api("agents")
-    assert _steady(agents["list"]) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
+    assert _steady(board.api("agents")) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
-    assert agents["conflicts"] == conflicts and conflicts["conflicting"] == 1
+    assert board.api("conflicts") == conflicts and conflicts["conflicting"] == 1
     timeline = board.api("timeline?limit=50")
     cli_log = _cli(repo, "pylon", "ws", "log", "--json")
     assert _steady(timeline) == _steady(cli_log) and any(e["kind"] == "guard" for e in cli_log["entries"])
@@ -165,8 +164,20 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
     conn.request("GET", f"/api/events?token={board.token}")
     res = conn.getresponse()
     assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")
-    assert res.readline() == b"retry: 2000\n"
+    assert res.readline() == b"retry: 2000\n" and res.readline() == b": connected\n" and res.readline() == b"\n"
     time.sleep(1.0)  # the watcher starts in the background
+    listener = http.client.HTTPConnection("127.0.0.1", board.port, timeout=2)
+    listener.request("GET", f"/api/events?token={board.token}")
+    other = listener.getresponse()
+    heard = [other.readline() for _ in range(3)]  # retry, connected, blank
+    for name in ("agents", "conflicts", "timeline", "diff?id=agent-1", "graph", "lint", "coverage", "stale"):
+        board.api(name)  # what a page reads: reading must never look like a change (no reload loop)
+    try:
+        heard.append(other.readline())
+    except TimeoutError:
+        pass
+    listener.close()
+    assert len(heard) == 3 or not heard[3].startswith(b"event"), f"an event after reads alone: {heard}"
     Path(paths["agent-2"], "src", "util.py").write_text("X = 2\n", encoding="utf-8")
     lines = []
     wait_for(lambda: lines.append(res.readline()) or lines[-1].startswith(b"data:"), what="a change event")

@@ -22,7 +22,8 @@
     return el;
   }
   const $ = (id) => document.getElementById(id);
-  const fill = (id, ...kids) => { const el = $(id); el.classList.remove("loading"); el.replaceChildren(...kids.flat()); return el; };
+  const present = (kids) => kids.flat().filter((k) => k !== null && k !== undefined);
+  const fill = (id, ...kids) => { const el = $(id); el.classList.remove("loading"); el.replaceChildren(...present(kids)); return el; };
 
   async function api(name, params) {
     const qs = new URLSearchParams(params || {}).toString();
@@ -60,8 +61,9 @@
 
   // -- Agents --------------------------------------------------------------------------------
   async function loadAgents() {
+    const conflicts = api("conflicts").then(renderConflicts, (e) => fill("conflicts", h("p", { class: "muted", text: String(e.message) })));
     const doc = await api("agents");
-    const rows = doc.list.worktrees;
+    const rows = doc.worktrees;
     const now = Date.now() / 1000;
     fill("worktrees", rows.length === 0 ? h("p", { class: "muted", text: "No owned worktrees (pylon ws new ID makes one)." }) :
       h("table", { id: "worktree-table" },
@@ -77,16 +79,17 @@
           h("td", {}, actionButton("apply", { action: "apply", id: w.id }),
             actionButton("sync", { action: "sync", id: w.id }),
             actionButton("rm", { action: "rm", id: w.id }, `Remove worktree ${w.id}? (refused if it holds work)`)))))));
-    renderConflicts(doc);
     document.body.dataset.agents = String(rows.length);
     if (!window.pylonBoard.firstPaint) window.pylonBoard.firstPaint = performance.now();
     if (state.selected && rows.some((w) => w.id === state.selected)) showDiff(state.selected);
+    await conflicts;
+    if (!window.pylonBoard.conflictsPaint) window.pylonBoard.conflictsPaint = performance.now();
   }
 
   function renderConflicts(doc) {
-    if (!doc.conflicts) return fill("conflicts", h("p", { class: "muted", text: doc.conflicts_error ? doc.conflicts_error.message : "-" }));
-    const pairs = doc.conflicts.pairs.filter((p) => p.conflicts.length || (p.touching || []).length);
-    if (!pairs.length) return fill("conflicts", h("p", { class: "muted", text: `No conflicts (${doc.conflicts.checked} pair(s) checked).` }));
+    document.body.dataset.conflicts = String(doc.conflicting);
+    const pairs = doc.pairs.filter((p) => p.conflicts.length || (p.touching || []).length);
+    if (!pairs.length) return fill("conflicts", h("p", { class: "muted", text: `No conflicts (${doc.checked} pair(s) checked).` }));
     const paths = [...new Set(pairs.flatMap((p) => [...p.conflicts.map((c) => c.path), ...(p.touching || [])]))].sort();
     fill("conflicts", h("table", { class: "matrix", id: "conflict-matrix" },
       h("thead", {}, h("tr", {}, h("th", { text: "pair" }), paths.map((p) => h("th", { class: "path mono", text: p })))),
@@ -227,6 +230,7 @@
       svg.append(node);
     }
     fill("graph", svg);
+    if (!window.pylonBoard.graphPaint) window.pylonBoard.graphPaint = performance.now();
     document.body.dataset.graph = String(g.nodes.length);
   }
   function layout(g, W, H) { // a small deterministic force layout: positions from a circle, then springs
@@ -258,14 +262,14 @@
     const el = $("article"); el.hidden = false; el.dataset.address = address;
     try {
       const a = await api("article", { address });
-      el.replaceChildren(h("h3", { class: "addr", text: a.address }),
+      el.replaceChildren(...present([h("h3", { class: "addr", text: a.address }),
         a.capsule ? h("p", { text: a.capsule }) : null,
         h("p", { class: "muted mono", text: `${a.file}${a.updated ? " · updated " + a.updated : ""}${a.scope ? " · scope " + a.scope : ""}` }),
         state.stale.has(a.address) ? h("p", { class: "finding warning", text: "stale: its assets changed after it did (canon stale)" }) : null,
         ...(state.lint.get(a.address) || []).map((f) => h("p", { class: `finding ${f.severity}`, text: `${f.rule}: ${f.message}` })),
         h("pre", { class: "body", text: a.body }),
         h("h3", { text: `Journal (${a.journal_total})` }),
-        ...a.journal.map((j) => h("div", { class: "entry" }, h("div", { class: "when", text: `${j.logged || ""} ${j.name}` }), h("pre", { text: j.body }))));
+        ...a.journal.map((j) => h("div", { class: "entry" }, h("div", { class: "when", text: `${j.logged || ""} ${j.name}` }), h("pre", { text: j.body })))]));
     } catch (e) { el.replaceChildren(h("p", { class: "finding error", text: String(e.message) })); }
   }
 
