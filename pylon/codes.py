@@ -170,7 +170,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('guard-policy-invalid', 2, "`.pylon/guard.toml` or the user's `guard.toml` is not valid TOML or not in the documented shape (the hook then falls back to the defaults and says so)"),
         ('guard-snapshot-too-large', 1, "the hook's snapshot would exceed `[snapshot] max_bytes` (default 200 MiB); not taken, the policy's `over_limit` answers (`error.bytes`, `error.max_bytes`)"),
      )),
-    ('## serve',
+    ('## board (`pylon serve`)',
      'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
      '`bad-origin`, `bad-csrf`, `actions-off`; docs/serve.md); those below end the command or an action.',
      (
