@@ -141,7 +141,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     tree()
     articles = store()
-    if not (ns.reuse and len(list(WT_ROOT.glob("agent-*"))) == 10):
+    if not (ns.reuse and len(list(WT_ROOT.glob("*/agent-*"))) == 10):
         reset()
         ten_worktrees()
     run([PYLON, "ws", "list"])  # the first read of each worktree builds its private index

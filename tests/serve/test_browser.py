@@ -127,8 +127,9 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     assert not browser.find_elements("css selector", "button.act")  # read-only: no action buttons
     shot(browser, "timeline")
     browser.get(board.url + "#memory")
-    nodes = css(browser, "#graph-svg g.node")
-    ids = {n.get_attribute("data-id") for n in nodes}
+    wait_for(lambda: browser.execute_script("return document.body.dataset.memory"), what="the memory view")
+    ids = set(browser.execute_script(
+        "return [...document.querySelectorAll('#graph-svg g.node')].map((n) => n.dataset.id)"))
     assert {"src", "docs", "lib/"} <= ids and len(ids) < 20  # 197 articles under lib/ fold into one node
     css(browser, "#treemap-svg rect.tile.governed")
     assert "dead-link" in css(browser, "#findings .finding")[0].find_element("xpath", "..").text
@@ -153,8 +154,8 @@ def test_a_change_on_disk_reaches_the_open_page(make_repo, board_factory, browse
     time.sleep(1.0)  # the watcher starts in the background
     Path(paths["agent-2"], "notes.txt").write_text("new\n", encoding="utf-8")
     wait_for(lambda: browser.execute_script("return document.body.dataset.events"), what="an event on the page")
-    wait_for(lambda: "1M 1?" in browser.find_element("css selector", '#worktree-table tr[data-id="agent-2"]').text,
-             what="the table redrawn")
+    row_text = """return (document.querySelector('#worktree-table tr[data-id="agent-2"]') || {}).textContent"""
+    wait_for(lambda: "1M 1?" in (browser.execute_script(row_text) or ""), what="the table redrawn")
 
 
 def test_apply_and_undo_from_the_page_with_allow_actions(make_repo, board_factory, browser) -> None:

@@ -191,6 +191,7 @@
     });
     await Promise.all([loadGraph(), marks, loadCoverage(), loadJournal()]);
     drawGraph();
+    document.body.dataset.memory = "ready";
   }
 
   async function loadGraph() {
