@@ -40,6 +40,7 @@ AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and in
 _SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",
               min=0, max=65535),
           Opt("--open", FLAG, "Open the URL in the default browser."),
-          Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."))
+          Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."),
+          JSON)
 _GRAPH_FORMAT = Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",
                     choices=("mermaid", "dot", "json"))  # `canon graph`

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
         port: int
         open: bool
         allow_actions: bool
+        json: bool
 
 
 def serve(args: ServeArgs) -> int:
@@ -19,6 +20,15 @@ def serve(args: ServeArgs) -> int:
     from pylon.serve.run import serve as run
 
     def announce(url: str) -> None:
+        if args.json:  # one line, as soon as the board listens: {url, port, token, allow_actions}
+            from urllib.parse import urlsplit
+
+            from pylon.cli.output import ok_json
+
+            parts = urlsplit(url)
+            ok_json({"url": url, "port": parts.port, "token": parts.query.removeprefix("token="),
+                     "allow_actions": args.allow_actions})
+            return
         out(url)
         mode = "actions allowed (apply, sync, undo, restore, rm)" if args.allow_actions else "read-only"
         err(f"pylon: serving this checkout on 127.0.0.1 only, {mode}; open the URL above (it carries the "

@@ -184,3 +184,27 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
     event = json.loads(lines[-1][5:])
     assert event["kinds"] == ["workspace"]
     conn.close()
+
+
+def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
+    import http.client
+    import os
+    import signal
+    import subprocess
+
+    from tests.conftest import script
+
+    repo = make_repo({"a.txt": "x\n"})
+    proc = subprocess.Popen([script("pylon"), "serve", "--json", "--allow-actions"], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    try:
+        assert proc.stdout is not None
+        doc = json.loads(proc.stdout.readline())
+        assert doc["ok"] and doc["allow_actions"] is True and doc["url"].endswith("?token=" + doc["token"])
+        conn = http.client.HTTPConnection("127.0.0.1", doc["port"], timeout=30)
+        conn.request("GET", "/api/meta", headers={"X-Pylon-Token": doc["token"]})
+        assert json.loads(conn.getresponse().read())["allow_actions"] is True
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
