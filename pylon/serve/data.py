@@ -46,10 +46,17 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
-    """`ws list --json`: the owned worktrees (the first thing the page draws)."""
+    """`ws list --json` (the first thing the page draws), each worktree with `watcher`: the pid of
+    the `ws watch` that `ws new --watch` keeps running there, or None."""
+    from pylon.workspace.proof import admin_dir_of
+    from pylon.workspace.watchers import holder
     from pylon.workspace.wtlist import list_worktrees
 
-    return list_worktrees(board.checkout())
+    listed = list_worktrees(board.checkout())
+    for row in listed["worktrees"]:  # type: ignore[attr-defined]
+        admin = admin_dir_of(str(row["path"]))
+        row["watcher"] = holder(admin) if admin else None
+    return listed
 
 
 def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:

@@ -62,7 +62,9 @@ def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene, 
 def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     repo, _ = scene
     board = board_factory(repo)
-    assert _steady(board.api("agents")) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
+    agents = board.api("agents")
+    assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None]  # no `ws new --watch` here
+    assert _steady(agents) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
     assert board.api("conflicts") == conflicts and conflicts["conflicting"] == 1
     timeline = board.api("timeline?limit=50")
@@ -208,3 +210,14 @@ def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=20) == 0
+
+
+def test_the_agents_answer_names_each_worktrees_watcher(make_repo, board_factory) -> None:
+    repo = make_repo({"a.txt": "x\n"})
+    made = run_cmd("pylon", "ws", "new", "w1", "--watch", "--json", cwd=repo).json()
+    try:
+        board = board_factory(repo)
+        rows = board.api("agents")["worktrees"]
+        assert rows[0]["watcher"] == made["watcher"]["pid"] and isinstance(rows[0]["watcher"], int)
+    finally:
+        assert run_cmd("pylon", "ws", "rm", "w1", cwd=repo).code == 0  # stops the watcher

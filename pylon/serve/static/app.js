@@ -67,7 +67,7 @@
     const now = Date.now() / 1000;
     fill("worktrees", rows.length === 0 ? h("p", { class: "muted", text: "No owned worktrees (pylon ws new ID makes one)." }) :
       h("table", { id: "worktree-table" },
-        h("thead", {}, h("tr", {}, ["id", "branch", "dirty", "commits", "behind", "last change", "overlaps", ""]
+        h("thead", {}, h("tr", {}, ["id", "branch", "dirty", "commits", "behind", "last change", "overlaps", "watcher", ""]
           .map((t) => h("th", { text: t })))),
         h("tbody", {}, rows.map((w) => h("tr", { class: "clickable" + (state.selected === w.id ? " selected" : ""),
           "data-id": w.id, onclick: () => showDiff(w.id) },
@@ -76,6 +76,8 @@
           h("td", { text: w.commits_since_baseline }), h("td", { text: w.behind_checkout ?? "-" }),
           h("td", { title: w.last_change || "", text: w.last_change ? ago(Math.max(0, Math.round(now - Date.parse(w.last_change) / 1000))) : "-" }),
           h("td", { text: w.overlaps === null ? "?" : (w.overlaps.join(", ") || "-") }),
+          h("td", { class: "muted", title: w.watcher ? `ws watch, pid ${w.watcher}` : "no watcher: each read scans it (ws new --watch)",
+            text: w.watcher ? "watching" : "-" }),
           h("td", {}, actionButton("apply", { action: "apply", id: w.id }),
             actionButton("sync", { action: "sync", id: w.id }),
             actionButton("rm", { action: "rm", id: w.id }, `Remove worktree ${w.id}? (refused if it holds work)`)))))));
