@@ -120,7 +120,8 @@ def paint(url: str, runs: int, memory: bool = True) -> tuple[Timing, Timing, Tim
                 driver.get("about:blank")
                 driver.get(url + view)
                 deadline = time.monotonic() + 120
-                while not driver.execute_script(f"return document.body && document.body.dataset.{ready}"):
+                while not driver.execute_script("return document.body && " + " && ".join(
+                        f"window.pylonBoard.{mark}" for mark in marks)):
                     if time.monotonic() > deadline:
                         raise RuntimeError(f"{ready} never drawn")
                     time.sleep(0.02)

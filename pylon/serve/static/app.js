@@ -85,10 +85,10 @@
     if (!window.pylonBoard.firstPaint) window.pylonBoard.firstPaint = performance.now();
     if (state.selected && rows.some((w) => w.id === state.selected)) showDiff(state.selected);
     await conflicts;
-    if (!window.pylonBoard.conflictsPaint) window.pylonBoard.conflictsPaint = performance.now();
   }
 
   function renderConflicts(doc) {
+    if (!window.pylonBoard.conflictsPaint) window.pylonBoard.conflictsPaint = performance.now();
     document.body.dataset.conflicts = String(doc.conflicting);
     const pairs = doc.pairs.filter((p) => p.conflicts.length || (p.touching || []).length);
     if (!pairs.length) return fill("conflicts", h("p", { class: "muted", text: `No conflicts (${doc.checked} pair(s) checked).` }));
