@@ -168,14 +168,16 @@ def main() -> None:
             ok &= served.median <= 2 * cli.median
             command = " ".join(Path(argv[0]).name if i == 0 else a for i, a in enumerate(argv))
             rows.append((f"`{path}`", served.ms, f"`{command}`", cli.ms, f"{served.median / cli.median:.2f}x"))
+            print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
         first, matrix, memory = paint(url, ns.runs)
+        report(ns.runs, articles, load_before, rows, ok, first, matrix, memory, None)
         # the same with a watcher in every worktree (`ws new --watch`, as agents run them)
         from pylon.workspace import owned, watchers
 
         paths = sorted(WT_ROOT.glob("*/agent-*"))
-        for path in paths:
-            start_watch(path)
         try:
+            for path in paths:
+                start_watch(path)
             watched = []
             for path, argv in pairs[:2]:
                 served = endpoint(path, port, token, path, ns.runs)
@@ -186,12 +188,27 @@ def main() -> None:
                                 f"{served.median / cli.median:.2f}x"))
             rows[2:2] = watched
             wfirst, wmatrix, _ = paint(url, ns.runs, memory=False)
+            report(ns.runs, articles, load_before, rows, ok, first, matrix, memory, (wfirst, wmatrix))
         finally:
             for path in paths:
                 watchers.stop(str(owned.admin_dir_of(str(path))))
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def report(runs: int, articles: int, load_before: float, rows: list[tuple[str, ...]], ok: bool, first: Timing,
+           matrix: Timing, memory: Timing, watched: tuple[Timing, Timing] | None) -> None:
+    def samples(t: Timing) -> str:
+        return ", ".join(f"{s * 1000:.0f}" for s in t.samples)
+
+    watched_rows = watched_line = ""
+    if watched:
+        wfirst, wmatrix = watched
+        watched_rows = (f"| the same, a watcher in every worktree (`ws new --watch`): the worktree table | {wfirst.ms} | "
+                        f"{samples(wfirst)} ms |\n| the same, a watcher in every worktree: the conflicts matrix | "
+                        f"{wmatrix.ms} | {samples(wmatrix)} ms |\n")
+        watched_line = f"{wfirst.ms} with a watcher in every worktree, {verdict(wfirst.median < 1.5)}; "
     load_after = os.getloadavg()[0]
     graph = json.loads(run([CANON, "graph", "--format", "json"]).stdout)
     text = f"""## pylon serve (`bench/serve.py`)
@@ -199,26 +216,24 @@ def main() -> None:
 Repository: the 80,000-file tree of `bench/workspace.py` with a {articles:,}-article store committed in
 it (20 package articles, 2,000 folder articles, the rest file articles; {graph['counts']['edges']:,} links) and the
 10 owned worktrees of `bench/worktrees.py` (4 of them conflicting on one line). Board answers are
-HTTP requests to a running `pylon serve` (median of {ns.runs}, after one warm-up); CLI commands are
-whole processes (median of {ns.runs}), measured in the same run. Load average {load_before:.1f} before,
+HTTP requests to a running `pylon serve` (median of {runs}, after one warm-up); CLI commands are
+whole processes (median of {runs}), measured in the same run. Load average {load_before:.1f} before,
 {load_after:.1f} after.
 
 {table(rows, ("board answer", "median", "CLI command", "median", "board / CLI"))}
 
 | first useful paint (headless Chromium, navigation start to data drawn) | median | samples |
 |---|---|---|
-| Agents view: the worktree table (`ws list`) | {first.ms} | {", ".join(f"{s * 1000:.0f}" for s in first.samples)} ms |
-| Agents view: the conflicts matrix (`ws conflicts`, fetched beside it) | {matrix.ms} | {", ".join(f"{s * 1000:.0f}" for s in matrix.samples)} ms |
-| the same, a watcher in every worktree (`ws new --watch`): the worktree table | {wfirst.ms} | {", ".join(f"{s * 1000:.0f}" for s in wfirst.samples)} ms |
-| the same, a watcher in every worktree: the conflicts matrix | {wmatrix.ms} | {", ".join(f"{s * 1000:.0f}" for s in wmatrix.samples)} ms |
-| Memory view: the folded article graph | {memory.ms} | {", ".join(f"{s * 1000:.0f}" for s in memory.samples)} ms |
+| Agents view: the worktree table (`ws list`) | {first.ms} | {samples(first)} ms |
+| Agents view: the conflicts matrix (`ws conflicts`, fetched beside it) | {matrix.ms} | {samples(matrix)} ms |
+{watched_rows}| Memory view: the folded article graph | {memory.ms} | {samples(memory)} ms |
 
 - Every board answer within 2x of its CLI command: {verdict(ok)}.
 - First useful paint under 1.5 s: Agents {first.ms} scanning the worktrees, {verdict(first.median < 1.5)};
-  {wfirst.ms} with watchers, {verdict(wfirst.median < 1.5)}; Memory {memory.ms}, {verdict(memory.median < 1.5)}.
+  {watched_line}Memory {memory.ms}, {verdict(memory.median < 1.5)}.
 """
     record("serve", text)
-    print(text)
+    print(text, flush=True)
 
 
 if __name__ == "__main__":
