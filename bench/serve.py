@@ -141,9 +141,12 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep the 10 worktrees an earlier run made")
     ns = parser.parse_args()
     load_before = os.getloadavg()[0]
-    tree()
+    reuse = ns.reuse and REPO.is_dir() and len(json.loads(
+        run([PYLON, "ws", "list", "--json"], check=False).stdout or "{}").get("worktrees", [])) == 10
+    if not reuse:  # build() resets the checkout and pylon's state: only when the worktrees are made anew
+        tree()
     articles = store()
-    if not (ns.reuse and len(list(WT_ROOT.glob("*/agent-*"))) == 10):
+    if not reuse:
         reset()
         ten_worktrees()
     run([PYLON, "ws", "list"])  # the first read of each worktree builds its private index
