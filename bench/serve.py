@@ -157,7 +157,8 @@ def main() -> None:
             ("/api/conflicts", [PYLON, "ws", "conflicts", "--json"]),
             ("/api/timeline", [PYLON, "ws", "log", "--json"]),
             ("/api/diff?id=agent-0", [PYLON, "ws", "diff", "--in", "agent-0", "--json"]),
-            ("/api/graph", [CANON, "graph", "--format", "json"]),
+            ("/api/graph", [CANON, "graph", "--format", "json"]),  # folded; the whole graph kept until .canon/ changes
+            ("/api/graph?address=pkg03", [CANON, "graph", "pkg03", "--format", "json"]),  # built on every request
             ("/api/search?q=event+loop", [CANON, "search", "event", "loop", "--journal", "--json"]),
             ("/api/article?address=pkg03/mod0321", [CANON, "read", "pkg03/mod0321", "--json"]),
             ("/api/coverage", [CANON, "coverage", "--json"]),
