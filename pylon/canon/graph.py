@@ -122,7 +122,8 @@ def build(project: Project, address: str | None = None) -> Graph:
 
 
 def neighbourhood(graph: Graph, project: Project, address: str) -> Graph:
-    """The articles at or under `address`, and those one link away from them (focus False)."""
+    """The articles at or under `address`, and those one link away from them (focus False); `graph`
+    is left as it was (the board keeps it for the next question)."""
     from pylon.canon.address import resolve
 
     where = to_address(address, project)
@@ -135,9 +136,9 @@ def neighbourhood(graph: Graph, project: Project, address: str) -> Graph:
 
     focus = {n.address for n in graph.nodes if inside(n.address)}
     near = {e.target for e in graph.edges if e.source in focus} | {e.source for e in graph.edges if e.target in focus}
-    kept = [n for n in graph.nodes if n.address in focus or n.address in near]
-    for node in kept:
-        node.focus = node.address in focus
+    from dataclasses import replace
+
+    kept = [replace(n, focus=n.address in focus) for n in graph.nodes if n.address in focus or n.address in near]
     names = {n.address for n in kept}
     edges = [e for e in graph.edges if e.source in names and e.target in names and (e.source in focus or e.target in focus)]
     dead = [d for d in graph.dead if d["source"] in focus]

@@ -117,9 +117,9 @@ def graph(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.serve.fold import fold
 
     if query.get("address"):
-        from pylon.canon.graph import build
+        from pylon.canon.graph import neighbourhood
 
-        return build(board.project(), query["address"]).to_doc()
+        return neighbourhood(_graph(board), board.project(), query["address"]).to_doc()
     opened = [f for f in query.get("open", "").split(",") if f]
     return fold(_graph(board), opened, _int(query.get("max"), 300))
 

@@ -61,7 +61,6 @@
 
   // -- Agents --------------------------------------------------------------------------------
   async function loadAgents() {
-    const conflicts = api("conflicts").then(renderConflicts, (e) => fill("conflicts", h("p", { class: "muted", text: String(e.message) })));
     const doc = await api("agents");
     const rows = doc.worktrees;
     const now = Date.now() / 1000;
@@ -84,7 +83,8 @@
     document.body.dataset.agents = String(rows.length);
     if (!window.pylonBoard.firstPaint) window.pylonBoard.firstPaint = performance.now();
     if (state.selected && rows.some((w) => w.id === state.selected)) showDiff(state.selected);
-    await conflicts;
+    // after the table, not beside it: both scan every worktree, and on two cores the table would wait
+    await api("conflicts").then(renderConflicts, (e) => fill("conflicts", h("p", { class: "muted", text: String(e.message) })));
   }
 
   function renderConflicts(doc) {
