@@ -176,6 +176,14 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('guard-policy-invalid', 2, "`.pylon/guard.toml` or the user's `guard.toml` is not valid TOML or not in the documented shape (the hook then falls back to the defaults and says so)"),
         ('guard-snapshot-too-large', 1, "the hook's snapshot would exceed `[snapshot] max_bytes` (default 200 MiB); not taken, the policy's `over_limit` answers (`error.bytes`, `error.max_bytes`)"),
      )),
+    ('## board (`pylon serve`)',
+     'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
+     '`bad-origin`, `bad-csrf`, `actions-off`; docs/serve.md); those below end the command or an action.',
+     (
+        ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its URL and pid'),
+        ('port-taken', 1, '`pylon serve --port N`: nothing can listen on 127.0.0.1:N (in use, or not allowed)'),
+        ('bad-action', 1, "a board action that is not one of apply, sync, undo, restore, rm, or lacks its `id`/`name`"),
+     )),
 )
 
 # The file faults for which `pylon read` and `pylon edit` exit 4 (the file cannot be edited).

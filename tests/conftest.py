@@ -58,7 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # Left out of the default tier: `slow` (full-size loops) and `e2e` (real clients from npm).
-OUTSIDE_DEFAULT = ("slow", "e2e")
+OUTSIDE_DEFAULT = ("slow", "browser", "e2e")  # the tiers left out of the default run
 
 
 @pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py marks its items

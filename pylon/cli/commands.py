@@ -12,7 +12,8 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, RES
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import _AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GUARD_SCOPE, _HOOK_FILE, _MOUNT, _PROVENANCE, _ROOT, _SINCE
+from pylon.cli.options import (_AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
+                                _PROVENANCE, _ROOT, _SERVE, _SINCE)
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -165,6 +166,10 @@ COMMANDS = (
             "canon coverage", "pylon.cli.canon_git:coverage",
             opts=(Opt("--limit", INT, "Rows per table (text; --json lists all).", default=10, metavar="N", min=1),
                   *CANON)),
+    Command("canon graph", "The article graph: [[links]] between articles, each tied to the asset it governs.",
+            "canon graph --format mermaid src/", "pylon.cli.canon_graph:graph",
+            args=(Arg("address", "[ADDRESS]", "Only this article, those under it and their neighbours.", OPTIONAL),),
+            opts=(_GRAPH_FORMAT, *CANON)),
     # -- canon for agents (surfacing, hooks, watch) ---------------------------------------------
     Command("canon surface", "Show, once per session, the capsules of the articles governing these paths.",
             "canon surface src/app.py --changed", "pylon.cli.canon_agent:surface",
@@ -353,6 +358,10 @@ COMMANDS = (
             description="Removes the refs only (git's own gc frees the objects later). Never prunes an op that "
                         "is interrupted, the session baselines of owned worktrees, or anything newer than "
                         "DURATION."),
+    Command("serve", "A local web board of this checkout: agents, conflicts, timeline, memory (127.0.0.1 only).",
+            "pylon serve --open", "pylon.cli.serve:serve", opts=_SERVE,
+            description="Prints a URL with a random token; requests without it are refused. Read-only unless "
+                        "--allow-actions. Ctrl-C stops it. docs/serve.md."),
     # -- guard -----------------------------------------------------------------------------------
     Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
             "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard:check",

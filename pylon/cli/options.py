@@ -3,7 +3,7 @@ several commands share. Plain data; commands.py re-exports what other modules re
 
 from __future__ import annotations
 
-from pylon.cli.spec import FLAG, STR, Arg, Group, Opt, Tool
+from pylon.cli.spec import FLAG, INT, STR, Arg, Group, Opt, Tool
 
 # The root itself (`pylon`), and its options (also those of `canon`), read before the first word.
 ROOT = Group("", "pylon: git-centric workspace and memory toolkit. Start with `pylon guide`.", "pylon guide")
@@ -44,3 +44,11 @@ _EDIT_TOOL = Tool(stdin=("ops", "Edit operations in the text form `pylon edit` r
                          "`delete A-B`, `insert after N`, `insert before N`, each followed by its new lines prefixed "
                          "with `+`."))
 _AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the hook commands' argument
+# `pylon serve`: the board's port and what it may do.
+_SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",
+              min=0, max=65535),
+          Opt("--open", FLAG, "Open the URL in the default browser."),
+          Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."),
+          JSON)
+_GRAPH_FORMAT = Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",
+                    choices=("mermaid", "dot", "json"))  # `canon graph`

@@ -1,0 +1,88 @@
+"""`pylon serve`'s life: claim the checkout's board lock, listen, watch, serve until Ctrl-C (or
+SIGTERM), then stop the watcher, end every event stream, close the socket and drop the record."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+
+from pylon.serve.data import Board
+
+
+def _owned_roots(board: Board) -> list[str]:
+    from pylon.workspace import owned
+
+    try:
+        info = owned.survey(board.checkout())
+    except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
+        return [board.root]
+    return [board.root, *(o.path for o in info.owned.values() if o.present)]
+
+
+def _watch(server: object, board: Board) -> object | None:
+    """Start the watcher in the background (a large tree takes a while to watch); None without watchdog."""
+    from pylon.serve.events import Watcher
+
+    def memory_changed() -> None:
+        board.memory_generation += 1
+
+    checkout = board.checkout()
+    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], memory_changed)  # type: ignore[attr-defined]
+
+    def start() -> None:
+        try:
+            watcher.start(_owned_roots(board))
+        except (ImportError, OSError):
+            board.memory_generation = -1  # no events: the graph is never cached
+    threading.Thread(target=start, name="pylon-serve-watch", daemon=True).start()
+
+    def follow() -> None:  # worktrees come and go: follow them on each workspace batch
+        stream = server.broker.subscribe()  # type: ignore[attr-defined]
+        while True:
+            event = stream.get()
+            if event is None:
+                return
+            watcher.refresh(_owned_roots(board))
+    threading.Thread(target=follow, name="pylon-serve-follow", daemon=True).start()
+    return watcher
+
+
+def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions: bool = False,
+          announce: Callable[[str], None] = print) -> None:
+    from pylon.serve.app import bind
+    from pylon.serve.instance import claim
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
+    instance = claim(checkout.pylon_dir())
+    try:
+        board = Board(checkout.root, allow_actions)
+        server = bind(port, board)
+        url = server.gate.url()
+        instance.publish(url, server.gate.port)
+        watcher = _watch(server, board)
+        announce(url)
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            server.serve_forever(poll_interval=0.2)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            server.stopping.set()
+            server.broker.close()
+            if watcher is not None:
+                watcher.stop()  # type: ignore[attr-defined]
+            server.server_close()
+    finally:
+        instance.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,203 @@
+"""The board in a real browser: Debian's headless Chromium driven by Selenium through chromedriver
+(the driver of the same package, so the two always match; nothing is downloaded).
+
+Marked `browser`: the full tier (.ci/run) runs it; the default tier leaves it out. Without chromium
+the tests skip with the reason, except under CI=true, where a missing browser is a failure.
+Screenshots go to the folder the first test prints (PYLON_SCREENSHOTS, else a temp folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, run_cmd
+from tests.serve.conftest import make_scene, wait_for
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("PYLON_CHROMIUM", "/usr/bin/chromium")
+DRIVER = os.environ.get("PYLON_CHROMEDRIVER", "/usr/bin/chromedriver")
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000")
+# CI keeps this folder as an artefact; each run overwrites the files of the one before.
+SHOTS = Path(os.environ.get("PYLON_SCREENSHOTS") or os.path.join(tempfile.gettempdir(), "pylon-serve-screenshots"))
+
+
+def _missing() -> str | None:
+    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+        return f"headless Chromium needs {CHROMIUM} and {DRIVER} (apt-get install chromium chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return None
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and the browser tier cannot run: {reason}")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def shot(driver: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+    print(f"screenshot: {SHOTS / name}.png")
+
+
+def css(driver: Any, selector: str, timeout: float = 20) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, selector), timeout, selector)
+
+
+def click(driver: Any, selector: str) -> None:
+    """Click the element `selector` names, found again if a live update redrew it meanwhile."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(20):
+        try:
+            css(driver, selector)[0].click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{selector} kept being redrawn")
+
+
+def answer(driver: Any) -> str:
+    """The code of the page's last action answer ("ok" or an error code), once it came."""
+    return str(wait_for(lambda: driver.execute_script("return document.body.dataset.lastAction"),
+                        what="the action's answer"))
+
+
+def test_without_the_token_the_page_is_refused(make_repo, board_factory, browser) -> None:
+    repo = make_repo({"a.txt": "x\n"})
+    board = board_factory(repo)
+    browser.get(board.base + "/")
+    assert "bad-token" in browser.page_source and "open that URL" in browser.page_source
+    browser.get(board.url)
+    css(browser, "#worktrees p")  # with it: the board (no worktrees here)
+
+
+def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> None:
+    repo = make_repo(name="repo")
+    make_scene(repo, articles=200)
+    board = board_factory(repo)
+    browser.get(board.url)
+    rows = css(browser, "#worktree-table tr[data-id]")
+    assert [r.get_attribute("data-id") for r in rows] == ["agent-1", "agent-2"]
+    cell = '#conflict-matrix td.hit[data-path="src/app.py"]'
+    assert css(browser, cell)[0].get_attribute("data-pair") == "agent-1 ↔ agent-2"
+    click(browser, cell)
+    hunks = css(browser, "#hunks pre")
+    assert [h.text for h in hunks][:5] == ["<<<<<<< session agent-1", "    return 2", "=======", "    return 3",
+                                           ">>>>>>> session agent-2"]
+    click(browser, '#worktree-table tr[data-id="agent-1"]')
+    added = css(browser, '#diff[data-id="agent-1"] pre.add')
+    assert "+    return 2" in [a.text for a in added]
+    assert css(browser, "#diff pre.add span.kw")  # `import`, `return`: highlighted
+    shot(browser, "agents")
+    browser.get(board.url + "#timeline")
+    guard = css(browser, '#timeline-table tr[data-name="guard-1"]')[0]
+    assert "rm -rf src/util.py" in guard.text
+    assert "pylon ws restore guard-1" in browser.find_element("id", "timeline").text
+    assert not browser.find_elements("css selector", "button.act")  # read-only: no action buttons
+    shot(browser, "timeline")
+    browser.get(board.url + "#memory")
+    wait_for(lambda: browser.execute_script("return document.body.dataset.memory"), what="the memory view")
+    ids = set(browser.execute_script(
+        "return [...document.querySelectorAll('#graph-svg g.node')].map((n) => n.dataset.id)"))
+    assert {"src", "docs", "lib/"} <= ids and len(ids) < 20  # 197 articles under lib/ fold into one node
+    css(browser, "#treemap-svg rect.tile.governed")
+    assert "dead-link" in css(browser, "#findings .finding")[0].find_element("xpath", "..").text
+    click(browser, '#graph-svg g.node[data-id="lib/"]')
+    opened = css(browser, '#graph-svg g.node[data-id="lib/m0/"]')
+    assert opened
+    browser.find_element("id", "search").send_keys("entry point\n")
+    click(browser, '#results .hit[data-address="src/app"]')
+    panel = css(browser, '#article[data-address="src/app"] .entry')[0]
+    assert "Raised the retry count to 3." in panel.text
+    assert "null" not in browser.find_element("id", "article").text.split("\n")  # no stray value shown
+    shot(browser, "memory")
+
+
+def test_a_change_on_disk_reaches_the_open_page(make_repo, board_factory, browser) -> None:
+    repo = make_repo(name="repo")
+    paths = make_scene(repo)
+    board = board_factory(repo)
+    browser.get(board.url)
+    row = css(browser, '#worktree-table tr[data-id="agent-2"]')[0]
+    assert "1M 0?" in row.text
+    time.sleep(1.0)  # the watcher starts in the background
+    Path(paths["agent-2"], "notes.txt").write_text("new\n", encoding="utf-8")
+    wait_for(lambda: browser.execute_script("return document.body.dataset.events"), what="an event on the page")
+    row_text = """return (document.querySelector('#worktree-table tr[data-id="agent-2"]') || {}).textContent"""
+    wait_for(lambda: "1M 1?" in (browser.execute_script(row_text) or ""), what="the table redrawn")
+
+
+def test_apply_and_undo_from_the_page_with_allow_actions(make_repo, board_factory, browser) -> None:
+    repo = make_repo(name="repo")
+    make_scene(repo)
+    status_before = git(repo, "status", "--porcelain")
+    board = board_factory(repo, "--allow-actions")
+    browser.get(board.url)
+    browser.execute_script("window.confirm = () => true")
+    click(browser, '#worktree-table tr[data-id="agent-1"] button[data-action="apply"]')
+    assert answer(browser) == "ok"
+    log = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"]
+    assert log[0]["made_by"] == "pylon ws apply agent-1" and log[0]["status"] == "done"
+    assert (repo / "src" / "app.py").read_text() == "def main():\n    return 2\n"  # git's view below
+    assert "?? src/new_file.py" in git(repo, "status", "--porcelain") and " M src/app.py" in git(repo, "status", "--porcelain")
+    shot(browser, "applied")
+    browser.get(board.url + "#timeline")
+    browser.execute_script("window.confirm = () => true; delete document.body.dataset.lastAction")
+    click(browser, 'button[data-action="undo"]')
+    assert answer(browser) == "ok"
+    assert git(repo, "status", "--porcelain") == status_before
+    assert run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"][0]["status"] == "undone"
+
+
+def test_without_allow_actions_the_page_cannot_act(make_repo, board_factory, browser) -> None:
+    repo = make_repo(name="repo")
+    make_scene(repo)
+    board = board_factory(repo)
+    browser.get(board.url)
+    css(browser, "#worktree-table tr[data-id]")
+    assert not browser.find_elements("css selector", "button.act")
+    answer = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const token = new URLSearchParams(location.search).get("token");
+        const csrf = document.querySelector('meta[name="pylon-csrf"]').content;
+        fetch("/api/action", {method: "POST", body: JSON.stringify({action: "apply", id: "agent-1"}),
+          headers: {"X-Pylon-Token": token, "X-Pylon-Csrf": csrf, "Content-Type": "application/json"}})
+          .then(r => r.json().then(d => done([r.status, d.error.code])));""")
+    assert answer == [403, "actions-off"]
+    assert not any("apply" in e["made_by"] for e in run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"])
+
+
+def test_screenshots_folder_is_named(capsys) -> None:
+    print(f"browser tier screenshots: {SHOTS}")
+    assert shutil.which("git")

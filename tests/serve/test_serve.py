@@ -1,0 +1,223 @@
+"""`pylon serve` without a browser: the security checks, each data answer against the CLI command
+it stands for (the same library, so the same document), actions, one board per checkout, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+from tests.conftest import run_cmd
+from tests.serve.conftest import Board, stop_board, wait_for
+
+VOLATILE = {"age", "last_change", "time"}  # seconds tick between the two reads
+
+
+def _steady(doc: object) -> object:
+    """The document less the values that tick between two reads (ages, times)."""
+    if isinstance(doc, dict):
+        return {k: _steady(v) for k, v in doc.items() if k not in VOLATILE}
+    if isinstance(doc, list):
+        return [_steady(x) for x in doc]
+    return doc
+
+
+def _cli(repo: Path, *args: str) -> dict[str, object]:
+    result = run_cmd(*args, cwd=repo)
+    doc = json.loads(result.out)
+    doc.pop("ok", None)
+    return doc
+
+
+def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene, board_factory) -> None:
+    repo, _ = scene
+    board: Board = board_factory(repo)
+    assert board.base.startswith("http://127.0.0.1:") and len(board.token) >= 32
+    for path in ("/", "/api/agents", "/api/events"):
+        status, headers, data = board.get(path, token=False)
+        assert status == 403 and json.loads(data)["error"]["code"] == "bad-token"
+        assert "access-control-allow-origin" not in headers
+    status, _, data = board.get("/api/meta?token=wrong", token=False)
+    assert status == 403
+    for host in ("evil.example:80", f"evil.example:{board.port}", "127.0.0.1", f"127.0.0.2:{board.port}"):
+        status, _, data = board.get("/api/meta", headers={"Host": host})
+        assert status == 403 and json.loads(data)["error"]["code"] == "bad-host", host
+    status, _, data = board.get("/api/meta", headers={"Origin": "http://evil.example"})
+    assert status == 403 and json.loads(data)["error"]["code"] == "bad-origin"
+    status, headers, _ = board.get("/api/meta", headers={"Host": f"localhost:{board.port}",
+                                                        "Origin": f"http://localhost:{board.port}"})
+    assert status == 200 and "access-control-allow-origin" not in headers
+    status, headers, page = board.get("/")
+    assert status == 200 and "nonce-" in headers["content-security-policy"]
+    assert b"pylon-csrf" in page and b"{{" not in page
+    # only 127.0.0.1 listens: the port is closed on every other address of the machine
+    other = socket.gethostbyname(socket.gethostname())
+    if not other.startswith("127."):
+        with socket.socket() as sock:
+            sock.settimeout(2)
+            assert sock.connect_ex((other, board.port)) != 0
+
+
+def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
+    repo, _ = scene
+    board = board_factory(repo)
+    agents = board.api("agents")
+    assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None]  # no `ws new --watch` here
+    assert _steady(agents) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
+    conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
+    assert board.api("conflicts") == conflicts and conflicts["conflicting"] == 1
+    timeline = board.api("timeline?limit=50")
+    cli_log = _cli(repo, "pylon", "ws", "log", "--json")
+    assert _steady(timeline) == _steady(cli_log) and any(e["kind"] == "guard" for e in cli_log["entries"])
+    diff = board.api("diff?id=agent-1")
+    cli_diff = run_cmd("pylon", "ws", "diff", "--in", "agent-1", "--json", cwd=repo).json()
+    assert diff["diff"] == cli_diff["diff"] and "+    return 2" in diff["diff"]
+    lint = board.api("lint")
+    assert lint["findings"] == _cli(repo, "canon", "lint", "--json")["findings"] and lint["findings"]
+    coverage = board.api("coverage")
+    assert {k: coverage[k] for k in ("tracked", "governed", "articles", "ungoverned")} == {
+        k: v for k, v in _cli(repo, "canon", "coverage", "--json").items() if k in ("tracked", "governed", "articles", "ungoverned")}
+    hood = board.api("graph?address=src")
+    assert {k: hood[k] for k in ("nodes", "edges", "dead")} == {
+        k: v for k, v in _cli(repo, "canon", "graph", "src", "--json").items() if k in ("nodes", "edges", "dead")}
+    assert board.api("search?q=retry+count&limit=10") == _cli(repo, "canon", "search", "retry", "count", "--journal",
+                                                             "--json")
+    found = board.api("article?address=src/app")
+    assert found["capsule"] == "The app's entry point." and "Raised the retry count" in found["journal"][0]["body"]
+
+
+def test_the_graph_folds_folders_until_they_are_opened(make_repo, board_factory) -> None:
+    from tests.serve.conftest import make_scene
+
+    repo = make_repo(name="big")
+    make_scene(repo, articles=43)  # lib/m0..m3 hold 40 articles
+    board = board_factory(repo)
+    top = board.api("graph")
+    ids = {n["id"]: n for n in top["nodes"]}
+    assert ids["lib/"]["folder"] and ids["lib/"]["articles"] == 40 and top["counts"]["articles"] == 43
+    assert {"src", "docs", "lib/"} <= set(ids) and not any(i.startswith("lib/m") for i in ids)
+    assert {"source": "lib/", "target": "src", "links": 40} in top["edges"]
+    opened = {n["id"] for n in board.api("graph?open=lib")["nodes"]}
+    assert {"lib/m0/", "lib/m3/"} <= opened and "lib/" not in opened
+    deeper = {n["id"] for n in board.api("graph?open=lib,lib/m0")["nodes"]}
+    assert "lib/m0/f0" in deeper and "lib/m1/" in deeper
+
+
+def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene, board_factory) -> None:
+    repo, _ = scene
+    board = board_factory(repo)
+    body = json.dumps({"action": "undo"}).encode()
+    status, _, data = board.get("/api/action", method="POST", body=body, headers={"Content-Type": "application/json"})
+    assert status == 403 and json.loads(data)["error"]["code"] == "bad-csrf"
+    _, _, page = board.get("/")
+    csrf = page.split(b'name="pylon-csrf" content="')[1].split(b'"')[0].decode()
+    status, _, data = board.get("/api/action", method="POST", body=body,
+                                headers={"Content-Type": "text/plain", "X-Pylon-Csrf": csrf})
+    assert status == 415  # a form post of another site cannot send JSON without a preflight
+    status, _, data = board.get("/api/action", method="POST", body=body,
+                                headers={"Content-Type": "application/json", "X-Pylon-Csrf": csrf})
+    assert status == 403 and json.loads(data)["error"]["code"] == "actions-off"
+
+
+def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo, board_factory) -> None:
+    from tests.conftest import git
+
+    repo = make_repo({"a.txt": "one\n"})
+    made = run_cmd("pylon", "ws", "new", "s1", "--json", cwd=repo).json()
+    Path(made["path"], "a.txt").write_text("two\n", encoding="utf-8")
+    board = board_factory(repo, "--allow-actions")
+    _, _, page = board.get("/")
+    csrf = page.split(b'name="pylon-csrf" content="')[1].split(b'"')[0].decode()
+    headers = {"Content-Type": "application/json", "X-Pylon-Csrf": csrf}
+    status, _, data = board.get("/api/action", method="POST", headers=headers,
+                                body=json.dumps({"action": "apply", "id": "s1"}).encode())
+    assert status == 200, data
+    assert (repo / "a.txt").read_text() == "two\n" and git(repo, "status", "--porcelain") == " M a.txt\n"
+    log = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()
+    assert log["entries"][0]["made_by"] == "pylon ws apply s1" and log["entries"][0]["status"] == "done"
+    status, _, data = board.get("/api/action", method="POST", headers=headers, body=json.dumps({"action": "undo"}).encode())
+    assert status == 200 and (repo / "a.txt").read_text() == "one\n" and git(repo, "status", "--porcelain") == ""
+    status, _, data = board.get("/api/action", method="POST", headers=headers,
+                                body=json.dumps({"action": "rm", "id": "nope"}).encode())
+    assert status == 409 and json.loads(data)["error"]["code"] == "unknown-worktree"
+
+
+def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene, board_factory) -> None:
+    repo, _ = scene
+    board = board_factory(repo)
+    second = run_cmd("pylon", "serve", cwd=repo, timeout=30)
+    assert second.code == 1 and "error[serve-running]" in second.err and board.url in second.err
+    record = repo / ".git" / "pylon" / "serve.json"
+    assert json.loads(record.read_text())["pid"] == board.proc.pid
+    code, err = stop_board(board)
+    assert code == 0 and "stopped" in err and "Traceback" not in err
+    assert not record.exists()
+    with socket.socket() as sock:
+        assert sock.connect_ex(("127.0.0.1", board.port)) != 0
+
+
+def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> None:
+    import http.client
+
+    repo, paths = scene
+    board = board_factory(repo)
+    conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=30)
+    conn.request("GET", f"/api/events?token={board.token}")
+    res = conn.getresponse()
+    assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")
+    assert res.readline() == b"retry: 2000\n" and res.readline() == b": connected\n" and res.readline() == b"\n"
+    time.sleep(1.0)  # the watcher starts in the background
+    listener = http.client.HTTPConnection("127.0.0.1", board.port, timeout=2)
+    listener.request("GET", f"/api/events?token={board.token}")
+    other = listener.getresponse()
+    heard = [other.readline() for _ in range(3)]  # retry, connected, blank
+    for name in ("agents", "conflicts", "timeline", "diff?id=agent-1", "graph", "lint", "coverage", "stale"):
+        board.api(name)  # what a page reads: reading must never look like a change (no reload loop)
+    try:
+        heard.append(other.readline())
+    except TimeoutError:
+        pass
+    listener.close()
+    assert len(heard) == 3 or not heard[3].startswith(b"event"), f"an event after reads alone: {heard}"
+    Path(paths["agent-2"], "src", "util.py").write_text("X = 2\n", encoding="utf-8")
+    lines = []
+    wait_for(lambda: lines.append(res.readline()) or lines[-1].startswith(b"data:"), what="a change event")
+    event = json.loads(lines[-1][5:])
+    assert event["kinds"] == ["workspace"]
+    conn.close()
+
+
+def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
+    import http.client
+    import os
+    import signal
+    import subprocess
+
+    from tests.conftest import script
+
+    repo = make_repo({"a.txt": "x\n"})
+    proc = subprocess.Popen([script("pylon"), "serve", "--json", "--allow-actions"], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    try:
+        assert proc.stdout is not None
+        doc = json.loads(proc.stdout.readline())
+        assert doc["ok"] and doc["allow_actions"] is True and doc["url"].endswith("?token=" + doc["token"])
+        conn = http.client.HTTPConnection("127.0.0.1", doc["port"], timeout=30)
+        conn.request("GET", "/api/meta", headers={"X-Pylon-Token": doc["token"]})
+        assert json.loads(conn.getresponse().read())["allow_actions"] is True
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+
+
+def test_the_agents_answer_names_each_worktrees_watcher(make_repo, board_factory) -> None:
+    repo = make_repo({"a.txt": "x\n"})
+    made = run_cmd("pylon", "ws", "new", "w1", "--watch", "--json", cwd=repo).json()
+    try:
+        board = board_factory(repo)
+        rows = board.api("agents")["worktrees"]
+        assert rows[0]["watcher"] == made["watcher"]["pid"] and isinstance(rows[0]["watcher"], int)
+    finally:
+        assert run_cmd("pylon", "ws", "rm", "w1", cwd=repo).code == 0  # stops the watcher
