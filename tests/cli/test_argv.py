@@ -209,7 +209,7 @@ def test_a_value_never_swallows_an_option(command: Command) -> None:
     starts with `--` is refused, with the exact corrected line as the hint, unless escaped."""
     prog, argv = prog_and_prefix(command, False)
     rest = any(a.count == REST for a in command.args)
-    needed = [] if rest else ["x" for a in command.args if a.count in (ONE, MANY)]
+    needed = [] if rest else [(a.choices[0] if a.choices else "x") for a in command.args if a.count in (ONE, MANY)]
     tail = ["--", "true"] if rest else []  # a command that takes the rest of the line (ws run) needs one
     for opt in command.opts:
         if opt.kind == FLAG or opt.hidden or opt.choices or opt.kind in (INT, FLOAT):
