@@ -1,4 +1,4 @@
-"""Benchmark: the last look a restore takes before it writes (pylon/workspace/lastlook.py).
+"""Benchmark: the last look a restore takes before it writes (pylon/workspace/ops/lastlook.py).
 
 On the synthetic 80,000-file repository of bench/workspace.py with its dirty state, the files a
 restore would replace are the dirty ones (modified and untracked, about 300). Timed in one run:
@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     ns = parser.parse_args()
     from pylon.workspace import git
-    from pylon.workspace.lastlook import changed
+    from pylon.workspace.ops.lastlook import changed
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
 

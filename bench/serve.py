@@ -185,7 +185,7 @@ def main() -> None:
         first, matrix, memory = paint(url, ns.runs)
         report(ns.runs, articles, load_before, rows, ok, first, matrix, memory, None)
         # the same with a watcher in every worktree (`ws new --watch`, as agents run them)
-        from pylon.workspace import owned, watchers
+        from pylon.workspace.worktrees import owned, watchers
 
         paths = sorted(WT_ROOT.glob("*/agent-*"))
         try:
@@ -211,7 +211,7 @@ def main() -> None:
 
 
 def paint_only(url: str, runs: int) -> None:
-    from pylon.workspace import owned, watchers
+    from pylon.workspace.worktrees import owned, watchers
 
     load_before = os.getloadavg()[0]
     first, matrix, memory = paint(url, runs)

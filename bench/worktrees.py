@@ -105,7 +105,7 @@ def ten_worktrees() -> list[Path]:
 
 def start_watch(path: Path) -> int:
     """The watcher `ws new --watch` starts (the same library call), once its first capture vouches."""
-    from pylon.workspace import owned, watchers
+    from pylon.workspace.worktrees import owned, watchers
 
     admin = owned.admin_dir_of(str(path))
     assert admin
@@ -152,7 +152,7 @@ def main() -> None:
                           ok_codes=(0, 1))
     # the same reads while `pylon ws watch` runs in every worktree: their states are then vouched
     # for by the watchers and no worktree is scanned
-    from pylon.workspace import owned, watchers
+    from pylon.workspace.worktrees import owned, watchers
 
     pids = [start_watch(p) for p in paths]
     try:

@@ -103,7 +103,7 @@ def main() -> None:
     sel_t, walk_t = Timing("select (ls-files --exclude-from + check-ignore)", []), \
         Timing("git ls-files -o -i --exclude-standard", [])
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from pylon.workspace.copying import select
+    from pylon.workspace.worktrees.copying import select
 
     for i in range(ns.runs * 3 + 1):
         start = time.perf_counter()

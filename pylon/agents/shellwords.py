@@ -4,7 +4,7 @@
 enum, functools and collections: more than the rest of a canon hook's work after a shell call.
 `words` gives what iterating `shlex.shlex(text, posix=True, punctuation_chars=True)` with
 `whitespace_split = True` and `commenters = ""` gives (canon's reading of a command,
-pylon.canon.toolpaths.shell_words): the same words in the same order, and the same ValueError
+pylon.canon.agent.toolpaths.shell_words): the same words in the same order, and the same ValueError
 at the same point for an unclosed quote or a trailing backslash. tests/agents/test_shellwords.py
 checks it against shlex itself.
 """

@@ -26,7 +26,7 @@ def option_like(word: str) -> bool:
 class Args:
     """The parsed values of one command line: one attribute per declared argument and option.
 
-    Handlers type it with a Protocol of their own (see pylon/cli/canon.py); tests check that every
+    Handlers type it with a Protocol of their own (see pylon/cli/canon/core.py); tests check that every
     Protocol names exactly the registry's attributes.
     """
 

@@ -87,7 +87,7 @@ def dispatch(prog: str, parsed: Parsed) -> int:
     in_id = parsed.args.__dict__.pop("in_id", None)  # `--in ID` (commands.IN): handlers never see it
     if in_id is not None:
         from pylon.workspace.repo import locate
-        from pylon.workspace.worktrees import path as worktree_path
+        from pylon.workspace.worktrees.new import path as worktree_path
 
         change_directory(str(worktree_path(locate(), str(in_id))["path"]))
     module, _, function = parsed.target.handler.partition(":")

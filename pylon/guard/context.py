@@ -36,7 +36,7 @@ class Context:
         self.tmp_dirs = sorted({_real(t) for t in tmp if t and os.path.isabs(t)})
         self.branch = branch
         self.git_dirs = [os.path.join(self.root, ".git")] if self.root else []
-        # probe(kind, cwd, args): questions only git can answer (pylon.workspace.guard_probe), or None
+        # probe(kind, cwd, args): questions only git can answer (pylon.workspace.ops.guard_probe), or None
         # where no git is asked (then a git alias is not looked up and a plain reset is not examined)
         self.probe: Callable[[str, str, list[str]], str | None] | None = probe
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.guard.findrm import RECURSIVE, reaches_git, rm_of_matches
+from pylon.guard.commands.findrm import RECURSIVE, reaches_git, rm_of_matches
 from pylon.guard.paths import destroyed
 from pylon.guard.words import Arg, basename, quote
 from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
@@ -38,7 +38,7 @@ _FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-r
 
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
     redirections(walk, cmd, args, state)
-    from pylon.guard.wrappers import unwrap
+    from pylon.guard.commands.wrappers import unwrap
 
     wrapped = unwrap(args)
     if wrapped.unknown:
@@ -58,7 +58,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     name = basename(head.text)
     words = quote(args)
     if "/" in head.text and _shell_script(walk, head.text, state):  # ./scripts/clean.sh: read it
-        from pylon.guard.interp import run_script
+        from pylon.guard.commands.interp import run_script
 
         run_script(walk, head, state, words, cmd.line)
     elif name in _REMOVERS:
@@ -84,11 +84,11 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     elif name in ("sed", "gsed"):
         _sed(walk, args, state, words, cmd.line, sudo)
     elif name in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
-        from pylon.guard.minilang import judge_awk
+        from pylon.guard.commands.minilang import judge_awk
 
         judge_awk(walk, args, state, words, cmd.line, sudo)
     elif name in _VIMS:
-        from pylon.guard.minilang import judge_vim
+        from pylon.guard.commands.minilang import judge_vim
         from pylon.guard.stdin import stdin_input
 
         judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
@@ -107,12 +107,12 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
             destroyed(walk, state, kept, verb="changes the owner or mode of", words=words, line=cmd.line,
                       sudo=sudo)
     elif name == "git":
-        from pylon.guard.gitrules import judge_git
+        from pylon.guard.commands.gitrules import judge_git
 
         judge_git(walk, args, cmd, state, sudo)
     else:
-        from pylon.guard.interp import judge_interp
-        from pylon.guard.remote import judge_remote
+        from pylon.guard.commands.interp import judge_interp
+        from pylon.guard.commands.remote import judge_remote
 
         if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
             judge_remote(walk, name, args, cmd, state, sudo)
@@ -249,7 +249,7 @@ def _names(arg: Arg, cwd: str) -> list[str]:
 
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """sed: -i edits its files in place; the script's own `e`, `w FILE` and `s///[ew]` are read too."""
-    from pylon.guard.minilang import judge_sed_script
+    from pylon.guard.commands.minilang import judge_sed_script
 
     inplace = False
     sandbox = False

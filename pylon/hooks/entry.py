@@ -51,7 +51,7 @@ def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None
 
                 replies.append(judge(event))
             else:
-                from pylon.canon.hook import answer as canon_answer
+                from pylon.canon.agent.hook import answer as canon_answer
 
                 replies.append(canon_answer(event, root, mounts))
         except Exception as exc:  # noqa: BLE001 - one part failing must not silence the other

@@ -77,7 +77,7 @@ def judge(event: HookEvent) -> dict[str, Any]:
     checkout = locate(root)
     from pylon.guard.policy import Policy, load
     from pylon.guard.verdict import Target
-    from pylon.workspace.guard_snapshot import take
+    from pylon.workspace.ops.guard_snapshot import take
 
     try:
         policy = load(root)

@@ -31,7 +31,7 @@ def context(cwd: str | None = None) -> Context:
     """Where the command runs: the folder, the checkout around it (found by its .git, without
     running git: the hook runs before every shell command), the current branch."""
     from pylon.guard.context import Context
-    from pylon.workspace.guard_probe import probe
+    from pylon.workspace.ops.guard_probe import probe
     from pylon.findroot import find_root
 
     here = os.path.abspath(cwd or os.getcwd())
@@ -136,7 +136,7 @@ def refusal(agent: str, reason: str) -> dict[str, Any]:
 def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple[str, str]:
     """(note, action): "snapshot" when it was taken, else the policy's answer and why not."""
     from pylon.errors import PylonError
-    from pylon.workspace.guard_snapshot import take
+    from pylon.workspace.ops.guard_snapshot import take
     from pylon.workspace.repo import locate
 
     reasons = "; ".join(f.reason for f in result.findings if f.verdict == "reversible")
@@ -158,7 +158,7 @@ def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
     destroyed paths are not known (and then says what it does)."""
     import shlex
 
-    from pylon.workspace.guard_op import destroyed, record
+    from pylon.workspace.ops.guard_op import destroyed, record
     from pylon.workspace.repo import locate
 
     checkout = locate(root)

@@ -56,7 +56,7 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
 
     if part == GUARD:
         return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)]
-    from pylon.canon.hook import hook_entries
+    from pylon.canon.agent.hook import hook_entries
 
     return hook_entries(agent, command)
 

@@ -73,7 +73,7 @@ def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str 
     env: dict[str, str] = {}
     fill = {"--harness": who}
     if session:
-        from pylon.canon.session import session_key
+        from pylon.canon.agent.session import session_key
 
         fill["--session"] = session
         env["PYLON_SESSION"] = session_key(session)  # `canon read` marks what the hooks' session saw

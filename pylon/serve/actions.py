@@ -28,23 +28,23 @@ def run(board: Board, body: dict[str, Any]) -> dict[str, object]:
     with board.action_lock:
         checkout = board.checkout()
         if kind == "apply":
-            from pylon.workspace.apply import apply
+            from pylon.workspace.worktrees.apply import apply
 
             ident = _word(body, "id")
             return apply(checkout, ident, command=f"pylon ws apply {ident}")
         if kind == "sync":
-            from pylon.workspace.sync import sync
+            from pylon.workspace.worktrees.sync import sync
 
             ident = _word(body, "id")
             return sync(checkout, ident, "checkout", command=f"pylon ws sync {ident}")
         if kind == "undo":
-            from pylon.workspace.undo import undo
+            from pylon.workspace.ops.undo import undo
 
             return undo(checkout)
         if kind == "restore":
-            from pylon.workspace.restoring import restore_named
+            from pylon.workspace.ops.restore import restore_named
 
             return dict(restore_named(checkout, _word(body, "name")))
-        from pylon.workspace.removal import rm
+        from pylon.workspace.worktrees.rm import rm
 
         return rm(checkout, _word(body, "id"), force=body.get("force") is True)

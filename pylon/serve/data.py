@@ -48,9 +48,9 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws list --json` (the first thing the page draws), each worktree with `watcher`: the pid of
     the `ws watch` that `ws new --watch` keeps running there, or None."""
-    from pylon.workspace.proof import admin_dir_of
-    from pylon.workspace.watchers import holder
-    from pylon.workspace.wtlist import list_worktrees
+    from pylon.workspace.worktrees.proof import admin_dir_of
+    from pylon.workspace.worktrees.watchers import holder
+    from pylon.workspace.worktrees.listing import list_worktrees
 
     listed = list_worktrees(board.checkout())
     for row in listed["worktrees"]:  # type: ignore[attr-defined]
@@ -62,16 +62,16 @@ def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
 def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws conflicts --json`: every pair, and each worktree against the checkout (`git-too-old` on
     git before 2.38)."""
-    from pylon.workspace.wtlist import check_conflicts
+    from pylon.workspace.worktrees.listing import check_conflicts
 
     return check_conflicts(board.checkout(), [])
 
 
 def diff(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws diff --json --in ID`: the session's bounded diff against its baseline."""
-    from pylon.workspace.diff import diff as run_diff
+    from pylon.workspace.tracking.diff import diff as run_diff
     from pylon.workspace.repo import locate
-    from pylon.workspace.worktrees import path
+    from pylon.workspace.worktrees.new import path
 
     chunks: list[bytes] = []
     where = path(board.checkout(), query.get("id", ""))
@@ -87,7 +87,7 @@ def diff(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 def timeline(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws log --json --limit N`."""
-    from pylon.workspace.timeline import log
+    from pylon.workspace.ops.log import log
 
     return log(board.checkout(), _int(query.get("limit"), 50))
 
@@ -100,7 +100,7 @@ def _int(text: str | None, default: int) -> int:
 
 
 def _graph(board: Board) -> Any:
-    from pylon.canon.graph import build
+    from pylon.canon.views.graph import build
 
     cached = board._graph
     generation = board.memory_generation
@@ -117,7 +117,7 @@ def graph(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.serve.fold import fold
 
     if query.get("address"):
-        from pylon.canon.graph import neighbourhood
+        from pylon.canon.views.graph import neighbourhood
 
         return neighbourhood(_graph(board), board.project(), query["address"]).to_doc()
     opened = [f for f in query.get("open", "").split(",") if f]
@@ -169,8 +169,8 @@ def journal(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 
 def search(board: Board, query: dict[str, str]) -> dict[str, object]:
-    """`canon search QUERY --journal --json` (the BM25 ranking of pylon.canon.search)."""
-    from pylon.canon.search import search as run_search
+    """`canon search QUERY --journal --json` (the BM25 ranking of pylon.canon.views.search)."""
+    from pylon.canon.views.search import search as run_search
 
     found = run_search(board.project(), query.get("q", ""), journal=True, limit=_int(query.get("limit"), 20))
     return {"query": found.query, "terms": found.terms, "total": found.total, "more": found.more,

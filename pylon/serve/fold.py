@@ -8,7 +8,7 @@ drawn as its top folders first, and the page opens a folder by asking again with
 
 from __future__ import annotations
 
-from pylon.canon.graph import Graph
+from pylon.canon.views.graph import Graph
 
 
 def _unit(address: str, opened: set[str]) -> str:

@@ -12,7 +12,7 @@ from pylon.serve.data import Board
 
 
 def _owned_roots(board: Board) -> list[str]:
-    from pylon.workspace import owned
+    from pylon.workspace.worktrees import owned
 
     try:
         info = owned.survey(board.checkout())

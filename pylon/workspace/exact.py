@@ -312,7 +312,7 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
     """After a restore's writes: the permission bits and empty folders the target recorded (within
     its scope); elsewhere `before` (remembered bits of that content, else the bits the file had)
     where git's mode agrees."""
-    from pylon.workspace.restore_fs import make_dirs, remove_empty_dirs, set_modes
+    from pylon.workspace.ops.restore_fs import make_dirs, remove_empty_dirs, set_modes
 
     scope = scope_of(target)
 

@@ -188,7 +188,7 @@ def describe(checkout: Checkout, since: dict[str, object], defaulted: bool) -> s
 def session_created(checkout: Checkout, worktree_id: str) -> int | None:
     """When `ws new` created the session (its registry record), as a Unix time."""
     from pylon.workspace.commits import from_iso
-    from pylon.workspace.owned import read_record
+    from pylon.workspace.worktrees.owned import read_record
 
     record = read_record(checkout, worktree_id) if refs.valid_name(worktree_id) else None
     return from_iso(str((record or {}).get("created") or ""))

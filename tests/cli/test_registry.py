@@ -118,7 +118,7 @@ def test_every_handler_exists_and_types_exactly_the_declared_values(command: Com
 
 
 def test_registry_defaults_agree_with_the_libraries() -> None:
-    from pylon.workspace import cat, diff
+    from pylon.workspace.tracking import cat, diff
     from pylon.workspace.edits import window
 
     d = registry.lookup("ws diff")

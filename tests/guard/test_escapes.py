@@ -26,9 +26,9 @@ def test_the_run_set_covers_every_class() -> None:
 @pytest.mark.parametrize(("expected", "source", "command"), RUN, ids=[s for _, s, _ in RUN])
 def test_escape_is_snapshotted_and_restored_after_bash_runs_it(expected: str, source: str, command: str,
                                                                tmp_path: Path) -> None:
-    from pylon.cli.guard_hook import answer
+    from pylon.cli.guard.hook import answer
     from pylon.workspace.repo import locate
-    from pylon.workspace.restoring import restore_named
+    from pylon.workspace.ops.restore import restore_named
 
     root, env = build_checkout(tmp_path)
     (root / "src" / "app.py").write_text("def main():\n    return 2  # uncommitted work\n")

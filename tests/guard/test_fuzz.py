@@ -61,7 +61,7 @@ def test_huge_commands_are_unknown_or_answered_within_the_budget(tmp_path: Path)
                               st.sampled_from(["hook_event_name", "tool_name", "tool_input", "command", "cwd",
                                                "x"]), inner, max_size=5), max_leaves=20))
 def test_the_hook_answers_every_event_shape_without_raising(event: object) -> None:
-    from pylon.cli.guard_hook import answer
+    from pylon.cli.guard.hook import answer
 
     reply = answer("codex", json.dumps(event).encode())
     assert isinstance(reply, dict)

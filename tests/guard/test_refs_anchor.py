@@ -48,7 +48,7 @@ def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
 
 def restore(root: Path, name: str) -> dict[str, list[str]]:
     from pylon.workspace.repo import locate
-    from pylon.workspace.restoring import restore_named
+    from pylon.workspace.ops.restore import restore_named
 
     return dict(restore_named(locate(str(root)), name).get("refs") or {})
 
@@ -164,7 +164,7 @@ def test_the_note_of_a_command_that_drops_a_stash_and_removes_files_brings_back_
     name = guarded(repo, "git stash drop && rm -f a.txt")
     assert refs_now(repo) != before and not (repo / "a.txt").exists()
     from pylon.workspace.repo import locate
-    from pylon.workspace.restoring import restore_named
+    from pylon.workspace.ops.restore import restore_named
 
     restore_named(locate(str(repo)), name, ["a.txt"])  # the note's command names the path
     assert refs_now(repo) == before and (repo / "a.txt").read_text() == files

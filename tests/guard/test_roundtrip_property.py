@@ -3,7 +3,7 @@ modified, staged, untracked, ignored, executable and symlinked files), classify 
 run the command with bash -> `ws restore guard-<n>` gives back a byte-identical tree and index.
 
 Seeded (random.Random), so every failure names its seed and replays exactly. 200 cases over
-40 checkouts; the library is called in-process (the hook's own code path, pylon.cli.guard_hook),
+40 checkouts; the library is called in-process (the hook's own code path, pylon.cli.guard.hook),
 bash runs the command for real.
 """
 
@@ -101,9 +101,9 @@ def command(rng: random.Random, files: dict[str, list[str]]) -> str:
 
 @pytest.mark.parametrize("seed", range(CHECKOUTS))
 def test_snapshot_run_restore_is_byte_identical(seed: int, tmp_path: Path) -> None:
-    from pylon.cli.guard_hook import answer
+    from pylon.cli.guard.hook import answer
     from pylon.workspace.repo import locate
-    from pylon.workspace.restoring import restore_named
+    from pylon.workspace.ops.restore import restore_named
 
     rng = random.Random(seed)
     root = tmp_path / "repo"

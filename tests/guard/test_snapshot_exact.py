@@ -55,7 +55,7 @@ def make_root(tmp_path: Path) -> Path:
 
 def guarded(root: Path, line: str) -> str:
     """The hook's answer for `line`, then the command run by bash; the snapshot's name."""
-    from pylon.cli.guard_hook import answer
+    from pylon.cli.guard.hook import answer
 
     event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
                         "tool_input": {"command": line}})
@@ -69,7 +69,7 @@ def guarded(root: Path, line: str) -> str:
 
 def restore(root: Path, name: str) -> None:
     from pylon.workspace.repo import locate
-    from pylon.workspace.restoring import restore_named
+    from pylon.workspace.ops.restore import restore_named
 
     restore_named(locate(str(root)), name)
 
@@ -106,7 +106,7 @@ def test_reset_hard_to_an_older_commit_puts_head_and_branch_back(root: Path) -> 
 
 @pytest.mark.parametrize("what", ["nested", "fifo"])
 def test_what_no_snapshot_can_hold_gets_no_snapshot(root: Path, what: str) -> None:
-    from pylon.cli.guard_hook import answer
+    from pylon.cli.guard.hook import answer
 
     if what == "nested":
         inner = root / "data" / "inner"
@@ -127,7 +127,7 @@ def test_what_no_snapshot_can_hold_gets_no_snapshot(root: Path, what: str) -> No
 
 def test_restore_then_undo_keeps_the_bits_of_an_ignored_file_both_ways(root: Path) -> None:
     from pylon.workspace.repo import locate
-    from pylon.workspace.undo import undo
+    from pylon.workspace.ops.undo import undo
 
     before = tree(root)
     name = guarded(root, "sed -i 's/1/2/' .env")

@@ -69,14 +69,14 @@ def ignoring(repo: Path) -> Path:
 
 
 def test_selection_matches_gits_own_answers(ignoring: Path, tmp_path: Path) -> None:
-    from pylon.workspace.copying import select
+    from pylon.workspace.worktrees.copying import select
 
     for patterns in CASES:
         assert set(select(str(ignoring), patterns)) == oracle(tmp_path, patterns), patterns
 
 
 def test_only_files_the_checkout_ignores_are_selected(repo: Path, tmp_path: Path) -> None:
-    from pylon.workspace.copying import select
+    from pylon.workspace.worktrees.copying import select
 
     _files(repo)  # the checkout ignores build/ and *.log only (tests/workspace/conftest.py)
     chosen = set(select(str(repo), ["*.log", "*.env", "build/"]))
@@ -85,7 +85,7 @@ def test_only_files_the_checkout_ignores_are_selected(repo: Path, tmp_path: Path
 
 def test_the_checkouts_own_rules_decide_what_is_ignored(repo: Path, tmp_path: Path) -> None:
     # negations in the checkout's rules, one beneath an ignored folder (which git does not re-include)
-    from pylon.workspace.copying import select
+    from pylon.workspace.worktrees.copying import select
 
     _files(repo)
     write_files(repo, {".gitignore": "*.log\n!logs/y.log\nbuild/\n!build/keep.txt\nconf/*\n!conf/local.toml\n*.env\n"})

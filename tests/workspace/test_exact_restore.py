@@ -139,7 +139,7 @@ def test_a_state_commit_without_meta_restores_as_before(make_repo) -> None:  # t
 
 
 def watcher_pid(wt: Path) -> int | None:
-    from pylon.workspace import owned, watchers
+    from pylon.workspace.worktrees import owned, watchers
 
     admin = owned.admin_dir_of(str(wt))
     return watchers.holder(admin) if admin else None

@@ -14,9 +14,9 @@ from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 from tests.workspace.wt_helpers import new
 from pylon.errors import PylonError
-from pylon.workspace import oplog
+from pylon.workspace.ops import oplog
 from pylon.workspace.repo import locate
-from pylon.workspace.restore_state import restore
+from pylon.workspace.ops.restore_state import restore
 from pylon.workspace.state import capture
 
 

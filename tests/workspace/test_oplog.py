@@ -14,9 +14,9 @@ from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, 
 # what a SIGKILL between two steps leaves behind, made deterministic.
 HALF_DONE = """
 import os, sys
-from pylon.workspace import oplog
+from pylon.workspace.ops import oplog
 from pylon.workspace.repo import locate
-from pylon.workspace.restore_state import make_state, tree_of
+from pylon.workspace.ops.restore_state import make_state, tree_of
 from pylon.workspace.state import capture
 co = locate(sys.argv[1])
 cur = capture(co)

@@ -55,7 +55,7 @@ def content(request: bytes | list[Op]) -> bytes:
 def checkout_relative(path: str) -> tuple[str, str]:
     """(root, path relative to it): the checkout holding the current folder, else the folder itself."""
     from pylon.workspace.beneath import refuse
-    from pylon.workspace.guard_snapshot import find_root
+    from pylon.workspace.ops.guard_snapshot import find_root
 
     cwd = os.path.realpath(".")
     root = find_root(cwd)[0] or cwd

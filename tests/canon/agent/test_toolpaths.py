@@ -1,4 +1,4 @@
-"""Which paths a tool call names and which it changes (pylon.canon.toolpaths)."""
+"""Which paths a tool call names and which it changes (pylon.canon.agent.toolpaths)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pylon.agents.events import ToolCall
-from pylon.canon.toolpaths import call_paths, canon_verbs, command_paths, counts, input_paths
+from pylon.canon.agent.toolpaths import call_paths, canon_verbs, command_paths, counts, input_paths
 
 
 @pytest.fixture

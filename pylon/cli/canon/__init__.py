@@ -1,0 +1,1 @@
+"""Handlers of `canon ...` and their rendering."""

@@ -1,0 +1,1 @@
+"""Handlers of `pylon guard ...` and their rendering."""

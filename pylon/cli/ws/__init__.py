@@ -1,0 +1,1 @@
+"""Handlers of `pylon ws ...` and their rendering."""

@@ -1,0 +1,382 @@
+"""Commands that run other code: shells (`bash -c`, scripts, `eval`, `source`), `xargs`, Python
+(`python -c`, through ast), SQL clients (through sqlglot), and code fetched and piped into an
+interpreter (`curl ... | sh`)."""
+
+from __future__ import annotations
+
+import os
+
+from pylon.guard.paths import destroyed
+from pylon.guard.stdin import stdin_input
+from pylon.guard.words import quote
+from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pylon.guard.walk import Walk
+    from pylon.guard.words import Arg, State
+    from pylon.guard.model import Cmd
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
+PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3"})
+OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rscript"})
+FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
+# Words of a one-liner in a language pylon does not parse that can destroy something.
+_RISKY_CODE = ("unlink", "rmtree", "rmdir", "remove", "system", "exec", "spawn", "`", "open", "rename",
+               "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process", "rmSync",
+               "unlinkSync", "'fs'", '"fs"', "FileUtils")
+MAX_SCRIPT = 1 << 20
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+
+
+def _python_name(name: str) -> bool:
+    return name in PYTHONS or (name.startswith("python") and name[6:].replace(".", "").isdigit())
+
+
+def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None,
+                 sudo: bool) -> bool:
+    """Handle the command if it runs other code; False when it is not one of those."""
+    words = quote(args)
+    before = len(walk.findings)
+    if name in SHELLS:
+        _shell(walk, args, cmd, state, upstream, words)
+    elif name == "eval":
+        texts = [a.text for a in args[1:]]
+        if any(t is None for t in texts):
+            walk.add(Finding(UNKNOWN, f"`{words}` runs text known only when it runs", words, line=cmd.line))
+        else:
+            walk.script(" ".join(t for t in texts if t is not None), state, cmd.line)
+    elif name in ("source", "."):
+        if len(args) > 1 and args[1].text in STDIN_FILES:
+            _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state, cmd.line))
+        elif len(args) > 1:
+            _script_file(walk, args[1], state, words, cmd.line)
+    elif name == "xargs":
+        _xargs(walk, args, cmd, state, upstream)
+    elif name == "parallel":
+        _parallel(walk, args, cmd, state, upstream, words)
+    elif _python_name(name):
+        _python(walk, args, cmd, state, upstream, words)
+    elif name in OTHER_CODE:
+        _other_code(walk, args, cmd, state, upstream, words, name)
+    elif name in ("sqlite3", "psql", "mysql", "mariadb", "duckdb"):
+        from pylon.guard.commands.sqlcmd import judge_sql
+
+        judge_sql(walk, name, args, cmd, state, words, upstream)
+    else:
+        return False
+    if sudo and any(f.verdict != SAFE for f in walk.findings[before:]):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs as root", words, line=cmd.line))
+    return True
+
+
+def fetched(upstream: Cmd | None) -> str | None:
+    """The fetch command feeding this one through a pipe (`curl ... | sh`), if any."""
+    if upstream is None or not upstream.words:
+        return None
+    from pylon.guard.words import basename
+
+    first = upstream.words[0].value
+    return upstream.words[0].raw if first is not None and basename(first) in FETCHERS else None
+
+
+def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str,
+                 run_text: Callable[[str], object]) -> None:
+    """The code comes on stdin: a heredoc (read it), a fetch (irreversible), another pipe (unknown)."""
+    source = fetched(upstream)
+    if source is not None:
+        walk.add(Finding(IRREVERSIBLE, f"`{source} ... | {words}` runs code fetched from the network", words,
+                         line=cmd.line))
+        return
+    body, why = stdin_input(walk, cmd, upstream, state)
+    if body is not None:
+        run_text(body)
+    elif why:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs code it reads from its input ({why})", words, line=cmd.line))
+
+
+def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
+    i = 1
+    while i < len(args):
+        text = args[i].text
+        if text is None and any(f in args[i].raw for f in FETCHERS):  # sh <(curl ...)
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", args[i].raw,
+                             line=cmd.line))
+            return
+        if text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` takes an option known only when it runs", args[i].raw,
+                             line=cmd.line))
+            return
+        if text in ("-c", "--command") or (text.startswith("-") and not text.startswith("--") and "c" in text):
+            if i + 1 >= len(args):
+                return  # `bash -c` with no script: bash refuses to start
+            if args[i + 1].text is None:
+                source = args[i + 1].raw
+                verdict = IRREVERSIBLE if "curl" in source or "wget" in source else UNKNOWN
+                walk.add(Finding(verdict, f"`{words}` runs {source}, a script known only when it runs", source,
+                                 line=cmd.line))
+                return
+            walk.script(args[i + 1].text or "", state.copy(), cmd.line)
+            return
+        if text in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if text.startswith(("-", "+")) and text not in ("-", "--"):
+            i += 1
+            continue
+        if text in ("-", "--"):
+            i += 1
+            if text == "-":
+                break
+            continue
+        if text in STDIN_FILES:
+            break
+        _script_file(walk, args[i], state, words, cmd.line, search=os.path.basename(args[0].text or "") == "bash")
+        return
+    _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.script(body, state.copy(), cmd.line))
+
+
+def run_script(walk: Walk, arg: Arg, state: State, words: str, line: int) -> None:
+    """A shell script run by its path (`./scripts/clean.sh`): judged by what it holds."""
+    _script_file(walk, arg, state, words, line)
+
+
+def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int, search: bool = False) -> None:
+    """A shell script named on the command line is read and judged like the command itself. bash
+    (`search`) looks a name without a slash up on PATH when the folder has no such file, and refuses
+    a binary file (a NUL byte before the first newline of its first 80 bytes): nothing runs."""
+    if arg.text is None:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs a script named only when it runs", arg.raw, line=line))
+        return
+    if arg.text.startswith(("http://", "https://")):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", arg.raw, line=line))
+        return
+    path = walk.ctx.absolute(arg.text, state.cwd or walk.ctx.cwd)
+    if search and "/" not in arg.text and not os.path.exists(path):
+        import shutil
+
+        path = shutil.which(arg.text, mode=os.F_OK, path=walk.ctx.env.get("PATH", "")) or path
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SCRIPT + 1)
+    except OSError:
+        walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} cannot be read, so what it does is unknown",
+                         arg.raw, line=line))
+        return
+    if search and b"\0" in data[:80].partition(b"\n")[0]:
+        walk.add(Finding(SAFE, f"`{words}`: bash refuses to run {path}, a binary file, as a script", arg.raw,
+                         line=line))
+        return
+    if len(data) > MAX_SCRIPT or b"\0" in data:
+        walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} is too large or not text", arg.raw, line=line))
+        return
+    walk.script(data.decode("utf-8", "surrogateescape"), state.copy(), line)
+
+
+_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-J", "-R", "-S", "--max-args", "--max-procs", "--delimiter",
+                          "--arg-file", "--max-lines", "--max-chars", "--eof", "--process-slot-var"})
+
+
+def _xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
+    """xargs CMD: CMD runs with the input's words added (or put in place of -I/-i/--replace's string)."""
+    from pylon.guard.words import Arg as A
+
+    judge = walk.judge
+    i, replace, from_file = 1, None, False
+    while i < len(args) and (text := args[i].text) is not None and text.startswith("-") and text != "-":
+        if text == "--":
+            i += 1
+            break
+        if text in ("-I", "-J") and i + 1 < len(args):
+            replace = args[i + 1].text
+        elif text.startswith("-I") and len(text) > 2:
+            replace = text[2:]
+        elif text == "-i" or text == "--replace" or text.startswith(("-i", "--replace=")):
+            replace = text.split("=", 1)[1] if "=" in text else (text[2:] if text.startswith("-i") else "") or "{}"
+        elif text in ("-a", "--arg-file") or text.startswith(("--arg-file=", "-a")):
+            from_file = True
+        i += 2 if text in _XARGS_TAKES else 1
+    if i < len(args) and args[i].text is None:
+        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command known only when it runs", args[i].raw,
+                         line=cmd.line))
+        return
+    inner = args[i:] or [A("echo", False, "echo")]
+    inputs = None if from_file else _stdin_paths(walk, upstream)
+    from pylon.guard.model import Cmd as C
+
+    for path in inputs if inputs is not None else [A(None, False, "(words read from its input)")]:
+        if replace:
+            line_args = [_replaced(a, replace, path) for a in inner]
+        else:
+            line_args = [*inner, path]
+        judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+
+
+_PARALLEL_TAKES = frozenset({"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-I", "-n", "--max-args", "-N",
+                             "-L", "--max-lines", "--delay", "--timeout", "--joblog", "--results", "--res", "-a",
+                             "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "--env", "--tmpdir",
+                             "--workdir", "--wd", "--basefile", "--bf", "--return", "--sshloginfile", "--slf",
+                             "--retries", "--load", "--memfree", "--halt", "--tagstring", "--tag-string", "-s",
+                             "--max-chars", "--block", "--blocksize", "--rpl", "--shebang-wrap", "--limit"})
+_PARALLEL_SLOTS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}")
+
+
+def _parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
+    """GNU parallel CMD ::: ARGS (or ARGS on stdin): each job is a shell string, CMD with the
+    argument in its {} slots (or appended); with no CMD each argument is itself a command."""
+    from pylon.guard.words import Arg as A
+
+    texts = [a.text for a in args]
+    i, remote, replace, from_file = 1, False, None, False
+    while i < len(args) and (text := texts[i]) is not None and text.startswith("-") and text != "-":
+        if text in ("-S", "--sshlogin", "--sshloginfile", "--slf") or text.startswith("--sshlogin="):
+            remote = remote or (i + 1 < len(args) and texts[i + 1] != ":")
+        if text == "-I" and i + 1 < len(args):
+            replace = texts[i + 1]
+        if text in ("-a", "--arg-file") or text.startswith("--arg-file="):
+            from_file = True
+        i += 2 if text in _PARALLEL_TAKES else 1
+    seps = [k for k in range(i, len(args)) if texts[k] in (":::", "::::", ":::+", "::::+")]
+    command = args[i : seps[0]] if seps else args[i:]
+    inputs: list[Arg] | None
+    if seps:
+        inputs = [a for k, a in enumerate(args[seps[0]:], seps[0]) if k not in seps]
+        if any(texts[k] in ("::::", "::::+") for k in seps):
+            inputs = None
+    else:
+        inputs = None if from_file else _stdin_paths(walk, upstream)
+    if any(a.text is None for a in command):
+        walk.add(Finding(UNKNOWN, f"`{words}` runs a command known only when it runs", words, line=cmd.line))
+        return
+    slots = (replace,) if replace else _PARALLEL_SLOTS
+    before = len(walk.findings)
+    for value in inputs if inputs is not None else [A(None, False, "(arguments read from its input)")]:
+        text = " ".join(a.text or "" for a in command)
+        if not command and value.text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` runs commands known only when it runs", value.raw, line=cmd.line))
+            continue
+        if value.text is None or value.under:  # parallel quotes the argument: one word, as xargs gives it
+            from pylon.guard.model import Cmd as C
+
+            line_args = [value if a.text in slots else _replaced(a, slots[0], value) for a in command]
+            if line_args == command:
+                line_args = [*command, value]
+            walk.judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
+            continue
+        job = value.text or ""
+        if not command:
+            walk.script(job, state.copy(), cmd.line)
+            continue
+        import shlex
+
+        quoted = shlex.quote(job)
+        # GNU parallel joins the command's words with spaces for the shell; judged that way and with
+        # each word kept whole (`parallel bash -c 'rm -rf {}'`), so that neither reading escapes
+        for text in (text, " ".join(shlex.quote(a.text or "") for a in command)):
+            line = text
+            for slot in slots:
+                line = line.replace(slot, quoted)
+            walk.script(line if line != text else f"{text} {quoted}", state.copy(), cmd.line)
+    if remote and any(f.verdict != SAFE for f in walk.findings[before:]):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs its jobs on other machines", words, line=cmd.line))
+
+
+def _replaced(word: Arg, replace: str, value: Arg) -> Arg:
+    """`word` with xargs' replacement string put in, wherever it occurs inside the word."""
+    from pylon.guard.words import Arg as A
+
+    if word.text is None or replace not in word.text:
+        return word
+    if word.text == replace:
+        return value
+    if value.text is None:
+        return A(None, False, word.raw)
+    return A(word.text.replace(replace, value.text), False, word.raw)
+
+
+def _stdin_paths(walk: Walk, upstream: Cmd | None) -> list[Arg] | None:
+    """What a producer before `| xargs` lists: find's start folders, the folder of a listing
+    command, echo's words; None when it cannot be told."""
+    from pylon.guard.words import Arg as A
+    from pylon.guard.words import basename
+
+    if upstream is None or not upstream.words or upstream.words[0].value is None:
+        return None
+    name = basename(upstream.words[0].value or "")
+    rest = [w.value for w in upstream.words[1:]]
+    if any(r is None for r in rest):
+        return None
+    plain = [r for r in rest if r is not None and not r.startswith("-")]
+    if name == "find":
+        starts = []
+        for r in rest:
+            if r is None or r[:1] in "-!(":
+                break
+            starts.append(r)
+        return [A(s, False, s, under=True) for s in starts or ["."]]
+    if name in ("echo", "printf"):
+        return [A(p, False, p) for p in plain[1 if name == "printf" else 0 :]]
+    if name == "ls":  # bare names, which xargs then opens relative to its own folder
+        return [A(".", False, "(names listed by ls)", under=True)]
+    if name in ("fd", "fdfind", "git", "grep", "rg", "ag", "ack"):  # paths below the folders searched
+        folders = [p for p in plain[1 if name == "git" else 0 :] if p.startswith(("/", "~", ".."))]
+        return [A(f, False, f"(paths listed by {name} under {f})", under=True) for f in folders] or \
+            [A(".", False, f"(paths listed by {name})", under=True)]
+    return None
+
+
+def _python(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str) -> None:
+    from pylon.guard.commands.pycode import judge_python
+
+    for i, a in enumerate(args[1:], 1):
+        if a.text == "-c":
+            code = args[i + 1] if i + 1 < len(args) else None
+            if code is None or code.text is None:
+                walk.add(Finding(UNKNOWN, f"`{words}` runs Python code known only when it runs", words,
+                                 line=cmd.line))
+            else:
+                judge_python(walk, code.text, state, words, cmd.line)
+            return
+        if a.text is None or a.text in ("-m",) or not (a.text or "").startswith("-") or a.text == "-":
+            if a.text == "-":
+                break
+            return  # a script or a module: not analysed (docs/guard.md)
+    _reads_stdin(walk, cmd, state, upstream, words, lambda body: judge_python(walk, body, state, words, cmd.line))
+
+
+def _other_code(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str,
+                name: str) -> None:
+    """perl/ruby/node one-liners: `-i` edits files in place; inline code pylon cannot parse is
+    unknown when it uses a word that can destroy (unlink, system, open, ...), else safe."""
+    flags = [a.text or "" for a in args[1:] if (a.text or "").startswith("-")]
+    if name in ("perl", "ruby") and any(f.startswith("-") and not f.startswith("--") and "i" in f[1:].split("e")[0]
+                                        for f in flags):
+        files, code_seen, skip = [], False, False
+        for a in args[1:]:
+            if skip:
+                skip, code_seen = False, True
+                continue
+            if (a.text or "").startswith("-"):
+                skip = (a.text or "").endswith("e") or a.text in ("-e", "-E")
+                continue
+            if code_seen or any((f.endswith("e") or "e" in f) for f in flags):
+                files.append(a)
+            else:
+                code_seen = True
+        destroyed(walk, state, files, verb="edits in place", words=words, line=cmd.line, recursive=False)
+        return
+    code = [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in ("-e", "-E", "--eval", "-p", "-r")
+            or (a.text or "").startswith("-") and (a.text or "").endswith("e") and not (a.text or "").startswith("--")]
+    for c in code:
+        if c.text is None or any(w in c.text for w in _RISKY_CODE):
+            walk.add(Finding(UNKNOWN, f"`{words}` runs {name} code that pylon does not analyse and that can "
+                             "delete or overwrite files", c.raw[:200], line=cmd.line))
+    if not code and len([a for a in args[1:] if not (a.text or "-").startswith("-")]) == 0:
+        _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.add(
+            Finding(UNKNOWN, f"`{words}` runs {name} code from its input, which pylon does not analyse", words,
+                    line=cmd.line)))
+
+
+__all__ = ["FETCHERS", "SHELLS", "fetched", "judge_interp", "os", "run_script"]

@@ -1,0 +1,221 @@
+"""`pylon ws log` and `pylon ws gc`: every state pylon keeps for this checkout, on one timeline.
+
+Four kinds, each anchored by refs under refs/pylon/ (so git's own gc keeps them):
+
+    baseline   refs/pylon/[worktrees/<admin>/]baselines/<NAME>   `pylon ws restore NAME`
+    op         refs/pylon/ops/<n> (ops that changed this checkout)  `pylon ws restore op-<n>[:SIDE]`
+    guard      refs/pylon/guard/<n>                               `pylon ws restore guard-<n>`
+    trash      refs/pylon/trash/<id>-<stamp>/{state,branch,baseline}   git worktree add + read-tree
+
+Newest first, each with its age, its size (the paths it differs in: an op from the state before
+it, a snapshot from its own HEAD commit; one `git diff-tree --stdin` for all), the command that made
+it and the exact command that brings it back. `gc` deletes the refs of entries older than a
+duration (git's gc frees the objects later), never the newest entry of a kind without `all`, an op
+still open (interrupted), a move whose state is still in the main checkout, or the newest apply of
+a session still in effect (the next apply of that session merges from it).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pylon.workspace import git, refs
+from pylon.workspace.ops import oplog
+from pylon.workspace.repo import Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Entry = dict[str, Any]
+
+KINDS = ("baseline", "op", "guard", "trash")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def _refs(checkout: Checkout, prefix: str) -> list[tuple[str, str, int, str]]:
+    """(ref, commit, committer time, tree) of every ref under prefix."""
+    out = git.run(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(tree)", prefix],
+                  cwd=checkout.root)
+    found = []
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        ref, oid, when, tree = (line.split("\0") + ["", "", ""])[:4]
+        found.append((ref, oid, int(when or 0), tree))
+    return found
+
+
+def _guard_command(checkout: Checkout, ref: str) -> str | None:
+    """The command a guard snapshot was taken for (its reflog message)."""
+    try:
+        with open(os.path.join(checkout.common_dir, "logs", ref), encoding="utf-8", errors="replace") as fh:
+            first = fh.readline()
+    except OSError:
+        return None
+    message = first.partition("\t")[2].strip()
+    return message.removeprefix("pylon guard: ") or None
+
+
+def _mine(checkout: Checkout, op: oplog.Op) -> bool:
+    from pylon.workspace.ops.opstates import same_root
+
+    return any(same_root(step.root, checkout.root) for step in op.steps) or (
+        op.kind == "rm" and checkout.worktree_name is None)
+
+
+def _op_entry(checkout: Checkout, op: oplog.Op) -> Entry:
+    from pylon.workspace.ops.opstates import same_root
+
+    name = f"op-{op.seq}"
+    step = next((s for s in op.steps if same_root(s.root, checkout.root)), None)
+    states: dict[str, str] = {}
+    if step is not None:
+        states = {"before": step.before, "after": step.after}
+        for side, key in (("before-undo", "undo_from"), ("before-redo", "redo_from")):
+            kept = op.record.get(key) or {}
+            oid = next((v for root, v in kept.items() if same_root(root, checkout.root)), None)
+            if oid:
+                states[side] = str(oid)
+    restores = {side: f"pylon ws restore {name}:{side}" for side in states}
+    if op.kind == "rm":
+        restores["worktree"] = "pylon ws undo" if op.status == "done" else ""
+    return {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit, "time": int(op.record.get("time") or 0),
+            "title": op.title, "op_kind": op.kind, "status": op.status, "made_by": op.record.get("command") or op.title,
+            "states": states, "restore": restores.get("before") or restores.get("worktree") or None,
+            "restores": restores, "_pair": (states.get("before"), states.get("after"))}
+
+
+def entries(checkout: Checkout) -> list[Entry]:
+    """Every kept state of this checkout, newest first (the unsorted parts of `ws log`)."""
+    found: list[Entry] = []
+    prefix = refs.baselines_prefix(checkout)
+    for ref, oid, when, tree in _refs(checkout, prefix):
+        name = ref[len(prefix):]
+        found.append({"kind": "baseline", "name": name, "ref": ref, "commit": oid, "time": when,
+                      "made_by": f"pylon ws baseline {name}", "restore": f"pylon ws restore {name}",
+                      "_pair": (f"{oid}^1", oid)})
+    for op in oplog.entries(checkout):
+        if _mine(checkout, op):
+            found.append(_op_entry(checkout, op))
+    anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
+    for ref, _oid, _when, _tree in _refs(checkout, f"{refs.ROOT}guard-refs/"):
+        anchors.setdefault(ref[len(f"{refs.ROOT}guard-refs/"):].split("/", 1)[0], []).append(ref)
+    for ref, oid, when, tree in _refs(checkout, f"{refs.ROOT}guard/"):
+        number = ref.rsplit("/", 1)[-1]
+        command = _guard_command(checkout, ref)
+        found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,
+                      "made_by": f"guard, before: {command}" if command else "guard",
+                      "restore": f"pylon ws restore guard-{number}", "_pair": (f"{oid}^1", oid),
+                      **({"refs": [ref, *anchors[number]]} if number in anchors else {})})
+    groups: dict[str, dict[str, tuple[str, int]]] = {}
+    for ref, oid, when, _tree in _refs(checkout, f"{refs.ROOT}trash/"):
+        group, _, part = ref.rpartition("/")
+        groups.setdefault(group, {})[part] = (oid, when)
+    rm_ops = {str(op.data.get("trash")): op for op in oplog.entries(checkout) if op.kind == "rm"}
+    for group, parts in groups.items():
+        state = parts.get("state")
+        if state is None:
+            continue
+        wid = group.rsplit("/", 1)[-1].rsplit("-", 1)[0]
+        rm_op = rm_ops.get(group)
+        path = str(rm_op.data.get("path")) if rm_op is not None else f"../{wid}"
+        start = f"{group}/branch" if "branch" in parts else f"{group}/state^1"
+        command = (f"git worktree add --detach {_q(path)} {start} && "
+                   f"git -C {_q(path)} read-tree -u --reset {group}/state")
+        found.append({"kind": "trash", "name": group.removeprefix(f"{refs.ROOT}trash/"), "ref": group,
+                      "commit": state[0], "time": state[1], "made_by": f"pylon ws rm {wid} --force",
+                      "restore": command, "refs": [f"{group}/{p}" for p in sorted(parts)],
+                      "_pair": (f"{state[0]}^1", state[0])})
+    found.sort(key=lambda e: (e["time"], e["kind"] == "op", e["name"]), reverse=True)
+    return found
+
+
+def _q(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+def _sizes(checkout: Checkout, items: list[Entry]) -> None:
+    """Each entry's `paths`: how many paths it differs in (see the module docstring)."""
+    from pylon.workspace.sides import peel_trees, tree_diffs
+
+    wanted = [(i, e["_pair"]) for i, e in enumerate(items) if e["_pair"][0] and e["_pair"][1]]
+    revs = [rev for _i, pair in wanted for rev in pair]
+    try:
+        trees = peel_trees(checkout, revs)
+    except Exception:  # a snapshot of an unborn HEAD has no parent: counted one by one below
+        trees = []
+    if trees:
+        pairs = [(trees[2 * n], trees[2 * n + 1]) for n in range(len(wanted))]
+        for (i, _pair), diff in zip(wanted, tree_diffs(checkout, pairs)):
+            items[i]["paths"] = len(diff)
+    for e in items:
+        e.setdefault("paths", None)
+        del e["_pair"]
+
+
+def log(checkout: Checkout, limit: int = 50) -> dict[str, object]:
+    items = entries(checkout)
+    shown = items[:limit]
+    _sizes(checkout, shown)
+    now = int(time.time())
+    for e in shown:
+        e["age"] = max(0, now - int(e["time"]))
+    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root}
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in `30d`, `12h`, `90m`, `45s`, `2w` (a bare number is days)."""
+    raw = text.strip().lower()
+    unit = raw[-1:] if raw[-1:] in _UNITS else "d"
+    number = raw[:-1] if raw[-1:] in _UNITS else raw
+    if not number.isdigit():
+        from pylon.errors import UsageError
+
+        raise UsageError("bad-duration", f"{text!r} is not a duration: a whole number with s, m, h, d or w.",
+                         "pylon ws gc --older-than 30d")
+    return int(number) * _UNITS[unit]
+
+
+def _protected(checkout: Checkout) -> set[str]:
+    """Op refs gc never deletes: open ops, an active move, the newest apply in effect per session."""
+    keep: set[str] = set()
+    applies: set[str] = set()
+    from pylon.workspace.ops.oplog import active_move
+
+    for op in oplog.entries(checkout):
+        if op.status in oplog.OPEN:
+            keep.add(op.ref)
+        if op.kind == "apply" and op.status == "done" and str(op.data.get("id")) not in applies:
+            applies.add(str(op.data.get("id")))
+            keep.add(op.ref)
+    active = active_move(checkout)
+    if active is not None:
+        keep.add(active.ref)
+    return keep
+
+
+def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run: bool = False) -> dict[str, object]:
+    from pylon.workspace.commits import update_refs
+
+    cutoff = int(time.time()) - parse_duration(older_than)
+    with oplog.op_lock(checkout):
+        items = entries(checkout)
+        protected = _protected(checkout)
+        newest: set[str] = set()
+        for kind in KINDS:
+            first = next((e for e in items if e["kind"] == kind), None)
+            if first is not None and not prune_all:
+                newest.add(first["ref"])
+        pruned, kept = [], 0
+        for e in items:
+            if e["time"] > cutoff or e["ref"] in newest or e["ref"] in protected:
+                kept += 1
+                continue
+            pruned.append({k: e[k] for k in ("kind", "name", "ref", "time")})
+        deletes = [r for e in items for r in (e.get("refs") or [e["ref"]])
+                   if any(p["ref"] == e["ref"] for p in pruned)]
+        if deletes and not dry_run:
+            update_refs(checkout, [], deletes=deletes)
+    return {"pruned": pruned, "kept": kept, "dry_run": dry_run, "older_than": older_than, "all": prune_all}

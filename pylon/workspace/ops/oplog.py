@@ -1,0 +1,367 @@
+"""The op log under refs/pylon/ops/: intent first, then the change, then completion.
+
+API (stable; used by moves, restore, `rm --force`, apply and guard):
+
+    Step(root, before, after, head="state", paths=None)
+        One checkout's change: `before` and `after` are state commits (state.capture() format;
+        restore_state.make_state() builds one), `head` is restore()'s head mode ("state",
+        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those.
+    perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None, command=None,
+            currents=None) -> Op
+        The whole protocol for an op made only of restores: under the op lock, check that no
+        op is left interrupted (`op-interrupted`) and that no restore would be blocked
+        (`restore-blocked`), write the intent, restore each step's checkout to `after` in
+        order, mark it done. undo reverses it (each step back to `before`, in reverse order).
+        `currents` maps a step's root to the State captured as its `before` (saves a capture);
+        `command` is the command line shown by `ws undo --list`. Example (what `ws apply` does):
+
+            before = capture(co)                       # anchored: before.commit
+            after = make_state(co, worktree=merged_tree, index_tree=before.index_tree,
+                               head=before.head, branch=before.branch, label="apply agent-1")
+            perform(co, "apply", [Step(co.root, before.commit, after, "keep")],
+                    title="apply agent-1", command="pylon ws apply agent-1", currents={co.root: before})
+    with op_lock(checkout): ...; check_clear(checkout); begin(...) -> Op; ...; complete(checkout, op)
+        The same protocol for an op that does more than restores (`rm --force`): begin() before
+        the first change, complete() after the last one. carry_out(checkout, op, currents=...) is
+        the middle and the end for an op of restores begun by hand (move, restore).
+    entries(checkout) -> list[Op] (newest first); interrupted(checkout) -> Op | None
+
+Kinds are pluggable: an op whose undo or finish is not "restore every step" names a `module`
+that defines `undo_op(checkout, op)` and/or `finish_op(checkout, op)` (rm_undo.py is one); the
+log imports it when needed. `data` is free JSON for the kind; `anchors` are extra commits the
+kind needs later (a branch tip, a baseline): every state and anchor is a parent of the op's
+commit, so `git gc --prune=now` never erases what an undo needs.
+
+Storage: `refs/pylon/ops/<seq>` (8 digits) points at a commit (empty tree) whose message is
+`pylon op <seq> <kind>: <status>` and then one JSON record. Statuses: `intent` (written before
+any change), `done`, `undoing` (an undo began; the state it replaces is in `undo_from`, the state it
+writes in `undo_to`), `undone`, `redoing` (a redo began: `redo_from` -> `redo_to`; then `done` again).
+States an earlier undo or redo of the same op recorded stay parents of its commit (`history`).
+A status change is a new commit swapped in with `git update-ref <ref> <new> <old>`. An op left in
+`intent` or `undoing` with the op lock free was interrupted: `ws status` names it, `ws undo`
+reverses it and `ws undo --finish` completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from pylon.locks import file_lock, is_held
+from pylon.workspace import git
+from pylon.workspace.commits import IDENT, State
+from pylon.workspace.repo import EMPTY_TREE, Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
+    Record = dict[str, Any]  # an op's decoded JSON record
+
+PREFIX = "refs/pylon/ops/"
+VERSION = 1
+LOCK_TIMEOUT = 600.0
+OPEN = ("intent", "undoing", "redoing")
+# record keys holding {root: state commit} maps: each is a parent of the op's commit (never pruned)
+STATE_MAPS = ("undo_from", "undo_to", "redo_from", "redo_to")
+
+
+class Step:
+    __slots__ = ("root", "before", "after", "head", "paths")
+
+    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None) -> None:
+        self.root, self.before, self.after, self.head, self.paths = root, before, after, head, paths
+
+    def to_dict(self) -> dict[str, object]:
+        found: dict[str, object] = {"root": self.root, "before": self.before, "after": self.after, "head": self.head}
+        if self.paths is not None:
+            found["paths"] = self.paths
+        return found
+
+
+class Op:
+    """One entry of the log (the decoded JSON record plus where it lives)."""
+
+    __slots__ = ("seq", "ref", "commit", "record")
+
+    def __init__(self, seq: int, commit: str, record: Record) -> None:
+        self.seq, self.ref, self.commit, self.record = seq, f"{PREFIX}{seq:08d}", commit, record
+
+    @property
+    def kind(self) -> str:
+        return str(self.record.get("kind"))
+
+    @property
+    def status(self) -> str:
+        return str(self.record.get("status"))
+
+    @property
+    def title(self) -> str:
+        return str(self.record.get("title") or self.kind)
+
+    @property
+    def steps(self) -> list[Step]:
+        raw = self.record.get("steps") or []
+        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))
+                for s in raw]
+
+    @property
+    def data(self) -> dict[str, object]:
+        value = self.record.get("data")
+        return value if isinstance(value, dict) else {}
+
+    def to_dict(self) -> dict[str, object]:
+        return {"seq": self.seq, "ref": self.ref, "commit": self.commit, **self.record}
+
+
+def lock_path(checkout: Checkout) -> str:
+    return os.path.join(checkout.common_dir, "pylon", "ops.lock")
+
+
+def lock_timeout(default: float = LOCK_TIMEOUT) -> float:
+    """How long a ws command waits for the op log (or the owned-worktree lock): `PYLON_WS_LOCK_TIMEOUT`
+    seconds when set, else `default`."""
+    try:
+        return max(0.0, float(os.environ.get("PYLON_WS_LOCK_TIMEOUT") or default))
+    except ValueError:
+        return default
+
+
+def op_lock(checkout: Checkout) -> file_lock:
+    """Serialises every mutating op of the repository (all worktrees share the log). A waiter says
+    on stderr who holds it (the holder's pid, command, op id, since when) and gives up after
+    lock_timeout() seconds with `lock-timeout`."""
+    return file_lock(lock_path(checkout), timeout=lock_timeout(), what="the op log", announce=True)
+
+
+def lock_held(checkout: Checkout) -> bool:
+    return is_held(lock_path(checkout))
+
+
+def _parents(record: Record, anchors: list[str]) -> list[str]:
+    seen: list[str] = []
+    for step in record.get("steps") or []:
+        for key in ("before", "after"):
+            oid = step[key]
+            if oid not in seen:
+                seen.append(oid)
+    kept = [oid for key in STATE_MAPS for oid in (record.get(key) or {}).values()]
+    for oid in [*anchors, *kept, *(record.get("history") or [])]:
+        if oid and oid not in seen:
+            seen.append(oid)
+    return seen
+
+
+def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str:
+    anchors = [str(a) for a in record.get("anchors") or []]
+    message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
+    args = ["commit-tree", "--no-gpg-sign", EMPTY_TREE]
+    for parent in _parents(record, anchors):
+        args += ["-p", parent]
+    commit = git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree").decode().strip()
+    ref = f"{PREFIX}{seq:08d}"
+    git.run(["update-ref", "-m", f"pylon op {record['status']}", ref, commit, old or "0" * 40], cwd=checkout.root,
+            what="git update-ref (op log)")
+    return commit
+
+
+def _listing(checkout: Checkout) -> list[tuple[int, str]]:
+    out = git.run(["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], cwd=checkout.root)
+    found = []
+    for line in out.decode().splitlines():
+        ref, _, oid = line.partition(" ")
+        tail = ref[len(PREFIX):]
+        if tail.isdigit():
+            found.append((int(tail), oid))
+    return sorted(found, reverse=True)
+
+
+def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
+    """The log, newest first (one `for-each-ref` and one `cat-file --batch`)."""
+    listing = _listing(checkout)[:limit] if limit else _listing(checkout)
+    if not listing:
+        return []
+    out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{oid}\n" for _, oid in listing).encode())
+    ops: list[Op] = []
+    pos = 0
+    for seq, oid in listing:
+        end = out.index(b"\n", pos)
+        size = int(out[pos:end].split()[2])
+        body = out[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+        _header, _, message = body.partition(b"\n\n")
+        try:
+            record = json.loads(message.split(b"\n", 2)[2])
+        except (IndexError, ValueError):
+            record = {"kind": "unknown", "status": "unreadable"}
+        ops.append(Op(seq, oid, record))
+    return ops
+
+
+def get(checkout: Checkout, seq: int) -> Op | None:
+    for op in entries(checkout):
+        if op.seq == seq:
+            return op
+    return None
+
+
+def interrupted(checkout: Checkout) -> Op | None:
+    """The newest op left half-done by a process that is gone (None while one is running)."""
+    for op in entries(checkout, limit=50):
+        if op.status in OPEN:
+            return None if lock_held(checkout) else op
+    return None
+
+
+def check_clear(checkout: Checkout) -> None:
+    """Refuse a new op while an interrupted one waits (call it under op_lock). Temp files and locks
+    of killed pylons are removed first (leftovers.py)."""
+    from pylon.workspace.leftovers import sweep
+
+    sweep(checkout)
+    for op in entries(checkout, limit=50):
+        if op.status in OPEN:
+            from pylon.errors import PylonError
+
+            raise PylonError(
+                "op-interrupted",
+                f"The operation `{op.title}` (op {op.seq}) was interrupted before it finished; pylon changes "
+                "nothing else until it is settled.",
+                "Reverse it with `pylon ws undo`, or complete it with `pylon ws undo --finish`.",
+                details={"op": op.seq, "kind": op.kind},
+            )
+
+
+def begin(
+    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: Mapping[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+) -> Op:
+    """Write the intent (call under op_lock, before changing anything) and return the op."""
+    listing = _listing(checkout)
+    seq = (listing[0][0] + 1) if listing else 1
+    record: Record = {
+        "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
+        "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
+        "module": module, "command": command, "pid": os.getpid(),
+    }
+    commit = _write(checkout, seq, record, None)
+    from pylon.locks import annotate
+
+    annotate(lock_path(checkout), op=seq)  # a waiter's notice names the op
+    return Op(seq, commit, record)
+
+
+def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:
+    record = dict(op.record, status=status, **extra)
+    commit = _write(checkout, op.seq, record, op.commit)
+    op.commit, op.record = commit, record
+    return op
+
+
+def complete(checkout: Checkout, op: Op, **extra: object) -> Op:
+    return set_status(checkout, op, "done", finished=int(time.time()), **extra)
+
+
+class closed_if_refused:  # noqa: N801 - used as a context manager, named for what it does
+    """Around an op's writes: a `changed-meanwhile` refusal raised before anything was written (a file
+    edited in the gap between the capture and the first write) closes the op with `status` and
+    `abandoned` set, instead of leaving it interrupted: there is nothing to reverse or finish."""
+
+    def __init__(self, checkout: Checkout, op: Op, status: str = "undone", *, abandoned: bool = True) -> None:
+        self.checkout, self.op, self.status, self.abandoned = checkout, op, status, abandoned
+
+    def __enter__(self) -> closed_if_refused:
+        return self
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
+        details = getattr(exc, "details", None)
+        if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
+            extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" and self.abandoned else {}
+            set_status(self.checkout, self.op, self.status, **extra)
+        return False
+
+
+def summary(results: list[dict[str, object]]) -> list[dict[str, object]]:
+    """restore() results without their path lists (the log keeps counts only)."""
+    return [{k: r[k] for k in ("written", "deleted", "index", "head_moved")} for r in results]
+
+
+def perform(
+    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+    currents: dict[str, State] | None = None,
+) -> Op:
+    """begin, restore each step to `after`, complete: an op made of restores, under the op lock.
+    `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
+    with op_lock(checkout):
+        check_clear(checkout)
+        preflight(steps, forward=True, currents=currents or {})
+        op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
+        carry_out(checkout, op, currents=currents)
+        return op
+
+
+def carry_out(checkout: Checkout, op: Op, *, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
+    """After begin(): restore each step to `after`, then complete the op; restore()'s results.
+    A refusal before anything was written closes the op instead (closed_if_refused)."""
+    with closed_if_refused(checkout, op):
+        results = run_steps(op.steps, forward=True, currents=currents)
+    complete(checkout, op, results=summary(results))
+    return results
+
+
+def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -> None:
+    """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
+    blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.ops.restore_state import _blocked_error, plan
+
+    for step in steps:
+        if step.root in currents:
+            todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
+                        current=currents[step.root], rules=[step.before, step.after],
+                        made=None if forward else step.after)
+            if todo.blocked:
+                raise _blocked_error(todo.blocked)
+
+
+def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
+    """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
+    from pylon.workspace.repo import locate
+    from pylon.workspace.ops.restore_state import restore
+
+    results = []
+    for step in steps if forward else list(reversed(steps)):
+        co = locate(step.root)
+        current = (currents or {}).get(step.root)
+        try:
+            results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
+                                   current=current, rules=[step.before, step.after],
+                                   made=None if forward else step.after))
+        except Exception as exc:
+            from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
+
+            if results and isinstance(exc, PylonError) and exc.code == "changed-meanwhile":
+                exc.details["written"] = True  # an earlier step was
+            raise
+    return results
+
+
+def move_ops(checkout: Checkout) -> dict[str, Op]:
+    """Per worktree id, its newest move or move-back op that is not undone."""
+    found: dict[str, Op] = {}
+    for op in entries(checkout):
+        if op.kind in ("move", "move-back") and op.status != "undone":
+            wid = str(op.data.get("id"))
+            found.setdefault(wid, op)
+    return found
+
+
+def active_move(checkout: Checkout) -> Op | None:
+    """The move whose worktree state is in the main checkout now (None when none is)."""
+    for op in move_ops(checkout).values():
+        if op.kind == "move":
+            return op
+    return None

@@ -1,0 +1,139 @@
+"""`pylon ws restore NAME [PATH...] [--dry-run]`: a baseline, guard snapshot or op state back, as an op.
+
+NAME is a baseline of this checkout (`refs/pylon/.../baselines/NAME`), `guard-<n>`
+(`refs/pylon/guard/<n>`, written by the guard before a destructive command), or a state of the op
+log: `op-<n>[:before|:after|:before-undo|:before-redo]` (opstates.py; `pylon ws log` lists them). The
+files (tracked and untracked, permission bits, empty folders, symlinks, deletions; for a guard
+snapshot also the ignored files it holds) and the staged index come back byte for byte; with PATHs
+only those paths. HEAD stays where it is: when the snapshot's HEAD differs, the result says so and
+names `git reset --soft` for it. The one exception is a whole guard snapshot whose branch was only
+moved back (`git reset --hard HEAD~1`): HEAD and the branch return to the snapshot's commit, since
+no commit is lost that way. The op log records the state replaced, so `ws undo` reverses it.
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import git, refs
+from pylon.workspace.ops import oplog
+from pylon.workspace.repo import Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NotRequired
+
+    from pylon.workspace.commits import State
+    from pylon.workspace.ops.restore_state import PlanSummary
+
+    class Restored(PlanSummary):
+        name: str
+        ref: str
+        commit: str
+        dry_run: bool
+        paths: list[str] | None
+        head: str | None
+        head_now: str | None
+        head_kept: bool
+        op: NotRequired[int | None]
+        refs: NotRequired[dict[str, list[str]]]
+
+
+def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
+    """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there."""
+    from pylon.errors import NotFoundError
+
+    if name.startswith("op-"):
+        from pylon.workspace.ops.opstates import resolve_op
+
+        return resolve_op(checkout, name)
+    if name.startswith("guard-") and name[len("guard-"):].isdigit():
+        ref = f"{refs.ROOT}guard/{name[len('guard-'):]}"
+    else:
+        ref = refs.baseline_ref(checkout, refs.check_name(name))
+    oid = git.run(["rev-parse", "-q", "--verify", ref + "^{commit}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    if not oid:
+        raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot is named {name!r} (no {ref}).",
+                            "See every kept state and the name that restores it with `pylon ws log`.")
+    return ref, oid
+
+
+def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
+    """A whole guard snapshot also puts HEAD and its branch back (`git reset --hard REV` moved them)
+    when that loses no commit: same branch, and its tip now is an ancestor of the snapshot's."""
+    if rel is not None or not ref.startswith(f"{refs.ROOT}guard/") or not target.head:
+        return "keep"
+    if target.head == current.head and target.branch == current.branch:
+        return "keep"
+    if target.branch != current.branch or (target.branch is None and current.head is not None):
+        return "keep"
+    if current.head is not None:
+        code, _, _ = git.run_full(["merge-base", "--is-ancestor", current.head, target.head], cwd=checkout.root)
+        if code != 0:
+            return "keep"
+    return "state"
+
+
+def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
+               dry_run: bool) -> tuple[dict[str, list[str]], bool] | None:
+    """A guard snapshot names again the refs its command deleted (guard_refs.py), with or without
+    PATHs (the hook's note names the paths; the refs are part of what the command destroyed): (what
+    was put back, whether the command touched refs only); None when there is nothing of that kind."""
+    if not ref.startswith(f"{refs.ROOT}guard/"):
+        return None
+    from pylon.workspace.ops.guard_refs import put_back, recorded
+
+    message = git.run(["cat-file", "commit", target], cwd=checkout.root).decode("utf-8", "surrogateescape")
+    kept, stash, only = recorded(message.partition("\n\n")[2])
+    if not kept and not stash:
+        return None
+    return put_back(checkout, message.partition("\n\n")[2], dry_run=dry_run), only
+
+
+def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
+                  dry_run: bool = False) -> Restored:
+    from pylon.workspace.repo import refuse_in_progress
+    from pylon.workspace.ops.restore_state import _blocked_error, holding, plan
+    from pylon.workspace.state import capture
+
+    ref, target = resolve_name(checkout, name)
+    rel = [checkout.to_root_relative(p) for p in paths] if paths else None
+    if rel is not None and "" in rel:
+        rel = None  # the checkout root itself: everything
+    refuse_in_progress(checkout, "restore a snapshot")
+    kept = _kept_refs(checkout, ref, target, rel, dry_run)
+    if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
+        return {"name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, "delete": [],
+                "write": [], "index": 0, "blocked": [], "kept": [], "head": None, "head_now": None,
+                "head_kept": False, "op": None, "refs": kept[0]}
+    with oplog.op_lock(checkout):
+        oplog.check_clear(checkout)
+        current = capture(checkout, label=f"before restore {name}")  # with its bits and folders (exact_quick.py)
+        todo = plan(checkout, target, rel, current=current)
+        if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
+            # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git
+            # clean -x`); the ones that exist again are kept in the state replaced, so undo has them.
+            current = holding(checkout, current, todo.blocked)
+            todo = plan(checkout, target, rel, current=current)
+        result: Restored = {
+            "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
+            "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
+        }
+        if todo.blocked:
+            raise _blocked_error(todo.blocked)
+        if kept is not None:
+            result["refs"] = kept[0]
+        from pylon.workspace.exact import differs
+
+        meta_only = differs(todo.target.meta, current.meta, rel)  # a chmod alone, an empty folder
+        if dry_run or not (todo.writes or todo.deletes or todo.index_entries or meta_only):
+            result["op"] = None
+            return result
+        head = _head_mode(checkout, ref, todo.target, current, rel)
+        result["head_kept"] = head == "keep" and result["head_kept"]
+        step = oplog.Step(checkout.root, str(current.commit), target, head, rel)
+        shown = " ".join(["pylon ws restore", name, *(paths or [])])
+        op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
+                         data={"name": name, "ref": ref}, command=shown)
+        oplog.carry_out(checkout, op, currents={checkout.root: current})
+        result["op"] = op.seq
+    return result
+

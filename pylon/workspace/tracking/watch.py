@@ -1,0 +1,246 @@
+"""`pylon ws watch`: report each settled batch of changes in the checkout.
+
+Filesystem events (watchdog, imported here only) are a hint of *when* to look; what changed is
+always decided by a fresh capture compared with the previous one, so a lost or dropped event can
+delay a report but never falsify it. The event queue is bounded (PYLON_WATCH_QUEUE_MAX, default
+10000; a test knob, as is PYLON_WATCH_EVENT_DELAY, which makes the handler slow): past it, or when
+the kernel's inotify queue overflows, the watcher rescans and says so in the batch (`overflow: true`).
+
+While it runs, the watcher holds `<git-dir>/pylon/watch.lock` and keeps `fresh` current, so
+`changes`, `fingerprint`, `baseline`, `run`, `list` and `conflicts` skip their own scan once a sync
+proves it has handled every event made before they asked (current.py, watchsync.py).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from pylon.workspace import state as st
+from pylon.workspace.tracking.changes import count_changed, listed
+from pylon.workspace.current import FRESH, WATCH_LOCK, write_fresh
+from pylon.workspace.repo import Checkout
+from pylon.workspace.since import resolve
+from pylon.workspace.watchsync import Cookies, Server
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver
+
+DEFAULT_QUEUE_MAX = 10000
+
+
+class _Events:
+    """Thread-safe event bookkeeping shared by the observer thread and the main loop."""
+
+    def __init__(self, root: str, fresh_path: str | None, queue_max: int) -> None:
+        self.root = root.rstrip("/") + "/"
+        self.git_dir = os.path.join(root, ".git")
+        self.fresh_path = fresh_path
+        self.queue_max = queue_max
+        self.cond = threading.Condition()
+        self.generation = 0
+        self.queue: list[str] = []
+        self.overflow = False
+        self.last_event = 0.0
+
+    def hit(self, path: str) -> None:
+        if path == self.git_dir or path.startswith(self.git_dir + "/"):
+            return
+        with self.cond:
+            self.generation += 1
+            self.last_event = time.monotonic()
+            if len(self.queue) >= self.queue_max:
+                self.overflow = True
+            else:
+                self.queue.append(path)
+            if self.fresh_path:
+                try:
+                    os.unlink(self.fresh_path)  # a reader must not trust the old state any more
+                except FileNotFoundError:
+                    pass
+            self.cond.notify_all()
+
+    def overflowed(self) -> None:
+        with self.cond:
+            self.overflow = True
+            self.generation += 1
+            self.last_event = time.monotonic()
+            if self.fresh_path:
+                try:
+                    os.unlink(self.fresh_path)
+                except FileNotFoundError:
+                    pass
+            self.cond.notify_all()
+
+
+class _OverflowLog(logging.Handler):
+    """watchdog reports a kernel inotify overflow only as a log warning: turn it into a rescan."""
+
+    def __init__(self, events: _Events) -> None:
+        super().__init__(logging.WARNING)
+        self.events = events
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.events.overflowed()
+
+
+def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> BaseObserver:
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    delay = float(os.environ.get("PYLON_WATCH_EVENT_DELAY") or 0)  # a test knob: events handled late
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.event_type in ("opened", "closed_no_write"):
+                return
+            src = os.fsdecode(event.src_path)
+            if cookies is not None and cookies.seen(src, event.event_type):
+                return
+            if delay and not src.startswith(events.git_dir):
+                time.sleep(delay)
+            events.hit(src)
+            dest = getattr(event, "dest_path", "")
+            if dest:
+                events.hit(os.fsdecode(dest))
+
+    handler = _OverflowLog(events)
+    for name in ("watchdog.observers.inotify", "watchdog.observers.inotify_c", "watchdog.observers.inotify_buffer"):
+        logging.getLogger(name).addHandler(handler)
+    observer = Observer()
+    observer.schedule(Handler(), root, recursive=True)
+    observer.start()
+    return observer
+
+
+def _vouch(fresh_path: str, checkout: Checkout, state: st.State) -> None:
+    write_fresh(checkout, state)
+
+
+def watch(
+    checkout: Checkout,
+    emit: Callable[[dict[str, object]], None],
+    *,
+    ready: Callable[[str], None],
+    since: str | None = None,
+    timeout: float | None = None,
+    settle: float = 0.2,
+    limit: int = 200,
+) -> dict[str, object]:
+    """Watch until `timeout` (or Ctrl-C); `emit` gets one dict per settled batch."""
+    queue_max = int(os.environ.get("PYLON_WATCH_QUEUE_MAX") or DEFAULT_QUEUE_MAX)
+    pdir = checkout.pylon_dir()
+    lock_fd = os.open(os.path.join(pdir, WATCH_LOCK), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fresh_path: str | None = os.path.join(pdir, FRESH)
+        os.ftruncate(lock_fd, 0)
+        os.pwrite(lock_fd, f"{os.getpid()}\n".encode(), 0)  # who to stop (watchers.py)
+    except OSError:
+        fresh_path = None  # another watcher vouches for this checkout; this one only reports
+    events = _Events(checkout.root, fresh_path, queue_max)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    batches = 0
+    mode = "events"
+    observer = None
+    server = None
+    cookies = Cookies(checkout.root, pdir) if fresh_path else None
+    try:
+        try:
+            observer = _start_observer(checkout.root, events, cookies)
+            if cookies is not None:  # readers trust `fresh` only after a sync (watchsync.py)
+                server = Server(checkout.git_dir, cookies)
+        except OSError as exc:
+            mode = f"polling (file events unavailable: {exc.strerror or exc})"
+        base = resolve(checkout, since) if since is not None else None
+        with events.cond:
+            seen = events.generation
+        previous = st.capture(checkout)
+        if fresh_path and events.generation == seen:
+            _vouch(fresh_path, checkout, previous)
+        ready(mode)
+        if base is not None:
+            emit(_batch(checkout, base.tree, previous, base.label, base.tree, limit, overflow=False, initial=True))
+        polling = mode != "events"
+        while True:
+            with events.cond:
+                while events.generation == seen:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return {"batches": batches, "mode": mode}
+                    waits = [w for w in (left, 1.0 if polling else 5.0) if w is not None]
+                    events.cond.wait(timeout=min(waits))
+                    if _gone(checkout):
+                        return {"batches": batches, "mode": mode, "stopped": "checkout removed"}
+                    if polling and events.generation == seen:
+                        break  # no file events: rescan on every tick
+                while events.generation != seen and time.monotonic() - events.last_event < settle:
+                    events.cond.wait(timeout=max(0.01, settle - (time.monotonic() - events.last_event)))
+                seen = events.generation
+                overflow = events.overflow
+                events.overflow = False
+                events.queue.clear()
+            if _gone(checkout):
+                return {"batches": batches, "mode": mode, "stopped": "checkout removed"}
+            current = st.capture(checkout)
+            if current.worktree != previous.worktree or overflow or current.head != previous.head:
+                emit(_batch(checkout, previous.worktree, current, base.label if base else None,
+                            base.tree if base else None, limit, overflow=overflow, initial=False))
+                batches += 1
+            previous = current
+            with events.cond:
+                if fresh_path and events.generation == seen:
+                    _vouch(fresh_path, checkout, current)
+    except KeyboardInterrupt:
+        return {"batches": batches, "mode": mode}
+    finally:
+        if server is not None:
+            server.close()
+        if observer is not None:
+            observer.stop()
+        if fresh_path:
+            try:
+                os.unlink(fresh_path)
+            except FileNotFoundError:
+                pass
+        os.close(lock_fd)
+
+
+def _gone(checkout: Checkout) -> bool:
+    """The checkout or its git dir was removed (`ws rm` of a worktree whose watcher runs on)."""
+    return not (os.path.isdir(checkout.root) and os.path.isdir(checkout.git_dir))
+
+
+def _batch(
+    checkout: Checkout,
+    old_tree: str,
+    current: st.State,
+    since_label: str | None,
+    since_tree: str | None,
+    limit: int,
+    *,
+    overflow: bool,
+    initial: bool,
+) -> dict[str, object]:
+    total, shown = listed(checkout, old_tree, current.worktree, limit)
+    doc: dict[str, object] = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "files": [e.to_dict() for e in shown],
+        "total": total,
+        "truncated": len(shown) < total,
+        "overflow": overflow,
+        "rescanned": True,
+        "head": current.head,
+        "initial": initial,
+    }
+    if since_label is not None and since_tree is not None:
+        doc["since"] = since_label
+        doc["total_since"] = count_changed(checkout, since_tree, current.worktree) if not initial else total
+    return doc

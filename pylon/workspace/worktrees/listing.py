@@ -1,0 +1,172 @@
+"""`pylon ws list` and the entry of `pylon ws conflicts`: one survey, every owned worktree read in
+parallel (sides.py), one versioned document.
+
+    {version, worktrees: [{id, path, branch, baseline, head, dirty: {tracked, untracked},
+     commits_since_baseline, created, last_change, overlaps, behind_checkout}], foreign}
+
+`behind_checkout` counts the paths `ws sync ID` would bring in: changed in the main checkout since
+the base the two last agreed on (applied.bases: the baseline, the last apply or the last sync) and
+different from the session's version.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pylon.workspace import git
+from pylon.workspace.merge import conflicts
+from pylon.workspace.worktrees import owned
+from pylon.workspace.commits import from_iso, iso
+from pylon.workspace.repo import Checkout
+from pylon.workspace.sides import (
+    Side,
+    dirty_from,
+    parallel,
+    peel_trees,
+    read_side,
+    tree_diffs,
+    unmerged_dirty,
+)
+
+LIST_VERSION = 1
+
+
+class Row:
+    __slots__ = ("owned", "side", "tracked", "untracked", "commits", "changed", "behind")
+
+    def __init__(self, found: owned.Owned, side: Side) -> None:
+        self.owned, self.side = found, side
+        self.tracked: list[str] = []
+        self.untracked: list[str] = []
+        self.commits = 0
+        self.changed: list[tuple[str, str]] = []  # (status, path) since the baseline, for the overlaps
+        self.behind = 0  # paths `ws sync` would bring in from the main checkout
+
+
+def _read(found: object) -> Row | Side:
+    if isinstance(found, str):
+        return read_side(found)  # the main checkout
+    assert isinstance(found, owned.Owned)
+    row = Row(found, read_side(found.path))
+    if found.head and found.head != found.baseline:
+        count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path)
+        row.commits = int(count.decode().strip() or 0)
+    return row
+
+
+def _compare_trees(checkout: Checkout, rows: list[Row]) -> None:
+    """Every row's dirty paths and changes since its baseline, from one tree diff for all rows."""
+    baselines = peel_trees(checkout, [r.owned.baseline for r in rows])
+    pairs: list[tuple[str, str]] = []
+    for row, base_tree in zip(rows, baselines):
+        state = row.side.state
+        index_tree = state.index_tree or state.worktree  # unmerged: counted by git status below
+        pairs += [(row.side.head_tree, index_tree), (index_tree, state.worktree), (base_tree, state.worktree)]
+    diffs = tree_diffs(checkout, pairs)
+    for n, row in enumerate(rows):
+        staged, unstaged, since = diffs[3 * n : 3 * n + 3]
+        if row.side.state.index_tree is None:
+            row.tracked, row.untracked = unmerged_dirty(row.side)
+        else:
+            row.tracked, row.untracked = dirty_from(staged, unstaged)
+        row.changed = since
+
+
+def _behind(checkout: Checkout, rows: list[Row], main: Side) -> None:
+    """Per row: paths the main checkout changed since the sync base that the session does not hold."""
+    from pylon.workspace.worktrees.applied import bases
+
+    starts = bases(checkout, {r.owned.id: r.owned.baseline for r in rows})
+    base_trees = peel_trees(checkout, [starts[r.owned.id].commit for r in rows])
+    pairs: list[tuple[str, str]] = []
+    for row, base_tree in zip(rows, base_trees):
+        pairs += [(base_tree, main.state.worktree), (row.side.state.worktree, main.state.worktree)]
+    diffs = tree_diffs(checkout, pairs)
+    for n, row in enumerate(rows):
+        since, differ = diffs[2 * n], diffs[2 * n + 1]
+        row.behind = len({p for _, p in since} & {p for _, p in differ})
+
+
+def _last_change(row: Row, head_times: dict[str, int]) -> int:
+    """The newest of the session's own events: its creation, its newest commit (only when it made
+    commits: HEAD's date is otherwise the date of the commit it started from), the newest mtime
+    among its dirty paths."""
+    newest = from_iso(row.owned.created) or 0
+    if row.commits:
+        newest = max(newest, head_times.get(row.owned.head or "", 0))
+    for rel in (*row.tracked, *row.untracked):
+        try:
+            newest = max(newest, int(os.lstat(os.path.join(row.owned.path, rel)).st_mtime))
+        except OSError:
+            continue  # deleted: the deletion's own time is not on disk
+    return newest
+
+
+def list_worktrees(checkout: Checkout) -> dict[str, object]:
+    info = owned.survey(checkout)
+    present = [o for o in info.owned.values() if o.present]
+    read: list[Row | Side] = parallel([*present, info.main_root] if present else [], _read)
+    rows = [r for r in read if isinstance(r, Row)]
+    _compare_trees(checkout, rows)
+    if rows:
+        main = read[-1]
+        assert isinstance(main, Side)
+        _behind(checkout, rows, main)
+    heads = sorted({r.owned.head for r in rows if r.owned.head})
+    head_times: dict[str, int] = {}
+    if heads:
+        out = git.run(["log", "--no-walk=unsorted", "--format=%H %ct", *heads], cwd=checkout.root)
+        for line in out.decode().splitlines():
+            oid, _, stamp = line.partition(" ")
+            head_times[oid] = int(stamp or 0)
+    notes = []
+    overlap: dict[str, list[str]] | None = {}
+    if len(rows) > 1:
+        if conflicts.git_version() < conflicts.MIN_GIT:
+            overlap = None
+            notes.append({"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"})
+        else:
+            parties = [conflicts.Party(r.owned.id, r.side, r.owned.baseline) for r in rows]
+            for party, row in zip(parties, rows):
+                party.changed, party.known = row.changed, True
+            overlap = conflicts.overlaps(conflicts.compare(checkout, parties, None))
+    items = []
+    for row in rows:
+        o = row.owned
+        items.append({
+            "id": o.id, "path": o.path, "branch": o.branch, "baseline": o.baseline, "head": o.head,
+            "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
+            "commits_since_baseline": row.commits, "created": o.created,
+            "last_change": iso(_last_change(row, head_times)),
+            "overlaps": None if overlap is None else overlap.get(o.id, []),
+            "behind_checkout": row.behind,
+        })
+    leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
+    return {"version": LIST_VERSION, "root": info.root, "worktrees": items, "foreign": len(info.foreign),
+            "leftovers": leftovers, "notes": notes}
+
+
+def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
+    """Pairs among the named owned worktrees (default: all) and each against the main checkout."""
+    conflicts.require_merge_tree()
+    info = owned.survey(checkout)
+    chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
+        o for o in info.owned.values() if o.present]
+    main_side = None
+
+    def work(item: object) -> Side:
+        return read_side(str(item))
+
+    paths = [o.path for o in chosen] + ([info.main_root] if chosen else [])
+    sides: list[Side] = parallel(paths, work)
+    if chosen:
+        main_side = sides.pop()
+    from pylon.workspace.worktrees.applied import bases
+
+    starts = bases(checkout, {o.id: o.baseline for o in chosen})
+    parties = [conflicts.Party(o.id, s, o.baseline, starts[o.id].commit) for o, s in zip(chosen, sides)]
+    main = conflicts.Party(None, main_side, "") if main_side is not None else None
+    result = conflicts.compare(checkout, parties, main)
+    return {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
+            "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
+            "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}
