@@ -44,13 +44,20 @@ if TYPE_CHECKING:
         truncated: bool
 
 
+# An op record names the module that undoes or finishes it. Records written before the modules
+# moved into rooms (issue 19) name the old paths; they live in users' repositories, so they resolve.
+MOVED = {"pylon.workspace.rm_undo": "pylon.workspace.worktrees.rm_undo",
+         "pylon.workspace.finish": "pylon.workspace.worktrees.finish",
+         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op"}
+
+
 def _module(op: oplog.Op) -> ModuleType | None:
     name = op.record.get("module")
     if not isinstance(name, str) or not name.startswith("pylon."):
         return None
     import importlib
 
-    return importlib.import_module(name)
+    return importlib.import_module(MOVED.get(name, name))
 
 
 def _nothing(finish: bool) -> Exception:
