@@ -2,7 +2,8 @@
 
 `cli -> canon, workspace`; the libraries never import typer, rich or pylon.cli; canon imports
 pygit2 only in its git-aware module; no module passes the size limit; the libraries have no import
-cycles, not even behind imports inside functions.
+cycles, not even behind imports inside functions. The rooms: workspace/ops never imports
+workspace/worktrees, workspace/merge neither room, cli/<room> no other cli room; no folder crowds.
 """
 
 from __future__ import annotations
@@ -157,3 +158,55 @@ def test_every_dependency_is_imported_by_pylon() -> None:
     for name in names:
         assert name in IMPORT_NAMES, f"say which module {name} provides"
         assert IMPORT_NAMES[name] in used, f"no module of pylon imports {name}: move it to an optional extra"
+
+
+# -- the rooms (issue 19 item 8; docs/architecture.md "Rooms") -----------------------------------
+
+WORKSPACE = PACKAGE / "workspace"
+MAX_MODULES = 24  # "about 20" per folder: canon/ holds 23 today
+
+
+def _under(names: set[str], package: str) -> set[str]:
+    return {n for n in names if n == package or n.startswith(package + ".")}
+
+
+@pytest.mark.parametrize("path", sorted(WORKSPACE.joinpath("ops").glob("*.py")), ids=lambda p: p.name)
+def test_ops_never_imports_worktrees(path: Path) -> None:
+    # the op log, undo and restore work on any checkout; worktrees/ builds on them, never the reverse
+    # (an op kind of worktrees/, such as rm, is reached through the module its record names)
+    assert not _under(imported(path), "pylon.workspace.worktrees")
+
+
+@pytest.mark.parametrize("path", sorted(WORKSPACE.joinpath("merge").glob("*.py")), ids=lambda p: p.name)
+def test_merge_is_shared_and_imports_neither_room(path: Path) -> None:
+    names = imported(path)
+    assert not _under(names, "pylon.workspace.worktrees") and not _under(names, "pylon.workspace.ops")
+
+
+def test_no_folder_holds_more_than_about_20_modules() -> None:
+    folders = {p.parent for p in PACKAGE.rglob("*.py")}
+    crowded = {str(f.relative_to(PACKAGE.parent)): n for f in folders
+               if (n := len([p for p in f.glob("*.py") if p.name != "__init__.py"])) > MAX_MODULES}
+    assert not crowded, f"give these folders rooms (subpackages by responsibility): {crowded}"
+
+
+CLI = PACKAGE / "cli"
+CLI_ROOMS = sorted(p.parent.name for p in CLI.glob("*/__init__.py"))
+
+
+@pytest.mark.parametrize("path", sorted(p for room in CLI_ROOMS for p in CLI.joinpath(room).rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(CLI)))
+def test_cli_rooms_use_libraries_and_shared_cli_helpers_only(path: Path) -> None:
+    # cli/canon, cli/ws, cli/guard: handlers call libraries and the shared helpers at cli/'s top level
+    # (output, failure, options, ...), never another room's internals
+    room = path.relative_to(CLI).parts[0]
+    shared = {f"pylon.cli.{p.stem}" for p in CLI.glob("*.py")} | {"pylon.cli"}
+    foreign = {n for n in _under(imported(path), "pylon.cli")
+               if n not in shared and n.rpartition(".")[0] not in shared} - _under(imported(path), f"pylon.cli.{room}")
+    assert not foreign, f"{path.relative_to(CLI)} reaches into another cli room: {sorted(foreign)}"
+
+
+def test_the_rooms_exist() -> None:
+    # the tests above would pass vacuously on a tree without them
+    assert {"ops", "worktrees", "merge"} <= {p.parent.name for p in WORKSPACE.glob("*/__init__.py")}
+    assert {"canon", "ws", "guard"} <= set(CLI_ROOMS)
