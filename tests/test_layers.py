@@ -3,7 +3,9 @@
 `cli -> canon, workspace`; the libraries never import typer, rich or pylon.cli; canon imports
 pygit2 only in its git-aware module; no module passes the size limit; the libraries have no import
 cycles, not even behind imports inside functions. The rooms: workspace/ops never imports
-workspace/worktrees, workspace/merge neither room, cli/<room> no other cli room; no folder crowds.
+workspace/worktrees, workspace/merge neither room, cli/<room> no other cli room; workspace/tracking,
+canon/agent, canon/views and guard/commands are reached from above only; no folder holds more
+than 20 modules.
 """
 
 from __future__ import annotations
@@ -163,10 +165,7 @@ def test_every_dependency_is_imported_by_pylon() -> None:
 # -- the rooms (issue 19 item 8; docs/architecture.md "Rooms") -----------------------------------
 
 WORKSPACE = PACKAGE / "workspace"
-MAX_MODULES = 24  # "about 20" per folder
-# canon/ (the memory library) has no rooms yet: 23 modules before issue 19's batch, 25 with the
-# modules that batch adds; its split is a follow-up, and this allowance stops it growing further
-ALLOWED = {"pylon/canon": 26}
+MAX_MODULES = 20  # "about 20" per folder (issue 19): every folder, canon/ and guard/ included
 
 
 def _under(names: set[str], package: str) -> set[str]:
@@ -189,9 +188,33 @@ def test_merge_is_shared_and_imports_neither_room(path: Path) -> None:
 def test_no_folder_holds_more_than_about_20_modules() -> None:
     folders = {p.parent for p in PACKAGE.rglob("*.py")}
     crowded = {str(f.relative_to(PACKAGE.parent)): n for f in folders
-               if (n := len([p for p in f.glob("*.py") if p.name != "__init__.py"]))
-               > ALLOWED.get(str(f.relative_to(PACKAGE.parent)), MAX_MODULES)}
+               if (n := len([p for p in f.glob("*.py") if p.name != "__init__.py"])) > MAX_MODULES}
     assert not crowded, f"give these folders rooms (subpackages by responsibility): {crowded}"
+
+
+# A room above its library's core: only these packages may import it (anywhere, lazily too). The
+# core of each library never reaches up into them, so a room can change without touching the core.
+ABOVE = ("pylon.cli", "pylon.serve", "pylon.mcp", "pylon.hooks")
+REACHED_FROM = {
+    "pylon.workspace.tracking": ABOVE,  # one module per command on a checkout's changes
+    "pylon.canon.agent": (*ABOVE, "pylon.canon.views"),  # `canon status` shows a session's spending
+    "pylon.canon.views": ABOVE,  # map, search, status, graph
+    "pylon.guard.commands": ("pylon.guard.rules",),  # the families, reached through rules.py's dispatch
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_rooms_above_a_core_are_reached_from_above_only(path: Path) -> None:
+    me = _module_name(path)
+    for room, allowed in REACHED_FROM.items():
+        if _under({me}, room) or any(_under({me}, pkg) for pkg in allowed):
+            continue
+        assert not _under(imported(path), room), f"{me} reaches up into {room} (only {allowed} may)"
 
 
 CLI = PACKAGE / "cli"
@@ -214,3 +237,8 @@ def test_the_rooms_exist() -> None:
     # the tests above would pass vacuously on a tree without them
     assert {"ops", "worktrees", "merge"} <= {p.parent.name for p in WORKSPACE.glob("*/__init__.py")}
     assert {"canon", "ws", "guard"} <= set(CLI_ROOMS)
+    assert {"ops", "worktrees", "merge", "tracking"} <= {p.parent.name for p in WORKSPACE.glob("*/__init__.py")}
+    assert {"agent", "views", "lint", "git"} <= {p.parent.name for p in PACKAGE.joinpath("canon").glob("*/__init__.py")}
+    assert (PACKAGE / "guard" / "commands" / "__init__.py").is_file()
+    for room in REACHED_FROM:
+        assert PACKAGE.parent.joinpath(*room.split("."), "__init__.py").is_file(), room
