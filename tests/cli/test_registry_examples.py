@@ -52,6 +52,7 @@ SETUP: dict[str, list[str]] = {
 EXIT: dict[str, int] = {
     "canon check": 1,  # src/app.py is staged with no change to its article: the gate's finding (exit 1)
     "guard check": 1,  # `git clean -fdx` is not safe: exit 1 with the verdict ("Exit 0 when safe, 1 otherwise")
+    "serve": 130,  # stopped by Ctrl-C (SIGINT) after it printed its URL: 130, as conventions.md says
 }
 # Commands that run until stopped: the example runs with this bound added (the watchers' --timeout).
 UNTIL_STOPPED = {"canon watch": ["--timeout", "0.3"], "ws watch": ["--timeout", "0.3"]}
@@ -124,6 +125,27 @@ def _run_line(line: str, cwd: Path, extra: list[str] | None = None) -> Result:
 
 
 COMMANDS = list(registry.COMMANDS)
+SERVERS = {"serve"}  # runs until Ctrl-C: started, read until it prints its URL, then interrupted
+
+
+def _serve_until_ready(line: str, cwd: Path) -> Result:
+    """A server's example as a real process: it must print its URL, then stop cleanly on SIGINT."""
+    import os
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if k != "BROWSER"}
+    proc = subprocess.Popen(shlex.split(line), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().decode()
+        assert "http://127.0.0.1:" in first, first
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return Result(proc.returncode, first + out.decode(), err.decode(), shlex.split(line))
 
 
 def test_the_tables_name_registry_commands() -> None:
@@ -146,7 +168,10 @@ def test_the_example_runs(command: registry.Command, tmp_path: Path,
             found = TAG.search(result.out)
             assert found, result
             example = TAG.sub(f"#{found.group(1)}", example)
-    result = _run_line(example, repo, UNTIL_STOPPED.get(command.name))
+    if command.name in SERVERS:
+        result = _serve_until_ready(example, repo)
+    else:
+        result = _run_line(example, repo, UNTIL_STOPPED.get(command.name))
     expected = EXIT.get(command.name, 0)
     assert result.code == expected, f"`{command.example}` exits {result.code}, not {expected}: {result!r}"
     assert "Traceback" not in result.out + result.err, result
