@@ -63,13 +63,13 @@ def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions
         url = server.gate.url()
         instance.publish(url, server.gate.port)
         watcher = _watch(server, board)
-        announce(url)
-        if open_browser:
-            import webbrowser
-
-            webbrowser.open(url)
         previous = signal.signal(signal.SIGTERM, _interrupt)
-        try:
+        try:  # from the announcement on, Ctrl-C is a clean stop (a user may press it the moment the URL shows)
+            announce(url)
+            if open_browser:
+                import webbrowser
+
+                webbrowser.open(url)
             server.serve_forever(poll_interval=0.2)
         except KeyboardInterrupt:
             pass

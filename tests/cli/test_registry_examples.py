@@ -52,7 +52,6 @@ SETUP: dict[str, list[str]] = {
 EXIT: dict[str, int] = {
     "canon check": 1,  # src/app.py is staged with no change to its article: the gate's finding (exit 1)
     "guard check": 1,  # `git clean -fdx` is not safe: exit 1 with the verdict ("Exit 0 when safe, 1 otherwise")
-    "serve": 130,  # stopped by Ctrl-C (SIGINT) after it printed its URL: 130, as conventions.md says
 }
 # Commands that run until stopped: the example runs with this bound added (the watchers' --timeout).
 UNTIL_STOPPED = {"canon watch": ["--timeout", "0.3"], "ws watch": ["--timeout", "0.3"]}
