@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -82,8 +84,19 @@ def test_watch_states_the_true_total(repo: Path) -> None:
     assert proc.stderr is not None
     assert "watching" in proc.stderr.readline().decode()
     os.rename(staging / "gen", repo / "gen")
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:  # until the batch of the rename (or the watcher's own --timeout ends it)
+        lines.append(line)
+        event = json.loads(line)
+        if event["event"] == "batch" and not event["initial"] and event["total"]:
+            time.sleep(1.0)  # a second batch, if the watcher split this one, would come within the debounce
+            proc.send_signal(signal.SIGINT)
+            break
     out, _ = proc.communicate(timeout=90)
-    batches = [b for b in (json.loads(x) for x in out.decode().splitlines() if x.strip()) if b["event"] == "batch"]
+    lines.append(out)
+    text = b"".join(lines).decode()
+    batches = [b for b in (json.loads(x) for x in text.splitlines() if x.strip()) if b["event"] == "batch"]
     seen = [b for b in batches if not b["initial"] and b["total"]]
     assert len(seen) == 1, batches
     assert (seen[0]["total"], seen[0]["total_since"], len(seen[0]["files"])) == (N_FILES, N_FILES, 200)

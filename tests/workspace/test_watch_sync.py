@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, script
+from tests.conftest import git, script, sized
 from tests.workspace.helpers import pylon, write_files
 
 
@@ -61,7 +61,7 @@ def test_an_edit_right_before_a_read_is_never_missed(checkout: Path, delay: floa
     # for them (0.6 s), at 1.5 s it gives up after SYNC_WAIT (1 s) and the reader scans
     proc = _start(checkout, delay)
     try:
-        for n in range(2):
+        for n in range(sized(1, 2)):
             _vouched(checkout)
             write_files(checkout, {f"late-{n}.txt": f"{n}\n"})
             started = time.monotonic()

@@ -69,6 +69,7 @@ def stop(git_dir: str) -> int | None:
     # one a person started in a terminal shares the shell's group, so only the pid is signalled
     target = group if group == pid else None
     _signal(pid, target, signal.SIGTERM)
+    _signal(pid, target, signal.SIGCONT)  # a stopped watcher (Ctrl-Z, SIGSTOP) handles the TERM only once continued
     deadline = time.monotonic() + STOP_WAIT
     while time.monotonic() < deadline:
         if not _alive(pid, target):

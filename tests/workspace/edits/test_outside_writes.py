@@ -48,7 +48,7 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
     # file: exactly the window in which the append used to be lost.
     original = ed.numbered(200)
     path = ed.write("f.txt", original)
-    for attempt in range(5):
+    for attempt in range(sized(2, 5)):  # each attempt holds pylon 2 s in the window
         path.write_text(original, encoding="utf-8")
         tag = ed.read("f.txt")
         proc = _start_edit(ed, tag, b"replace 100\n+changed\n", {"PYLON_TEST_WRITE_DELAY": "2"})
