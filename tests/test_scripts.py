@@ -1,4 +1,4 @@
-"""The README's first command: scripts/demo walks through all three parts and succeeds."""
+"""The README's first command: scripts/demo walks through every part and succeeds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_demo_runs_all_three_parts() -> None:
+def test_demo_runs_every_part() -> None:
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "demo")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = proc.stdout
@@ -38,6 +38,11 @@ def test_demo_runs_all_three_parts() -> None:
         "undid `rm agent-b --force`",  # the op log: a forced removal comes back
         "moved worktree agent-a's state into",  # ws move
         "moved worktree agent-a's state back",  # ws move --back
+        "tools: read edit canon_read",  # pylon mcp lists the registry's MCP tools (the SDK client)
+        "canon_read src/core/config.py -> Loads layered config",  # and a tools/call answers
+        "GET /api/agents without the token: 403",  # pylon serve refuses a request without its token
+        "GET /api/agents?token=...: worktrees ['agent-a', 'agent-b', 'agent-c']",  # and answers with it
+        "flowchart LR",  # canon graph --format mermaid
         "error[article-not-updated] changed, but its article src/core/config did not change",  # canon check
         "1 of 2 tracked files have a governing article",  # canon coverage
         "applied agent-a: 1 path(s) changed in the working tree",  # ws apply
