@@ -55,6 +55,13 @@ def sized(fast: int, full: int) -> int:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: the real Claude Code and Codex clients against a mock model (tests/e2e)")
+    import signal
+
+    # A suite started as a background job of a script (`.ci/run &`) inherits an ignored SIGINT, and
+    # every process it starts would too: tests that press Ctrl-C on a child (SIGINT) would then test
+    # nothing. A handled signal is reset to its default in the children at exec.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # Left out of the default tier: `slow` (full-size loops) and `e2e` (real clients from npm).

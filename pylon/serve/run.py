@@ -63,7 +63,10 @@ def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions
         url = server.gate.url()
         instance.publish(url, server.gate.port)
         watcher = _watch(server, board)
+        # TERM and INT both stop it cleanly; INT explicitly, because a board started as a background
+        # job of a script inherits an ignored SIGINT, and `kill -INT` must still stop it
         previous = signal.signal(signal.SIGTERM, _interrupt)
+        previous_int = signal.signal(signal.SIGINT, _interrupt)
         try:  # from the announcement on, Ctrl-C is a clean stop (a user may press it the moment the URL shows)
             announce(url)
             if open_browser:
@@ -75,6 +78,7 @@ def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGINT, previous_int)
             server.stopping.set()
             server.broker.close()
             if watcher is not None:
