@@ -133,10 +133,10 @@ def _check_type(command: Command, key: str, value: object, schema: dict[str, Any
           "array": isinstance(value, list)}[kind]
     if not ok:
         raise _bad(command, f"{key}: expected {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {value!r}.")
-    if kind == "array":
-        for item in value:  # type: ignore[attr-defined]  # a list, checked above
+    if isinstance(value, list):  # kind "array" (checked above)
+        for item in value:
             _check_type(command, f"{key}[]", item, schema["items"])
-        count, low = len(value), schema.get("minItems", 0)  # type: ignore[arg-type]
+        count, low = len(value), schema.get("minItems", 0)
         high = schema.get("maxItems", count)
         if not low <= count <= high:
             wanted = f"exactly {low}" if low == high else f"at least {low}"

@@ -53,7 +53,9 @@ def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.workspace.worktrees.listing import list_worktrees
 
     listed = list_worktrees(board.checkout())
-    for row in listed["worktrees"]:  # type: ignore[attr-defined]
+    rows = listed["worktrees"]
+    assert isinstance(rows, list)  # the `ws list --json` document's list
+    for row in rows:
         admin = admin_dir_of(str(row["path"]))
         row["watcher"] = holder(admin) if admin else None
     return listed

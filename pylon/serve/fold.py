@@ -28,31 +28,33 @@ def fold(graph: Graph, opened: list[str], limit: int = 300) -> dict[str, object]
     """The graph with unopened folders collapsed; at most `limit` nodes (the largest units first)."""
     open_set = {f.rstrip("/") for f in opened}
     units: dict[str, dict[str, object]] = {}
+    counted: dict[str, list[int]] = {}  # unit -> [articles, problems, dead], kept apart so they stay ints
     of: dict[str, str] = {}
     for node in graph.nodes:
         name = of[node.address] = _unit(node.address, open_set)
         unit = units.get(name)
         if unit is None:
-            unit = units[name] = {"id": name, "folder": name.endswith("/"), "articles": 0, "problems": 0,
-                                  "dead": 0, "capsule": None, "asset": None, "asset_kind": None}
-        unit["articles"] = int(unit["articles"]) + 1  # type: ignore[call-overload]
-        unit["problems"] = int(unit["problems"]) + (node.problem is not None)  # type: ignore[call-overload]
+            unit = units[name] = {"id": name, "folder": name.endswith("/"), "capsule": None, "asset": None,
+                                  "asset_kind": None}
+            counted[name] = [0, 0, 0]
+        counted[name][0] += 1
+        counted[name][1] += node.problem is not None
         if not unit["folder"]:
             unit.update(capsule=node.capsule, asset=node.asset, asset_kind=node.asset_kind, scope=node.scope)
     for item in graph.dead:
-        unit = units[of[str(item["source"])]]
-        unit["dead"] = int(unit["dead"]) + 1  # type: ignore[call-overload]
+        counted[of[str(item["source"])]][2] += 1
+    for name, (articles, problems, dead) in counted.items():
+        units[name].update(articles=articles, problems=problems, dead=dead)
     links: dict[tuple[str, str], int] = {}
     for edge in graph.edges:
         key = (of[edge.source], of[edge.target])
         if key[0] != key[1]:
             links[key] = links.get(key, 0) + 1
-    shown = sorted(units.values(), key=lambda u: (-int(u["articles"]), str(u["id"])))  # type: ignore[call-overload]
-    cut = shown[limit:]
-    shown = shown[:limit]
-    names = {str(u["id"]) for u in shown}
-    return {"open": sorted(open_set), "nodes": sorted(shown, key=lambda u: str(u["id"])),
+    order = sorted(units, key=lambda name: (-counted[name][0], name))
+    cut = order[limit:]
+    names = set(order[:limit])
+    return {"open": sorted(open_set), "nodes": [units[name] for name in sorted(names)],
             "edges": [{"source": a, "target": b, "links": n} for (a, b), n in sorted(links.items())
                       if a in names and b in names],
-            "hidden": {"units": len(cut), "articles": sum(int(u["articles"]) for u in cut)},  # type: ignore[call-overload]
+            "hidden": {"units": len(cut), "articles": sum(counted[name][0] for name in cut)},
             "counts": {"articles": len(graph.nodes), "links": len(graph.edges), "dead": len(graph.dead)}}

@@ -10,6 +10,11 @@ from collections.abc import Callable
 
 from pylon.serve.data import Board
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.serve.app import BoardServer
+    from pylon.serve.events import Watcher
+
 
 def _owned_roots(board: Board) -> list[str]:
     from pylon.workspace.worktrees import owned
@@ -21,7 +26,7 @@ def _owned_roots(board: Board) -> list[str]:
     return [board.root, *(o.path for o in info.owned.values() if o.present)]
 
 
-def _watch(server: object, board: Board) -> object | None:
+def _watch(server: BoardServer, board: Board) -> Watcher | None:
     """Start the watcher in the background (a large tree takes a while to watch); None without watchdog."""
     from pylon.serve.events import Watcher
 
@@ -29,7 +34,7 @@ def _watch(server: object, board: Board) -> object | None:
         board.memory_generation += 1
 
     checkout = board.checkout()
-    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], memory_changed)  # type: ignore[attr-defined]
+    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], memory_changed)
 
     def start() -> None:
         try:
@@ -39,7 +44,7 @@ def _watch(server: object, board: Board) -> object | None:
     threading.Thread(target=start, name="pylon-serve-watch", daemon=True).start()
 
     def follow() -> None:  # worktrees come and go: follow them on each workspace batch
-        stream = server.broker.subscribe()  # type: ignore[attr-defined]
+        stream = server.broker.subscribe()
         while True:
             event = stream.get()
             if event is None:
@@ -82,7 +87,7 @@ def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions
             server.stopping.set()
             server.broker.close()
             if watcher is not None:
-                watcher.stop()  # type: ignore[attr-defined]
+                watcher.stop()
             server.server_close()
     finally:
         instance.close()

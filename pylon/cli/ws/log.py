@@ -37,7 +37,9 @@ def log(args: LogArgs) -> int:
         emit(result)
         return 0
     lines = []
-    for e in result["entries"]:  # type: ignore[attr-defined]
+    entries = result["entries"]
+    assert isinstance(entries, list)  # the `ws log --json` document's list
+    for e in entries:
         size = "" if e["paths"] is None else f"{e['paths']} path(s)"
         status = f" ({e['status']})" if e["kind"] == "op" else ""
         lines.append(f"{age(e['age']):>9}  {e['kind']:<8} {e['name']:<24} {size:<12} {e['made_by']}{status}")
