@@ -88,7 +88,7 @@ def measured(folder: Path) -> Moments:
 
 def test_sigkill_during_apply_fast(tmp_path: Path) -> None:
     moments = measured(tmp_path / "m")
-    rounds = sized(4, 8)
+    rounds = sized(3, 8)
     outcomes = [crash_round(tmp_path, seed, moments) for seed in range(rounds)]
     assert len(outcomes) == rounds
 
