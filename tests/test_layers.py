@@ -199,7 +199,8 @@ REACHED_FROM = {
     "pylon.workspace.tracking": ABOVE,  # one module per command on a checkout's changes
     "pylon.canon.agent": (*ABOVE, "pylon.canon.views"),  # `canon status` shows a session's spending
     "pylon.canon.views": ABOVE,  # map, search, status, graph
-    "pylon.guard.commands": ("pylon.guard.rules",),  # the families, reached through rules.py's dispatch
+    # the families, reached through rules.py's dispatch; reading.py peels wrappers as the judge does
+    "pylon.guard.commands": ("pylon.guard.rules", "pylon.guard.reading"),
 }
 
 

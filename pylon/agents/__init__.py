@@ -52,11 +52,6 @@ API (stable; import the submodules directly, this file imports nothing):
     ensure_ascii=False)`` give, through the C ``_json`` alone (``import json`` loads ``re``: as
     much as the interpreter's start). Anything unusual is handed to json itself.
 
-``pylon.agents.shellwords``
-    ``words(text)``: the words ``shlex.shlex(text, posix=True, punctuation_chars=True)`` gives
-    with ``whitespace_split`` on and no commenters, and its ValueError at the same point, without
-    importing shlex (which loads ``re``).
-
 Formats (cited in docs/canon-agents.md): https://code.claude.com/docs/en/hooks and
 https://developers.openai.com/codex/hooks.
 """

@@ -24,9 +24,6 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
              budget: float = BUDGET) -> Result:
     """The verdict on one shell command line (or script) run in ctx.cwd; `unknown` when it cannot
     be read within `budget` seconds."""
-    import gc
-    import time
-
     from pylon.guard import model
     from pylon.guard.rules import judge
 
@@ -38,21 +35,9 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
         walk.add(Finding(UNKNOWN, f"the command is {len(command):,} characters long, more than pylon reads "
                          f"({MAX_COMMAND:,})", command[:200]))
         return Result(command, walk.findings, [])
-    collecting = gc.isenabled()
-    gc.disable()  # the parse makes many small objects: the cyclic collector would make it quadratic
-    previous, model.DEADLINE[0] = model.DEADLINE[0], time.monotonic() + budget
-    try:
-        walk.script(command, State(ctx.cwd, {}, -1))
-    except model.OverBudget:
-        walk.add(Finding(UNKNOWN, f"the command could not be read within {budget:g} s", command[:200]))
-    except RecursionError:
-        walk.add(Finding(UNKNOWN, "the command is nested too deeply to analyse", command[:200]))
-    except ImportError as exc:  # the parser is not installed: never guess
-        walk.add(Finding(UNKNOWN, f"the shell parser is not available ({exc.name})", command[:200]))
-    finally:
-        model.DEADLINE[0] = previous
-        if collecting:
-            gc.enable()
+    stopped = walk.run(command, State(ctx.cwd, {}, -1), budget)
+    if stopped:
+        walk.add(Finding(UNKNOWN, stopped, command[:200]))
     if "\n" not in command and any(f.reason == model.UNREADABLE for f in walk.findings):
         refused = "every shell" if refused_everywhere(command) else refused_by_shells(command, ctx.env) \
             if command.count("'") % 2 or command.count('"') % 2 else ""  # the shells asked only about quotes

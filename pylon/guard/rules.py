@@ -50,7 +50,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         return
     if wrapped.chdir is not None:  # env -C DIR: the command runs there
         state = state.copy()
-        _cd(walk, [Arg("cd", False, "cd"), wrapped.chdir], state)
+        change_dir(walk, [Arg("cd", False, "cd"), wrapped.chdir], state)
     head = args[0]
     if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
         walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))
@@ -67,7 +67,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     elif name in ("alias", "unalias"):
         _alias(walk, args, state)
     elif name in ("cd", "pushd", "popd"):
-        _cd(walk, args, state)
+        change_dir(walk, args, state)
     elif name in ("mv", "cp", "install", "ln"):
         _overwrites(walk, args, state, words, cmd.line, sudo)
     elif name == "dd":
@@ -185,7 +185,8 @@ def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = fro
     return out, recursive
 
 
-def _cd(walk: Walk, args: list[Arg], state: State) -> None:
+def change_dir(walk: Walk, args: list[Arg], state: State) -> None:
+    """`cd`/`pushd`/`popd`: the folder the walk is in afterwards (None when known only at run time)."""
     rest = [a for a in args[1:] if not (a.text or "").startswith("-") or a.text == "-"]
     if args[0].text in ("popd",) or not rest:
         state.cwd = walk.ctx.home if args[0].text == "cd" and not rest else None

@@ -1,9 +1,7 @@
-"""Shell text -> model (model.py), through the tree-sitter bash grammar.
-
-tree-sitter is error-tolerant: it always returns a tree and marks what it could not read with
-ERROR or missing nodes. Those regions become Opaque nodes, so a script that bash itself would
-read differently is never judged on a guess. (bashlex was measured too: docs/guard.md.)
-"""
+"""Shell text -> model (model.py), through the tree-sitter bash grammar. tree-sitter is
+error-tolerant: it always returns a tree and marks what it could not read with ERROR or missing
+nodes. Those regions become Opaque nodes, so a script that bash itself would read differently is
+never judged on a guess. (bashlex was measured too: docs/guard.md.)"""
 
 from __future__ import annotations
 
@@ -105,6 +103,17 @@ class _Reader:
             return Seq(self.children(n))
         return Seq([])
 
+    def trailing(self, body: TsNode, redirs: list[Redir]) -> Node:
+        """`a | b > f`, `a && b > f`: tree-sitter-bash hangs the redirection on the whole pipeline or
+        list, but bash gives it to the last statement alone (`cat f | sort > f` truncates f once)."""
+        kids = [c for c in body.named_children if c.type != "comment"]
+        if body.type == "command":
+            return self.command(body, redirs)
+        if body.type not in ("pipeline", "list") or not kids:
+            return _push_redirs(self.node(body), redirs)
+        items = [self.node(c) for c in kids[:-1]] + [self.trailing(kids[-1], redirs)]
+        return Pipe(items) if body.type == "pipeline" else Seq(items)
+
     def children(self, n: TsNode) -> list[Node]:
         items: list[Node] = []
         for c in n.named_children:
@@ -197,6 +206,8 @@ class _Reader:
             head = self.command(body, redirs, extra)
         elif extra:  # bash refuses words after the redirection of a compound command
             return Opaque(_text(n), "words follow the redirection of a compound command (bash rejects this)")
+        elif body.type in ("pipeline", "list") and not body.has_error:
+            head = self.trailing(body, redirs)
         else:  # `{ ...; } > f`, `while ...; done < f`: the redirection applies to every command inside
             head = self.node(body)
             _push_redirs(head, redirs)
@@ -304,7 +315,8 @@ class _Reader:
             parts.append(Part(DYN, _text(n), quoted))
 
 
-def _push_redirs(node: Node, redirs: list[Redir]) -> None:
+def _push_redirs(node: Node, redirs: list[Redir]) -> Node:
+    """`node` with `redirs` given to every command inside it."""
     if isinstance(node, Cmd):
         node.redirs.extend(redirs)
     elif isinstance(node, (Seq, Pipe)):
@@ -312,6 +324,7 @@ def _push_redirs(node: Node, redirs: list[Redir]) -> None:
             _push_redirs(item, redirs)
     elif isinstance(node, (Sub, Loop)):
         _push_redirs(node.body, redirs)
+    return node
 
 
 def _first_error(n: TsNode) -> TsNode | None:

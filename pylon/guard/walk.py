@@ -27,6 +27,32 @@ class Walk:
         self.parser = parser  # None: tree-sitter-bash (shell.parse); bench/guard.py plugs bashlex in
         self.findings: list[Finding] = []
         self.commands: list[list[str]] = []
+        self.unread: list[str] = []  # the text of each region the parser could not read
+
+    def run(self, text: str, state: State, budget: float) -> str:
+        """Walk the script `text` within `budget` seconds: "" when the walk ended, else why it
+        stopped early (past its budget, nested too deeply, no parser installed)."""
+        import gc
+        import time
+
+        from pylon.guard import model
+
+        collecting = gc.isenabled()
+        gc.disable()  # the parse makes many small objects: the cyclic collector would make it quadratic
+        previous, model.DEADLINE[0] = model.DEADLINE[0], time.monotonic() + budget
+        try:
+            self.script(text, state)
+        except model.OverBudget:
+            return f"the command could not be read within {budget:g} s"
+        except RecursionError:
+            return "the command is nested too deeply to analyse"
+        except ImportError as exc:  # the parser is not installed: never guess
+            return f"the shell parser is not available ({exc.name})"
+        finally:
+            model.DEADLINE[0] = previous
+            if collecting:
+                gc.enable()
+        return ""
 
     def add(self, finding: Finding) -> None:
         self.findings.append(finding)
@@ -61,6 +87,7 @@ class Walk:
         elif isinstance(node, Loop):
             self.loop(node, state)
         elif isinstance(node, Opaque):
+            self.unread.append(node.text)
             self.add(Finding(UNKNOWN, node.reason, node.text[:200]))
 
     def loop(self, loop: Loop, state: State) -> None:

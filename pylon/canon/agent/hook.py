@@ -142,7 +142,7 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
             # `canon read X` in the text marks X seen (it is only about what to surface). A
             # `canon write X` in the text settles nothing: `true || canon write X` never ran, and a
             # failed write changed nothing. Updates are judged by the article file (settle).
-            for verb, address in canon_verbs(command):
+            for verb, address in canon_verbs(command, cwd):
                 if verb == "read":
                     _mark_read(project, address, session, sessions)
     if not changed and _nothing_new(project, named, session, sessions):

@@ -5,7 +5,8 @@ command strings (`sed -i s/a/b/ src/app.py`). A candidate counts when it exists,
 folder does (a file about to be created), relative to the tool's working folder. Which paths the
 call *changed* is decided by the tool: file-writing tools, `apply_patch` envelopes, and the
 usual writing shapes of a shell command (redirections, `tee`, `sed -i`, `perl -i`, `mv`, `cp`,
-`rm`, `touch`, `mkdir`, `patch`, `git mv|rm|checkout -- |restore|apply`).
+`rm`, `touch`, `mkdir`, `patch`, `git mv|rm|checkout -- |restore|apply`). Shell text is read
+once, by the guard's reader (pylon.guard.reading), never by a word splitter of canon's own.
 """
 
 from __future__ import annotations
@@ -26,18 +27,18 @@ _CONTENT_KEYS = frozenset({"content", "old_string", "new_string", "edits", "new_
 # Shell words after which the following operands are written to.
 _WRITERS = frozenset({"tee", "rm", "touch", "mkdir", "rmdir", "truncate", "unlink", "shred"})
 _LAST_IS_TARGET = frozenset({"mv", "cp", "install", "ln", "rsync"})
-_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&", "\n"})
-_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>"})
 MAX_STRING = 8192  # longer values are file contents, not paths or commands
 
 
-def counts(candidate: str, cwd: str) -> str | None:
+def counts(candidate: str, cwd: str | None) -> str | None:
     """The absolute path of `candidate` when it exists or its parent folder does, else None."""
     if not candidate or len(candidate) > 4096 or "\n" in candidate or "\0" in candidate:
         return None
     if candidate.startswith("~"):
         candidate = os.path.expanduser(candidate)
-    full = os.path.normpath(os.path.join(cwd, candidate))
+    full = os.path.normpath(os.path.join(cwd or "/", candidate))
+    if full.startswith(("/dev/", "/proc/")):  # `> /dev/null`, `/proc/self/fd/1`: never a file of a project
+        return None
     if os.path.lexists(full):
         return full
     parent = os.path.dirname(full)
@@ -52,66 +53,58 @@ def _path_shaped(token: str) -> bool:
     return bool(dot and stem and ext and ext.isalnum() and len(ext) <= 10)
 
 
-def shell_words(command: str) -> list[str]:
-    """The words of a shell command, operators as words of their own (best effort)."""
-    from pylon.agents.shellwords import words as read_words  # shlex's reading, without shlex's `re`
-
-    words: list[str] = []
-    try:
-        for word in read_words(command.replace("\n", " ; ")):
-            words.append(word)
-    except ValueError:  # an unclosed quote: keep what was read, then plain splitting of the rest
-        words.extend(command.split()[len(words):])
-    return words
-
-
-def _segments(words: list[str]) -> Iterator[list[str]]:
-    current: list[str] = []
-    for word in words:
-        if word in _SEPARATORS:
-            if current:
-                yield current
-            current = []
-        else:
-            current.append(word)
-    if current:
-        yield current
-
-
 def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
-    """(paths the command names, paths it writes): absolute, each once, in order."""
+    """(paths the command names, paths it writes): absolute, each once, in order. The command is
+    read as the guard reads it (pylon.guard.reading): the same parser and walk, so `cd DIR && ...`,
+    `bash -c '...'`, `sudo`/`env` wrappers, variables set earlier and globs resolve for both."""
+    from pylon.guard.reading import WRITING, read
+
     named: list[str] = []
     written: list[str] = []
-    for segment in _segments(shell_words(command)):
-        program = os.path.basename(segment[0]) if segment else ""
-        operands = _operands(segment[1:])
-        in_place = program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in segment[1:])
-        target_words: list[str] = []
-        if program in _WRITERS:
-            target_words = operands
-        elif program in _LAST_IS_TARGET and len(operands) >= 2:
-            target_words = operands[-1:] + (operands[:-1] if program == "mv" else [])
-        elif in_place and len(operands) >= 2:
-            target_words = operands[1:]
-        elif program == "git":
-            target_words = _git_targets(segment[1:], cwd)
-        elif program == "perl":
-            target_words = _perl_targets(segment[1:])
-        elif program == "patch":
-            target_words = _patch_targets(segment[1:], cwd)
-        for i, word in enumerate(segment):
-            if word in _REDIRECTS and i + 1 < len(segment):
-                target_words.append(segment[i + 1])
-        for word in segment:
+
+    def add(into: list[str], word: str, here: str | None) -> None:
+        # here None: the folder is known only at run time (`cd "$D"`), so only absolute paths count
+        full = counts(word, here) if here is not None or word.startswith(("/", "~")) else None
+        if full and full not in into:
+            into.append(full)
+
+    reading = read(command, cwd)
+    for simple in reading.commands:
+        here = simple.cwd
+        words = [w or "" for w in simple.argv]  # a word known only at run time names nothing here
+        program, args = simple.program, words[1:]
+        stdin = next((t for op, t in simple.redirs if op == "<" and t), "")
+        for word in words:
             for candidate in _token_candidates(word):
-                full = counts(candidate, cwd)
-                if full and full not in named:
-                    named.append(full)
-        for word in target_words:
-            full = counts(word, cwd)
-            if full and full not in written:
-                written.append(full)
+                add(named, candidate, here)
+        for _op, target in simple.redirs:
+            add(named, target or "", here)
+        for word in _written_words(program, args, stdin, here):
+            add(written, word, here)
+        for op, target in simple.redirs:
+            if op in WRITING:
+                add(written, target or "", here)
+    for text in reading.unread:  # no shell runs it as written; its words still name paths to surface
+        for word in text.split():
+            for candidate in _token_candidates(word.strip("'\"")):
+                add(named, candidate, cwd)
     return named, written
+
+
+def _written_words(program: str, args: list[str], stdin: str, cwd: str | None) -> list[str]:
+    """The words of one command naming what it writes, by the command's usual writing shapes."""
+    operands = _operands(args)
+    if program in _WRITERS:
+        return operands
+    if program in _LAST_IS_TARGET and len(operands) >= 2:
+        return operands[-1:] + (operands[:-1] if program == "mv" else [])
+    if program in ("sed", "gsed", "perl"):
+        return _in_place_targets(program, args)
+    if program == "git" and cwd is not None:
+        return _git_targets(args, cwd)
+    if program == "patch" and cwd is not None:
+        return _patch_targets(args, stdin, cwd)
+    return []
 
 
 # git's options that take a value as the next word (before the subcommand, and for restore).
@@ -151,34 +144,58 @@ def _git_targets(words: list[str], cwd: str) -> list[str]:
     return [os.path.join(base, word) for word in found]
 
 
-def _perl_targets(words: list[str]) -> list[str]:
-    """The files `perl -i` (`-pi`, `-i.bak`, `-pi -e ...`) edits in place: the operands after the
-    program (`-e`/`-E` values, or the script file when there is no `-e`)."""
-    in_place = any(w.startswith("-") and not w.startswith("--") and "i" in w[1:].split(".")[0] for w in words
-                   if w not in ("-e", "-E"))
+# Short options whose value follows (the rest of the cluster, else the next word), per program.
+_IN_PLACE_VALUES = {"sed": ("ef", "l"), "perl": ("eE", "IMmFCdDx")}
+
+
+def _in_place_targets(program: str, words: list[str]) -> list[str]:
+    """What `sed -i` / `perl -i` write: each file they edit in place and, with a suffix (`-i.bak`,
+    `-pi.orig`, `--in-place=.bak`), its backup beside it. The program is the first
+    operand unless `-e`/`-f` (sed) or `-e`/`-E` (perl) gave it; `-ie` is `-i` with suffix `e`."""
+    scripts, others = _IN_PLACE_VALUES["perl" if program == "perl" else "sed"]
+    in_place, suffix, has_program, files = False, "", False, []
+    rest = iter(words)
+    for word in rest:
+        if word == "--":
+            files.extend(rest)
+        elif word.startswith("--"):
+            name, eq, value = word.partition("=")
+            if name == "--in-place":
+                in_place, suffix = True, value
+            elif name in ("--expression", "--file", "--line-length") and not eq:
+                has_program = has_program or name != "--line-length"
+                next(rest, None)
+            has_program = has_program or name in ("--expression", "--file")
+        elif word.startswith("-") and len(word) > 1:
+            for k, ch in enumerate(word[1:], 2):
+                if ch == "i":
+                    in_place, suffix = True, word[k:]
+                    break
+                if ch in scripts or ch in others:
+                    has_program = has_program or ch in scripts
+                    if k == len(word):
+                        next(rest, None)  # the value is the next word
+                    break
+        else:
+            files.append(word)
     if not in_place:
         return []
-    out: list[str] = []
-    has_program = False
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in ("-e", "-E"):
-            skip, has_program = True, True
-        elif word.startswith("-") or word in _REDIRECTS:
-            continue
-        else:
-            out.append(word)
-    return out if has_program else out[1:]
+    edited = files if has_program else files[1:]
+    return edited + [backup for f in edited if suffix and (backup := _backup_name(f, suffix))]
 
 
-def _patch_targets(words: list[str], cwd: str) -> list[str]:
+def _backup_name(path: str, suffix: str) -> str:
+    """The backup `-i SUFFIX` keeps beside the file ("" for a suffix with `*`, whose placement
+    differs between sed and perl versions: not guessed)."""
+    return "" if "*" in suffix else path + suffix
+
+
+def _patch_targets(words: list[str], stdin: str, cwd: str) -> list[str]:
     """What `patch` writes: an explicit FILE operand, else the files its diff names (read from
     `< DIFF` or `-i DIFF`/`--input=DIFF`)."""
-    source = ""
+    source = stdin
     for i, word in enumerate(words):
-        if word in ("<", "-i", "--input") and i + 1 < len(words):
+        if word in ("-i", "--input") and i + 1 < len(words):
             source = words[i + 1]
         elif word.startswith("--input="):
             source = word.partition("=")[2]
@@ -215,23 +232,11 @@ def diff_paths(patch: str, cwd: str, limit: int = 1 << 20) -> list[str]:
 
 
 def _operands(words: list[str]) -> list[str]:
-    """The non-option words of a command, without redirections and their targets."""
-    out: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in _REDIRECTS or word in ("<", "<<", "<<<", "0<"):
-            skip = True
-        elif not word.startswith("-"):
-            out.append(word)
-    return out
+    """The non-option words of a command (its redirections are apart already)."""
+    return [word for word in words if not word.startswith("-")]
 
 
 def _token_candidates(word: str) -> list[str]:
-    if word in _REDIRECTS or word in _SEPARATORS:
-        return []
-    word = word.lstrip("<>&|;(")
     if word.startswith("-"):
         _, eq, value = word.partition("=")
         return [value] if eq else []
@@ -320,15 +325,15 @@ def _merge(first: list[str], second: list[str]) -> list[str]:
     return first + [p for p in second if p not in first]
 
 
-def canon_verbs(command: str) -> list[tuple[str, str]]:
+def canon_verbs(command: str, cwd: str = ".") -> list[tuple[str, str]]:
     """(`read` | `write`, ADDRESS) for each `canon read X` / `canon write X` / `pylon canon ...` in
-    a shell command, so the hook marks what the agent read or wrote through the shell."""
+    a shell command (read as the guard reads it), so the hook marks what the agent read."""
+    from pylon.guard.reading import read
+
     found: list[tuple[str, str]] = []
-    for segment in _segments(shell_words(command)):
-        words = list(segment)
-        while words and "=" in words[0] and not words[0].startswith("-"):  # VAR=value prefixes
-            words.pop(0)
-        if len(words) >= 2 and os.path.basename(words[0]) == "pylon" and words[1] == "canon":
+    for simple in read(command, cwd).commands:
+        words = [w or "" for w in simple.argv]
+        if len(words) >= 2 and simple.program == "pylon" and words[1] == "canon":
             words = words[1:]
         if not words or os.path.basename(words[0]) != "canon":
             continue
@@ -340,7 +345,7 @@ def canon_verbs(command: str) -> list[tuple[str, str]]:
             for word in words_left:
                 if word in _VALUE_OPTIONS:
                     next(words_left, None)
-                elif not word.startswith("-"):
+                elif word and not word.startswith("-"):
                     found.append((rest[0], word))
                     break
     return found

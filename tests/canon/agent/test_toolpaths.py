@@ -51,7 +51,7 @@ def test_a_path_counts_when_it_or_its_parent_exists(tree: Path) -> None:
     ("git restore --staged --worktree src/app.py", ["src/app.py"], ["src/app.py"]),
     # perl in place, with the program given by -e or as a script file
     ("perl -pi -e 's/a/b/' src/app.py", ["src/app.py"], ["src/app.py"]),
-    ("perl -i.bak -ne print src/app.py", ["src/app.py"], ["src/app.py"]),
+    ("perl -i.bak -ne print src/app.py", ["src/app.py"], ["src/app.py", "src/app.py.bak"]),  # and its backup
     ("perl -pi fix.pl src/app.py", ["fix.pl", "src/app.py"], ["src/app.py"]),
     ("perl -ne print src/app.py", ["src/app.py"], []),
     ("cat README.md | tee -a src/log.txt >> notes", ["README.md", "src/log.txt", "notes"], ["src/log.txt", "notes"]),
