@@ -98,10 +98,10 @@ def classify(path: str, git_dirs: list[str], folder: bool = False) -> str | None
 class Watcher:
     """watchdog observers over the folders of `roots`; `refresh(roots)` follows new worktrees."""
 
-    def __init__(self, broker: Broker, git_dirs: list[str], on_memory: Any = None) -> None:
+    def __init__(self, broker: Broker, git_dirs: list[str], on_change: Any = None) -> None:
         self.broker = broker
         self.git_dirs = git_dirs
-        self.on_memory = on_memory
+        self.on_change = on_change  # called with the kind of each change as it is seen (before the debounce)
         self._observer: Any = None
         self._watched: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -128,8 +128,8 @@ class Watcher:
                     path = os.fsdecode(raw) if raw else ""
                     kind = classify(path, watcher.git_dirs, event.is_directory) if path else None
                     if kind is not None:
-                        if kind == "memory" and watcher.on_memory is not None:
-                            watcher.on_memory()
+                        if watcher.on_change is not None:
+                            watcher.on_change(kind)
                         watcher.broker.note(kind)
 
         with self._lock:
@@ -143,6 +143,11 @@ class Watcher:
                         pass  # inotify limits: the page still refreshes on its own actions
             for root in [r for r in self._watched if r not in roots]:
                 self._observer.unschedule(self._watched.pop(root))
+
+    def covered(self) -> frozenset[str]:
+        """The roots watched now (a root whose watch failed, on inotify limits, is not among them)."""
+        with self._lock:
+            return frozenset(self._watched) if self._observer is not None else frozenset()
 
     def stop(self) -> None:
         with self._lock:

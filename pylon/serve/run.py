@@ -30,17 +30,30 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
     """Start the watcher in the background (a large tree takes a while to watch); None without watchdog."""
     from pylon.serve.events import Watcher
 
-    def memory_changed() -> None:
-        board.memory_generation += 1
+    def changed(kind: str) -> None:
+        if kind == "memory":
+            board.memory_generation += 1
+        elif board.workspace_generation >= 0:
+            board.workspace_generation += 1
 
     checkout = board.checkout()
-    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], memory_changed)
+    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], changed)
 
     def start() -> None:
         try:
             watcher.start(_owned_roots(board))
         except (ImportError, OSError):
-            board.memory_generation = -1  # no events: the graph is never cached
+            board.memory_generation = -1  # no events: the graph is never cached, no survey kept
+            return
+        board.watched = watcher.covered()
+        board.workspace_generation = 0  # from now on every change is seen: surveys may be kept
+        if not server.stopping.is_set():
+            from pylon.serve.data import agents
+
+            try:
+                agents(board, {})  # the page's first question, answered before it is asked
+            except Exception:  # noqa: BLE001 - the page asks again and shows the error itself
+                pass
     threading.Thread(target=start, name="pylon-serve-watch", daemon=True).start()
 
     def follow() -> None:  # worktrees come and go: follow them on each workspace batch
@@ -50,6 +63,7 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
             if event is None:
                 return
             watcher.refresh(_owned_roots(board))
+            board.watched = watcher.covered()
     threading.Thread(target=follow, name="pylon-serve-follow", daemon=True).start()
     return watcher
 

@@ -1,4 +1,4 @@
-"""A real repository for the board: two owned worktrees with one real conflict, a guard snapshot,
+"""A real repository for the board: three owned worktrees (two in one real conflict), a guard snapshot,
 a store of articles with links and a journal; and the real `pylon serve` started on it."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Board:
 
 def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
     """Commits, a store (`articles` articles, links, a journal), two worktrees editing the same line
-    (a real conflict), a guard snapshot. Returns the worktrees' paths by id."""
+    (a real conflict), a third editing another file, a guard snapshot. Returns the worktrees' paths by id."""
     files: dict[str, str | bytes] = {"src/app.py": "def main():\n    return 1\n", "src/util.py": "X = 1\n",
                                      "docs/intro.md": "# Intro\n", "README.md": "hello\n"}
     for i in range(articles - 3):
@@ -76,6 +76,10 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
         paths[wid] = json.loads(made.out)["path"]
         Path(paths[wid], "src/app.py").write_text("def main():\n" + line, encoding="utf-8")
     Path(paths["agent-1"], "src/new_file.py").write_text("import os\nNAME = 'new'\n", encoding="utf-8")
+    made = run_cmd("pylon", "ws", "new", "agent-3", "--json", cwd=repo)  # a third session, in no conflict
+    assert made.code == 0, made.err
+    paths["agent-3"] = json.loads(made.out)["path"]
+    Path(paths["agent-3"], "README.md").write_text("hello, from a third session\n", encoding="utf-8")
     (repo / "build").mkdir()
     (repo / "build" / "out.txt").write_text("generated\n", encoding="utf-8")
     write_files(repo, {".gitignore": "build/\n"})

@@ -108,7 +108,7 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     board = board_factory(repo)
     browser.get(board.url)
     rows = css(browser, "#worktree-table tr[data-id]")
-    assert [r.get_attribute("data-id") for r in rows] == ["agent-1", "agent-2"]
+    assert [r.get_attribute("data-id") for r in rows] == ["agent-1", "agent-2", "agent-3"]
     cell = '#conflict-matrix td.hit[data-path="src/app.py"]'
     assert css(browser, cell)[0].get_attribute("data-pair") == "agent-1 ↔ agent-2"
     click(browser, cell)

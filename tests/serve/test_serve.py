@@ -8,7 +8,7 @@ import socket
 import time
 from pathlib import Path
 
-from tests.conftest import run_cmd
+from tests.conftest import git, run_cmd
 from tests.serve.conftest import Board, stop_board, wait_for
 
 VOLATILE = {"age", "last_change", "time"}  # seconds tick between the two reads
@@ -63,10 +63,13 @@ def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     repo, _ = scene
     board = board_factory(repo)
     agents = board.api("agents")
-    assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None]  # no `ws new --watch` here
+    assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None, None]  # no `ws new --watch` here
+    assert set(agents.pop("survey")) == {"kept", "age_ms"}  # the board's own note on how it was made
     assert _steady(agents) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
-    assert board.api("conflicts") == conflicts and conflicts["conflicting"] == 1
+    served = board.api("conflicts")
+    served.pop("survey")
+    assert served == conflicts and conflicts["conflicting"] == 1
     timeline = board.api("timeline?limit=50")
     cli_log = _cli(repo, "pylon", "ws", "log", "--json")
     assert _steady(timeline) == _steady(cli_log) and any(e["kind"] == "guard" for e in cli_log["entries"])
@@ -221,3 +224,35 @@ def test_the_agents_answer_names_each_worktrees_watcher(make_repo, board_factory
         assert rows[0]["watcher"] == made["watcher"]["pid"] and isinstance(rows[0]["watcher"], int)
     finally:
         assert run_cmd("pylon", "ws", "rm", "w1", cwd=repo).code == 0  # stops the watcher
+
+
+def _listed(board: Board) -> dict[str, object]:
+    doc = board.api("agents")
+    for row in doc["worktrees"]:
+        row.pop("watcher")
+    return doc
+
+
+def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo, board_factory) -> None:
+    # The worktree table is answered from the last survey while the board's watcher has seen no
+    # change since it began; any change (a file, a commit, a new worktree) makes the next one anew.
+    repo = make_repo({"a.txt": "x\n"})
+    path = Path(run_cmd("pylon", "ws", "new", "w1", "--json", cwd=repo).json()["path"])
+    board = board_factory(repo)
+    wait_for(lambda: board.api("meta")["watching"], what="the board watching the checkout and its worktrees")
+    _listed(board)
+    kept = _listed(board)
+    assert kept.pop("survey")["kept"] is True, "nothing changed between two answers, yet the survey was made again"
+    assert _steady(kept) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
+    assert board.api("agents?fresh=1")["survey"]["kept"] is False  # fresh=1 always surveys
+    (path / "new.txt").write_text("n\n")
+    row = wait_for(lambda: (r := _listed(board)["worktrees"][0])["dirty"]["untracked"] == 1 and r, what="the new file counted")
+    git(path, "add", "-A")
+    git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work")
+    wait_for(lambda: _listed(board)["worktrees"][0]["commits_since_baseline"] == 1, what="the commit counted")
+    assert isinstance(row, dict) and row["dirty"] == {"tracked": 0, "untracked": 1}
+    run_cmd("pylon", "ws", "new", "w2", cwd=repo)
+    wait_for(lambda: len(_listed(board)["worktrees"]) == 2, what="the new worktree listed")
+    now = _listed(board)
+    now.pop("survey")
+    assert _steady(now) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))

@@ -81,6 +81,8 @@
             actionButton("sync", { action: "sync", id: w.id }),
             actionButton("rm", { action: "rm", id: w.id }, `Remove worktree ${w.id}? (refused if it holds work)`)))))));
     document.body.dataset.agents = String(rows.length);
+    const survey = doc.survey || {};
+    fill("survey", !survey.kept ? "" : `(surveyed ${survey.age_ms < 1000 ? "just now" : ago(Math.round(survey.age_ms / 1000))}; nothing changed since)`);
     if (!window.pylonBoard.firstPaint) window.pylonBoard.firstPaint = performance.now();
     if (state.selected && rows.some((w) => w.id === state.selected)) showDiff(state.selected);
     // after the table, not beside it: both scan every worktree, and on two cores the table would wait
