@@ -135,15 +135,18 @@ _INSTRUCTIONS = ("pylon: project memory (canon) and numbered edits. Before chang
 
 
 def serve(given_harness: str | None) -> None:
-    """Serve until the client closes stdin."""
+    """Serve until the client closes stdin and every request read before that is answered."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     server = build(harness(given_harness))
 
     async def main() -> None:
+        from pylon.mcp.drain import drained
+
         async with stdio_server() as (read_stream, write_stream):
             options = server.create_initialization_options(experimental_capabilities={SANDBOX_META: {}})
-            await server.run(read_stream, write_stream, options)
+            read, write = drained(read_stream, write_stream)  # every request read is answered before exit
+            await server.run(read, write, options)
 
     anyio.run(main)

@@ -231,6 +231,26 @@ def test_nothing_but_protocol_on_stdout(repo: Path) -> None:
     assert seen[3]["result"]["structuredContent"]["error"]["code"] == "bad-tool-call"
 
 
+def test_requests_piped_before_stdin_closes_are_all_answered(repo: Path) -> None:
+    # A script writes its requests and closes stdin at once: every request read before the end of
+    # input is answered, in full, before the server exits (the SDK alone cancels the ones in flight).
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "canon_check", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "src/app.py"}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "canon_read", "arguments": {"x": 1}}},
+    ]
+    data = "".join(json.dumps(m) + "\n" for m in lines).encode()
+    proc = subprocess.run([script("pylon"), "mcp"], cwd=repo, input=data, capture_output=True, timeout=60)
+    answers = {doc["id"]: doc for doc in map(json.loads, proc.stdout.decode().splitlines())}
+    assert sorted(answers) == [1, 2, 3, 4, 5] and proc.returncode == 0, proc.stderr.decode()[-2000:]
+    assert answers[4]["result"]["structuredContent"]["total_lines"] == 1
+    assert answers[5]["result"]["structuredContent"]["error"]["code"] == "bad-tool-call"
+
+
 def test_codex_sandbox_folder_chooses_the_project(repo: Path, tmp_path: Path) -> None:
     # Codex names the thread's folder in _meta (pi-canon's server reads the same key); the server
     # itself was started elsewhere.
