@@ -249,3 +249,18 @@ def run_on_terminal(*args: str, cwd: str | os.PathLike[str], env: dict[str, str]
         chunks.append(data)
     os.close(leader)
     return proc.wait(timeout=timeout), b"".join(chunks).replace(b"\r\n", b"\n")
+
+
+def inotify_masks(pid: int) -> list[int]:
+    """The event mask of every inotify watch process `pid` holds (Linux: /proc/PID/fdinfo)."""
+    masks = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "anon_inode:inotify":
+                continue
+            info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
+        except OSError:
+            continue
+        masks += [int(part[5:], 16) for line in info.splitlines() if line.startswith("inotify ")
+                  for part in line.split() if part.startswith("mask:")]
+    return masks

@@ -109,13 +109,25 @@ class Watcher:
     def start(self, roots: list[str]) -> None:
         from watchdog.observers import Observer
 
+        from pylon.workspace.tracking.watch import on_overflow
+
+        on_overflow(self.overflowed)
         self._observer = Observer()
         self._observer.daemon = True
         self._observer.start()
         self.refresh(roots)
 
+    def overflowed(self) -> None:
+        """The kernel dropped events: whatever they were, every view may be out of date."""
+        for kind in ("workspace", "memory"):
+            if self.on_change is not None:
+                self.on_change(kind)
+            self.broker.note(kind)
+
     def refresh(self, roots: list[str]) -> None:
         from watchdog.events import FileSystemEventHandler
+
+        from pylon.workspace.tracking.watch import change_events
 
         watcher = self
 
@@ -138,7 +150,8 @@ class Watcher:
             for root in roots:
                 if root not in self._watched and os.path.isdir(root):
                     try:
-                        self._watched[root] = self._observer.schedule(Handler(), root, recursive=True)
+                        self._watched[root] = self._observer.schedule(Handler(), root, recursive=True,
+                                                                      event_filter=change_events())
                     except OSError:
                         pass  # inotify limits: the page still refreshes on its own actions
             for root in [r for r in self._watched if r not in roots]:

@@ -8,7 +8,7 @@ import socket
 import time
 from pathlib import Path
 
-from tests.conftest import git, run_cmd
+from tests.conftest import git, inotify_masks, run_cmd
 from tests.serve.conftest import Board, stop_board, wait_for
 
 VOLATILE = {"age", "last_change", "time"}  # seconds tick between the two reads
@@ -240,6 +240,8 @@ def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo, board_facto
     path = Path(run_cmd("pylon", "ws", "new", "w1", "--json", cwd=repo).json()["path"])
     board = board_factory(repo)
     wait_for(lambda: board.api("meta")["watching"], what="the board watching the checkout and its worktrees")
+    masks = inotify_masks(board.proc.pid)  # reads are not asked of the kernel (tests/workspace/test_watch.py)
+    assert masks and all(mask & 0x30 == 0 for mask in masks), [hex(m) for m in masks]
     _listed(board)
     kept = _listed(board)
     assert kept.pop("survey")["kept"] is True, "nothing changed between two answers, yet the survey was made again"
@@ -256,3 +258,22 @@ def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo, board_facto
     now = _listed(board)
     now.pop("survey")
     assert _steady(now) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
+
+
+def test_an_inotify_overflow_makes_every_view_out_of_date(tmp_path: Path) -> None:
+    # watchdog says the kernel dropped events only in a log warning; the board's watcher turns it
+    # into a change of both kinds, so no kept survey or graph outlives events it never saw.
+    import logging
+
+    from pylon.serve.events import Broker, Watcher
+
+    seen: list[str] = []
+    broker = Broker()
+    watcher = Watcher(broker, [str(tmp_path / ".git")], seen.append)
+    watcher.start([str(tmp_path)])
+    try:
+        logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed; filesystem events were lost")
+        assert sorted(seen) == ["memory", "workspace"]
+    finally:
+        watcher.stop()
+        broker.close()

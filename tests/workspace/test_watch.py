@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import script
+from tests.conftest import inotify_masks, script
 from tests.workspace.helpers import pylon, write_files
 
 
@@ -97,3 +97,20 @@ def test_text_lines_say_when_head_moved(repo: Path) -> None:
     write_files(repo, {"second.txt": "2\n"})  # the next batch (a commit alone leaves the files as they were)
     out, _ = proc.communicate(timeout=60)
     assert f"[HEAD {before[:12]} -> {after[:12]}]" in out.decode(), out.decode()
+
+
+def test_reading_the_tree_is_not_asked_of_the_kernel(repo: Path) -> None:
+    # Opening a file and closing it unwritten is no change. A watcher that asks the kernel for
+    # those events (IN_OPEN 0x20, IN_CLOSE_NOWRITE 0x10) has its queue (16,384 events by default)
+    # filled by every read of the tree: on ten 80,000-file worktrees one `ws list` overflowed it,
+    # and the watchers rescanned instead of vouching. Asked: only what can be a change.
+    write_files(repo, {"sub/a.txt": "x\n"})
+    proc = _start(repo, "--timeout", "2")
+    try:
+        masks = inotify_masks(proc.pid)
+    finally:
+        _lines(proc)
+    assert masks, "no inotify watch found"
+    assert all(mask & 0x30 == 0 for mask in masks), [hex(m) for m in masks]
+    assert all(mask & 0x302 == 0x302 for mask in masks)  # IN_MODIFY, IN_CREATE, IN_DELETE still asked
+

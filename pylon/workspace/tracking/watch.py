@@ -80,15 +80,34 @@ class _Events:
 
 
 class _OverflowLog(logging.Handler):
-    """watchdog reports a kernel inotify overflow only as a log warning: turn it into a rescan."""
+    """watchdog reports a kernel inotify overflow only as a log warning: turn it into a call."""
 
-    def __init__(self, events: _Events) -> None:
+    def __init__(self, overflowed: Callable[[], None]) -> None:
         super().__init__(logging.WARNING)
-        self.events = events
+        self.overflowed = overflowed
 
     def emit(self, record: logging.LogRecord) -> None:
         if "overflow" in record.getMessage().lower():
-            self.events.overflowed()
+            self.overflowed()
+
+
+def on_overflow(overflowed: Callable[[], None]) -> None:
+    """Call `overflowed` whenever the kernel drops inotify events (then nothing seen since is whole)."""
+    handler = _OverflowLog(overflowed)
+    for name in ("watchdog.observers.inotify", "watchdog.observers.inotify_c", "watchdog.observers.inotify_buffer"):
+        logging.getLogger(name).addHandler(handler)
+
+
+def change_events() -> list[type]:
+    """The event kinds that can mean a change: every kind but opening a file and closing it unwritten.
+    Those two are asked of the kernel only when named, so without them reading a tree (a `git status`,
+    a capture, a build) queues nothing; with them, one read of an 80,000-file worktree overflowed the
+    kernel's queue (16,384 events) and every watcher there lost what it was for."""
+    import watchdog.events as ev
+
+    return [ev.FileCreatedEvent, ev.DirCreatedEvent, ev.FileDeletedEvent, ev.DirDeletedEvent, ev.FileMovedEvent,
+            ev.DirMovedEvent, ev.FileModifiedEvent, ev.DirModifiedEvent, ev.FileAttribEvent, ev.DirAttribEvent,
+            ev.FileClosedEvent]
 
 
 def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> BaseObserver:
@@ -111,11 +130,9 @@ def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> Base
             if dest:
                 events.hit(os.fsdecode(dest))
 
-    handler = _OverflowLog(events)
-    for name in ("watchdog.observers.inotify", "watchdog.observers.inotify_c", "watchdog.observers.inotify_buffer"):
-        logging.getLogger(name).addHandler(handler)
+    on_overflow(events.overflowed)
     observer = Observer()
-    observer.schedule(Handler(), root, recursive=True)
+    observer.schedule(Handler(), root, recursive=True, event_filter=change_events())
     observer.start()
     return observer
 
