@@ -11,7 +11,8 @@ input is passed on to the SDK only once none is left.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
+
 
 import anyio
 
@@ -48,11 +49,26 @@ def _kind(item: object) -> tuple[str, object]:
     return "", None
 
 
-class _Read:
-    """The read stream, holding back its end until every request read has been answered."""
+class _Wrapped:
+    """A stream wrapped: closing closes the inner one; usable as an async context manager."""
 
     def __init__(self, inner: Any, pending: _Pending) -> None:
         self._inner, self._pending = inner, pending
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _Read(_Wrapped):
+    """The read stream, holding back its end until every request read has been answered."""
 
     @property
     def last_context(self) -> Any:  # the SDK reads the sender's context from the stream it iterates
@@ -80,23 +96,10 @@ class _Read:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Read:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
-        await self.aclose()
-        return None
 
 
-class _Write:
+class _Write(_Wrapped):
     """The write stream, counting each response or error out."""
-
-    def __init__(self, inner: Any, pending: _Pending) -> None:
-        self._inner, self._pending = inner, pending
 
     async def send(self, item: Any, /) -> None:
         await self._inner.send(item)
@@ -104,16 +107,6 @@ class _Write:
         if kind == "answer":
             self._pending.done(request_id)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Write:
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def drained(read: Any, write: Any) -> tuple[_Read, _Write]:
