@@ -13,7 +13,6 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any, Self
 
-
 import anyio
 
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pylon.errors import PylonError
+from pylon.serve.keep import Keeper
 
 JOURNAL_PAGE = 200  # entries the journal timeline shows
 ARTICLE_JOURNAL = 20  # entries shown with an article
-KEEP_FOR = 30.0  # seconds a kept survey is trusted at most, even with no event (a lost event heals)
 
 
 @dataclass
@@ -28,33 +26,7 @@ class Board:
     action_lock: threading.Lock = field(default_factory=threading.Lock)
     memory_generation: int = 0  # bumped by the watcher when .canon/ changes (graph cache key)
     _graph: tuple[int, Any] | None = None
-    # Bumped by the watcher on every change in the checkout, its worktrees or the refs; -1 until the
-    # watcher watches every root (and for good when it cannot): then no survey is kept.
-    workspace_generation: int = -1
-    watched: frozenset[str] = frozenset()  # the roots the watcher covers now
-    _kept: dict[str, tuple[int, float, dict[str, Any]]] = field(default_factory=dict)
-    _keep_locks: dict[str, threading.Lock] = field(default_factory=lambda: {"agents": threading.Lock(),
-                                                                            "conflicts": threading.Lock()})
-
-    def kept(self, name: str, survey: Callable[[], dict[str, Any]], fresh: bool = False) -> tuple[dict[str, Any], float]:
-        """The survey `name` (agents, conflicts) as last made, while the watcher has seen no change
-        since it began (and for at most KEEP_FOR seconds); else made now. One survey at a time per
-        name: a page load during a survey waits for it instead of starting a second one. The
-        watcher is what `ws list` would otherwise re-read: every worktree's files, HEAD, index, refs.
-        Returns (document, its age in seconds: 0 when made for this call)."""
-        with self._keep_locks[name]:
-            generation = self.workspace_generation
-            hit = self._kept.get(name)
-            if not fresh and hit is not None and generation >= 0 and hit[0] == generation \
-                    and time.monotonic() - hit[1] < KEEP_FOR:
-                return hit[2], time.monotonic() - hit[1]
-            doc = survey()
-            covered = {self.root, *(str(w["path"]) for w in doc.get("worktrees", []) if isinstance(w, dict))}
-            if generation >= 0 and self.workspace_generation == generation and covered <= self.watched:
-                self._kept[name] = (generation, time.monotonic(), doc)
-            else:
-                self._kept.pop(name, None)
-            return doc, 0.0
+    keep: Keeper = field(default_factory=Keeper)  # sides and surveys kept between changes (keep.py)
 
     def checkout(self) -> Any:
         from pylon.workspace.repo import locate
@@ -72,18 +44,19 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
 
     project = board.project()
     return {"root": board.root, "allow_actions": board.allow_actions, "version": __version__,
-            "store": project.store.exists(), "watching": board.workspace_generation >= 0}
+            "store": project.store.exists(), "watching": board.keep.watching}
 
 
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws list --json` (the first thing the page draws), each worktree with `watcher`: the pid of
     the `ws watch` that `ws new --watch` keeps running there, or None. Kept between changes
-    (Board.kept); `fresh=1` surveys anew."""
+    (keep.py); `fresh=1` reads every worktree anew."""
     from pylon.workspace.worktrees.proof import admin_dir_of
     from pylon.workspace.worktrees.watchers import holder
     from pylon.workspace.worktrees.listing import list_worktrees
 
-    listed, age = board.kept("agents", lambda: list_worktrees(board.checkout()), query.get("fresh") == "1")
+    listed, age = board.keep.survey("agents", lambda read: list_worktrees(board.checkout(), read),
+                                    query.get("fresh") == "1")
     rows = listed["worktrees"]
     assert isinstance(rows, list)  # the `ws list --json` document's list
     answer = {**listed, "worktrees": [dict(row) for row in rows], "survey": _survey(age)}  # (the kept one unchanged)
@@ -98,7 +71,8 @@ def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
     git before 2.38). Kept between changes like `agents`."""
     from pylon.workspace.worktrees.listing import check_conflicts
 
-    doc, age = board.kept("conflicts", lambda: check_conflicts(board.checkout(), []), query.get("fresh") == "1")
+    doc, age = board.keep.survey("conflicts", lambda read: check_conflicts(board.checkout(), [], read),
+                                 query.get("fresh") == "1")
     return {**doc, "survey": _survey(age)}
 
 

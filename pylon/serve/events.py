@@ -101,7 +101,7 @@ class Watcher:
     def __init__(self, broker: Broker, git_dirs: list[str], on_change: Any = None) -> None:
         self.broker = broker
         self.git_dirs = git_dirs
-        self.on_change = on_change  # called with the kind of each change as it is seen (before the debounce)
+        self.on_change = on_change  # on_change(kind, path) for each change as it is seen (before the debounce)
         self._observer: Any = None
         self._watched: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -121,7 +121,7 @@ class Watcher:
         """The kernel dropped events: whatever they were, every view may be out of date."""
         for kind in ("workspace", "memory"):
             if self.on_change is not None:
-                self.on_change(kind)
+                self.on_change(kind, "")  # "": anywhere
             self.broker.note(kind)
 
     def refresh(self, roots: list[str]) -> None:
@@ -141,7 +141,7 @@ class Watcher:
                     kind = classify(path, watcher.git_dirs, event.is_directory) if path else None
                     if kind is not None:
                         if watcher.on_change is not None:
-                            watcher.on_change(kind)
+                            watcher.on_change(kind, path)
                         watcher.broker.note(kind)
 
         with self._lock:

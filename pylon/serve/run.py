@@ -30,14 +30,14 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
     """Start the watcher in the background (a large tree takes a while to watch); None without watchdog."""
     from pylon.serve.events import Watcher
 
-    def changed(kind: str) -> None:
+    def changed(kind: str, path: str) -> None:
         if kind == "memory":
             board.memory_generation += 1
-        elif board.workspace_generation >= 0:
-            board.workspace_generation += 1
+        board.keep.changed(path)  # `.canon/` is in the checkout too: `ws list` may read it differently
 
     checkout = board.checkout()
-    watcher = Watcher(server.broker, [os.path.realpath(checkout.common_dir)], changed)
+    git_dir = os.path.realpath(checkout.common_dir)
+    watcher = Watcher(server.broker, [git_dir], changed)
 
     def start() -> None:
         try:
@@ -45,8 +45,9 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
         except (ImportError, OSError):
             board.memory_generation = -1  # no events: the graph is never cached, no survey kept
             return
-        board.watched = watcher.covered()
-        board.workspace_generation = 0  # from now on every change is seen: surveys may be kept
+        watched = watcher.covered()
+        if any(git_dir == root or git_dir.startswith(root + "/") for root in watched):
+            board.keep.ready(watched, [git_dir])  # from now on every change is seen (HEAD and refs too)
         if not server.stopping.is_set():
             from pylon.serve.data import agents
 
@@ -63,7 +64,7 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
             if event is None:
                 return
             watcher.refresh(_owned_roots(board))
-            board.watched = watcher.covered()
+            board.keep.watched = watcher.covered()
     threading.Thread(target=follow, name="pylon-serve-follow", daemon=True).start()
     return watcher
 

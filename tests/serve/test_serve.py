@@ -255,6 +255,8 @@ def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo, board_facto
     assert isinstance(row, dict) and row["dirty"] == {"tracked": 0, "untracked": 1}
     run_cmd("pylon", "ws", "new", "w2", cwd=repo)
     wait_for(lambda: len(_listed(board)["worktrees"]) == 2, what="the new worktree listed")
+    (repo / "a.txt").write_text("changed in the checkout\n")  # read again: the checkout's side only
+    wait_for(lambda: [r["behind_checkout"] for r in _listed(board)["worktrees"]] == [1, 1], what="behind counted")
     now = _listed(board)
     now.pop("survey")
     assert _steady(now) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
@@ -267,13 +269,13 @@ def test_an_inotify_overflow_makes_every_view_out_of_date(tmp_path: Path) -> Non
 
     from pylon.serve.events import Broker, Watcher
 
-    seen: list[str] = []
+    seen: list[tuple[str, str]] = []
     broker = Broker()
-    watcher = Watcher(broker, [str(tmp_path / ".git")], seen.append)
+    watcher = Watcher(broker, [str(tmp_path / ".git")], lambda kind, path: seen.append((kind, path)))
     watcher.start([str(tmp_path)])
     try:
         logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed; filesystem events were lost")
-        assert sorted(seen) == ["memory", "workspace"]
+        assert sorted(seen) == [("memory", ""), ("workspace", "")]
     finally:
         watcher.stop()
         broker.close()

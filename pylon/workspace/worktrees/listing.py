@@ -12,6 +12,7 @@ different from the session's version.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from pylon.workspace import git
 from pylon.workspace.merge import conflicts
@@ -43,11 +44,14 @@ class Row:
         self.behind = 0  # paths `ws sync` would bring in from the main checkout
 
 
-def _read(found: object) -> Row | Side:
+SideReader = Callable[[str], Side]
+
+
+def _read(found: object, read: SideReader = read_side) -> Row | Side:
     if isinstance(found, str):
-        return read_side(found)  # the main checkout
+        return read(found)  # the main checkout
     assert isinstance(found, owned.Owned)
-    row = Row(found, read_side(found.path))
+    row = Row(found, read(found.path))
     if found.head and found.head != found.baseline:
         count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path)
         row.commits = int(count.decode().strip() or 0)
@@ -102,10 +106,13 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
     return newest
 
 
-def list_worktrees(checkout: Checkout) -> dict[str, object]:
+def list_worktrees(checkout: Checkout, read_with: SideReader = read_side) -> dict[str, object]:
+    """The `ws list --json` document. `read_with(path)` reads one worktree's side (a reader that
+    knows a side is unchanged since it last read it, such as the board's, may hand that back)."""
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
-    read: list[Row | Side] = parallel([*present, info.main_root] if present else [], _read)
+    read: list[Row | Side] = parallel([*present, info.main_root] if present else [],
+                                      lambda found: _read(found, read_with))
     rows = [r for r in read if isinstance(r, Row)]
     _compare_trees(checkout, rows)
     if rows:
@@ -146,8 +153,9 @@ def list_worktrees(checkout: Checkout) -> dict[str, object]:
             "leftovers": leftovers, "notes": notes}
 
 
-def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
-    """Pairs among the named owned worktrees (default: all) and each against the main checkout."""
+def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = read_side) -> dict[str, object]:
+    """Pairs among the named owned worktrees (default: all) and each against the main checkout
+    (`read_with` as for list_worktrees)."""
     conflicts.require_merge_tree()
     info = owned.survey(checkout)
     chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
@@ -155,7 +163,7 @@ def check_conflicts(checkout: Checkout, ids: list[str]) -> dict[str, object]:
     main_side = None
 
     def work(item: object) -> Side:
-        return read_side(str(item))
+        return read_with(str(item))
 
     paths = [o.path for o in chosen] + ([info.main_root] if chosen else [])
     sides: list[Side] = parallel(paths, work)
