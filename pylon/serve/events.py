@@ -157,6 +157,11 @@ class Watcher:
             for root in [r for r in self._watched if r not in roots]:
                 self._observer.unschedule(self._watched.pop(root))
 
+    def alive(self) -> bool:
+        """Whether events are still delivered (the observer's thread runs)."""
+        observer = self._observer
+        return observer is not None and observer.is_alive()
+
     def covered(self) -> frozenset[str]:
         """The roots watched now (a root whose watch failed, on inotify limits, is not among them)."""
         with self._lock:

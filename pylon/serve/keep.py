@@ -5,8 +5,8 @@ two survey documents made from them.
 A worktree's side is read again only when the watcher saw a change under that worktree, or in the
 git dir (HEAD, the index, refs: they belong to every worktree), since the side was read. A survey
 document is kept while no change at all was seen since it began. Nothing is kept until the watcher
-watches every root, nor for a root it does not watch, nor for longer than KEEP_FOR seconds (a lost
-event heals by itself). An inotify overflow counts as a change everywhere (events.py).
+watches every root, nor for a root it does not watch, nor while the watcher's thread is not alive,
+nor for longer than KEEP_FOR seconds. An inotify overflow counts as a change everywhere (events.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.sides import Side
 
-KEEP_FOR = 30.0  # seconds anything is trusted at most, even with no event
+# Seconds anything is trusted at most, even with no event: a net under the watcher, not the
+# mechanism (an overflow already counts as a change everywhere, and a watcher whose thread has
+# died keeps nothing). `ws watch`'s vouch, which captures trust, has no age limit at all.
+KEEP_FOR = 300.0
 
 
 class Keeper:
@@ -35,10 +38,11 @@ class Keeper:
         self._sides: dict[str, tuple[tuple[int, int], float, Side]] = {}
         self._docs: dict[str, tuple[int, float, dict[str, Any]]] = {}
         self._locks = {"agents": threading.Lock(), "conflicts": threading.Lock()}
+        self.alive: Callable[[], bool] = lambda: True  # whether the watcher still delivers events
 
     @property
     def watching(self) -> bool:
-        return self.generation >= 0
+        return self.generation >= 0 and self.alive()
 
     def ready(self, watched: frozenset[str], git_dirs: list[str]) -> None:
         """The watcher is in place over `watched`: from now on every change there is seen."""

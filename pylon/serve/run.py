@@ -47,6 +47,7 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
             return
         watched = watcher.covered()
         if any(git_dir == root or git_dir.startswith(root + "/") for root in watched):
+            board.keep.alive = watcher.alive
             board.keep.ready(watched, [git_dir])  # from now on every change is seen (HEAD and refs too)
         if not server.stopping.is_set():
             from pylon.serve.data import agents

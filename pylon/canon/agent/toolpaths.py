@@ -153,7 +153,8 @@ def _in_place_targets(program: str, words: list[str]) -> list[str]:
     `-pi.orig`, `--in-place=.bak`), its backup beside it. The program is the first
     operand unless `-e`/`-f` (sed) or `-e`/`-E` (perl) gave it; `-ie` is `-i` with suffix `e`."""
     scripts, others = _IN_PLACE_VALUES["perl" if program == "perl" else "sed"]
-    in_place, suffix, has_program, files = False, "", False, []
+    in_place, suffix, has_program = False, "", False
+    files: list[str] = []
     rest = iter(words)
     for word in rest:
         if word == "--":
