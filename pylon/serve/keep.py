@@ -37,7 +37,8 @@ class Keeper:
         self._unwatched_reads = 0  # sides read for a root not watched (a survey using one is not kept)
         self._sides: dict[str, tuple[tuple[int, int], float, Side]] = {}
         self._docs: dict[str, tuple[int, float, dict[str, Any]]] = {}
-        self._locks = {"agents": threading.Lock(), "conflicts": threading.Lock()}
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
         self.alive: Callable[[], bool] = lambda: True  # whether the watcher still delivers events
 
     @property
@@ -80,11 +81,14 @@ class Keeper:
 
     def survey(self, name: str, make: Callable[[Callable[[str], Side]], dict[str, Any]],
                fresh: bool = False) -> tuple[dict[str, Any], float]:
-        """The survey `name` (agents, conflicts): kept while nothing changed since it began, else
-        made now by `make(side_reader)` (every side read anew with `fresh`). One at a time per name:
-        a page opened during a survey waits for it instead of starting a second one.
+        """The survey `name` (agents, conflicts; or a memory answer: lint, stale, coverage, which
+        ignore the reader): kept while nothing changed since it began, else made now by
+        `make(side_reader)` (every side read anew with `fresh`). One at a time per name: a page
+        opened during a survey waits for it instead of starting a second one.
         Returns (document, its age in seconds: 0 when made for this call)."""
-        with self._locks[name]:
+        with self._locks_lock:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
             generation, hit = self.generation, self._docs.get(name)
             if not fresh and hit is not None and self.watching and hit[0] == generation \
                     and time.monotonic() - hit[1] < KEEP_FOR:

@@ -279,3 +279,18 @@ def test_an_inotify_overflow_makes_every_view_out_of_date(tmp_path: Path) -> Non
     finally:
         watcher.stop()
         broker.close()
+
+
+def test_the_memory_answers_are_made_again_after_a_change(scene, board_factory) -> None:
+    # lint, stale and coverage are kept between changes like the surveys: an article written
+    # after a first answer is in the next one, as `canon lint` and `canon coverage` see it.
+    repo, _ = scene
+    board = board_factory(repo)
+    wait_for(lambda: board.api("meta")["watching"], what="the board watching")
+    before = board.api("lint")["findings"]
+    board.api("coverage")
+    (repo / ".canon" / "articles" / "lib" / "late.md").write_text(
+        "---\ncapsule: Written after the first answer.\nupdated: 2026-01-01\n---\nSee [[no/such/page]].\n")
+    wait_for(lambda: board.api("lint")["findings"] != before, what="the new article's finding")
+    assert board.api("lint")["findings"] == _cli(repo, "canon", "lint", "--json")["findings"]
+    assert board.api("coverage")["articles"] == _cli(repo, "canon", "coverage", "--json")["articles"]
