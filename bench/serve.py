@@ -193,9 +193,9 @@ def main() -> None:
             ("/api/graph?address=pkg03", [CANON, "graph", "pkg03", "--format", "json"]),  # built on every request
             ("/api/search?q=event+loop", [CANON, "search", "event", "loop", "--journal", "--json"]),
             ("/api/article?address=pkg03/mod0321", [CANON, "read", "pkg03/mod0321", "--json"]),
-            ("/api/coverage", [CANON, "coverage", "--json"]),
-            ("/api/stale", [CANON, "stale", "--json"]),
-            ("/api/lint", [CANON, "lint", "--json"]),
+            ("/api/coverage?fresh=1", [CANON, "coverage", "--json"]),
+            ("/api/stale?fresh=1", [CANON, "stale", "--json"]),
+            ("/api/lint?fresh=1", [CANON, "lint", "--json"]),
         ]
         rows, ok = [], True
         for path, argv in pairs:
