@@ -244,8 +244,8 @@ def paint_only(url: str, runs: int) -> None:
     paths = sorted(WT_ROOT.glob("*/agent-*"))
     first, matrix, _ = paint(url, runs, memory=False)
     changed, cmatrix, _ = paint(url, runs, memory=False, change=paths[0])
-    changed = Timing(changed.label + ", after a change (surveyed anew)", changed.samples)
-    cmatrix = Timing(cmatrix.label + ", after a change (surveyed anew)", cmatrix.samples)
+    changed = Timing(changed.label + ", after a change", changed.samples)
+    cmatrix = Timing(cmatrix.label + ", after a change", cmatrix.samples)
     rows = [(t.label, t.ms, ", ".join(f"{s * 1000:.0f}" for s in t.samples) + " ms")
             for t in (first, matrix, changed, cmatrix)]
     print(rows, file=sys.stderr, flush=True)
@@ -272,14 +272,14 @@ tree and worktrees of the section above; {runs} page loads each after one warm-u
 {load_before:.1f} before, {os.getloadavg()[0]:.1f} after. The board's watcher was in place
 {"" if ready else "(NOT: it never reported ready) "}before the first load. Two situations: nothing changed
 since the board's last survey (the table and matrix are the kept surveys, docs/serve.md "Kept
-surveys"), and a file written in agent-0 one second before each load (both surveys made anew,
-scanning the ten 80,000-file worktrees).
+surveys"), and a file written in agent-0 one second before each load (both surveys made anew:
+agent-0 read again, the other worktrees' and the checkout's sides kept).
 
 {table(rows, ("navigation start to", "median", "samples"))}
 
 - First useful paint (the worktree table) under 1.5 s: {first.ms} with nothing changed since the
-  last survey, {verdict(first.median < 1.5)}; {changed.ms} right after a change (a survey of ten
-  80,000-file worktrees made for the page), {verdict(changed.median < 1.5)}; {wfirst.ms} after a
+  last survey, {verdict(first.median < 1.5)}; {changed.ms} right after a change (agent-0 read
+  again for the page), {verdict(changed.median < 1.5)}; {wfirst.ms} after a
   change with a `ws watch` in each worktree, {verdict(wfirst.median < 1.5)}.
 """
     record("serve-paint", text)
