@@ -73,7 +73,6 @@ def read(text: str, cwd: str) -> Reading:
 def _recorder(commands: list[Simple]) -> Judge:
     def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
         from pylon.guard.commands.wrappers import unwrap
-        from pylon.guard.rules import change_dir
 
         redirs = [(r.op, a.text) for r in cmd.redirs if r.target is not None and not _duplicates(r.op, r.target.value)
                   for a in walk.resolve(r.target, state)]  # a loop's variable: a target per value
@@ -82,12 +81,12 @@ def _recorder(commands: list[Simple]) -> Judge:
         here = state
         if wrapped.chdir is not None:  # `env -C DIR cmd`: cmd runs there, the walk stays
             here = state.copy()
-            change_dir(walk, [Arg("cd", False, "cd"), wrapped.chdir], here)
+            walk.change_dir([Arg("cd", False, "cd"), wrapped.chdir], here)
         argv = _expanded(words, here.cwd or walk.ctx.cwd)
         commands.append(Simple(argv, here.cwd, redirs))
         name = basename(argv[0]) if argv and argv[0] else ""
         if name in ("cd", "pushd", "popd"):
-            change_dir(walk, words, state)
+            walk.change_dir(words, state)
         elif name in _SHELLS:
             script = _shell_string(argv)
             if script is not None:

@@ -50,7 +50,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         return
     if wrapped.chdir is not None:  # env -C DIR: the command runs there
         state = state.copy()
-        change_dir(walk, [Arg("cd", False, "cd"), wrapped.chdir], state)
+        walk.change_dir([Arg("cd", False, "cd"), wrapped.chdir], state)
     head = args[0]
     if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
         walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))
@@ -67,7 +67,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     elif name in ("alias", "unalias"):
         _alias(walk, args, state)
     elif name in ("cd", "pushd", "popd"):
-        change_dir(walk, args, state)
+        walk.change_dir(args, state)
     elif name in ("mv", "cp", "install", "ln"):
         _overwrites(walk, args, state, words, cmd.line, sudo)
     elif name == "dd":
@@ -183,21 +183,6 @@ def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = fro
             continue
         out.append(a)
     return out, recursive
-
-
-def change_dir(walk: Walk, args: list[Arg], state: State) -> None:
-    """`cd`/`pushd`/`popd`: the folder the walk is in afterwards (None when known only at run time)."""
-    rest = [a for a in args[1:] if not (a.text or "").startswith("-") or a.text == "-"]
-    if args[0].text in ("popd",) or not rest:
-        state.cwd = walk.ctx.home if args[0].text == "cd" and not rest else None
-        return
-    target = rest[0]
-    if target.text is None or target.text == "-" or target.glob or state.cwd is None:
-        state.cwd = None if target.text is None or target.text == "-" or target.glob else state.cwd
-        if state.cwd is None and target.text is not None and os.path.isabs(target.text):
-            state.cwd = walk.ctx.absolute(target.text, "/")
-        return
-    state.cwd = walk.ctx.absolute(target.text, state.cwd)
 
 
 def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:

@@ -4,6 +4,8 @@ the judge (rules.judge, given by classify.py) once its words are resolved."""
 
 from __future__ import annotations
 
+import os
+
 from pylon.guard.context import Context
 from pylon.guard.model import LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Pipe, Seq, Sub, Word
 from pylon.guard.verdict import UNKNOWN, Finding
@@ -157,6 +159,20 @@ class Walk:
         else:
             self.node(node, inner, upstream)
         state.cwd = inner.cwd
+
+    def change_dir(self, args: list[Arg], state: State) -> None:
+        """`cd`/`pushd`/`popd`: the folder the walk is in afterwards (None when known only at run time)."""
+        rest = [a for a in args[1:] if not (a.text or "").startswith("-") or a.text == "-"]
+        if args[0].text in ("popd",) or not rest:
+            state.cwd = self.ctx.home if args[0].text == "cd" and not rest else None
+            return
+        target = rest[0]
+        if target.text is None or target.text == "-" or target.glob or state.cwd is None:
+            state.cwd = None if target.text is None or target.text == "-" or target.glob else state.cwd
+            if state.cwd is None and target.text is not None and os.path.isabs(target.text):
+                state.cwd = self.ctx.absolute(target.text, "/")
+            return
+        state.cwd = self.ctx.absolute(target.text, state.cwd)
 
     def tilde(self, text: str, state: State) -> str | None:
         """Tilde expansion of a word's unquoted start, as bash does it: `~` and `~/x` the home
