@@ -5,9 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# slow: the demo runs every part (about 20 s of CPU, the default tier's longest test); each step it
+# takes is tested on its own in the default tier, and the full tier (.ci/run) runs the whole demo
+@pytest.mark.slow
 def test_demo_runs_every_part() -> None:
     proc = subprocess.run(["bash", str(ROOT / "scripts" / "demo")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -17,6 +17,7 @@ from pylon.cli import commands as registry
 from pylon.cli.argv import parse
 from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, ONE, OPTIONAL, PAIR, REST, Command, Opt
 from pylon.errors import UsageError
+from tests.conftest import sized
 
 COMMANDS = list(registry.COMMANDS)
 # Words that never look like options (a leading `-` is only safe after `--`).
@@ -105,7 +106,7 @@ def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, o
     return prog, argv, command, expected
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sized(400, 1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_lines())
 def test_valid_lines_parse_to_exactly_their_values(line: tuple[str, list[str], Command, dict[str, object]]) -> None:
     prog, argv, command, expected = line
@@ -123,7 +124,7 @@ def usage_error(prog: str, argv: list[str]) -> UsageError:
     return err
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=sized(200, 600), deadline=None)
 @given(command_lines(), st.data())
 def test_a_repeated_single_value_option_is_refused(line: tuple[str, list[str], Command, dict[str, object]],
                                                     data: st.DataObject) -> None:
@@ -138,7 +139,7 @@ def test_a_repeated_single_value_option_is_refused(line: tuple[str, list[str], C
     assert f"{opt.name} was given twice" in err.message
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=sized(150, 400), deadline=None)
 @given(command_lines(), st.sampled_from(["--bogus", "--jsn", "--limit-all", "-x", "--help-me"]))
 def test_an_unknown_option_is_refused(line: tuple[str, list[str], Command, dict[str, object]], bad: str) -> None:
     prog, argv, command, _ = line

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pylon.guard.classify import classify
 from pylon.guard.context import Context
 from pylon.guard.verdict import VERDICTS
+from tests.conftest import sized
 
 # Shell's own characters and words, so that the generated text reaches deep into the grammar.
 PIECES = ["rm", "-rf", "src", "git", "reset", "--hard", "xargs", "-I{}", "{}", "sh", "-c", "bash", "env", "-S",
@@ -32,7 +33,7 @@ def _ctx(tmp_path: Path) -> Context:
                    branch="main", tmp_dirs=[str(tmp_path / "tmp")])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=sized(100, 300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT)
 def test_any_text_gets_a_verdict_within_the_budget(text: str, tmp_path: Path) -> None:
     started = time.monotonic()
@@ -55,7 +56,7 @@ def test_huge_commands_are_unknown_or_answered_within_the_budget(tmp_path: Path)
         assert took < BUDGET + 10.0, (text[:40], took)  # tree-sitter's own parse is not interrupted (30 s hook)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=sized(40, 100), deadline=None)
 @given(event=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
                               st.sampled_from(["hook_event_name", "tool_name", "tool_input", "command", "cwd",

@@ -141,7 +141,7 @@ def test_every_tool_answers_as_the_cli_does(repo: Path) -> None:
     assert "Traceback" not in stderr_of(repo)
 
 
-@pytest.mark.parametrize(("name", "arguments", "code"), [
+BAD_CALLS: list[tuple[str, dict[str, Any], str | None]] = [
     ("nope", {}, "bad-tool-call"),
     ("canon_read", {}, "bad-tool-call"),  # a required argument missing
     ("canon_read", {"address": "src/app.py", "colour": "red"}, "bad-tool-call"),  # unknown argument
@@ -153,22 +153,27 @@ def test_every_tool_answers_as_the_cli_does(repo: Path) -> None:
     ("canon_read", {"address": "src/nothing.py"}, "no-article"),
     ("edit", {"target": "src/app.py#000000000000", "ops": "replace 1\n+x\n"}, None),
     ("read", {"path": "missing.py"}, "not-found"),
-])
-def test_bad_input_answers_with_the_clis_code(repo: Path, name: str, arguments: dict[str, Any],
-                                              code: str | None) -> None:
-    answer = session(repo, lambda c: c.call_tool(name, arguments))
-    assert answer.is_error is True
-    error = answer.structured_content["error"]
-    if code is None:  # the CLI decides: compare with the same command as a process
-        argv = ["pylon", "edit", arguments["target"], "--json"]
-        code = json.loads(run_cmd(*argv, cwd=repo, input=arguments["ops"]).out)["error"]["code"]
-    else:
-        argv = None
-    assert error["code"] == code, answer.content
-    assert error["message"] and answer.content[0].text.startswith(f"error[{code}]: {error['message']}")
-    if error.get("hint"):
-        assert f"hint: {error['hint']}" in answer.content[0].text
-    assert "Traceback" not in answer.content[0].text and "Traceback" not in stderr_of(repo)
+]
+
+
+def test_bad_input_answers_with_the_clis_code(repo: Path) -> None:
+    # One server answers every bad call in turn (each is independent: none changes anything).
+    async def body(client: Any) -> list[Any]:
+        return [await client.call_tool(name, arguments) for name, arguments, _ in BAD_CALLS]
+
+    for (name, arguments, code), answer in zip(BAD_CALLS, session(repo, body)):
+        case = f"{name} {arguments}"
+        assert answer.is_error is True, case
+        error = answer.structured_content["error"]
+        if code is None:  # the CLI decides: compare with the same command as a process
+            argv = ["pylon", "edit", arguments["target"], "--json"]
+            code = json.loads(run_cmd(*argv, cwd=repo, input=arguments["ops"]).out)["error"]["code"]
+        assert error["code"] == code, (case, answer.content)
+        assert error["message"] and answer.content[0].text.startswith(f"error[{code}]: {error['message']}"), case
+        if error.get("hint"):
+            assert f"hint: {error['hint']}" in answer.content[0].text, case
+        assert "Traceback" not in answer.content[0].text, case
+    assert "Traceback" not in stderr_of(repo)
 
 
 def test_journal_entries_carry_pi_canon_provenance(repo: Path) -> None:
