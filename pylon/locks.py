@@ -89,8 +89,9 @@ def holder_text(info: dict[str, object]) -> str:
     if info.get("op"):
         extra.append(f"op {info['op']}")
     since = ""
-    if isinstance(info.get("since"), (int, float)):
-        since = " since " + time.strftime("%H:%M:%S UTC", time.gmtime(float(info["since"])))  # type: ignore[arg-type]
+    stamp = info.get("since")
+    if isinstance(stamp, (int, float)):
+        since = " since " + time.strftime("%H:%M:%S UTC", time.gmtime(float(stamp)))
     return f"pid {info['pid']}" + (f" ({', '.join(extra)})" if extra else "") + since
 
 

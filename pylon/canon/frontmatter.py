@@ -8,6 +8,8 @@ owned keys (`capsule`, `updated`, `scope`) are ever replaced, inserted or remove
 
 from __future__ import annotations
 
+from pylon.canon.record import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -51,7 +53,7 @@ _YAML_TYPED = _LazyPattern(
 )
 
 
-class Problem:
+class Problem(Record):
     """A front-matter defect; `line` is 1-based in the file."""
 
     __slots__ = ("line", "message")
@@ -59,16 +61,6 @@ class Problem:
     def __init__(self, line: int, message: str) -> None:
         self.line = line
         self.message = message
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Problem):
-            return NotImplemented
-        return (self.line, self.message) == (other.line, other.message)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaced
-
-    def __repr__(self) -> str:
-        return f"Problem(line={self.line!r}, message={self.message!r})"
 
 
 class Document:

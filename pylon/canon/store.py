@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from pylon.canon.record import Record
 from pylon.errors import PylonError, UsageError
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
@@ -238,7 +239,7 @@ def open_project(
 # ---- the article walker ---------------------------------------------------------------------
 
 
-class ArticleFile:
+class ArticleFile(Record):
     """One entry of articles/ named like an article file: `<name>.md` with a non-empty name.
 
     Slotted with a plain __init__: a 20,000-article walk builds 20,000 of them."""
@@ -252,16 +253,6 @@ class ArticleFile:
         # and OTHER (a broken link, a FIFO, a socket, a device) are only named like articles: lint
         # reports them as unreadable, and nothing opens them (reading a FIFO would hang).
         self.kind = kind
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ArticleFile):
-            return NotImplemented
-        return (self.address, self.path, self.kind) == (other.address, other.path, other.kind)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaced
-
-    def __repr__(self) -> str:
-        return f"ArticleFile(address={self.address!r}, path={self.path!r}, kind={self.kind!r})"
 
     @property
     def is_article(self) -> bool:

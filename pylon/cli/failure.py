@@ -47,13 +47,14 @@ def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: b
     if json_mode:
         body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
         body.update(extra or {})
+        error: object = body
         if not _utf8(body):  # a path that is not UTF-8 in the details: the ws documents' lossless form
             from pylon.workspace.jsonbytes import safe
 
-            body = safe(body)  # type: ignore[assignment]  # safe() keeps a dict a dict
+            error = safe(body)
         # A stream's lines all have one shape, its failure too: {"ok": false, "event": "error", ...}.
-        output.emit_json({"ok": False, "event": "error", "error": body} if output.streaming() else
-                         {"ok": False, "error": body})
+        output.emit_json({"ok": False, "event": "error", "error": error} if output.streaming() else
+                         {"ok": False, "error": error})
     else:
         usage = (extra or {}).get("usage")
         output.render_error(code, message, hint, usage if isinstance(usage, str) else None)

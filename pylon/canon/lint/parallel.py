@@ -20,7 +20,8 @@ CHUNK = 500
 Work = list[tuple[Store, ArticleFile]]
 Result = tuple[list[Finding], list[tuple[str, list[str]]]]  # findings, (path, fixed rules)
 
-_state: dict[str, object] = {}
+# What forked workers inherit: (ctx, work, fix) of the run in progress; empty between runs.
+_state: list[tuple[LintContext, Work, bool]] = []
 
 
 def jobs_for(total: int) -> int:
@@ -38,9 +39,7 @@ def jobs_for(total: int) -> int:
 def _chunk(bounds: tuple[int, int]) -> Result:
     from pylon.canon.lint.engine import lint_article_file
 
-    ctx: LintContext = _state["ctx"]  # type: ignore[assignment]
-    work: Work = _state["work"]  # type: ignore[assignment]
-    fix = bool(_state["fix"])
+    ctx, work, fix = _state[0]
     findings: list[Finding] = []
     fixed: list[tuple[str, list[str]]] = []
     for store, article in work[bounds[0] : bounds[1]]:
@@ -62,7 +61,7 @@ def run(
     """Yield each chunk's result in order, using `jobs` processes. `meanwhile` runs in this process
     while the workers start on the articles (the journal), or first when there are no workers."""
     total = len(work)
-    _state.update(ctx=ctx, work=work, fix=fix)
+    _state[:] = [(ctx, work, fix)]
     for mount, _ in ctx.stores():
         ctx.schema(mount)  # load before forking so every worker inherits it
     bounds = [(i, min(i + CHUNK, total)) for i in range(0, total, CHUNK)]
