@@ -7,7 +7,7 @@ aliases, `bash -c` strings, subshells) and the same peeling of wrappers (`sudo`,
 from __future__ import annotations
 
 from pylon.guard.walk import Walk
-from pylon.guard.words import Arg, State, basename
+from pylon.guard.words import SHELLS, Arg, State, basename
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
 BUDGET = 1.0  # seconds: a hook after a tool call reads, it never waits long for a reading
 MAX_COMMAND = 1 << 20  # characters; a longer text is not read as shell
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"})
 # Redirection operators that open their target for writing.
 WRITING = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
 
@@ -87,7 +86,7 @@ def _recorder(commands: list[Simple]) -> Judge:
         name = basename(argv[0]) if argv and argv[0] else ""
         if name in ("cd", "pushd", "popd"):
             walk.change_dir(words, state)
-        elif name in _SHELLS:
+        elif name in SHELLS:
             script = _shell_string(argv)
             if script is not None:
                 walk.script(script, here.copy(), cmd.line)  # a child shell: its `cd` stays inside

@@ -7,6 +7,8 @@ if TYPE_CHECKING:
     from pylon.guard.model import Cmd
 
 MAX_EXPANSIONS = 64
+# Shells whose `-c SCRIPT` (or script file) the walk reads as shell: the guard's judge and the reader.
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 
 
 class Arg:

@@ -8,7 +8,7 @@ import os
 
 from pylon.guard.paths import destroyed
 from pylon.guard.stdin import stdin_input
-from pylon.guard.words import quote
+from pylon.guard.words import SHELLS, quote
 from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3"})
 OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rscript"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
