@@ -236,46 +236,20 @@ def _names(arg: Arg, cwd: str) -> list[str]:
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """sed: -i edits its files in place; the script's own `e`, `w FILE` and `s///[ew]` are read too."""
     from pylon.guard.commands.minilang import judge_sed_script
+    from pylon.guard.inplace import read_line
+    from pylon.guard.stdin import read_file
 
-    inplace = False
-    sandbox = False
-    scripts: list[str | None] = []
-    files: list[Arg] = []
-    i = 1
-    while i < len(args):
-        text = args[i].text
-        if text is not None and text.startswith("-") and text != "-":
-            if text == "--":
-                files.extend(args[i + 1 :])
-                break
-            if text.startswith("--in-place") or (not text.startswith("--") and "i" in text.lstrip("-").split("e")[0]
-                                                   .split("f")[0]):
-                inplace = True
-            sandbox = sandbox or text == "--sandbox"
-            value: str | None = None
-            if text in ("-e", "--expression", "-f", "--file") or (not text.startswith("--") and text[-1] in "ef"):
-                value = args[i + 1].text if i + 1 < len(args) else ""
-                i += 1
-            elif text.startswith(("--expression=", "--file=")):
-                value = text.split("=", 1)[1]
-            if value is not None or text.startswith(("--expression=", "--file=")):
-                if text.startswith("--file") or text == "-f" or (not text.startswith("--") and text[-1] == "f"):
-                    from pylon.guard.stdin import read_file
-
-                    value = read_file(walk, value, state, value or "")[0] if value is not None else None
-                scripts.append(value)
-            i += 1
-            continue
-        if not scripts:
-            scripts.append(text)
-        else:
-            files.append(args[i])
-        i += 1
-    if not sandbox:
+    read = read_line("sed", [a.text for a in args[1:]])
+    scripts = [read_file(walk, value, state, value)[0] if letter == "f" and value is not None else value
+               for letter, value in read.programs]
+    if read.first is not None:
+        scripts.append(args[1 + read.first].text)
+    if not read.sandbox:
         for script in scripts:
             judge_sed_script(walk, script, state, words, line, sudo)
-    if inplace:
-        destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
+    if read.in_place:
+        destroyed(walk, state, [args[1 + i] for i in read.files], verb="edits in place", words=words, line=line,
+                  recursive=False, sudo=sudo)
 
 
 def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:

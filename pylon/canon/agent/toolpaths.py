@@ -144,45 +144,18 @@ def _git_targets(words: list[str], cwd: str) -> list[str]:
     return [os.path.join(base, word) for word in found]
 
 
-# Short options whose value follows (the rest of the cluster, else the next word), per program.
-_IN_PLACE_VALUES = {"sed": ("ef", "l"), "perl": ("eE", "IMmFCdDx")}
-
-
 def _in_place_targets(program: str, words: list[str]) -> list[str]:
     """What `sed -i` / `perl -i` write: each file they edit in place and, with a suffix (`-i.bak`,
-    `-pi.orig`, `--in-place=.bak`), its backup beside it. The program is the first
-    operand unless `-e`/`-f` (sed) or `-e`/`-E` (perl) gave it; `-ie` is `-i` with suffix `e`."""
-    scripts, others = _IN_PLACE_VALUES["perl" if program == "perl" else "sed"]
-    in_place, suffix, has_program = False, "", False
-    files: list[str] = []
-    rest = iter(words)
-    for word in rest:
-        if word == "--":
-            files.extend(rest)
-        elif word.startswith("--"):
-            name, eq, value = word.partition("=")
-            if name == "--in-place":
-                in_place, suffix = True, value
-            elif name in ("--expression", "--file", "--line-length") and not eq:
-                has_program = has_program or name != "--line-length"
-                next(rest, None)
-            has_program = has_program or name in ("--expression", "--file")
-        elif word.startswith("-") and len(word) > 1:
-            for k, ch in enumerate(word[1:], 2):
-                if ch == "i":
-                    in_place, suffix = True, word[k:]
-                    break
-                if ch in scripts or ch in others:
-                    has_program = has_program or ch in scripts
-                    if k == len(word):
-                        next(rest, None)  # the value is the next word
-                    break
-        else:
-            files.append(word)
-    if not in_place:
+    `-pi.orig`, `--in-place=.bak`), its backup beside it; the command line read as the guard reads
+    it (pylon.guard.inplace: `-ie` is `-i` with suffix `e`, the program is the first operand only
+    when no `-e`/`-f` gave one)."""
+    from pylon.guard.inplace import read_line
+
+    line = read_line(program, list(words))
+    if not line.in_place:
         return []
-    edited = files if has_program else files[1:]
-    return edited + [backup for f in edited if suffix and (backup := _backup_name(f, suffix))]
+    edited = [words[i] for i in line.files]
+    return edited + [backup for f in edited if line.suffix and (backup := _backup_name(f, line.suffix))]
 
 
 def _backup_name(path: str, suffix: str) -> str:

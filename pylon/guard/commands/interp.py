@@ -349,23 +349,14 @@ def _other_code(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: C
                 name: str) -> None:
     """perl/ruby/node one-liners: `-i` edits files in place; inline code pylon cannot parse is
     unknown when it uses a word that can destroy (unlink, system, open, ...), else safe."""
-    flags = [a.text or "" for a in args[1:] if (a.text or "").startswith("-")]
-    if name in ("perl", "ruby") and any(f.startswith("-") and not f.startswith("--") and "i" in f[1:].split("e")[0]
-                                        for f in flags):
-        files, code_seen, skip = [], False, False
-        for a in args[1:]:
-            if skip:
-                skip, code_seen = False, True
-                continue
-            if (a.text or "").startswith("-"):
-                skip = (a.text or "").endswith("e") or a.text in ("-e", "-E")
-                continue
-            if code_seen or any((f.endswith("e") or "e" in f) for f in flags):
-                files.append(a)
-            else:
-                code_seen = True
-        destroyed(walk, state, files, verb="edits in place", words=words, line=cmd.line, recursive=False)
-        return
+    if name in ("perl", "ruby"):
+        from pylon.guard.inplace import read_line
+
+        read = read_line("perl", [a.text for a in args[1:]])  # ruby's one-liner options read alike
+        if read.in_place:
+            destroyed(walk, state, [args[1 + i] for i in read.files], verb="edits in place", words=words,
+                      line=cmd.line, recursive=False)
+            return
     code = [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in ("-e", "-E", "--eval", "-p", "-r")
             or (a.text or "").startswith("-") and (a.text or "").endswith("e") and not (a.text or "").startswith("--")]
     for c in code:
