@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,14 +51,19 @@ def check_folders(*folders: Path) -> None:
     """Refuse before creating anything when a file sits where one of `folders` (or a parent) belongs."""
     for folder in folders:
         for candidate in (folder, *folder.parents):
-            if candidate.is_dir():
-                break
-            if os.path.lexists(candidate):
-                raise PylonError(
-                    "not-a-directory",
-                    f"{candidate} exists but is not a folder, so {folder} cannot be created.",
-                    f"Move {candidate} out of the way, then run the command again.",
-                )
+            # One look per path: with two (is it a folder? does anything exist?) another writer
+            # creating the folder between them made a folder read as a file in the way.
+            try:
+                if stat.S_ISDIR(os.stat(candidate).st_mode):
+                    break
+            except OSError:
+                if not os.path.islink(candidate):
+                    continue  # absent, below a file the next candidate names, or not ours to look at
+            raise PylonError(
+                "not-a-directory",
+                f"{candidate} exists but is not a folder, so {folder} cannot be created.",
+                f"Move {candidate} out of the way, then run the command again.",
+            )
 
 
 def refuse_links(store: Store) -> None:

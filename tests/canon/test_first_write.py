@@ -96,3 +96,57 @@ def test_nothing_is_created_when_the_command_fails(run, project: Path, argv: lis
     assert r.code in (1, 2), r
     assert "error[" in r.err and "created" not in r.err, r
     assert os.listdir(project) == []
+
+
+def test_a_folder_made_by_another_writer_meanwhile_is_not_a_file_in_the_way(tmp_path: Path) -> None:
+    """Twenty first writes at once once failed one of them with `not-a-directory` for `.canon`
+    (CI, 2026-12-02): the check looked twice (a folder? anything there?) and the folder appeared
+    between the looks. A thread creating folders while the check runs over them hit that window
+    43 times in 3,000 before the fix."""
+    import sys
+    import threading
+
+    from pylon.canon.init import check_folders
+    from pylon.errors import PylonError
+
+    count = 3000
+    start = threading.Event()
+
+    def make() -> None:
+        start.wait()
+        for i in range(count):
+            os.mkdir(tmp_path / f"d{i}")
+
+    maker = threading.Thread(target=make)
+    maker.start()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, to land between two looks
+    refused: list[str] = []
+    try:
+        start.set()
+        while maker.is_alive():
+            for i in range(count):
+                try:
+                    check_folders(tmp_path / f"d{i}" / "x")
+                except PylonError as exc:
+                    refused.append(str(exc))
+    finally:
+        sys.setswitchinterval(interval)
+        maker.join()
+    assert refused == []
+    assert all((tmp_path / f"d{i}").is_dir() for i in range(count))
+
+
+def test_a_dangling_link_or_a_file_in_the_way_is_still_refused(tmp_path: Path) -> None:
+    from pylon.canon.init import check_folders
+    from pylon.errors import PylonError
+
+    (tmp_path / "file").write_text("x")
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling")
+    for blocked, named in ((tmp_path / "file" / "a" / "b", tmp_path / "file"),
+                           (tmp_path / "dangling" / "a", tmp_path / "dangling")):
+        with pytest.raises(PylonError) as caught:
+            check_folders(blocked)
+        assert caught.value.code == "not-a-directory"
+        assert f"{named} exists but is not a folder" in str(caught.value)
+    check_folders(tmp_path / "absent" / "a")  # nothing in the way: no error
