@@ -143,13 +143,18 @@ def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple
     try:
         snap = take(locate(root), result.targets, command=command, max_bytes=policy.max_bytes[0])
     except PylonError as exc:
-        action = policy.over_limit[0] if exc.code == "guard-snapshot-too-large" else "ask"
-        return f"no snapshot was taken ({exc.message})", action
+        return f"no snapshot was taken ({exc.message})", without_snapshot(policy, exc)
     except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
         return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
     name = snap["name"]
     head = f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "
     return head + _how_back(root, snap, result.targets, command), "snapshot"
+
+
+def without_snapshot(policy: Any, exc: Any) -> str:
+    """The answer when no snapshot can be taken: the policy's over-limit answer for a snapshot too
+    large, ask for anything else (what it would destroy cannot be kept)."""
+    return str(policy.over_limit[0]) if exc.code == "guard-snapshot-too-large" else "ask"
 
 
 def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:

@@ -109,3 +109,43 @@ def test_invalid_policy_is_a_configuration_error(make_repo) -> None:  # type: ig
         (root / ".pylon" / "guard.toml").write_text(text)
         r = run("pylon", "guard", "explain", cwd=root)
         assert r.code == 2 and "error[guard-policy-invalid]" in r.err and "Traceback" not in r.err, r
+
+
+def test_the_printed_hook_answer_is_the_one_the_hook_gives(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`guard check` once said `hook answer: snapshot` for an `rm -rf` of a folder holding a nested
+    repository, which the hook asks about (no snapshot can keep another repository's objects). The
+    real hook is the oracle: for each case the answer check prints is the hook's decision, and
+    check itself writes no snapshot."""
+    import os
+
+    from tests.conftest import git
+
+    root = repo(make_repo)
+    nested = root / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    (nested / "x.c").write_text("int x;\n")
+    (root / "big").mkdir()
+    (root / "big" / "blob.bin").write_bytes(os.urandom(4096))
+    (root / "pipes").mkdir()
+    os.mkfifo(root / "pipes" / "fifo")
+    (root / ".pylon").mkdir()
+    (root / ".pylon" / "guard.toml").write_text("[snapshot]\nmax_bytes = 2048\nover_limit = \"deny\"\n")
+    cases = {"rm -rf vendor": "ask", "rm -rf pipes": "ask", "rm -rf big": "deny", "rm -rf src": "snapshot"}
+    for command, expected in cases.items():
+        checked = run("pylon", "guard", "check", "--json", "--command", command, cwd=root).json()
+        assert git(root, "for-each-ref", "refs/pylon/guard/") == "", "guard check wrote a snapshot"
+        event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
+                            "cwd": str(root), "tool_input": {"command": command}})
+        answer = run("pylon", "hook", "claude-code", cwd=root, input=event)
+        out = answer.json() if answer.out.strip() else {}
+        decision = out.get("hookSpecificOutput", {}).get("permissionDecision")
+        taken = git(root, "for-each-ref", "--format=%(refname)", "refs/pylon/guard/").split()
+        hook_said = "snapshot" if taken else decision
+        assert (checked["action"], hook_said) == (expected, expected), (command, checked, out)
+        for ref in taken:
+            git(root, "update-ref", "-d", ref)
+    text = run("pylon", "guard", "check", "--command", "rm -rf vendor", cwd=root).out
+    assert "hook answer: ask (no snapshot can be taken: the command would destroy what no snapshot can keep: " \
+           "vendor/lib/.git (a repository of its own))" in text
+    assert "a snapshot would keep" not in text

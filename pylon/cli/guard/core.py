@@ -10,7 +10,7 @@ from pylon.cli.guard.hook import context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from pylon.guard.verdict import Result
 
@@ -70,6 +70,8 @@ def check(args: CheckArgs) -> int:
     result = classify(text, ctx)
     policy = load(ctx.root)
     action, why = policy.decide(result.findings)
+    if action == "snapshot" and ctx.root:
+        action, why = _unless_unkeepable(result, policy, ctx.root, action, why)
     if args.json:
         output.ok_json({**result.to_dict(), "action": action, "policy": why, "root": ctx.root})
     else:
@@ -77,6 +79,22 @@ def check(args: CheckArgs) -> int:
 
         output.out(render_check(result, action, why))
     return 0 if result.verdict == "safe" else 1
+
+
+def _unless_unkeepable(result: Result, policy: Any, root: str, action: str, why: list[str]) -> tuple[str, list[str]]:
+    """The hook's answer when its snapshot could not be taken (a nested repository, a FIFO, a
+    snapshot over the size limit): found the way the hook finds it, writing nothing, so the
+    answer printed is the one the hook gives."""
+    from pylon.errors import PylonError
+    from pylon.hooks.guard import without_snapshot
+    from pylon.workspace.ops.guard_snapshot import check_takeable
+    from pylon.workspace.repo import locate
+
+    try:
+        check_takeable(locate(root), list(result.targets), max_bytes=policy.max_bytes[0])
+    except PylonError as exc:
+        return without_snapshot(policy, exc), [f"no snapshot can be taken: {exc.message}"]
+    return action, why
 
 
 def explain(args: ExplainArgs) -> int:

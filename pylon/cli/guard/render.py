@@ -19,7 +19,7 @@ def render_check(result: Result, action: str, why: list[str]) -> str:
         where = f" (line {f.line})" if f.line > 1 else ""
         lines.append(f"  {f.verdict}: {f.reason}{where}")
     targets = result.targets
-    if targets and result.verdict == "reversible":
+    if targets and result.verdict == "reversible" and action == "snapshot":
         names = [kept(t.kind, t.path, t.args) for t in targets]
         lines.append("  a snapshot would keep: " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else ""))
     if result.verdict != "safe":

@@ -179,6 +179,24 @@ def _lsize(path: str) -> int:
         return 0
 
 
+def _check_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        from pylon.errors import PylonError
+
+        raise PylonError("guard-snapshot-too-large",
+                         f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
+                         "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
+                         details={"bytes": size, "max_bytes": max_bytes})
+
+
+def check_takeable(checkout: Checkout, targets: list[Target], *, max_bytes: int) -> None:
+    """Raise what `take` would raise before writing anything (`guard-snapshot-too-large`,
+    `cannot-keep`), writing nothing: `pylon guard check` names the hook's real answer with it."""
+    targets = [t for t in targets if t.kind != "refs"]
+    _check_size(size_of(checkout, targets, removed_files(checkout, targets)), max_bytes)
+    check_keepable(checkout, targets, exact.finish(exact.start(checkout.root, scan_roots(checkout, targets))))
+
+
 def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: int) -> dict[str, object]:
     """Snapshot the checkout (plus the ignored files the command removes) as guard-<n>.
     Refuses with `guard-snapshot-too-large` when it would hold more than max_bytes."""
@@ -190,13 +208,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     targets = [t for t in targets if t.kind != "refs"]
     extra = removed_files(checkout, targets)
     size = size_of(checkout, targets, extra)
-    if size > max_bytes:
-        from pylon.errors import PylonError
-
-        raise PylonError("guard-snapshot-too-large",
-                         f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
-                         "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
-                         details={"bytes": size, "max_bytes": max_bytes})
+    _check_size(size, max_bytes)
     # beside the capture, over what the command reaches: bits, empty folders, what cannot be kept
     roots = scan_roots(checkout, targets)
     walk = exact.start(checkout.root, roots)
