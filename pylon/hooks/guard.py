@@ -160,21 +160,28 @@ def without_snapshot(policy: Any, exc: Any) -> str:
 def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
     """The note's restore advice. The first command named brings back only what the command destroys,
     so following the note never reverts later work; the whole-checkout form is named only when the
-    destroyed paths are not known (and then says what it does)."""
+    destroyed paths are not known, or beside them when the command may also move HEAD (and then
+    says what it does)."""
     import shlex
 
-    from pylon.workspace.ops.guard_op import destroyed, record
+    from pylon.workspace.ops.guard_op import destroyed, discarded, record
     from pylon.workspace.repo import locate
 
     checkout = locate(root)
-    paths = destroyed(checkout, targets)
-    seq = record(checkout, snap, paths, command)
+    gone = destroyed(checkout, targets)
+    changed = discarded(checkout, targets)  # uncommitted edits a checkout/restore/reset throws away
+    # the op's undo brings back files that are gone, never overwrites one: only for removals
+    seq = record(checkout, snap, gone, command)
     name = snap["name"]
+    whole = (f"`pylon ws restore {name}` (the whole checkout as it was before the command; what it replaces "
+             "is kept in the op log)")
+    paths = sorted(set(gone) | set(changed))
     if not paths:
-        return (f"undo it with `pylon ws restore {name}` (the whole checkout as it was before the command; "
-                "what it replaces is kept in the op log)")
+        return f"undo it with {whole}"
     shown = " ".join(shlex.quote(p) for p in paths[:10]) + (" ..." if len(paths) > 10 else "")
     advice = f"bring back only what it destroys with `pylon ws restore {name} {shown}`"
-    if seq is not None:
+    if seq is not None and not changed:
         advice += f", or `pylon ws undo` (op {seq}), which also keeps every later change"
+    if any(t.kind == "checkout" for t in targets):  # `reset --hard REV`, `checkout -f BRANCH` move HEAD too
+        advice += f"; if it also moved HEAD, {whole} puts HEAD back as well"
     return advice

@@ -96,3 +96,30 @@ def test_reset_hard_comes_back_with_head_branch_bits_and_later_ignored_files_kep
     assert restored.code == 0, restored
     assert git(root, "rev-parse", "HEAD") == head and git(root, "rev-parse", "main") == head
     assert tree(root) == {**before, "later.log": ("file", "0o644", b"ignored, later\n")}
+
+
+DISCARDS = ["git checkout -- data", "git restore data/tracked.txt", "git reset --hard"]
+
+
+@pytest.mark.parametrize("line", DISCARDS)
+def test_the_notes_path_restore_brings_back_discarded_edits_and_keeps_later_work(root: Path, line: str) -> None:
+    """A checkout, restore or reset that throws away uncommitted edits of tracked files: the note
+    names those paths (it once named only the whole-checkout restore, which also reverts every
+    later change), and following it gives back the edits, the staged file and the index as they
+    were, with the later work kept."""
+    (root / "data" / "tracked.txt").write_text("tracked\ntwo\nuncommitted edit\n")
+    if line == "git reset --hard":
+        (root / "staged.txt").write_text("staged, never committed\n")
+        git(root, "add", "staged.txt")
+    before, index = tree(root), git(root, "ls-files", "-s")
+    note = guarded(root, line)
+    assert tree(root) != before, line
+    command = re.search(r"only what it destroys with `(pylon ws restore guard-\d+ [^`]+)`", note)
+    assert command, note
+    assert "data/tracked.txt" in command.group(1).split()
+    assert "`pylon ws undo`" not in note  # its undo brings back only files that are gone
+    kept = later_work(root)
+    restored = pylon(*command.group(1).split()[1:], cwd=root)
+    assert restored.code == 0, restored
+    assert tree(root) == {**before, **kept}, line
+    assert git(root, "ls-files", "-s") == index

@@ -42,6 +42,25 @@ def destroyed(checkout: Checkout, targets: list[Target]) -> list[str]:
     return sorted(set(paths) | set(removed_files(checkout, listed) if listed else []))
 
 
+def discarded(checkout: Checkout, targets: list[Target]) -> list[str]:
+    """Root-relative tracked paths whose uncommitted changes a `git checkout -- PATH`, `git restore
+    PATH` (kind `tracked`) or `git reset --hard` (kind `checkout`) discards: what differs from HEAD
+    or from the index there now, asked before the command runs."""
+    specs = sorted({t.path or "." for t in targets if t.kind == "tracked"})
+    if any(t.kind == "checkout" for t in targets):
+        specs = ["."]
+    if not specs:
+        return []
+    found: set[str] = set()
+    # literal pathspecs: a target's name is a path, never a glob; HEAD may be unborn (code 128)
+    for against in (["HEAD"], []):
+        code, out, _ = git.run_full(["--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames",
+                                     *against, "--", *specs], cwd=checkout.root)
+        if code == 0:
+            found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+    return sorted(found)
+
+
 def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], command: str) -> int | None:
     """The op of a guard snapshot (its seq), or None when it cannot be recorded right now."""
     from pylon.locks import is_held
