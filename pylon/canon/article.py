@@ -236,16 +236,33 @@ def write_article(
     from pylon.locks import file_lock
 
     check_folders(store.canon, store.articles, store.journal, path.parent)
+    made: list[Path] = []
     if not store.canon.is_dir():
         # No store yet: a refused write must leave no trace, so there is no lock file to take.
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=False)
+        try:
+            return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=False)
+        except _MadeMeanwhile as taken:  # another first writer created this article: update it
+            made = taken.made
     # Generous timeout: a holder only parses, checks and fsyncs one file, but fsync can crawl on
     # a busy disk, and failing an agent's write for a slow disk helps nobody.
     from pylon.canon.init import refuse_links
 
     refuse_links(store)  # before the lock file goes into .cache/
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        return _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+        result = _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+    if made:  # this call made the store before it found the article taken: it still says so
+        from pylon.canon.init import relative_paths
+
+        result.created_store = relative_paths(made, project.root)
+    return result
+
+
+class _MadeMeanwhile(Exception):
+    """An unlocked first write found its article created by another first writer meanwhile."""
+
+    def __init__(self, made: list[Path]) -> None:
+        super().__init__("article created meanwhile")
+        self.made = made  # the store's paths this call created (kept: the other writer uses them)
 
 
 def _read_old(store: Store, parts: list[str], address: Address, path: Path) -> str | None:
@@ -302,18 +319,23 @@ def _write(
     data = doc.render().encode("utf-8")
     check_size(data, f"The article {address}")  # what `canon read` would refuse is never written
     made = ensure_store(store)
+    taken = False
     try:
         with StoreDir(store.canon_dir, parts[:-1]) as folder:
             try:
                 if locked:
                     folder.remove_stale_temps(parts[-1])
-                folder.replace(parts[-1], data)
+                    folder.replace(parts[-1], data)
+                else:  # a creation without the lock: never over an article made meanwhile
+                    taken = not folder.create(parts[-1], data)
             except BaseException:
                 folder.rollback()
                 raise
     except BaseException:
         remove_created(made)  # a failed write leaves no trace of the store it began
         raise
+    if taken:
+        raise _MadeMeanwhile(made)
     result.created_store = relative_paths(made, project.root)
     return result
 

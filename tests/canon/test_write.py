@@ -249,3 +249,28 @@ def test_concurrent_writes_to_one_article_lose_no_field(run, make_store) -> None
     # Each field holds one of the values written to it: no writer put back a stale copy.
     assert doc["capsule"] in {f"Capsule {i}." for i in range(10)}
     assert doc["body"] in {f"Body {i}.\n" for i in range(10)}
+
+
+def test_concurrent_first_writes_of_one_article_lose_no_field(run, project: Path) -> None:
+    """With no store yet, first writes run without the store's lock (a refused write must leave no
+    trace, and the lock lives in the store). Two first writers of one article once both created it
+    and the second replaced the first: its `scope: rule` was gone though both reported success.
+    Now a creation that finds the article made meanwhile writes again, as an update, under the lock."""
+    import subprocess
+
+    from tests.conftest import script
+
+    for attempt in range(4):
+        where = project / f"round{attempt}"
+        where.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=where, check=True)
+        argv = [[script("canon"), "write", "a", "--capsule", "Rule.", "--body", "Rule body.", "--scope", "rule"]]
+        argv += [[script("canon"), "write", "a", "--capsule", f"Capsule {i}.", "--body", f"Body {i}."] for i in range(11)]
+        procs = [subprocess.Popen(a, cwd=where, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in argv]
+        outs = [p.communicate(timeout=180) for p in procs]
+        assert [p.returncode for p in procs] == [0] * len(argv), [o[1] for o in outs if o[1]][:3]
+        doc = run("canon", "read", "--json", "a", cwd=where).json()
+        assert doc["scope"] == "rule", (attempt, doc)  # no writer set it back to asset
+        assert doc["body"] in {"Rule body.\n"} | {f"Body {i}.\n" for i in range(11)}
+        created = [o[0].decode() + o[1].decode() for o in outs if b"created .canon/," in o[0] + o[1]]
+        assert len(created) == 1, created  # exactly one writer says it made the store
