@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from pylon.canon.address import (
-    Address, Resolution, dotted_folders, mapped_names, move_hint, resolve, stored_address, to_address,
+    Address, Resolution, resolve, stored_address, to_address,
 )
 from pylon.canon.frontmatter import Document, fold_capsule, parse
 from pylon.canon.pasted import find_pasted
@@ -20,8 +20,6 @@ from pylon.errors import PylonError, UsageError
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from pylon.canon.advice import Advice
 
 SCOPES = ("rule", "asset")
 
@@ -249,7 +247,11 @@ def write_article(
 
     refuse_links(store)  # before the lock file goes into .cache/
     with file_lock(store.cache / "write.lock", timeout=60, what=f"writes to {store.canon}"):
-        result = _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+        try:
+            result = _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
+        except _MadeMeanwhile as taken:  # made by a first writer without the lock: now it exists
+            made = made or taken.made
+            result = _write(project, store, address, path, new_capsule, new_body, scope, stripped, locked=True)
     if made:  # this call made the store before it found the article taken: it still says so
         from pylon.canon.init import relative_paths
 
@@ -258,7 +260,7 @@ def write_article(
 
 
 class _MadeMeanwhile(Exception):
-    """An unlocked first write found its article created by another first writer meanwhile."""
+    """A creation found its article made meanwhile by a first writer that runs without the lock."""
 
     def __init__(self, made: list[Path]) -> None:
         super().__init__("article created meanwhile")
@@ -325,8 +327,9 @@ def _write(
             try:
                 if locked:
                     folder.remove_stale_temps(parts[-1])
+                if old_text is not None:
                     folder.replace(parts[-1], data)
-                else:  # a creation without the lock: never over an article made meanwhile
+                else:  # a first writer without the lock may create it meanwhile: never over it
                     taken = not folder.create(parts[-1], data)
             except BaseException:
                 folder.rollback()
@@ -338,23 +341,6 @@ def _write(
         raise _MadeMeanwhile(made)
     result.created_store = relative_paths(made, project.root)
     return result
-
-
-def after_write(project: Project, result: WriteResult) -> list[Advice]:
-    """Advice for a write that changed the article: its lint findings, lost constraints, growth.
-    Separate from write_article so a caller can report the write before lint runs."""
-    from pylon.canon.advice import Advice, dropped_constraints, growth
-    from pylon.canon.lint import lint_article
-
-    from pylon.canon.schema import load_schema
-
-    out = [Advice("schema", p.message) for p in load_schema(project.store_for(result.address.mount)).problems]
-    out += [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
-    if result.old_doc is not None and result.doc is not None:
-        for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
-            if item is not None:
-                out.append(item)
-    return out
 
 
 def _refuse_invalid(doc: Document, path: Path, address: Address) -> None:
@@ -392,31 +378,3 @@ def _check_schema(store: Store, old_doc: Document | None, doc: Document, address
             f"Supply the required fields: {write_hint(address)}  (rules in {store.schema_path})",
             details={"violations": violations},
         )
-
-
-def standing_notes(project: Project, view: ArticleView) -> list[str]:
-    """Standing problems `canon read` mentions: the article is an orphan, or breaks schema.json.
-
-    The same rules as `canon lint` (orphan, schema), checked for this one article with one folder
-    listing and one small JSON read, so a read stays cheap; `canon lint` gives the full report.
-    """
-    notes: list[str] = []
-    store = project.store_for(view.address.mount)
-    head, _, last = view.address.path.rpartition("/")
-    if head and head.split("/", 1)[0] != ".canon" and view.doc.owned.get("scope", "").strip() != "rule":
-        names = mapped_names(os.path.join(store.root_dir, head))
-        folders = dotted_folders(store.root_dir, view.address.path) if names is not None and last not in names else []
-        if folders:
-            notes.append(move_hint(str(view.address), folders))
-        elif names is not None and last not in names:
-            notes.append(
-                f"orphan: nothing in {head}/ maps to {last!r}; move the article with its asset, "
-                f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"
-            )
-    if os.path.lexists(store.schema_file):
-        from pylon.canon.schema import check_article, load_schema
-
-        schema = load_schema(store, use_cache=True)
-        notes += [f"schema: {p.message}" for p in schema.problems]  # a broken contract is said, not hidden
-        notes += [f"schema: {v.message}" for v in check_article(schema, view.doc)]
-    return notes

@@ -6,6 +6,7 @@ aliases, `bash -c` strings, subshells) and the same peeling of wrappers (`sudo`,
 
 from __future__ import annotations
 
+from pylon.guard.readout import WRITING, Reading, Simple, remember, remembered  # noqa: F401 - WRITING for its readers
 from pylon.guard.walk import Walk
 from pylon.guard.words import SHELLS, Arg, State, basename
 
@@ -16,47 +17,14 @@ if TYPE_CHECKING:
 
 BUDGET = 1.0  # seconds: a hook after a tool call reads, it never waits long for a reading
 MAX_COMMAND = 1 << 20  # characters; a longer text is not read as shell
-# Redirection operators that open their target for writing.
-WRITING = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
-
-
-class Simple:
-    """One simple command: its words after wrappers, globs matched like bash (None where a word
-    is known only at run time), the folder it runs in (None when known only at run time), and its
-    redirections as (operator, target) with the target None when known only at run time."""
-
-    __slots__ = ("argv", "cwd", "redirs")
-
-    def __init__(self, argv: list[str | None], cwd: str | None, redirs: list[tuple[str, str | None]]) -> None:
-        self.argv, self.cwd, self.redirs = argv, cwd, redirs
-
-    @property
-    def program(self) -> str:
-        """The command's name without its folder ("" when it is known only at run time)."""
-        return basename(self.argv[0]) if self.argv and self.argv[0] else ""
-
-    def __repr__(self) -> str:
-        return f"Simple({self.argv!r}, {self.redirs!r})"
-
-
-class Reading:
-    """The simple commands of a text in the order they appear, and the regions no parse could read."""
-
-    __slots__ = ("commands", "unread")
-
-    def __init__(self, commands: list[Simple], unread: list[str]) -> None:
-        self.commands, self.unread = commands, unread
-
-
-_LAST: list[tuple[tuple[str, str], Reading]] = []  # the hook reads one command for paths, then for verbs
 
 
 def read(text: str, cwd: str) -> Reading:
     """Read `text` as a shell script run in `cwd`. Never raises on bad shell: what cannot be read
     is returned whole in `unread`, and a reading past its budget keeps what it had."""
-    key = (text, cwd)
-    if _LAST and _LAST[0][0] == key:
-        return _LAST[0][1]
+    known = remembered(text, cwd)  # the hook reads one command for paths, then for verbs
+    if known is not None:
+        return known
     if "\0" in text or len(text) > MAX_COMMAND:
         return Reading([], [text[:MAX_COMMAND]])
     from pylon.guard.context import Context
@@ -65,7 +33,7 @@ def read(text: str, cwd: str) -> Reading:
     walk = Walk(Context(cwd, tmp_dirs=[]), _recorder(commands))
     walk.run(text, State(walk.ctx.cwd, {}, -1), BUDGET)
     reading = Reading(commands, walk.unread)
-    _LAST[:] = [(key, reading)]
+    remember(text, cwd, reading)
     return reading
 
 

@@ -75,6 +75,8 @@ def judge(event: HookEvent) -> dict[str, Any]:
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
     result = classify(command, ctx)
+    if event.session_id and ctx.root and os.path.isdir(os.path.join(ctx.root, ".canon")):
+        _keep_reading(event.session_id, command, cwd or os.getcwd())
     if result.verdict == "safe":
         return {}
     from pylon.guard.policy import Policy, load
@@ -100,6 +102,18 @@ def judge(event: HookEvent) -> dict[str, Any]:
         text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
                  "(`pylon guard explain`).")
     return answers.deny(event, text)
+
+
+def _keep_reading(session: str, command: str, cwd: str) -> None:
+    """Hand this process's reading of `command` to canon's hook after the call (guard/readout.py):
+    the folder is the one canon's hook reads in (the event's cwd, else the current one)."""
+    try:
+        from pylon.guard.reading import read
+        from pylon.guard.readout import keep
+
+        keep(session, command, cwd, read(command, cwd))
+    except Exception:  # noqa: BLE001 - the hook after the call reads the command itself
+        pass
 
 
 def _missing(event: Any, command: object) -> str:

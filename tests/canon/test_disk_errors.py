@@ -67,14 +67,22 @@ def test_a_name_over_255_bytes_is_refused_before_anything_is_created(run, projec
 
 
 def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(run, make_store, make_repo) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
     root = make_store(articles={"a": article("A.")})
-    leftover = root / ".canon/articles/.a.md.pylon-tmp-999-dead"
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its PID names no running process now
+    leftover = root / f".canon/articles/.a.md.pylon-tmp-{dead.pid}-dead"
     leftover.write_text("partial")
     lint = run("canon", "lint", "--json", cwd=root)
     assert [f["rule"] for f in lint.json()["findings"]] == ["temp-file"], lint
     assert run("canon", "map", cwd=root).out == "a: A.\n"
+    live = root / f".canon/articles/.a.md.pylon-tmp-{os.getpid()}-live"  # a writer still at work
+    live.write_text("partial")
     assert run("canon", "write", "a", "--body", "New.", cwd=root).code == 0
     assert not leftover.exists()
+    assert live.exists()  # a live writer's temp file is never pulled from under it
+    live.unlink()
     repo = make_repo({"x.txt": "x"})
     assert run("canon", "init", cwd=repo).code == 0
     (repo / ".canon/articles/.b.md.pylon-tmp-1-x").write_text("partial")

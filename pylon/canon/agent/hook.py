@@ -133,6 +133,13 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
     cwd = project.cwd_dir
     named: list[str] = []
     changed: list[str] = []
+    if event.session_id:
+        from pylon.guard.readout import take
+
+        for call in event.calls:  # the guard's PreToolUse kept its reading of each command
+            command = call.input.get("command")
+            if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
+                take(event.session_id, command, cwd)
     for call in event.calls:
         got, wrote = call_paths(call, cwd)
         named.extend(got)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from pylon.agents.events import ToolCall
+    from pylon.guard.readout import Reading
 
 # Claude Code's file tools, and Codex's apply_patch (which Codex also matches as Edit/Write).
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -57,7 +58,7 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
     """(paths the command names, paths it writes): absolute, each once, in order. The command is
     read as the guard reads it (pylon.guard.reading): the same parser and walk, so `cd DIR && ...`,
     `bash -c '...'`, `sudo`/`env` wrappers, variables set earlier and globs resolve for both."""
-    from pylon.guard.reading import WRITING, read
+    from pylon.guard.readout import WRITING
 
     named: list[str] = []
     written: list[str] = []
@@ -68,7 +69,7 @@ def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
         if full and full not in into:
             into.append(full)
 
-    reading = read(command, cwd)
+    reading = reading_of(command, cwd)  # the PreToolUse's reading when it kept one (readout.py)
     for simple in reading.commands:
         here = simple.cwd
         words = [w or "" for w in simple.argv]  # a word known only at run time names nothing here
@@ -299,13 +300,24 @@ def _merge(first: list[str], second: list[str]) -> list[str]:
     return first + [p for p in second if p not in first]
 
 
+def reading_of(text: str, cwd: str) -> Reading:
+    """The guard's reading of `text` in `cwd`: the one this process took from the PreToolUse hook
+    or made already (guard/readout.py), else a new one (which imports the parser)."""
+    from pylon.guard.readout import remembered
+
+    found = remembered(text, cwd)
+    if found is not None:
+        return found
+    from pylon.guard.reading import read
+
+    return read(text, cwd)
+
+
 def canon_verbs(command: str, cwd: str = ".") -> list[tuple[str, str]]:
     """(`read` | `write`, ADDRESS) for each `canon read X` / `canon write X` / `pylon canon ...` in
     a shell command (read as the guard reads it), so the hook marks what the agent read."""
-    from pylon.guard.reading import read
-
     found: list[tuple[str, str]] = []
-    for simple in read(command, cwd).commands:
+    for simple in reading_of(command, cwd).commands:
         words = [w or "" for w in simple.argv]
         if len(words) >= 2 and simple.program == "pylon" and words[1] == "canon":
             words = words[1:]

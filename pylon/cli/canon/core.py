@@ -64,7 +64,8 @@ def init(args: StoreArgs) -> int:
 
 
 def read(args: AddressArgs) -> int:
-    from pylon.canon.article import read_article, standing_notes
+    from pylon.canon.article import read_article
+    from pylon.canon.remarks import standing_notes
     from pylon.cli.canon import render
 
     project = project_from(args)
@@ -88,7 +89,8 @@ def _session_mark(project: Project, verb: str, address: str) -> None:
 
 
 def write(args: WriteArgs) -> int:
-    from pylon.canon.article import after_write, write_article
+    from pylon.canon.article import write_article
+    from pylon.canon.remarks import after_write
     from pylon.cli.canon import render
 
     text = render.text_input(args.body, args.body_file, "--body")
