@@ -13,7 +13,9 @@ once per round, so a busy machine slows them all alike):
   `pylon guard hook claude-code` + `canon hook claude-code` on the same events.
 
 A second PostToolBatch names a file whose article the session was shown already (the common
-case after a shell call). With --instructions, valgrind's callgrind also counts the instructions
+case after a shell call). Each PostToolBatch runs right after the PreToolUse of its own command, as
+in a session, so it takes the reading that PreToolUse kept (pylon/guard/readout.py); one more runs
+with nothing kept (the guard not installed, or the reading too old) and reads the command itself. With --instructions, valgrind's callgrind also counts the instructions
 of one run of each hook process and of `python -c pass`: a figure the machine's load does not move.
 
 p50 and p95 of each. The bar (issue 18): at most 80 ms per shell call over no hooks, measured in
@@ -91,14 +93,16 @@ def _checkout() -> Path:
 def _events(repo: Path) -> dict[str, bytes]:
     base = {"session_id": "bench", "transcript_path": "/t.jsonl", "cwd": str(repo), "permission_mode": "default"}
     safe = {"command": "git status && npm test 2>&1 | tail -20"}
+    governed = {"command": "echo call && cat src/pkg1/mod1.py"}
     return {
         "pre-safe": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": safe,
                                 "tool_use_id": "t1"}).encode(),
         "post": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
             {"tool_name": "Bash", "tool_input": safe, "tool_use_id": "t1"}]}).encode(),
+        "pre-governed": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                    "tool_input": governed, "tool_use_id": "t3"}).encode(),
         "post-governed": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
-            {"tool_name": "Bash", "tool_input": {"command": "echo call && cat src/pkg1/mod1.py"},
-             "tool_use_id": "t3"}]}).encode(),
+            {"tool_name": "Bash", "tool_input": governed, "tool_use_id": "t3"}]}).encode(),
         "pre-destructive": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
                                        "tool_input": {"command": "rm -rf build src/pkg1"},
                                        "tool_use_id": "t2"}).encode(),
@@ -142,11 +146,16 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
     commands = {
         "python -c pass": ([py, "-c", "pass"], b""),
         "new: pylon hook (PreToolUse, safe)": ([pylon, "hook", "claude-code"], events["pre-safe"]),
+        # each PostToolBatch right after its own PreToolUse, as in a session: it takes the kept reading
         "new: pylon hook (PostToolBatch)": ([pylon, "hook", "claude-code"], events["post"]),
+        "new: pylon hook (PostToolBatch, no reading kept)": ([pylon, "hook", "claude-code"], events["post"]),
+        "new: pylon hook (PreToolUse, a governed file)": ([pylon, "hook", "claude-code"], events["pre-governed"]),
         "new: pylon hook (PostToolBatch, a governed file shown already)": ([pylon, "hook", "claude-code"],
                                                                            events["post-governed"]),
         f"prev ({prev}): pylon hook (PreToolUse, safe)": ([prevs["pylon"], "hook", "claude-code"], events["pre-safe"]),
         f"prev ({prev}): pylon hook (PostToolBatch)": ([prevs["pylon"], "hook", "claude-code"], events["post"]),
+        f"prev ({prev}): pylon hook (PreToolUse, a governed file)": ([prevs["pylon"], "hook", "claude-code"],
+                                                                     events["pre-governed"]),
         f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)": (
             [prevs["pylon"], "hook", "claude-code"], events["post-governed"]),
         "old: pylon guard hook (PreToolUse, safe)": ([olds["pylon"], "guard", "hook", "claude-code"],
@@ -174,12 +183,12 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
                 cpu[label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     pairs = {"new: one shell call (PreToolUse + PostToolBatch)": ("new: pylon hook (PreToolUse, safe)",
                                                                     "new: pylon hook (PostToolBatch)"),
-             "new: one shell call naming a governed file": ("new: pylon hook (PreToolUse, safe)",
+             "new: one shell call naming a governed file": ("new: pylon hook (PreToolUse, a governed file)",
                                                             "new: pylon hook (PostToolBatch, a governed file shown already)"),
              f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)": (
                  f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)"),
              f"prev ({prev}): one shell call naming a governed file": (
-                 f"prev ({prev}): pylon hook (PreToolUse, safe)",
+                 f"prev ({prev}): pylon hook (PreToolUse, a governed file)",
                  f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"),
              "old: one shell call (guard hook + canon hook)": ("old: pylon guard hook (PreToolUse, safe)",
                                                               "old: canon hook (PostToolBatch)")}
@@ -201,6 +210,7 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
     counted = ""
     if count:
         names = ["python -c pass", "new: pylon hook (PreToolUse, safe)", "new: pylon hook (PostToolBatch)",
+                 "new: pylon hook (PostToolBatch, no reading kept)", "new: pylon hook (PreToolUse, a governed file)",
                  "new: pylon hook (PostToolBatch, a governed file shown already)",
                  f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)",
                  f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"]

@@ -75,7 +75,9 @@ def judge(event: HookEvent) -> dict[str, Any]:
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
     result = classify(command, ctx)
-    if event.session_id and ctx.root and os.path.isdir(os.path.join(ctx.root, ".canon")):
+    # canon's hook after the call reads a command given as text (a list of words it reads word by word)
+    if (event.session_id and isinstance(event.tool_input.get("command"), str) and ctx.root
+            and os.path.isdir(os.path.join(ctx.root, ".canon"))):
         _keep_reading(event.session_id, command, cwd or os.getcwd())
     if result.verdict == "safe":
         return {}
