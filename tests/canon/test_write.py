@@ -260,7 +260,7 @@ def test_concurrent_first_writes_of_one_article_lose_no_field(run, project: Path
 
     from tests.conftest import script, sized
 
-    for attempt in range(sized(2, 6)):  # before the fix, 1 round in 4 lost the scope
+    for attempt in range(sized(2, 6)):  # before the fix, the first or second round lost the scope
         where = project / f"round{attempt}"
         where.mkdir()
         subprocess.run(["git", "init", "-q"], cwd=where, check=True)
