@@ -123,3 +123,27 @@ def test_the_notes_path_restore_brings_back_discarded_edits_and_keeps_later_work
     assert restored.code == 0, restored
     assert tree(root) == {**before, **kept}, line
     assert git(root, "ls-files", "-s") == index
+
+
+def test_undo_also_brings_back_the_refs_and_stash_entries_the_command_deleted(root: Path) -> None:
+    """`ws undo` of a guard op once brought back the files and left the branch, tag and stash entry
+    the same command deleted gone (only `ws restore guard-N` named them again). git's own listings
+    before and after are the oracle; work after the command stays."""
+    git(root, "branch", "feat")
+    git(root, "tag", "v1")
+    (root / "keep.txt").write_text("keep\nstashed edit\n")
+    git(root, "stash", "-q")
+    refs_before = git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+    stash_before = git(root, "stash", "list", "--format=%H %gs")
+    before = tree(root)
+    line = "rm -rf data && git branch -D feat && git tag -d v1 && git stash drop -q"
+    note = guarded(root, line)
+    assert "`pylon ws undo`" in note, note
+    assert git(root, "for-each-ref", "refs/heads/feat", "refs/tags/v1") == "" and git(root, "stash", "list") == ""
+    kept = later_work(root)
+    undone = pylon("ws", "undo", cwd=root)
+    assert undone.code == 0, undone
+    assert "restored ref refs/heads/feat" in undone.err and "restored 1 stash entry" in undone.err, undone
+    assert git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags") == refs_before
+    assert git(root, "stash", "list", "--format=%H %gs") == stash_before
+    assert tree(root) == {**before, **kept}

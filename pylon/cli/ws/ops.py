@@ -155,6 +155,8 @@ def _later(result: dict[str, object]) -> None:
         note(f"pylon: of those, merged line by line with the reversed change: {shown(merged)}")
     if isinstance(markers, list) and markers:
         note(f"pylon: wrote conflict markers in {len(markers)} path(s): {shown(markers)}")
+    for item in later.values() if isinstance(later, dict) else []:
+        _refs_note(item.get("refs"), "restored")  # a guard op: the refs its command deleted
 
 
 def restore(args: RestoreArgs) -> int:

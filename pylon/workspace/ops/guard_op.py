@@ -7,7 +7,8 @@ ignored files the snapshot holds for it); the op is `done` at once. Undo of it b
 snapshot, every file under those paths that is gone now, and keeps every file that exists (the
 command's own edit cannot be told from a later one without a state after the command, so an
 existing file is never overwritten): the result names those, and `pylon ws restore guard-<n> PATH`
-replaces them when that is what is wanted. Files made under those paths since are kept too. The
+replaces them when that is what is wanted. The refs and stash entries the command deleted come
+back as `ws restore guard-<n>` brings them (guard_refs.put_back: only those that are gone). Files made under those paths since are kept too. The
 state replaced is in `undo_from`, as for every undo.
 
 Recording never delays or blocks the command: when the op log is busy (its lock held, or an op
@@ -93,7 +94,8 @@ def finish_op(checkout: Checkout, op: oplog.Op) -> None:
 
 
 def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
-    """Bring back the files under the op's paths that are gone now; keep every file that exists."""
+    """Bring back the files under the op's paths that are gone now; keep every file that exists;
+    name again the refs the command deleted that are gone now."""
     from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import make_state, restore
     from pylon.workspace.commits import read_state
@@ -136,7 +138,13 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
         target = make_state(co, worktree=tree, index_tree=now.index_tree, head=now.head, branch=now.branch,
                             label=f"undo of op {op.seq}", meta_raw=_meta(co, step.before, now, tree, back, folders))
         restore(co, target, head="keep", current=now)
-    return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept}}
+    # the branches, tags and stash entries the command deleted come back too, where they are gone
+    # (guard_refs.put_back never moves a ref that exists now); `ws restore guard-<n>` does the same
+    from pylon.workspace.ops.guard_refs import put_back
+
+    body = git.run(["cat-file", "commit", step.before], cwd=co.root).decode("utf-8", "surrogateescape")
+    refs = put_back(co, body.partition("\n\n")[2])
+    return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept, "refs": refs}}
 
 
 def _moved_here(root: str, entries: dict[str, tuple[str, str, bytes]], gone: list[str],
