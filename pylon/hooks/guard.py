@@ -186,9 +186,14 @@ def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
     checkout = locate(root)
     gone = destroyed(checkout, targets)
     changed = discarded(checkout, targets)  # uncommitted edits a checkout/restore/reset throws away
-    # the op's undo brings back files that are gone, never overwrites one: only for removals
-    seq = record(checkout, snap, gone, command)
+    # the op's undo brings back files that are gone, never overwrites one: only for removals (and
+    # for the refs and stash entries a command deletes, which it creates again where they are gone)
+    refs = any(t.kind == "refs" for t in targets)
+    seq = record(checkout, snap, gone, command, refs=refs)
     name = snap["name"]
+    if refs and all(t.kind == "refs" for t in targets):  # `git branch -D`, `git stash drop`: no file
+        advice = f"bring back what it deletes with `pylon ws restore {name}` (the refs alone; no file is touched)"
+        return advice + (f", or `pylon ws undo` (op {seq})" if seq is not None else "")
     whole = (f"`pylon ws restore {name}` (the whole checkout as it was before the command; what it replaces "
              "is kept in the op log)")
     paths = sorted(set(gone) | set(changed))

@@ -147,3 +147,24 @@ def test_undo_also_brings_back_the_refs_and_stash_entries_the_command_deleted(ro
     assert git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags") == refs_before
     assert git(root, "stash", "list", "--format=%H %gs") == stash_before
     assert tree(root) == {**before, **kept}
+
+
+@pytest.mark.parametrize("line", ["git branch -D feat", "git stash drop -q"])
+def test_a_refs_only_command_gets_its_own_undo(root: Path, line: str) -> None:
+    """A guarded command that deletes only refs once recorded no op, so `ws undo` right after it
+    reversed the op before (here the guarded `rm -rf data`, whose files came back unasked) and the
+    note's restore was worded as a whole-checkout one. Now it is an op of its own: `ws undo` puts
+    the ref back, touches no file, and the earlier op stays done."""
+    git(root, "branch", "feat")
+    (root / "keep.txt").write_text("keep\nstashed edit\n")
+    git(root, "stash", "-q")
+    guarded(root, "rm -rf data")  # an earlier op
+    refs_before = git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/stash")
+    note = guarded(root, line)
+    assert "(the refs alone; no file is touched), or `pylon ws undo` (op 2)" in note, note
+    later_work(root)
+    files = tree(root)
+    undone = pylon("ws", "undo", cwd=root)
+    assert undone.code == 0 and "(op 2)" in undone.out, undone
+    assert git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/stash") == refs_before
+    assert tree(root) == files  # no file touched: data stays removed, later work stays

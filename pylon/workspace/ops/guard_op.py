@@ -62,12 +62,14 @@ def discarded(checkout: Checkout, targets: list[Target]) -> list[str]:
     return sorted(found)
 
 
-def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], command: str) -> int | None:
-    """The op of a guard snapshot (its seq), or None when it cannot be recorded right now."""
+def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], command: str, *,
+           refs: bool = False) -> int | None:
+    """The op of a guard snapshot (its seq), or None when it cannot be recorded right now. `refs`:
+    the command deletes refs or stash entries, so an op without paths still has something to undo."""
     from pylon.locks import is_held
 
     paths = sorted({p.strip("/") or "." for p in paths if p})
-    if not paths or is_held(oplog.lock_path(checkout)):
+    if (not paths and not refs) or is_held(oplog.lock_path(checkout)):
         return None
     try:
         with file_lock(oplog.lock_path(checkout), timeout=1.0, what="the op log"):
@@ -104,6 +106,9 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
 
     step = op.steps[0]
     co = locate(step.root)
+    if not step.paths:  # the command deleted refs only (a path list never stands for everything here)
+        return {co.root: {"kept": [], "merged": [], "markers": [], "back": [], "existing": [],
+                          "refs": _refs_back(co, step.before)}}
     kept_state = (op.record.get("undo_from") or {}).get(step.root)
     now = read_state(co, kept_state) if kept_state else capture(co, label=f"before undo of op {op.seq}")
     listing = git.run(["ls-tree", "-r", "-z", "--full-tree", step.before, "--", *(step.paths or [])],
@@ -138,13 +143,17 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
         target = make_state(co, worktree=tree, index_tree=now.index_tree, head=now.head, branch=now.branch,
                             label=f"undo of op {op.seq}", meta_raw=_meta(co, step.before, now, tree, back, folders))
         restore(co, target, head="keep", current=now)
-    # the branches, tags and stash entries the command deleted come back too, where they are gone
-    # (guard_refs.put_back never moves a ref that exists now); `ws restore guard-<n>` does the same
+    return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept,
+                      "refs": _refs_back(co, step.before)}}
+
+
+def _refs_back(co: Checkout, snapshot: str) -> dict[str, list[str]]:
+    """The branches, tags and stash entries the command deleted, created again where they are gone
+    (guard_refs.put_back never moves a ref that exists now), as `ws restore guard-<n>` does."""
     from pylon.workspace.ops.guard_refs import put_back
 
-    body = git.run(["cat-file", "commit", step.before], cwd=co.root).decode("utf-8", "surrogateescape")
-    refs = put_back(co, body.partition("\n\n")[2])
-    return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept, "refs": refs}}
+    body = git.run(["cat-file", "commit", snapshot], cwd=co.root).decode("utf-8", "surrogateescape")
+    return put_back(co, body.partition("\n\n")[2])
 
 
 def _moved_here(root: str, entries: dict[str, tuple[str, str, bytes]], gone: list[str],
