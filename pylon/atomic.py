@@ -111,3 +111,17 @@ def create_exclusive(path: str | os.PathLike[str], data: bytes) -> bool:
         _unlink_quietly(tmp)
     fsync_dir(os.path.dirname(target) or ".")
     return True
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs (another user's counts as running): a temp file named with its
+    writer's PID is left alone while that writer may still be writing it."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # EPERM: it exists, owned by someone else
+    return True

@@ -207,9 +207,12 @@ class StoreDir:
         `.NAME.pylon-tmp-PID-HEX`) is not running. The caller holds the store's write lock, but a
         first write into a project without a store runs without one, so a live writer's temp file
         stays (removing it once failed that writer with `unwritable`)."""
+        from pylon.atomic import pid_alive
+
         prefix = f".{name}{TEMP_MARK}"
         for entry in os.listdir(self.fd):
-            if entry.startswith(prefix) and not _alive(entry[len(prefix):].split("-", 1)[0]):
+            pid = entry[len(prefix):].split("-", 1)[0]
+            if entry.startswith(prefix) and not (pid.isdigit() and pid_alive(int(pid))):
                 self._unlink(entry)
 
     def existing(self, name: str) -> os.stat_result | None:
@@ -285,19 +288,6 @@ class StoreDir:
             self._unlink(tmp)
         _fsync(self.fd)
         return True
-
-
-def _alive(pid_text: str) -> bool:
-    """Whether the process `pid_text` names is running (another user's counts as running)."""
-    if not pid_text.isdigit() or int(pid_text) <= 0:
-        return False
-    try:
-        os.kill(int(pid_text), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # EPERM: it runs, as someone else
-    return True
 
 
 def _read_all(fd: int, limit: int, shown: str, what: str) -> bytes:

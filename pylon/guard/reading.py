@@ -6,7 +6,7 @@ aliases, `bash -c` strings, subshells) and the same peeling of wrappers (`sudo`,
 
 from __future__ import annotations
 
-from pylon.guard.readout import WRITING, Reading, Simple, remember, remembered  # noqa: F401 - WRITING for its readers
+from pylon.guard.readout import Reading, Simple, remember, remembered
 from pylon.guard.walk import Walk
 from pylon.guard.words import SHELLS, Arg, State, basename
 

@@ -7,8 +7,9 @@ writes. Reading costs the second process most of its time (tree-sitter and the w
 27 M of its 82 M instructions, 2026-12-02), so the first one keeps its reading for the second:
 one JSON file per (session, folder, text) under the state directory, taken (read and removed) by
 the hook after the call. This module imports nothing heavy (not even the json package:
-pylon.agents.jsonio), so a taken reading costs the second process a file read: 57.0 M instructions
-against 82.1 M, while the PreToolUse pays 4.8 M more for keeping it. The reading is the same one either process would make: the tests read every
+pylon.agents.jsonio), so a taken reading costs the second process a file read: 56.2 M
+instructions against 85.0 M, while the PreToolUse pays 4.9 M more for keeping it
+(docs/benchmarks.md). The reading is the same one either process would make: the tests read every
 command of the bash-oracle suite both ways and compare (tests/guard/test_readout.py). A reading
 older than MAX_AGE is not used (a call that waited that long gets a fresh reading), and files
 nobody took (a call the user refused) are pruned by age.

@@ -133,23 +133,21 @@ def _after_tools(event: HookEvent, project: Project) -> dict[str, Any]:
     cwd = project.cwd_dir
     named: list[str] = []
     changed: list[str] = []
-    if event.session_id:
-        from pylon.guard.readout import take
-
-        for call in event.calls:  # the guard's PreToolUse kept its reading of each command
-            command = call.input.get("command")
-            if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
-                take(event.session_id, command, cwd)
     for call in event.calls:
+        command = call.input.get("command")
+        text = command if isinstance(command, str) and (call.name in SHELL_TOOLS or call.name == "") else None
+        if text is not None and event.session_id:  # the reading the guard's PreToolUse kept, if it did
+            from pylon.guard.readout import take
+
+            take(event.session_id, text, cwd)
         got, wrote = call_paths(call, cwd)
         named.extend(got)
         changed.extend(wrote)
-        command = call.input.get("command")
-        if (call.name in SHELL_TOOLS or call.name == "") and isinstance(command, str):
+        if text is not None:
             # `canon read X` in the text marks X seen (it is only about what to surface). A
             # `canon write X` in the text settles nothing: `true || canon write X` never ran, and a
             # failed write changed nothing. Updates are judged by the article file (settle).
-            for verb, address in canon_verbs(command, cwd):
+            for verb, address in canon_verbs(text, cwd):
                 if verb == "read":
                     _mark_read(project, address, session, sessions)
     if not changed and _nothing_new(project, named, session, sessions):

@@ -15,7 +15,6 @@ the file, nothing is lost. A process opening it only to read waits a few microse
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 
@@ -114,6 +113,8 @@ def remove_stale_temps(real: str) -> int:
     A temp file is `.NAME.pylon-tmp-PID-HEX`; a running edit holds an flock on its own, and its
     PID is alive, so only files whose writer is gone (PID not running, lock free) are removed.
     """
+    from pylon.atomic import pid_alive
+
     folder, name = os.path.split(real)
     prefix = f".{name}.pylon-tmp-"
     removed = 0
@@ -123,7 +124,7 @@ def remove_stale_temps(real: str) -> int:
         return 0
     for entry in entries:
         pid_text = entry[len(prefix):].split("-", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or pid_alive(int(pid_text)):
             continue
         full = os.path.join(folder, entry)
         try:
@@ -141,9 +142,3 @@ def remove_stale_temps(real: str) -> int:
     return removed
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError as exc:
-        return exc.errno == errno.EPERM  # exists, owned by someone else
-    return True

@@ -7,9 +7,10 @@ ignored files the snapshot holds for it); the op is `done` at once. Undo of it b
 snapshot, every file under those paths that is gone now, and keeps every file that exists (the
 command's own edit cannot be told from a later one without a state after the command, so an
 existing file is never overwritten): the result names those, and `pylon ws restore guard-<n> PATH`
-replaces them when that is what is wanted. The refs and stash entries the command deleted come
-back as `ws restore guard-<n>` brings them (guard_refs.put_back: only those that are gone). Files made under those paths since are kept too. The
-state replaced is in `undo_from`, as for every undo.
+replaces them when that is what is wanted. Files made under those paths since are kept too. The
+refs and stash entries the command deleted come back as `ws restore guard-<n>` brings them
+(guard_refs.put_back: only those that are gone); a command that deletes refs only is an op with
+no paths, whose undo touches no file. The state replaced is in `undo_from`, as for every undo.
 
 Recording never delays or blocks the command: when the op log is busy (its lock held, or an op
 interrupted) the snapshot stays a plain `guard-<n>` and the note says `ws restore`.
@@ -111,7 +112,7 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
                           "refs": _refs_back(co, step.before)}}
     kept_state = (op.record.get("undo_from") or {}).get(step.root)
     now = read_state(co, kept_state) if kept_state else capture(co, label=f"before undo of op {op.seq}")
-    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", step.before, "--", *(step.paths or [])],
+    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", step.before, "--", *step.paths],
                       cwd=co.root, env={"GIT_LITERAL_PATHSPECS": "1"})
     missing: list[bytes] = []
     kept: list[str] = []
@@ -137,7 +138,7 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
         kept = [p for p in kept if p not in moved]
         back += moved
         missing += [f"{entries[p][0]} {entries[p][1]}\t".encode() + entries[p][2] + b"\0" for p in moved]
-    folders = _gone_folders(co.root, read_state(co, step.before).meta, step.paths or [])
+    folders = _gone_folders(co.root, read_state(co, step.before).meta, step.paths)
     if missing or folders:
         tree = scratch_tree(co, now.worktree, remove=back, entries=b"".join(missing)) if missing else now.worktree
         target = make_state(co, worktree=tree, index_tree=now.index_tree, head=now.head, branch=now.branch,
