@@ -199,8 +199,10 @@ def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
     paths = sorted(set(gone) | set(changed))
     if not paths:
         return f"undo it with {whole}"
-    shown = " ".join(shlex.quote(p) for p in paths[:10]) + (" ..." if len(paths) > 10 else "")
+    shown = " ".join(shlex.quote(p) for p in paths[:10])
     advice = f"bring back only what it destroys with `pylon ws restore {name} {shown}`"
+    if len(paths) > 10:  # the command is cut: say so, with the true total
+        advice += f" (10 of its {len(paths)} paths shown; name the others the same way)"
     if seq is not None and not changed:
         advice += f", or `pylon ws undo` (op {seq}), which also keeps every later change"
     if any(t.kind == "checkout" for t in targets):  # `reset --hard REV`, `checkout -f BRANCH` move HEAD too

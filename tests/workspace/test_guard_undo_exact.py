@@ -168,3 +168,20 @@ def test_a_refs_only_command_gets_its_own_undo(root: Path, line: str) -> None:
     assert undone.code == 0 and "(op 2)" in undone.out, undone
     assert git(root, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/stash") == refs_before
     assert tree(root) == files  # no file touched: data stays removed, later work stays
+
+
+def test_a_cut_path_list_says_its_true_total(root: Path) -> None:
+    """A note naming more than ten paths once ended in ` ...` inside the command, which then named
+    a file `...`; it now shows ten and says how many there are in all (git's count is the oracle)."""
+    for i in range(12):
+        (root / f"edited{i}.txt").write_text("v1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "twelve")
+    for i in range(12):
+        (root / f"edited{i}.txt").write_text("v2\n")
+    total = len(git(root, "diff", "--name-only", "HEAD").split())
+    note = guarded(root, "git checkout -- .")
+    command = re.search(r"`(pylon ws restore guard-\d+ [^`]+)`", note)
+    assert command and "..." not in command.group(1), note
+    assert len(command.group(1).split()) - 4 == 10
+    assert f"(10 of its {total} paths shown; name the others the same way)" in note, note
