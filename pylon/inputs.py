@@ -4,7 +4,8 @@ Every input has a size its reader accepts, and is read no further than that: `/d
 runaway pipe ends in `too-large`, never in a hang or an exhausted memory. A file is opened without
 blocking (a FIFO with no writer cannot stall the open) and must be a regular file: a FIFO, socket
 or device given as a file is refused (`not-regular`) before one byte is read. Each refusal of the
-file system has its stable code (docs/errors.md). Imports nothing beyond the interpreter's own.
+file system has its stable code (docs/errors.md). Imports nothing beyond the interpreter's own
+(and pylon/boundary.py, which decides what a confined entry point may open).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import errno
 import os
 import stat
 
+from pylon import boundary
 from pylon.errors import PylonError, UsageError
 
 _OPEN = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -62,7 +64,7 @@ def read_file(path: str, limit: int, *, shown: str = "", what: str = "file", hin
     shown = shown or path
     hint = hint or f"ls -ld {path}"
     try:
-        fd = os.open(path, _OPEN)
+        fd = boundary.open_file(path, _OPEN)  # a confined entry point: only beneath what it may reach
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
         if isinstance(exc, ValueError):
             raise UsageError("usage", f"{shown!r} holds a NUL byte, which no file name can hold.", hint) from None

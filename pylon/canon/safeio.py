@@ -138,6 +138,20 @@ def _open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> 
     return _open_dir(fd, name, shown, False, made)
 
 
+def _open_canon(canon_dir: str) -> int:
+    """`.canon/` itself, never through a link; for a confined entry point its folder is opened
+    beneath what that entry point may reach (pylon/boundary.py), so no swapped folder on the way counts."""
+    from pylon import boundary
+
+    if boundary.current() is None:
+        return os.open(canon_dir, _DIR)
+    parent = boundary.open_folder(os.path.dirname(canon_dir))
+    try:
+        return os.open(os.path.basename(canon_dir), _DIR, dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
 class StoreDir:
     """A folder inside `.canon/`, held open by descriptor from `.canon/` down (no link followed).
     Use as a context manager; `made` lists the folders it created (for a rollback)."""
@@ -146,7 +160,7 @@ class StoreDir:
         self.path = os.path.join(canon_dir, *parts)
         self.made: list[str] = []
         try:
-            fd = os.open(canon_dir, _DIR)
+            fd = _open_canon(canon_dir)
         except OSError as exc:
             if exc.errno == errno.ELOOP or os.path.islink(canon_dir):
                 raise symlink_refused(canon_dir) from None

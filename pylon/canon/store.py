@@ -197,14 +197,20 @@ def open_project(
     mounts: list[str] | None = None,
 ) -> Project:
     """The project seen from `cwd` (default: the current directory), with configured and extra mounts."""
+    from pylon import boundary
+
     here = os.getcwd() if cwd is None else os.fspath(cwd)
     if root is not None:
         given = os.path.abspath(os.path.join(here, root))
         base = os.path.dirname(given) if os.path.basename(given) == CANON_DIR else given
+        if boundary.current() is not None:
+            base = boundary.check_folder(base)  # a confined entry point: only a folder inside what it may reach
         if not os.path.isdir(base):
             raise UsageError("bad-root", f"--root {root!s} is not a folder.", "Pass the folder that holds .canon/.")
     else:
         base = find_root(here)
+        if boundary.current() is not None:
+            base = boundary.check_folder(base)  # never a store found above the project
     project = Project(Store(base), here)
     config = read_config(project.store)
     configured = config.get("mounts", [])
@@ -216,14 +222,19 @@ def open_project(
         )
     entries = [(os.path.join(base, m), "config") for m in configured]
     entries += [(os.path.join(here, m), "--mount") for m in mounts or []]
+    reach = boundary.current()
     for folder, origin in entries:
         folder = os.path.normpath(os.path.abspath(folder))
+        if reach is not None and origin != "config":  # an argument: only a folder inside what may be reached
+            folder = boundary.check_folder(folder)
         if not os.path.isdir(folder):
             raise UsageError(
                 "bad-mount",
                 f"Mount {folder!r} (from {origin}) is not a folder.",
                 "Fix the path in .canon/config.toml or --mount.",
             )
+        if reach is not None and origin == "config":  # the user's configuration may mount any folder
+            reach.allow(folder)
         name = os.path.basename(folder)
         existing = project.mounts.get(name)
         if existing is not None and existing.root_dir != folder:

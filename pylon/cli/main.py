@@ -98,8 +98,10 @@ def dispatch(prog: str, parsed: Parsed) -> int:
 
 def change_directory(folder: str) -> None:
     """`-C DIR`, like git: each one relative to the previous."""
+    from pylon import boundary
+
     try:
-        os.chdir(folder)
+        boundary.enter_folder(folder)  # a confined entry point (pylon mcp): only a folder it may reach
     except OSError as exc:
         from pylon.errors import UsageError
 

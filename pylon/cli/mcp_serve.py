@@ -16,7 +16,7 @@ def serve(args: McpArgs) -> int:
 
     from pylon.canon.journal import check_provenance
 
-    check_provenance(args.harness, None)  # before the SDK's imports (about a second)
+    check_provenance(args.harness, None)  # before serving: a bad --harness ends the command
     try:  # stdin on the null device: no client can ever speak, so there is nothing to serve
         if sys.stdin is None or os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(os.devnull)):
             return 0

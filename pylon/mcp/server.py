@@ -1,21 +1,258 @@
-"""`pylon mcp`: canon's actions and the numbered edits as MCP tools over stdio (the official SDK).
+"""`pylon mcp`: canon's actions and the numbered edits as MCP tools over stdio (pylon's own server).
 
-tools/list answers with one tool per registry command marked `mcp=Tool(...)`, schemas from
-tools.py. tools/call turns the arguments into the command line (tools.argv) and runs it through
-the CLI's own path (calls.run_line) with `--json`: the answer is that JSON document as structured
-content plus the same text; a failure (`"ok": false`) is `isError: true` with `error[code]: message`
-and the hint as text. Journal entries carry `harness` and `session` (provenance below).
+MCP's stdio transport is newline-delimited JSON-RPC 2.0 (jsonrpc.py). A reader thread takes each
+line as it comes: what is not a valid message is answered at once with its error, `ping` is
+answered at once (also while a tool runs), a client's `notifications/cancelled` drops the request
+it names (a cancelled request gets no answer), a response is matched to our `roots/list`; every
+other request waits in order for the main thread, which runs tool calls there (the edit engine's
+file lease sets a signal handler, which only the main thread may). At the end of stdin every
+request already read is answered, then the server exits.
+
+tools/list answers with one tool per registry command marked `mcp=Tool(...)` (schemas from
+tools.py); tools/call runs the command line through the CLI's own path (calls.run_line) with
+`--json`, inside the boundary (pylon/boundary.py): only the client's roots when it sends them
+(`roots/list`), else the checkout the server was started in, and their owned worktrees. The
+answer is the JSON document as structured content plus the same text; a failure is `isError`.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import threading
+from collections import deque
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
-from pylon.mcp import tools
-from pylon.mcp.calls import Outcome, run_line
+from pylon.mcp import jsonrpc
+from pylon.mcp.jsonrpc import Message
+
+# Initialize-era revisions, newest first; another asked for is answered with the newest (the
+# client decides). 2026-07-28 dropped `initialize` (server/discover): not served here.
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MAX_LINE = 64 * 1024 * 1024  # one message; a longer line is refused and skipped to its end
+ROOTS_WAIT = 10.0  # seconds a tool call waits for the client's answer to roots/list
+# Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
+SANDBOX_META = "codex/sandbox-state-meta"
+INSTRUCTIONS = ("pylon: project memory (canon) and numbered edits. Before changing a file, canon_read it (its "
+                "article); after a real change, canon_write the article; canon_journal records events. read/edit: "
+                "whole-line edits by the line numbers and tag read printed.")
+
+
+class Roots:
+    """The client's roots (folders), asked for after `notifications/initialized` when it has the capability."""
+
+    def __init__(self) -> None:
+        self.supported = False
+        self.asked: object = None  # the id of our pending roots/list
+        self.folders: list[str] | None = None  # None: not sent (or unusable): the checkout is the project
+        self.answered = threading.Event()
+        self.answered.set()
+        self.serial = 0
+
+    def ask(self, send: Any) -> None:
+        self.serial += 1
+        self.asked = f"pylon-roots-{self.serial}"
+        self.answered.clear()
+        send({"jsonrpc": "2.0", "id": self.asked, "method": "roots/list"})
+
+    def take(self, message: Message) -> bool:
+        """A response to our roots/list (True), else not ours (False)."""
+        if message.id != self.asked or self.asked is None:
+            return False
+        value = message.result if isinstance(message.result, dict) else {}
+        listed = value.get("roots") if isinstance(value, dict) else None
+        folders = [f for f in map(_folder_of, listed if isinstance(listed, list) else []) if f]
+        self.folders = folders or None
+        self.asked = None
+        self.answered.set()
+        return True
+
+
+def _folder_of(root: object) -> str | None:
+    uri = root.get("uri") if isinstance(root, dict) else None
+    if not isinstance(uri, str) or not uri.startswith("file:"):
+        return None
+    from urllib.parse import unquote, urlparse
+
+    path = unquote(urlparse(uri).path)
+    return path if os.path.isabs(path) and os.path.isdir(path) else None
+
+
+class Server:
+    def __init__(self, who: str, source: BinaryIO, sink: int) -> None:
+        self.who, self.source, self.sink = who, source, sink
+        self.started_in = os.getcwd()
+        self.queue: deque[Message | None] = deque()
+        self.ready = threading.Condition()
+        self.cancelled: set[object] = set()
+        self.write_lock = threading.Lock()
+        self.roots = Roots()
+        self.ended = threading.Event()  # stdin is at its end (no roots answer can come any more)
+        self.broken = False  # stdout is gone: nothing more can be said
+        self.listed: list[dict[str, Any]] | None = None
+
+    # -- output ---------------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        data = memoryview(jsonrpc.dump(message))
+        with self.write_lock:
+            while data and not self.broken:
+                try:
+                    data = data[os.write(self.sink, data):]
+                except InterruptedError:
+                    continue
+                except OSError:
+                    self.broken = True  # the client closed our stdout; finish quietly
+
+    # -- the reader thread ----------------------------------------------------------------------
+    def read(self) -> None:
+        try:
+            while not self.broken:
+                line = self.source.readline(MAX_LINE + 1)
+                if not line:
+                    break
+                if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                    while (rest := self.source.readline(1 << 20)) and not rest.endswith(b"\n"):
+                        pass
+                    self.send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request",
+                                            f"a message is at most {MAX_LINE} bytes"))
+                    continue
+                if line.strip():  # a blank line carries no message
+                    self.take(line)
+        except (OSError, ValueError):
+            pass  # stdin broke: as its end
+        finally:
+            self.ended.set()
+            self.roots.answered.set()
+            with self.ready:
+                self.queue.append(None)
+                self.ready.notify()
+
+    def take(self, line: bytes) -> None:
+        parsed = jsonrpc.parse(line)
+        if isinstance(parsed, dict):
+            self.send(parsed)
+            return
+        if parsed.kind == jsonrpc.RESPONSE:
+            self.roots.take(parsed)  # any other response answers nothing we asked
+            return
+        if parsed.kind == jsonrpc.NOTIFICATION and parsed.method == "notifications/cancelled":
+            self.cancelled.add(parsed.params.get("requestId"))
+            return
+        if parsed.kind == jsonrpc.REQUEST and parsed.method == "ping":
+            self.send(jsonrpc.result(parsed.id, {}))
+            return
+        with self.ready:
+            self.queue.append(parsed)
+            self.ready.notify()
+
+    # -- the main thread ------------------------------------------------------------------------
+    def serve(self) -> None:
+        threading.Thread(target=self.read, name="pylon-mcp-stdin", daemon=True).start()
+        while True:
+            with self.ready:
+                while not self.queue:
+                    self.ready.wait()
+                message = self.queue.popleft()
+            if message is None or self.broken:
+                return
+            if message.kind == jsonrpc.NOTIFICATION:
+                self.notified(message)
+                continue
+            if message.id in self.cancelled:
+                self.cancelled.discard(message.id)
+                continue
+            try:
+                answer = self.answer(message)
+            except Exception as exc:  # noqa: BLE001 - a request is answered whatever fails
+                answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
+                                       f"{type(exc).__name__}: {exc}"[:500])
+            if message.id in self.cancelled:
+                self.cancelled.discard(message.id)  # the client stopped waiting: no answer
+                continue
+            self.send(answer)
+
+    def notified(self, message: Message) -> None:
+        if message.method == "notifications/initialized" and self.roots.supported:
+            self.roots.ask(self.send)
+        elif message.method == "notifications/roots/list_changed" and self.roots.supported:
+            self.roots.ask(self.send)
+
+    def answer(self, message: Message) -> dict[str, Any]:
+        method, params, request_id = message.method, message.params, message.id
+        if method == "initialize":
+            return self.initialize(request_id, params)
+        if method == "ping":
+            return jsonrpc.result(request_id, {})
+        if method == "tools/list":
+            return jsonrpc.result(request_id, {"tools": self.tools()})
+        if method == "tools/call":
+            name, arguments = params.get("name"), params.get("arguments")
+            if not isinstance(name, str):
+                return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params", '"name" must be a string')
+            if arguments is not None and not isinstance(arguments, dict):
+                return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params",
+                                     '"arguments" must be an object')
+            raw = params.get("_meta")
+            doc, is_error = self.call(name, arguments, raw if isinstance(raw, Mapping) else None)
+            return jsonrpc.result(request_id, {"content": [{"type": "text", "text": text_of(doc, is_error)}],
+                                               "structuredContent": doc, "isError": is_error})
+        return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found", method)
+
+    def initialize(self, request_id: object, params: dict[str, Any]) -> dict[str, Any]:
+        from pylon import __version__
+
+        asked = params.get("protocolVersion")
+        if not isinstance(asked, str):
+            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params",
+                                 '"protocolVersion" must be a string')
+        capabilities = params.get("capabilities")
+        self.roots.supported = isinstance(capabilities, dict) and isinstance(capabilities.get("roots"), dict)
+        return jsonrpc.result(request_id, {
+            "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
+            "capabilities": {"experimental": {SANDBOX_META: {}}, "tools": {"listChanged": False}},
+            "serverInfo": {"name": "pylon", "version": __version__},
+            "instructions": INSTRUCTIONS,
+        })
+
+    def tools(self) -> list[dict[str, Any]]:
+        if self.listed is None:
+            from pylon.mcp import tools
+
+            self.listed = [{"name": tools.tool_name(c), "description": tools.description(c),
+                            "inputSchema": tools.input_schema(c)} for c in tools.tool_commands()]
+        return self.listed
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None,
+             meta: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+        from pylon.mcp.calls import call
+
+        if self.roots.supported and not self.ended.is_set() and not self.roots.answered.wait(ROOTS_WAIT):
+            self.roots.answered.set()  # no answer yet: the checkout, and no more waiting (a late one still counts)
+        return call(name, arguments, self.who, session_id(meta), call_folder(meta), self.reach())
+
+    def reach(self) -> Any:
+        """What this call may reach: the client's roots, else the checkout the server started in;
+        and the owned worktrees of either (asked of git only when a path lies outside them)."""
+        from pylon.boundary import Reach
+        from pylon.findroot import find_root
+
+        folders = self.roots.folders or [find_root(self.started_in)[0] or self.started_in]
+        return Reach("pylon mcp", folders, more=lambda: owned_worktrees(folders))
+
+
+def owned_worktrees(folders: list[str]) -> list[str]:
+    from pylon.errors import PylonError
+    from pylon.workspace.repo import locate
+    from pylon.workspace.worktrees.owned import survey
+
+    found: list[str] = []
+    for folder in folders:
+        try:
+            found += [o.path for o in survey(locate(folder)).owned.values()]
+        except (PylonError, OSError):
+            continue  # not a checkout, or git cannot say: no worktrees of it
+    return found
+
 
 # pi-canon's environment names for the same facts, read after our own (scripts/runtime.mjs).
 _SESSION_ENV = ("PYLON_MCP_SESSION", "CODEX_THREAD_ID", "CLAUDE_CODE_SESSION_ID")
@@ -47,13 +284,9 @@ def session_id(meta: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-# Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
-SANDBOX_META = "codex/sandbox-state-meta"
-
-
 def call_folder(meta: Mapping[str, Any] | None) -> str | None:
     """The folder a call runs in: Codex's `sandboxCwd` (a path or file: URL) when absolute, else None
-    (the server's own folder, where the client started it)."""
+    (the server's own folder). It must lie inside the project like any path (the boundary decides)."""
     state = (meta or {}).get(SANDBOX_META)
     value = state.get("sandboxCwd") if isinstance(state, Mapping) else None
     if not isinstance(value, str):
@@ -65,37 +298,9 @@ def call_folder(meta: Mapping[str, Any] | None) -> str | None:
     return value if os.path.isabs(value) else None
 
 
-def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str | None,
-         folder: str | None = None) -> tuple[dict[str, Any], bool]:
-    """Run one tool call: (the JSON document, is it an error). Never raises for bad input."""
-    from pylon.errors import PylonError
-
-    env: dict[str, str] = {}
-    fill = {"--harness": who}
-    if session:
-        from pylon.canon.agent.session import session_key
-
-        fill["--session"] = session
-        env["PYLON_SESSION"] = session_key(session)  # `canon read` marks what the hooks' session saw
-    try:
-        command = tools.find(name)
-        line, stdin = tools.argv(command, dict(arguments or {}), fill)
-    except PylonError as exc:
-        doc = {"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint}}
-        return doc, True
-    outcome = run_line(line, stdin, env, folder)
-    doc = outcome.document() or _no_document(outcome)
-    return doc, doc.get("ok") is False
-
-
-def _no_document(outcome: Outcome) -> dict[str, Any]:
-    # Every tool command prints one JSON document with --json; this is the guard for one that did not.
-    last = (outcome.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"ok": False, "error": {"code": "internal", "message": f"The command printed no JSON ({last}).",
-                                   "hint": "Run the same command in a shell with --json to see what it says."}}
-
-
 def text_of(doc: dict[str, Any], is_error: bool) -> str:
+    import json
+
     if is_error and isinstance(doc.get("error"), dict):
         error = doc["error"]
         hint = f"\nhint: {error['hint']}" if error.get("hint") else ""
@@ -103,50 +308,18 @@ def text_of(doc: dict[str, Any], is_error: bool) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
-def build(who: str) -> Any:
-    """The SDK's low-level Server with our two handlers (imports the SDK: only `pylon mcp` pays)."""
-    from mcp import types
-    from mcp.server.lowlevel import Server
-
-    from pylon import __version__
-
-    listed = [types.Tool(name=tools.tool_name(c), description=tools.description(c), input_schema=tools.input_schema(c))
-              for c in tools.tool_commands()]
-
-    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed)
-
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
-        meta = raw if isinstance(raw, Mapping) else None
-        # In the main thread, as on the command line (the edit engine's file lease sets a signal
-        # handler, which only the main thread may): calls are serialised anyway (calls.py).
-        doc, is_error = call(params.name, params.arguments, who, session_id(meta), call_folder(meta))
-        return types.CallToolResult(content=[types.TextContent(text=text_of(doc, is_error))],
-                                    structured_content=doc, is_error=is_error)
-
-    return Server("pylon", version=__version__, instructions=_INSTRUCTIONS, on_list_tools=list_tools,
-                  on_call_tool=call_tool)
-
-
-_INSTRUCTIONS = ("pylon: project memory (canon) and numbered edits. Before changing a file, canon_read it (its "
-                 "article); after a real change, canon_write the article; canon_journal records events. read/edit: "
-                 "whole-line edits by the line numbers and tag read printed.")
-
-
 def serve(given_harness: str | None) -> None:
-    """Serve until the client closes stdin and every request read before that is answered."""
-    import anyio
-    from mcp.server.stdio import stdio_server
+    """Serve until the client closes stdin and every request read before that is answered.
 
-    server = build(harness(given_harness))
-
-    async def main() -> None:
-        from pylon.mcp.drain import drained
-
-        async with stdio_server() as (read_stream, write_stream):
-            options = server.create_initialization_options(experimental_capabilities={SANDBOX_META: {}})
-            read, write = drained(read_stream, write_stream)  # every request read is answered before exit
-            await server.run(read, write, options)
-
-    anyio.run(main)
+    The protocol keeps private copies of fd 0 and 1; fd 0 then reads the null device and fd 1
+    writes to stderr, so nothing a tool call or a child process (git) prints reaches the client."""
+    source = os.fdopen(os.dup(0), "rb")
+    sink = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    try:
+        Server(harness(given_harness), source, sink).serve()
+    finally:
+        os.close(sink)

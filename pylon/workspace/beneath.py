@@ -16,6 +16,10 @@ import errno
 import os
 import stat
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 MAX_LINKS = 40  # like the kernel's own limit on symlinks followed in one lookup
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -60,19 +64,24 @@ def _target_parts(root: str, target: str, path: str, who: str) -> tuple[bool, li
     raise AssertionError("unreachable")
 
 
-def open_beneath(root: str, rel: str, path: str) -> int:
-    """A read-only descriptor of the regular file `rel` (root-relative, already checked lexically)."""
-    return _walk(root, rel, path, None, "pylon ws cat")
+def open_beneath(root: str, rel: str, path: str, who: str = "pylon ws cat",
+                 missing: Callable[[str], None] | None = None) -> int:
+    """A read-only descriptor of the regular file `rel` (root-relative, already checked lexically).
+    `missing(path)` raises for a path that does not exist (default: `not-found`, in the checkout's words)."""
+    return _walk(root, rel, path, None, who, missing or _not_found)
 
 
-def folder_beneath(root: str, rel: str, path: str, made: list[tuple[int, str]], who: str) -> int:
+def folder_beneath(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str,
+                   missing: Callable[[str], None] | None = None) -> int:
     """A descriptor of the folder `rel` beneath `root`, creating the folders missing on the way.
 
     Each folder created is appended to `made` as (a descriptor of its parent, its name), so that a
     caller whose next step fails can remove exactly those (`remove_made`); symlinks on the way are
-    walked as for a read and may not leave the root.
+    walked as for a read and may not leave the root. With `made` None nothing is created: a
+    missing folder is `missing(path)`.
     """
-    return _walk(root, rel, path, made, who)
+    return _walk(root, rel, path, made if made is not None else [], who, missing or _not_found,
+                 create=made is not None)
 
 
 def remove_made(made: list[tuple[int, str]]) -> None:
@@ -91,8 +100,10 @@ def close_made(made: list[tuple[int, str]]) -> None:
     made.clear()
 
 
-def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str) -> int:
-    """Open `rel` beneath `root`: a regular file when `made` is None, else a folder (created when missing)."""
+def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str,
+          missing: Callable[[str], None], create: bool = True) -> int:
+    """Open `rel` beneath `root`: a regular file when `made` is None, else a folder (created when
+    missing, with `create`)."""
     stack = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]  # the folders walked, root first
     todo = [p for p in rel.split("/") if p]
     todo.reverse()  # a stack of components still to walk: pop() gives the next one
@@ -119,10 +130,10 @@ def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, wh
                         _check_mode(st.st_mode, path)
                 fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
             except FileNotFoundError:
-                if made is not None and _make_folder(stack[-1], name, made):
+                if made is not None and create and _make_folder(stack[-1], name, made):
                     todo.append(name)  # made (or made by someone else meanwhile): open it now
                     continue
-                _not_found(path)
+                missing(path)
                 raise
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
@@ -133,7 +144,7 @@ def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, wh
                 try:
                     st = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
                 except FileNotFoundError:
-                    _not_found(path)
+                    missing(path)
                     raise
                 links += 1  # a hop, or a retry of a name being swapped: both are bounded
                 if links > MAX_LINKS:
@@ -142,11 +153,11 @@ def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, wh
                     if stat.S_ISDIR(st.st_mode):
                         todo.append(name)  # it became a folder meanwhile: walk it again
                         continue
-                    _not_found(path)  # like git: a file on the way means no such path
+                    missing(path)  # like git: a file on the way means no such path
                 try:
                     target = os.readlink(name, dir_fd=stack[-1])
                 except FileNotFoundError:
-                    _not_found(path)
+                    missing(path)
                     raise
                 except OSError as exc:
                     if exc.errno != errno.EINVAL:

@@ -57,12 +57,19 @@ def checkout_relative(path: str) -> tuple[str, str]:
     from pylon.workspace.beneath import refuse
     from pylon.workspace.ops.guard_snapshot import find_root
 
+    from pylon import boundary
+
     cwd = os.path.realpath(".")
     root = find_root(cwd)[0] or cwd
     full = os.path.normpath(os.path.join(cwd, path))
     rel = os.path.relpath(full, root)
     if not path or path.endswith("/") or rel == ".":
         refuse(path, "directory", "it names a folder, not a file", WHO)
+    placed = boundary.place(path)  # a confined entry point: beneath the folder it may reach, walked below
+    if placed is not None:
+        if os.path.basename(placed[1]) in ("", ".", ".."):
+            refuse(path, "directory", "it names a folder, not a file", WHO)
+        return placed
     if rel == ".." or rel.startswith("../"):
         where = "the checkout" if root != cwd else "the current folder (there is no checkout here)"
         refuse(path, "outside", f"it lies outside {where} ({root})", WHO)

@@ -44,7 +44,9 @@ class Ledger:
     """The revisions pylon issued for one real path in the current session."""
 
     def __init__(self, real: str) -> None:
-        self.real = real
+        from pylon.boundary import key_of
+
+        real = self.real = key_of(real)  # a confined entry point's descriptor name -> the real path
         self.session = session_name()
         key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self.folder = os.path.join(state_home(), "edits", self.session)

@@ -174,7 +174,7 @@ def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: in
     and hashes everything.
     """
     try:
-        fd = os.open(real, os.O_RDONLY)
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
     try:

@@ -36,9 +36,13 @@ def cannot_edit(code: str, message: str, hint: str) -> PylonError:
 
 
 def resolve(path: str) -> tuple[str, os.stat_result]:
-    """The real path (symlinks followed) and its stat, or the matching cannot-edit error."""
-    real = os.path.realpath(path)
+    """The real path (symlinks followed) and its stat, or the matching cannot-edit error. Where the
+    entry point is confined (pylon/boundary.py), the path is resolved beneath what it may reach and
+    `real` names the file through its folder's descriptor (`boundary.key_of` gives its real path)."""
+    from pylon import boundary
+
     try:
+        real = boundary.edit_path(path) or os.path.realpath(path)
         st = os.stat(real)
     except FileNotFoundError:
         from shlex import quote
@@ -63,6 +67,18 @@ def resolve(path: str) -> tuple[str, os.stat_result]:
     return real, st
 
 
+def open_real(path: str, real: str) -> int:
+    """Open the resolved file for reading without following a link at its name: `real` had none
+    when it was resolved, so one there now was put there meanwhile (`changed-during-edit`)."""
+    try:
+        return os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise cannot_edit("changed-during-edit", f"{path} became a symbolic link while pylon worked on it.",
+                          f"ls -l {path}   # then read it again") from None
+
+
 def read_bytes(fd: int, size_hint: int) -> bytes:
     chunks = []
     want = max(size_hint, 0) + 1
@@ -82,7 +98,7 @@ def read_path(path: str, real: str) -> bytes:
 def read_with_stat(path: str, real: str) -> tuple[bytes, os.stat_result]:
     """The file's bytes and the stat of the inode they came from, taken after reading them."""
     try:
-        fd = os.open(real, os.O_RDONLY)
+        fd = open_real(path, real)
     except PermissionError:
         raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
     try:
@@ -113,7 +129,7 @@ class locked:  # noqa: N801 - used like a function: `with locked(path, real) as 
         deadline = time.monotonic() + timeout
         while True:
             try:
-                fd = os.open(real, os.O_RDONLY)
+                fd = open_real(path, real)
             except FileNotFoundError:
                 raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
             except PermissionError:

@@ -1,0 +1,299 @@
+"""What an entry point may reach: one decision for the CLI, `pylon mcp`, the hooks and the board.
+
+A person at the command line may name any file or folder (`pylon read /etc/hosts`, `--body-file
+~/notes.md`, `--root ../other`): nothing is confined and every function here does what a plain
+open would. The other entry points run their work inside `confined(Reach(...))`: then every path
+that reaches the libraries from outside (a file to read or edit, a body or ops file, a store root
+or mount, the folder a call runs in) must lie beneath one of the reach's folders, or it is refused
+with `path-outside` and `error.reason` (`absolute`, `dotdot`, `symlink-outside`, `git-dir`).
+
+Resolution is race-free: the part of a path below its folder is walked by `workspace/beneath.py`,
+each component opened relative to the one before with `O_NOFOLLOW`, symlinks read and followed by
+pylon itself and refused when they leave. What the caller gets is the descriptor (a file to read,
+a folder to create in), or, for the edit engine, a name that reaches the opened folder itself
+(`/proc/self/fd/N/NAME` while the reach holds that descriptor), so no later swap of a folder on
+the way for a symlink can redirect the open, the lock or the rename. docs/boundary.md has the table.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from types import TracebackType
+
+_PROC_FD = "/proc/self/fd"
+
+
+class Reach:
+    """The folders one entry point may reach. `more` is asked once, lazily, for further folders
+    (an MCP server's owned worktrees) when a path lies under none of `folders`."""
+
+    __slots__ = ("who", "folders", "_more", "_held", "_names")
+
+    def __init__(self, who: str, folders: Iterable[str], more: Callable[[], list[str]] | None = None) -> None:
+        self.who = who
+        self.folders: list[str] = []
+        for folder in folders:
+            self.allow(folder)
+        self._more = more
+        self._held: list[int] = []  # descriptors behind the names handed out (closed on leaving)
+        self._names: dict[str, str] = {}  # /proc/self/fd/N/NAME -> the path it was resolved from
+
+    def allow(self, folder: str) -> None:
+        """Add a folder (absolute; its real path is added too, so both spellings match)."""
+        for form in (os.path.normpath(folder), os.path.realpath(folder)):
+            if form not in self.folders:
+                self.folders.append(form)
+
+    def folder_of(self, full: str) -> tuple[str, str] | None:
+        """(folder, the rest below it) for an absolute path, by its spelling; the deepest folder wins."""
+        for attempt in range(2):
+            best: tuple[str, str] | None = None
+            for folder in self.folders:
+                base = folder.rstrip("/")
+                if full == folder or full.startswith(base + "/"):
+                    if best is None or len(folder) > len(best[0]):
+                        best = (folder, full[len(base):].lstrip("/"))
+            if best is not None or attempt or self._more is None:
+                return best
+            more, self._more = self._more, None
+            for folder in more():
+                self.allow(folder)
+        return None
+
+    def hold(self, fd: int) -> None:
+        self._held.append(fd)
+
+    def close(self) -> None:
+        for fd in self._held:
+            os.close(fd)
+        self._held.clear()
+        self._names.clear()
+
+
+_REACH: Reach | None = None  # None: a person at the command line, who may name anything
+
+
+def current() -> Reach | None:
+    return _REACH
+
+
+class confined:  # noqa: N801 - used like a function: `with confined(Reach(...)):`
+    """Run the block with `reach` as what may be reached; the descriptors it held are closed after."""
+
+    def __init__(self, reach: Reach) -> None:
+        self.reach = reach
+        self.saved: Reach | None = None
+
+    def __enter__(self) -> Reach:
+        global _REACH
+        self.saved, _REACH = _REACH, self.reach
+        return self.reach
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        global _REACH
+        _REACH = self.saved
+        self.reach.close()
+
+
+def outside(path: str, reason: str, why: str, reach: Reach | None = None) -> Exception:
+    """The one refusal: `path-outside`, with `error.reason` and what the entry point may reach."""
+    from typing import cast
+
+    from pylon.errors import UsageError
+    from pylon.workspace.jsonbytes import safe
+
+    reach = reach or _REACH
+    who = reach.who if reach else "pylon"
+    where = ", ".join(reach.folders[:3]) if reach else "the checkout"
+    details = cast("dict[str, object]", safe({"reason": reason, "path": path, "entry": who}))
+    return UsageError("path-outside", f"{who} refuses {path!r}: {why}.",
+                      f"{who} reaches only files inside {where}; pass a path inside it (relative, or absolute "
+                      "under it), with no '..' and no symlink leading out.", details=details)
+
+
+def _place(path: str, reach: Reach) -> tuple[str, str]:
+    """(folder of the reach, the rest) for `path`: by its spelling, then checked by its components."""
+    if not path:
+        raise outside(path, "empty", "an empty path names nothing", reach)
+    full = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    found = reach.folder_of(full)
+    if found is None:
+        found = reach.folder_of(os.path.normpath(full))  # `a/../b` spelled inside: the walk decides
+        if found is None:
+            reason = "absolute" if os.path.isabs(path) else "dotdot" if ".." in path.split("/") else "outside"
+            raise outside(path, reason, "it lies outside what this entry point may reach", reach)
+    folder, rest = found
+    depth = 0
+    for part in rest.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                raise outside(path, "dotdot", "its '..' components lead above the folder it may reach", reach)
+        elif part not in ("", "."):
+            depth += 1
+            if part.lower() == ".git":
+                raise outside(path, "git-dir", "it lies in .git, which is git's", reach)
+    return folder, rest
+
+
+def place(path: str) -> tuple[str, str] | None:
+    """None for a person; confined, (the folder of the reach `path` lies in, the rest below it), by
+    its spelling (the caller walks the rest beneath the folder: beneath.folder_beneath)."""
+    return None if _REACH is None else _place(path, _REACH)
+
+
+def _walk_error(path: str) -> Callable[[str], None]:
+    def missing(shown: str) -> None:
+        raise FileNotFoundError(2, "No such file or directory", path)
+    return missing
+
+
+def _confined_refusal(exc: Exception, path: str, reach: Reach) -> Exception:
+    """beneath's `path-outside` (a symlink leading out) in this module's words; others unchanged."""
+    code = getattr(exc, "code", "")
+    if code == "path-outside":
+        reason = str(getattr(exc, "details", {}).get("reason", "symlink-outside"))
+        return outside(path, reason, "a symlink on the way leads out of what this entry point may reach", reach)
+    if code == "path-refused" and getattr(exc, "details", {}).get("reason") == "git-dir":
+        return outside(path, "git-dir", "a symlink on the way leads into .git, which is git's", reach)
+    return exc
+
+
+def open_file(path: str, flags: int) -> int:
+    """A descriptor of the file `path` for reading. A person: `os.open(path, flags)` (OSError as
+    it comes). Confined: opened beneath its folder (FileNotFoundError when absent; a folder,
+    device or FIFO refused with its code)."""
+    reach = _REACH
+    if reach is None:
+        return os.open(path, flags)
+    from pylon.workspace.beneath import open_beneath
+
+    folder, rest = _place(path, reach)
+    try:
+        return open_beneath(folder, rest, path, reach.who, _walk_error(path))
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+        raise _confined_refusal(exc, path, reach) from None
+
+
+def open_folder(path: str, create: bool = False) -> int:
+    """A descriptor of the folder `path` (created, with the folders on the way, when `create`).
+    A person: `os.open(path, O_DIRECTORY)` (links followed, nothing created). Confined: walked beneath its folder."""
+    reach = _REACH
+    if reach is None:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    from pylon.workspace.beneath import close_made, folder_beneath
+
+    folder, rest = _place(path, reach)
+    made: list[tuple[int, str]] = []
+    try:
+        fd = folder_beneath(folder, rest, path, made if create else None, reach.who, _walk_error(path))
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+        raise _confined_refusal(exc, path, reach) from None
+    finally:
+        close_made(made)
+    return fd
+
+
+def check_folder(path: str) -> str:
+    """`path` itself for a person; confined, the real path of the folder it names, which must lie
+    beneath the reach (refused with `path-outside` otherwise, `not-found` when absent)."""
+    reach = _REACH
+    if reach is None:
+        return path
+    try:
+        fd = open_folder(path)
+    except FileNotFoundError:
+        from pylon.errors import NotFoundError
+
+        raise NotFoundError("not-found", f"{path} is not a folder.", "Pass an existing folder inside the project.") \
+            from None
+    try:
+        return real_of(fd, path)
+    finally:
+        os.close(fd)
+
+
+def enter_folder(path: str) -> None:
+    """Make `path` the current folder: a person by `chdir`; confined, by the descriptor the walk opened."""
+    if _REACH is None:
+        os.chdir(path)
+        return
+    fd = open_folder(path)
+    try:
+        os.fchdir(fd)
+    finally:
+        os.close(fd)
+
+
+def real_of(fd: int, path: str) -> str:
+    """The real path of an open folder (the kernel's name for it where /proc says it)."""
+    try:
+        return os.readlink(f"{_PROC_FD}/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def edit_path(path: str, _hops: int = 0) -> str | None:
+    """For the edit engine: None for a person (it follows links itself, as a shell would); confined,
+    a name for the file `path` that reaches it through the descriptor of its folder, opened beneath
+    the reach and held until the reach is left (its real path where /proc is missing). A symlink
+    as the last component is followed the same way: the engine edits the file it names."""
+    import stat
+
+    from pylon.workspace.beneath import MAX_LINKS
+
+    reach = _REACH
+    if reach is None:
+        return None
+    head, name = os.path.split(path)
+    if name in ("", ".", ".."):
+        raise outside(path, "dotdot" if name == ".." else "empty", "it names no file", reach)
+    _place(path, reach)  # refused by its own name first
+    try:
+        fd = open_folder(head or ".")
+    except Exception as exc:  # noqa: BLE001 - re-worded for the whole path, never swallowed
+        if getattr(exc, "code", "") != "path-outside":
+            raise
+        raise outside(path, str(getattr(exc, "details", {}).get("reason", "symlink-outside")),
+                      "a symlink on the way leads out of what this entry point may reach", reach) from None
+    real = os.path.join(real_of(fd, head or "."), name)
+    try:
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        target = os.readlink(name, dir_fd=fd)
+        os.close(fd)
+        if _hops >= MAX_LINKS:
+            raise outside(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it", reach)
+        try:
+            return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1)
+        except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed
+            if getattr(exc, "code", "") != "path-outside" or _hops:
+                raise
+            raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "
+                          "may reach", reach) from None
+    held = f"{_PROC_FD}/{fd}"
+    if not os.path.isdir(held):
+        os.close(fd)
+        return real
+    reach.hold(fd)
+    reach._names[f"{held}/{name}"] = real
+    return f"{held}/{name}"
+
+
+def key_of(io_path: str) -> str:
+    """The real path an `edit_path` name stands for (what the edit ledger is keyed by); others unchanged."""
+    reach = _REACH
+    if reach is not None and io_path in reach._names:
+        return reach._names[io_path]
+    return io_path
