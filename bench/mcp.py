@@ -4,8 +4,10 @@ An agent client starts `pylon mcp` once per session and then calls its tools; wi
 runs `canon read PATH --json` in its shell, one process per call. Same run, same store
 (bench/canon_agent.py's 2,000 articles under bench/.work/canon-agent-store): the median of N
 `tools/call` round trips (JSON-RPC line written, answer line read) on one live server, the
-server's start (spawn to the `initialize` answer), and `canon read PATH --json` /
-`pylon read FILE --json` as whole processes, with `python -c pass` as the interpreter's floor.
+server's start (spawn to the `initialize` answer) against the same tools on the official SDK's
+low-level server (tests/mcp/sdk_server.py, pylon's design before its own server), and
+`canon read PATH --json` / `pylon read FILE --json` as whole processes, with `python -c pass` as the
+interpreter's floor. The starts are interleaved (ours, the SDK's, ours, ...) so load hits both alike.
 
 Run: .venv/bin/python bench/mcp.py [--runs N]
 """
@@ -31,8 +33,8 @@ STATE = WORK / "mcp-state"
 class Server:
     """`pylon mcp` over raw pipes: one request line out, its answer line back."""
 
-    def __init__(self, pylon: str, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([pylon, "mcp"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 0
 
@@ -76,14 +78,17 @@ def main() -> None:
                              env=env, runs=args.runs)
     read_cli = time_command(f"pylon read {ASSET} --json (a process)", [pylon, "read", ASSET, "--json"], cwd=ROOT,
                             env=env, runs=args.runs)
-    starts: list[float] = []
-    for _ in range(3):
-        began = time.perf_counter()
-        server = Server(pylon, env)
-        server.request("initialize", INIT)
-        starts.append(time.perf_counter() - began)
-        server.close()
-    server = Server(pylon, env)
+    ours, sdk = [pylon, "mcp"], [sys.executable, "-m", "tests.mcp.sdk_server"]
+    sdk_env = dict(env, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    starts: dict[str, list[float]] = {"ours": [], "sdk": []}
+    for _ in range(args.runs):
+        for name, argv, where in (("ours", ours, env), ("sdk", sdk, sdk_env)):
+            began = time.perf_counter()
+            server = Server(argv, where)
+            server.request("initialize", INIT)
+            starts[name].append(time.perf_counter() - began)
+            server.close()
+    server = Server(ours, env)
     server.request("initialize", INIT)
     server.notify("notifications/initialized")
     calls: dict[str, list[float]] = {"canon_read": [], "read": []}
@@ -109,7 +114,14 @@ def main() -> None:
         (f"tools/call canon_read {ASSET} (live server)", ms(mcp_canon), f"{mcp_canon / canon_cli.median:.2f}x"),
         (read_cli.label, read_cli.ms, "1.00x (baseline)"),
         (f"tools/call read {ASSET} (live server)", ms(mcp_read), f"{mcp_read / read_cli.median:.2f}x"),
-        ("pylon mcp start (spawn to the initialize answer, once a session)", ms(statistics.median(starts)), ""),
+    ]
+    start, sdk_start = statistics.median(starts["ours"]), statistics.median(starts["sdk"])
+    rows += [
+        ("python -c pass (floor)", floor.ms, "1.00x (baseline)"),
+        ("pylon mcp start (spawn to the initialize answer, once a session)", ms(start),
+         f"{start / floor.median:.1f}x"),
+        ("the same tools on the SDK's server (tests/mcp/sdk_server.py)", ms(sdk_start),
+         f"{sdk_start / floor.median:.1f}x ({sdk_start / start:.1f}x pylon mcp's)"),
     ]
     load = os.getloadavg()[0]
     record("mcp", f"""## MCP server (`bench/mcp.py`)
@@ -117,7 +129,8 @@ def main() -> None:
 Store of {ARTICLES:,} articles; medians of {args.runs} calls (after 2 warm-up calls) on one live `pylon mcp`
 over raw stdio pipes, against the same command as a whole process in the same run. A tools/call runs
 the CLI's own parser and handler in the server's process, so it pays neither the interpreter's
-start nor pylon's imports. 1-minute load average at the end: {load:.1f}.
+start nor pylon's imports. The starts: medians of {args.runs} each, interleaved, against `python -c pass`.
+1-minute load average at the end: {load:.1f}.
 
 {table(rows, ("what", "median", "vs the same command as a process"))}
 """)

@@ -297,3 +297,40 @@ def key_of(io_path: str) -> str:
     if reach is not None and io_path in reach._names:
         return reach._names[io_path]
     return io_path
+
+
+def inside_checkout(root: str, cwd: str, paths: list[str], who: str = "pylon hook") -> list[str]:
+    """Root-relative forms of the paths (as a tool's input names them, from `cwd`) that lie in the
+    checkout `root`, each once: the path as named and, when it is a symlink, the file it leads to
+    (the agents' file tools write through links). Folders on the way are walked beneath the root
+    (`O_NOFOLLOW`, links followed by pylon and dropped when they leave); `.git` and everything
+    outside are left out, never refused: a hook only decides what to keep before a tool runs."""
+    from pylon.errors import PylonError
+
+    reach = Reach(who, [root])
+    base = os.path.realpath(root)
+    out: list[str] = []
+    with confined(reach):
+        for path in paths:
+            full = os.path.join(cwd, os.path.expanduser(path))
+            for hop in range(2):
+                try:
+                    found = edit_path(full) if hop else _named(full)
+                except (PylonError, OSError):
+                    break
+                rel = os.path.relpath(key_of(found or full), base)
+                if rel not in out and not rel.startswith(".."):
+                    out.append(rel)
+    return out
+
+
+def _named(full: str) -> str:
+    """The real path of `full`'s folder (walked beneath the reach) joined with its last name: the link itself."""
+    head, name = os.path.split(full)
+    if name in ("", ".", ".."):
+        raise FileNotFoundError(2, "not a file name", full)
+    fd = open_folder(head or ".")
+    try:
+        return os.path.join(real_of(fd, head or "."), name)
+    finally:
+        os.close(fd)

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from pylon.errors import UsageError
 
+# Hard limits on what an agent writes (pylon mcp's tools and the hooks: the entry points that run
+# confined, pylon/boundary.py); a person at the command line is not bound by them (docs/canon.md).
+# A capsule is surfaced whole, and a session's surfacing budget is 4000 capsule characters (spec:
+# `canon surface`), so a longer one could never be shown; pi-canon's lint already flags one over
+# 1000 (`capsule-too-long`). A body or journal entry: ten times pi-canon's default schema
+# `body.max_chars` (20,000), past which its hint says to go hierarchical.
+CAPSULE_MAX = 4000
+BODY_MAX = 200_000
+
 
 def has_control(text: str) -> bool:
     """A line break, tab or other control character (C0, DEL, C1, U+2028/U+2029)."""
@@ -23,3 +32,20 @@ def check_text(value: str | None, option: str) -> None:
     except UnicodeEncodeError:
         raise UsageError("bad-text", f"{option} is not valid UTF-8 text.",
                          f"Pass {option} as UTF-8 (or use --body-file with a UTF-8 file).") from None
+    check_limit(value, option)
+
+
+def check_limit(value: str, option: str) -> None:
+    """`too-long` for a capsule over CAPSULE_MAX or a body or entry over BODY_MAX characters, where
+    an agent writes (a confined entry point); nothing is written."""
+    from pylon import boundary
+
+    if boundary.current() is None:
+        return
+    limit, what = (CAPSULE_MAX, "capsule") if option == "--capsule" else (BODY_MAX, "body")
+    if len(value) > limit:
+        hint = ("Write one dense line of current truth; put the detail in the body." if what == "capsule" else
+                "Keep this article as the summary and move the detail into articles under its address.")
+        raise UsageError("too-long", f"The {what} is {len(value):,} characters; the limit where an agent writes "
+                         f"is {limit:,}. Nothing was written.", hint,
+                         details={"limit": limit, "length": len(value), "field": what})

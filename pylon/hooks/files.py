@@ -65,7 +65,9 @@ def judge(event: HookEvent) -> dict[str, Any]:
     root = find_root(cwd)[0]
     if root is None or not paths:
         return {}
-    rels = _inside(root, cwd, paths)
+    from pylon.boundary import inside_checkout
+
+    rels = inside_checkout(root, cwd, paths)  # the one boundary: nothing outside the checkout is kept
     if not rels:
         return {}
     at_risk = unrecoverable(root, rels)
@@ -106,24 +108,6 @@ def _refuse(event: HookEvent, why: str) -> dict[str, Any]:
     text = (f"pylon guard: {event.tool_name} would overwrite uncommitted work, and {why}. Commit or copy it "
             "first, or go ahead knowing it cannot be undone.")
     return answers.deny(event, text) if event.agent == "codex" else answers.ask(event, text)
-
-
-def _inside(root: str, cwd: str, paths: list[str]) -> list[str]:
-    """Root-relative forms of the paths that lie in the checkout (outside `.git`), each once: the
-    path as named, and the file a symlink there leads to (the tools write through links)."""
-    real_root = os.path.realpath(root)
-    out: list[str] = []
-    for path in paths:
-        full = os.path.join(cwd, os.path.expanduser(path))
-        folder, base = os.path.split(os.path.abspath(full))
-        named = os.path.join(os.path.realpath(folder), base)  # the link itself, not what it names
-        for where in dict.fromkeys((named, os.path.realpath(named))):
-            rel = os.path.relpath(where, real_root)
-            if rel in (".", "..") or rel.startswith(".." + os.sep) or rel.split(os.sep)[0] == ".git":
-                continue
-            if rel not in out:
-                out.append(rel)
-    return out
 
 
 def unrecoverable(root: str, rels: list[str]) -> list[str]:

@@ -238,7 +238,7 @@ def test_nothing_but_protocol_on_stdout(repo: Path) -> None:
 
 def test_requests_piped_before_stdin_closes_are_all_answered(repo: Path) -> None:
     # A script writes its requests and closes stdin at once: every request read before the end of
-    # input is answered, in full, before the server exits (the SDK alone cancels the ones in flight).
+    # input is answered, in full, before the server exits (the SDK's server alone cancelled the ones in flight).
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
@@ -256,16 +256,18 @@ def test_requests_piped_before_stdin_closes_are_all_answered(repo: Path) -> None
     assert answers[5]["result"]["structuredContent"]["error"]["code"] == "bad-tool-call"
 
 
-def test_codex_sandbox_folder_chooses_the_project(repo: Path, tmp_path: Path) -> None:
-    # Codex names the thread's folder in _meta (pi-canon's server reads the same key); the server
-    # itself was started elsewhere.
+def test_codex_sandbox_folder_must_lie_in_the_project(repo: Path, tmp_path: Path) -> None:
+    # Codex names the thread's folder in _meta (pi-canon's server reads the same key). It chooses
+    # where a call runs inside the project, never the project itself: a server started elsewhere
+    # reaches only that folder.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     meta = {"codex/sandbox-state-meta": {"sandboxCwd": repo.as_uri()}}
     answer = session(elsewhere, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}, meta=meta))
-    assert answer.is_error is False and answer.structured_content["capsule"] == "Entry point; parses flags."
-    plain = session(elsewhere, lambda c: c.call_tool("canon_read", {"address": "src/app.py"}))
-    assert plain.is_error is True
+    assert answer.is_error is True and answer.structured_content["error"]["code"] == "path-outside"
+    meta = {"codex/sandbox-state-meta": {"sandboxCwd": (repo / "src").as_uri()}}
+    inside = session(repo, lambda c: c.call_tool("canon_read", {"address": "app.py"}, meta=meta))
+    assert inside.is_error is False and inside.structured_content["capsule"] == "Entry point; parses flags."
 
 
 def test_a_read_through_mcp_marks_the_hooks_session(repo: Path) -> None:

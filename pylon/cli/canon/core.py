@@ -122,7 +122,11 @@ def catalog(args: MapArgs) -> int:
     from pylon.canon.views.catalog import iter_catalog
     from pylon.cli.canon import render
 
-    render.catalog(iter_catalog(project_from(args), args.prefix), args.json, args.prefix)
+    from pylon import boundary
+
+    # an agent's map (a confined entry point) is bounded; a person's lists everything
+    render.catalog(iter_catalog(project_from(args), args.prefix), args.json, args.prefix,
+                   bounded=boundary.current() is not None)
     return 0
 
 

@@ -143,13 +143,19 @@ def journal(result: Any, json_: bool) -> None:
         _advice_line("warning", item.rule, item.message)
 
 
-def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None) -> None:
+# An agent's `canon map` (a confined entry point: pylon mcp) answers at most this many characters
+# of articles, like `pylon read`'s 50 KiB a call; each capsule at most text.CAPSULE_MAX of them.
+MAP_ANSWER_MAX = 50_000
+
+
+def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None, bounded: bool = False) -> None:
     rows = list(entries)
     if json_:
-        output.ok_json({
-            "articles": [{"address": str(e.address), "capsule": e.capsule, "problem": e.problem} for e in rows],
-            "count": len(rows),
-        })
+        listed = [{"address": str(e.address), "capsule": e.capsule, "problem": e.problem} for e in rows]
+        doc: dict[str, object] = {"articles": listed, "count": len(rows)}
+        if bounded:
+            doc.update(_bounded(listed, prefix))
+        output.ok_json(doc)
         return
     if not rows:
         if prefix is not None:
@@ -164,6 +170,25 @@ def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None) -> N
     for e in rows:
         if e.problem:
             output.warn(f"{e.address}: {e.problem}")
+
+
+def _bounded(listed: list[dict[str, Any]], prefix: str | None) -> dict[str, object]:
+    """The articles that fit MAP_ANSWER_MAX (capsules cut at CAPSULE_MAX), and what was left out."""
+    from pylon.canon.text import CAPSULE_MAX
+
+    shown: list[dict[str, Any]] = []
+    size = 0
+    for row in listed:
+        capsule = row["capsule"]
+        if capsule and len(capsule) > CAPSULE_MAX:
+            row = {**row, "capsule": capsule[:CAPSULE_MAX] + "...", "capsule_cut": len(capsule)}
+        size += len(row["address"]) + len(row["capsule"] or "") + len(row["problem"] or "") + 40
+        if size > MAP_ANSWER_MAX and shown:
+            where = f"a longer prefix than {prefix!r}" if prefix else "a prefix (an address or folder)"
+            return {"articles": shown, "shown": len(shown), "truncated": True,
+                    "hint": f"{len(listed) - len(shown)} more articles: call canon_map with {where} to list fewer."}
+        shown.append(row)
+    return {"articles": shown}
 
 
 def search(result: Any, json_: bool) -> None:

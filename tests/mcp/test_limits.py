@@ -1,0 +1,63 @@
+"""Hard limits where an agent writes (pylon/canon/text.py): capsules and bodies through `pylon mcp`
+are refused over their limit with `too-long` naming it; `canon_map` answers are bounded. The CLI
+used by a person keeps writing what it is given."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pylon.canon.text import BODY_MAX, CAPSULE_MAX
+from pylon.cli.canon.render import MAP_ANSWER_MAX
+from tests.conftest import run_cmd
+from tests.mcp.wire import tool_calls
+
+
+@pytest.fixture
+def repo(make_repo):  # type: ignore[no-untyped-def]
+    return make_repo({"src/app.py": "x = 1\n"})
+
+
+def test_over_the_limits_nothing_is_written(repo: Path) -> None:
+    inside = repo / "notes" / "body.md"
+    inside.parent.mkdir()
+    inside.write_text("b" * (BODY_MAX + 1))
+    docs = tool_calls(repo, [
+        ("canon_write", {"address": "src/app.py", "capsule": "c" * (CAPSULE_MAX + 1), "body": "b"}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c", "body": "b" * (BODY_MAX + 1)}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c", "body_file": "notes/body.md"}),
+        ("canon_journal", {"text": "j" * (BODY_MAX + 1)}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c" * CAPSULE_MAX, "body": "b" * BODY_MAX}),
+    ])
+    for doc, (limit, field) in zip(docs, [(CAPSULE_MAX, "capsule"), (BODY_MAX, "body"), (BODY_MAX, "body"),
+                                          (BODY_MAX, "body")]):
+        assert doc["ok"] is False and doc["error"]["code"] == "too-long", doc
+        assert doc["error"]["limit"] == limit and doc["error"]["field"] == field
+        assert f"{limit:,}" in doc["error"]["message"]
+    assert docs[4]["ok"] is True  # exactly at the limits
+    assert not list((repo / ".canon" / "journal").glob("*.md"))
+
+
+def test_a_person_at_the_cli_is_not_bound(repo: Path) -> None:
+    result = run_cmd("canon", "write", "src/app.py", "--capsule", "c" * (CAPSULE_MAX + 10), "--body", "b", "--json",
+                     cwd=repo)
+    assert json.loads(result.out)["ok"] is True
+
+
+def test_canon_map_answers_are_bounded(repo: Path) -> None:
+    # A store written before the limits (through the CLI): one huge capsule and many articles.
+    assert run_cmd("canon", "write", "a/huge", "--capsule", "h" * 1_000_000, "--body", "b", cwd=repo).code == 0
+    for i in range(60):
+        assert run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", f"{i} " + "w" * 1500, "--body", "b",
+                       cwd=repo).code == 0
+    person = json.loads(run_cmd("canon", "map", "--json", cwd=repo).out)
+    assert person["count"] == 61 and len(person["articles"]) == 61  # the CLI lists everything
+    answer = tool_calls(repo, [("canon_map", {})])[0]
+    assert len(json.dumps(answer)) < MAP_ANSWER_MAX + 10_000
+    assert answer["truncated"] is True and answer["count"] == 61 and answer["shown"] == len(answer["articles"]) < 61
+    assert answer["articles"][0]["capsule_cut"] == 1_000_000 and len(answer["articles"][0]["capsule"]) <= CAPSULE_MAX + 3
+    assert "prefix" in answer["hint"]
+    narrow = tool_calls(repo, [("canon_map", {"prefix": "m/n05"})])[0]
+    assert "truncated" not in narrow and [a["address"] for a in narrow["articles"]] == ["m/n05"]

@@ -1,0 +1,43 @@
+"""Raw JSON-RPC to the installed `pylon mcp`: bytes in, parsed lines out (no SDK on this side)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import script
+
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def exchange(folder: Path, lines: list[bytes], timeout: float = 120) -> tuple[list[dict[str, Any]], bytes, int]:
+    """Pipe `lines` (each ends with a newline) into `pylon mcp` started in `folder`, close stdin:
+    (every stdout line parsed, stderr, exit status)."""
+    proc = subprocess.run([script("pylon"), "mcp"], cwd=folder, input=b"".join(lines), capture_output=True,
+                          timeout=timeout)
+    return [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr, proc.returncode
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message) + "\n").encode()
+
+
+def tool_calls(folder: Path, calls: list[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], dict[str, Any]]],
+               capabilities: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The structured content of each call, in order (one server for all of them)."""
+    init = json.loads(json.dumps(INIT))
+    init["params"]["capabilities"] = capabilities or {}
+    sent = [line(init), line(INITIALIZED)]
+    for i, call in enumerate(calls, 1):
+        params: dict[str, Any] = {"name": call[0], "arguments": call[1]}
+        if len(call) == 3:
+            params["_meta"] = call[2]  # type: ignore[misc]
+        sent.append(line({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}))
+    answers, err, code = exchange(folder, sent)
+    assert code == 0 and b"Traceback" not in err, err.decode()[-3000:]
+    by_id = {a["id"]: a for a in answers if "id" in a}
+    return [by_id[i]["result"]["structuredContent"] for i in range(1, len(calls) + 1)]
