@@ -18,11 +18,13 @@ the way for a symlink can redirect the open, the lock or the rename. docs/bounda
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from types import TracebackType
+    from typing import Any
 
 _PROC_FD = "/proc/self/fd"
 
@@ -74,11 +76,13 @@ class Reach:
         self._names.clear()
 
 
-_REACH: Reach | None = None  # None: a person at the command line, who may name anything
+# None: a person at the command line, who may name anything. A context variable: each thread of
+# the board (a threading server) has its own, so one request's reach is never another's.
+_CURRENT: ContextVar[Reach | None] = ContextVar("pylon_reach", default=None)
 
 
 def current() -> Reach | None:
-    return _REACH
+    return _CURRENT.get()
 
 
 class confined:  # noqa: N801 - used like a function: `with confined(Reach(...)):`
@@ -86,17 +90,15 @@ class confined:  # noqa: N801 - used like a function: `with confined(Reach(...))
 
     def __init__(self, reach: Reach) -> None:
         self.reach = reach
-        self.saved: Reach | None = None
+        self.token: Any = None
 
     def __enter__(self) -> Reach:
-        global _REACH
-        self.saved, _REACH = _REACH, self.reach
+        self.token = _CURRENT.set(self.reach)
         return self.reach
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        global _REACH
-        _REACH = self.saved
+        _CURRENT.reset(self.token)
         self.reach.close()
 
 
@@ -107,7 +109,7 @@ def outside(path: str, reason: str, why: str, reach: Reach | None = None) -> Exc
     from pylon.errors import UsageError
     from pylon.workspace.jsonbytes import safe
 
-    reach = reach or _REACH
+    reach = reach or _CURRENT.get()
     who = reach.who if reach else "pylon"
     where = ", ".join(reach.folders[:3]) if reach else "the checkout"
     details = cast("dict[str, object]", safe({"reason": reason, "path": path, "entry": who}))
@@ -144,7 +146,8 @@ def _place(path: str, reach: Reach) -> tuple[str, str]:
 def place(path: str) -> tuple[str, str] | None:
     """None for a person; confined, (the folder of the reach `path` lies in, the rest below it), by
     its spelling (the caller walks the rest beneath the folder: beneath.folder_beneath)."""
-    return None if _REACH is None else _place(path, _REACH)
+    reach = _CURRENT.get()
+    return None if reach is None else _place(path, reach)
 
 
 def _walk_error(path: str) -> Callable[[str], None]:
@@ -168,7 +171,7 @@ def open_file(path: str, flags: int) -> int:
     """A descriptor of the file `path` for reading. A person: `os.open(path, flags)` (OSError as
     it comes). Confined: opened beneath its folder (FileNotFoundError when absent; a folder,
     device or FIFO refused with its code)."""
-    reach = _REACH
+    reach = _CURRENT.get()
     if reach is None:
         return os.open(path, flags)
     from pylon.workspace.beneath import open_beneath
@@ -185,7 +188,7 @@ def open_file(path: str, flags: int) -> int:
 def open_folder(path: str, create: bool = False) -> int:
     """A descriptor of the folder `path` (created, with the folders on the way, when `create`).
     A person: `os.open(path, O_DIRECTORY)` (links followed, nothing created). Confined: walked beneath its folder."""
-    reach = _REACH
+    reach = _CURRENT.get()
     if reach is None:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     from pylon.workspace.beneath import close_made, folder_beneath
@@ -206,7 +209,7 @@ def open_folder(path: str, create: bool = False) -> int:
 def check_folder(path: str) -> str:
     """`path` itself for a person; confined, the real path of the folder it names, which must lie
     beneath the reach (refused with `path-outside` otherwise, `not-found` when absent)."""
-    reach = _REACH
+    reach = _CURRENT.get()
     if reach is None:
         return path
     try:
@@ -224,7 +227,7 @@ def check_folder(path: str) -> str:
 
 def enter_folder(path: str) -> None:
     """Make `path` the current folder: a person by `chdir`; confined, by the descriptor the walk opened."""
-    if _REACH is None:
+    if _CURRENT.get() is None:
         os.chdir(path)
         return
     fd = open_folder(path)
@@ -251,7 +254,7 @@ def edit_path(path: str, _hops: int = 0) -> str | None:
 
     from pylon.workspace.beneath import MAX_LINKS
 
-    reach = _REACH
+    reach = _CURRENT.get()
     if reach is None:
         return None
     head, name = os.path.split(path)
@@ -293,7 +296,7 @@ def edit_path(path: str, _hops: int = 0) -> str | None:
 
 def key_of(io_path: str) -> str:
     """The real path an `edit_path` name stands for (what the edit ledger is keyed by); others unchanged."""
-    reach = _REACH
+    reach = _CURRENT.get()
     if reach is not None and io_path in reach._names:
         return reach._names[io_path]
     return io_path

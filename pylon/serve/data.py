@@ -38,6 +38,13 @@ class Board:
 
         return open_project(cwd=self.root)
 
+    def reach(self) -> Any:
+        """What an answer built from a request's path or address may read: the checkout (and the
+        mounts its store's configuration names), through pylon/boundary.py."""
+        from pylon.boundary import Reach
+
+        return Reach("pylon serve", [self.root])
+
 
 def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon import __version__
@@ -131,28 +138,32 @@ def graph(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.serve.fold import fold
 
     if query.get("address"):
+        from pylon.boundary import confined
         from pylon.canon.views.graph import neighbourhood
 
-        return neighbourhood(_graph(board), board.project(), query["address"]).to_doc()
+        with confined(board.reach()):  # an address from the request: nothing outside the checkout
+            return neighbourhood(_graph(board), board.project(), query["address"]).to_doc()
     opened = [f for f in query.get("open", "").split(",") if f]
     return fold(_graph(board), opened, _int(query.get("max"), 300))
 
 
 def article(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`canon read ADDRESS --json`, with up to ARTICLE_JOURNAL journal entries in full."""
+    from pylon.boundary import confined
     from pylon.canon.article import read_article
     from pylon.canon.journal import read_entry
 
-    project = board.project()
-    view = read_article(project, query.get("address", ""), journal_limit=ARTICLE_JOURNAL)
-    store = project.store_for(view.address.mount)
-    entries = []
-    for name in view.journal:
-        try:
-            entry = read_entry(os.path.join(store.journal_dir, name))
-        except (OSError, PylonError):
-            continue
-        entries.append({"name": name, "logged": entry.logged, "subjects": entry.subjects, "body": entry.text})
+    with confined(board.reach()):  # an address from the request: nothing outside the checkout is read
+        project = board.project()
+        view = read_article(project, query.get("address", ""), journal_limit=ARTICLE_JOURNAL)
+        store = project.store_for(view.address.mount)
+        entries = []
+        for name in view.journal:
+            try:
+                entry = read_entry(os.path.join(store.journal_dir, name))
+            except (OSError, PylonError):
+                continue
+            entries.append({"name": name, "logged": entry.logged, "subjects": entry.subjects, "body": entry.text})
     return {"address": str(view.address), "requested": str(view.requested), "file": view.file,
             "capsule": view.doc.owned.get("capsule"), "updated": view.doc.owned.get("updated"),
             "scope": view.doc.owned.get("scope"), "body": view.doc.body, "journal": entries,

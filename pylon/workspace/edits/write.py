@@ -75,8 +75,9 @@ def open_real(path: str, real: str) -> int:
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
-        raise cannot_edit("changed-during-edit", f"{path} became a symbolic link while pylon worked on it.",
-                          f"ls -l {path}   # then read it again") from None
+        from pylon.workspace.edits.guard import changed_during_edit
+
+        raise changed_during_edit(path) from None  # a symbolic link now stands at its name
 
 
 def read_bytes(fd: int, size_hint: int) -> bytes:
