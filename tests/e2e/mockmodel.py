@@ -44,19 +44,26 @@ class Mcp:
     tool: str
     arguments: dict[str, Any]
 
+    def _fits(self, name: str) -> list[bool]:
+        """Whether `name` is this tool: exactly (after a separator) first, then by its ending
+        (`read` must not pick `canon_read`)."""
+        return [name == self.tool or name.endswith(("__" + self.tool, "." + self.tool)), name.endswith(self.tool)]
+
     def name(self, offered: list[str]) -> str:
-        for name in offered:
-            if self.server in name and name.endswith(self.tool):
-                return name
+        for exact in (0, 1):
+            for name in offered:
+                if self.server in name and self._fits(name)[exact]:
+                    return name
         return f"mcp__{self.server}__{self.tool}"
 
     def namespaced(self, tools: list[Any]) -> tuple[str, str] | None:
         """(namespace, name) when the request offers the tool inside a `namespace` tool (Codex)."""
-        for tool in tools:
-            if isinstance(tool, dict) and tool.get("type") == "namespace" and self.server in str(tool.get("name")):
-                for child in tool.get("tools") or []:
-                    if isinstance(child, dict) and str(child.get("name", "")).endswith(self.tool):
-                        return str(tool["name"]), str(child["name"])
+        for exact in (0, 1):
+            for tool in tools:
+                if isinstance(tool, dict) and tool.get("type") == "namespace" and self.server in str(tool.get("name")):
+                    for child in tool.get("tools") or []:
+                        if isinstance(child, dict) and self._fits(str(child.get("name", "")))[exact]:
+                            return str(tool["name"]), str(child["name"])
         return None
 
 

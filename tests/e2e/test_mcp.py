@@ -42,3 +42,21 @@ def test_a_model_mcp_call_reaches_canon_and_the_answer_comes_back(make_repo, age
     results = agent.model.tool_results()
     assert len(results) == 1, (results, agent.seen()[-3000:])
     assert CAPSULE in results[0] and "The flags are parsed once" in results[0], results[0]
+
+
+def test_the_real_clients_reach_only_the_project_through_mcp(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The model asks for a file outside the project by absolute path and through a symlink; each
+    # tool result the client hands back is the refusal, and a read inside still works.
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("TOP-SECRET-LINE\n")
+    repo = make_repo({"src/app.py": "print('app')\n"})
+    (repo / "src" / "link.txt").symlink_to(secret)
+    register(agent, repo)
+    result = agent.run(repo, [Mcp("pylon", "read", {"path": str(secret)}), Mcp("pylon", "read", {"path": "src/link.txt"}),
+                              Mcp("pylon", "read", {"path": "src/app.py"}), Text("done")])
+    assert result.code == 0, result
+    assert agent.model is not None
+    results = agent.model.tool_results()
+    assert len(results) == 3, (results, agent.seen()[-3000:])
+    assert all("path-outside" in r and "TOP-SECRET-LINE" not in r for r in results[:2]), results
+    assert "print('app')" in results[2], results[2]
