@@ -43,7 +43,7 @@ def test_demo_runs_every_part() -> None:
         "undid `rm agent-b --force`",  # the op log: a forced removal comes back
         "moved worktree agent-a's state into",  # ws move
         "moved worktree agent-a's state back",  # ws move --back
-        "tools: read edit canon_read",  # pylon mcp lists the registry's MCP tools (the SDK client)
+        "tools: read edit canon_read",  # pylon mcp lists the registry's MCP tools (raw JSON-RPC lines)
         "canon_read src/core/config.py -> Loads layered config",  # and a tools/call answers
         "GET /api/agents without the token: 403",  # pylon serve refuses a request without its token
         "GET /api/agents?token=...: worktrees ['agent-a', 'agent-b', 'agent-c']",  # and answers with it
