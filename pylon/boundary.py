@@ -257,10 +257,10 @@ def edit_path(path: str, _hops: int = 0) -> str | None:
     reach = _CURRENT.get()
     if reach is None:
         return None
-    head, name = os.path.split(path)
-    if name in ("", ".", ".."):
-        raise outside(path, "dotdot" if name == ".." else "empty", "it names no file", reach)
     _place(path, reach)  # refused by its own name first
+    head, name = os.path.split(path.rstrip("/") or path)  # `src/`: the folder, which the engine refuses as one
+    if name in ("", ".", ".."):
+        head, name = path, "."
     try:
         fd = open_folder(head or ".")
     except Exception as exc:  # noqa: BLE001 - re-worded for the whole path, never swallowed
