@@ -65,18 +65,6 @@ def render_entry(subjects: list[str], logged: str, text: str, provenance: dict[s
     return f"---\nsubject: {encode_subjects(subjects)}\nlogged: {logged}\n{extra}---\n{body}"
 
 
-def check_provenance(harness: str | None, session: str | None) -> dict[str, str]:
-    """`--harness` (a client's name: 1-64 of A-Za-z0-9._-, not starting with `-` or `.`) and `--session`
-    (one line of at most 200 printable characters) as front matter values."""
-    if harness is not None and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}", harness):
-        raise PylonError("bad-provenance", f"--harness {harness[:80]!r} is not a client name (1-64 of A-Za-z0-9._-).",
-                         "Name the agent client: --harness claude-code", exit_code=2)
-    if session is not None and (not session or len(session) > 200 or not session.isprintable()):
-        raise PylonError("bad-provenance", "--session must be one line of 1-200 printable characters.",
-                         "Pass the agent session's id: --session ID", exit_code=2)
-    return {key: value for key, value in (("harness", harness), ("session", session)) if value}
-
-
 def _entry_name(date: str, slug: str, n: int) -> str:
     return f"{date}-{slug}.md" if n == 1 else f"{date}-{slug}-{n}.md"
 

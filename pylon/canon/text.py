@@ -49,3 +49,23 @@ def check_limit(value: str, option: str) -> None:
         raise UsageError("too-long", f"The {what} is {len(value):,} characters; the limit where an agent writes "
                          f"is {limit:,}. Nothing was written.", hint,
                          details={"limit": limit, "length": len(value), "field": what})
+
+
+_NAME_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NAME_REST = _NAME_FIRST | frozenset(".-")
+
+
+def check_provenance(harness: str | None, session: str | None) -> dict[str, str]:
+    """`--harness` (a client's name: 1-64 of A-Za-z0-9._-, not starting with `-` or `.`) and `--session`
+    (one line of at most 200 printable characters) as front matter values. No `re`: `pylon mcp`
+    checks its `--harness` before it serves, on the path to its first answer."""
+    from pylon.errors import PylonError
+
+    if harness is not None and not (0 < len(harness) <= 64 and harness[0] in _NAME_FIRST
+                                    and all(c in _NAME_REST for c in harness)):
+        raise PylonError("bad-provenance", f"--harness {harness[:80]!r} is not a client name (1-64 of A-Za-z0-9._-).",
+                         "Name the agent client: --harness claude-code", exit_code=2)
+    if session is not None and (not session or len(session) > 200 or not session.isprintable()):
+        raise PylonError("bad-provenance", "--session must be one line of 1-200 printable characters.",
+                         "Pass the agent session's id: --session ID", exit_code=2)
+    return {key: value for key, value in (("harness", harness), ("session", session)) if value}

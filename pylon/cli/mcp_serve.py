@@ -14,7 +14,7 @@ def serve(args: McpArgs) -> int:
     import os
     import sys
 
-    from pylon.canon.journal import check_provenance
+    from pylon.canon.text import check_provenance
 
     check_provenance(args.harness, None)  # before serving: a bad --harness ends the command
     try:  # stdin on the null device: no client can ever speak, so there is nothing to serve

@@ -13,7 +13,10 @@ batches, and its messages are single objects. Plain stdlib (`json`), no MCP SDK.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

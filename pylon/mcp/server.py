@@ -21,10 +21,13 @@ import os
 import threading
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, BinaryIO
-
 from pylon.mcp import jsonrpc
-from pylon.mcp.jsonrpc import Message
+
+TYPE_CHECKING = False  # typing costs the start-up an agent waits for (the `initialize` answer)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+    from pylon.mcp.jsonrpc import Message
 
 # Initialize-era revisions, newest first; another asked for is answered with the newest (the
 # client decides). 2026-07-28 dropped `initialize` (server/discover): not served here.

@@ -108,7 +108,8 @@ def write(args: WriteArgs) -> int:
 
 
 def journal(args: JournalArgs) -> int:
-    from pylon.canon.journal import check_provenance, journal as log_entry
+    from pylon.canon.journal import journal as log_entry
+    from pylon.canon.text import check_provenance
     from pylon.cli.canon import render
 
     provenance = check_provenance(args.harness, args.session)
