@@ -155,3 +155,17 @@ def test_guard_hook_on_a_safe_event_stays_light(make_repo) -> None:  # type: ign
     assert proc.returncode == 0 and proc.stdout == "" and {"pylon.guard.shell", "pylon.native"} <= names
     heavy = sorted(n for n in names if n.split(".")[0] in ("pygit2", "watchdog", "rich", "typer", "sqlglot", "yaml"))
     assert not heavy, heavy
+
+
+def test_pylon_mcp_answers_initialize_without_heavy_imports(small_store: Path) -> None:
+    # What an agent waits for at the start of each session: pylon's own stdio server, no SDK, no
+    # typing, none of canon's write path (the tools' modules load at the first call).
+    init = ('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+            '"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}\n')
+    proc = subprocess.run([sys.executable, "-X", "importtime", script("pylon"), "mcp", "--harness", "claude-code"],
+                          cwd=small_store, input=init, capture_output=True, text=True, timeout=60)
+    assert '"protocolVersion":"2025-06-18"' in proc.stdout
+    names = _import_report(proc.stderr) - wrapper_imports("pylon")
+    assert "pylon.mcp.server" in names
+    for heavy in ("mcp", "anyio", "pydantic", "typing", "dataclasses", "pylon.canon.journal"):
+        assert heavy not in names, heavy
