@@ -143,11 +143,37 @@ def _place(path: str, reach: Reach) -> tuple[str, str]:
     return folder, rest
 
 
-def place(path: str) -> tuple[str, str] | None:
+# Files that widen what an agent may reach or run: canon's mounts, the guard's policy, the clients'
+# hooks, permissions and MCP servers. A confined entry point (pylon mcp) never writes them: an MCP
+# tool is not covered by the client's permission rules, so a write there would be the way around them.
+_CONFIG_FILES = frozenset({".canon/config.toml", ".claude/settings.json", ".claude/settings.local.json",
+                           ".mcp.json", ".codex/config.toml", ".codex/hooks.json"})
+_CONFIG_FOLDERS = (".pylon/",)
+
+
+def refuse_config(path: str, rest: str, reach: Reach | None = None) -> None:
+    """Refuse (`path-outside`, reason `config`) a confined write to a file that configures pylon or an
+    agent client; `rest` is the path below the reach's folder (a person is never refused)."""
+    reach = reach or _CURRENT.get()
+    if reach is None:
+        return
+    rel = os.path.normpath(rest).lstrip("/")
+    if rel in _CONFIG_FILES or any((rel + "/").startswith(f) for f in _CONFIG_FOLDERS):
+        raise outside(path, "config", "it configures pylon or an agent client, which a tool call may not change",
+                      reach)
+
+
+def place(path: str, write: bool = False) -> tuple[str, str] | None:
     """None for a person; confined, (the folder of the reach `path` lies in, the rest below it), by
-    its spelling (the caller walks the rest beneath the folder: beneath.folder_beneath)."""
+    its spelling (the caller walks the rest beneath the folder: beneath.folder_beneath). `write`:
+    the caller writes there, so a configuration file is refused too (refuse_config)."""
     reach = _CURRENT.get()
-    return None if reach is None else _place(path, reach)
+    if reach is None:
+        return None
+    placed = _place(path, reach)
+    if write:
+        refuse_config(path, placed[1], reach)
+    return placed
 
 
 def _walk_error(path: str) -> Callable[[str], None]:
@@ -245,7 +271,7 @@ def real_of(fd: int, path: str) -> str:
         return os.path.realpath(path)
 
 
-def edit_path(path: str, _hops: int = 0) -> str | None:
+def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
     """For the edit engine: None for a person (it follows links itself, as a shell would); confined,
     a name for the file `path` that reaches it through the descriptor of its folder, opened beneath
     the reach and held until the reach is left (its real path where /proc is missing). A symlink
@@ -257,7 +283,9 @@ def edit_path(path: str, _hops: int = 0) -> str | None:
     reach = _CURRENT.get()
     if reach is None:
         return None
-    _place(path, reach)  # refused by its own name first
+    placed = _place(path, reach)  # refused by its own name first
+    if write:
+        refuse_config(path, placed[1], reach)
     head, name = os.path.split(path.rstrip("/") or path)  # `src/`: the folder, which the engine refuses as one
     if name in ("", ".", ".."):
         head, name = path, "."
@@ -279,12 +307,19 @@ def edit_path(path: str, _hops: int = 0) -> str | None:
         if _hops >= MAX_LINKS:
             raise outside(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it", reach)
         try:
-            return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1)
+            return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
         except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed
-            if getattr(exc, "code", "") != "path-outside" or _hops:
+            if getattr(exc, "code", "") != "path-outside" or _hops or getattr(exc, "details", {}).get("reason") == "config":
                 raise
             raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "
                           "may reach", reach) from None
+    if write:  # the file a link leads to is checked too
+        found = reach.folder_of(real)
+        try:
+            refuse_config(path, found[1] if found else os.path.basename(real), reach)
+        except Exception:
+            os.close(fd)
+            raise
     held = f"{_PROC_FD}/{fd}"
     if not os.path.isdir(held):
         os.close(fd)

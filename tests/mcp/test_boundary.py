@@ -97,6 +97,40 @@ def test_edit_and_create_write_nothing_outside(world: dict[str, Path]) -> None:
     assert not (outside / "deeper").exists() and not (root / ".git/hooks/pre-commit").exists()
 
 
+def test_no_tool_writes_the_configuration_that_widens_its_reach(world: dict[str, Path]) -> None:
+    """canon's mounts, the guard's policy and the clients' hooks and MCP servers are the user's: a
+    tool call that could write them could then reach (or run) anything (docs/boundary.md)."""
+    root, outside = world["root"], world["outside"]
+    (root / ".canon" / "config.toml").write_text("# settings\n")
+    (root / "src" / "cfg").symlink_to("../.canon/config.toml")  # a link inside that leads to it
+    mount = f'mounts = ["{outside}"]\n'
+    docs = tool_calls(root, [
+        ("edit", {"target": ".canon/config.toml", "create": True, "ops": f"insert after 0\n+{mount}"}),
+        ("edit", {"target": ".pylon/guard.toml", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+        ("edit", {"target": ".claude/settings.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+        ("edit", {"target": ".codex/hooks.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+        ("edit", {"target": ".mcp.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+        ("read", {"path": ".canon/config.toml"}),
+    ])
+    for doc in docs[:5]:
+        refused(doc, "config")
+    assert docs[5]["ok"] is True, docs[5]  # reading it is fine
+    tag = docs[5]["tag"]
+    more = tool_calls(root, [
+        ("edit", {"target": f".canon/config.toml#{tag}", "ops": f"insert after 0\n+{mount}"}),
+        ("edit", {"target": f"src/cfg#{tag}", "ops": f"insert after 0\n+{mount}"}),
+        ("edit", {"target": ".claude/worktrees/a/src/app.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+    ])
+    refused(more[0], "config")
+    refused(more[1], "config")
+    assert (root / ".canon" / "config.toml").read_text() == "# settings\n"
+    assert not (root / ".pylon").exists() and not (root / ".claude" / "settings.json").exists()
+    assert not (root / ".codex").exists() and not (root / ".mcp.json").exists()
+    assert more[2]["ok"] is True, more[2]  # a file in a client's worktree is an ordinary file
+    assert run_cmd("pylon", "edit", ".pylon/guard.toml", "--create", input="insert after 0\n+x = 1\n",
+                   cwd=root).code == 0  # a person at the CLI may
+
+
 def test_an_edit_inside_through_a_link_that_stays_inside(world: dict[str, Path]) -> None:
     root = world["root"]
     tag = tool_calls(root, [("read", {"path": "src/app_link.py"})])[0]["tag"]

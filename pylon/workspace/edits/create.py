@@ -65,7 +65,7 @@ def checkout_relative(path: str) -> tuple[str, str]:
     rel = os.path.relpath(full, root)
     if not path or path.endswith("/") or rel == ".":
         refuse(path, "directory", "it names a folder, not a file", WHO)
-    placed = boundary.place(path)  # a confined entry point: beneath the folder it may reach, walked below
+    placed = boundary.place(path, write=True)  # a confined entry point: beneath the folder it may reach, walked below
     if placed is not None:
         if os.path.basename(placed[1]) in ("", ".", ".."):
             refuse(path, "directory", "it names a folder, not a file", WHO)

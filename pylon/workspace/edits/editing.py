@@ -97,7 +97,7 @@ def _unknown(path: str, tag: str, ledger: Ledger) -> PylonError:
 
 def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False, dry_run: bool = False,
          show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False, force: bool = False) -> EditResult:
-    real, st = wr.resolve(path)
+    real, st = wr.resolve(path, write=True)
     syntax: list[Problem]
     if isinstance(request, list):
         ops, syntax = request, []

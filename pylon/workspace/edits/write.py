@@ -35,14 +35,15 @@ def cannot_edit(code: str, message: str, hint: str) -> PylonError:
     return PylonError(code, message, hint, exit_code=Exit.CANNOT_EDIT)
 
 
-def resolve(path: str) -> tuple[str, os.stat_result]:
+def resolve(path: str, write: bool = False) -> tuple[str, os.stat_result]:
     """The real path (symlinks followed) and its stat, or the matching cannot-edit error. Where the
     entry point is confined (pylon/boundary.py), the path is resolved beneath what it may reach and
-    `real` names the file through its folder's descriptor (`boundary.key_of` gives its real path)."""
+    `real` names the file through its folder's descriptor (`boundary.key_of` gives its real path);
+    `write`: the caller edits it, so a configuration file is refused there too."""
     from pylon import boundary
 
     try:
-        real = boundary.edit_path(path) or os.path.realpath(path)
+        real = boundary.edit_path(path, write=write) or os.path.realpath(path)
         st = os.stat(real)
     except FileNotFoundError:
         from shlex import quote
