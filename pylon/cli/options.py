@@ -19,8 +19,8 @@ JSON = Opt("--json", FLAG, "Print exactly one JSON document on stdout.")
 # dispatcher (main.py) changes directory before the handler runs, so handlers never see it.
 IN = Opt("--in", STR, "Run in the owned worktree ID (as if started at its top folder).", metavar="ID", dest="in_id")
 DISPATCHED = frozenset({IN.dest})
-_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, else the git "
-            "top-level).", metavar="DIR")
+_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, never above "
+            "the repository's top; else that top).", metavar="DIR")
 _MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
 CANON = (JSON, _ROOT, _MOUNT)
 _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
