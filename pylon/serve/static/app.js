@@ -3,7 +3,8 @@
 // repository goes into the page through textContent (never innerHTML): file names and articles
 // are data, not markup.
 (() => {
-  const TOKEN = new URLSearchParams(location.search).get("token") || "";
+  // Authentication is the session cookie (HttpOnly: this script never sees it) that the login link
+  // exchanged for its one-time token; the token itself never reaches this page's address.
   const CSRF = document.querySelector('meta[name="pylon-csrf"]').content;
   const SVG = "http://www.w3.org/2000/svg";
   const state = { meta: null, open: [], graph: null, stale: new Set(), lint: new Map(), selected: null,
@@ -27,14 +28,14 @@
 
   async function api(name, params) {
     const qs = new URLSearchParams(params || {}).toString();
-    const res = await fetch(`/api/${name}${qs ? "?" + qs : ""}`, { headers: { "X-Pylon-Token": TOKEN } });
+    const res = await fetch(`/api/${name}${qs ? "?" + qs : ""}`, { credentials: "same-origin" });
     const doc = await res.json();
     if (!doc.ok) throw new Error(`${doc.error.code}: ${doc.error.message}`);
     return doc;
   }
   async function act(body) {
-    const res = await fetch("/api/action", { method: "POST", body: JSON.stringify(body),
-      headers: { "X-Pylon-Token": TOKEN, "X-Pylon-Csrf": CSRF, "Content-Type": "application/json" } });
+    const res = await fetch("/api/action", { method: "POST", body: JSON.stringify(body), credentials: "same-origin",
+      headers: { "X-Pylon-Csrf": CSRF, "Content-Type": "application/json" } });
     const doc = await res.json();
     toast(doc.ok ? `${body.action}: done${doc.result && doc.result.op ? " (op " + doc.result.op + ")" : ""}`
                  : `${doc.error.code}: ${doc.error.message}`);
@@ -340,7 +341,7 @@
   window.addEventListener("hashchange", show);
 
   function listen() {
-    const es = new EventSource(`/api/events?token=${encodeURIComponent(TOKEN)}`);
+    const es = new EventSource("/api/events");
     es.onopen = () => { $("live").textContent = "live"; $("live").classList.add("on"); };
     es.onerror = () => { $("live").textContent = "reconnecting"; $("live").classList.remove("on"); };
     es.addEventListener("change", (ev) => {
