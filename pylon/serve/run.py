@@ -17,13 +17,17 @@ if TYPE_CHECKING:
 
 
 def _owned_roots(board: Board) -> list[str]:
+    """The folders to watch: the checkout, its owned worktrees, and the live worktrees that left
+    pylon's ownership (the board shows and compares them too)."""
     from pylon.workspace.worktrees import owned
 
     try:
         info = owned.survey(board.checkout())
     except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
         return [board.root]
-    return [board.root, *(o.path for o in info.owned.values() if o.present)]
+    live = {os.path.realpath(e.path) for e in info.entries[1:] if not e.prunable and not e.bare}
+    departed = [f["path"] for f in info.foreign if f.get("path") and os.path.realpath(f["path"]) in live]
+    return [board.root, *(o.path for o in info.owned.values() if o.present), *departed]
 
 
 def _watch(server: BoardServer, board: Board) -> Watcher | None:

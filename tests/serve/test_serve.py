@@ -65,10 +65,12 @@ def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     agents = board.api("agents")
     assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None, None]  # no `ws new --watch` here
     assert set(agents.pop("survey")) == {"kept", "age_ms"}  # the board's own note on how it was made
+    assert agents.pop("departed") == []  # the board's own list of foreign worktrees (test_departed.py)
     assert _steady(agents) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
     served = board.api("conflicts")
     served.pop("survey")
+    assert served.pop("departed") == []
     assert served == conflicts and conflicts["conflicting"] == 1
     timeline = board.api("timeline?limit=50")
     cli_log = _cli(repo, "pylon", "ws", "log", "--json")
@@ -237,6 +239,7 @@ def _listed(board: Board) -> dict[str, object]:
     doc = board.api("agents")
     for row in doc["worktrees"]:
         row.pop("watcher")
+    assert doc.pop("departed") == []
     return doc
 
 
