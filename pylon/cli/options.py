@@ -47,7 +47,7 @@ _AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the h
 # `pylon serve`: the board's port and what it may do.
 _SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",
               min=0, max=65535),
-          Opt("--open", FLAG, "Open the URL in the default browser."),
+          Opt("--open", FLAG, "Open the board in the default browser too (with a login link of its own)."),
           Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."),
           JSON)
 _GRAPH_FORMAT = Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",
