@@ -98,14 +98,17 @@ class Handler(BaseHTTPRequestHandler):
         import time
 
         self.wfile.flush()
-        self.connection.shutdown(socket.SHUT_WR)
-        self.connection.settimeout(LINGER)
-        left, until = LINGER_BYTES, time.monotonic() + LINGER
-        while left > 0 and time.monotonic() < until:
-            chunk = self.connection.recv(min(65536, left))
-            if not chunk:
-                return
-            left -= len(chunk)
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(LINGER)
+            left, until = LINGER_BYTES, time.monotonic() + LINGER
+            while left > 0 and time.monotonic() < until:
+                chunk = self.connection.recv(min(65536, left))
+                if not chunk:
+                    return
+                left -= len(chunk)
+        except OSError:
+            pass  # the answer is out; whatever the client does with the rest is its own
 
     def _take_body(self) -> bytes | None:
         """The request's body, read now (at most MAX_BODY) whatever the answer will be, so that none
