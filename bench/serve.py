@@ -76,19 +76,22 @@ def store() -> int:
     return ARTICLES
 
 
+KEY: list[str] = [""]  # the running board's key (paint() logs in with a link minted from it)
+
+
 def start_board() -> tuple[subprocess.Popen[bytes], str, int, str]:
-    proc = subprocess.Popen([PYLON, "serve"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    """(process, the bare address, port, the board's key for the X-Pylon-Token header)."""
+    proc = subprocess.Popen([PYLON, "serve", "--json"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env={**os.environ, **ENV})
     assert proc.stdout is not None
-    url = proc.stdout.readline().decode().strip()
-    base, _, token = url.partition("/?token=")
-    return proc, url, int(base.rsplit(":", 1)[1]), token
+    doc = json.loads(proc.stdout.readline())
+    return proc, doc["address"], doc["port"], doc["token"]
 
 
 def get(port: int, token: str, path: str) -> float:
     start = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-    conn.request("GET", path + ("&" if "?" in path else "?") + f"token={token}")
+    conn.request("GET", path, headers={"X-Pylon-Token": token})
     res = conn.getresponse()
     body = res.read()
     conn.close()
@@ -107,7 +110,7 @@ def watching(port: int, token: str, wait: float = 600) -> bool:
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        conn.request("GET", f"/api/meta?token={token}")
+        conn.request("GET", "/api/meta", headers={"X-Pylon-Token": token})
         if json.loads(conn.getresponse().read()).get("watching"):
             return True
         conn.close()
@@ -116,7 +119,7 @@ def watching(port: int, token: str, wait: float = 600) -> bool:
 
 
 def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
-          agents: bool = True) -> tuple[Timing, Timing, Timing]:
+          agents: bool = True, key: str = "") -> tuple[Timing, Timing, Timing]:
     """Page loads after one warm-up; `change`: a worktree where a scratch file is written before each
     load (and time given for the board's watcher to see it), so the page waits for a survey made anew.
     Measure the Memory view last: its answers (lint, stale, coverage of 20,000 articles) run on in
@@ -132,6 +135,9 @@ def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     found: dict[str, list[float]] = {"firstPaint": [], "conflictsPaint": [], "graphPaint": []}
     try:
+        from pylon.serve.security import login_link
+
+        driver.get(login_link(int(url.rstrip("/").rsplit(":", 1)[1]), key or KEY[0]))  # the session cookie, once
         views = (("", "conflicts", ("firstPaint", "conflictsPaint")), ("#memory", "graph", ("graphPaint",)))
         for view, ready, marks in [v for v, on in zip(views, (agents, memory)) if on]:
             for k in range(runs + 1):
@@ -176,6 +182,7 @@ def main() -> None:
         ten_worktrees()
     run([PYLON, "ws", "list"])  # the first read of each worktree builds its private index
     proc, url, port, token = start_board()
+    KEY[:] = [token]
     if ns.paint_only:
         try:
             paint_only(url, ns.runs)
@@ -239,7 +246,7 @@ def paint_only(url: str, runs: int) -> None:
     from pylon.workspace.worktrees import owned, watchers
 
     load_before = os.getloadavg()[0]
-    port, token = int(url.split("/?token=")[0].rsplit(":", 1)[1]), url.partition("/?token=")[2]
+    port, token = int(url.rstrip("/").rsplit(":", 1)[1]), KEY[0]
     ready = watching(port, token)
     paths = sorted(WT_ROOT.glob("*/agent-*"))
     first, matrix, _ = paint(url, runs, memory=False)

@@ -179,11 +179,12 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
      )),
     ('## board (`pylon serve`)',
      'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
-     '`bad-origin`, `bad-csrf`, `actions-off`; docs/serve.md); those below end the command or an action.',
+     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; docs/serve.md); those below '
+     'end the command or an action.',
      (
-        ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its URL and pid'),
+        ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its address and pid, the hint a new login link to it (`error.url`)'),
         ('port-taken', 1, '`pylon serve --port N`: nothing can listen on 127.0.0.1:N (in use, or not allowed)'),
-        ('bad-action', 1, "a board action that is not one of apply, sync, undo, restore, rm, or lacks its `id`/`name`"),
+        ('bad-action', 1, "a board action that is not one of apply, sync, undo, restore, rm, lacks its `id`/`name`, or is not one JSON object of at most 64 KiB"),
      )),
 )
 

@@ -12,13 +12,14 @@ import os
 
 from pylon.canon.record import Record
 from pylon.errors import PylonError, UsageError
+from pylon.findroot import CANON_DIR as CANON_DIR
+from pylon.findroot import store_root  # the one store search of every entry point
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`; annotations are strings
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-CANON_DIR = ".canon"
 # Folders at the top of articles/ that belong to tools (an Obsidian vault's settings and trash),
 # not to addresses. Other dot-folders are addresses: `.github/workflows/ci` is a real asset.
 SKIP_DIRS = frozenset({".obsidian", ".trash", ".git"})
@@ -151,29 +152,6 @@ class Project:
             ) from None
 
 
-def _ancestors(folder: str) -> list[str]:
-    """`folder` and each folder above it, like (Path(folder), *Path(folder).parents)."""
-    out = [folder]
-    while True:
-        parent = os.path.dirname(folder) or "."  # Path("a").parents ends at Path(".")
-        if parent == folder:
-            return out
-        out.append(parent)
-        folder = parent
-
-
-def find_root(cwd: str | os.PathLike[str]) -> str:
-    """First ancestor holding `.canon/`; else the git top-level; else `cwd` itself."""
-    chain = _ancestors(os.fspath(cwd))
-    for folder in chain:
-        if os.path.isdir(os.path.join(folder, CANON_DIR)):
-            return folder
-    for folder in chain:
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-    return chain[0]
-
-
 def read_config(store: Store) -> dict[str, object]:
     path = os.path.join(store.canon_dir, "config.toml")
     if not os.path.isfile(path):
@@ -208,7 +186,7 @@ def open_project(
         if not os.path.isdir(base):
             raise UsageError("bad-root", f"--root {root!s} is not a folder.", "Pass the folder that holds .canon/.")
     else:
-        base = find_root(here)
+        base = store_root(here)
         if boundary.current() is not None:
             base = boundary.check_folder(base)  # never a store found above the project
     project = Project(Store(base), here)

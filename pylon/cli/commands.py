@@ -207,8 +207,8 @@ COMMANDS = (
     *WS_COMMANDS,  # pylon/cli/ws/commands.py: workspace, owned worktrees, the op log
     Command("serve", "A local web board of this checkout: agents, conflicts, timeline, memory (127.0.0.1 only).",
             "pylon serve --port 0", "pylon.cli.serve:serve", opts=_SERVE,
-            description="Prints a URL with a random token; requests without it are refused. Read-only unless "
-                        "--allow-actions. Ctrl-C stops it. docs/serve.md."),
+            description="Prints a login link that opens the board once (then a session cookie); other requests are "
+                        "refused. Read-only unless --allow-actions. Ctrl-C stops it. docs/serve.md."),
     # -- guard -----------------------------------------------------------------------------------
     Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
             "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard.core:check",

@@ -19,8 +19,8 @@ JSON = Opt("--json", FLAG, "Print exactly one JSON document on stdout.")
 # dispatcher (main.py) changes directory before the handler runs, so handlers never see it.
 IN = Opt("--in", STR, "Run in the owned worktree ID (as if started at its top folder).", metavar="ID", dest="in_id")
 DISPATCHED = frozenset({IN.dest})
-_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, else the git "
-            "top-level).", metavar="DIR")
+_ROOT = Opt("--root", STR, "The folder holding .canon/ (default: the nearest ancestor with .canon/, never above "
+            "the repository's top; else that top).", metavar="DIR")
 _MOUNT = Opt("--mount", STR, "Mount another folder's .canon/ as <basename>:...; repeatable.", metavar="DIR", repeat=True)
 CANON = (JSON, _ROOT, _MOUNT)
 _BODY_FILE = Opt("--body-file", STR, "Read the text from FILE (- for stdin).", metavar="FILE")
@@ -47,7 +47,7 @@ _AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the h
 # `pylon serve`: the board's port and what it may do.
 _SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",
               min=0, max=65535),
-          Opt("--open", FLAG, "Open the URL in the default browser."),
+          Opt("--open", FLAG, "Open the board in the default browser too (with a login link of its own)."),
           Opt("--allow-actions", FLAG, "Let the page run apply, sync, undo, restore and rm (each an op in the log)."),
           JSON)
 _GRAPH_FORMAT = Opt("--format", STR, "mermaid, dot (Graphviz) or json.", default="mermaid", metavar="FORMAT",

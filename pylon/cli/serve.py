@@ -19,20 +19,20 @@ def serve(args: ServeArgs) -> int:
     from pylon.cli.output import err, out
     from pylon.serve.run import serve as run
 
-    def announce(url: str) -> None:
-        if args.json:  # one line, as soon as the board listens: {url, port, token, allow_actions}
+    def announce(url: str, key: str) -> None:
+        if args.json:  # one line, as soon as the board listens: {url, address, port, token, allow_actions}
             from urllib.parse import urlsplit
 
             from pylon.cli.output import ok_json
 
             parts = urlsplit(url)
-            ok_json({"url": url, "port": parts.port, "token": parts.query.removeprefix("token="),
+            ok_json({"url": url, "address": f"{parts.scheme}://{parts.netloc}/", "port": parts.port, "token": key,
                      "allow_actions": args.allow_actions})
             return
         out(url)
         mode = "actions allowed (apply, sync, undo, restore, rm)" if args.allow_actions else "read-only"
-        err(f"pylon: serving this checkout on 127.0.0.1 only, {mode}; open the URL above (it carries the "
-            "board's token). Ctrl-C stops it.")
+        err(f"pylon: serving this checkout on 127.0.0.1 only, {mode}; open the link above (it opens the board once, "
+            "then your browser holds a session cookie). Ctrl-C stops it.")
 
     run(os.getcwd(), port=args.port, open_browser=args.open, allow_actions=args.allow_actions, announce=announce)
     err("pylon: stopped")

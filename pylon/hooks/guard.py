@@ -76,9 +76,12 @@ def judge(event: HookEvent) -> dict[str, Any]:
     ctx = context(cwd)
     result = classify(command, ctx)
     # canon's hook after the call reads a command given as text (a list of words it reads word by word)
-    if (event.session_id and isinstance(event.tool_input.get("command"), str) and ctx.root
-            and os.path.isdir(os.path.join(ctx.root, ".canon"))):
-        _keep_reading(event.session_id, command, cwd or os.getcwd())
+    if event.session_id and isinstance(event.tool_input.get("command"), str) and ctx.root:
+        from pylon.findroot import CANON_DIR, store_root  # the store canon's hook will find (never pylon.canon here)
+
+        here = cwd or os.getcwd()
+        if os.path.isdir(os.path.join(store_root(here), CANON_DIR)):
+            _keep_reading(event.session_id, command, here)
     if result.verdict == "safe":
         return {}
     from pylon.guard.policy import Policy, load

@@ -56,13 +56,14 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws list --json` (the first thing the page draws), each worktree with `watcher`: the pid of
-    the `ws watch` that `ws new --watch` keeps running there, or None. Kept between changes
+    the `ws watch` that `ws new --watch` keeps running there, or None; plus `departed`, every
+    foreign worktree shown as such (where `ws list` only counts them). Kept between changes
     (keep.py); `fresh=1` reads every worktree anew."""
     from pylon.workspace.worktrees.proof import admin_dir_of
     from pylon.workspace.worktrees.watchers import holder
     from pylon.workspace.worktrees.listing import list_worktrees
 
-    listed, age = board.keep.survey("agents", lambda read: list_worktrees(board.checkout(), read),
+    listed, age = board.keep.survey("agents", lambda read: list_worktrees(board.checkout(), read, departed=True),
                                     query.get("fresh") == "1")
     rows = listed["worktrees"]
     assert isinstance(rows, list)  # the `ws list --json` document's list
@@ -75,10 +76,11 @@ def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
 
 def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws conflicts --json`: every pair, and each worktree against the checkout (`git-too-old` on
-    git before 2.38). Kept between changes like `agents`."""
+    git before 2.38), the departed worktrees among them (named in `departed`). Kept between changes
+    like `agents`."""
     from pylon.workspace.worktrees.listing import check_conflicts
 
-    doc, age = board.keep.survey("conflicts", lambda read: check_conflicts(board.checkout(), [], read),
+    doc, age = board.keep.survey("conflicts", lambda read: check_conflicts(board.checkout(), [], read, departed=True),
                                  query.get("fresh") == "1")
     return {**doc, "survey": _survey(age)}
 

@@ -2,7 +2,8 @@
 
 `<git-dir>/pylon/serve.lock` is held (flock) for the server's lifetime, so a crashed server never
 blocks the next one (the kernel drops the lock with the process). `<git-dir>/pylon/serve.json`
-(mode 0600: it holds the URL with its token) tells a second `pylon serve` where the first one runs.
+(mode 0600: it holds the board's key) tells a second `pylon serve` where the first one runs, and
+lets it mint a new login link to it (security.mint) without talking to it.
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ class Instance:
     def record_path(self) -> str:
         return os.path.join(self.folder, RECORD_NAME)
 
-    def publish(self, url: str, port: int) -> None:
+    def publish(self, url: str, port: int, key: str) -> None:
         from pylon.atomic import atomic_write
 
-        doc = {"pid": os.getpid(), "port": port, "url": url, "started": int(time.time())}
+        doc = {"pid": os.getpid(), "port": port, "url": url, "key": key, "started": int(time.time())}
         atomic_write(self.record_path, json.dumps(doc).encode(), mode=0o600)
 
     def close(self) -> None:
@@ -66,6 +67,14 @@ def claim(folder: str) -> Instance:
         os.close(fd)
         doc = running(folder) or {}
         where = f" at {doc['url']} (pid {doc.get('pid')})" if doc.get("url") else ""
-        raise PylonError("serve-running", f"A board already runs for this checkout{where}.",
-                         "Open that URL, or stop that `pylon serve` (Ctrl-C in its terminal) and start again.") from None
+        link = None
+        if isinstance(doc.get("key"), str) and isinstance(doc.get("port"), int):
+            from pylon.serve.security import login_link
+
+            link = login_link(doc["port"], doc["key"])
+        hint = (f"Open {link} (a new link: each opens the board once), or stop that `pylon serve` (Ctrl-C in its "
+                "terminal) and start again." if link else
+                "Stop that `pylon serve` (Ctrl-C in its terminal) and start again.")
+        raise PylonError("serve-running", f"A board already runs for this checkout{where}.", hint,
+                         details={"url": link, "pid": doc.get("pid")}) from None
     return Instance(folder, fd)

@@ -17,13 +17,17 @@ if TYPE_CHECKING:
 
 
 def _owned_roots(board: Board) -> list[str]:
+    """The folders to watch: the checkout, its owned worktrees, and the live worktrees that left
+    pylon's ownership (the board shows and compares them too)."""
     from pylon.workspace.worktrees import owned
 
     try:
         info = owned.survey(board.checkout())
     except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
         return [board.root]
-    return [board.root, *(o.path for o in info.owned.values() if o.present)]
+    live = {os.path.realpath(e.path) for e in info.entries[1:] if not e.prunable and not e.bare}
+    departed = [f["path"] for f in info.foreign if f.get("path") and os.path.realpath(f["path"]) in live]
+    return [board.root, *(o.path for o in info.owned.values() if o.present), *departed]
 
 
 def _watch(server: BoardServer, board: Board) -> Watcher | None:
@@ -71,7 +75,8 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
 
 
 def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions: bool = False,
-          announce: Callable[[str], None] = print) -> None:
+          announce: Callable[[str, str], None] = lambda url, key: print(url)) -> None:
+    """Serve until Ctrl-C; `announce(login link, key)` once the board listens."""
     from pylon.serve.app import bind
     from pylon.serve.instance import claim
     from pylon.workspace.repo import locate
@@ -81,19 +86,20 @@ def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions
     try:
         board = Board(checkout.root, allow_actions)
         server = bind(port, board)
-        url = server.gate.url()
-        instance.publish(url, server.gate.port)
+        gate = server.gate
+        url = gate.url()  # a login link: it opens the board once (security.py)
+        instance.publish(gate.address, gate.port, gate.key)
         watcher = _watch(server, board)
         # TERM and INT both stop it cleanly; INT explicitly, because a board started as a background
         # job of a script inherits an ignored SIGINT, and `kill -INT` must still stop it
         previous = signal.signal(signal.SIGTERM, _interrupt)
         previous_int = signal.signal(signal.SIGINT, _interrupt)
         try:  # from the announcement on, Ctrl-C is a clean stop (a user may press it the moment the URL shows)
-            announce(url)
+            announce(url, gate.key)
             if open_browser:
                 import webbrowser
 
-                webbrowser.open(url)
+                webbrowser.open(gate.url())  # a link of its own: the printed one still opens another browser
             server.serve_forever(poll_interval=0.2)
         except KeyboardInterrupt:
             pass

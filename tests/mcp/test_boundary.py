@@ -186,12 +186,10 @@ def test_a_store_above_the_project_is_not_adopted_through_mcp(world: dict[str, P
     root, tmp = world["root"], world["tmp"]
     (root / ".canon").rename(tmp / "moved-away")  # the project has no store of its own now
     (tmp / ".canon" / "articles").mkdir(parents=True)
-    doc = tool_calls(root, [("canon_write", {"address": "src/app.py", "capsule": "c"})])[0]
+    doc = tool_calls(root, [("canon_write", {"address": "src/app.py", "capsule": "c", "body": "b"})])[0]
     assert list((tmp / ".canon" / "articles").iterdir()) == []  # nothing written above the project
-    if doc["ok"]:  # a store search bounded by the repository (issue 28, point 2) writes the project's own
-        assert Path(doc["path"]).is_relative_to(root)
-    else:
-        refused(doc)
+    # the store search stops at the repository's top: the project's own store is made there
+    assert doc["ok"] is True and Path(doc["path"]).is_relative_to(root), doc
 
 
 def test_codex_sandbox_folder_only_inside_the_project(world: dict[str, Path]) -> None:

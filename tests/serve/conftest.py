@@ -20,9 +20,9 @@ from tests.conftest import git, run_cmd, script, write_files
 
 @dataclass
 class Board:
-    url: str
+    url: str  # the login link `pylon serve` announced (it opens the board once)
     base: str
-    token: str
+    token: str  # the board's key, for the X-Pylon-Token header
     port: int
     proc: subprocess.Popen[bytes]
     repo: Path
@@ -32,9 +32,8 @@ class Board:
         import http.client
 
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        sep = "&" if "?" in path else "?"
-        full = path + (f"{sep}token={self.token}" if token else "")
-        conn.request(method, full, body=body, headers=headers or {})
+        conn.request(method, path, body=body, headers={**({"X-Pylon-Token": self.token} if token else {}),
+                                                       **(headers or {})})
         res = conn.getresponse()
         data = res.read()
         conn.close()
@@ -91,15 +90,15 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
 
 
 def start_board(repo: Path, *flags: str) -> Board:
-    proc = subprocess.Popen([script("pylon"), "serve", *flags], cwd=repo, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([script("pylon"), "serve", "--json", *flags], cwd=repo, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=dict(os.environ))
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().strip()
-    if not line.startswith("http://"):
+    if not line.startswith('{"ok": true'):
         proc.kill()
         raise AssertionError(f"pylon serve printed {line!r}: {proc.stderr.read().decode() if proc.stderr else ''}")
-    base, _, token = line.partition("/?token=")
-    return Board(line, base, token, int(base.rsplit(":", 1)[1]), proc, repo)
+    doc = json.loads(line)
+    return Board(doc["url"], doc["address"].rstrip("/"), doc["token"], doc["port"], proc, repo)
 
 
 def stop_board(board: Board) -> tuple[int, str]:

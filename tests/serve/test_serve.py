@@ -65,10 +65,12 @@ def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     agents = board.api("agents")
     assert [w.pop("watcher") for w in agents["worktrees"]] == [None, None, None]  # no `ws new --watch` here
     assert set(agents.pop("survey")) == {"kept", "age_ms"}  # the board's own note on how it was made
+    assert agents.pop("departed") == []  # the board's own list of foreign worktrees (test_departed.py)
     assert _steady(agents) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     conflicts = _cli(repo, "pylon", "ws", "conflicts", "--json")
     served = board.api("conflicts")
     served.pop("survey")
+    assert served.pop("departed") == []
     assert served == conflicts and conflicts["conflicting"] == 1
     timeline = board.api("timeline?limit=50")
     cli_log = _cli(repo, "pylon", "ws", "log", "--json")
@@ -150,9 +152,15 @@ def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene
     repo, _ = scene
     board = board_factory(repo)
     second = run_cmd("pylon", "serve", cwd=repo, timeout=30)
-    assert second.code == 1 and "error[serve-running]" in second.err and board.url in second.err
+    assert second.code == 1 and "error[serve-running]" in second.err and f"{board.base}/ (pid " in second.err
     record = repo / ".git" / "pylon" / "serve.json"
     assert json.loads(record.read_text())["pid"] == board.proc.pid
+    assert oct(record.stat().st_mode & 0o777) == "0o600"  # it holds the board's key
+    # the refusal carries a new login link to the board that runs: it opens the board once
+    link = run_cmd("pylon", "serve", "--json", cwd=repo, timeout=30).json()["error"]["url"]
+    assert link.startswith(board.base + "/?token=") and "/?token=" in second.err
+    status, headers, _ = board.get(link[len(board.base):], token=False)
+    assert status == 303 and headers["set-cookie"].startswith(f"pylon-board-{board.port}=")
     code, err = stop_board(board)
     assert code == 0 and "stopped" in err and "Traceback" not in err
     assert not record.exists()
@@ -166,13 +174,13 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
     repo, paths = scene
     board = board_factory(repo)
     conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=30)
-    conn.request("GET", f"/api/events?token={board.token}")
+    conn.request("GET", "/api/events", headers={"X-Pylon-Token": board.token})
     res = conn.getresponse()
     assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")
     assert res.readline() == b"retry: 2000\n" and res.readline() == b": connected\n" and res.readline() == b"\n"
     time.sleep(1.0)  # the watcher starts in the background
     listener = http.client.HTTPConnection("127.0.0.1", board.port, timeout=2)
-    listener.request("GET", f"/api/events?token={board.token}")
+    listener.request("GET", "/api/events", headers={"X-Pylon-Token": board.token})
     other = listener.getresponse()
     heard = [other.readline() for _ in range(3)]  # retry, connected, blank
     for name in ("agents", "conflicts", "timeline", "diff?id=agent-1", "graph", "lint", "coverage", "stale"):
@@ -205,7 +213,8 @@ def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
     try:
         assert proc.stdout is not None
         doc = json.loads(proc.stdout.readline())
-        assert doc["ok"] and doc["allow_actions"] is True and doc["url"].endswith("?token=" + doc["token"])
+        assert doc["ok"] and doc["allow_actions"] is True and doc["address"] == f"http://127.0.0.1:{doc['port']}/"
+        assert doc["url"].startswith(doc["address"] + "?token=") and doc["token"] not in doc["url"]
         conn = http.client.HTTPConnection("127.0.0.1", doc["port"], timeout=30)
         conn.request("GET", "/api/meta", headers={"X-Pylon-Token": doc["token"]})
         assert json.loads(conn.getresponse().read())["allow_actions"] is True
@@ -230,6 +239,7 @@ def _listed(board: Board) -> dict[str, object]:
     doc = board.api("agents")
     for row in doc["worktrees"]:
         row.pop("watcher")
+    assert doc.pop("departed") == []
     return doc
 
 

@@ -3,7 +3,8 @@
 // repository goes into the page through textContent (never innerHTML): file names and articles
 // are data, not markup.
 (() => {
-  const TOKEN = new URLSearchParams(location.search).get("token") || "";
+  // Authentication is the session cookie (HttpOnly: this script never sees it) that the login link
+  // exchanged for its one-time token; the token itself never reaches this page's address.
   const CSRF = document.querySelector('meta[name="pylon-csrf"]').content;
   const SVG = "http://www.w3.org/2000/svg";
   const state = { meta: null, open: [], graph: null, stale: new Set(), lint: new Map(), selected: null,
@@ -27,14 +28,14 @@
 
   async function api(name, params) {
     const qs = new URLSearchParams(params || {}).toString();
-    const res = await fetch(`/api/${name}${qs ? "?" + qs : ""}`, { headers: { "X-Pylon-Token": TOKEN } });
+    const res = await fetch(`/api/${name}${qs ? "?" + qs : ""}`, { credentials: "same-origin" });
     const doc = await res.json();
     if (!doc.ok) throw new Error(`${doc.error.code}: ${doc.error.message}`);
     return doc;
   }
   async function act(body) {
-    const res = await fetch("/api/action", { method: "POST", body: JSON.stringify(body),
-      headers: { "X-Pylon-Token": TOKEN, "X-Pylon-Csrf": CSRF, "Content-Type": "application/json" } });
+    const res = await fetch("/api/action", { method: "POST", body: JSON.stringify(body), credentials: "same-origin",
+      headers: { "X-Pylon-Csrf": CSRF, "Content-Type": "application/json" } });
     const doc = await res.json();
     toast(doc.ok ? `${body.action}: done${doc.result && doc.result.op ? " (op " + doc.result.op + ")" : ""}`
                  : `${doc.error.code}: ${doc.error.message}`);
@@ -63,8 +64,10 @@
   async function loadAgents() {
     const doc = await api("agents");
     const rows = doc.worktrees;
+    const gone = doc.departed || [];
+    state.departed = new Set(gone.filter((d) => d.compared).map((d) => d.label));
     const now = Date.now() / 1000;
-    fill("worktrees", rows.length === 0 ? h("p", { class: "muted", text: "No owned worktrees (pylon ws new ID makes one)." }) :
+    fill("worktrees", rows.length === 0 && gone.length === 0 ? h("p", { class: "muted", text: "No owned worktrees (pylon ws new ID makes one)." }) :
       h("table", { id: "worktree-table" },
         h("thead", {}, h("tr", {}, ["id", "branch", "dirty", "commits", "behind", "last change", "overlaps", "watcher", ""]
           .map((t) => h("th", { text: t })))),
@@ -79,8 +82,17 @@
             text: w.watcher ? "watching" : "-" }),
           h("td", {}, actionButton("apply", { action: "apply", id: w.id }),
             actionButton("sync", { action: "sync", id: w.id }),
-            actionButton("rm", { action: "rm", id: w.id }, `Remove worktree ${w.id}? (refused if it holds work)`)))))));
+            actionButton("rm", { action: "rm", id: w.id }, `Remove worktree ${w.id}? (refused if it holds work)`)))),
+          // worktrees that left pylon's ownership: shown as such, never dropped; no action runs on them
+          gone.map((d) => h("tr", { class: "departed", "data-departed": d.label, title: d.path },
+            h("td", {}, h("strong", { text: d.id || d.path.split("/").pop() }), h("div", { class: "muted", text: "left pylon" })),
+            h("td", { class: "mono", text: d.branch || (d.head ? "(detached)" : "-") }),
+            h("td", { text: d.dirty ? `${d.dirty.tracked}M ${d.dirty.untracked}?` : "-" }),
+            h("td", { colspan: 6, class: "why" }, `${d.why}. `,
+              d.compared ? "" : h("span", { class: "muted", text: "Not compared (no worktree of this repository, or no base in common). " }),
+              d.resolve ? [h("code", { text: d.resolve }), " ", copyButton(d.resolve)] : null))))));
     document.body.dataset.agents = String(rows.length);
+    document.body.dataset.departed = String(gone.length);
     const survey = doc.survey || {};
     fill("survey", !survey.kept ? "" : `(surveyed ${survey.age_ms < 1000 ? "just now" : ago(Math.round(survey.age_ms / 1000))}; nothing changed since)`);
     if (!window.pylonBoard.firstPaint) window.pylonBoard.firstPaint = performance.now();
@@ -99,7 +111,9 @@
       h("thead", {}, h("tr", {}, h("th", { text: "pair" }), paths.map((p) => h("th", { class: "path mono", text: p })))),
       h("tbody", {}, pairs.map((pair) => {
         const name = `${pair.a} ↔ ${pair.b || "checkout"}`;
-        return h("tr", {}, h("td", { text: name }), paths.map((path) => {
+        const left = (doc.departed || []).filter((d) => d === pair.a || d === pair.b);
+        return h("tr", { class: left.length ? "departed" : "" }, h("td", { text: name },
+          left.length ? h("div", { class: "muted", text: `${left.join(", ")}: left pylon` }) : null), paths.map((path) => {
           const hit = pair.conflicts.find((c) => c.path === path);
           if (hit) return h("td", { class: "cell hit", "data-pair": name, "data-path": path, title: hit.types.join(", "),
             text: "✕", onclick: () => showHunks(name, hit) });
@@ -340,7 +354,7 @@
   window.addEventListener("hashchange", show);
 
   function listen() {
-    const es = new EventSource(`/api/events?token=${encodeURIComponent(TOKEN)}`);
+    const es = new EventSource("/api/events");
     es.onopen = () => { $("live").textContent = "live"; $("live").classList.add("on"); };
     es.onerror = () => { $("live").textContent = "reconnecting"; $("live").classList.remove("on"); };
     es.addEventListener("change", (ev) => {

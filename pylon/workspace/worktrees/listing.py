@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from pylon.workspace import git
 from pylon.workspace.merge import conflicts
+from pylon.workspace.worktrees import departed as away
 from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import from_iso, iso
 from pylon.workspace.repo import Checkout
@@ -106,13 +107,17 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
     return newest
 
 
-def list_worktrees(checkout: Checkout, read_with: SideReader = read_side) -> dict[str, object]:
+def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, departed: bool = False) -> dict[str, object]:
     """The `ws list --json` document. `read_with(path)` reads one worktree's side (a reader that
-    knows a side is unchanged since it last read it, such as the board's, may hand that back)."""
+    knows a side is unchanged since it last read it, such as the board's, may hand that back).
+    `departed`: the board's `departed` list too, each foreign worktree as such (departed.py)."""
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
-    read: list[Row | Side] = parallel([*present, info.main_root] if present else [],
-                                      lambda found: _read(found, read_with))
+    gone = away.departed(checkout, info) if departed else []
+    live = [d for d in gone if d.entry is not None]
+    owned_items: list[object] = [*present, info.main_root] if present else []
+    read: list[Row | Side] = parallel([*owned_items, *(d.path for d in live)], lambda found: _read(found, read_with))
+    read, extra = read[:len(owned_items)], read[len(owned_items):]  # (a departed worktree's side is a Side)
     rows = [r for r in read if isinstance(r, Row)]
     _compare_trees(checkout, rows)
     if rows:
@@ -149,32 +154,44 @@ def list_worktrees(checkout: Checkout, read_with: SideReader = read_side) -> dic
             "behind_checkout": row.behind,
         })
     leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
-    return {"version": LIST_VERSION, "root": info.root, "worktrees": items, "foreign": len(info.foreign),
-            "leftovers": leftovers, "notes": notes}
+    doc: dict[str, object] = {"version": LIST_VERSION, "root": info.root, "worktrees": items,
+                              "foreign": len(info.foreign), "leftovers": leftovers, "notes": notes}
+    if departed:
+        sides = {d.path: side for d, side in zip(live, extra) if isinstance(side, Side)}
+        doc["departed"] = [d.row(sides.get(d.path)) for d in gone]
+    return doc
 
 
-def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = read_side) -> dict[str, object]:
+def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = read_side,
+                    departed: bool = False) -> dict[str, object]:
     """Pairs among the named owned worktrees (default: all) and each against the main checkout
-    (`read_with` as for list_worktrees)."""
+    (`read_with` as for list_worktrees). `departed` (the board): every foreign worktree that can be
+    compared is a party too, named by its label; the document's `departed` lists those labels."""
     conflicts.require_merge_tree()
     info = owned.survey(checkout)
     chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
         o for o in info.owned.values() if o.present]
+    others = [d for d in away.departed(checkout, info) if d.baseline] if departed else []
     main_side = None
 
     def work(item: object) -> Side:
         return read_with(str(item))
 
-    paths = [o.path for o in chosen] + ([info.main_root] if chosen else [])
+    paths = [o.path for o in chosen] + [d.path for d in others] + ([info.main_root] if chosen or others else [])
     sides: list[Side] = parallel(paths, work)
-    if chosen:
+    if chosen or others:
         main_side = sides.pop()
     from pylon.workspace.worktrees.applied import bases
 
-    starts = bases(checkout, {o.id: o.baseline for o in chosen})
+    starts = bases(checkout, {**{d.id: str(d.baseline) for d in others if d.id}, **{o.id: o.baseline for o in chosen}})
     parties = [conflicts.Party(o.id, s, o.baseline, starts[o.id].commit) for o, s in zip(chosen, sides)]
+    parties += [conflicts.Party(d.label, s, str(d.baseline), starts[d.id].commit if d.id else None)
+                for d, s in zip(others, sides[len(chosen):])]
     main = conflicts.Party(None, main_side, "") if main_side is not None else None
     result = conflicts.compare(checkout, parties, main)
-    return {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
-            "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
-            "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}
+    doc: dict[str, object] = {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
+                              "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
+                              "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}
+    if departed:
+        doc["departed"] = [d.label for d in others]
+    return doc
