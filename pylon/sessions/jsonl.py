@@ -1,0 +1,179 @@
+"""Reading a transcript that may be growing: whole lines from a byte offset, decoded one by one,
+and the clients' ISO timestamps as seconds since the epoch.
+
+A client appends one JSON object per line. A line not yet ended by its newline is being written:
+it is left for the next read (the offset stops before it). A line that does not decode is counted
+by the caller and skipped, never fatal. JSON goes through the C scanner json itself uses, without
+importing the json package (pylon/agents/jsonio.py says why).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+CHUNK = 8 * 1024 * 1024  # bytes read per call: a 100 MB history is read in a few large reads
+
+
+class _Context:
+    # what `_json.make_scanner` reads off a JSONDecoder, with json's defaults
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+def decoder() -> Callable[[str], Any]:
+    """A function decoding one line of JSON text; it raises ValueError (or another exception the
+    caller treats the same) on anything that is not exactly one JSON value."""
+    try:
+        from _json import make_scanner
+
+        scan = make_scanner(_Context())  # type: ignore[arg-type]
+
+        def decode(text: str) -> Any:
+            value, end = scan(text, 0)
+            if end != len(text) and text[end:].strip():
+                raise ValueError("trailing data")
+            return value
+
+        return decode
+    except ImportError:  # another Python without the accelerator: the json package
+        import json
+
+        return json.loads
+
+
+def compact(value: object) -> str:
+    """`value` as compact JSON (the size a client sends), "" for what JSON cannot hold."""
+    try:
+        from _json import encode_basestring, make_encoder
+
+        encode = make_encoder({}, _refuse, encode_basestring, None, ":", ",", False, False, True)
+        return "".join(encode(value, 0))
+    except ImportError:
+        import json
+
+        try:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return ""
+    except (TypeError, ValueError):
+        return ""
+
+
+def _refuse(obj: object) -> object:
+    raise TypeError(type(obj).__name__)
+
+
+def whole_lines(path: str, offset: int, fd: int | None = None) -> tuple[list[bytes], int, bytes]:
+    """The complete lines of `path` from byte `offset` on (without their newlines, empty lines
+    dropped), the offset just past the last newline read, and the 64 bytes before that offset
+    when lines were read (b"" when none). A partial last line is left for the next read."""
+    own = fd is None
+    if fd is None:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        parts = []
+        position = offset
+        while True:
+            block = os.pread(fd, CHUNK, position)
+            if not block:
+                break
+            parts.append(block)
+            position += len(block)
+            if len(block) < CHUNK:
+                break
+    finally:
+        if own:
+            os.close(fd)
+    data = b"".join(parts)
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], offset, b""
+    return [line for line in data[:end].split(b"\n") if line.strip()], offset + end + 1, data[max(0, end + 1 - 64):end + 1]
+
+
+def fingerprint(path: str, offset: int) -> bytes:
+    """The 64 bytes before `offset`: a file rewritten rather than appended to (another transcript
+    moved into its place) is noticed and read again from its start."""
+    if offset <= 0:
+        return b""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return b""
+    try:
+        start = max(0, offset - 64)
+        return os.pread(fd, offset - start, start)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def touch(state: dict[str, object], ts: float) -> None:
+    """Widen a transcript state's [first, last] times to include `ts`."""
+    first, last = state["first"], state["last"]
+    if first is None or ts < first:  # type: ignore[operator]
+        state["first"] = ts
+    if last is None or ts > last:  # type: ignore[operator]
+        state["last"] = ts
+
+
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
+def epoch(text: object) -> float | None:
+    """`2026-12-06T01:43:27.522Z` (or with `+HH:MM`, or a number of seconds or milliseconds) as
+    seconds since the epoch; None for anything else. Without datetime: this runs once per line."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+        return value / 1000 if value > 1e11 else value  # milliseconds past 1973 read as seconds otherwise
+    if not isinstance(text, str) or len(text) < 19 or text[4] != "-" or text[10] not in "Tt ":
+        return None
+    try:
+        year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+        hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+    except ValueError:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        return None
+    rest = text[19:]
+    fraction = 0.0
+    if rest.startswith("."):
+        digits = len(rest) - len(rest[1:].lstrip("0123456789"))
+        if digits > 1:
+            fraction = float("0" + rest[:digits])
+        rest = rest[digits:]
+    shift = 0
+    if rest and rest not in ("Z", "z"):
+        if len(rest) != 6 or rest[0] not in "+-" or rest[3] != ":":
+            return None
+        try:
+            shift = (int(rest[1:3]) * 60 + int(rest[4:6])) * 60 * (1 if rest[0] == "+" else -1)
+        except ValueError:
+            return None
+    leap = month > 2 and (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0))
+    y = year - 1
+    days = y * 365 + y // 4 - y // 100 + y // 400 - 719162 + _DAYS_BEFORE_MONTH[month - 1] + leap + day - 1
+    return days * 86400 + hour * 3600 + minute * 60 + second + fraction - shift
+
+
+def iso(seconds: float | None) -> str | None:
+    """Seconds since the epoch as `2026-12-06T01:43:27.522Z` (UTC, milliseconds)."""
+    if seconds is None:
+        return None
+    import time
+
+    whole = int(seconds)
+    millis = int(round((seconds - whole) * 1000))
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
