@@ -34,7 +34,7 @@ class Source:
         self.state: dict[str, Any] = {}
 
 
-def _walk(folder: str, out: list[tuple[str, os.stat_result]]) -> None:
+def walk(folder: str, out: list[tuple[str, os.stat_result]]) -> None:
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -42,7 +42,7 @@ def _walk(folder: str, out: list[tuple[str, os.stat_result]]) -> None:
     for entry in entries:
         try:
             if entry.is_dir(follow_symlinks=False):
-                _walk(entry.path, out)
+                walk(entry.path, out)
             elif entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
                 out.append((entry.path, entry.stat(follow_symlinks=False)))
         except OSError:
@@ -56,7 +56,7 @@ def sources() -> list[Source]:
     for home in claude.config_dirs():
         projects = os.path.join(home, "projects")
         files: list[tuple[str, os.stat_result]] = []
-        _walk(projects, files)
+        walk(projects, files)
         claude_files += [Source(claude.CLIENT, p, home, claude.session_of(p, projects), st) for p, st in files]
     found += sorted(claude_files, key=lambda s: s.path)
     home = codex.home()
@@ -64,7 +64,7 @@ def sources() -> list[Source]:
     for sub in ("sessions", "archived_sessions"):  # an active rollout wins over its archived copy
         folder = os.path.join(home, sub)
         files = []
-        _walk(folder, files)
+        walk(folder, files)
         for path, st in sorted(files):
             rel = os.path.relpath(path, folder)
             if rel not in seen:
@@ -73,15 +73,16 @@ def sources() -> list[Source]:
     return found
 
 
-def read(found: list[Source], keep: bool = True) -> None:
-    """Bring every source's state up to date (through the cache unless `keep` is false)."""
+def read(found: list[Source], keep: bool = True, prune: bool = True) -> None:
+    """Bring every source's state up to date (through the cache unless `keep` is false); `prune`:
+    drop the cache entries of transcripts that are gone (when `found` is every transcript)."""
     from pylon.sessions import cache
     from pylon.sessions.jsonl import decoder
 
     decode = decoder()
     for source in found:
         source.state = cache.read(source.client, source.path, source.session, source.st, decode, keep)
-    if keep and found:
+    if keep and prune and found:
         cache.prune({cache.entry_path(s.path) for s in found})
 
 
@@ -288,18 +289,18 @@ def settle(sessions: list[Session], now: float | None = None) -> None:
                                      phase.interactive(session.client, main["entry"]), now)
 
 
-def collect(places: Places | None, *, keep: bool = True, now: float | None = None) -> list[Session]:
-    """The sessions whose working folder is one of `places` (None: every session), newest first."""
+def collect(places: Places | None, *, within: bool = True, keep: bool = True,
+            now: float | None = None) -> list[Session]:
+    """Every session, newest first, each placed in one of `places` where its working folder lies;
+    `within`: only those (with `places` None: every session)."""
     found = sources()
     read(found, keep)
     sessions = group(found, prices.table())
     if places is not None:
-        chosen = []
         for session in sessions:
             session.place = places.of(session.main["cwd"])
-            if session.place is not None:
-                chosen.append(session)
-        sessions = chosen
+        if within:
+            sessions = [s for s in sessions if s.place is not None]
     settle(sessions, now)
     sessions.sort(key=lambda s: s.last() or 0.0, reverse=True)
     return sessions
