@@ -123,8 +123,9 @@ class Reader:
                 except Exception:  # noqa: BLE001 - arguments that are not JSON: sized, not read
                     given = {}
             namespace = payload.get("namespace")
-            tool = f"{namespace}{'' if str(namespace).endswith(('_', '.')) else '.'}{name}" \
-                if isinstance(namespace, str) and namespace else str(name or kind)
+            # an MCP tool is named as Claude Code names it: mcp__<server>__<tool> (Codex: namespace mcp__<server>)
+            tool = str(name or kind) if not isinstance(namespace, str) or not namespace else \
+                f"{namespace}__{name}" if namespace.startswith("mcp__") else f"{namespace}.{name}"
             record = C.new(call_id, tool, given, raw, ts, self.state["cwd"])
             self.state["calls"].append(record)
             self.index[call_id] = record

@@ -246,7 +246,7 @@ def _codex_usage(sessions: list[Session], rates: dict[str, prices.Rates]) -> Non
                     continue
                 seen.add(key)
                 t = session.tokens
-                t["input"] += rec[U.U_IN]
+                t["input"] += rec[U.U_IN] - rec[U.U_CACHED]  # Codex counts cached input inside input
                 t["cached_input"] += rec[U.U_CACHED]
                 t["cache_creation"] += rec[U.U_CW]
                 t["output"] += rec[U.U_OUT]

@@ -109,7 +109,6 @@ def meter(session: Session) -> dict[str, Any]:
 def _cache(session: Session) -> dict[str, Any]:
     """How much of the input the provider served from its prompt cache."""
     t = session.tokens
-    # Claude Code reports cache reads beside the input; Codex counts them inside it
-    prompt = t["input"] + t["cached_input"] + t["cache_creation"] if session.client == "claude-code" else t["input"]
+    prompt = t["input"] + t["cached_input"] + t["cache_creation"]
     return {"prompt_tokens": prompt, "cached_input": t["cached_input"], "cache_creation": t["cache_creation"],
             "hit_rate": round(t["cached_input"] / prompt, 4) if prompt else None}

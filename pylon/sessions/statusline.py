@@ -56,23 +56,25 @@ def line(event: dict[str, Any]) -> str:
 
 
 def _session(event: dict[str, Any]) -> Any:
-    """The session of the event's transcript (and its subagents), read through the cache."""
-    from pylon.sessions import claude, collect, prices
+    """The session of the event's transcript (and its subagents), read through the cache: a Claude
+    Code transcript, or a Codex rollout (`rollout-*.jsonl`) for a command that passes one."""
+    from pylon.sessions import claude, codex, collect, prices
 
     path = event.get("transcript_path")
     if not isinstance(path, str) or not path.endswith(".jsonl"):
         return None
     path = os.path.abspath(os.path.expanduser(path))
-    projects = os.path.dirname(os.path.dirname(path))
-    home = os.path.dirname(projects)
-    session_id = claude.session_of(path, projects)
-    files: list[tuple[str, os.stat_result]] = []
     try:
-        files.append((path, os.stat(path)))
+        files = [(path, os.stat(path))]
     except OSError:
         return None
-    collect.walk(os.path.join(os.path.dirname(path), session_id, "subagents"), files)
-    found = [collect.Source(claude.CLIENT, p, home, session_id, st) for p, st in files]
+    if os.path.basename(path).startswith("rollout-"):
+        found = [collect.Source(codex.CLIENT, path, codex.home(), "", files[0][1])]
+    else:
+        projects = os.path.dirname(os.path.dirname(path))
+        session_id = claude.session_of(path, projects)
+        collect.walk(os.path.join(os.path.dirname(path), session_id, "subagents"), files)
+        found = [collect.Source(claude.CLIENT, p, os.path.dirname(projects), session_id, st) for p, st in files]
     collect.read(found, keep=True, prune=False)
     sessions = collect.group(found, prices.table())
     collect.settle(sessions)
