@@ -80,7 +80,7 @@ class Reader:
     def feed(self, lines: list[bytes]) -> None:
         state = self.state
         for raw in lines:
-            if not any(marker in raw for marker in _WANTED):
+            if not any(marker in raw for marker in _WANTED) and not _spaced(raw):
                 ts = _cheap_time(raw)
                 if ts is not None:
                     _touch(state, ts)
@@ -110,10 +110,12 @@ class Reader:
         if not state["entry"] and isinstance(entry.get("entrypoint"), str):
             state["entry"] = entry["entrypoint"]
         message = entry.get("message")
+        kind = entry.get("type")
         if not isinstance(message, dict):
+            if kind in ("assistant", "user") or not isinstance(kind, str):
+                state["foreign"] += 1  # a conversation entry without its message, or no entry at all
             return
         side = entry.get("isSidechain") is True
-        kind = entry.get("type")
         usage = message.get("usage")
         if isinstance(usage, dict) and ts is not None:
             self.usage(entry, message, usage, side, ts)
@@ -207,6 +209,13 @@ class Reader:
             self.state["turn"] = ["interrupted", ts]
         elif text.strip() and not text.lstrip().startswith(("<local-command", "<command-name>", "<command-message>")):
             self.state["turn"] = ["prompt", ts]
+
+
+def _spaced(raw: bytes) -> bool:
+    """Whether a line is JSON written with spaces after its colons (the markers above are
+    compact, as the client writes): such a line is decoded rather than guessed at."""
+    at = raw.find(b'":', 0, 300)
+    return at >= 0 and raw[at + 2:at + 3] == b" "
 
 
 def _cheap_time(raw: bytes) -> float | None:
