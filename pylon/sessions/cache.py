@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-VERSION = 1  # bump when a reader's state changes shape or meaning: old entries are then read anew
+VERSION = 2  # bump when a reader's state changes shape or meaning: old entries are then read anew
 _MAGIC = b"PYLNSES1"
 
 
@@ -68,6 +68,15 @@ def save(path: str, entry: list[Any]) -> None:
 
 def new_state(client: str, path: str, session: str) -> dict[str, Any]:
     return claude.start(session) if client == claude.CLIENT else codex.start(os.path.basename(path))
+
+
+def unread(path: str, st: os.stat_result) -> int:
+    """About how many bytes of the transcript the cache does not cover (its size when it has no
+    entry, or another inode)."""
+    entry = load(path)
+    if entry is None or (entry[2], entry[3]) != (st.st_dev, st.st_ino) or st.st_size < entry[6]:
+        return st.st_size
+    return st.st_size - entry[6]
 
 
 def read(client: str, path: str, session: str, st: os.stat_result, decode: Any = None,

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 ID, TOOL, LABEL, TARGET, PATH, REGION, IN_BYTES, TS, FAILED, OUT_BYTES, WHOLE = range(11)
 
@@ -30,18 +28,23 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 _TARGET_KEYS = ("command", "cmd", "url", "query", "pattern", "prompt")
 
 
+_SHA: list[Any] = []
+
+
 def digest(text: str) -> str:
     """12 hex digits of the text's SHA-256: enough to tell targets apart, nothing to read back."""
-    from pylon.digest import sha256_hex
+    if not _SHA:  # the constructor looked up once: this runs for every call of every transcript
+        from pylon.digest import sha256
 
-    return sha256_hex(text.encode("utf-8", "surrogatepass"))[:12]
+        _SHA.append(sha256())
+    return str(_SHA[0](text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
 
 
 def _place(path: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(cwd, path)) if cwd else os.path.normpath(path)
 
 
-def new(call_id: str, tool: str, given: Any, raw: str, ts: float | None, cwd: str) -> list[Any]:
+def new(call_id: str, tool: str, given: Any, raw: str, ts: str | None, cwd: str) -> list[Any]:
     """The record of one call: `given` is its input as decoded (a dict, or the text of a freeform
     tool such as Codex's apply_patch), `raw` the input as the client wrote it (for its size)."""
     record: list[Any] = [call_id, tool, "", "", "", "", len(raw.encode("utf-8", "surrogatepass")), ts, None, 0, -1]

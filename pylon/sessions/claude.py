@@ -16,7 +16,7 @@ import os
 
 from pylon.sessions import calls as C
 from pylon.sessions.jsonl import compact as _encode
-from pylon.sessions.jsonl import epoch
+from pylon.sessions.jsonl import stamp
 from pylon.sessions.jsonl import touch as _touch
 
 TYPE_CHECKING = False
@@ -32,6 +32,7 @@ U_MSG, U_REQ, U_SIDE, U_TS, U_MODEL, U_IN, U_CW, U_CW1H, U_CR, U_OUT, U_THINK, U
 _WANTED = (b'"type":"assistant"', b'"type":"user"', b'"type":"system"', b'"usage":{')
 IMAGE_BYTES = 6400  # ~1,600 tokens: Anthropic's figure for an image of about a megapixel
 _NULLABLE_NOT = ("cwd", "version", "sessionId", "requestId", "isApiErrorMessage", "costUSD")
+_NULLABLE_USAGE = ("speed", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def config_dirs() -> list[str]:
@@ -79,8 +80,9 @@ class Reader:
 
     def feed(self, lines: list[bytes]) -> None:
         state = self.state
+        assistant, user, system, usage = _WANTED
         for raw in lines:
-            if not any(marker in raw for marker in _WANTED) and not _spaced(raw):
+            if not (assistant in raw or user in raw or system in raw or usage in raw or _spaced(raw)):
                 ts = _cheap_time(raw)
                 if ts is not None:
                     _touch(state, ts)
@@ -102,7 +104,7 @@ class Reader:
 
     def entry(self, entry: dict[str, Any]) -> None:
         state = self.state
-        ts = epoch(entry.get("timestamp"))
+        ts = stamp(entry.get("timestamp"))
         if ts is not None:
             _touch(state, ts)
         if not state["cwd"] and isinstance(entry.get("cwd"), str):
@@ -127,16 +129,15 @@ class Reader:
             state["turn"] = ["prompt", ts]  # the client retries the request: still working
 
     def usage(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], side: bool,
-              ts: float) -> None:
+              ts: str) -> None:
         """One usage record, under the rules ccusage applies (docs/sessions.md, Counts)."""
         tokens = [usage.get(k) for k in ("input_tokens", "output_tokens")]
         if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
             return
-        if any(k in entry and entry[k] is None for k in _NULLABLE_NOT) or \
-                any(k in message and message[k] is None for k in ("id", "model")) or \
-                any(k in usage and usage[k] is None for k in ("speed", "cache_read_input_tokens",
-                                                              "cache_creation_input_tokens")):
-            return
+        for where, keys in ((entry, _NULLABLE_NOT), (message, ("id", "model")), (usage, _NULLABLE_USAGE)):
+            for key in keys:
+                if key in where and where[key] is None:
+                    return
         version = entry.get("version")
         if isinstance(version, str) and not _semver(version):
             return
@@ -162,7 +163,7 @@ class Reader:
                                     _int(usage.get("cache_read_input_tokens")), tokens[1], thinking,
                                     usage["speed"] if isinstance(usage.get("speed"), str) else ""])
 
-    def assistant(self, message: dict[str, Any], side: bool, ts: float | None) -> None:
+    def assistant(self, message: dict[str, Any], side: bool, ts: str | None) -> None:
         content = message.get("content")
         called = False
         if isinstance(content, list):
@@ -182,7 +183,7 @@ class Reader:
         if not side:
             self.state["turn"] = ["call" if called else "answer", ts]
 
-    def user(self, entry: dict[str, Any], message: dict[str, Any], side: bool, ts: float | None) -> None:
+    def user(self, entry: dict[str, Any], message: dict[str, Any], side: bool, ts: str | None) -> None:
         content = message.get("content")
         results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
             if isinstance(content, list) else []
@@ -218,13 +219,13 @@ def _spaced(raw: bytes) -> bool:
     return at >= 0 and raw[at + 2:at + 3] == b" "
 
 
-def _cheap_time(raw: bytes) -> float | None:
+def _cheap_time(raw: bytes) -> str | None:
     """The `"timestamp":"..."` of a line not worth decoding (attachments, request shapes)."""
     at = raw.find(b'"timestamp":"')
     if at < 0:
         return None
     end = raw.find(b'"', at + 13)
-    return epoch(raw[at + 13:end].decode("ascii", "replace")) if end > 0 else None
+    return stamp(raw[at + 13:end].decode("ascii", "replace")) if end > 0 else None
 
 
 def _semver(text: str) -> bool:

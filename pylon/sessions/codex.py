@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from pylon.sessions import calls as C
-from pylon.sessions.jsonl import epoch
+from pylon.sessions.jsonl import stamp as _stamp
 from pylon.sessions.jsonl import touch as _touch
 
 TYPE_CHECKING = False
@@ -28,7 +28,13 @@ CLIENT = "codex"
 U_STAMP, U_MODEL, U_IN, U_CACHED, U_OUT, U_REASON, U_TOTAL, U_CW, U_TS = range(9)
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
-_SKIP = (b'"type":"world_state"',)  # large snapshots of the client's state: only their time matters
+# The entries this reader uses, by their type and their payload's (`{"timestamp":..,"type":"event_msg",
+# "payload":{"type":"token_count",..`): every other line only tells the time and is not decoded.
+_EVENTS = frozenset({b"token_count", b"task_started", b"turn_started", b"user_message", b"task_complete",
+                     b"turn_complete", b"turn_aborted", b"exec_command_begin", b"exec_command_end", b"patch_apply_end",
+                     b"mcp_tool_call_end", b"item_completed"})
+_ITEMS = frozenset({b"function_call", b"custom_tool_call", b"local_shell_call", b"web_search_call",
+                    b"function_call_output", b"custom_tool_call_output"})
 SPAWN_WINDOW = 16 * 1024  # a subagent's rollout says `thread_spawn` this early (see Reader.tokens)
 
 
@@ -56,9 +62,9 @@ class Reader:
             if state["read"] < SPAWN_WINDOW and b"thread_spawn" in raw[: SPAWN_WINDOW - state["read"]]:
                 state["spawn"] = True
             state["read"] += len(raw) + 1
-            if any(marker in raw for marker in _SKIP):
+            if _wanted(raw) is False:
                 at = raw.find(b'"timestamp":"')
-                ts = epoch(raw[at + 13:raw.find(b'"', at + 13)].decode("ascii", "replace")) if at >= 0 else None
+                ts = _stamp(raw[at + 13:raw.find(b'"', at + 13)].decode("ascii", "replace")) if at >= 0 else None
                 if ts is not None:
                     _touch(state, ts)
                 continue
@@ -78,7 +84,7 @@ class Reader:
     def entry(self, entry: dict[str, Any]) -> None:
         state = self.state
         stamp = entry.get("timestamp")
-        ts = epoch(stamp)
+        ts = _stamp(stamp)
         if ts is not None:
             _touch(state, ts)
         kind, payload = entry.get("type"), entry["payload"]
@@ -100,7 +106,7 @@ class Reader:
         elif kind == "event_msg":
             self.event(payload, stamp, ts)
 
-    def item(self, payload: dict[str, Any], ts: float | None) -> None:
+    def item(self, payload: dict[str, Any], ts: str | None) -> None:
         kind = payload.get("type")
         if kind in _CALLS:
             call_id = payload.get("call_id") or payload.get("id")
@@ -150,7 +156,7 @@ class Reader:
                                                                                                "interrupted"):
             self.state["turn"] = ["prompt", ts]
 
-    def event(self, payload: dict[str, Any], stamp: object, ts: float | None) -> None:
+    def event(self, payload: dict[str, Any], stamp: object, ts: str | None) -> None:
         kind = payload.get("type")
         if kind == "token_count":
             self.tokens(payload, stamp, ts)
@@ -197,7 +203,7 @@ class Reader:
             record[C.PATH] = C.digest("\0".join(os.path.normpath(os.path.join(cwd, p)) for p in paths))
             record[C.REGION] = record[C.TARGET]
 
-    def tokens(self, payload: dict[str, Any], stamp: object, ts: float | None) -> None:
+    def tokens(self, payload: dict[str, Any], stamp: object, ts: str | None) -> None:
         """One request's tokens. A subagent's rollout starts by replaying its parent's token
         counts, all stamped within one second: when the first two counts of a rollout that says
         `thread_spawn` share their second, the counts of that second only move the running total
@@ -224,7 +230,7 @@ class Reader:
             return
         self.count(*event)
 
-    def count(self, stamp: str, total: list[int] | None, last: list[int] | None, ts: float | None, model: str) -> None:
+    def count(self, stamp: str, total: list[int] | None, last: list[int] | None, ts: str | None, model: str) -> None:
         state = self.state
         if state["replay"] and stamp[:19] == state["replay"]:
             if total is not None:
@@ -252,6 +258,27 @@ class Reader:
         return str(self.state["model"])
 
 
+def _wanted(raw: bytes) -> bool | None:
+    """Whether a line is worth decoding, from its type and its payload's type read off the bytes
+    (None: the line is not in that form, so it is decoded to be sure)."""
+    at = raw.find(b'"type":"')
+    if at < 0:
+        return None
+    end = raw.find(b'"', at + 8)
+    top = raw[at + 8:end]
+    if top == b"session_meta" or top == b"turn_context":
+        return True
+    inner = raw.find(b'"payload":{"type":"', end)
+    if inner < 0:
+        return None
+    kind = raw[inner + 19:raw.find(b'"', inner + 19)]
+    if top == b"event_msg":
+        return kind in _EVENTS
+    if top == b"response_item":
+        return kind in _ITEMS or (kind == b"message" and b'"role":"user"' in raw[inner:inner + 400])
+    return False
+
+
 def settled_usage(state: dict[str, Any]) -> list[list[Any]]:
     """The file's usage records, with a count still held (a subagent's rollout whose second count
     is not written yet) counted as it stands: as ccusage would count the file now."""
@@ -266,20 +293,18 @@ def settled_usage(state: dict[str, Any]) -> list[list[Any]]:
 
 
 def _usage(raw: object) -> list[int] | None:
-    """[input, cached, output, reasoning, total, cache writes] of a token usage object."""
+    """[input, cached, output, reasoning, total, cache writes] of a token usage object (the older
+    and other providers' names where Codex's own are missing)."""
     if not isinstance(raw, dict):
         return None
-
-    def first(*keys: str) -> int:
-        for key in keys:
-            value = raw.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return max(0, value)
-        return 0
-
-    return [first("input_tokens", "prompt_tokens"), first("cached_input_tokens", "cache_read_input_tokens", "cached_tokens"),
-            first("output_tokens", "completion_tokens"), first("reasoning_output_tokens", "reasoning_tokens"),
-            first("total_tokens"), first("cache_write_input_tokens", "cache_creation_input_tokens")]
+    get = raw.get
+    values = [get("input_tokens"), get("cached_input_tokens"), get("output_tokens"), get("reasoning_output_tokens"),
+              get("total_tokens"), get("cache_write_input_tokens")]
+    for i, others in ((0, ("prompt_tokens",)), (1, ("cache_read_input_tokens", "cached_tokens")),
+                      (2, ("completion_tokens",)), (3, ("reasoning_tokens",)), (5, ("cache_creation_input_tokens",))):
+        if values[i] is None:
+            values[i] = next((get(k) for k in others if get(k) is not None), 0)
+    return [v if type(v) is int and v > 0 else 0 for v in values]
 
 
 def _failed_output(output: object, text: str) -> bool:

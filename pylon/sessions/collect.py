@@ -15,7 +15,7 @@ import time
 
 from pylon.sessions import calls as C
 from pylon.sessions import claude, codex, phase, prices
-from pylon.sessions.jsonl import iso
+from pylon.sessions.jsonl import epoch, iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,7 +80,21 @@ def read(found: list[Source], keep: bool = True, prune: bool = True) -> None:
     from pylon.sessions.jsonl import decoder
 
     decode = decoder()
-    for source in found:
+    pending = found
+    if keep and len(found) > 1:
+        from pylon.sessions import parallel
+
+        unread = [cache.unread(s.path, s.st) for s in found]
+        if sum(unread) >= parallel.WORTH and parallel.usable():
+            def work(source: Source) -> dict[str, Any]:
+                return cache.read(source.client, source.path, source.session, source.st, decode, keep)
+
+            states = parallel.read_all(found, unread, work)
+            for source, state in zip(found, states):
+                if state is not None:
+                    source.state = state
+            pending = [s for s, state in zip(found, states) if state is None]
+    for source in pending:
         source.state = cache.read(source.client, source.path, source.session, source.st, decode, keep)
     if keep and prune and found:
         cache.prune({cache.entry_path(s.path) for s in found})
@@ -111,11 +125,11 @@ class Session:
 
     def first(self) -> float | None:
         times = [s.state["first"] for s in self.sources if s.state["first"] is not None]
-        return min(times) if times else None
+        return epoch(min(times)) if times else None
 
     def last(self) -> float | None:
         times = [s.state["last"] for s in self.sources if s.state["last"] is not None]
-        return max(times) if times else None
+        return epoch(max(times)) if times else None
 
     def price(self, rates: prices.Rates | None, model: str, dollars: float, tokens: int) -> None:
         self.models[model] = self.models.get(model, 0) + tokens
@@ -172,7 +186,7 @@ def group(found: list[Source], rates: dict[str, prices.Rates]) -> list[Session]:
                     call = list(call)
                     call[C.FAILED], call[C.OUT_BYTES] = orphans[call[C.ID]]
                 session.calls.append(call)
-        session.calls.sort(key=lambda c: c[C.TS] if c[C.TS] is not None else 0.0)
+        session.calls.sort(key=lambda c: c[C.TS] or "")
     return sessions
 
 

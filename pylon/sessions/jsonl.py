@@ -118,8 +118,18 @@ def fingerprint(path: str, offset: int) -> bytes:
         os.close(fd)
 
 
-def touch(state: dict[str, object], ts: float) -> None:
-    """Widen a transcript state's [first, last] times to include `ts`."""
+def stamp(value: object) -> str | None:
+    """A time as the clients write it (`2026-12-06T01:43:27.522Z`: UTC, milliseconds), which sorts
+    as text; any other form a time may take (an offset, seconds, no fraction) brought to it. Times
+    are kept as this text so that a line's time costs no arithmetic."""
+    if type(value) is str and len(value) == 24 and value[23] == "Z" and value[19] == "." and value[10] == "T" \
+            and value[:4].isdigit():
+        return value
+    return iso(epoch(value))
+
+
+def touch(state: dict[str, object], ts: str) -> None:
+    """Widen a transcript state's [first, last] times (stamps) to include `ts`."""
     first, last = state["first"], state["last"]
     if first is None or ts < first:  # type: ignore[operator]
         state["first"] = ts
@@ -130,9 +140,29 @@ def touch(state: dict[str, object], ts: float) -> None:
 _DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
 
 
+_DAY_CACHE: dict[str, int] = {}
+
+
 def epoch(text: object) -> float | None:
     """`2026-12-06T01:43:27.522Z` (or with `+HH:MM`, or a number of seconds or milliseconds) as
-    seconds since the epoch; None for anything else. Without datetime: this runs once per line."""
+    seconds since the epoch; None for anything else. Without datetime: this runs once per line, so
+    the clients' own form (UTC, milliseconds, `Z`) takes a short way with each day computed once."""
+    if type(text) is str and len(text) == 24 and text[23] == "Z" and text[19] == "." and text[10] == "T":
+        days = _DAY_CACHE.get(text[:10])
+        if days is None:
+            whole = _slow(text[:19] + "Z")
+            if whole is None:
+                return None
+            days = _DAY_CACHE[text[:10]] = int(whole // 86400)
+        try:
+            return days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19]) + \
+                int(text[20:23]) / 1000
+        except ValueError:
+            return None
+    return _slow(text)
+
+
+def _slow(text: object) -> float | None:
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
         return value / 1000 if value > 1e11 else value  # milliseconds past 1973 read as seconds otherwise
