@@ -243,7 +243,7 @@ def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text") if part.get("type") == "text" and isinstance(part.get("text"), str)
-                         else " " * IMAGE_BYTES if part.get("type") == "image" else _encode(part)
-                         for part in content if isinstance(part, dict))
+        return "\n".join(str(part["text"]) if part.get("type") == "text" and isinstance(part.get("text"), str)
+                          else " " * IMAGE_BYTES if part.get("type") == "image" else _encode(part)
+                          for part in content if isinstance(part, dict))
     return "" if content is None else _encode(content)

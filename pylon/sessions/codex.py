@@ -120,10 +120,10 @@ class Reader:
                 name, raw = "web_search", _compact(payload.get("action"))
                 given = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             elif kind == "custom_tool_call":
-                raw = payload.get("input") if isinstance(payload.get("input"), str) else ""
+                raw = _string(payload.get("input"))
                 given = raw
             else:
-                raw = payload.get("arguments") if isinstance(payload.get("arguments"), str) else ""
+                raw = _string(payload.get("arguments"))
                 try:
                     given = self.decode(raw) if raw else {}
                 except Exception:  # noqa: BLE001 - arguments that are not JSON: sized, not read
@@ -143,14 +143,14 @@ class Reader:
             output = payload.get("output")
             text = output if isinstance(output, str) else _compact(output)
             failed = _failed_output(output, text)
-            record = self.index.get(call_id)
-            if record is None:
+            called = self.index.get(call_id)
+            if called is None:
                 self.state["orphans"][call_id] = [bool(failed), len(text.encode("utf-8", "surrogatepass"))]
             else:
-                record[C.OUT_BYTES] = len(text.encode("utf-8", "surrogatepass"))
-                if record[C.FAILED] is None:
-                    record[C.FAILED] = bool(failed)
-                C.whole_from_result(record, _output_text(output, text))
+                called[C.OUT_BYTES] = len(text.encode("utf-8", "surrogatepass"))
+                if called[C.FAILED] is None:
+                    called[C.FAILED] = bool(failed)
+                C.whole_from_result(called, _output_text(output, text))
             self.state["turn"] = ["result", ts]
         elif kind == "message" and payload.get("role") == "user" and self.state["turn"][0] in ("", "answer",
                                                                                                "interrupted"):
@@ -191,7 +191,8 @@ class Reader:
     def classify(self, payload: dict[str, Any]) -> None:
         """A shell call Codex itself parsed as reading files (`parsed_cmd` of type `read`) is a
         read of that file; its region is the command (the same command reads the same lines)."""
-        item = payload.get("item") if isinstance(payload.get("item"), dict) else payload
+        found = payload.get("item")
+        item: dict[str, Any] = found if isinstance(found, dict) else payload
         record = self.index.get(item.get("id") or payload.get("call_id"))
         parsed = item.get("parsed_cmd")
         if record is None or record[C.LABEL] or not isinstance(parsed, list) or not parsed:
@@ -217,7 +218,7 @@ class Reader:
             return
         state = self.state
         second = stamp[:19]
-        event = [stamp, total, last, ts, self.model(payload, info)]
+        event: list[Any] = [stamp, total, last, ts, self.model(payload, info)]
         if state["spawn"] and state["replay"] is None:
             state["held"].append(event)
             if len(state["held"]) < 2:
@@ -321,6 +322,10 @@ def _failed_output(output: object, text: str) -> bool:
         code = text.split('"exit_code"', 1)[1].lstrip(" :").split(",", 1)[0].split("}", 1)[0].strip()
         return code.lstrip("-").isdigit() and int(code) != 0
     return False
+
+
+def _string(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _output_text(output: object, text: str) -> str:

@@ -85,7 +85,7 @@ def meter(session: Session) -> dict[str, Any]:
             pylon_edits["calls"] += 1
             pylon_edits["failed"] += bool(failed)
             pylon_edits["retried"] += retry
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, row in tools.items():
         rows.append({"tool": name, **row, "input_tokens": estimate(row["input_bytes"]),
                      "result_tokens": estimate(row["result_bytes"])})

@@ -39,14 +39,14 @@ def short(count: int) -> str:
 
 
 def line(event: dict[str, Any]) -> str:
-    workspace = event.get("workspace") if isinstance(event.get("workspace"), dict) else {}
+    workspace: dict[str, Any] = event["workspace"] if isinstance(event.get("workspace"), dict) else {}
     cwd = next((v for v in (workspace.get("current_dir"), event.get("cwd")) if isinstance(v, str) and v), os.getcwd())
     parts = [worktree_name(cwd)]
     session = _session(event)
     if session is None:
         return parts[0]
     parts += [session.phase, short(session.tokens["total"]) + " tok"]
-    cost = event.get("cost") if isinstance(event.get("cost"), dict) else {}
+    cost: dict[str, Any] = event["cost"] if isinstance(event.get("cost"), dict) else {}
     dollars = session.to_doc()["cost"]
     if dollars is None and isinstance(cost.get("total_cost_usd"), (int, float)):
         dollars = cost["total_cost_usd"]  # the client's own estimate, for a model the table lacks
