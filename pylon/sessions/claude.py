@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 
 from pylon.sessions import calls as C
+from pylon.sessions.jsonl import LineReader, stamp
 from pylon.sessions.jsonl import compact as _encode
-from pylon.sessions.jsonl import stamp
 from pylon.sessions.jsonl import touch as _touch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
 CLIENT = "claude-code"
@@ -71,12 +70,8 @@ def start(session: str) -> dict[str, Any]:
             "subagent": False}
 
 
-class Reader:
-    """Feeds lines into one file's state; `index` finds this file's calls by id."""
-
-    def __init__(self, state: dict[str, Any], decode: Callable[[str], Any]) -> None:
-        self.state, self.decode = state, decode
-        self.index = {call[C.ID]: call for call in state["calls"]}
+class Reader(LineReader):
+    """Feeds lines into one file's state."""
 
     def feed(self, lines: list[bytes]) -> None:
         state = self.state

@@ -15,11 +15,11 @@ import os
 
 from pylon.sessions import calls as C
 from pylon.sessions.jsonl import stamp as _stamp
+from pylon.sessions.jsonl import LineReader
 from pylon.sessions.jsonl import touch as _touch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
 CLIENT = "codex"
@@ -51,10 +51,8 @@ def start(name: str) -> dict[str, Any]:
             "prev": None, "spawn": False, "replay": None, "held": [], "subagent": False, "read": 0}
 
 
-class Reader:
-    def __init__(self, state: dict[str, Any], decode: Callable[[str], Any]) -> None:
-        self.state, self.decode = state, decode
-        self.index = {call[C.ID]: call for call in state["calls"]}
+class Reader(LineReader):
+    """Feeds lines into one file's state."""
 
     def feed(self, lines: list[bytes]) -> None:
         state = self.state
@@ -193,7 +191,7 @@ class Reader:
         read of that file; its region is the command (the same command reads the same lines)."""
         found = payload.get("item")
         item: dict[str, Any] = found if isinstance(found, dict) else payload
-        record = self.index.get(item.get("id") or payload.get("call_id"))
+        record = self.index.get(str(item.get("id") or payload.get("call_id")))
         parsed = item.get("parsed_cmd")
         if record is None or record[C.LABEL] or not isinstance(parsed, list) or not parsed:
             return

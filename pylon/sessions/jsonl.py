@@ -19,23 +19,13 @@ if TYPE_CHECKING:
 CHUNK = 8 * 1024 * 1024  # bytes read per call: a 100 MB history is read in a few large reads
 
 
-class _Context:
-    # what `_json.make_scanner` reads off a JSONDecoder, with json's defaults
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
-
-
 def decoder() -> Callable[[str], Any]:
     """A function decoding one line of JSON text; it raises ValueError (or another exception the
     caller treats the same) on anything that is not exactly one JSON value."""
     try:
-        from _json import make_scanner
+        from pylon.agents.jsonio import scanner
 
-        scan = make_scanner(_Context())  # type: ignore[arg-type]
+        scan = scanner()
 
         def decode(text: str) -> Any:
             value, end = scan(text, 0)
@@ -48,6 +38,15 @@ def decoder() -> Callable[[str], Any]:
         import json
 
         return json.loads
+
+
+class LineReader:
+    """What a client's reader starts from: one transcript's state, the decoder, and the state's
+    tool calls by id (a result finds its call; a call written twice is kept once)."""
+
+    def __init__(self, state: dict[str, Any], decode: Callable[[str], Any]) -> None:
+        self.state, self.decode = state, decode
+        self.index: dict[str, list[Any]] = {call[0]: call for call in state["calls"]}  # calls.ID
 
 
 def compact(value: object) -> str:
