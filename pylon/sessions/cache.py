@@ -91,14 +91,16 @@ def read(client: str, path: str, session: str, st: os.stat_result, decode: Any =
             entry = None
     if entry is None:
         offset, state = 0, new_state(client, path, session)
-    try:
-        lines, end, tail = whole_lines(path, offset)
-    except OSError:
-        return state  # type: ignore[no-any-return]  # gone or unreadable since it was listed: what we had
-    if len(tail) < min(64, end):
-        tail = fingerprint(path, end)
     module = claude if client == claude.CLIENT else codex
-    module.Reader(state, decode or decoder()).feed(lines)
+    reader = module.Reader(state, decode or decoder())
+    try:
+        end, tail = whole_lines(path, offset, reader.feed)
+    except OSError:
+        return state  # type: ignore[no-any-return]  # gone or unreadable since it was listed: what was read
+    if end == offset:
+        tail = entry[7] if entry is not None else b""
+    elif len(tail) < min(64, end):
+        tail = fingerprint(path, end)
     if keep:
         save(path, [VERSION, path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, end, tail, state])
     return state  # type: ignore[no-any-return]

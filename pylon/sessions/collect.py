@@ -97,7 +97,10 @@ def read(found: list[Source], keep: bool = True, prune: bool = True) -> None:
     for source in pending:
         source.state = cache.read(source.client, source.path, source.session, source.st, decode, keep)
     if keep and prune and found:
+        from pylon.sessions import marks
+
         cache.prune({cache.entry_path(s.path) for s in found})
+        marks.prune(time.time())
 
 
 class Session:

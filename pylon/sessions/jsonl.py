@@ -71,32 +71,35 @@ def _refuse(obj: object) -> object:
     raise TypeError(type(obj).__name__)
 
 
-def whole_lines(path: str, offset: int, fd: int | None = None) -> tuple[list[bytes], int, bytes]:
-    """The complete lines of `path` from byte `offset` on (without their newlines, empty lines
-    dropped), the offset just past the last newline read, and the 64 bytes before that offset
-    when lines were read (b"" when none). A partial last line is left for the next read."""
-    own = fd is None
-    if fd is None:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+def whole_lines(path: str, offset: int, feed: Callable[[list[bytes]], None]) -> tuple[int, bytes]:
+    """Feed the complete lines of `path` from byte `offset` on (without their newlines, empty lines
+    dropped) to `feed`, a batch per CHUNK read, so memory holds one chunk and one line however
+    large the file. Returns the offset just past the last newline read and up to 64 bytes before it
+    (those read from `offset` on; b"" when no line was read). A partial last line is left for the
+    next read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    end, tail, carry = offset, b"", b""
     try:
-        parts = []
         position = offset
         while True:
             block = os.pread(fd, CHUNK, position)
             if not block:
                 break
-            parts.append(block)
             position += len(block)
+            data = carry + block if carry else block
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                continue
+            feed([line for line in data[:cut].split(b"\n") if line.strip()])
+            end = position - (len(data) - cut - 1)
+            tail = (tail + data[max(0, cut + 1 - 64):cut + 1])[-64:]  # data starts where the last cut ended
+            carry = data[cut + 1:]
             if len(block) < CHUNK:
                 break
     finally:
-        if own:
-            os.close(fd)
-    data = b"".join(parts)
-    end = data.rfind(b"\n")
-    if end < 0:
-        return [], offset, b""
-    return [line for line in data[:end].split(b"\n") if line.strip()], offset + end + 1, data[max(0, end + 1 - 64):end + 1]
+        os.close(fd)
+    return end, tail
 
 
 def fingerprint(path: str, offset: int) -> bytes:

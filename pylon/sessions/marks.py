@@ -59,3 +59,21 @@ def read(agent: str, session_id: str) -> tuple[str, float] | None:
         return (event, float(when)) if event in PHASE else None
     except (OSError, ValueError):
         return None
+
+
+KEEP_DAYS = 14
+
+
+def prune(now: float) -> None:
+    """Remove the marks of sessions no hook spoke for in KEEP_DAYS days (one file per session
+    would otherwise pile up); a phase that old comes from the transcript anyway."""
+    try:
+        with os.scandir(folder()) as entries:
+            for entry in entries:
+                try:
+                    if now - entry.stat(follow_symlinks=False).st_mtime > KEEP_DAYS * 86400:
+                        os.unlink(entry.path)
+                except OSError:
+                    continue
+    except OSError:
+        return

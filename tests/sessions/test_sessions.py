@@ -204,3 +204,19 @@ def test_the_price_table_can_be_overridden(make_repo, tmp_path) -> None:  # type
     done = run_cmd("pylon", "sessions", "--json", cwd=repo, env={**T.claude_env(home), "XDG_CONFIG_HOME": str(tmp_path / "config")})
     s = json.loads(done.out)["sessions"][0]
     assert s["cost"] == round((10 * 2.0 + 10 * 8.0) / 1e6, 6) and s["unpriced_models"] == []
+
+
+def test_lines_split_across_reads_come_whole_and_a_partial_line_waits(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from pylon.sessions import jsonl
+
+    lines = [f'{{"n": {i}, "pad": "{"x" * (i * 7 % 23)}"}}'.encode() for i in range(40)]
+    data = b"\n".join(lines) + b"\n\n" + b'{"partial": tr'
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    for chunk in (5, 64, 1 << 20):  # lines straddling many reads, some, none
+        monkeypatch.setattr(jsonl, "CHUNK", chunk)
+        got: list[bytes] = []
+        end, tail = jsonl.whole_lines(str(path), 0, got.extend)
+        assert got == lines and end == len(data) - len(b'{"partial": tr') and tail == data[end - 64:end]
+        rest: list[bytes] = []
+        assert jsonl.whole_lines(str(path), end, rest.extend) == (end, b"") and rest == []
