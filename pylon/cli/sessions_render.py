@@ -75,6 +75,7 @@ def stream(events: Iterator[dict[str, Any]], json_: bool) -> int:
         if json_:
             output.event_json(kind, item)
         elif kind == "ready":
+            output.out("  ".join(HEADER))
             for doc in item["sessions"]:
                 output.out("  ".join(row(doc, time.time())))
             output.err("watching the clients' transcripts (Ctrl-C stops)")

@@ -70,19 +70,23 @@ def new_state(client: str, path: str, session: str) -> dict[str, Any]:
     return claude.start(session) if client == claude.CLIENT else codex.start(os.path.basename(path))
 
 
-def unread(path: str, st: os.stat_result) -> int:
-    """About how many bytes of the transcript the cache does not cover (its size when it has no
-    entry, or another inode)."""
-    entry = load(path)
+_ABSENT: list[Any] = []  # `read`'s default: look the entry up
+
+
+def unread(entry: list[Any] | None, st: os.stat_result) -> int:
+    """About how many bytes of the transcript its cache entry does not cover (its size when it has
+    no entry, or one of another inode)."""
     if entry is None or (entry[2], entry[3]) != (st.st_dev, st.st_ino) or st.st_size < entry[6]:
         return st.st_size
     return st.st_size - entry[6]
 
 
 def read(client: str, path: str, session: str, st: os.stat_result, decode: Any = None,
-         keep: bool = True) -> dict[str, Any]:
-    """The state of one transcript, brought up to date from the cache and the file's new lines."""
-    entry = load(path) if keep else None
+         keep: bool = True, entry: list[Any] | None = _ABSENT) -> dict[str, Any]:
+    """The state of one transcript, brought up to date from the cache and the file's new lines
+    (`entry`: its cache entry when the caller loaded it already)."""
+    if entry is _ABSENT:
+        entry = load(path) if keep else None
     if entry is not None:
         _, _, dev, ino, size, mtime, offset, tail, state = entry
         if (dev, ino, size, mtime) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):

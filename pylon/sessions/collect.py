@@ -80,22 +80,25 @@ def read(found: list[Source], keep: bool = True, prune: bool = True) -> None:
     from pylon.sessions.jsonl import decoder
 
     decode = decoder()
-    pending = found
+    entries = [cache.load(s.path) if keep else None for s in found]
+    pending = list(range(len(found)))
     if keep and len(found) > 1:
         from pylon.sessions import parallel
 
-        unread = [cache.unread(s.path, s.st) for s in found]
+        unread = [cache.unread(entry, s.st) for s, entry in zip(found, entries)]
         if sum(unread) >= parallel.WORTH and parallel.usable():
-            def work(source: Source) -> dict[str, Any]:
-                return cache.read(source.client, source.path, source.session, source.st, decode, keep)
+            def work(i: int) -> dict[str, Any]:
+                s = found[i]
+                return cache.read(s.client, s.path, s.session, s.st, decode, keep, entries[i])
 
-            states = parallel.read_all(found, unread, work)
-            for source, state in zip(found, states):
+            states = parallel.read_all(pending, unread, work)
+            for i, state in enumerate(states):
                 if state is not None:
-                    source.state = state
-            pending = [s for s, state in zip(found, states) if state is None]
-    for source in pending:
-        source.state = cache.read(source.client, source.path, source.session, source.st, decode, keep)
+                    found[i].state = state
+            pending = [i for i, state in enumerate(states) if state is None]
+    for i in pending:
+        s = found[i]
+        s.state = cache.read(s.client, s.path, s.session, s.st, decode, keep, entries[i])
     if keep and prune and found:
         from pylon.sessions import marks
 
