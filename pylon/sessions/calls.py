@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ID, TOOL, LABEL, TARGET, PATH, REGION, IN_BYTES, TS, FAILED, OUT_BYTES, WHOLE = range(11)
 
