@@ -82,8 +82,12 @@ def codex_session(home: Path, cwd: Path, n: int) -> int:
 
 
 def build(base: Path, megabytes: int) -> tuple[Path, Path]:
+    """The history (generated once into `pristine/`, copied to `home/` for each run: the run grows
+    some transcripts) and the repository half the sessions ran in."""
     home, repo = base / "home", base / "repo"
     if (base / "done").exists():
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(base / "pristine", home, symlinks=True)
         return home, repo
     shutil.rmtree(base, ignore_errors=True)
     repo.mkdir(parents=True)
@@ -99,6 +103,7 @@ def build(base: Path, megabytes: int) -> tuple[Path, Path]:
             claude_bytes += claude_session(home, cwd, n)
         n += 1
     (base / "done").write_text(f"{n} sessions, {claude_bytes} + {codex_bytes} bytes\n")
+    shutil.copytree(home, base / "pristine", symlinks=True)
     return home, repo
 
 
@@ -113,6 +118,7 @@ def main() -> None:
         shutil.rmtree(base, ignore_errors=True)
     home, repo = build(base, args.mb)
     files = [str(p) for p in sorted(home.rglob("*.jsonl"))]
+    shutil.rmtree(base / "state", ignore_errors=True)
     size = sum(os.path.getsize(f) for f in files)
     state = base / "state"
     env = {**T.claude_env(home), "HOME": str(home), "PYLON_STATE_DIR": str(state)}
