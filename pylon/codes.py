@@ -48,7 +48,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('unreadable', 1, 'a file cannot be read for another reason than permission (an I/O error)'),
         ('path-outside', 2, 'a path argument lies outside the checkout or project: absolute, with `..`, or through a symlink out of it (`ws cat`, `ws diff`, `ws restore` paths; canon paths outside the project and inside no mount); `error.reason` says which (`absolute`, `dotdot`, `symlink-outside`, `git-dir`; for a write through `pylon mcp` also `config`: a file that configures pylon or an agent client) where known'),
         ('bad-revision', 2, 'a revision argument names no commit: `--since` (neither a baseline of this checkout nor a git revision; `canon lint --since`, once `--base`), `ws new --from`, `canon mv --from-git REV`; or it shares no history with HEAD (`canon check --since`); on a shallow clone the hint names `git fetch --deepen` (`error.shallow` is true)'),
-        ('not-a-git-checkout', 2, 'the current folder (or `-C DIR`) is not inside a git working tree, and the command reads git (every `ws` command, `canon check`/`mv --from-git`/`stale`/`coverage`, `canon lint --since`)'),
+        ('not-a-git-checkout', 2, 'the current folder (or `-C DIR`) is not inside a git working tree, and the command reads git (every `ws` command, `canon check`/`mv --from-git`/`stale`/`coverage`, `canon lint --since`, `pylon sessions` and `pylon tokens` without `--all`)'),
         ('not-a-checkout', 2, 'inside a git directory or a bare repository, not a working tree'),
      )),
     ('## canon',
@@ -185,6 +185,13 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its address and pid, the hint a new login link to it (`error.url`)'),
         ('port-taken', 1, '`pylon serve --port N`: nothing can listen on 127.0.0.1:N (in use, or not allowed)'),
         ('bad-action', 1, "a board action that is not one of apply, sync, undo, restore, rm, lacks its `id`/`name`, or is not one JSON object of at most 64 KiB"),
+     )),
+    ('## agent sessions (`pylon sessions`, `pylon tokens`)',
+     '',
+     (
+        ('unknown-session', 1, '`pylon tokens SESSION`: no session of Claude Code or Codex has that id or an id starting with it; without SESSION: none ran in this repository'),
+        ('ambiguous-session', 1, '`pylon tokens SESSION`: several sessions\' ids start with SESSION (`error.matches` lists them); give more of the id'),
+        ('bad-prices', 2, 'the price table override (`$PYLON_PRICES`, else `$XDG_CONFIG_HOME/pylon/prices.toml`) cannot be read, is not TOML, or an entry is not in the documented shape (docs/sessions.md)'),
      )),
 )
 

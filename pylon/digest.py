@@ -3,13 +3,22 @@ event). CPython's built-in module gives the same digests; hashlib is the fallbac
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def sha256_hex(data: bytes) -> str:
+
+def sha256() -> Any:
+    """The sha256 constructor: CPython's built-in module, else hashlib's."""
     try:
-        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
+        from _sha256 import sha256 as made  # type: ignore[import-not-found]  # CPython 3.11
     except ImportError:
         try:
-            from _sha2 import sha256  # type: ignore[import-not-found,no-redef]  # CPython 3.12+
+            from _sha2 import sha256 as made  # type: ignore[import-not-found,no-redef]  # CPython 3.12+
         except ImportError:
-            from hashlib import sha256  # type: ignore[assignment]
-    return str(sha256(data).hexdigest())
+            from hashlib import sha256 as made  # type: ignore[assignment]
+    return made
+
+
+def sha256_hex(data: bytes) -> str:
+    return str(sha256()(data).hexdigest())

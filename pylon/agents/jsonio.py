@@ -36,11 +36,17 @@ def _undecodable(data: bytes) -> bool:
     return data[:3] == b"\xef\xbb\xbf" or b"\x00" in data[:4]
 
 
+def scanner() -> Any:
+    """The C scanner json itself uses, with json's defaults: `scan(text, index) -> (value, end)`
+    (ImportError on a Python without `_json`)."""
+    from _json import make_scanner
+
+    return make_scanner(_Context())  # type: ignore[arg-type]
+
+
 def loads(data: bytes | str) -> Any:
     """`json.loads(data)`, without importing json when the input is well formed."""
     try:
-        from _json import make_scanner
-
         text: str | None = None
         if isinstance(data, str):
             text = data
@@ -48,7 +54,7 @@ def loads(data: bytes | str) -> Any:
             text = data.decode("utf-8", "surrogatepass")
         if text is not None and not text.startswith("\ufeff"):
             start = len(text) - len(text.lstrip(_WS))
-            value, end = make_scanner(_Context())(text, start)  # type: ignore[arg-type]
+            value, end = scanner()(text, start)
             if not text[end:].strip(_WS):
                 return value
     except Exception:  # noqa: BLE001 - whatever it was (another Python's _json too), json answers

@@ -209,6 +209,26 @@ COMMANDS = (
             "pylon serve --port 0", "pylon.cli.serve:serve", opts=_SERVE,
             description="Prints a login link that opens the board once (then a session cookie); other requests are "
                         "refused. Read-only unless --allow-actions. Ctrl-C stops it. docs/serve.md."),
+    # -- the agents' sessions (pylon/sessions/) -------------------------------------------------
+    Command("sessions", "The coding agents' sessions in this repository's worktrees: phase, tool calls, tokens, cost.",
+            "pylon sessions --json", "pylon.cli.sessions:sessions",
+            args=(Arg("view", "[VIEW]", "`statusline`: print one line for Claude Code's status line (its status "
+                      "JSON on stdin) instead of the list.", OPTIONAL, choices=("statusline",)),),
+            opts=(Opt("--watch", FLAG, "Keep running: print each session again whenever it changes."),
+                  Opt("--timeout", FLOAT, "With --watch: stop after S seconds.", metavar="S", min=0, max=31_536_000),
+                  Opt("--all", FLAG, "Every session in the clients' folders, whatever folder it ran in."),
+                  JSON),
+            description="Read from Claude Code's transcripts ($CLAUDE_CONFIG_DIR, default ~/.claude) and Codex's "
+                        "($CODEX_HOME, default ~/.codex), newest first; nothing is sent anywhere. "
+                        "docs/sessions.md."),
+    Command("tokens", "Where a session's tokens went: per tool, repeated reads, failed edits, pylon read's savings.",
+            "pylon tokens 05defe4d --json", "pylon.cli.sessions:tokens",
+            args=(Arg("session", "[SESSION]", "A session id, or the start of one (default: the newest session in "
+                      "this repository).", OPTIONAL),),
+            opts=(Opt("--all", FLAG, "Without SESSION: the newest session anywhere, not only in this repository."),
+                  JSON),
+            description="Counts, sizes and hashes only: no prompt, file content or command text is printed. "
+                        "Payload tokens are estimated at 4 bytes a token."),
     # -- guard -----------------------------------------------------------------------------------
     Command("guard check", "Classify a shell command: safe, reversible, irreversible or unknown, with reasons.",
             "pylon guard check --command 'git clean -fdx'", "pylon.cli.guard.core:check",

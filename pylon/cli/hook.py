@@ -47,6 +47,10 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon"), *, root: s
         from pylon.hooks.entry import answer
 
         event = read_event(agent)
+        if not event.problem:  # the session's last event, for `pylon sessions` (pylon/sessions/marks.py)
+            from pylon.sessions.marks import note
+
+            note(agent, event.session_id, event.name)
         reply = answer(event, parts, root=root, mounts=mounts, on_failure=_log_failure)
         if event.problem and "guard" not in parts:
             sys.stderr.write(f"canon hook {agent}: ignored an event that is {event.problem}\n")

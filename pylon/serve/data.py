@@ -85,6 +85,16 @@ def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
     return {**doc, "survey": _survey(age)}
 
 
+def sessions(board: Board, query: dict[str, str]) -> dict[str, object]:
+    """`pylon sessions --json`: the agents' sessions in this repository's worktrees (their own
+    transcripts, read incrementally through pylon.sessions' cache)."""
+    from pylon.sessions import codex, where
+    from pylon.sessions.collect import collect, document
+
+    places = where.places(board.root, codex.home())
+    return document(collect(places), places)
+
+
 def _survey(age: float) -> dict[str, object]:
     """How the answer was made: now, or kept from an earlier survey with nothing changed since."""
     return {"kept": age > 0, "age_ms": round(age * 1000)}
@@ -258,3 +268,4 @@ coverage, stale, lint = _kept("coverage", _coverage), _kept("stale", _stale), _k
 ENDPOINTS = {"meta": meta, "agents": agents, "conflicts": conflicts, "diff": diff, "timeline": timeline, "graph": graph,
              "article": article, "journal": journal, "search": search, "coverage": coverage, "stale": stale,
              "lint": lint}
+ENDPOINTS["sessions"] = sessions  # the Agents view's sessions (issue 32)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import BIN
 from tests.e2e.clients import CI, Run, Unavailable, install, run_claude, run_codex
-from tests.e2e.mockmodel import MockModel, Step
+from tests.e2e.mockmodel import MockModel, Step, Usage
 
 CLIENTS = ("claude", "codex")
 
@@ -56,10 +56,12 @@ class Agent:
     def agent(self) -> str:  # pylon's word for the client
         return "claude-code" if self.name == "claude" else "codex"
 
-    def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120) -> Run:
+    def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120,
+            usage: Callable[[int], Usage] | None = None) -> Run:
+        """One non-interactive run; `usage(turn)`: the tokens the mock reports for each turn."""
         if self.model is not None:
             self.model.close()
-        self.model = MockModel(list(script))
+        self.model = MockModel(list(script), usage=usage)
         path_dirs = self.path_dirs()
         if self.name == "claude":
             return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,

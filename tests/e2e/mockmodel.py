@@ -21,10 +21,12 @@ recorded with its arrival time; every scripted answer with the time it was sent.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 DONE = "DONE"
@@ -75,6 +77,20 @@ class Text:
 Step = Bash | Mcp | Text
 
 
+@dataclass(frozen=True)
+class Usage:
+    """The tokens the mock reports for one request, in Anthropic's terms: `input` uncached input,
+    `cache_read` and `cache_write` the prompt cache's reads and writes, `output` output of which
+    `reasoning` is reasoning. The Responses API gets the same numbers in its terms (its input
+    tokens include the cached ones; `cache_write` has no field there)."""
+
+    input: int = 10
+    output: int = 10
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
+
+
 @dataclass
 class Request:
     api: str  # "anthropic" | "responses" | "other"
@@ -89,8 +105,13 @@ class Request:
 class MockModel:
     script: list[Step] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
+    # the usage each agent turn reports (by turn number); default: 10 in, 10 out
+    usage: Callable[[int], Usage] | None = None
+    reported: dict[int, Usage] = field(default_factory=dict)  # turn -> the usage last sent for it
 
     def __post_init__(self) -> None:
+        # ids unique to this model, as the API's are: two runs' transcripts never share a message id
+        self.nonce = os.urandom(4).hex()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -160,10 +181,14 @@ class MockModel:
         if turn is not None and turn < len(self.script):
             step = self.script[turn]
         stream = bool(body.get("stream"))
+        usage = self.usage(turn) if self.usage is not None and turn is not None else Usage()
+        if turn is not None:
+            with self._lock:
+                self.reported[turn] = usage
         if api == "anthropic":
-            data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names)
+            data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names, usage, self.nonce)
         else:
-            data = _responses(step, turn or 0, names, tools)
+            data = _responses(step, turn or 0, names, tools, usage, self.nonce)
         req.turn = turn
         req.sent = time.monotonic()
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
@@ -177,7 +202,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n"
 
 
-def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]) -> bytes:
+def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str], tokens: Usage, nonce: str) -> bytes:
     if isinstance(step, Text):
         block: dict[str, Any] = {"type": "text", "text": step.text}
         stop = "end_turn"
@@ -186,15 +211,17 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
             name, args = "Bash", {"command": step.command, "description": "scripted"}
         else:
             name, args = step.name(names), step.arguments
-        block = {"type": "tool_use", "id": f"toolu_mock{turn:04d}", "name": name, "input": args}
+        block = {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}", "name": name, "input": args}
         stop = "tool_use"
-    usage = {"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0,
-             "cache_read_input_tokens": 0}
-    message = {"id": f"msg_mock{turn:04d}", "type": "message", "role": "assistant", "model": model,
+    usage = {"input_tokens": tokens.input, "output_tokens": tokens.output,
+             "cache_creation_input_tokens": tokens.cache_write, "cache_read_input_tokens": tokens.cache_read,
+             "cache_creation": {"ephemeral_5m_input_tokens": tokens.cache_write, "ephemeral_1h_input_tokens": 0}}
+    message = {"id": f"msg_mock{nonce}{turn:04d}", "type": "message", "role": "assistant", "model": model,
                "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
     if not stream:
         return json.dumps(message).encode()
-    start = dict(message, content=[], stop_reason=None)
+    # as the API streams it: the input side in message_start (output so far: 1), the final counts in message_delta
+    start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
     out = [_sse("message_start", {"type": "message_start", "message": start})]
     if block["type"] == "text":
         out.append(_sse("content_block_start", {"type": "content_block_start", "index": 0,
@@ -208,7 +235,7 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
             "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
     out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
     out.append(_sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 10}}))
+                                      "usage": usage}))
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return "".join(out).encode()
 
@@ -236,23 +263,25 @@ def _shell_call(names: list[str], command: str) -> tuple[str, dict[str, Any]]:
     return "shell", {"command": ["bash", "-lc", command]}
 
 
-def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> bytes:
-    rid = f"resp_mock{turn:04d}"
+def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens: Usage, nonce: str) -> bytes:
+    rid = f"resp_mock{nonce}{turn:04d}"
     if isinstance(step, Text):
-        item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{turn:04d}",
+        item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{nonce}{turn:04d}",
                                 "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
     else:
         if isinstance(step, Bash):
             name, args = _shell_call(names, step.command)
         else:
             name, args = step.name(names), step.arguments
-        item = {"type": "function_call", "id": f"fc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
+        item = {"type": "function_call", "id": f"fc_mock{nonce}{turn:04d}", "call_id": f"call_mock{nonce}{turn:04d}",
                 "name": name, "arguments": json.dumps(args)}
         where = step.namespaced(tools) if isinstance(step, Mcp) else None
         if where:
             item["namespace"], item["name"] = where
-    usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 10,
-             "output_tokens_details": None, "total_tokens": 20}
+    given = tokens.input + tokens.cache_read  # the Responses API counts cached input inside input_tokens
+    usage = {"input_tokens": given, "input_tokens_details": {"cached_tokens": tokens.cache_read},
+             "output_tokens": tokens.output, "output_tokens_details": {"reasoning_tokens": tokens.reasoning},
+             "total_tokens": given + tokens.output}
     out = [
         _sse("response.created", {"type": "response.created", "response": {"id": rid}}),
         _sse("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),

@@ -99,6 +99,42 @@
     if (state.selected && rows.some((w) => w.id === state.selected)) showDiff(state.selected);
     // after the table, not beside it: both scan every worktree, and on two cores the table would wait
     await api("conflicts").then(renderConflicts, (e) => fill("conflicts", h("p", { class: "muted", text: String(e.message) })));
+    await loadSessions().catch(failed("sessions"));
+  }
+
+  // -- Sessions: the agents' own transcripts (pylon sessions) -------------------------------------
+  const short = (n) => n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  async function loadSessions() {
+    const doc = await api("sessions");
+    const rows = doc.sessions;
+    const live = rows.filter((s) => s.phase !== "done");
+    const shown = [...live, ...rows.filter((s) => s.phase === "done").slice(0, 10)];
+    const now = Date.now() / 1000;
+    const where = (s) => s.worktree || (s.place === "checkout" ? "checkout" : (s.root || "").split("/").pop() || "-");
+    fill("sessions", !rows.length ? h("p", { class: "muted", text: "No Claude Code or Codex session in this repository." }) :
+      h("table", { id: "session-table" },
+        h("thead", {}, h("tr", {}, ["worktree", "client", "session", "phase", "last", "calls", "errors", "retries", "tokens", "cost"]
+          .map((t) => h("th", { text: t })))),
+        h("tbody", {}, shown.map((s) => h("tr", { "data-session": s.id, "data-phase": s.phase, "data-worktree": where(s) },
+          h("td", {}, h("strong", { text: where(s) })), h("td", { text: s.client }),
+          h("td", { class: "mono", title: s.id, text: s.id.slice(0, 8) }),
+          h("td", {}, h("span", { class: `pill phase-${s.phase}`, text: s.phase })),
+          h("td", { title: s.last_activity || "", text: s.last_activity ? ago(Math.max(0, Math.round(now - Date.parse(s.last_activity) / 1000))) : "-" }),
+          h("td", { text: s.tool_calls }), h("td", { text: s.errors }), h("td", { text: s.retries }),
+          h("td", { title: `input ${s.tokens.input}, cache reads ${s.tokens.cached_input}, cache writes ${s.tokens.cache_creation}, output ${s.tokens.output}`,
+            text: short(s.tokens.total) }),
+          h("td", { text: s.cost === null ? "-" : `$${s.cost.toFixed(s.cost < 1 ? 4 : 2)}` }))))),
+      rows.length > shown.length ? h("p", { class: "muted", text: `${rows.length - shown.length} older session(s) not shown (pylon sessions lists them).` }) : null);
+    document.querySelectorAll("#worktree-table .session-badge").forEach((b) => b.remove());
+    for (const s of live) { // each live session beside its worktree in the table above
+      const row = s.worktree && [...document.querySelectorAll("#worktree-table tr[data-id]")].find((tr) => tr.dataset.id === s.worktree);
+      if (row) row.firstChild.append(h("span", { class: `pill session-badge phase-${s.phase}`, title: `${s.client} ${s.id}`, text: s.phase }));
+    }
+    document.body.dataset.sessions = String(rows.length);
+    document.body.dataset.liveSessions = String(live.length);
+    // a phase changes without a file changing (a turn ends): while a session is live, look again now and then
+    clearTimeout(state.sessionsTimer);
+    if (live.length) state.sessionsTimer = setTimeout(() => { if (current() === "agents") loadSessions().catch(() => {}); }, 15000);
   }
 
   function renderConflicts(doc) {
