@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.conftest import git, script, write_files
 from tests.workspace.helpers import pylon
-from tests.workspace.wt_helpers import immutable, new
+from tests.workspace.wt_helpers import immutable, new, require_immutable
 
 HOLD = """
 import sys, time
@@ -70,7 +70,7 @@ def _env() -> dict[str, str]:
 def test_new_refuses_while_an_op_is_interrupted(repo: Path) -> None:
     a = Path(str(new(repo, "a")["path"]))
     write_files(a, {"work.txt": "agent work\n", "stuck/file.txt": "x\n"})
-    assert immutable(a / "stuck", True), "chattr unavailable"
+    require_immutable(a / "stuck")
     try:
         assert pylon("ws", "rm", "a", "--force", cwd=repo).code != 0  # leaves the op interrupted
     finally:
