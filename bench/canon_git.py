@@ -6,7 +6,8 @@ Two repositories, each timed against a baseline measured in the same run:
   once with `git fast-import` under bench/.work/canon-git/), 100 staged changes. Bars: `canon check
   --staged` under 1 s; `canon stale` and `canon coverage` under 3 s. Baselines: `git diff --cached
   --name-status -M` and `git log --name-only --no-renames --no-merges` (the passes they run).
-- real: pallets/click cloned from the local mirror (`fetch github:pallets/click`), with articles for
+- real: pallets/click, cloned from `--click PATH` (default bench/.work/click.git: `git clone --bare
+  https://github.com/pallets/click bench/.work/click.git` once), with articles for
   its folders and modules committed on a branch started two years back and merged, so history after
   the articles is real. `canon check --since` 200 commits back vs `git diff --name-status -M`;
   `canon stale` vs `git log --name-only`.
@@ -35,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
 
-CLICK_MIRROR = Path("/work/.mirror/pallets+click/repo")
+CLICK_MIRROR = WORK / "click.git"  # a clone of pallets/click (see above); --click names another
 ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@bench.invalid", "GIT_COMMITTER_NAME": "bench",
        "GIT_COMMITTER_EMAIL": "b@bench.invalid", "GIT_CONFIG_NOSYSTEM": "1"}
 ARTICLE = "---\ncapsule: {capsule}\nupdated: 2026-01-01\n---\n{body}\n"
@@ -232,7 +233,7 @@ def bars(canon: str, runs: int, mirror: Path) -> None:
         click_line = (f"click: {commits} commits (merges included) of pallets/click, with {len(list((click / '.canon' / 'articles').rglob('*.md')))} "
                       "articles committed on a branch started two years back and merged.")
     else:
-        click_line = "click: not measured (no mirror; run `fetch github:pallets/click`)."
+        click_line = "click: not measured (no clone of pallets/click at --click)."
     record("canon-issue21", "\n".join([
         "## canon check and stale: issue 21's bars (`bench/canon_git.py --only bars`)",
         "",
@@ -295,7 +296,7 @@ def main() -> None:
         click_line = (f"click: {files} tracked files, {articles} articles, {commits} non-merge commits (the "
                       "articles committed two years back and merged).")
     else:
-        click_line = "click: not measured (no mirror; run `fetch github:pallets/click`)."
+        click_line = "click: not measured (no clone of pallets/click at --click)."
     markdown = "\n".join([
         "## canon git-aware commands (`bench/canon_git.py`)",
         "",

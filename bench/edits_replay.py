@@ -151,7 +151,7 @@ def eol_only(a: bytes, b: bytes) -> bool:
 
 
 def repo_name(repo: Path) -> str:
-    """`owner/name` for a mirror fetched as /work/.mirror/owner+name/repo; else the folder's name."""
+    """`owner/name` for a mirror kept as `owner+name/repo`; else the folder's name."""
     folder = repo.parent if repo.name in ("repo", ".git") else repo
     return folder.name.replace("+", "/", 1)
 
@@ -321,13 +321,14 @@ def replay_cli(cases: list[tuple[bytes, bytes, bytes]], scratch: Path) -> tuple[
 def make_stdlib_repo(target: Path) -> Path:
     """A repository whose commits are CPython's pure-Python stdlib, release after release.
 
-    Built from the interpreters pyenv installed on this machine (3.6 ... 3.13): each commit holds
+    Built from the interpreters pyenv installed on this machine (`$PYENV_ROOT/versions`: 3.6 ... 3.13): each commit holds
     the top-level `lib/pythonX.Y/*.py` modules plus the `json`, `email`, `asyncio`, `unittest`,
     `importlib` and `http` packages of one release. The diffs between commits are the real edits
     CPython's developers made between releases; only the grouping into commits is ours.
     """
     env = git_env()
-    versions = sorted(Path("/root/.pyenv/versions").glob("3.*"), key=lambda p: tuple(int(x) for x in p.name.split(".")))
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    versions = sorted((pyenv / "versions").glob("3.*"), key=lambda p: tuple(int(x) for x in p.name.split(".")))
     if len(versions) < 2:
         raise SystemExit("make-stdlib-repo needs at least two pyenv CPython 3.x installs")
     if target.exists():

@@ -10,8 +10,8 @@ Measures, in the same run:
 
     .venv/bin/python bench/serve.py [--runs N] [--rebuild]
 
-Generated data stays under bench/.work/ (ignored by git). When /work/main/bench/.work/ws-80k (or
-PYLON_BENCH_80K) holds the tree already, it is cloned instead of generated.
+Generated data stays under bench/.work/ (ignored by git). When PYLON_BENCH_80K names the tree generated
+already elsewhere (another checkout's bench/.work/ws-80k), it is cloned instead of generated.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from workspace import REPO, build  # noqa: E402
 from worktrees import ENV, WT_ROOT, reset, run, start_watch, ten_worktrees  # noqa: E402
 
 PYLON, CANON = tool("pylon"), tool("canon")
-SOURCE = Path(os.environ.get("PYLON_BENCH_80K", "/work/main/bench/.work/ws-80k"))
+SOURCE = Path(os.environ.get("PYLON_BENCH_80K") or REPO)
 ARTICLES = 20_000
 
 

@@ -1,8 +1,9 @@
-# Shared by scripts/test and scripts/demo: find Python >= 3.11, create .venv, install pylon.
+# Shared by scripts/test, scripts/demo and scripts/package-check: find Python >= 3.11, create .venv
+# (PYLON_VENV names another folder), install pylon.
 # Idempotent: re-running only reinstalls when pyproject.toml changed since the last install.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VENV="$ROOT/.venv"
+VENV="${PYLON_VENV:-$ROOT/.venv}"
 
 find_python() {
   for candidate in "${PYTHON:-}" python3.13 python3.12 python3.11 python3 python; do
@@ -13,6 +14,17 @@ find_python() {
     fi
   done
   echo "error: pylon needs Python 3.11 or newer on PATH (or set PYTHON=/path/to/python3.11)." >&2
+  return 1
+}
+
+find_python_version() {  # $1: "3.12": the path of a working python3.12 (PATH, then pyenv's installs)
+  local want="$1" candidate
+  for candidate in "python$want" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$want".*/bin/"python$want"; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       [ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" = "$want" ]; then
+      command -v "$candidate"; return 0
+    fi
+  done
   return 1
 }
 

@@ -110,7 +110,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     home = tmp_path / "home"
     home.mkdir()
     for key in list(os.environ):
-        if key.startswith(("GIT_", "PYLON_", "XDG_")) or key in ("NO_COLOR", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        # PYTHONUNBUFFERED too: a machine that sets it hid a failure that only buffered stderr shows
+        if key.startswith(("GIT_", "PYLON_", "XDG_")) or key in ("NO_COLOR", "PYTHONUNBUFFERED", "CLAUDE_CONFIG_DIR",
+                                                                   "CODEX_HOME"):
             monkeypatch.delenv(key, raising=False)
     env = {
         "HOME": str(home),

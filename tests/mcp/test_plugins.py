@@ -13,17 +13,16 @@ import json
 import os
 import shutil
 import subprocess
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pylon import __version__ as VERSION  # the one version source; the manifests must follow it
 from pylon.cli import commands as registry
 from tests.conftest import run_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 # Read at import: the isolated_env fixture drops PYLON_* variables before each test.
 NPM_DIRS = [Path(p) for p in (os.environ.get("PYLON_E2E_NPM"), ROOT / "tests" / "e2e" / ".npm") if p]
 CLAUDE_MARKET = ROOT / ".claude-plugin" / "marketplace.json"

@@ -107,15 +107,11 @@ def test_symlinks_inside_are_walked_by_pylon(repo: Path) -> None:
 
 
 def test_limits_are_checked_before_reading(repo: Path) -> None:
-    import time
-
     sparse = repo / "sparse.bin"
     with open(sparse, "wb") as fh:
         fh.truncate(2 * 1024**3)  # 2 GiB of holes: reading it all would take seconds and GBs
-    started = time.monotonic()
     r = pylon("ws", "cat", "sparse.bin", "--max-bytes", str(4 * 1024**3), "--json", cwd=repo)
-    assert time.monotonic() - started < 5
-    doc = r.json()
+    doc = r.json()  # bytes_read 0: the size was checked before any byte was read (no wall-clock bound)
     assert doc["binary"] is True and doc["size"] == 2 * 1024**3 and doc["bytes_read"] == 0
     # the same file in a baseline: the size comes from git before any byte is read
     write_files(repo, {"zeros.bin": b"\0" * 3_000_000, "text.txt": "abc\n" * 100_000})

@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import script
+from tests.conftest import script, sized
 from tests.workspace.wt_helpers import new
 
 COUNTER = itertools.count()
@@ -58,7 +58,7 @@ def byte_paths(doc: object) -> set[bytes]:
     return found
 
 
-@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES", "3")), deadline=None,
+@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES") or sized(2, 5)), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ours=names, mine=names)
 def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo, ours: bytes, mine: bytes) -> None:  # type: ignore[no-untyped-def]

@@ -12,11 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import git, sized, write_files
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import pylon
 
 LIVE_STATE = {"index", "capture.lock", "ops.lock", "owned.lock", "owned", "changes-hint", "current", "watch.lock"}
+
+# Kills of the fast sibling: 6 in the default tier, 12 in the full one (the 150-kill test is `slow`).
+# Read at import: the per-test fixture drops PYLON_* variables.
+KILLS = int(os.environ.get("PYLON_LEFTOVER_KILLS") or sized(6, 12))
 
 
 def pylon_dir(repo: Path) -> Path:
@@ -114,7 +118,7 @@ def _scene(make_repo) -> Path:  # type: ignore[no-untyped-def]
 
 def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = _scene(make_repo)
-    kills = int(os.environ.get("PYLON_LEFTOVER_KILLS", "12"))
+    kills = KILLS
     landed, left = kill_rounds(repo, kills, seed=6)
     assert landed > 0, (landed, left)
     assert pylon("ws", "status", "--json", cwd=repo).json()["leftovers"]["kept"] == []

@@ -19,7 +19,7 @@ from tests.workspace.test_apply_crash import prepared
 LATER = {"later/one.txt": b"written after the apply\n", "later/two.txt": b"also later\n"}
 
 
-SEEDS = sized(3, 6)  # kills of undo and of redo per seed: 6 by default, 12 in the full tier
+SEEDS = sized(2, 6)  # kills of undo and of redo per seed: 4 by default, 12 in the full tier
 
 
 def add_later(repo: Path) -> None:

@@ -1,4 +1,4 @@
-"""The parallel-agents walkthrough in docs/workspace.md and `pylon guide workspace` is real output:
+"""The parallel-agents walkthrough in docs/workspace.md is real output:
 scripts/ws-walkthrough runs it, and what it prints now must equal what the docs show (commit ids,
 times and the temporary folder aside), so the docs cannot drift from what the commands print."""
 
@@ -31,6 +31,3 @@ def test_the_walkthrough_in_the_docs_is_what_the_commands_print(tmp_path: Path) 
     doc = (ROOT / "docs" / "workspace.md").read_text(encoding="utf-8")
     block = doc.split("<!-- walkthrough: scripts/ws-walkthrough -->\n```console\n", 1)[1].split("\n```\n", 1)[0]
     assert normal(block, "/tmp/walk") == fresh
-    guide = (ROOT / "pylon" / "cli" / "guide" / "workspace.md").read_text(encoding="utf-8")
-    shown = [ln[4:] for ln in guide.split("A typical run", 1)[1].splitlines() if ln.startswith("    ")]
-    assert shown and all(line in fresh for line in normal("\n".join(shown), "/tmp/walk")), shown

@@ -167,6 +167,22 @@ def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo) -> None:  # ty
         assert world(repo, root) == before, delay
 
 
+def test_prune_removes_the_record_temp_of_a_new_killed_while_writing_it(repo: Path) -> None:
+    """A `new` killed inside the atomic write of its record leaves `.ID.json.pylon-tmp-PID-HEX` in
+    the registry; prune removes it once its owner is dead (seen under load in the kill test above)."""
+    from tests.workspace.test_leftovers import dead_pid
+
+    new(repo, "k0")
+    assert pylon("ws", "rm", "k0", cwd=repo).code == 0
+    registry = Path(git(repo, "rev-parse", "--git-common-dir").strip())
+    registry = (registry if registry.is_absolute() else repo / registry) / "pylon" / "owned"
+    temp = registry / f".k1.json.pylon-tmp-{dead_pid()}-4aa329"
+    temp.write_text('{"id": "k1"', encoding="utf-8")
+    assert pylon("ws", "prune", "--dry-run", cwd=repo).code == 0 and temp.exists()  # a dry run changes nothing
+    assert pylon("ws", "prune", cwd=repo).code == 0
+    assert not temp.exists()
+
+
 def test_new_prints_the_path_alone_and_status_counts_owned_worktrees(repo: Path) -> None:
     made = pylon("ws", "new", "t1", cwd=repo)
     assert made.code == 0 and made.out.count("\n") == 1 and Path(made.out.strip()).is_dir()

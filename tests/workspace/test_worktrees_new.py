@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import git, script, write_files
 from tests.workspace.helpers import index_snapshot, pylon
-from tests.workspace.wt_helpers import immutable, new, porcelain, status, tree_files, world
+from tests.workspace.wt_helpers import immutable, new, porcelain, require_immutable, status, tree_files, world
 
 
 def dirty(repo: Path) -> None:
@@ -129,8 +129,7 @@ def test_a_failed_new_leaves_nothing_behind(repo: Path, case: str) -> None:
         args = ["ws", "new", "bad/id"]
     before = world(repo, root)
     if case == "read-only-parent":
-        if not immutable(root, True):
-            pytest.skip("chattr +i is not available")
+        require_immutable(root)
     try:
         result = pylon(*args, cwd=repo)
     finally:

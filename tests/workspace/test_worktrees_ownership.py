@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import git, write_files
 from tests.workspace.helpers import pylon
-from tests.workspace.wt_helpers import immutable, new, porcelain, tree_files
+from tests.workspace.wt_helpers import immutable, new, porcelain, require_immutable, tree_files
 
 
 def refs(repo: Path) -> str:
@@ -138,7 +138,7 @@ def test_a_sibling_worktree_moved_onto_an_owned_path_is_never_touched(repo: Path
 def test_undo_and_finish_of_an_interrupted_rm_leave_a_sibling_moved_onto_the_path(repo: Path, tmp_path: Path) -> None:
     a = Path(str(new(repo, "a")["path"]))
     write_files(a, {"work.txt": "agent work\n", "stuck/file.txt": "x\n"})
-    assert immutable(a / "stuck", True), "chattr unavailable"
+    require_immutable(a / "stuck")
     try:
         failed = pylon("ws", "rm", "a", "--force", "--json", cwd=repo)
     finally:

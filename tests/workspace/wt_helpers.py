@@ -65,9 +65,22 @@ def tree_files(root: Path) -> dict[str, bytes]:
 
 
 def immutable(path: Path, on: bool) -> bool:
-    """chattr +i/-i: makes a folder read-only even for root (the tests run as root here)."""
+    """chattr +i/-i: makes a folder read-only even for root."""
     proc = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True)
     return proc.returncode == 0
+
+
+def require_immutable(path: Path) -> None:
+    """chattr +i on `path`, or skip where only root could (CAP_LINUX_IMMUTABLE); root without it fails."""
+    import os
+
+    import pytest
+
+    if immutable(path, True):
+        return
+    if os.geteuid() != 0:
+        pytest.skip("chattr +i needs root (CAP_LINUX_IMMUTABLE): this test makes a folder no process may change")
+    raise AssertionError(f"chattr +i failed on {path} (a file system without the immutable flag?)")
 
 
 def dirty_pair(make_repo, wid: str = "a", seeds: tuple[int, int] = (1, 2)) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]

@@ -162,6 +162,10 @@ def prune(checkout: Checkout, *, dry_run: bool = False) -> dict[str, object]:
     the command that resolves them."""
     actions: list[dict[str, object]] = []
     with owned.owned_lock(checkout):
+        if not dry_run:  # a `new` killed while it wrote its record leaves the temp file beside it
+            from pylon.workspace.leftovers import sweep
+
+            sweep(checkout)
         info = owned.survey(checkout)
         leftovers = [(wid, rec, "interrupted-new") for wid, rec in info.pending.items()]
         leftovers += [(wid, rec, "worktree-gone") for wid, rec in info.stale.items()]
