@@ -36,17 +36,22 @@ def hook(args: HookArgs) -> int:
     return run_hook(args.agent)
 
 
-def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon"), *, root: str | None = None,
+def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, root: str | None = None,
              mounts: list[str] | None = None, quiet: bool = False) -> int:
     """Read one event from stdin, answer it for `parts`; `quiet`: print nothing for no answer (the
-    guard's old command), else always one JSON line (Codex requires JSON on Stop)."""
+    guard's old command), else always one JSON line (Codex requires JSON on Stop). WorktreeCreate
+    and WorktreeRemove are answered in plain text with an exit status (pylon.hooks.worktrees)."""
     from pylon.agents.jsonio import dumps
 
     try:
         from pylon.agents.events import read_event
-        from pylon.hooks.entry import answer
+        from pylon.hooks.entry import WS_EVENTS, answer
 
         event = read_event(agent)
+        if event.name in WS_EVENTS and "ws" in parts:
+            from pylon.hooks.worktrees import run
+
+            return run(event)
         reply = answer(event, parts, root=root, mounts=mounts, on_failure=_log_failure)
         if event.problem and "guard" not in parts:
             sys.stderr.write(f"canon hook {agent}: ignored an event that is {event.problem}\n")

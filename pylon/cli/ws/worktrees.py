@@ -83,8 +83,10 @@ def list_command(args: JsonArgs) -> int:
         emit(result)
         return 0
     out(render.worktree_table(result))
-    if result["foreign"]:
-        note(f"pylon: {result['foreign']} foreign worktree(s) not listed (not created by pylon; `git worktree list`)")
+    unlisted = result["foreign"] - len(result.get("others") or [])
+    if unlisted > 0:
+        note(f"pylon: {unlisted} foreign worktree(s) or folder(s) not listed (not live worktrees pylon can read; "
+             "`pylon ws prune --dry-run` names them)")
     if result["leftovers"]:
         note(f"pylon: {result['leftovers']} owned leftover(s) from interrupted or removed worktrees "
              "(`pylon ws prune --dry-run` shows them)")

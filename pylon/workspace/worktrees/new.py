@@ -134,7 +134,10 @@ def new(
     copy: list[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     watch: bool = False,
+    made_by: dict[str, object] | None = None,
 ) -> dict[str, object]:
+    """Create an owned worktree. `made_by` (an agent client that asked for it: clients.py) is kept in
+    the registry record, and the creation is then an op of the log (kind `new`) as well."""
     if worktree_id is not None:
         owned.check_id(worktree_id)
     from pylon.workspace.ops import oplog
@@ -148,7 +151,11 @@ def new(
         oplog.check_clear(checkout)
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
-        result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress)
+        result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress, made_by)
+        if made_by is not None:
+            from pylon.workspace.worktrees.clients import log_new
+
+            result["op"] = log_new(checkout, result, made_by)
     if watch:  # after the lock: the worktree is complete and registered whatever happens here
         from pylon.workspace.worktrees import watchers
 
@@ -173,6 +180,7 @@ def _free_id(checkout: Checkout, info: owned.Survey) -> str:
 def _create(
     checkout: Checkout, info: owned.Survey, wid: str, from_rev: str | None, clean: bool,
     copying: tuple[list[str], list[str]], progress: Callable[[int, int, int], None] | None,
+    made_by: dict[str, object] | None = None,
 ) -> dict[str, object]:
     from pylon.errors import PylonError, UsageError
 
@@ -213,6 +221,8 @@ def _create(
         "start": head, "from": start_from, "dirty": base_info["dirty"], "token": secrets.token_hex(8),
         "created": iso(int(time.time())), "state": "creating", "source": checkout.root,
     }
+    if made_by is not None:
+        record["made_by"] = made_by
     try:
         owned.write_record(checkout, record)
         made.record = wid
