@@ -16,7 +16,17 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class HookArgs(Protocol):
+        """`pylon hook claude-code|codex`: the event comes on stdin; canon's store options."""
+
+        root: str | None
+        mount: list[str]
+
+    class InstallArgs(Protocol):
+        json: bool
         agent: str
+        project: bool
+        user: bool
+        dry_run: bool
 
 AGENTS = ("claude-code", "codex")  # = pylon.cli.options.AGENTS (tests/cli/test_hook_entry.py checks)
 
@@ -32,8 +42,81 @@ def fast(prog: str, argv: list[str]) -> int | None:
     return None
 
 
-def hook(args: HookArgs) -> int:
-    return run_hook(args.agent)
+def hook_claude_code(args: HookArgs) -> int:
+    return run_hook("claude-code", root=args.root, mounts=list(args.mount))
+
+
+def hook_codex(args: HookArgs) -> int:
+    return run_hook("codex", root=args.root, mounts=list(args.mount))
+
+
+def install(args: InstallArgs) -> int:
+    """`pylon hook install AGENT`: every part (guard, canon, worktrees) as one handler per event."""
+    return install_parts(args, ("guard", "canon", "ws"), remove=False, what="pylon's hooks")
+
+
+def uninstall(args: InstallArgs) -> int:
+    return install_parts(args, ("guard", "canon", "ws"), remove=True, what="pylon's hooks")
+
+
+def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, what: str,
+                  root: str | None = None) -> int:
+    """Install (or remove) `parts` in the settings file of args.agent and scope; `what` names them
+    in the lines printed. Shared by `pylon hook install` and `pylon guard install`."""
+    from pylon.agents.settings import apply, settings_path
+    from pylon.cli import output
+    from pylon.errors import UsageError
+    from pylon.hooks.install import plan, program_for
+
+    if args.agent not in AGENTS:
+        raise UsageError("unknown-agent", f"{args.agent!r} is not an agent pylon installs into (claude-code, codex).",
+                         "pylon hook install claude-code")
+    if args.project and args.user:
+        raise UsageError("usage", "--project and --user exclude each other.", "pylon hook install --help")
+    scope = "user" if args.user else "project"
+    if root is None:
+        from pylon.findroot import find_root
+
+        root = find_root(os.getcwd())[0] or os.getcwd()
+    path = settings_path(args.agent, scope, root)
+    the_plan = plan(args.agent, path, parts, install=not remove, program=program_for(scope, sys.argv[0]))
+    written = False if args.dry_run else apply(the_plan)
+    doubles = [] if remove else twice_note(args.agent, path, root)
+    if args.json:
+        output.ok_json({"agent": args.agent, "scope": scope, "path": path, "changed": the_plan.changed,
+                        "written": written, "dry_run": args.dry_run, "added": the_plan.added,
+                        "removed": the_plan.removed, "diff": the_plan.diff(), "warnings": doubles})
+        return 0
+    if args.dry_run:
+        output.out(the_plan.diff() or "")
+        output.err(f"pylon: {path}: " + ("would change (dry run; nothing written)" if the_plan.changed
+                                         else "already as wanted; nothing to do"))
+    elif written:
+        output.err(f"pylon: {'removed ' + what + ' from' if remove else 'installed ' + what + ' in'} {path}")
+        if not remove and args.agent == "codex":
+            from pylon.hooks.install import CODEX_NOTE
+
+            output.err(f"pylon: {CODEX_NOTE} `pylon doctor` says which of pylon's hooks Codex does not trust yet.")
+    else:
+        output.err(f"pylon: {path} already {'has none of ' + what if remove else 'has ' + what}; nothing changed")
+    for line in doubles:
+        output.err(f"warning: {line}")
+    return 0
+
+
+def twice_note(agent: str, path: str, root: str) -> list[str]:
+    """Warnings for an install that other installs of pylon's hooks double (each event runs twice)."""
+    try:
+        from pylon.doctor.installs import overlapping, remove_command
+
+        others = overlapping(agent, "", path, root)
+    except Exception:  # noqa: BLE001 - a warning must never fail the install
+        return []
+    mine = f"pylon hook uninstall {agent}" + (" --user" if not os.path.realpath(path).startswith(
+        os.path.realpath(root) + os.sep) else "")
+    return [f"{other.where()} runs pylon's hooks too ({', '.join(other.events)}): each of these events would run "
+            f"pylon twice (two snapshots, two notes). Keep one: `{mine}` (this install) or `{remove_command(other)}`."
+            for other in others]
 
 
 def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, root: str | None = None,

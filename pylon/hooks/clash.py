@@ -35,6 +35,8 @@ def judge(event: HookEvent) -> dict[str, Any]:
     if event.name != "PreToolUse" or (event.tool_name not in FILE_TOOLS and event.tool_name not in SHELL_TOOLS):
         return {}
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+    if not _has_others(cwd):  # the common case: one worktree, a few stat calls and nothing imported
+        return {}
     targets = _targets(event, cwd)
     if not targets:
         return {}
@@ -69,7 +71,7 @@ def _targets(event: HookEvent, cwd: str) -> dict[str, bytes | None]:
             import shlex
 
             command = shlex.join(str(w) for w in command)
-        if not isinstance(command, str) or not command.strip() or not _has_others(cwd):
+        if not isinstance(command, str) or not command.strip():
             return {}
         from pylon.canon.agent.toolpaths import command_paths
 
@@ -85,13 +87,20 @@ def _targets(event: HookEvent, cwd: str) -> dict[str, bytes | None]:
 
 
 def _has_others(cwd: str) -> bool:
-    """Has this checkout's repository another worktree? (A stat or two: the shell's reading is not free.)"""
+    """Has the repository around `cwd` another worktree (a linked one, or the main one seen from a
+    linked one)? From the `.git` entry and the admin folder alone: nothing else is imported."""
     from pylon.findroot import find_root
-    from pylon.workspace.worktrees.clash import git_dirs, trees
 
     root = find_root(cwd)[0]
-    dirs = git_dirs(root) if root else None
-    return dirs is not None and len(trees(dirs[1])) > 1
+    if root is None:
+        return False
+    dotgit = os.path.join(root, ".git")
+    if not os.path.isdir(dotgit):
+        return os.path.isfile(dotgit)  # a linked worktree: the main checkout is another
+    try:
+        return any(os.scandir(os.path.join(dotgit, "worktrees")))
+    except OSError:
+        return False
 
 
 def _after(event: HookEvent, full: str) -> bytes | None:

@@ -38,10 +38,13 @@ def install_hook(args: InstallArgs, *, remove: bool) -> int:
     path = settings_path(args.agent, scope, root)
     the_plan = plan(args.agent, path, "guard", install=not remove, program=program_for(scope, sys.argv[0]))
     written = False if args.dry_run else apply(the_plan)
+    from pylon.cli.hook import twice_note
+
+    doubles = [] if remove else twice_note(args.agent, path, root)
     if args.json:
         output.ok_json({"agent": args.agent, "scope": scope, "path": path, "changed": the_plan.changed,
                         "written": written, "dry_run": args.dry_run, "added": the_plan.added,
-                        "removed": the_plan.removed, "diff": the_plan.diff()})
+                        "removed": the_plan.removed, "diff": the_plan.diff(), "warnings": doubles})
         return 0
     if args.dry_run:
         output.out(the_plan.diff() or "")
@@ -52,6 +55,8 @@ def install_hook(args: InstallArgs, *, remove: bool) -> int:
                    + ("" if remove else _codex_note(args.agent)))
     else:
         output.err(f"pylon: {path} already {'has no guard hook' if remove else 'has the guard hook'}; nothing changed")
+    for line in doubles:
+        output.err(f"warning: {line}")
     return 0
 
 

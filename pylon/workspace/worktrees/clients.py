@@ -106,19 +106,6 @@ def remove(checkout: Checkout, path: str) -> dict[str, object]:
 # -- the `new` kind of the op log ----------------------------------------------------------------
 
 
-def log_new(checkout: Checkout, result: dict[str, object], made_by: dict[str, object]) -> int:
-    """Record a creation a client asked for (call under the op lock, after `new` made it)."""
-    wid = str(result["id"])
-    record = owned.read_record(checkout, wid) or {}
-    who = f"{made_by.get('client')} {made_by.get('purpose')}"
-    data = {"id": wid, "path": result["path"], "branch": result["branch"], "baseline": result["baseline"],
-            "token": record.get("token"), "made_by": made_by}
-    op = oplog.begin(checkout, "new", [], title=f"new {wid} ({who})", data=data, module=MODULE,
-                     anchors=[str(result["baseline"])], command=f"{made_by.get('client')}: worktree {made_by.get('name')}")
-    oplog.complete(checkout, op)
-    return op.seq
-
-
 def _made(checkout: Checkout, op: oplog.Op) -> owned.Owned | None:
     """The worktree the op made, while it is still that one (same id, path and token)."""
     found = owned.survey(checkout).owned.get(str(op.data.get("id")))

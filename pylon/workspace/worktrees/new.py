@@ -30,7 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-LOCK_TIMEOUT = 600.0  # a checkout of a large tree can take minutes; waiting is the point
+LOCK_TIMEOUT = 600.0
+CLIENTS = "pylon.workspace.worktrees.clients"  # the module that undoes a `new` op (a client's worktree)  # a checkout of a large tree can take minutes; waiting is the point
 
 
 def resolve_commit(checkout: Checkout, rev: str) -> str | None:
@@ -153,8 +154,6 @@ def new(
         wid = worktree_id or _free_id(checkout, info)
         result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress, made_by)
         if made_by is not None:
-            from pylon.workspace.worktrees.clients import log_new
-
             result["op"] = log_new(checkout, result, made_by)
     if watch:  # after the lock: the worktree is complete and registered whatever happens here
         from pylon.workspace.worktrees import watchers
@@ -250,6 +249,21 @@ def _create(
         "dirty": base_info["dirty"], "copied": {k: copied[k] for k in ("files", "bytes", "reflinked")},
         "copied_paths": copied["paths"], "notes": base_info["notes"],
     }
+
+
+def log_new(checkout: Checkout, result: dict[str, object], made_by: dict[str, object]) -> int:
+    """Record a creation a client asked for (call under the op lock, after `new` made it)."""
+    wid = str(result["id"])
+    record = owned.read_record(checkout, wid) or {}
+    who = f"{made_by.get('client')} {made_by.get('purpose')}"
+    data = {"id": wid, "path": result["path"], "branch": result["branch"], "baseline": result["baseline"],
+            "token": record.get("token"), "made_by": made_by}
+    from pylon.workspace.ops import oplog
+
+    op = oplog.begin(checkout, "new", [], title=f"new {wid} ({who})", data=data, module=CLIENTS,
+                     anchors=[str(result["baseline"])], command=f"{made_by.get('client')}: worktree {made_by.get('name')}")
+    oplog.complete(checkout, op)
+    return op.seq
 
 
 def path(checkout: Checkout, worktree_id: str) -> dict[str, object]:
