@@ -116,11 +116,12 @@ def claude_env(home: Path, url: str, path_dirs: list[str]) -> dict[str, str]:
 
 
 def run_claude(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-               allowed: tuple[str, ...] = ("Bash",), timeout: float = 120) -> Run:
+               allowed: tuple[str, ...] = ("Bash",), timeout: float = 120, extra: tuple[str, ...] = ()) -> Run:
     """`claude -p PROMPT --output-format json` in `repo`, its model at `url`; `allowed` tools run
-    without a permission prompt (the hooks still answer first)."""
+    without a permission prompt (the hooks still answer first); `extra` arguments follow
+    (`--worktree NAME`)."""
     argv = [str(binary), "-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-            "--allowedTools", ",".join(allowed)]
+            "--allowedTools", ",".join(allowed), *extra]
     return _run("claude", argv, repo, claude_env(home, url, path_dirs), timeout)
 
 
@@ -141,14 +142,15 @@ def codex_config(home: Path, repo: Path, url: str, extra: str = "") -> Path:
 
 
 def run_codex(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-              config_extra: str = "", trust_hooks: bool = True, timeout: float = 120) -> Run:
+              config_extra: str = "", trust_hooks: bool = True, timeout: float = 120, extra: tuple[str, ...] = ()) -> Run:
     """`codex exec PROMPT` in `repo`, its model at `url`. Hooks run without a persisted trust record
     (`--dangerously-bypass-hook-trust`) unless `trust_hooks` is false: docs/testing.md says how a
     person approves them instead."""
     env = base_env(home, path_dirs)
     env["CODEX_HOME"] = str(codex_config(home, repo, url, config_extra))
     trust = ["--dangerously-bypass-hook-trust"] if trust_hooks else []
-    argv = [str(binary), "exec", *trust, "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt]
+    argv = [str(binary), "exec", *trust, "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", *extra,
+            prompt]
     return _run("codex", argv, repo, env, timeout)
 
 

@@ -56,16 +56,19 @@ class Agent:
     def agent(self) -> str:  # pylon's word for the client
         return "claude-code" if self.name == "claude" else "codex"
 
-    def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120) -> Run:
+    def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120,
+            extra: tuple[str, ...] = (), routes: dict[str, list[Step]] | None = None) -> Run:
+        """One run of the client in `repo` against the script (`routes`: the scripts of subagents'
+        conversations, by a text of their prompt; `extra`: more arguments, e.g. `--worktree NAME`)."""
         if self.model is not None:
             self.model.close()
-        self.model = MockModel(list(script))
+        self.model = MockModel(list(script), routes=dict(routes or {}))
         path_dirs = self.path_dirs()
         if self.name == "claude":
             return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                              allowed=self.allowed, timeout=timeout)
+                              allowed=self.allowed, timeout=timeout, extra=extra)
         return run_codex(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout)
+                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout, extra=extra)
 
     def path_dirs(self) -> list[str]:
         """pylon's console scripts, then the client's folder, first on the client's PATH."""

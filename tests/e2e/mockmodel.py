@@ -270,6 +270,10 @@ def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> byt
             name, args = step.name(names), step.arguments
         item = {"type": "function_call", "id": f"fc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
                 "name": name, "arguments": json.dumps(args)}
+        if isinstance(step, Call) and any(isinstance(t, dict) and t.get("type") == "custom" and t.get("name") == name
+                                          for t in tools):  # a freeform tool (Codex's apply_patch): its text as input
+            item = {"type": "custom_tool_call", "id": f"ctc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
+                    "name": name, "input": str(args.get("input", ""))}
         where = step.namespaced(tools) if isinstance(step, Mcp) else None
         if where:
             item["namespace"], item["name"] = where

@@ -98,9 +98,14 @@ def remove(checkout: Checkout, path: str) -> dict[str, object]:
             f"{path} is not a worktree pylon made, so pylon leaves it alone (it was not removed).",
             f"Remove it with git if you no longer need it: git worktree remove {quoted(path)}",
         )
+    from pylon.workspace.repo import locate
     from pylon.workspace.worktrees.rm import rm
 
-    return rm(checkout, found.id, keep=True)
+    # from the main checkout: the session may run inside the worktree being removed (its folder goes)
+    main = locate(owned.survey(checkout).main_root)
+    if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
+        os.chdir(main.root)
+    return rm(main, found.id, keep=True)
 
 
 # -- the `new` kind of the op log ----------------------------------------------------------------
