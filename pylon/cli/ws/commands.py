@@ -109,13 +109,16 @@ COMMANDS = (
     Command("ws finish", "This agent is done: apply its work here, then remove its worktree (one undoable op).",
             "pylon ws finish agent-1 --commit 'Add retries to the client'", "pylon.cli.ws.apply:finish",
             args=(Arg("id", "ID", "The owned worktree's id."),),
-            opts=(Opt("--commit", STR, "Also commit the applied paths on the current branch, with this message.",
-                      metavar="MSG"),
+            opts=(Opt("--commit", STR, "Also commit what the session's applies brought in, on the current branch, "
+                      "through the repository's git hooks, with this message.", metavar="MSG"),
+                  Opt("--no-verify", FLAG, "With --commit: skip the pre-commit and commit-msg hooks (as git commit "
+                      "--no-verify)."),
                   Opt("--keep-branch", FLAG, "Keep the branch pylon-session-<ID>."),
                   JSON),
             description="`ws apply ID` then `ws rm ID` as one op: refused with nothing changed on a conflict "
                         "(resolve with `ws apply ID --markers` or `ws sync ID` first). `pylon ws undo` brings "
-                        "the worktree back and the checkout (and branch, with --commit) to where they were."),
+                        "the worktree back and the checkout to where it was. --commit commits like `git commit` "
+                        "(hooks included) after an apply op of its own; a refused or empty commit keeps the worktree."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws.ops:move",
