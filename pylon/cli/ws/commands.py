@@ -7,7 +7,7 @@ once; the handlers are named as "module:function" and imported only when their c
 from __future__ import annotations
 
 from pylon.cli.options import IN, JSON, _DIFF3, _SINCE
-from pylon.cli.spec import ANY, FLAG, FLOAT, INT, OPTIONAL, REST, STR, Arg, Command, Opt
+from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, OPTIONAL, REST, STR, Arg, Command, Opt
 
 COMMANDS = (
     # -- workspace -----------------------------------------------------------------------------
@@ -84,6 +84,14 @@ COMMANDS = (
     Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
             "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws.worktrees:conflicts",
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
+    Command("ws check", "Would these files conflict with another live worktree's changes? (What the hook tells agents.)",
+            "pylon ws check src/app.py --json", "pylon.cli.ws.worktrees:check",
+            args=(Arg("paths", "PATH...", "Files of this checkout, relative to the current folder.", MANY),),
+            opts=(JSON,),
+            description="For each other live worktree (the main checkout, owned sessions, the clients' own and "
+                        "plain git worktrees) that changed a PATH since the base the two share: who, which lines, "
+                        "and whether this checkout's version merges with theirs (`git merge-file`). Exit 1 when one "
+                        "would conflict."),
     Command("ws apply", "Merge what an owned worktree changed since its baseline into this checkout (unstaged).",
             "pylon ws apply agent-1", "pylon.cli.ws.apply:apply",
             args=(Arg("id", "ID", "The owned worktree's id."),),

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     class ConflictsArgs(JsonArgs, Protocol):
         ids: list[str]
 
+    class CheckArgs(JsonArgs, Protocol):
+        paths: list[str]
+
 PROGRESS_FROM = 64 << 20  # a progress line only for copies of 64 MiB or more, on a terminal
 
 
@@ -137,4 +140,30 @@ def conflicts(args: ConflictsArgs) -> int:
         emit(result)
     else:
         out(render.conflict_report(result))
+    return 1 if result["conflicting"] else 0
+
+
+def check(args: CheckArgs) -> int:
+    import os
+
+    from pylon.errors import UsageError
+    from pylon.workspace.worktrees.clash import check as clash
+
+    co = checkout()
+    rels = []
+    for given in args.paths:
+        full = os.path.abspath(given)
+        rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)),
+                              os.path.realpath(co.root))
+        if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
+            raise UsageError("path-outside", f"{given} is not a file of this checkout ({co.root}).",
+                             "Name files inside the checkout: pylon ws check src/app.py")
+        rels.append(rel)
+    found = [f.to_dict() for f in clash(co.root, rels)]
+    result = {"root": co.root, "paths": rels, "findings": found,
+              "conflicting": sum(1 for f in found if f["conflict"])}
+    if args.json:
+        emit(result)
+    else:
+        out(render.check_report(result))
     return 1 if result["conflicting"] else 0

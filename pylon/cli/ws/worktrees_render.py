@@ -117,3 +117,30 @@ def conflict_report(result: dict[str, Any]) -> str:
         more = f", {m} worktree(s) pylon did not make" if m else ""
         lines.append(f"no conflicts among {n} owned worktree(s){more} and the checkout" if n or m else "no owned worktrees")
     return "\n".join(lines) + "\n"
+
+
+def _lines(spans: list[list[int]]) -> str:
+    if not spans:
+        return "?"
+    text = ", ".join(f"{a}" if n == 1 else f"{a}-{a + n - 1}" if n else f"after {a - 1}" for a, n in spans[:6])
+    return text + (f" (+{len(spans) - 6} more)" if len(spans) > 6 else "")
+
+
+def check_report(result: dict[str, Any]) -> str:
+    """`ws check`: one line per other worktree that changed a path, the conflicts first."""
+    if not result["findings"]:
+        n = len(result["paths"])
+        return f"no other worktree changed {'it' if n == 1 else f'these {n} files'} since the base it shares with this one\n"
+    lines = []
+    for f in sorted(result["findings"], key=lambda f: (not f["conflict"], f["path"])):
+        other = f"{f['other']['label']} ({show_path(f['other']['path'])})"
+        what = "deleted it" if f["deleted"] else "changed it (binary or large)" if f["binary"] else \
+            f"changed line(s) {_lines(f['lines'])}"
+        if f["conflict"]:
+            verdict = f"CONFLICT: this checkout's version changes line(s) {_lines(f['ours'])} too"
+        elif f["conflict"] is None:
+            verdict = "could not tell whether it merges"
+        else:
+            verdict = "merges cleanly"
+        lines.append(f"{show_path(f['path'])}: {other} {what} since {f['base'][:12]}; {verdict}")
+    return "\n".join(lines) + "\n"
