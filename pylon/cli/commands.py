@@ -42,6 +42,10 @@ COMMANDS = (
             args=(Arg("shell", "SHELL", "bash, zsh or fish."),), opts=(JSON,),
             description="Add the example line to ~/.bashrc (zsh: ~/.zshrc); fish: "
                         "`pylon completion fish > ~/.config/fish/completions/pylon.fish`."),
+    Command("doctor", "Check the installation and this checkout: versions, hooks, interrupted ops, leftovers.",
+            "pylon doctor", "pylon.cli.doctor:doctor", opts=(JSON,),
+            description="No network, nothing changed. Each finding names the command that fixes it; exit 1 when "
+                        "something is wrong. docs/doctor.md."),
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
             "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),

@@ -89,14 +89,20 @@ class Run:
                 f"--- stderr\n{self.err[-4000:]}")
 
 
+WITHOUT_PYLON = "PYLON_E2E_PATH_ONLY"  # a path_dirs entry: use the given folders alone as PATH
+
+
 def base_env(home: Path, path_dirs: list[str]) -> dict[str, str]:
     """The caller's environment (already isolated by tests/conftest.py) without credentials, with a
-    fresh HOME and XDG folders under `home` and the given folders first on PATH."""
+    fresh HOME and XDG folders under `home` and the given folders first on PATH (only them, when
+    `path_dirs` holds WITHOUT_PYLON: a client that must not find `pylon`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP)}
     home.mkdir(parents=True, exist_ok=True)
+    alone = WITHOUT_PYLON in path_dirs
+    dirs = [d for d in path_dirs if d != WITHOUT_PYLON] + ([] if alone else [env.get("PATH", "")])
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
                XDG_DATA_HOME=str(home / ".local" / "share"), XDG_STATE_HOME=str(home / ".local" / "state"),
-               PATH=os.pathsep.join([*path_dirs, env.get("PATH", "")]), NO_COLOR="1", TERM="dumb")
+               PATH=os.pathsep.join(dirs), NO_COLOR="1", TERM="dumb")
     return env
 
 

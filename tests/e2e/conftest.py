@@ -51,6 +51,7 @@ class Agent:
     config_extra: str = ""
     trust_hooks: bool = True  # Codex: run hooks without a persisted trust record
     allowed: tuple[str, ...] = ("Bash",)
+    without_pylon: bool = False  # PATH without pylon's console scripts (the plugins' fail-closed path)
 
     @property
     def agent(self) -> str:  # pylon's word for the client
@@ -71,7 +72,16 @@ class Agent:
                          config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout, extra=extra)
 
     def path_dirs(self) -> list[str]:
-        """pylon's console scripts, then the client's folder, first on the client's PATH."""
+        """pylon's console scripts, then the client's folder, first on the client's PATH (without_pylon:
+        the client's folder, node's and the system's, nothing else)."""
+        if self.without_pylon:
+            import shutil
+
+            from tests.e2e.clients import WITHOUT_PYLON
+
+            node = shutil.which("node")
+            return [str(self.binary.parent), *([str(Path(node).parent)] if node else []), "/usr/bin", "/bin",
+                    WITHOUT_PYLON]
         return [str(BIN), str(self.binary.parent)]
 
     def seen(self) -> str:
