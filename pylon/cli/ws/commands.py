@@ -84,7 +84,7 @@ COMMANDS = (
     Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
             "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws.worktrees:conflicts",
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
-    Command("ws check", "Would these files conflict with another live worktree's changes? (What the hook tells agents.)",
+    Command("ws check", "Check files against every other live worktree's changes: what the write-time hook tells agents.",
             "pylon ws check src/app.py --json", "pylon.cli.ws.worktrees:check",
             args=(Arg("paths", "PATH...", "Files of this checkout, relative to the current folder.", MANY),),
             opts=(JSON,),
@@ -125,8 +125,9 @@ COMMANDS = (
                   JSON),
             description="`ws apply ID` then `ws rm ID` as one op: refused with nothing changed on a conflict "
                         "(resolve with `ws apply ID --markers` or `ws sync ID` first). `pylon ws undo` brings "
-                        "the worktree back and the checkout to where it was. --commit commits like `git commit` "
-                        "(hooks included) after an apply op of its own; a refused or empty commit keeps the worktree."),
+                        "the worktree back and the checkout to where it was. With a message to commit, it commits "
+                        "like `git commit` (hooks included) after an apply op of its own; a refused or empty commit "
+                        "keeps the worktree."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws.ops:move",
