@@ -59,20 +59,22 @@ def uninstall(args: InstallArgs) -> int:
     return install_parts(args, ("guard", "canon", "ws"), remove=True, what="pylon's hooks")
 
 
-def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, what: str,
-                  root: str | None = None) -> int:
-    """Install (or remove) `parts` in the settings file of args.agent and scope; `what` names them
-    in the lines printed. Shared by `pylon hook install` and `pylon guard install`."""
+def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, what: str = "pylon's hooks",
+                  has: str = "has pylon's hooks", lacks: str = "has none of pylon's hooks", root: str | None = None) -> int:
+    """Install (or remove) `parts` in the settings file of args.agent and scope, saying so in the
+    words given (`what` installed, `has`/`lacks` when nothing changed). Shared by `pylon hook
+    install|uninstall` and `pylon guard install|uninstall`; warns when pylon would run twice."""
     from pylon.agents.settings import apply, settings_path
     from pylon.cli import output
     from pylon.errors import UsageError
     from pylon.hooks.install import plan, program_for
 
+    command = "pylon guard install" if parts == ("guard",) else "pylon hook install"
     if args.agent not in AGENTS:
         raise UsageError("unknown-agent", f"{args.agent!r} is not an agent pylon installs into (claude-code, codex).",
-                         "pylon hook install claude-code")
+                         f"{command} claude-code")
     if args.project and args.user:
-        raise UsageError("usage", "--project and --user exclude each other.", "pylon hook install --help")
+        raise UsageError("usage", "--project and --user exclude each other.", f"{command} --help")
     scope = "user" if args.user else "project"
     if root is None:
         from pylon.findroot import find_root
@@ -96,9 +98,9 @@ def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, wh
         if not remove and args.agent == "codex":
             from pylon.hooks.install import CODEX_NOTE
 
-            output.err(f"pylon: {CODEX_NOTE} `pylon doctor` says which of pylon's hooks Codex does not trust yet.")
+            output.err(f"pylon: {CODEX_NOTE} `pylon doctor` names those Codex does not trust yet.")
     else:
-        output.err(f"pylon: {path} already {'has none of ' + what if remove else 'has ' + what}; nothing changed")
+        output.err(f"pylon: {path} already {lacks if remove else has}; nothing changed")
     for line in doubles:
         output.err(f"warning: {line}")
     return 0

@@ -17,13 +17,18 @@ if TYPE_CHECKING:
 
 
 def _owned_roots(board: Board) -> list[str]:
+    """The checkout and every live worktree the board reads (owned, and those pylon did not make:
+    `ws list` and `ws conflicts` read them too, so their changes must be seen to keep a survey)."""
     from pylon.workspace.worktrees import owned
+    from pylon.workspace.worktrees.foreign import others
 
     try:
-        info = owned.survey(board.checkout())
+        checkout = board.checkout()
+        info = owned.survey(checkout)
+        alien = [o.path for o in others(info, checkout)]
     except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
         return [board.root]
-    return [board.root, *(o.path for o in info.owned.values() if o.present)]
+    return [board.root, *(o.path for o in info.owned.values() if o.present), *alien]
 
 
 def _watch(server: BoardServer, board: Board) -> Watcher | None:

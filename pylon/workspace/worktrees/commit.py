@@ -68,7 +68,7 @@ def brought(checkout: Checkout, found: Owned) -> list[str]:
     return sorted(found_paths)
 
 
-def _entries(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
+def entries(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
     """path -> `mode oid` of each of `paths` that `tree` holds."""
     if not paths:
         return {}
@@ -85,7 +85,7 @@ def _entries(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
 
 def changed(checkout: Checkout, head_tree: str | None, worktree: str, paths: list[str]) -> list[str]:
     """Those of `paths` whose working-tree entry differs from HEAD's."""
-    now, then = _entries(checkout, worktree, paths), _entries(checkout, head_tree, paths) if head_tree else {}
+    now, then = entries(checkout, worktree, paths), entries(checkout, head_tree, paths) if head_tree else {}
     return [p for p in paths if now.get(p) != then.get(p)]
 
 
@@ -116,8 +116,8 @@ def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree
 
     made = Made()
     made.paths = paths
-    entries = _entries(checkout, worktree, paths)
-    info = "".join(f"{entries[p]}\t{p}\0" if p in entries else f"0 {'0' * 40}\t{p}\0" for p in paths)
+    wanted = entries(checkout, worktree, paths)
+    info = "".join(f"{wanted[p]}\t{p}\0" if p in wanted else f"0 {'0' * 40}\t{p}\0" for p in paths)
     index = os.path.join(checkout.pylon_dir(), f"finish-commit-{os.getpid()}")
     env = {"GIT_INDEX_FILE": index, "GIT_EDITOR": ":"}
     msg_file = os.path.join(checkout.git_dir, "COMMIT_EDITMSG")
@@ -149,8 +149,8 @@ def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree
                               what="git commit-tree").decode().strip()
     finally:
         remove_index(index)
-    kept = _entries(checkout, made.tree, paths)
-    made.left_out = [p for p in paths if kept.get(p) != entries.get(p)]
+    kept = entries(checkout, made.tree, paths)
+    made.left_out = [p for p in paths if kept.get(p) != wanted.get(p)]
     return made
 
 

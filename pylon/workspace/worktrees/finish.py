@@ -40,18 +40,12 @@ MODULE = "pylon.workspace.worktrees.finish"
 def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: list[dict[str, str]]) -> str:
     """`base_tree` with the changed `files` taken from `merged` (deleted ones removed)."""
     from pylon.workspace.index import edited_tree
+    from pylon.workspace.worktrees.commit import entries
 
     paths = [f["path"] for f in files]
-    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", merged, "--", *paths], cwd=checkout.root,
-                      env={"GIT_LITERAL_PATHSPECS": "1"})
-    entries = {}
-    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
-        if record:
-            meta, path = record.split("\t", 1)
-            mode, _kind, oid = meta.split()
-            entries[path] = f"{mode} {oid}\t{path}\0"
-    return edited_tree(checkout, base_tree, "".join(entries.get(p, f"0 {'0' * 40}\t{p}\0") for p in paths),
-                       "finish-index")
+    found = entries(checkout, merged, paths)
+    return edited_tree(checkout, base_tree, "".join(f"{found[p]}\t{p}\0" if p in found else f"0 {'0' * 40}\t{p}\0"
+                                                    for p in paths), "finish-index")
 
 
 def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str) -> tuple[str, str | None]:
