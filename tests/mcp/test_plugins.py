@@ -72,6 +72,9 @@ def test_manifests_parse_and_agree_with_the_package() -> None:
         assert wrapper.read_text().startswith("#!/bin/sh\n") and f"agent=${{1:-{agent}}}" in wrapper.read_text()
         servers = manifest["mcpServers"] if agent == "codex" else load(folder / ".mcp.json")["mcpServers"]
         assert servers == {"pylon": {"command": "pylon", "args": ["mcp", "--harness", agent]}}
+    # the two wrappers are one script (each plugin folder must hold its own: a client copies only it)
+    one, two = (dirs[a] / "hooks" / "pylon-hook.sh" for a in ("claude-code", "codex"))
+    assert one.read_text().replace("${1:-claude-code}", "${1:-codex}") == two.read_text()
     mcp = registry.lookup("mcp")
     assert mcp is not None and mcp.option("--harness") is not None
 
