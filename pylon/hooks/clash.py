@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from pylon.workspace.worktrees.clash import Finding
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+# The programs whose words name files they write (canon's command_paths knows each shape), and the
+# shells and wrappers a write may hide behind: a command naming none of them, with no `>`, writes
+# nothing the reading would name, so it is not read a second time (the guard read it already).
+WRITING = frozenset({"tee", "rm", "touch", "mkdir", "rmdir", "truncate", "unlink", "shred", "mv", "cp", "install",
+                     "ln", "rsync", "sed", "gsed", "perl", "git", "patch", "sh", "bash", "zsh", "dash", "env",
+                     "sudo", "xargs", "eval", "exec", "nohup", "timeout", "nice", "command", "builtin", "time"})
 SHOWN = 5  # findings spelled out in one answer
 
 
@@ -71,7 +77,7 @@ def _targets(event: HookEvent, cwd: str) -> dict[str, bytes | None]:
             import shlex
 
             command = shlex.join(str(w) for w in command)
-        if not isinstance(command, str) or not command.strip():
+        if not isinstance(command, str) or not command.strip() or not _may_write(command):
             return {}
         from pylon.canon.agent.toolpaths import command_paths
 
@@ -84,6 +90,13 @@ def _targets(event: HookEvent, cwd: str) -> dict[str, bytes | None]:
         full = os.path.abspath(os.path.join(cwd, os.path.expanduser(path)))
         out[full] = _after(event, full) if event.tool_name in EDIT_TOOLS else None
     return out
+
+
+def _may_write(command: str) -> bool:
+    if ">" in command or "$" in command or "`" in command:
+        return True
+    words = {w.strip("'\"();&|{}!").rsplit("/", 1)[-1] for w in command.split()}
+    return bool(words & WRITING)
 
 
 def _has_others(cwd: str) -> bool:
