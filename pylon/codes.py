@@ -139,7 +139,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('branch-taken', 1, '`ws new ID`: the branch `pylon-session-ID` already exists (nothing was created)'),
         ('nothing-to-start-from', 1, '`ws new` in a repository with no commit and no files'),
         ('unknown-worktree', 1, 'no owned worktree has that id (or it is gone or half-made: `ws prune`)'),
-        ('foreign-worktree', 1, 'the id names a registry record that fails the ownership check (branch, path or lock changed by hand); pylon leaves it alone'),
+        ('foreign-worktree', 1, 'the id names a registry record that fails the ownership check (branch, path or lock changed by hand); pylon leaves it alone. Also a WorktreeRemove hook event naming a worktree pylon did not make (the hook exits 1 with the reason; the client keeps the worktree)'),
         ('cannot-keep', 1, '`ws rm ID --force`: the worktree holds what no snapshot can keep for `ws undo` (a nested repository with its own objects, a FIFO, a socket or a device; `error.paths`, `error.paths_total`); nothing was changed. A guard snapshot of a command that would destroy such a thing is not taken (the hook asks, naming them)'),
         ('worktree-has-work', 1, '`ws rm`: uncommitted paths or commits on no other branch; up to 20 paths are named (`error.paths`, `error.paths_total`, `error.commits`); `--force` snapshots and removes'),
         ('git-too-old', 2, '`ws conflicts`: git is older than 2.38 (no `git merge-tree --write-tree`)'),
