@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "pylon"
 LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py"),
                         *PACKAGE.joinpath("agents").rglob("*.py"), *PACKAGE.joinpath("hooks").rglob("*.py"),
-                        *PACKAGE.joinpath("sessions").rglob("*.py")])
+                        *PACKAGE.joinpath("sessions").rglob("*.py"), *PACKAGE.joinpath("doctor").rglob("*.py")])
 
 
 def imported(path: Path) -> set[str]:

@@ -23,6 +23,8 @@ GROUPS = (
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
     Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
           "pylon guard check --command 'rm -rf build/'"),
+    Group("hook", "Agent hooks: the one entry for every pylon part (guard, canon, worktrees); install it.",
+          "pylon hook install claude-code"),
 )
 
 COMMANDS = (
@@ -40,6 +42,10 @@ COMMANDS = (
             args=(Arg("shell", "SHELL", "bash, zsh or fish."),), opts=(JSON,),
             description="Add the example line to ~/.bashrc (zsh: ~/.zshrc); fish: "
                         "`pylon completion fish > ~/.config/fish/completions/pylon.fish`."),
+    Command("doctor", "Check the installation and this checkout: versions, hooks, interrupted ops, leftovers.",
+            "pylon doctor", "pylon.cli.doctor:doctor", opts=(JSON,),
+            description="No network, nothing changed. Each finding names the command that fixes it; exit 1 when "
+                        "something is wrong. docs/doctor.md."),
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
             "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),
@@ -240,11 +246,27 @@ COMMANDS = (
             description="Exit 0 when safe, 1 otherwise (the verdict is in the output). Nothing is run."),
     Command("guard explain", "Print the guard policy in force and the file each setting came from.",
             "pylon guard explain", "pylon.cli.guard.core:explain", opts=(JSON,)),
-    Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
-            "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
-            args=(_AGENT,),
-            description="What `guard install` and `canon hook install` write, once per event: PreToolUse goes to the "
-                        "guard (shell and file tools), the others to canon. Always exits 0 with one JSON answer."),
+    Command("hook claude-code", "Answer one Claude Code hook event (JSON on stdin) for every pylon part installed.",
+            "pylon hook claude-code < event.json", "pylon.cli.hook:hook_claude_code", opts=(_ROOT, _MOUNT),
+            description="What `pylon hook install`, `guard install` and `canon hook install` write, once per event: "
+                        "PreToolUse goes to the guard (shell and file tools) and the write-time conflict check, "
+                        "WorktreeCreate/WorktreeRemove make and remove owned worktrees (the path, or nothing, on "
+                        "stdout; exit 1 with the reason on a refusal), the others to canon. Otherwise always exits "
+                        "0 with one JSON answer."),
+    Command("hook codex", "Answer one Codex hook event (JSON on stdin) for every pylon part installed.",
+            "pylon hook codex < event.json", "pylon.cli.hook:hook_codex", opts=(_ROOT, _MOUNT),
+            description="As `pylon hook claude-code`, in Codex's format; Codex has no worktree events. "
+                        "--root and --mount are canon's, as on `canon hook codex`."),
+    Command("hook install", "Merge pylon's hook entries (guard, canon, worktrees) into an agent's settings (idempotent).",
+            "pylon hook install claude-code --dry-run", "pylon.cli.hook:install",
+            args=(Arg("agent", "AGENT", "claude-code (.claude/settings.json) or codex (.codex/hooks.json).",
+                      choices=AGENTS),),
+            opts=_GUARD_SCOPE,
+            description="One `pylon hook AGENT` handler per event, in place of any older pylon handler; warns when "
+                        "the pylon plugin runs the same hooks already (each event would run twice)."),
+    Command("hook uninstall", "Remove every pylon hook entry from an agent's settings file.",
+            "pylon hook uninstall codex --user", "pylon.cli.hook:uninstall",
+            args=(_AGENT,), opts=_GUARD_SCOPE),
     Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard.core:hook",
             args=(_AGENT,),

@@ -16,7 +16,17 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class HookArgs(Protocol):
+        """`pylon hook claude-code|codex`: the event comes on stdin; canon's store options."""
+
+        root: str | None
+        mount: list[str]
+
+    class InstallArgs(Protocol):
+        json: bool
         agent: str
+        project: bool
+        user: bool
+        dry_run: bool
 
 AGENTS = ("claude-code", "codex")  # = pylon.cli.options.AGENTS (tests/cli/test_hook_entry.py checks)
 
@@ -32,25 +42,105 @@ def fast(prog: str, argv: list[str]) -> int | None:
     return None
 
 
-def hook(args: HookArgs) -> int:
-    return run_hook(args.agent)
+def hook_claude_code(args: HookArgs) -> int:
+    return run_hook("claude-code", root=args.root, mounts=list(args.mount))
 
 
-def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon"), *, root: str | None = None,
+def hook_codex(args: HookArgs) -> int:
+    return run_hook("codex", root=args.root, mounts=list(args.mount))
+
+
+def install(args: InstallArgs) -> int:
+    """`pylon hook install AGENT`: every part (guard, canon, worktrees) as one handler per event."""
+    return install_parts(args, ("guard", "canon", "ws"), remove=False, what="pylon's hooks")
+
+
+def uninstall(args: InstallArgs) -> int:
+    return install_parts(args, ("guard", "canon", "ws"), remove=True, what="pylon's hooks")
+
+
+def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, what: str = "pylon's hooks",
+                  has: str = "has pylon's hooks", lacks: str = "has none of pylon's hooks", root: str | None = None) -> int:
+    """Install (or remove) `parts` in the settings file of args.agent and scope, saying so in the
+    words given (`what` installed, `has`/`lacks` when nothing changed). Shared by `pylon hook
+    install|uninstall` and `pylon guard install|uninstall`; warns when pylon would run twice."""
+    from pylon.agents.settings import apply, settings_path
+    from pylon.cli import output
+    from pylon.errors import UsageError
+    from pylon.hooks.install import plan, program_for
+
+    command = "pylon guard install" if parts == ("guard",) else "pylon hook install"
+    if args.agent not in AGENTS:
+        raise UsageError("unknown-agent", f"{args.agent!r} is not an agent pylon installs into (claude-code, codex).",
+                         f"{command} claude-code")
+    if args.project and args.user:
+        raise UsageError("usage", "--project and --user exclude each other.", f"{command} --help")
+    scope = "user" if args.user else "project"
+    if root is None:
+        from pylon.findroot import find_root
+
+        root = find_root(os.getcwd())[0] or os.getcwd()
+    path = settings_path(args.agent, scope, root)
+    the_plan = plan(args.agent, path, parts, install=not remove, program=program_for(scope, sys.argv[0]))
+    written = False if args.dry_run else apply(the_plan)
+    doubles = [] if remove else twice_note(args.agent, path, root)
+    if args.json:
+        output.ok_json({"agent": args.agent, "scope": scope, "path": path, "changed": the_plan.changed,
+                        "written": written, "dry_run": args.dry_run, "added": the_plan.added,
+                        "removed": the_plan.removed, "diff": the_plan.diff(), "warnings": doubles})
+        return 0
+    if args.dry_run:
+        output.out(the_plan.diff() or "")
+        output.err(f"pylon: {path}: " + ("would change (dry run; nothing written)" if the_plan.changed
+                                         else "already as wanted; nothing to do"))
+    elif written:
+        output.err(f"pylon: {'removed ' + what + ' from' if remove else 'installed ' + what + ' in'} {path}")
+        if not remove and args.agent == "codex":
+            from pylon.hooks.install import CODEX_NOTE
+
+            output.err(f"pylon: {CODEX_NOTE} `pylon doctor` names those Codex does not trust yet.")
+    else:
+        output.err(f"pylon: {path} already {lacks if remove else has}; nothing changed")
+    for line in doubles:
+        output.err(f"warning: {line}")
+    return 0
+
+
+def twice_note(agent: str, path: str, root: str) -> list[str]:
+    """Warnings for an install that other installs of pylon's hooks double (each event runs twice)."""
+    try:
+        from pylon.doctor.installs import overlapping, remove_command
+
+        others = overlapping(agent, "", path, root)
+    except Exception:  # noqa: BLE001 - a warning must never fail the install
+        return []
+    mine = f"pylon hook uninstall {agent}" + (" --user" if not os.path.realpath(path).startswith(
+        os.path.realpath(root) + os.sep) else "")
+    return [f"{other.where()} runs pylon's hooks too ({', '.join(other.events)}): each of these events would run "
+            f"pylon twice (two snapshots, two notes). Keep one: `{mine}` (this install) or `{remove_command(other)}`."
+            for other in others]
+
+
+def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, root: str | None = None,
              mounts: list[str] | None = None, quiet: bool = False) -> int:
     """Read one event from stdin, answer it for `parts`; `quiet`: print nothing for no answer (the
-    guard's old command), else always one JSON line (Codex requires JSON on Stop)."""
+    guard's old command), else always one JSON line (Codex requires JSON on Stop). WorktreeCreate
+    and WorktreeRemove are answered in plain text with an exit status (pylon.hooks.worktrees)."""
     from pylon.agents.jsonio import dumps
 
     try:
         from pylon.agents.events import read_event
-        from pylon.hooks.entry import answer
+        from pylon.hooks.entry import WS_EVENTS, answer
 
         event = read_event(agent)
         if not event.problem:  # the session's last event, for `pylon sessions` (pylon/sessions/marks.py)
             from pylon.sessions.marks import note
 
             note(agent, event.session_id, event.name)
+        if event.name in WS_EVENTS and "ws" in parts:
+            from pylon.hooks.worktrees import run
+
+            return run(event)
         reply = answer(event, parts, root=root, mounts=mounts, on_failure=_log_failure)
         if event.problem and "guard" not in parts:
             sys.stderr.write(f"canon hook {agent}: ignored an event that is {event.problem}\n")

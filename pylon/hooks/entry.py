@@ -1,10 +1,14 @@
 """One hook event in, every installed part's answer combined, in the agent's format out.
 
-Which part an event concerns follows from the event itself, because `pylon guard install` and
-`canon hook install` register the one command only on their own events (install.py):
+Which part an event concerns follows from the event itself, because `pylon guard install`,
+`canon hook install` and `pylon hook install` register the one command only on their own events
+(install.py):
 
-    PreToolUse                                      guard (the shell tool; the file tools: files.py)
-    SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder)
+    PreToolUse                                      guard (the shell tool; the file tools: files.py), then
+                                                    the write-time conflict check (clash.py)
+    SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder); SessionStart
+                                                    also ws (worktrees.py: a worktree pylon did not make)
+    WorktreeCreate, WorktreeRemove                  ws: answered in plain text, not here (cli/hook.py)
 
 `parts` narrows that for the old commands kept as aliases (`pylon guard hook` = guard only,
 `canon hook` = canon only). The answers are combined: a permission decision keeps the strictest
@@ -21,10 +25,12 @@ if TYPE_CHECKING:
 
     from pylon.agents.events import HookEvent
 
-GUARD, CANON = "guard", "canon"
-PARTS = (GUARD, CANON)
+GUARD, CANON, WS = "guard", "canon", "ws"
+CLASH = "clash"  # the write-time conflict check: asked with the guard, on the guard's PreToolUse
+PARTS = (GUARD, CANON, WS)
 GUARD_EVENTS = frozenset({"PreToolUse"})
 CANON_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolBatch", "Stop"})
+WS_EVENTS = frozenset({"WorktreeCreate", "WorktreeRemove"})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 
@@ -34,8 +40,12 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     out = []
     if GUARD in parts and (event.problem or not event.name or event.name in GUARD_EVENTS):
         out.append(GUARD)
+    if GUARD in parts and event.name == "PreToolUse" and not event.problem:
+        out.append(CLASH)
     if CANON in parts and event.name in CANON_EVENTS and not event.problem:
         out.append(CANON)
+    if WS in parts and event.name == "SessionStart" and not event.problem:
+        out.append(WS)
     return out
 
 
@@ -50,6 +60,14 @@ def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None
                 from pylon.hooks.guard import judge
 
                 replies.append(judge(event))
+            elif part == CLASH:
+                from pylon.hooks.clash import judge as clash
+
+                replies.append(clash(event))
+            elif part == WS:
+                from pylon.hooks.worktrees import session_note
+
+                replies.append(session_note(event))
             else:
                 from pylon.canon.agent.hook import answer as canon_answer
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 
-from pylon.hooks.entry import CANON, GUARD, GUARD_EVENTS, PARTS
+from pylon.hooks.entry import CANON, GUARD, GUARD_EVENTS, PARTS, WS, WS_EVENTS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pylon.agents.settings import HookEntry, Plan
 
 GUARD_TIMEOUT = 30
+WS_TIMEOUT = 600  # WorktreeCreate makes a worktree (a checkout, copies of ignored files): minutes on a large tree
 CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and each new or changed hook only "
               "after you approve it in /hooks (then start a new session).")
 # The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools.
@@ -56,6 +57,8 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
 
     if part == GUARD:
         return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)]
+    if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/canon-agents.md)
+        return [HookEntry(e, command, timeout=WS_TIMEOUT) for e in sorted(WS_EVENTS)] if agent == "claude-code" else []
     from pylon.canon.agent.hook import hook_entries
 
     return hook_entries(agent, command)
@@ -73,7 +76,7 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
 
     def which(event: str, command: str) -> str | None:
         if new.search(command):
-            return GUARD if event in GUARD_EVENTS else CANON
+            return GUARD if event in GUARD_EVENTS else WS if event in WS_EVENTS else CANON
         if guard.search(command):
             return GUARD
         if canon.search(command):
@@ -90,13 +93,14 @@ def installed(agent: str, path: str) -> set[str]:
     return {p for event, command in read_handlers(path) if (p := which(event, command))}
 
 
-def plan(agent: str, path: str, part: str, *, install: bool, program: str = "pylon") -> Plan:
-    """The settings file after installing (or removing) `part`, every pylon handler in it
-    rewritten to the one entry per event."""
+def plan(agent: str, path: str, part: str | tuple[str, ...], *, install: bool, program: str = "pylon") -> Plan:
+    """The settings file after installing (or removing) `part` (or several: `pylon hook install`
+    installs them all), every pylon handler in it rewritten to the one entry per event."""
     from pylon.agents.settings import plan_install, plan_uninstall
 
     have = installed(agent, path)
-    wanted = (have | {part}) if install else (have - {part})
+    asked = {part} if isinstance(part, str) else set(part)
+    wanted = (have | asked) if install else (have - asked)
     which = part_of(agent)
     owned = lambda event, command: which(event, command) is not None  # noqa: E731
     positional = agent == "codex"

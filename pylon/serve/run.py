@@ -17,17 +17,19 @@ if TYPE_CHECKING:
 
 
 def _owned_roots(board: Board) -> list[str]:
-    """The folders to watch: the checkout, its owned worktrees, and the live worktrees that left
-    pylon's ownership (the board shows and compares them too)."""
+    """The folders to watch: the checkout, its owned worktrees, and every live worktree pylon does
+    not own (made by a client or by `git worktree add`, or one that left pylon's ownership): the
+    board shows and compares them too, so their changes must be seen to keep a survey."""
     from pylon.workspace.worktrees import owned
+    from pylon.workspace.worktrees.foreign import others
 
     try:
-        info = owned.survey(board.checkout())
+        checkout = board.checkout()
+        info = owned.survey(checkout)
+        alien = [o.path for o in others(info, checkout)]
     except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
         return [board.root]
-    live = {os.path.realpath(e.path) for e in info.entries[1:] if not e.prunable and not e.bare}
-    departed = [f["path"] for f in info.foreign if f.get("path") and os.path.realpath(f["path"]) in live]
-    return [board.root, *(o.path for o in info.owned.values() if o.present), *departed]
+    return [board.root, *(o.path for o in info.owned.values() if o.present), *alien]
 
 
 def _watch(server: BoardServer, board: Board) -> Watcher | None:

@@ -145,9 +145,11 @@ def test_the_fast_path_answers_what_the_registry_declares() -> None:
     from pylon.cli import hook
     from pylon.cli.commands import AGENTS, lookup
 
-    declared = lookup("hook")
-    assert declared is not None and declared.handler == "pylon.cli.hook:hook" and hook.AGENTS == AGENTS
-    assert declared.args[0].choices == AGENTS
+    assert hook.AGENTS == AGENTS
+    for agent in AGENTS:  # `pylon hook AGENT`: one command per agent beside `hook install|uninstall`
+        declared = lookup(f"hook {agent}")
+        assert declared is not None and declared.handler == f"pylon.cli.hook:hook_{agent.replace('-', '_')}"
+        assert not declared.args
 
 
 def _imports(argv: list[str], cwd: Path, event: str) -> set[str]:

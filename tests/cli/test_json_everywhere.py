@@ -18,7 +18,7 @@ import pytest
 from pylon.cli import commands as registry
 from tests.conftest import script, write_files
 
-HOOKS = {"canon hook claude-code", "canon hook codex", "guard hook", "hook"}
+HOOKS = {"canon hook claude-code", "canon hook codex", "guard hook", "hook claude-code", "hook codex"}
 SERVERS = {"mcp"}  # stdout is the MCP protocol; each tool answers with its command's --json document
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -89,14 +89,20 @@ class Run:
                 f"--- stderr\n{self.err[-4000:]}")
 
 
+WITHOUT_PYLON = "PYLON_E2E_PATH_ONLY"  # a path_dirs entry: use the given folders alone as PATH
+
+
 def base_env(home: Path, path_dirs: list[str]) -> dict[str, str]:
     """The caller's environment (already isolated by tests/conftest.py) without credentials, with a
-    fresh HOME and XDG folders under `home` and the given folders first on PATH."""
+    fresh HOME and XDG folders under `home` and the given folders first on PATH (only them, when
+    `path_dirs` holds WITHOUT_PYLON: a client that must not find `pylon`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_DROP)}
     home.mkdir(parents=True, exist_ok=True)
+    alone = WITHOUT_PYLON in path_dirs
+    dirs = [d for d in path_dirs if d != WITHOUT_PYLON] + ([] if alone else [env.get("PATH", "")])
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
                XDG_DATA_HOME=str(home / ".local" / "share"), XDG_STATE_HOME=str(home / ".local" / "state"),
-               PATH=os.pathsep.join([*path_dirs, env.get("PATH", "")]), NO_COLOR="1", TERM="dumb")
+               PATH=os.pathsep.join(dirs), NO_COLOR="1", TERM="dumb")
     return env
 
 
@@ -116,11 +122,12 @@ def claude_env(home: Path, url: str, path_dirs: list[str]) -> dict[str, str]:
 
 
 def run_claude(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-               allowed: tuple[str, ...] = ("Bash",), timeout: float = 120) -> Run:
+               allowed: tuple[str, ...] = ("Bash",), timeout: float = 120, extra: tuple[str, ...] = ()) -> Run:
     """`claude -p PROMPT --output-format json` in `repo`, its model at `url`; `allowed` tools run
-    without a permission prompt (the hooks still answer first)."""
+    without a permission prompt (the hooks still answer first); `extra` arguments follow
+    (`--worktree NAME`)."""
     argv = [str(binary), "-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-            "--allowedTools", ",".join(allowed)]
+            "--allowedTools", ",".join(allowed), *extra]
     return _run("claude", argv, repo, claude_env(home, url, path_dirs), timeout)
 
 
@@ -141,14 +148,15 @@ def codex_config(home: Path, repo: Path, url: str, extra: str = "") -> Path:
 
 
 def run_codex(binary: Path, repo: Path, home: Path, url: str, prompt: str, *, path_dirs: list[str],
-              config_extra: str = "", trust_hooks: bool = True, timeout: float = 120) -> Run:
+              config_extra: str = "", trust_hooks: bool = True, timeout: float = 120, extra: tuple[str, ...] = ()) -> Run:
     """`codex exec PROMPT` in `repo`, its model at `url`. Hooks run without a persisted trust record
     (`--dangerously-bypass-hook-trust`) unless `trust_hooks` is false: docs/testing.md says how a
     person approves them instead."""
     env = base_env(home, path_dirs)
     env["CODEX_HOME"] = str(codex_config(home, repo, url, config_extra))
     trust = ["--dangerously-bypass-hook-trust"] if trust_hooks else []
-    argv = [str(binary), "exec", *trust, "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt]
+    argv = [str(binary), "exec", *trust, "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", *extra,
+            prompt]
     return _run("codex", argv, repo, env, timeout)
 
 

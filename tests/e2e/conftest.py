@@ -51,26 +51,39 @@ class Agent:
     config_extra: str = ""
     trust_hooks: bool = True  # Codex: run hooks without a persisted trust record
     allowed: tuple[str, ...] = ("Bash",)
+    without_pylon: bool = False  # PATH without pylon's console scripts (the plugins' fail-closed path)
 
     @property
     def agent(self) -> str:  # pylon's word for the client
         return "claude-code" if self.name == "claude" else "codex"
 
     def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120,
-            usage: Callable[[int], Usage] | None = None) -> Run:
-        """One non-interactive run; `usage(turn)`: the tokens the mock reports for each turn."""
+            usage: Callable[[int], Usage] | None = None, extra: tuple[str, ...] = (),
+            routes: dict[str, list[Step]] | None = None) -> Run:
+        """One run of the client in `repo` against the script (`usage(turn)`: the tokens the mock reports
+        for each turn; `routes`: the scripts of subagents' conversations, by a text of their prompt;
+        `extra`: more arguments, e.g. `--worktree NAME`)."""
         if self.model is not None:
             self.model.close()
-        self.model = MockModel(list(script), usage=usage)
+        self.model = MockModel(list(script), usage=usage, routes=dict(routes or {}))
         path_dirs = self.path_dirs()
         if self.name == "claude":
             return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                              allowed=self.allowed, timeout=timeout)
+                              allowed=self.allowed, timeout=timeout, extra=extra)
         return run_codex(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout)
+                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout, extra=extra)
 
     def path_dirs(self) -> list[str]:
-        """pylon's console scripts, then the client's folder, first on the client's PATH."""
+        """pylon's console scripts, then the client's folder, first on the client's PATH (without_pylon:
+        the client's folder, node's and the system's, nothing else)."""
+        if self.without_pylon:
+            import shutil
+
+            from tests.e2e.clients import WITHOUT_PYLON
+
+            node = shutil.which("node")
+            return [str(self.binary.parent), *([str(Path(node).parent)] if node else []), "/usr/bin", "/bin",
+                    WITHOUT_PYLON]
         return [str(BIN), str(self.binary.parent)]
 
     def seen(self) -> str:

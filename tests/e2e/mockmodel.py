@@ -11,9 +11,11 @@ One server speaks both wire formats:
   Codex calls it through a `[model_providers.<id>]` entry with `wire_api = "responses"`.
 
 A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool,
-args)`, or `Text(...)`). Which step a request gets is read from the request itself (how many turns
-the model already took in the conversation it carries), so retries and side requests cannot shift
-the script. Past the script's end the model answers `DONE`. A request without tools (titles,
+args)`, `Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which
+step a request gets is read from the request itself (how many turns the model already took in the
+conversation it carries), so retries and side requests cannot shift the script. A subagent's
+conversation is a new one: `routes` maps a text to the script of the conversation whose first user
+message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model answers `DONE`. A request without tools (titles,
 summaries and other side requests of the clients) gets a short text answer. Every request is
 recorded with its arrival time; every scripted answer with the time it was sent.
 """
@@ -70,11 +72,22 @@ class Mcp:
 
 
 @dataclass(frozen=True)
+class Call:
+    """A call of the client's own tool `tool` (Edit, Write, Agent, ...) with `arguments` as given."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+    def name(self, offered: list[str]) -> str:
+        return self.tool
+
+
+@dataclass(frozen=True)
 class Text:
     text: str
 
 
-Step = Bash | Mcp | Text
+Step = Bash | Mcp | Call | Text
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,7 @@ class MockModel:
     # the usage each agent turn reports (by turn number); default: 10 in, 10 out
     usage: Callable[[int], Usage] | None = None
     reported: dict[int, Usage] = field(default_factory=dict)  # turn -> the usage last sent for it
+    routes: dict[str, list[Step]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # ids unique to this model, as the API's are: two runs' transcripts never share a message id
@@ -178,8 +192,9 @@ class MockModel:
             agent = any(n in _CODEX_SHELLS for n in names)
             turn = sum(1 for item in body.get("input", []) if _is_model_turn(item)) if agent else None
         step: Step = Text(DONE if agent else "ok")
-        if turn is not None and turn < len(self.script):
-            step = self.script[turn]
+        script = self._script_of(api, body) if agent else self.script
+        if turn is not None and turn < len(script):
+            step = script[turn]
         stream = bool(body.get("stream"))
         usage = self.usage(turn) if self.usage is not None and turn is not None else Usage()
         if turn is not None:
@@ -193,6 +208,20 @@ class MockModel:
         req.sent = time.monotonic()
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
         return 200, kind, data
+
+
+    def _script_of(self, api: str, body: Any) -> list[Step]:
+        """The script of the conversation `body` carries: a route's when its first user message
+        holds the route's text, else the main script."""
+        if not self.routes:
+            return self.script
+        items = body.get("messages", []) if api == "anthropic" else body.get("input", [])
+        first = next((m for m in items if isinstance(m, dict) and m.get("role") == "user"), None)
+        text = _flatten(first.get("content")) if first is not None else ""
+        for key, script in self.routes.items():
+            if key in text:
+                return script
+        return self.script
 
 
 # --- Anthropic Messages ------------------------------------------------------------------------
@@ -275,6 +304,10 @@ def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens
             name, args = step.name(names), step.arguments
         item = {"type": "function_call", "id": f"fc_mock{nonce}{turn:04d}", "call_id": f"call_mock{nonce}{turn:04d}",
                 "name": name, "arguments": json.dumps(args)}
+        if isinstance(step, Call) and any(isinstance(t, dict) and t.get("type") == "custom" and t.get("name") == name
+                                          for t in tools):  # a freeform tool (Codex's apply_patch): its text as input
+            item = {"type": "custom_tool_call", "id": f"ctc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
+                    "name": name, "input": str(args.get("input", ""))}
         where = step.namespaced(tools) if isinstance(step, Mcp) else None
         if where:
             item["namespace"], item["name"] = where

@@ -28,7 +28,7 @@ NPM_DIRS = [Path(p) for p in (os.environ.get("PYLON_E2E_NPM"), ROOT / "tests" / 
 CLAUDE_MARKET = ROOT / ".claude-plugin" / "marketplace.json"
 CODEX_MARKET = ROOT / ".agents" / "plugins" / "marketplace.json"
 # The events pylon's hooks answer in each client (docs/canon-agents.md; the guard on PreToolUse).
-EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolBatch", "Stop"},
+EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolBatch", "Stop", "WorktreeCreate", "WorktreeRemove"},
           "codex": {"SessionStart", "PreToolUse", "PostToolUse", "Stop"}}
 
 
@@ -63,13 +63,17 @@ def test_manifests_parse_and_agree_with_the_package() -> None:
         for event, groups in hooks.items():
             for group in groups:
                 for handler in group["hooks"]:
-                    # The one hook entry (`pylon hook AGENT`), as `canon hook install` and
-                    # `pylon guard install` write it.
-                    assert handler == {"type": "command", "command": f"pylon hook {agent}",
-                                       "timeout": handler["timeout"]}
-                    assert 1 <= handler["timeout"] <= 60
+                    # The one hook entry (`pylon hook AGENT`) through the plugin's fail-closed wrapper
+                    assert handler == {"type": "command", "timeout": handler["timeout"],
+                                       "command": f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/pylon-hook.sh" {agent}'}
+                    assert 1 <= handler["timeout"] <= (600 if event.startswith("Worktree") else 60)
+        wrapper = folder / "hooks" / "pylon-hook.sh"
+        assert wrapper.read_text().startswith("#!/bin/sh\n") and f"agent=${{1:-{agent}}}" in wrapper.read_text()
         servers = manifest["mcpServers"] if agent == "codex" else load(folder / ".mcp.json")["mcpServers"]
         assert servers == {"pylon": {"command": "pylon", "args": ["mcp", "--harness", agent]}}
+    # the two wrappers are one script (each plugin folder must hold its own: a client copies only it)
+    one, two = (dirs[a] / "hooks" / "pylon-hook.sh" for a in ("claude-code", "codex"))
+    assert one.read_text().replace("${1:-claude-code}", "${1:-codex}") == two.read_text()
     mcp = registry.lookup("mcp")
     assert mcp is not None and mcp.option("--harness") is not None
 

@@ -277,11 +277,11 @@ def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(make_repo, board
     browser.get(board.url)
     rows = css(browser, "#worktree-table tr[data-id]")
     assert [r.get_attribute("data-id") for r in rows] == ["agent-1", "agent-3"]
-    gone = css(browser, '#worktree-table tr.departed[data-departed="agent-2"]')[0]
+    gone = css(browser, '#worktree-table tr.departed[data-departed="pylon:agent-2"]')[0]
     assert "left pylon" in gone.text and "own-branch" in gone.text and "not on its branch" in gone.text
     assert f"git -C {paths['agent-2']} switch pylon-session-agent-2" in gone.text
     cell = css(browser, '#conflict-matrix tr.departed td.hit[data-path="src/app.py"]')[0]
-    assert cell.get_attribute("data-pair") == "agent-1 ↔ agent-2"
+    assert cell.get_attribute("data-pair") == "agent-1 ↔ pylon:agent-2"
     click(browser, '#conflict-matrix tr.departed td.hit[data-path="src/app.py"]')
     assert "<<<<<<< session agent-1" in [h.text for h in css(browser, "#hunks pre")]
     shot(browser, "departed")

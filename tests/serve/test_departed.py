@@ -41,28 +41,31 @@ def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(m
     (plain / "util.py").write_text("U = 2\n", encoding="utf-8")
     (repo / "util.py").write_text("U = 3\n", encoding="utf-8")  # the person, in the checkout
     listed = run_cmd("pylon", "ws", "list", "--json", cwd=repo).json()
-    assert [w["id"] for w in listed["worktrees"]] == ["s1"] and listed["foreign"] == 3  # ws list: a count only
+    assert [w["id"] for w in listed["worktrees"]] == ["s1"] and listed["foreign"] == 3  # owned: s1 only
 
     board: Board = board_factory(repo)
     agents = board.api("agents")
     assert [w["id"] for w in agents["worktrees"]] == ["s1"] and agents["foreign"] == 3
-    rows = {d["label"]: d for d in agents["departed"]}
-    assert set(rows) == {"s2", "s3", str(plain)}
-    s2 = rows["s2"]
+    rows = {d["label"]: d for d in agents["departed"]}  # labelled as `ws list --json` labels them in `others`
+    assert set(rows) == {"pylon:s2", "pylon:s3", f"git:{plain}"}
+    assert {o["label"] for o in agents["others"]} == set(rows)
+    s2 = rows["pylon:s2"]
     assert s2["id"] == "s2" and s2["branch"] == "feature" and s2["compared"] is True
     assert "not on its branch" in s2["why"] and s2["resolve"] == f"git -C {paths['s2']} switch pylon-session-s2"
     assert s2["dirty"] == {"tracked": 1, "untracked": 0} and s2["path"] == str(paths["s2"])
-    assert "not locked with pylon's reason" in rows["s3"]["why"] and "git worktree lock" in rows["s3"]["resolve"]
-    assert rows[str(plain)]["id"] == "" and rows[str(plain)]["why"] == "not created by pylon"
-    assert rows[str(plain)]["compared"] is True and rows[str(plain)]["dirty"] == {"tracked": 1, "untracked": 0}
+    s3, other = rows["pylon:s3"], rows[f"git:{plain}"]
+    assert "not locked with pylon's reason" in s3["why"] and "git worktree lock" in s3["resolve"]
+    assert other["id"] == "" and other["why"] == "not created by pylon" and other["made_by"]["client"] == "git"
+    assert other["compared"] is True and other["dirty"] == {"tracked": 1, "untracked": 0}
 
     conflicts = board.api("conflicts")
-    assert sorted(conflicts["departed"]) == sorted(["s2", "s3", str(plain)])
+    assert sorted(conflicts["departed"]) == sorted(["pylon:s2", "pylon:s3", f"git:{plain}"])
     assert conflicts["worktrees"] == ["s1"]  # the owned ones, as `ws conflicts` names them
-    same = _pair(conflicts, "s1", "s2")
-    assert same["conflicts"] == owned_pair["conflicts"]  # as when s2 was still owned: the same merge
-    assert [c["path"] for c in _pair(conflicts, str(plain), None)["conflicts"]] == ["util.py"]  # with the checkout
-    assert _pair(conflicts, "s2", "s3")["conflicts"]  # two departed ones collide with each other too
+    same = _pair(conflicts, "s1", "pylon:s2")
+    # as when s2 was still owned: the same merge (its markers name it by its new label)
+    assert json.dumps(same["conflicts"]).replace("pylon:s2", "s2") == json.dumps(owned_pair["conflicts"])
+    assert [c["path"] for c in _pair(conflicts, f"git:{plain}", None)["conflicts"]] == ["util.py"]  # with the checkout
+    assert _pair(conflicts, "pylon:s2", "pylon:s3")["conflicts"]  # two departed ones collide with each other too
 
 
 def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo, board_factory) -> None:  # type: ignore[no-untyped-def]
@@ -72,7 +75,7 @@ def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo, board_fact
     wait_for(lambda: board.api("meta")["watching"], what="the board watching")
 
     def s2() -> dict[str, object]:
-        return next(d for d in board.api("agents")["departed"] if d["label"] == "s2")
+        return next(d for d in board.api("agents")["departed"] if d["label"] == "pylon:s2")
 
     assert s2()["dirty"] == {"tracked": 1, "untracked": 0}
     assert board.api("agents")["survey"]["kept"] is True  # watched like an owned worktree: kept
@@ -81,9 +84,10 @@ def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo, board_fact
 
 
 def test_the_cli_documents_are_unchanged_without_the_boards_flag(make_repo) -> None:  # type: ignore[no-untyped-def]
-    """`departed` is the board's: `ws list`/`ws conflicts` keep the spec's documents."""
+    """`departed` is the board's: `ws list`/`ws conflicts` list such worktrees in `others`, not as owned."""
     repo, paths = _scene(make_repo)
     git(paths["s2"], "switch", "-q", "-c", "feature")
     for argv in (("ws", "list", "--json"), ("ws", "conflicts", "--json")):
         doc = json.loads(run_cmd("pylon", *argv, cwd=repo).out)
-        assert "departed" not in doc and "s2" not in json.dumps(doc.get("worktrees"))
+        assert "departed" not in doc and "s2" not in [w if isinstance(w, str) else w["id"] for w in doc["worktrees"]]
+        assert "pylon:s2" in json.dumps(doc["others"])

@@ -96,8 +96,11 @@ def test_finish_commit_commits_only_the_applied_paths(repo: Path) -> None:
     # the person's own work is exactly as it was: README staged, notes untracked
     assert sorted(git(repo, "status", "--porcelain").splitlines()) == ["?? notes.txt", "M  README.md"]
     assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    # two ops: the apply (ws apply's own), then the commit with the removal; undo walks back both
+    assert "a second undo takes back the apply (op 1)" in res.err
     assert pylon("ws", "undo", cwd=repo).code == 0
-    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert git(repo, "rev-parse", "HEAD").strip() == head and path.exists()
+    assert pylon("ws", "undo", cwd=repo).code == 0
     assert differences(checkout_before, snapshot(repo)) == []  # files, index entries, HEAD and branch
 
 

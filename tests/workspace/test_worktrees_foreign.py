@@ -14,11 +14,18 @@ from tests.workspace.wt_helpers import new, porcelain, tree_files, world
 
 
 def untouched(repo: Path, root: Path) -> dict[str, object]:
-    """world() without the anchors of pylon's own captures of the owned worktree and the checkout
-    (refs/pylon/current, refs/pylon/worktrees/mine/): a capture of a foreign one would still show."""
+    """world() without the anchors of pylon's own captures (refs/pylon/current, and each linked
+    worktree's refs/pylon/worktrees/<admin>/current: `ws list` and `ws conflicts` read the live
+    foreign worktrees too, on a private index), plus every byte of git's own admin files of the
+    worktrees (their index, HEAD, lock): those pylon never writes."""
     found = world(repo, root)
     found["refs"] = "".join(line + "\n" for line in str(found["refs"]).splitlines()
-                            if not line.startswith(("refs/pylon/current ", "refs/pylon/worktrees/mine/")))
+                            if not line.startswith("refs/pylon/current ")
+                            and not (line.startswith("refs/pylon/worktrees/") and line.split()[0].endswith("/current")))
+    common = Path(git(repo, "rev-parse", "--git-common-dir").strip())
+    admin = (common if common.is_absolute() else repo / common) / "worktrees"
+    found["git-files"] = {str(p.relative_to(admin)): p.read_bytes() for p in sorted(admin.rglob("*"))
+                          if p.is_file() and "pylon" not in p.relative_to(admin).parts} if admin.exists() else {}
     return found
 
 
@@ -73,6 +80,12 @@ def test_foreign_worktrees_are_never_touched(repo: Path, tmp_path: Path, kind: s
     listed = pylon("ws", "list", "--json", cwd=repo).json()
     assert [w["id"] for w in listed["worktrees"]] == ["mine"]
     assert listed["foreign"] >= 1
+    live = listed["others"]  # every live worktree of the repository is in the picture, none as pylon's
+    assert all(o["owned"] is False for o in live)
+    if kind in ("plain", "locked-by-other"):
+        assert [(o["made_by"]["client"], Path(o["path"]).name) for o in live] == [("git", wid)]
+    elif kind in ("switched-branch", "relocked"):  # pylon made it, but its proof fails: named, with why
+        assert [(o["made_by"]["client"], o["made_by"]["name"]) for o in live] == [("pylon", "edited")]
     for args in (["ws", "rm", wid, "--force"], ["ws", "rm", wid], ["ws", "path", wid], ["ws", "conflicts", wid]):
         result = pylon(*args, cwd=repo)
         assert result.code == 1, result

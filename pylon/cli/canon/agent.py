@@ -8,6 +8,7 @@ in their debug views).
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False
@@ -108,7 +109,10 @@ def hook_install(args: InstallArgs) -> int:
     from pylon.cli.canon import agent_render as render
 
     path, scope, plan = _plan(args, True)
-    render.installed(plan, scope, args.agent, args.dry_run, True, args.json)
+    from pylon.cli.hook import twice_note
+
+    root = os.path.dirname(os.path.dirname(path)) if scope == "project" else os.getcwd()
+    render.installed(plan, scope, args.agent, args.dry_run, True, args.json, twice_note(args.agent, path, root))
     return 0
 
 

@@ -58,15 +58,18 @@ def settled(result: Any, json_: bool) -> None:
         output.err("note: no article waits for an update in this session.")
 
 
-def installed(plan: Any, scope: str, agent: str, dry_run: bool, install: bool, json_: bool) -> None:
+def installed(plan: Any, scope: str, agent: str, dry_run: bool, install: bool, json_: bool,
+              warnings: list[str] | None = None) -> None:
     from pylon.agents.settings import apply
 
     wrote = False if dry_run else apply(plan)
     if json_:
         output.ok_json({"agent": agent, "scope": scope, "path": plan.path, "changed": plan.changed,
                         "written": wrote, "dry_run": dry_run, "added": plan.added, "removed": plan.removed,
-                        "diff": plan.diff()})
+                        "diff": plan.diff(), **({"warnings": warnings} if warnings is not None else {})})
         return
+    for line in warnings or []:
+        output.err(f"warning: {line}")
     if dry_run:
         output.write(plan.diff())
         output.err(f"note: --dry-run: {plan.path} was not written." if plan.changed

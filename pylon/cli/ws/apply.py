@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         id: str
         commit: str | None
         keep_branch: bool
+        no_verify: bool
 
 
 def apply(args: ApplyArgs) -> int:
@@ -106,22 +107,39 @@ def finish(args: FinishArgs) -> int:
     if args.commit is not None and not args.commit.strip():
         raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
     flags = (" --commit MSG" if args.commit is not None else "") + (" --keep-branch" if args.keep_branch else "")
+    if args.no_verify and args.commit is None:
+        raise UsageError("usage", "--no-verify skips the hooks of a commit: it needs --commit MSG.",
+                         f"pylon ws finish {args.id} --commit 'What it does' --no-verify")
+    flags += " --no-verify" if args.no_verify else ""
     with conflicts_shown(args.json, _report):
         result = run_finish(locate(), args.id, message=args.commit, keep_branch=args.keep_branch,
-                            command=f"pylon ws finish {args.id}{flags}")
+                            command=f"pylon ws finish {args.id}{flags}", verify=not args.no_verify)
+    removed = result.get("removed", True)
     if args.json:
         emit(result)
-        return 0
+        return 0 if removed else 1
     if result["applied"]:
         out(summary(result))
     else:
         out(f"nothing to apply from {args.id}: this checkout already has its changes\n")
     if result["commit"]:
-        out(f"committed {result['total']} path(s) as {str(result['commit'])[:12]}\n")
+        hooks = result.get("hooks") or {}
+        if hooks.get("output"):
+            note(str(hooks["output"]).rstrip("\n"))
+        skipped = hooks.get("skipped") or []
+        said = f" (--no-verify: the {' and '.join(skipped)} hooks did not run)" if skipped else ""
+        out(f"committed {len(result.get('committed') or [])} path(s) as {str(result['commit'])[:12]}{said}\n")
+    if not removed:
+        out(f"kept worktree {args.id} ({show_path(str(result['path']))}): the commit left out "
+            f"{', '.join(show_path(p) for p in result['left_out'])} (a hook took them out of the index)\n")
+        note(f"pylon: committed without finishing {args.id} (op {result['op']}; `pylon ws undo` moves the branch "
+             f"back); commit the rest, then `pylon ws finish {args.id}`")
+        return 1
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
     out(f"removed worktree {args.id} ({show_path(str(result['path']))}){kept}\n")
-    note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings the worktree back and this "
-         "checkout to where it was)")
+    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else \
+        f"the worktree back and the branch to where it was; a second undo takes back the apply (op {result['apply_op']})"
+    note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings {undo})")
     return 0
 
 

@@ -7,7 +7,7 @@ once; the handlers are named as "module:function" and imported only when their c
 from __future__ import annotations
 
 from pylon.cli.options import IN, JSON, _DIFF3, _SINCE
-from pylon.cli.spec import ANY, FLAG, FLOAT, INT, OPTIONAL, REST, STR, Arg, Command, Opt
+from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, OPTIONAL, REST, STR, Arg, Command, Opt
 
 COMMANDS = (
     # -- workspace -----------------------------------------------------------------------------
@@ -84,6 +84,14 @@ COMMANDS = (
     Command("ws conflicts", "Would owned worktrees conflict? Three-way merges that change nothing.",
             "pylon ws conflicts agent-1 agent-2", "pylon.cli.ws.worktrees:conflicts",
             args=(Arg("ids", "[ID]...", "Owned worktrees to check (default: all).", ANY),), opts=(JSON,)),
+    Command("ws check", "Check files against every other live worktree's changes: what the write-time hook tells agents.",
+            "pylon ws check src/app.py --json", "pylon.cli.ws.worktrees:check",
+            args=(Arg("paths", "PATH...", "Files of this checkout, relative to the current folder.", MANY),),
+            opts=(JSON,),
+            description="For each other live worktree (the main checkout, owned sessions, the clients' own and "
+                        "plain git worktrees) that changed a PATH since the base the two share: who, which lines, "
+                        "and whether this checkout's version merges with theirs (`git merge-file`). Exit 1 when one "
+                        "would conflict."),
     Command("ws apply", "Merge what an owned worktree changed since its baseline into this checkout (unstaged).",
             "pylon ws apply agent-1", "pylon.cli.ws.apply:apply",
             args=(Arg("id", "ID", "The owned worktree's id."),),
@@ -109,13 +117,17 @@ COMMANDS = (
     Command("ws finish", "This agent is done: apply its work here, then remove its worktree (one undoable op).",
             "pylon ws finish agent-1 --commit 'Add retries to the client'", "pylon.cli.ws.apply:finish",
             args=(Arg("id", "ID", "The owned worktree's id."),),
-            opts=(Opt("--commit", STR, "Also commit the applied paths on the current branch, with this message.",
-                      metavar="MSG"),
+            opts=(Opt("--commit", STR, "Also commit what the session's applies brought in, on the current branch, "
+                      "through the repository's git hooks, with this message.", metavar="MSG"),
+                  Opt("--no-verify", FLAG, "With --commit: skip the pre-commit and commit-msg hooks (as git commit "
+                      "--no-verify)."),
                   Opt("--keep-branch", FLAG, "Keep the branch pylon-session-<ID>."),
                   JSON),
             description="`ws apply ID` then `ws rm ID` as one op: refused with nothing changed on a conflict "
                         "(resolve with `ws apply ID --markers` or `ws sync ID` first). `pylon ws undo` brings "
-                        "the worktree back and the checkout (and branch, with --commit) to where they were."),
+                        "the worktree back and the checkout to where it was. With a message to commit, it commits "
+                        "like `git commit` (hooks included) after an apply op of its own; a refused or empty commit "
+                        "keeps the worktree."),
     # -- op log: moves, undo, restore --------------------------------------------------------
     Command("ws move", "Bring an owned worktree's state into the main checkout (--back: send it back).",
             "pylon ws move agent-1", "pylon.cli.ws.ops:move",

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     class ConflictsArgs(JsonArgs, Protocol):
         ids: list[str]
 
+    class CheckArgs(JsonArgs, Protocol):
+        paths: list[str]
+
 PROGRESS_FROM = 64 << 20  # a progress line only for copies of 64 MiB or more, on a terminal
 
 
@@ -83,8 +86,10 @@ def list_command(args: JsonArgs) -> int:
         emit(result)
         return 0
     out(render.worktree_table(result))
-    if result["foreign"]:
-        note(f"pylon: {result['foreign']} foreign worktree(s) not listed (not created by pylon; `git worktree list`)")
+    unlisted = result["foreign"] - len(result.get("others") or [])
+    if unlisted > 0:
+        note(f"pylon: {unlisted} foreign worktree(s) or folder(s) not listed (not live worktrees pylon can read; "
+             "`pylon ws prune --dry-run` names them)")
     if result["leftovers"]:
         note(f"pylon: {result['leftovers']} owned leftover(s) from interrupted or removed worktrees "
              "(`pylon ws prune --dry-run` shows them)")
@@ -135,4 +140,30 @@ def conflicts(args: ConflictsArgs) -> int:
         emit(result)
     else:
         out(render.conflict_report(result))
+    return 1 if result["conflicting"] else 0
+
+
+def check(args: CheckArgs) -> int:
+    import os
+
+    from pylon.errors import UsageError
+    from pylon.workspace.worktrees.clash import check as clash
+
+    co = checkout()
+    rels = []
+    for given in args.paths:
+        full = os.path.abspath(given)
+        rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)),
+                              os.path.realpath(co.root))
+        if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
+            raise UsageError("path-outside", f"{given} is not a file of this checkout ({co.root}).",
+                             "Name files inside the checkout: pylon ws check src/app.py")
+        rels.append(rel)
+    found = [f.to_dict() for f in clash(co.root, rels)]
+    result = {"root": co.root, "paths": rels, "findings": found,
+              "conflicting": sum(1 for f in found if f["conflict"])}
+    if args.json:
+        emit(result)
+    else:
+        out(render.check_report(result))
     return 1 if result["conflicting"] else 0

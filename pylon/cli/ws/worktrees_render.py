@@ -23,18 +23,34 @@ def new_summary(result: dict[str, Any]) -> str:
 
 
 def worktree_table(result: dict[str, Any]) -> str:
-    rows = result["worktrees"]
-    if not rows:
+    rows, others = result["worktrees"], result.get("others") or []
+    if not rows and not others:
         return "no owned worktrees (`pylon ws new` creates one)\n"
     header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
     table = [header]
     for r in rows:
-        d = r["dirty"]
-        overlaps = "?" if r["overlaps"] is None else (",".join(r["overlaps"]) or "-")
-        table.append((r["id"], f"{d['tracked']}M {d['untracked']}?", str(r["commits_since_baseline"]),
-                      str(r["behind_checkout"]), r["last_change"], overlaps, show_path(r["path"])))
+        table.append((r["id"] + _maker(r.get("made_by")), *_cells(r, r["commits_since_baseline"], r["behind_checkout"])))
+    for r in others:  # not pylon's: read, never changed (their commits count from where they forked)
+        table.append((f"- ({_client(r['made_by'])}, not pylon's)", *_cells(r, r["commits_since_base"], "-")))
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1] + "\n" for row in table)
+
+
+def _cells(r: dict[str, Any], commits: object, behind: object) -> tuple[str, ...]:
+    d = r["dirty"]
+    overlaps = "?" if r["overlaps"] is None else (",".join(r["overlaps"]) or "-")
+    return (f"{d['tracked']}M {d['untracked']}?", str(commits), str(behind), r["last_change"], overlaps,
+            show_path(r["path"]))
+
+
+def _client(made_by: dict[str, Any]) -> str:
+    return {"claude-code": "Claude Code", "codex": "Codex", "git": "git worktree add"}.get(made_by["client"],
+                                                                                          str(made_by["client"]))
+
+
+def _maker(made_by: dict[str, Any] | None) -> str:
+    """` (claude-code subagent)` after the id of an owned worktree an agent client asked for."""
+    return f" ({made_by.get('client')} {made_by.get('purpose')})" if made_by else ""
 
 
 def rm_summary(result: dict[str, Any]) -> str:
@@ -97,6 +113,34 @@ def conflict_report(result: dict[str, Any]) -> str:
             more = f" (+{len(pair['touching']) - 10} more)" if len(pair["touching"]) > 10 else ""
             lines.append(f"touching: {pair['a']} <-> {_who(pair['b'])}: {shown}{more}")
     if not lines:
-        n = len(result["worktrees"])
-        lines.append(f"no conflicts among {n} owned worktree(s) and the checkout" if n else "no owned worktrees")
+        n, m = len(result["worktrees"]), len(result.get("others") or [])
+        more = f", {m} worktree(s) pylon did not make" if m else ""
+        lines.append(f"no conflicts among {n} owned worktree(s){more} and the checkout" if n or m else "no owned worktrees")
+    return "\n".join(lines) + "\n"
+
+
+def _lines(spans: list[list[int]]) -> str:
+    if not spans:
+        return "?"
+    text = ", ".join(f"{a}" if n == 1 else f"{a}-{a + n - 1}" if n else f"after {a - 1}" for a, n in spans[:6])
+    return text + (f" (+{len(spans) - 6} more)" if len(spans) > 6 else "")
+
+
+def check_report(result: dict[str, Any]) -> str:
+    """`ws check`: one line per other worktree that changed a path, the conflicts first."""
+    if not result["findings"]:
+        n = len(result["paths"])
+        return f"no other worktree changed {'it' if n == 1 else f'these {n} files'} since the base it shares with this one\n"
+    lines = []
+    for f in sorted(result["findings"], key=lambda f: (not f["conflict"], f["path"])):
+        other = f"{f['other']['label']} ({show_path(f['other']['path'])})"
+        what = "deleted it" if f["deleted"] else "changed it (binary or large)" if f["binary"] else \
+            f"changed line(s) {_lines(f['lines'])}"
+        if f["conflict"]:
+            verdict = f"CONFLICT: this checkout's version changes line(s) {_lines(f['ours'])} too"
+        elif f["conflict"] is None:
+            verdict = "could not tell whether it merges"
+        else:
+            verdict = "merges cleanly"
+        lines.append(f"{show_path(f['path'])}: {other} {what} since {f['base'][:12]}; {verdict}")
     return "\n".join(lines) + "\n"

@@ -60,7 +60,7 @@ def _mine(checkout: Checkout, op: oplog.Op) -> bool:
     from pylon.workspace.ops.opstates import same_root
 
     return any(same_root(step.root, checkout.root) for step in op.steps) or (
-        op.kind == "rm" and checkout.worktree_name is None)
+        op.kind in ("rm", "new") and checkout.worktree_name is None)  # worktrees made and removed: the main checkout's
 
 
 def _op_entry(checkout: Checkout, op: oplog.Op) -> Entry:

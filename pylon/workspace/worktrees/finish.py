@@ -8,10 +8,15 @@ registry record, scoped refs), so `ws undo` brings the worktree back (rm_undo.un
 the checkout to its state before (the step, backwards: files, index, and the branch when a
 commit was made). A finish killed half-way is settled by `ws undo` or `ws undo --finish`.
 
-`--commit -m MSG` commits only the applied paths: the new commit's tree is HEAD's with those paths
-as merged; the index gets the same entries (so they show as committed, not as staged reversions);
-every other staged or unstaged change of the person is left as it was. The commit is made with the
-person's own identity (git's configuration), on the current branch (or on a detached HEAD).
+`--commit MSG` commits like `git commit` (commit.py): the apply is an op of its own (`ws apply`'s),
+then every path the session's applies brought in since its last finish is committed through the
+repository's hooks (pre-commit, prepare-commit-msg, commit-msg, post-commit; `--no-verify` skips
+pre-commit and commit-msg), on the current branch (or a detached HEAD), with the person's own
+identity; the index gets the same entries (so they show as committed, not as staged reversions) and
+every other staged or unstaged change of the person is left as it was. Then the worktree is removed,
+in the same op as the commit (kind `finish`). A hook that refuses, or nothing to commit, stops before
+the commit with the worktree kept; a commit that leaves out part of the session's work (a hook took a
+path out of the index) is made as an op of kind `commit` and the worktree is kept.
 """
 
 from __future__ import annotations
@@ -35,18 +40,12 @@ MODULE = "pylon.workspace.worktrees.finish"
 def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: list[dict[str, str]]) -> str:
     """`base_tree` with the changed `files` taken from `merged` (deleted ones removed)."""
     from pylon.workspace.index import edited_tree
+    from pylon.workspace.worktrees.commit import entries
 
     paths = [f["path"] for f in files]
-    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", merged, "--", *paths], cwd=checkout.root,
-                      env={"GIT_LITERAL_PATHSPECS": "1"})
-    entries = {}
-    for record in listing.decode("utf-8", "surrogateescape").split("\0"):
-        if record:
-            meta, path = record.split("\t", 1)
-            mode, _kind, oid = meta.split()
-            entries[path] = f"{mode} {oid}\t{path}\0"
-    return edited_tree(checkout, base_tree, "".join(entries.get(p, f"0 {'0' * 40}\t{p}\0") for p in paths),
-                       "finish-index")
+    found = entries(checkout, merged, paths)
+    return edited_tree(checkout, base_tree, "".join(f"{found[p]}\t{p}\0" if p in found else f"0 {'0' * 40}\t{p}\0"
+                                                    for p in paths), "finish-index")
 
 
 def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str) -> tuple[str, str | None]:
@@ -67,7 +66,10 @@ def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str
 
 
 def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, keep_branch: bool = False,
-           command: str | None = None) -> dict[str, object]:
+           command: str | None = None, verify: bool = True) -> dict[str, object]:
+    if message is not None:
+        return _finish_committing(checkout, worktree_id, message, keep_branch=keep_branch, command=command,
+                                  verify=verify)
     from pylon.workspace.ops import restore_state
     from pylon.workspace.worktrees.apply import overwrite_refusal, plan
     from pylon.workspace.worktrees.move import refuse_while_moved
@@ -118,6 +120,74 @@ def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, 
     result = todo.to_dict()
     result.update(applied=bool(todo.files), commit=commit, removed=True, branch=found.branch,
                   branch_kept=keep_branch, op=op.seq)
+    return result
+
+
+def _finish_committing(checkout: Checkout, worktree_id: str, message: str, *, keep_branch: bool,
+                       command: str | None, verify: bool) -> dict[str, object]:
+    from pylon.errors import PylonError
+    from pylon.workspace.ops import restore_state
+    from pylon.workspace.state import capture
+    from pylon.workspace.worktrees import commit as committing
+    from pylon.workspace.worktrees.apply import apply
+    from pylon.workspace.worktrees.move import refuse_while_moved
+    from pylon.workspace.worktrees.rm import _stop_watcher
+
+    owned.check_id(worktree_id)
+    refuse_while_moved(checkout, worktree_id)
+    applied = apply(checkout, worktree_id, command=command)  # an op of its own; a conflict changes nothing
+    with oplog.op_lock(checkout):
+        oplog.check_clear(checkout)
+        with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
+            info = owned.survey(checkout)
+            found = info.get(worktree_id)
+            before = capture(checkout)
+            head_tree = restore_state.tree_of(checkout, before.head) if before.head else None
+            paths = committing.changed(checkout, head_tree, before.worktree, committing.brought(checkout, found))
+            if not paths:
+                raise PylonError(
+                    "nothing-to-commit",
+                    f"Nothing of {worktree_id} is left to commit: its applies brought nothing that differs from HEAD"
+                    " (none was made, or all of it is committed already); nothing was committed and the worktree "
+                    "was kept.",
+                    f"Look with `git status` and `pylon ws list`; remove it without a commit: pylon ws finish {worktree_id}")
+            made = committing.commit(checkout, before.head, head_tree, before.worktree, paths, message, verify=verify)
+            index = _with_paths(checkout, before.index_tree or head_tree, made.tree, [{"path": p} for p in paths])
+            after = restore_state.make_state(checkout, worktree=before.worktree, index_tree=index, head=made.commit,
+                                             branch=before.branch, label=f"after finish {worktree_id}")
+            step = oplog.Step(checkout.root, str(before.commit), after, head="state")
+            remove = not made.left_out
+            commit_data = {"id": found.id, "baseline": found.baseline, "commit": made.commit, "paths": len(paths),
+                           "left_out": made.left_out}
+            if remove:
+                scoped = rm_undo.scoped_refs(checkout, found.record)
+                scoped_oids = {ref: git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1))
+                               .decode().strip() for ref in scoped}
+                side_state = str(applied["session_state"])
+                data = {**commit_data, "path": found.path, "branch": found.branch, "tip": found.head or "",
+                        "record": found.record, "state": side_state, "keep_branch": keep_branch, "scoped": scoped_oids,
+                        "trash": None, "session_state": side_state, "files": len(paths)}
+                anchors = [side_state, found.head or "", found.baseline, str(before.commit), made.commit,
+                           *(a for a in scoped_oids.values() if a)]
+                op = oplog.begin(checkout, "finish", [step], title=f"finish {worktree_id}", data=data, anchors=anchors,
+                                 module=MODULE, command=command)
+            else:
+                op = oplog.begin(checkout, "commit", [step], title=f"commit {worktree_id} (worktree kept)",
+                                 data=commit_data, anchors=[made.commit], command=command)
+            with oplog.closed_if_refused(checkout, op):
+                restore_state.restore(checkout, after, head="state", current=before)
+            if remove:
+                if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
+                    os.chdir(info.main_root)
+                _stop_watcher(owned.admin_dir_of(found.path))
+                rm_undo.remove_steps(checkout, info.main_root, found.id, found.path, found.branch, found.head or "",
+                                     found.record, keep_branch=keep_branch)
+            oplog.complete(checkout, op)
+    committing.post_commit(checkout, made)
+    result = dict(applied)
+    result.update(commit=made.commit, committed=paths, left_out=made.left_out, message=made.message,
+                  hooks={"output": made.output, "skipped": made.skipped}, apply_op=applied.get("op"),
+                  removed=remove, branch=found.branch, branch_kept=keep_branch or not remove, op=op.seq)
     return result
 
 

@@ -2,7 +2,13 @@
 parallel (sides.py), one versioned document.
 
     {version, worktrees: [{id, path, branch, baseline, head, dirty: {tracked, untracked},
-     commits_since_baseline, created, last_change, overlaps, behind_checkout}], foreign}
+     commits_since_baseline, created, last_change, overlaps, behind_checkout, made_by}], foreign,
+     others: [{label, path, branch, head, made_by, owned: false, base, dirty, commits_since_base,
+     last_change, overlaps}]}
+
+`others` are the live worktrees pylon did not make (foreign.py: an agent client's own, or a plain
+`git worktree add`): read the same way, never changed; their base is where they forked from the
+main checkout's HEAD, and they take part in the overlaps and in `ws conflicts` by their label.
 
 `behind_checkout` counts the paths `ws sync ID` would bring in: changed in the main checkout since
 the base the two last agreed on (applied.bases: the baseline, the last apply or the last sync) and
@@ -18,8 +24,9 @@ from pylon.workspace import git
 from pylon.workspace.merge import conflicts
 from pylon.workspace.worktrees import departed as away
 from pylon.workspace.worktrees import owned
+from pylon.workspace.worktrees.foreign import Other, bases, others
 from pylon.workspace.commits import from_iso, iso
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import EMPTY_TREE, Checkout
 from pylon.workspace.sides import (
     Side,
     dirty_from,
@@ -36,7 +43,7 @@ LIST_VERSION = 1
 class Row:
     __slots__ = ("owned", "side", "tracked", "untracked", "commits", "changed", "behind")
 
-    def __init__(self, found: owned.Owned, side: Side) -> None:
+    def __init__(self, found: owned.Owned | Other, side: Side) -> None:
         self.owned, self.side = found, side
         self.tracked: list[str] = []
         self.untracked: list[str] = []
@@ -51,17 +58,27 @@ SideReader = Callable[[str], Side]
 def _read(found: object, read: SideReader = read_side) -> Row | Side:
     if isinstance(found, str):
         return read(found)  # the main checkout
-    assert isinstance(found, owned.Owned)
+    assert isinstance(found, (owned.Owned, Other))
     row = Row(found, read(found.path))
-    if found.head and found.head != found.baseline:
-        count = git.run(["rev-list", "--count", f"{found.baseline}..{found.head}"], cwd=found.path)
+    start = _base(found)
+    if found.head and start and found.head != start:
+        count = git.run(["rev-list", "--count", f"{start}..{found.head}"], cwd=found.path)
         row.commits = int(count.decode().strip() or 0)
     return row
 
 
+def _base(found: owned.Owned | Other) -> str:
+    """Where a worktree's own changes start: an owned one's baseline, another's fork point."""
+    return found.baseline if isinstance(found, owned.Owned) else found.base
+
+
+def _name(found: owned.Owned | Other) -> str:
+    return found.id if isinstance(found, owned.Owned) else found.label
+
+
 def _compare_trees(checkout: Checkout, rows: list[Row]) -> None:
     """Every row's dirty paths and changes since its baseline, from one tree diff for all rows."""
-    baselines = peel_trees(checkout, [r.owned.baseline for r in rows])
+    baselines = peel_trees(checkout, [_base(r.owned) or EMPTY_TREE for r in rows])
     pairs: list[tuple[str, str]] = []
     for row, base_tree in zip(rows, baselines):
         state = row.side.state
@@ -96,7 +113,7 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
     """The newest of the session's own events: its creation, its newest commit (only when it made
     commits: HEAD's date is otherwise the date of the commit it started from), the newest mtime
     among its dirty paths."""
-    newest = from_iso(row.owned.created) or 0
+    newest = from_iso(row.owned.created) or 0 if isinstance(row.owned, owned.Owned) else 0
     if row.commits:
         newest = max(newest, head_times.get(row.owned.head or "", 0))
     for rel in (*row.tracked, *row.untracked):
@@ -109,21 +126,21 @@ def _last_change(row: Row, head_times: dict[str, int]) -> int:
 
 def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, departed: bool = False) -> dict[str, object]:
     """The `ws list --json` document. `read_with(path)` reads one worktree's side (a reader that
-    knows a side is unchanged since it last read it, such as the board's, may hand that back).
-    `departed`: the board's `departed` list too, each foreign worktree as such (departed.py)."""
+    knows a side is unchanged since it last read it, such as the board's, may hand that back)."""
     info = owned.survey(checkout)
     present = [o for o in info.owned.values() if o.present]
-    gone = away.departed(checkout, info) if departed else []
-    live = [d for d in gone if d.entry is not None]
-    owned_items: list[object] = [*present, info.main_root] if present else []
-    read: list[Row | Side] = parallel([*owned_items, *(d.path for d in live)], lambda found: _read(found, read_with))
-    read, extra = read[:len(owned_items)], read[len(owned_items):]  # (a departed worktree's side is a Side)
+    alien = others(info, checkout)
+    bases(checkout, alien, info.entries[0].head if info.entries else None)
+    found: list[owned.Owned | Other] = [*present, *alien]
+    read: list[Row | Side] = parallel([*found, info.main_root] if found else [],
+                                      lambda item: _read(item, read_with))
     rows = [r for r in read if isinstance(r, Row)]
     _compare_trees(checkout, rows)
-    if rows:
+    mine = [r for r in rows if isinstance(r.owned, owned.Owned)]
+    if mine:
         main = read[-1]
         assert isinstance(main, Side)
-        _behind(checkout, rows, main)
+        _behind(checkout, mine, main)
     heads = sorted({r.owned.head for r in rows if r.owned.head})
     head_times: dict[str, int] = {}
     if heads:
@@ -138,60 +155,61 @@ def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, depart
             overlap = None
             notes.append({"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"})
         else:
-            parties = [conflicts.Party(r.owned.id, r.side, r.owned.baseline) for r in rows]
+            parties = [conflicts.Party(_name(r.owned), r.side, _base(r.owned)) for r in rows]
             for party, row in zip(parties, rows):
                 party.changed, party.known = row.changed, True
             overlap = conflicts.overlaps(conflicts.compare(checkout, parties, None))
-    items = []
+    items, extra = [], []
     for row in rows:
         o = row.owned
+        common = {"path": o.path, "head": o.head, "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
+                  "last_change": iso(_last_change(row, head_times)),
+                  "overlaps": None if overlap is None else overlap.get(_name(o), [])}
+        if isinstance(o, Other):
+            extra.append({**o.to_dict(), **common, "base": o.base, "commits_since_base": row.commits})
+            continue
         items.append({
-            "id": o.id, "path": o.path, "branch": o.branch, "baseline": o.baseline, "head": o.head,
-            "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
-            "commits_since_baseline": row.commits, "created": o.created,
-            "last_change": iso(_last_change(row, head_times)),
-            "overlaps": None if overlap is None else overlap.get(o.id, []),
-            "behind_checkout": row.behind,
+            "id": o.id, "branch": o.branch, "baseline": o.baseline, **common,
+            "commits_since_baseline": row.commits, "created": o.created, "behind_checkout": row.behind,
+            "made_by": o.record.get("made_by"),
         })
     leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
-    doc: dict[str, object] = {"version": LIST_VERSION, "root": info.root, "worktrees": items,
+    doc: dict[str, object] = {"version": LIST_VERSION, "root": info.root, "worktrees": items, "others": extra,
                               "foreign": len(info.foreign), "leftovers": leftovers, "notes": notes}
-    if departed:
-        sides = {d.path: side for d, side in zip(live, extra) if isinstance(side, Side)}
-        doc["departed"] = [d.row(sides.get(d.path)) for d in gone]
+    if departed:  # the board: each worktree pylon does not own as a row of its own (departed.py)
+        doc["departed"] = away.rows(info, extra)
     return doc
 
 
 def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = read_side,
                     departed: bool = False) -> dict[str, object]:
-    """Pairs among the named owned worktrees (default: all) and each against the main checkout
-    (`read_with` as for list_worktrees). `departed` (the board): every foreign worktree that can be
-    compared is a party too, named by its label; the document's `departed` lists those labels."""
+    """Pairs among the named owned worktrees (default: all, and the live worktrees pylon did not
+    make) and each against the main checkout (`read_with` as for list_worktrees)."""
     conflicts.require_merge_tree()
     info = owned.survey(checkout)
     chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
         o for o in info.owned.values() if o.present]
-    others = [d for d in away.departed(checkout, info) if d.baseline] if departed else []
-    main_side = None
+    alien = [] if ids else others(info, checkout)
+    bases(checkout, alien, info.entries[0].head if info.entries else None)
 
     def work(item: object) -> Side:
         return read_with(str(item))
 
-    paths = [o.path for o in chosen] + [d.path for d in others] + ([info.main_root] if chosen or others else [])
+    every: list[owned.Owned | Other] = [*chosen, *alien]
+    paths = [o.path for o in every] + ([info.main_root] if every else [])
     sides: list[Side] = parallel(paths, work)
-    if chosen or others:
-        main_side = sides.pop()
-    from pylon.workspace.worktrees.applied import bases
+    main_side = sides.pop() if every else None
+    from pylon.workspace.worktrees.applied import bases as apply_bases
 
-    starts = bases(checkout, {**{d.id: str(d.baseline) for d in others if d.id}, **{o.id: o.baseline for o in chosen}})
+    starts = apply_bases(checkout, {o.id: o.baseline for o in chosen})
     parties = [conflicts.Party(o.id, s, o.baseline, starts[o.id].commit) for o, s in zip(chosen, sides)]
-    parties += [conflicts.Party(d.label, s, str(d.baseline), starts[d.id].commit if d.id else None)
-                for d, s in zip(others, sides[len(chosen):])]
+    parties += [conflicts.Party(o.label, s, o.base) for o, s in zip(alien, sides[len(chosen):])]
     main = conflicts.Party(None, main_side, "") if main_side is not None else None
     result = conflicts.compare(checkout, parties, main)
-    doc: dict[str, object] = {"worktrees": [o.id for o in chosen], "checkout": info.main_root, **result,
+    doc: dict[str, object] = {"worktrees": [o.id for o in chosen], "others": [o.to_dict() for o in alien],
+                              "checkout": info.main_root, **result,
                               "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
                               "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}
-    if departed:
-        doc["departed"] = [d.label for d in others]
+    if departed:  # the board marks the pairs of worktrees pylon does not own by their labels
+        doc["departed"] = [o.label for o in alien]
     return doc

@@ -30,7 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-LOCK_TIMEOUT = 600.0  # a checkout of a large tree can take minutes; waiting is the point
+LOCK_TIMEOUT = 600.0
+CLIENTS = "pylon.workspace.worktrees.clients"  # the module that undoes a `new` op (a client's worktree)  # a checkout of a large tree can take minutes; waiting is the point
 
 
 def resolve_commit(checkout: Checkout, rev: str) -> str | None:
@@ -134,7 +135,10 @@ def new(
     copy: list[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     watch: bool = False,
+    made_by: dict[str, object] | None = None,
 ) -> dict[str, object]:
+    """Create an owned worktree. `made_by` (an agent client that asked for it: clients.py) is kept in
+    the registry record, and the creation is then an op of the log (kind `new`) as well."""
     if worktree_id is not None:
         owned.check_id(worktree_id)
     from pylon.workspace.ops import oplog
@@ -148,7 +152,9 @@ def new(
         oplog.check_clear(checkout)
         info = owned.survey(checkout)
         wid = worktree_id or _free_id(checkout, info)
-        result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress)
+        result = _create(checkout, info, wid, from_rev, clean, (copy or [], patterns), progress, made_by)
+        if made_by is not None:
+            result["op"] = log_new(checkout, result, made_by)
     if watch:  # after the lock: the worktree is complete and registered whatever happens here
         from pylon.workspace.worktrees import watchers
 
@@ -173,6 +179,7 @@ def _free_id(checkout: Checkout, info: owned.Survey) -> str:
 def _create(
     checkout: Checkout, info: owned.Survey, wid: str, from_rev: str | None, clean: bool,
     copying: tuple[list[str], list[str]], progress: Callable[[int, int, int], None] | None,
+    made_by: dict[str, object] | None = None,
 ) -> dict[str, object]:
     from pylon.errors import PylonError, UsageError
 
@@ -213,6 +220,8 @@ def _create(
         "start": head, "from": start_from, "dirty": base_info["dirty"], "token": secrets.token_hex(8),
         "created": iso(int(time.time())), "state": "creating", "source": checkout.root,
     }
+    if made_by is not None:
+        record["made_by"] = made_by
     try:
         owned.write_record(checkout, record)
         made.record = wid
@@ -240,6 +249,21 @@ def _create(
         "dirty": base_info["dirty"], "copied": {k: copied[k] for k in ("files", "bytes", "reflinked")},
         "copied_paths": copied["paths"], "notes": base_info["notes"],
     }
+
+
+def log_new(checkout: Checkout, result: dict[str, object], made_by: dict[str, object]) -> int:
+    """Record a creation a client asked for (call under the op lock, after `new` made it)."""
+    wid = str(result["id"])
+    record = owned.read_record(checkout, wid) or {}
+    who = f"{made_by.get('client')} {made_by.get('purpose')}"
+    data = {"id": wid, "path": result["path"], "branch": result["branch"], "baseline": result["baseline"],
+            "token": record.get("token"), "made_by": made_by}
+    from pylon.workspace.ops import oplog
+
+    op = oplog.begin(checkout, "new", [], title=f"new {wid} ({who})", data=data, module=CLIENTS,
+                     anchors=[str(result["baseline"])], command=f"{made_by.get('client')}: worktree {made_by.get('name')}")
+    oplog.complete(checkout, op)
+    return op.seq
 
 
 def path(checkout: Checkout, worktree_id: str) -> dict[str, object]:

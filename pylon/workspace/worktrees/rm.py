@@ -54,7 +54,10 @@ def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[s
     )
 
 
-def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False) -> dict[str, object]:
+def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False,
+       keep: bool = False) -> dict[str, object]:
+    """`keep`: record the removal in the op log even when the worktree holds nothing (so `ws undo`
+    brings it back): what an agent client's WorktreeRemove gets (clients.py)."""
     owned.check_id(worktree_id)
     from pylon.workspace.worktrees.move import refuse_while_moved
 
@@ -63,13 +66,15 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
 
     if not force:
         with oplog.op_lock(checkout):  # a session whose work was applied is removed as an op (undoable)
-            return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch)
+            if keep:
+                oplog.check_clear(checkout)
+            return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch, keep=keep)
     with oplog.op_lock(checkout):  # `rm --force` is an op of the log: `ws undo` brings the worktree back
         oplog.check_clear(checkout)
         return _rm(checkout, worktree_id, force=True, keep_branch=keep_branch)
 
 
-def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool) -> dict[str, object]:
+def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool, keep: bool = False) -> dict[str, object]:
     with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         found = info.get(worktree_id)
@@ -92,7 +97,7 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool)
             oplog.check_clear(checkout)
         trash = restore = None
         op = None
-        if force or applied is not None:
+        if force or keep or applied is not None:
             scanned = rm_undo.check_keepable(found.path)  # refused before anything is written
             if uncommitted or commits:
                 trash, restore = _snapshot(checkout, found, side)
