@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 # client decides). 2026-07-28 dropped `initialize` (server/discover): not served here.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MAX_LINE = 64 * 1024 * 1024  # one message; a longer line is refused and skipped to its end
+# Requests read ahead of the main thread, counted by their bytes (at least 1 KiB each: a parsed
+# message costs more than its line). Past it a request is answered at once with BUSY, so a flood
+# costs bounded memory and the reader keeps reading (a roots answer, a cancel, a ping get through).
+MAX_PENDING = 64 * 1024 * 1024
+BUSY = -32000  # JSON-RPC's range for a server's own errors
 ROOTS_WAIT = 10.0  # seconds a tool call waits for the client's answer to roots/list
 # Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
 SANDBOX_META = "codex/sandbox-state-meta"
@@ -72,12 +77,16 @@ class Roots:
 
 
 def _folder_of(root: object) -> str | None:
+    """The local folder a root names: a `file:` URI with no host (or `localhost`), else None."""
     uri = root.get("uri") if isinstance(root, dict) else None
     if not isinstance(uri, str) or not uri.startswith("file:"):
         return None
     from urllib.parse import unquote, urlparse
 
-    path = unquote(urlparse(uri).path)
+    parsed = urlparse(uri)
+    if parsed.netloc not in ("", "localhost"):
+        return None  # file://HOST/...: a folder on another machine, not this one
+    path = unquote(parsed.path)
     return path if os.path.isabs(path) and os.path.isdir(path) else None
 
 
@@ -85,8 +94,11 @@ class Server:
     def __init__(self, who: str, source: BinaryIO, sink: int) -> None:
         self.who, self.source, self.sink = who, source, sink
         self.started_in = os.getcwd()
-        self.queue: deque[Message | None] = deque()
+        self.queue: deque[tuple[Message, int] | None] = deque()  # (request, its weight) in order
+        self.pending = 0  # the weight of the requests in the queue
         self.ready = threading.Condition()
+        self.interrupted = False  # SIGINT came while a call ran: answer it, then end
+        self.sending = False  # the main thread writes an answer: SIGINT waits for the line's end
         self.cancelled: set[object] = set()
         self.write_lock = threading.Lock()
         self.roots = Roots()
@@ -120,7 +132,11 @@ class Server:
                                             f"a message is at most {MAX_LINE} bytes"))
                     continue
                 if line.strip():  # a blank line carries no message
-                    self.take(line)
+                    try:
+                        self.take(line)
+                    except Exception as exc:  # noqa: BLE001 - no line may end the reader
+                        self.send(jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error",
+                                                f"{type(exc).__name__}: {exc}"[:300]))
         except (OSError, ValueError):
             pass  # stdin broke: as its end
         finally:
@@ -139,25 +155,49 @@ class Server:
             self.roots.take(parsed)  # any other response answers nothing we asked
             return
         if parsed.kind == jsonrpc.NOTIFICATION and parsed.method == "notifications/cancelled":
-            self.cancelled.add(parsed.params.get("requestId"))
+            named = parsed.params.get("requestId")
+            if jsonrpc.valid_id(named):  # anything else names no request (and may not be hashable)
+                self.cancelled.add(named)
             return
         if parsed.kind == jsonrpc.REQUEST and parsed.method == "ping":
             self.send(jsonrpc.result(parsed.id, {}))
             return
+        weight = max(len(line), 1024)
         with self.ready:
-            self.queue.append(parsed)
-            self.ready.notify()
+            if self.queue and self.pending + weight > MAX_PENDING:
+                busy = parsed.kind == jsonrpc.REQUEST
+            else:
+                busy = False
+                self.queue.append((parsed, weight))
+                self.pending += weight
+                self.ready.notify_all()
+        if busy:  # a notification over the bound is dropped, as a lost one would be
+            self.send(jsonrpc.error(parsed.id, BUSY, "Server busy",
+                                    f"over {MAX_PENDING >> 20} MiB of requests wait for an answer: send it again "
+                                    "once some are answered"))
 
     # -- the main thread ------------------------------------------------------------------------
-    def serve(self) -> None:
+    def serve(self) -> int:
+        """Answer requests until stdin ends (0) or SIGINT (130: a call it interrupts is answered first)."""
+        import signal
+
+        def interrupt(number: int, frame: object) -> None:
+            self.interrupted = True
+            if not self.sending:  # never between two writes of one answer
+                raise KeyboardInterrupt  # a running call stops (the CLI answers it `interrupted`)
+
+        signal.signal(signal.SIGINT, interrupt)
         threading.Thread(target=self.read, name="pylon-mcp-stdin", daemon=True).start()
-        while True:
+        while not self.interrupted:
             with self.ready:
                 while not self.queue:
                     self.ready.wait()
-                message = self.queue.popleft()
-            if message is None or self.broken:
-                return
+                entry = self.queue.popleft()
+                if entry is not None:
+                    self.pending -= entry[1]
+            if entry is None or self.broken:
+                return 0
+            message = entry[0]
             if message.kind == jsonrpc.NOTIFICATION:
                 self.notified(message)
                 continue
@@ -166,13 +206,21 @@ class Server:
                 continue
             try:
                 answer = self.answer(message)
+            except KeyboardInterrupt:
+                answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
+                                       "the server was interrupted (SIGINT) and ends")
             except Exception as exc:  # noqa: BLE001 - a request is answered whatever fails
                 answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
                                        f"{type(exc).__name__}: {exc}"[:500])
             if message.id in self.cancelled:
                 self.cancelled.discard(message.id)  # the client stopped waiting: no answer
                 continue
-            self.send(answer)
+            self.sending = True
+            try:
+                self.send(answer)
+            finally:
+                self.sending = False
+        return 130
 
     def notified(self, message: Message) -> None:
         if message.method == "notifications/initialized" and self.roots.supported:
@@ -311,8 +359,9 @@ def text_of(doc: dict[str, Any], is_error: bool) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
-def serve(given_harness: str | None) -> None:
-    """Serve until the client closes stdin and every request read before that is answered.
+def serve(given_harness: str | None) -> int:
+    """Serve until the client closes stdin and every request read before that is answered (0), or
+    SIGINT (130).
 
     The protocol keeps private copies of fd 0 and 1; fd 0 then reads the null device and fd 1
     writes to stderr, so nothing a tool call or a child process (git) prints reaches the client."""
@@ -323,6 +372,6 @@ def serve(given_harness: str | None) -> None:
     os.close(null)
     os.dup2(2, 1)
     try:
-        Server(harness(given_harness), source, sink).serve()
+        return Server(harness(given_harness), source, sink).serve()
     finally:
         os.close(sink)
