@@ -84,12 +84,15 @@ def create(path: str, request: bytes | list[Op]) -> CreateResult:
     from pylon.workspace.edits.lines import Doc
     from pylon.workspace.edits.tag import digest
 
+    from pylon import boundary
+
     data = content(request)
     root, rel = checkout_relative(path)
     folder, name = os.path.split(rel)
     made: list[tuple[int, str]] = []
     dfd = folder_beneath(root, folder, path, made, WHO)
     try:
+        boundary.refuse_config_in(path, dfd, name)  # confined: judged by the folder the walk reached
         _link_new(dfd, name, data, path)
         os.fsync(dfd)
     except BaseException:
