@@ -33,7 +33,7 @@ class Reach:
     """The folders one entry point may reach. `more` is asked once, lazily, for further folders
     (an MCP server's owned worktrees) when a path lies under none of `folders`."""
 
-    __slots__ = ("who", "folders", "_more", "_held", "_names")
+    __slots__ = ("who", "folders", "_more", "_held", "_names", "pins")
 
     def __init__(self, who: str, folders: Iterable[str], more: Callable[[], list[str]] | None = None) -> None:
         self.who = who
@@ -43,6 +43,7 @@ class Reach:
         self._more = more
         self._held: list[int] = []  # descriptors behind the names handed out (closed on leaving)
         self._names: dict[str, str] = {}  # /proc/self/fd/N/NAME -> the path it was resolved from
+        self.pins: dict[str, str] = {}  # a folder -> the /proc/self/fd name a caller pinned it as (held)
 
     def allow(self, folder: str) -> None:
         """Add a folder (absolute; its real path is added too, so both spellings match)."""
@@ -74,6 +75,7 @@ class Reach:
             os.close(fd)
         self._held.clear()
         self._names.clear()
+        self.pins.clear()
 
 
 # None: a person at the command line, who may name anything. A context variable: each thread of

@@ -62,7 +62,9 @@ class Store:
 
     @property
     def cache_dir(self) -> str:
-        return os.path.join(self.canon_dir, ".cache")
+        from pylon.canon.safeio import cache_folder  # confined: the folder pinned by descriptor
+
+        return cache_folder(self.canon_dir)
 
     @property
     def schema_file(self) -> str:
