@@ -184,3 +184,22 @@ def test_memory_stays_bounded_under_a_flood(repo: Path) -> None:
     proc.wait(60)
     assert len(answers) == 302 and proc.returncode == 0
     assert high[0] < 250_000, f"peak resident memory {high[0]} KB"
+
+
+@pytest.mark.slow
+def test_a_pattern_that_backtracks_forever_is_stopped_and_the_server_goes_on(repo: Path) -> None:
+    """`read` with `grep` runs the agent's regular expression: `(a+)+$` on a line of 40 `a`s and a
+    `b` takes longer than the universe has. Through pylon mcp it is stopped after GREP_SECONDS."""
+    from pylon.workspace.edits.grep import GREP_SECONDS
+
+    (repo / "src" / "slow.txt").write_text("a" * 40 + "b\n")
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "(a+)+$"}}}
+    after = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "b$"}}}
+    start = time.monotonic()
+    answers, err, status = converse(repo, line(INIT) + line(call) + line(after), timeout=GREP_SECONDS * 6)
+    assert status == 0 and b"Traceback" not in err and time.monotonic() - start < GREP_SECONDS * 3
+    by_id = {a["id"]: a["result"]["structuredContent"] for a in answers if a["id"] in (1, 2)}
+    assert by_id[1]["error"]["code"] == "grep-timeout" and "(a+)+$" in by_id[1]["error"]["message"]
+    assert by_id[2]["matched"] == [1]
