@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FULL_TIER, run_cmd, script
-from tests.mcp.wire import INIT, INITIALIZED, line, tool_calls
+from tests.mcp.wire import INIT, declaring_roots, line, tool_calls
 
 SECRET = "secret-outside-the-project"
 
@@ -171,16 +171,8 @@ def test_odd_spellings_read_nothing_outside(world: dict[str, Path], path: str) -
 
 def roots_session(root: Path, uris: list[str], paths: list[str]) -> list[dict[str, Any]]:
     """A client that declares roots and answers roots/list with `uris`, then reads each path."""
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc, ask = declaring_roots(root)
     assert proc.stdin is not None and proc.stdout is not None
-    init = json.loads(json.dumps(INIT))
-    init["params"]["capabilities"] = {"roots": {"listChanged": True}}
-    proc.stdin.write(line(init) + line(INITIALIZED))
-    proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["id"] == 0
-    ask = json.loads(proc.stdout.readline())
-    assert ask["method"] == "roots/list"
     proc.stdin.write(line({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": u} for u in uris]}}))
     for i, path in enumerate(paths, 1):
         proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",

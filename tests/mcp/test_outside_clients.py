@@ -117,18 +117,11 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
 
 
 def test_a_client_that_never_answers_roots_list_waits_once_then_gets_the_checkout(world: dict[str, Path]) -> None:
-    from tests.mcp.wire import INIT, INITIALIZED, line
+    from tests.mcp.wire import declaring_roots, line
 
     root = world["root"]
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc, _ = declaring_roots(root)  # its roots/list is never answered
     assert proc.stdin is not None and proc.stdout is not None
-    init = json.loads(json.dumps(INIT))
-    init["params"]["capabilities"] = {"roots": {"listChanged": True}}
-    proc.stdin.write(line(init) + line(INITIALIZED))
-    proc.stdin.flush()
-    proc.stdout.readline()
-    assert json.loads(proc.stdout.readline())["method"] == "roots/list"  # never answered
     took = []
     for i, path in enumerate(["README.md", "src/app.py", "src/pw"], 1):
         start = time.monotonic()
