@@ -183,8 +183,7 @@ def refuse_config_at(path: str, real: str, reach: Reach | None = None) -> None:
     refuse_config(path, found[1] if found else os.path.basename(real), reach)
 
 
-def refuse_config_in(path: str, fd: int, name: str) -> None:
-    """refuse_config_at for `name` in the folder open as `fd` (a confined `edit --create`)."""
+def refuse_config_in(path: str, fd: int, name: str) -> None:  # refuse_config_at for `name` in the folder `fd`
     if _CURRENT.get() is not None:
         refuse_config_at(path, os.path.join(real_of(fd, os.path.dirname(path) or "."), name))
 
@@ -331,7 +330,9 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         target = os.readlink(name, dir_fd=fd)
         os.close(fd)
         if _hops >= MAX_LINKS:
-            raise outside(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it", reach)
+            from pylon.workspace.beneath import refuse
+
+            refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it (a loop?)", reach.who)
         try:
             return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
         except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed

@@ -285,3 +285,19 @@ def test_a_folder_swapped_for_a_symlink_during_calls_leaks_nothing(world: dict[s
         ".canon", ".canon/articles", ".canon/articles/f.md", "f.txt", "secret.txt"]  # no folder made there either
     for article in (root / ".canon").rglob("*.md"):
         assert SECRET not in article.read_text()
+
+
+def test_special_files_and_link_loops_are_named_for_what_they_are(world: dict[str, Path]) -> None:
+    root = world["root"]
+    os.mkfifo(root / "src" / "fifo")
+    (root / "src" / "loop1").symlink_to("loop2")
+    (root / "src" / "loop2").symlink_to("loop1")
+    docs = tool_calls(root, [
+        ("read", {"path": "src/fifo"}), ("canon_write", {"address": "src/app.py", "body_file": "src/fifo"}),
+        ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": "src/fifo"}),
+        ("read", {"path": "src/loop1"}), ("edit", {"target": "src/loop1/x", "create": True, "ops": NEW}),
+    ])
+    assert [d["error"]["code"] for d in docs] == ["not-text", "not-regular", "not-regular", "symlink-loop",
+                                                  "symlink-loop"], docs
+    for doc in docs:
+        assert "ws cat" not in doc["error"]["message"], doc  # the entry point that refused, by its name

@@ -8,6 +8,7 @@ interrupts)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import threading
@@ -106,11 +107,12 @@ def test_line_endings_and_framing(repo: Path) -> None:
             + ping % 2 + b" " + ping % 3 + b"\n"  # two messages on one line: one parse error
             + b'{"jsonrpc":"2.0","id":4,"result":{}}\n'  # a response to nothing we asked: ignored
             + b'{"jsonrpc":"2.0","id":5,"method":"shutdown"}\n'  # LSP's, not MCP's: unknown method
+            + b'{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}\n'  # a key twice: the last one counts
             + ping % 6)  # stdin ends mid-line with a whole message: still answered
     answers, err, status = converse(repo, data)
     assert status == 0 and b"Traceback" not in err
     assert sorted((str(a["id"]), "error" in a and a["error"]["code"]) for a in answers) == [
-        ("1", False), ("5", -32601), ("6", False), ("None", -32700)]
+        ("1", False), ("5", -32601), ("6", False), ("8", False), ("None", -32700)]
 
 
 def test_an_unfinished_last_line_is_a_parse_error(repo: Path) -> None:
@@ -197,3 +199,38 @@ def test_a_pattern_that_backtracks_forever_is_stopped_and_the_server_goes_on(rep
     by_id = {a["id"]: a["result"]["structuredContent"] for a in answers if a["id"] in (1, 2)}
     assert by_id[1]["error"]["code"] == "grep-timeout" and "(a+)+$" in by_id[1]["error"]["message"]
     assert by_id[2]["matched"] == [1]
+
+
+@pytest.mark.slow
+def test_a_thousand_calls_leak_no_thread_descriptor_or_child(repo: Path) -> None:
+    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("read", {"path": "src/app.py"}), ("canon_read", {"address": "src/app.py"}), ("canon_check", {}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c"}), ("read", {"path": "/etc/passwd"}),
+        ("edit", {"target": "src/new.py", "create": True, "ops": "insert after 0\n+x\n"}),
+        ("canon_search", {"query": ["entry"]}), ("canon_journal", {"text": "x"})]
+
+    def census() -> tuple[int, int]:
+        return len(os.listdir(f"/proc/{proc.pid}/task")), len(os.listdir(f"/proc/{proc.pid}/fd"))
+
+    proc.stdin.write(line(INIT))
+    proc.stdin.flush()
+    strict(proc.stdout.readline())
+    counts = []
+    for i in range(1, 1001):
+        name, arguments = calls[i % len(calls)]
+        proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                               "params": {"name": name, "arguments": arguments}}))
+        proc.stdin.flush()
+        assert strict(proc.stdout.readline())["id"] == i
+        if i % 250 == 0:
+            counts.append(census())
+            children = subprocess.run(["ps", "--ppid", str(proc.pid), "-o", "pid="], capture_output=True, text=True)
+            assert children.stdout.strip() == ""  # every git it ran was waited for: no zombie, no straggler
+    proc.stdin.close()
+    assert proc.wait(30) == 0 and b"Traceback" not in proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert len(set(counts)) == 1 and counts[0][0] == 2, counts  # the main thread and the stdin reader
