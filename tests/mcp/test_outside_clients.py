@@ -104,8 +104,11 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
 
     docs, roots, names = asyncio.run(asyncio.wait_for(main(), 600))
     assert set(names) == {name for name, _ in calls}  # every tool was tried
+    reasons = {"absolute", "dotdot", "outside", "symlink-outside", "git-dir", "config", "canon-store"}
     for (name, arguments), doc in zip(calls, docs):
         assert doc is not None and not leaked(doc), (name, arguments, doc)
+        if doc["ok"] is False and doc["error"]["code"] == "path-outside":  # one code, and how it got out
+            assert doc["error"].get("reason") in reasons, (name, arguments, doc)
         if arguments.get("target") == "src/pw.new":
             assert doc["ok"] is True and (root / "src" / "pw.new").is_file()  # a new file beside the link: inside
         elif name in ("read", "edit") or set(arguments) & {"root", "mount", "body_file", "ops_file"}:
