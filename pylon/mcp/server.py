@@ -99,7 +99,8 @@ class Server:
         self.ready = threading.Condition()
         self.interrupted = False  # SIGINT came while a call ran: answer it, then end
         self.sending = False  # the main thread writes an answer: SIGINT waits for the line's end
-        self.cancelled: set[object] = set()
+        self.cancelled: set[object] = set()  # ids of requests waiting or running that the client cancelled
+        self.running: object = None  # the id of the request the main thread answers now
         self.write_lock = threading.Lock()
         self.roots = Roots()
         self.ended = threading.Event()  # stdin is at its end (no roots answer can come any more)
@@ -156,8 +157,10 @@ class Server:
             return
         if parsed.kind == jsonrpc.NOTIFICATION and parsed.method == "notifications/cancelled":
             named = parsed.params.get("requestId")
-            if jsonrpc.valid_id(named):  # anything else names no request (and may not be hashable)
-                self.cancelled.add(named)
+            with self.ready:  # only a request waiting or running: a late cancel is forgotten (spec: MAY ignore)
+                if jsonrpc.valid_id(named) and (named == self.running or any(
+                        e is not None and e[0].id == named for e in self.queue)):
+                    self.cancelled.add(named)
             return
         if parsed.kind == jsonrpc.REQUEST and parsed.method == "ping":
             self.send(jsonrpc.result(parsed.id, {}))
@@ -195,14 +198,18 @@ class Server:
                 entry = self.queue.popleft()
                 if entry is not None:
                     self.pending -= entry[1]
+                    self.running = entry[0].id  # from here a cancel finds it (no window between queue and run)
             if entry is None or self.broken:
                 return 0
             message = entry[0]
             if message.kind == jsonrpc.NOTIFICATION:
                 self.notified(message)
                 continue
-            if message.id in self.cancelled:
+            with self.ready:
+                dropped = message.id in self.cancelled  # cancelled while it waited: never run
                 self.cancelled.discard(message.id)
+                self.running = None if dropped else message.id
+            if dropped:
                 continue
             try:
                 answer = self.answer(message)
@@ -212,8 +219,11 @@ class Server:
             except Exception as exc:  # noqa: BLE001 - a request is answered whatever fails
                 answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
                                        f"{type(exc).__name__}: {exc}"[:500])
-            if message.id in self.cancelled:
-                self.cancelled.discard(message.id)  # the client stopped waiting: no answer
+            with self.ready:
+                self.running = None
+                dropped = message.id in self.cancelled
+                self.cancelled.discard(message.id)
+            if dropped:  # the client stopped waiting: no answer
                 continue
             self.sending = True
             try:

@@ -234,3 +234,13 @@ def test_a_thousand_calls_leak_no_thread_descriptor_or_child(repo: Path) -> None
     proc.stdout.close()
     proc.stderr.close()
     assert len(set(counts)) == 1 and counts[0][0] == 2, counts  # the main thread and the stdin reader
+
+
+def test_a_cancel_for_no_waiting_request_is_forgotten(repo: Path) -> None:
+    """A cancel that arrives after its answer (or names a request never sent) is ignored, as the spec
+    allows: it neither drops a later request that uses the id again nor piles up in memory."""
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read",
+                                                                          "arguments": {"path": "src/app.py"}}}
+    answers, err, status = converse(repo, line(INIT) + line(cancel) + line(call) + line(call))
+    assert status == 0 and [a["id"] for a in answers if a["id"] == 1] == [1, 1], answers
