@@ -289,6 +289,9 @@ class Server:
 
         if self.roots.supported and not self.ended.is_set() and not self.roots.answered.wait(ROOTS_WAIT):
             self.roots.answered.set()  # no answer yet: the checkout, and no more waiting (a late one still counts)
+        if not os.path.isdir(self.started_in):  # removed under the server: each call would fail in getcwd()
+            return {"ok": False, "error": {"code": "not-found", "message": f"The folder pylon mcp was started in "
+                    f"({self.started_in}) no longer exists.", "hint": "Restart the MCP server from the project."}}, True
         return call(name, arguments, self.who, session_id(meta), call_folder(meta), self.reach())
 
     def reach(self) -> Any:

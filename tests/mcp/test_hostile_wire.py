@@ -244,3 +244,24 @@ def test_a_cancel_for_no_waiting_request_is_forgotten(repo: Path) -> None:
                                                                           "arguments": {"path": "src/app.py"}}}
     answers, err, status = converse(repo, line(INIT) + line(cancel) + line(call) + line(call))
     assert status == 0 and [a["id"] for a in answers if a["id"] == 1] == [1, 1], answers
+
+
+def test_a_start_folder_removed_under_the_server_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(line(INIT))
+    proc.stdin.flush()
+    strict(proc.stdout.readline())
+    folder.rmdir()
+    proc.stdin.write(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "read", "arguments": {"path": "a.txt"}}}))
+    proc.stdin.close()
+    answer = strict(proc.stdout.readline())
+    assert proc.wait(30) == 0 and b"Traceback" not in proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert answer["result"]["isError"] is True and answer["result"]["structuredContent"]["error"]["code"] == "not-found"
+    assert str(folder) in answer["result"]["content"][0]["text"]
