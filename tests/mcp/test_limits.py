@@ -61,3 +61,16 @@ def test_canon_map_answers_are_bounded(repo: Path) -> None:
     assert "prefix" in answer["hint"]
     narrow = tool_calls(repo, [("canon_map", {"prefix": "m/n05"})])[0]
     assert "truncated" not in narrow and [a["address"] for a in narrow["articles"]] == ["m/n05"]
+
+
+def test_subjects_count_toward_a_journal_entrys_limit(repo: Path) -> None:
+    """200 subjects of 5,000 characters made a 1 MB entry around the body's limit."""
+    many = [f"s{i:04d}" + "e" * 5000 for i in range(200)]
+    docs = tool_calls(repo, [("canon_journal", {"text": "x", "subject": many}),
+                             ("canon_journal", {"text": "x", "subject": many[:30]})])
+    assert docs[0]["ok"] is False and docs[0]["error"]["code"] == "too-long", docs[0]
+    assert docs[0]["error"]["field"] == "entry" and docs[0]["error"]["limit"] == BODY_MAX
+    assert docs[1]["ok"] is True  # 150,000 characters of subjects: within the limit
+    assert len(list((repo / ".canon" / "journal").glob("*.md"))) == 1
+    person = run_cmd("canon", "journal", "x", *[a for s in many for a in ("--subject", s)], "--json", cwd=repo)
+    assert json.loads(person.out)["ok"] is True  # a person at the command line is not bound
