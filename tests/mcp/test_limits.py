@@ -74,3 +74,15 @@ def test_subjects_count_toward_a_journal_entrys_limit(repo: Path) -> None:
     assert len(list((repo / ".canon" / "journal").glob("*.md"))) == 1
     person = run_cmd("canon", "journal", "x", *[a for s in many for a in ("--subject", s)], "--json", cwd=repo)
     assert json.loads(person.out)["ok"] is True  # a person at the command line is not bound
+
+
+def test_canon_search_answers_are_bounded(repo: Path) -> None:
+    """Many articles, each within the limits, and a limit of 100,000: the answer stays near canon_map's."""
+    for i in range(30):
+        assert run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", "word " + "w" * 3990, "--body", "word",
+                       cwd=repo).code == 0
+    person = json.loads(run_cmd("canon", "search", "word", "--limit", "100000", "--json", cwd=repo).out)
+    assert len(person["results"]) == 30  # the CLI lists everything
+    answer = tool_calls(repo, [("canon_search", {"query": ["word"], "limit": 100000})])[0]
+    assert len(json.dumps(answer)) < MAP_ANSWER_MAX + 10_000, len(json.dumps(answer))
+    assert answer["truncated"] is True and answer["more"] == 30 - len(answer["results"]) > 0
