@@ -86,3 +86,17 @@ def test_canon_search_answers_are_bounded(repo: Path) -> None:
     answer = tool_calls(repo, [("canon_search", {"query": ["word"], "limit": 100000})])[0]
     assert len(json.dumps(answer)) < MAP_ANSWER_MAX + 10_000, len(json.dumps(answer))
     assert answer["truncated"] is True and answer["more"] == 30 - len(answer["results"]) > 0
+
+
+def test_canon_lint_answers_are_bounded(repo: Path) -> None:
+    from pylon.canon.lint.formats import TEXT_LIMIT
+
+    articles = repo / ".canon" / "articles" / "m"
+    articles.mkdir(parents=True, exist_ok=True)
+    for i in range(TEXT_LIMIT + 50):  # each with a finding (no capsule)
+        (articles / f"a{i:03d}.md").write_text("---\nupdated: 2026-01-01\n---\nbody\n")
+    person = json.loads(run_cmd("canon", "lint", "--json", cwd=repo).out)
+    assert len(person["findings"]) > TEXT_LIMIT
+    answer = tool_calls(repo, [("canon_lint", {})])[0]
+    assert answer["truncated"] is True and len(answer["findings"]) == answer["shown"] == TEXT_LIMIT
+    assert answer["errors"] + answer["warnings"] + answer["notes"] == len(person["findings"])
