@@ -183,10 +183,6 @@ def refuse_config_at(path: str, real: str, reach: Reach | None = None) -> None:
     refuse_config(path, found[1] if found else os.path.basename(real), reach)
 
 
-def refuse_config_in(path: str, fd: int, name: str) -> None:  # refuse_config_at for `name` in the folder `fd`
-    if _CURRENT.get() is not None:
-        refuse_config_at(path, os.path.join(real_of(fd, os.path.dirname(path) or "."), name))
-
 
 def place(path: str, write: bool = False) -> tuple[str, str] | None:
     """None for a person; confined, (the folder of the reach `path` lies in, the rest below it), by

@@ -92,7 +92,8 @@ def create(path: str, request: bytes | list[Op]) -> CreateResult:
     made: list[tuple[int, str]] = []
     dfd = folder_beneath(root, folder, path, made, WHO)
     try:
-        boundary.refuse_config_in(path, dfd, name)  # confined: judged by the folder the walk reached
+        if boundary.current() is not None:  # confined: judged by the folder the walk reached, not the spelling
+            boundary.refuse_config_at(path, os.path.join(boundary.real_of(dfd, os.path.dirname(path) or "."), name))
         _link_new(dfd, name, data, path)
         os.fsync(dfd)
     except BaseException:
