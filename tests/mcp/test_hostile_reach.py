@@ -301,3 +301,36 @@ def test_special_files_and_link_loops_are_named_for_what_they_are(world: dict[st
                                                   "symlink-loop"], docs
     for doc in docs:
         assert "ws cat" not in doc["error"]["message"], doc  # the entry point that refused, by its name
+
+
+@pytest.mark.parametrize("rounds", [300 if FULL_TIER else 20])
+def test_a_file_swapped_for_a_symlink_during_calls_leaks_nothing(world: dict[str, Path], rounds: int) -> None:
+    root, outside = world["root"], world["outside"]
+    name, kept = root / "src" / "f.txt", root / "src" / "f.kept"
+    kept.write_text("inside\n")
+    os.link(kept, name)
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for step in (lambda: name.unlink(), lambda: name.symlink_to(outside / "secret.txt"),
+                         lambda: time.sleep(0.0003), lambda: name.unlink(), lambda: os.link(kept, name)):
+                try:
+                    step()
+                except OSError:
+                    pass
+
+    tag = tool_calls(root, [("read", {"path": "src/f.txt"})])[0]["tag"]
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    try:
+        docs = tool_calls(root, [call for k in range(rounds) for call in (
+            ("read", {"path": "src/f.txt"}), ("edit", {"target": f"src/f.txt#{tag}", "ops": "replace 1\n+inside\n"}),
+            ("canon_write", {"address": f"x{k}", "capsule": "c", "body_file": "src/f.txt"}),
+            ("canon_journal", {"body_file": "src/f.txt"}))])
+    finally:
+        stop.set()
+        flipper.join()
+    assert not any(SECRET in json.dumps(doc) for doc in docs)
+    assert files_under(outside) == {"secret.txt": (SECRET + "\n").encode()}
+    assert not any(SECRET in p.read_text() for p in (root / ".canon").rglob("*.md"))
