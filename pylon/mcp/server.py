@@ -5,8 +5,9 @@ line as it comes: what is not a valid message is answered at once with its error
 answered at once (also while a tool runs), a client's `notifications/cancelled` drops the request
 it names (a cancelled request gets no answer), a response is matched to our `roots/list`; every
 other request waits in order for the main thread, which runs tool calls there (the edit engine's
-file lease sets a signal handler, which only the main thread may). At the end of stdin every
-request already read is answered, then the server exits.
+file lease sets a signal handler, which only the main thread may); past MAX_PENDING bytes waiting,
+a request is answered at once as busy. At the end of stdin every request already read is
+answered, then the server exits (0); SIGINT answers the call it interrupts, then exits (130).
 
 tools/list answers with one tool per registry command marked `mcp=Tool(...)` (schemas from
 tools.py); tools/call runs the command line through the CLI's own path (calls.run_line) with
