@@ -33,7 +33,7 @@ class Reach:
     """The folders one entry point may reach. `more` is asked once, lazily, for further folders
     (an MCP server's owned worktrees) when a path lies under none of `folders`."""
 
-    __slots__ = ("who", "folders", "_more", "_held", "_names")
+    __slots__ = ("who", "folders", "_more", "_held", "_names", "pins")
 
     def __init__(self, who: str, folders: Iterable[str], more: Callable[[], list[str]] | None = None) -> None:
         self.who = who
@@ -43,6 +43,7 @@ class Reach:
         self._more = more
         self._held: list[int] = []  # descriptors behind the names handed out (closed on leaving)
         self._names: dict[str, str] = {}  # /proc/self/fd/N/NAME -> the path it was resolved from
+        self.pins: dict[str, str] = {}  # a folder -> the /proc/self/fd name a caller pinned it as (held)
 
     def allow(self, folder: str) -> None:
         """Add a folder (absolute; its real path is added too, so both spellings match)."""
@@ -74,6 +75,7 @@ class Reach:
             os.close(fd)
         self._held.clear()
         self._names.clear()
+        self.pins.clear()
 
 
 # None: a person at the command line, who may name anything. A context variable: each thread of
@@ -149,18 +151,37 @@ def _place(path: str, reach: Reach) -> tuple[str, str]:
 _CONFIG_FILES = frozenset({".canon/config.toml", ".claude/settings.json", ".claude/settings.local.json",
                            ".mcp.json", ".codex/config.toml", ".codex/hooks.json"})
 _CONFIG_FOLDERS = (".pylon/",)
+_STORE = ".canon"  # canon's store: its articles and entries are written by the canon tools, within their limits
 
 
 def refuse_config(path: str, rest: str, reach: Reach | None = None) -> None:
-    """Refuse (`path-outside`, reason `config`) a confined write to a file that configures pylon or an
-    agent client; `rest` is the path below the reach's folder (a person is never refused)."""
+    """Refuse (`path-outside`) a confined write to a file that configures pylon or an agent client
+    (reason `config`), or to a file in a canon store (`canon-store`: the edit tool would write around
+    the limits canon_write keeps and rewrite entries canon never rewrites); `rest` is the path below
+    the reach's folder (a person is never refused)."""
     reach = reach or _CURRENT.get()
     if reach is None:
         return
     rel = os.path.normpath(rest).lstrip("/")
-    if rel in _CONFIG_FILES or any((rel + "/").startswith(f) for f in _CONFIG_FOLDERS):
+    parts = rel.split("/")
+    if rel in _CONFIG_FILES or any((rel + "/").startswith(f) for f in _CONFIG_FOLDERS) \
+            or parts[-2:] == [_STORE, "config.toml"]:
         raise outside(path, "config", "it configures pylon or an agent client, which a tool call may not change",
                       reach)
+    if _STORE in parts[:-1]:
+        raise outside(path, "canon-store", "it is in canon's store, which canon_write and canon_journal write",
+                      reach)
+
+
+def refuse_config_at(path: str, real: str, reach: Reach | None = None) -> None:
+    """refuse_config for the file a walk reached (`real`: its folder's real path and its name), so a
+    link on the way into `.canon/` or `.claude/` is judged by where it leads, not by its spelling."""
+    reach = reach or _CURRENT.get()
+    if reach is None:
+        return
+    found = reach.folder_of(real)
+    refuse_config(path, found[1] if found else os.path.basename(real), reach)
+
 
 
 def place(path: str, write: bool = False) -> tuple[str, str] | None:
@@ -305,7 +326,9 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         target = os.readlink(name, dir_fd=fd)
         os.close(fd)
         if _hops >= MAX_LINKS:
-            raise outside(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it", reach)
+            from pylon.workspace.beneath import refuse
+
+            refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it (a loop?)", reach.who)
         try:
             return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
         except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed
@@ -313,10 +336,9 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
                 raise
             raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "
                           "may reach", reach) from None
-    if write:  # the file a link leads to is checked too
-        found = reach.folder_of(real)
+    if write:  # the file a link leads to, or a link on the way, is checked too
         try:
-            refuse_config(path, found[1] if found else os.path.basename(real), reach)
+            refuse_config_at(path, real, reach)
         except Exception:
             os.close(fd)
             raise

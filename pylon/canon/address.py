@@ -136,10 +136,13 @@ def mapped_names(folder: str) -> frozenset[str] | None:
 
 
 def outside(arg: str) -> PylonError:
+    # `error.reason` as the boundary's refusals give it (pylon/boundary.py): how the path got out
+    reason = "absolute" if arg.startswith("/") else "dotdot" if ".." in arg.replace("\\", "/").split("/") else "outside"
     return UsageError(
         "path-outside",
         f"{arg!r} is outside the project and inside no mount.",
         "Pass a path inside the project, or mount its folder (mounts in .canon/config.toml or --mount DIR).",
+        details={"reason": reason},
     )
 
 

@@ -101,17 +101,19 @@ def ensure_store(store: Store, *extra: Path) -> list[Path]:
     check_folders(store.canon, store.articles, store.journal, *extra)
     refuse_links(store)
     made: list[Path] = []
+    pinned: list[int] = []
     try:
-        for folder in (store.canon, store.articles, store.journal):
+        canon = _folders_beneath(store, made, pinned) if not extra else None
+        for folder in (store.canon, store.articles, store.journal) if canon is None else ():
             if ensure_folder(folder):
                 made.append(folder)
         for folder in extra:
             ensure_folder(folder)
-        _create_file(store.canon / ".gitignore", GITIGNORE, made)
+        _create_file(store.canon / ".gitignore", GITIGNORE, made, canon)
         if store.canon / ".gitignore" not in made:
             update_gitignore(store)
         if store.canon in made:
-            _create_default_schema(store, made)
+            _create_default_schema(store, made, canon)
     except OSError as exc:  # disk full, read-only folder: a coded error, and nothing left behind
         from pylon.canon.safeio import os_error
 
@@ -120,14 +122,39 @@ def ensure_store(store: Store, *extra: Path) -> list[Path]:
     except BaseException:
         remove_created(made)
         raise
+    finally:
+        for fd in pinned:
+            os.close(fd)
     return made
 
 
-def _create_file(path: Path, text: str, made: list[Path]) -> None:
-    """Create `path` with `text` unless something is there (never overwritten); note it in `made`."""
+def _folders_beneath(store: Store, made: list[Path], pinned: list[int]) -> str | None:
+    """For a confined entry point (pylon/boundary.py): make `.canon/`, `articles/` and `journal/`
+    through descriptors, the store's folder walked beneath what it may reach and no link followed,
+    and return a name of `.canon/` that reaches the folder opened (`/proc/self/fd/N`), so that a
+    folder swapped for a link meanwhile cannot move any of the store out. None: a person (or no
+    /proc), for whom the paths are used as they are."""
+    from pylon import boundary
+    from pylon.canon.safeio import open_dir
+
+    if boundary.current() is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    pinned.append(boundary.open_folder(store.root_dir))
+    shown: list[str] = []
+    pinned.append(open_dir(pinned[-1], ".canon", store.canon_dir, True, shown))
+    for name in ("articles", "journal"):
+        pinned.append(open_dir(pinned[1], name, os.path.join(store.canon_dir, name), True, shown))
+    made.extend(Path(path) for path in shown)
+    return f"/proc/self/fd/{pinned[1]}"
+
+
+def _create_file(path: Path, text: str, made: list[Path], canon: str | None = None) -> None:
+    """Create `path` with `text` unless something is there (never overwritten); note it in `made`.
+    `canon`: the pinned name of `.canon/` (_folders_beneath), through which a file in it is made."""
     from pylon.atomic import create_exclusive
 
-    if not os.path.lexists(path) and create_exclusive(path, text.encode("utf-8")):
+    where = os.path.join(canon, path.name) if canon is not None else path
+    if not os.path.lexists(where) and create_exclusive(where, text.encode("utf-8")):
         made.append(path)
 
 
@@ -167,10 +194,10 @@ def update_gitignore(store: Store) -> list[str]:
         return []
 
 
-def _create_default_schema(store: Store, made: list[Path]) -> None:
+def _create_default_schema(store: Store, made: list[Path], canon: str | None = None) -> None:
     from pylon.canon.schema import dump_default
 
-    _create_file(store.schema_path, dump_default(), made)
+    _create_file(store.schema_path, dump_default(), made, canon)
 
 
 def init(project: Project) -> InitResult:

@@ -309,6 +309,9 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
         if subject not in stored:
             stored.append(subject)
             governing_of[subject] = governing
+    from pylon.canon.text import check_entry
+
+    check_entry(text, stored)  # where an agent writes: subjects count toward the entry's limit
     from pylon.canon.safeio import check_path_length
 
     # The longest name this entry could take (`-<suffix>` included), checked before anything is made.

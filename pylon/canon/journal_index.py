@@ -73,8 +73,15 @@ def _open(store: Store) -> sqlite3.Connection | None:  # sqlite3 is imported laz
             os.makedirs(cache, exist_ok=True)
         ignore = os.path.join(cache, ".gitignore")
         if not os.path.lexists(ignore):
-            with open(ignore, "w", encoding="utf-8") as fh:
-                fh.write("# derived data, rebuilt automatically\n*\n")
+            from pylon.canon.safeio import CACHE_IGNORE
+
+            try:  # never through a link planted meanwhile
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            except FileExistsError:
+                pass
+            else:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(CACHE_IGNORE)
         conn = sqlite3.connect(os.path.join(cache, CACHE_NAME), timeout=30, isolation_level=None)
     except (OSError, sqlite3.Error):
         return None

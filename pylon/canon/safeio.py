@@ -111,7 +111,8 @@ def symlink_refused(path: str) -> PylonError:
     )
 
 
-def _open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> int:
+def open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> int:
+    """The folder `name` in `fd`, never through a link (`symlink`); made first when missing and `create`."""
     try:
         return os.open(name, _DIR, dir_fd=fd)
     except FileNotFoundError:
@@ -135,7 +136,7 @@ def _open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> 
         pass  # another writer made it a moment ago; opening it below still refuses a link
     except OSError as exc:
         raise os_error(exc, shown) from None
-    return _open_dir(fd, name, shown, False, made)
+    return open_dir(fd, name, shown, False, made)
 
 
 def _open_canon(canon_dir: str) -> int:
@@ -150,6 +151,56 @@ def _open_canon(canon_dir: str) -> int:
         return os.open(os.path.basename(canon_dir), _DIR, dir_fd=parent)
     finally:
         os.close(parent)
+
+
+CACHE_IGNORE = "# derived data, rebuilt automatically\n*\n"  # `.cache/.gitignore`
+
+
+def cache_folder(canon_dir: str) -> str:
+    """`.canon/.cache`. For a confined entry point, a name that reaches it through descriptors
+    (`/proc/self/fd/N/.`, held until the call ends): `.canon/` walked beneath what it may reach,
+    `.cache` made (with its `*` .gitignore) and opened without following a link, so a folder swapped
+    for a link meanwhile cannot carry the journal index, the schema cache or the write lock out.
+    The plain path for a person, without /proc, without `.canon/`, or when `.cache` is a link (the
+    callers refuse or skip that)."""
+    from pylon import boundary
+
+    plain = os.path.join(canon_dir, ".cache")
+    reach = boundary.current()
+    if reach is None or not os.path.isdir("/proc/self/fd"):
+        return plain
+    if plain not in reach.pins:
+        try:
+            canon = _open_canon(canon_dir)
+        except (OSError, PylonError):
+            return plain
+        try:
+            fd = _cache_in(canon)
+        except OSError:
+            return plain
+        finally:
+            os.close(canon)
+        reach.hold(fd)
+        reach.pins[plain] = f"/proc/self/fd/{fd}/."
+    return reach.pins[plain]
+
+
+def _cache_in(canon: int) -> int:
+    """`.cache` in the `.canon/` open as `canon`: made with its .gitignore when missing, never a link."""
+    try:
+        os.mkdir(".cache", dir_fd=canon)
+        made = True
+    except FileExistsError:
+        made = False
+    fd = os.open(".cache", _DIR, dir_fd=canon)
+    if made:
+        try:
+            ignore = os.open(".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd)
+            with os.fdopen(ignore, "w", encoding="utf-8") as fh:
+                fh.write(CACHE_IGNORE)
+        except OSError:
+            pass  # another writer made it; or it cannot be: `.canon/.gitignore` ignores `.cache/` too
+    return fd
 
 
 class StoreDir:
@@ -169,7 +220,7 @@ class StoreDir:
         try:
             for part in parts:
                 shown = os.path.join(shown, part)
-                nxt = _open_dir(fd, part, shown, create, self.made)
+                nxt = open_dir(fd, part, shown, create, self.made)
                 os.close(fd)
                 fd = nxt
         except BaseException:

@@ -49,7 +49,10 @@ def remember(store: Store, raw: bytes, data: Json) -> None:
         return
     tmp = os.path.join(folder, f".{CACHE_NAME}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as fh:
+        if os.path.lexists(tmp):  # a killed writer's (same pid) or a planted link: never written through
+            os.unlink(tmp)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(blob)
         os.replace(tmp, os.path.join(folder, CACHE_NAME))
     except OSError:

@@ -63,7 +63,9 @@ class Store:
 
     @property
     def cache_dir(self) -> str:
-        return os.path.join(self.canon_dir, ".cache")
+        from pylon.canon.safeio import cache_folder  # confined: the folder pinned by descriptor
+
+        return cache_folder(self.canon_dir)
 
     @property
     def schema_file(self) -> str:
@@ -222,6 +224,10 @@ def open_project(
                 "Mount only one of them; mount names are folder basenames and must be unique.",
             )
         project.mounts[name] = Store(folder, mount=name)
+    for store in (project.store, *project.mounts.values()) if reach is not None else ():
+        for folder in (store.canon_dir, store.articles_dir, store.journal_dir):  # canon lists these by name:
+            if os.path.lexists(folder):  # confined, none may be a link leading out of the reach
+                boundary.check_folder(folder)
     return project
 
 

@@ -38,17 +38,28 @@ def check_text(value: str | None, option: str) -> None:
 def check_limit(value: str, option: str) -> None:
     """`too-long` for a capsule over CAPSULE_MAX or a body or entry over BODY_MAX characters, where
     an agent writes (a confined entry point); nothing is written."""
+    limit, what = (CAPSULE_MAX, "capsule") if option == "--capsule" else (BODY_MAX, "body")
+    _within(len(value), limit, what)
+
+
+def check_entry(text: str, subjects: list[str]) -> None:
+    """`too-long` for a journal entry whose text and subjects together pass BODY_MAX characters,
+    where an agent writes: a thousand long subjects are as much entry as a long text."""
+    _within(len(text) + sum(len(subject) + 2 for subject in subjects), BODY_MAX, "entry")
+
+
+def _within(length: int, limit: int, what: str) -> None:
     from pylon import boundary
 
-    if boundary.current() is None:
+    if boundary.current() is None or length <= limit:
         return
-    limit, what = (CAPSULE_MAX, "capsule") if option == "--capsule" else (BODY_MAX, "body")
-    if len(value) > limit:
-        hint = ("Write one dense line of current truth; put the detail in the body." if what == "capsule" else
-                "Keep this article as the summary and move the detail into articles under its address.")
-        raise UsageError("too-long", f"The {what} is {len(value):,} characters; the limit where an agent writes "
-                         f"is {limit:,}. Nothing was written.", hint,
-                         details={"limit": limit, "length": len(value), "field": what})
+    hint = {"capsule": "Write one dense line of current truth; put the detail in the body.",
+            "body": "Keep this article as the summary and move the detail into articles under its address.",
+            "entry": "Name the few articles the entry is about, and keep its text to what happened."}[what]
+    shown = "journal entry (its text and subjects)" if what == "entry" else what
+    raise UsageError("too-long", f"The {shown} is {length:,} characters; the limit where an agent writes "
+                     f"is {limit:,}. Nothing was written.", hint, details={"limit": limit, "length": length,
+                                                                            "field": what})
 
 
 _NAME_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")

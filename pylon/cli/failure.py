@@ -89,7 +89,9 @@ def os_error(exc: OSError) -> PylonError | None:
     if exc.errno not in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR,
                          errno.ENOTDIR, errno.ENOENT, errno.ENXIO):
         return None
-    name = exc.filename if isinstance(exc.filename, str) else "a path"
+    from pylon.boundary import key_of
+
+    name = key_of(exc.filename) if isinstance(exc.filename, str) else "a path"  # never a /proc/self/fd name
     shown = name if len(name) <= 200 else name[:200] + "..."
     error = open_error(exc, shown, "file", "Check the path (it is relative to the current folder), then run the "
                        "command again.")

@@ -24,5 +24,4 @@ def serve(args: McpArgs) -> int:
         pass
     from pylon.mcp.server import serve as run_server
 
-    run_server(args.harness)
-    return 0
+    return run_server(args.harness)

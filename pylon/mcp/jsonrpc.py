@@ -7,7 +7,11 @@ is a parse error (-32700); JSON that is not a JSON-RPC 2.0 message (an array, a 
 holding a lone surrogate escape such as `"\\ud800"`, which no UTF-8 text can carry) is an invalid
 request (-32600), answered with the request's id when it has a usable one, else null. A batch
 (a JSON array) is refused with one -32600 error: MCP's revisions since 2025-06-18 send no
-batches, and its messages are single objects. Plain stdlib (`json`), no MCP SDK.
+batches, and its messages are single objects. A number no answer could carry back (one that
+overflows to infinity, or an integer of over 4300 digits) is a parse error, so every answer is
+strict JSON; a byte order mark opening a line is ignored (RFC 8259, section 8.1, allows it).
+Nothing here recurses over a message (a line nested 990 deep parses), so no line can end the
+reader. Plain stdlib (`json`), no MCP SDK.
 """
 
 from __future__ import annotations
@@ -55,22 +59,26 @@ def result(request_id: object, value: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": value}
 
 
-def _valid_id(value: object) -> bool:
+def valid_id(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _lone_surrogate(value: object) -> bool:
-    """A string anywhere in `value` (keys too) holding a surrogate code point."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_lone_surrogate(v) for v in value)
+    """A string anywhere in `value` (keys too) holding a surrogate code point. A walk with its own
+    stack: a message nested a few hundred deep would exhaust Python's recursion limit."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
     return False
 
 
@@ -78,10 +86,28 @@ def _not_json(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is out of range (no answer could carry it back)")
+    return value
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 4300:  # Python's own bound on int(str); its message advises a Python call
+        raise ValueError("a number has over 4300 digits")
+    return int(text)
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
 def parse(line: bytes) -> Message | dict[str, Any]:
     """The message on one line, or the error answer the line gets."""
+    if line.startswith(_BOM):
+        line = line[len(_BOM):]
     try:
-        doc = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+        doc = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_float=_float, parse_int=_int)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = "the line is not UTF-8" if isinstance(exc, UnicodeDecodeError) else "the line is not JSON"
         return error(None, PARSE_ERROR, "Parse error", f"{why}: {exc}"[:300])
@@ -92,7 +118,7 @@ def parse(line: bytes) -> Message | dict[str, Any]:
     if not isinstance(doc, dict):
         return error(None, INVALID_REQUEST, "Invalid Request", "a message is a JSON object")
     request_id = doc.get("id")
-    answer_id = request_id if _valid_id(request_id) and not _lone_surrogate(request_id) else None
+    answer_id = request_id if valid_id(request_id) and not _lone_surrogate(request_id) else None
 
     def invalid(why: str) -> dict[str, Any]:
         return error(answer_id, INVALID_REQUEST, "Invalid Request", why)
@@ -101,7 +127,7 @@ def parse(line: bytes) -> Message | dict[str, Any]:
         return invalid('"jsonrpc" must be "2.0"')
     if _lone_surrogate(doc):
         return invalid("a string holds a lone surrogate escape (\\ud800-\\udfff), which is not text")
-    if "id" in doc and not _valid_id(request_id):
+    if "id" in doc and not valid_id(request_id):
         return invalid('"id" must be a string or a number')
     method = doc.get("method")
     if method is None:
@@ -118,8 +144,15 @@ def parse(line: bytes) -> Message | dict[str, Any]:
 
 
 def dump(message: dict[str, Any]) -> bytes:
-    """One line of output. Text stays readable; anything not encodable as UTF-8 is escaped."""
+    """One line of output, strict JSON. Text stays readable; anything not encodable as UTF-8 is
+    escaped; a value JSON cannot hold (NaN, a nesting too deep) turns the answer into an error."""
     try:
-        return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
+        try:
+            return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n").encode()
+        except UnicodeEncodeError:
+            return (json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+    except (ValueError, TypeError, RecursionError) as exc:
+        request_id = message.get("id")
+        fallback = error(request_id if isinstance(request_id, str) or type(request_id) is int else None,
+                         INTERNAL_ERROR, "Internal error", f"the answer is not JSON: {exc}"[:300])
+        return (json.dumps(fallback) + "\n").encode("ascii")

@@ -5,8 +5,9 @@ line as it comes: what is not a valid message is answered at once with its error
 answered at once (also while a tool runs), a client's `notifications/cancelled` drops the request
 it names (a cancelled request gets no answer), a response is matched to our `roots/list`; every
 other request waits in order for the main thread, which runs tool calls there (the edit engine's
-file lease sets a signal handler, which only the main thread may). At the end of stdin every
-request already read is answered, then the server exits.
+file lease sets a signal handler, which only the main thread may); past MAX_PENDING bytes waiting,
+a request is answered at once as busy. At the end of stdin every request already read is
+answered, then the server exits (0); SIGINT answers the call it interrupts, then exits (130).
 
 tools/list answers with one tool per registry command marked `mcp=Tool(...)` (schemas from
 tools.py); tools/call runs the command line through the CLI's own path (calls.run_line) with
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
 # client decides). 2026-07-28 dropped `initialize` (server/discover): not served here.
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 MAX_LINE = 64 * 1024 * 1024  # one message; a longer line is refused and skipped to its end
+# Requests read ahead of the main thread, counted by their bytes (at least 1 KiB each: a parsed
+# message costs more than its line). Past it a request is answered at once with BUSY, so a flood
+# costs bounded memory and the reader keeps reading (a roots answer, a cancel, a ping get through).
+MAX_PENDING = 64 * 1024 * 1024
+BUSY = -32000  # JSON-RPC's range for a server's own errors
 ROOTS_WAIT = 10.0  # seconds a tool call waits for the client's answer to roots/list
 # Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
 SANDBOX_META = "codex/sandbox-state-meta"
@@ -72,12 +78,16 @@ class Roots:
 
 
 def _folder_of(root: object) -> str | None:
+    """The local folder a root names: a `file:` URI with no host (or `localhost`), else None."""
     uri = root.get("uri") if isinstance(root, dict) else None
     if not isinstance(uri, str) or not uri.startswith("file:"):
         return None
     from urllib.parse import unquote, urlparse
 
-    path = unquote(urlparse(uri).path)
+    parsed = urlparse(uri)
+    if parsed.netloc not in ("", "localhost"):
+        return None  # file://HOST/...: a folder on another machine, not this one
+    path = unquote(parsed.path)
     return path if os.path.isabs(path) and os.path.isdir(path) else None
 
 
@@ -85,9 +95,13 @@ class Server:
     def __init__(self, who: str, source: BinaryIO, sink: int) -> None:
         self.who, self.source, self.sink = who, source, sink
         self.started_in = os.getcwd()
-        self.queue: deque[Message | None] = deque()
+        self.queue: deque[tuple[Message, int] | None] = deque()  # (request, its weight) in order
+        self.pending = 0  # the weight of the requests in the queue
         self.ready = threading.Condition()
-        self.cancelled: set[object] = set()
+        self.interrupted = False  # SIGINT came while a call ran: answer it, then end
+        self.sending = False  # the main thread writes an answer: SIGINT waits for the line's end
+        self.cancelled: set[object] = set()  # ids of requests waiting or running that the client cancelled
+        self.running: object = None  # the id of the request the main thread answers now
         self.write_lock = threading.Lock()
         self.roots = Roots()
         self.ended = threading.Event()  # stdin is at its end (no roots answer can come any more)
@@ -120,7 +134,11 @@ class Server:
                                             f"a message is at most {MAX_LINE} bytes"))
                     continue
                 if line.strip():  # a blank line carries no message
-                    self.take(line)
+                    try:
+                        self.take(line)
+                    except Exception as exc:  # noqa: BLE001 - no line may end the reader
+                        self.send(jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error",
+                                                f"{type(exc).__name__}: {exc}"[:300]))
         except (OSError, ValueError):
             pass  # stdin broke: as its end
         finally:
@@ -139,40 +157,81 @@ class Server:
             self.roots.take(parsed)  # any other response answers nothing we asked
             return
         if parsed.kind == jsonrpc.NOTIFICATION and parsed.method == "notifications/cancelled":
-            self.cancelled.add(parsed.params.get("requestId"))
+            named = parsed.params.get("requestId")
+            with self.ready:  # only a request waiting or running: a late cancel is forgotten (spec: MAY ignore)
+                if jsonrpc.valid_id(named) and (named == self.running or any(
+                        e is not None and e[0].id == named for e in self.queue)):
+                    self.cancelled.add(named)
             return
         if parsed.kind == jsonrpc.REQUEST and parsed.method == "ping":
             self.send(jsonrpc.result(parsed.id, {}))
             return
+        weight = max(len(line), 1024)
         with self.ready:
-            self.queue.append(parsed)
-            self.ready.notify()
+            if self.queue and self.pending + weight > MAX_PENDING:
+                busy = parsed.kind == jsonrpc.REQUEST
+            else:
+                busy = False
+                self.queue.append((parsed, weight))
+                self.pending += weight
+                self.ready.notify_all()
+        if busy:  # a notification over the bound is dropped, as a lost one would be
+            self.send(jsonrpc.error(parsed.id, BUSY, "Server busy",
+                                    f"over {MAX_PENDING >> 20} MiB of requests wait for an answer: send it again "
+                                    "once some are answered"))
 
     # -- the main thread ------------------------------------------------------------------------
-    def serve(self) -> None:
+    def serve(self) -> int:
+        """Answer requests until stdin ends (0) or SIGINT (130: a call it interrupts is answered first)."""
+        import signal
+
+        def interrupt(number: int, frame: object) -> None:
+            self.interrupted = True
+            if not self.sending:  # never between two writes of one answer
+                raise KeyboardInterrupt  # a running call stops (the CLI answers it `interrupted`)
+
+        signal.signal(signal.SIGINT, interrupt)
         threading.Thread(target=self.read, name="pylon-mcp-stdin", daemon=True).start()
-        while True:
+        while not self.interrupted:
             with self.ready:
                 while not self.queue:
                     self.ready.wait()
-                message = self.queue.popleft()
-            if message is None or self.broken:
-                return
+                entry = self.queue.popleft()
+                if entry is not None:
+                    self.pending -= entry[1]
+                    self.running = entry[0].id  # from here a cancel finds it (no window between queue and run)
+            if entry is None or self.broken:
+                return 0
+            message = entry[0]
             if message.kind == jsonrpc.NOTIFICATION:
                 self.notified(message)
                 continue
-            if message.id in self.cancelled:
+            with self.ready:
+                dropped = message.id in self.cancelled  # cancelled while it waited: never run
                 self.cancelled.discard(message.id)
+                self.running = None if dropped else message.id
+            if dropped:
                 continue
             try:
                 answer = self.answer(message)
+            except KeyboardInterrupt:
+                answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
+                                       "the server was interrupted (SIGINT) and ends")
             except Exception as exc:  # noqa: BLE001 - a request is answered whatever fails
                 answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
                                        f"{type(exc).__name__}: {exc}"[:500])
-            if message.id in self.cancelled:
-                self.cancelled.discard(message.id)  # the client stopped waiting: no answer
+            with self.ready:
+                self.running = None
+                dropped = message.id in self.cancelled
+                self.cancelled.discard(message.id)
+            if dropped:  # the client stopped waiting: no answer
                 continue
-            self.send(answer)
+            self.sending = True
+            try:
+                self.send(answer)
+            finally:
+                self.sending = False
+        return 130
 
     def notified(self, message: Message) -> None:
         if message.method == "notifications/initialized" and self.roots.supported:
@@ -231,6 +290,9 @@ class Server:
 
         if self.roots.supported and not self.ended.is_set() and not self.roots.answered.wait(ROOTS_WAIT):
             self.roots.answered.set()  # no answer yet: the checkout, and no more waiting (a late one still counts)
+        if not os.path.isdir(self.started_in):  # removed under the server: each call would fail in getcwd()
+            return {"ok": False, "error": {"code": "not-found", "message": f"The folder pylon mcp was started in "
+                    f"({self.started_in}) no longer exists.", "hint": "Restart the MCP server from the project."}}, True
         return call(name, arguments, self.who, session_id(meta), call_folder(meta), self.reach())
 
     def reach(self) -> Any:
@@ -311,8 +373,9 @@ def text_of(doc: dict[str, Any], is_error: bool) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
-def serve(given_harness: str | None) -> None:
-    """Serve until the client closes stdin and every request read before that is answered.
+def serve(given_harness: str | None) -> int:
+    """Serve until the client closes stdin and every request read before that is answered (0), or
+    SIGINT (130).
 
     The protocol keeps private copies of fd 0 and 1; fd 0 then reads the null device and fd 1
     writes to stderr, so nothing a tool call or a child process (git) prints reaches the client."""
@@ -323,6 +386,6 @@ def serve(given_harness: str | None) -> None:
     os.close(null)
     os.dup2(2, 1)
     try:
-        Server(harness(given_harness), source, sink).serve()
+        return Server(harness(given_harness), source, sink).serve()
     finally:
         os.close(sink)

@@ -132,7 +132,7 @@ def _check_type(command: Command, key: str, value: object, schema: dict[str, Any
           "number": isinstance(value, (int, float)) and not isinstance(value, bool),
           "array": isinstance(value, list)}[kind]
     if not ok:
-        raise _bad(command, f"{key}: expected {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {value!r}.")
+        raise _bad(command, f"{key}: expected {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {_shown(value)}.")
     if isinstance(value, list):  # kind "array" (checked above)
         for item in value:
             _check_type(command, f"{key}[]", item, schema["items"])
@@ -141,6 +141,16 @@ def _check_type(command: Command, key: str, value: object, schema: dict[str, Any
         if not low <= count <= high:
             wanted = f"exactly {low}" if low == high else f"at least {low}"
             raise _bad(command, f"{key}: expected {wanted} item{'s' if low != 1 else ''}, got {count}.")
+
+
+def _shown(value: object) -> str:
+    """A short picture of a wrong value: named, never echoed whole (it may be megabytes, or nested
+    deeper than repr can go)."""
+    from reprlib import Repr
+
+    shown = Repr()
+    shown.maxlevel, shown.maxstring, shown.maxother = 3, 60, 60
+    return shown.repr(value)
 
 
 def _word(value: object) -> str:

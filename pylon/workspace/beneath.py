@@ -127,7 +127,7 @@ def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, wh
                     # look before opening: a device or FIFO is refused without being opened
                     st = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
                     if not stat.S_ISLNK(st.st_mode):
-                        _check_mode(st.st_mode, path)
+                        _check_mode(st.st_mode, path, who)
                 fd = os.open(name, _FILE_FLAGS if last else _DIR_FLAGS, dir_fd=stack[-1])
             except FileNotFoundError:
                 if made is not None and create and _make_folder(stack[-1], name, made):
@@ -171,7 +171,7 @@ def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, wh
                 todo.extend(reversed(parts))
                 continue
             if last:
-                return _checked_file(fd, path)
+                return _checked_file(fd, path, who)
             stack.append(fd)
         if not want_file:
             return stack.pop()
@@ -194,17 +194,17 @@ def _make_folder(parent: int, name: str, made: list[tuple[int, str]]) -> bool:
     return True
 
 
-def _check_mode(mode: int, path: str) -> None:
+def _check_mode(mode: int, path: str, who: str) -> None:
     if stat.S_ISDIR(mode):
-        refuse(path, "directory", "it is a folder, not a file")
+        refuse(path, "directory", "it is a folder, not a file", who)
     if not stat.S_ISREG(mode):
-        refuse(path, "special-file", "it is a device, FIFO or socket, not a regular file")
+        refuse(path, "special-file", "it is a device, FIFO or socket, not a regular file", who)
 
 
-def _checked_file(fd: int, path: str) -> int:
+def _checked_file(fd: int, path: str, who: str) -> int:
     """The descriptor itself says what was opened (it may have been swapped since the look)."""
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        _check_mode(mode, path)
+        _check_mode(mode, path, who)
     return fd

@@ -41,3 +41,19 @@ def tool_calls(folder: Path, calls: list[tuple[str, dict[str, Any]] | tuple[str,
     assert code == 0 and b"Traceback" not in err, err.decode()[-3000:]
     by_id = {a["id"]: a for a in answers if "id" in a}
     return [by_id[i]["result"]["structuredContent"] for i in range(1, len(calls) + 1)]
+
+
+def declaring_roots(folder: Path, stderr: int | None = subprocess.DEVNULL) -> tuple[subprocess.Popen[bytes], Any]:
+    """`pylon mcp` started in `folder` for a client that declares the roots capability: initialized,
+    and the server's roots/list request read (the caller answers it, or never does)."""
+    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=stderr)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = json.loads(json.dumps(INIT))
+    init["params"]["capabilities"] = {"roots": {"listChanged": True}}
+    proc.stdin.write(line(init) + line(INITIALIZED))
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 0
+    ask = json.loads(proc.stdout.readline())
+    assert ask["method"] == "roots/list", ask
+    return proc, ask

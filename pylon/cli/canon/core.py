@@ -135,8 +135,10 @@ def search(args: SearchArgs) -> int:
     from pylon.canon.views.search import search as run_search
     from pylon.cli.canon import render
 
+    from pylon import boundary
+
     result = run_search(project_from(args), " ".join(args.query), journal=args.journal, limit=args.limit)
-    render.search(result, args.json)
+    render.search(result, args.json, bounded=boundary.current() is not None)  # an agent's answer is bounded
     return 0
 
 

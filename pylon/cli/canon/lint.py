@@ -86,7 +86,15 @@ def lint(args: LintArgs) -> int:
             sys.stdout.flush()  # the note follows the findings it counts
             output.err(cut)
     elif fmt == "json":
-        output.ok_json_safe(formats.render_json(report, args.strict))
+        from pylon import boundary
+
+        doc = formats.render_json(report, args.strict)
+        found = doc["findings"]
+        if boundary.current() is not None and len(found) > formats.TEXT_LIMIT:  # an agent's answer is bounded
+            doc.update(findings=found[:formats.TEXT_LIMIT], shown=formats.TEXT_LIMIT, truncated=True,
+                       hint=f"{len(found) - formats.TEXT_LIMIT} more findings: call canon_lint with addresses "
+                            "to lint fewer articles.")
+        output.ok_json_safe(doc)
     elif fmt == "github":
         sys.stdout.write(formats.render_github(report))
     else:

@@ -172,38 +172,45 @@ def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None, boun
             output.warn(f"{e.address}: {e.problem}")
 
 
-def _bounded(listed: list[dict[str, Any]], prefix: str | None) -> dict[str, object]:
-    """The articles that fit MAP_ANSWER_MAX (capsules cut at CAPSULE_MAX), and what was left out."""
+def _fit(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The leading rows that fit MAP_ANSWER_MAX characters (at least one), capsules cut at CAPSULE_MAX."""
     from pylon.canon.text import CAPSULE_MAX
 
     shown: list[dict[str, Any]] = []
     size = 0
-    for row in listed:
+    for row in rows:
         capsule = row["capsule"]
         if capsule and len(capsule) > CAPSULE_MAX:
             row = {**row, "capsule": capsule[:CAPSULE_MAX] + "...", "capsule_cut": len(capsule)}
-        size += len(row["address"]) + len(row["capsule"] or "") + len(row["problem"] or "") + 40
+        size += sum(len(value) for value in row.values() if isinstance(value, str)) + 40
         if size > MAP_ANSWER_MAX and shown:
-            where = f"a longer prefix than {prefix!r}" if prefix else "a prefix (an address or folder)"
-            return {"articles": shown, "shown": len(shown), "truncated": True,
-                    "hint": f"{len(listed) - len(shown)} more articles: call canon_map with {where} to list fewer."}
+            break
         shown.append(row)
-    return {"articles": shown}
+    return shown
 
 
-def search(result: Any, json_: bool) -> None:
+def _bounded(listed: list[dict[str, Any]], prefix: str | None) -> dict[str, object]:
+    """The articles that fit MAP_ANSWER_MAX (capsules cut at CAPSULE_MAX), and what was left out."""
+    shown = _fit(listed)
+    if len(shown) == len(listed):
+        return {"articles": shown}
+    where = f"a longer prefix than {prefix!r}" if prefix else "a prefix (an address or folder)"
+    return {"articles": shown, "shown": len(shown), "truncated": True,
+            "hint": f"{len(listed) - len(shown)} more articles: call canon_map with {where} to list fewer."}
+
+
+def search(result: Any, json_: bool, bounded: bool = False) -> None:
     if json_:
-        output.ok_json({
-            "query": result.query,
-            "terms": result.terms,
-            "results": [
-                {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
-                for h in result.hits
-            ],
-            "total": result.total,
-            "more": result.more,
-            "journal_matches": result.journal_matches,
-        })
+        rows = [{"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
+                for h in result.hits]
+        doc: dict[str, object] = {"query": result.query, "terms": result.terms, "results": rows,
+                                  "total": result.total, "more": result.more, "journal_matches": result.journal_matches}
+        shown = _fit(rows) if bounded else rows  # an agent's answer is bounded like canon_map's
+        if len(shown) < len(rows):
+            doc.update(results=shown, more=result.more + len(rows) - len(shown), truncated=True,
+                       hint=f"{len(rows) - len(shown)} more results: call canon_search with more words or a "
+                            f"lower limit.")
+        output.ok_json(doc)
         return
     if not result.hits:
         if result.journal_matches:

@@ -84,12 +84,16 @@ def create(path: str, request: bytes | list[Op]) -> CreateResult:
     from pylon.workspace.edits.lines import Doc
     from pylon.workspace.edits.tag import digest
 
+    from pylon import boundary
+
     data = content(request)
     root, rel = checkout_relative(path)
     folder, name = os.path.split(rel)
     made: list[tuple[int, str]] = []
     dfd = folder_beneath(root, folder, path, made, WHO)
     try:
+        if boundary.current() is not None:  # confined: judged by the folder the walk reached, not the spelling
+            boundary.refuse_config_at(path, os.path.join(boundary.real_of(dfd, os.path.dirname(path) or "."), name))
         _link_new(dfd, name, data, path)
         os.fsync(dfd)
     except BaseException:

@@ -12,6 +12,7 @@ from itertools import compress, count
 
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 from pylon.errors import UsageError
@@ -23,6 +24,9 @@ from pylon.workspace.edits.window import MAX_BYTES, MAX_LINES, SEPARATOR, Window
 from pylon.workspace.edits.write import resolve
 
 MAX_CONTEXT = 50
+# An agent's pattern (pylon mcp) may backtrack for ages (`(a+)+$`); a confined call stops it after
+# this many seconds (`grep-timeout`) so the server answers again. A person has Ctrl-C.
+GREP_SECONDS = 10.0
 _CHUNK = 1 << 20  # bytes decoded and split at a time: bounded memory on a 40 MB file
 
 
@@ -133,7 +137,7 @@ def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int 
     doc = loaded.doc
     total = doc.nlines
     check_offset(path, offset, total)
-    hits = matching_lines(doc, rx)
+    hits = _bounded(lambda: matching_lines(doc, rx), path, pattern)
     wins, stopped = _print(doc, _groups(hits, context, offset, total), min(limit or MAX_LINES, MAX_LINES))
     seen = rg.normalize(r for w in wins for r in w.seen())
     tag = loaded.record(ledger, [] if defer_seen else seen)
@@ -144,3 +148,38 @@ def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int 
     found = GrepResult(res, pattern, context, len(hits), [m for m in hits if m in shown],
                        [[w.first, w.last] for w in wins])
     return defer(found, ledger, loaded.digest, seen) if defer_seen else found
+
+
+class _Expired(Exception):
+    pass
+
+
+def _bounded(search: Callable[[], list[int]], path: str, pattern: str) -> list[int]:
+    """`search()`, stopped after GREP_SECONDS where an entry point is confined and this is the main
+    thread (a timer signal; `re` checks for signals while it backtracks); as it is elsewhere."""
+    import signal
+    import threading
+
+    from pylon import boundary
+
+    if boundary.current() is None or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        return search()
+
+    def expired(number: int, frame: object) -> None:
+        raise _Expired
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, GREP_SECONDS)
+    try:
+        return search()
+    except _Expired:
+        from pylon.errors import PylonError
+
+        raise PylonError("grep-timeout", f"--grep {pattern[:200]!r} ran over {GREP_SECONDS:g} s on {path} and was "
+                         "stopped (a pattern with nested repetition, like (a+)+$, can backtrack for ages).",
+                         f"Simplify the pattern, or search fewer lines: pylon read {path} --grep PATTERN --offset N "
+                         "--limit M") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
