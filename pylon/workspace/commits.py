@@ -7,7 +7,7 @@ import os
 import time
 
 from pylon.workspace import git
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, stored_tree
 
 IDENT = {
     "GIT_AUTHOR_NAME": "pylon",
@@ -107,7 +107,7 @@ def state_message(state: State, index_commit: str | None) -> str:
 
 
 def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", tree]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree)]
     for parent in parents:
         args += ["-p", parent]
     args += ["-F", "-"]

@@ -51,7 +51,7 @@ import time
 from pylon.locks import file_lock, is_held
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
-from pylon.workspace.repo import EMPTY_TREE, Checkout
+from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def _parents(record: Record, anchors: list[str]) -> list[str]:
 def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str:
     anchors = [str(a) for a in record.get("anchors") or []]
     message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
-    args = ["commit-tree", "--no-gpg-sign", EMPTY_TREE]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, EMPTY_TREE)]
     for parent in _parents(record, anchors):
         args += ["-p", parent]
     commit = git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree").decode().strip()

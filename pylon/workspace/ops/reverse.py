@@ -23,6 +23,7 @@ import os
 
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
+from pylon.workspace.repo import stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def overlay(checkout: Checkout, base_tree: str, source_tree: str, paths: list[st
 
 
 def _commit(checkout: Checkout, tree: str, parents: list[str], what: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", tree, *[a for p in parents for a in ("-p", p)], "-m", f"pylon: {what}"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *[a for p in parents for a in ("-p", p)], "-m", f"pylon: {what}"]
     return git.run(args, cwd=checkout.root, env=IDENT, what="git commit-tree").decode().strip()
 
 

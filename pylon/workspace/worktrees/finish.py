@@ -22,7 +22,7 @@ from pylon.locks import file_lock
 from pylon.workspace import git
 from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned, rm_undo
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str
                           branch=before.branch, label=f"after finish {worktree_id}"), None
     head_tree = tree_of(checkout, before.head) if before.head else None
     tree = _with_paths(checkout, head_tree, todo.merged, todo.files)
-    args = ["commit-tree", "--no-gpg-sign", tree, *(["-p", before.head] if before.head else []), "-F", "-"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *(["-p", before.head] if before.head else []), "-F", "-"]
     commit = git.run(args, cwd=checkout.root, input=message.encode("utf-8"), what="git commit-tree").decode().strip()
     index = _with_paths(checkout, before.index_tree or head_tree, todo.merged, todo.files)
     return make_state(checkout, worktree=todo.merged, index_tree=index, head=commit, branch=before.branch,

@@ -24,7 +24,7 @@ from pylon.workspace import git
 from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import IDENT, iso, update_refs
 from pylon.workspace.refs import session_baseline_ref
-from pylon.workspace.repo import EMPTY_TREE, Checkout
+from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, obje
         )
     message = "pylon baseline\n\npylon-head: " + (head or "unborn") + "\n"
     env = dict(IDENT, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    args = ["commit-tree", "--no-gpg-sign", state.worktree] + (["-p", head] if head else []) + ["-F", "-"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, state.worktree)] + (["-p", head] if head else []) + ["-F", "-"]
     out = git.run(args, cwd=checkout.root, env=env, input=message.encode(), what="git commit-tree")
     return out.decode().strip(), head, info
 
