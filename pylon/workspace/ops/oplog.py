@@ -215,6 +215,18 @@ def interrupted(checkout: Checkout) -> Op | None:
     return None
 
 
+def ways_out(op: Op) -> dict[str, str]:
+    """What an interrupted op needs, by what was cut short: `what` was interrupted, the command that
+    `finish`es it (an op's change, an undo or a redo carried to its end) and the one that `reverse`s
+    it (back to where it started). `ws undo` always ends with the op undone, `ws undo --finish`
+    with the op in effect, so the two always differ."""
+    if op.status == "undoing":
+        return {"what": f"the undo of `{op.title}`", "finish": "pylon ws undo", "reverse": "pylon ws undo --finish"}
+    if op.status == "redoing":
+        return {"what": f"the redo of `{op.title}`", "finish": "pylon ws undo --finish", "reverse": "pylon ws undo"}
+    return {"what": f"`{op.title}`", "finish": "pylon ws undo --finish", "reverse": "pylon ws undo"}
+
+
 def check_clear(checkout: Checkout) -> None:
     """Refuse a new op while an interrupted one waits (call it under op_lock). Temp files and locks
     of killed pylons are removed first (leftovers.py)."""
@@ -225,12 +237,14 @@ def check_clear(checkout: Checkout) -> None:
         if op.status in OPEN:
             from pylon.errors import PylonError
 
+            ways = ways_out(op)
             raise PylonError(
                 "op-interrupted",
-                f"The operation `{op.title}` (op {op.seq}) was interrupted before it finished; pylon changes "
-                "nothing else until it is settled.",
-                "Reverse it with `pylon ws undo`, or complete it with `pylon ws undo --finish`.",
-                details={"op": op.seq, "kind": op.kind},
+                f"{ways['what'][0].upper()}{ways['what'][1:]} (op {op.seq}) was interrupted before it finished; "
+                "pylon changes nothing else until it is settled.",
+                f"Reverse it with `{ways['reverse']}`, or complete it with `{ways['finish']}`.",
+                details={"op": op.seq, "kind": op.kind, "status": op.status, "finish": ways["finish"],
+                         "reverse": ways["reverse"]},
             )
 
 

@@ -137,6 +137,8 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
         _refuse_busy(op)
         if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
             return _settle_redo(checkout, op, forward=finish)
+        if finish and op.status == "undoing":  # an undo was killed: back to the op in effect
+            return _reverse_undo(checkout, op, module)
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
@@ -190,7 +192,8 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
             outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
                                   verb="undo")
             oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
+                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes),
+                             interrupted=False)
         _write_all(checkout, op, outcomes, currents, was)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
@@ -315,6 +318,22 @@ def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool) -> dict[str
     status = "done" if forward else "undone"
     oplog.set_status(checkout, op, status, **({"undone_at": time.time_ns()} if not forward else {}))
     return _result(op, "redoing", "redone" if forward else "undone", outcomes)
+
+
+def _reverse_undo(checkout: Checkout, op: oplog.Op, module: ModuleType | None) -> dict[str, object]:
+    """An undo killed half-way, reversed (`ws undo --finish`): each checkout back to the state the
+    undo replaced (`undo_from`, whole: it was captured just before the undo wrote anything), then a
+    kind that does more than restores settles its part (`reverse_undo_op`: rm removes the worktree
+    the undo had begun to make again). The op is in effect again (`intent` if it never finished)."""
+    currents = _capture_steps(op)
+    oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+    outcomes = _whole(op, "undo_from", currents)
+    _write_all(checkout, op, outcomes, currents, "undoing")
+    if module is not None and hasattr(module, "reverse_undo_op"):
+        module.reverse_undo_op(checkout, op)
+    status = "intent" if op.record.get("interrupted") else "done"
+    oplog.set_status(checkout, op, status)
+    return _result(op, "undoing", "finished", outcomes)
 
 
 def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -> dict[str, object]:

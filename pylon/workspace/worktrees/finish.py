@@ -145,6 +145,12 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     oplog.run_steps(op.steps, forward=False)
 
 
+def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    """An undo killed half-way, reversed: the checkout is back to the state the undo replaced
+    (undo.py did that); the worktree it had begun to make again goes as the finish removed it."""
+    rm_undo.reverse_undo_op(checkout, op)
+
+
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:
     """Complete an interrupted finish: the checkout to its state after, then the removal."""
     oplog.run_steps(op.steps, forward=True)

@@ -267,6 +267,23 @@ def _lock_text(admin: str) -> str | None:
         return None
 
 
+def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    """An undo killed while it made the worktree again, reversed (`ws undo --finish`): what it made so
+    far is captured into the op's history (never lost), then removed again as the op removed it."""
+    from typing import cast
+
+    d = cast("RmData", op.data)
+    path = str(d["path"])
+    if _intact(checkout, str(d["id"]), path, dict(d["record"])):
+        from pylon.workspace.state import capture
+
+        made = capture(locate(path), label=f"undo of op {op.seq}, reversed")
+        if made.commit:
+            oplog.set_status(checkout, op, op.status, history=list(dict.fromkeys(
+                [*(op.record.get("history") or []), made.commit])))
+    finish_op(checkout, op)
+
+
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:
     from typing import cast
 
