@@ -258,23 +258,32 @@ def restore(
     edited = changed(checkout.root, todo.replaced)  # edited since `current` was captured?
     if edited:
         raise changed_error(edited)
-    from pylon.workspace import exact
-    from pylon.workspace.ops.restore_fs import delete_paths
+    from pylon.workspace import exact, exact_memory
+    from pylon.workspace.ops.restore_fs import delete_paths, missing_dirs
 
     target_meta = todo.target.meta
     # bits remembered for that content there, else the file's own (where the target records none)
     before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced})
-    before.update(exact.recall(checkout.common_dir, todo.writes))
-    exact.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
-    deleted = delete_paths(checkout.root, todo.deletes)
-    if todo.writes:
-        _write_files(checkout, todo.writes)
+    before.update(exact_memory.recall(checkout.common_dir, todo.writes))
+    exact_memory.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
     current_meta = todo.current.meta
     if target_meta is not None and current_meta is None:  # a walked target: walk what it replaces too
         scope = exact.scope_of(target_meta)
         found = exact.scan(checkout.root, scope if scope is not None else paths)
         current_meta = exact.meta_for(checkout.root, todo.current.worktree, found)
-    exact.settle(checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths)
+    # the folders this restore makes (for their bits): missing now, on the way to what it writes
+    wanted_dirs = [d + "/" for d in exact.dirs_of(target_meta) if paths is None or exact.inside(d, paths)]
+    making = missing_dirs(checkout.root, [w[2] for w in todo.writes] + wanted_dirs)
+    pruned: dict[str, int] = {}
+    deleted = delete_paths(checkout.root, todo.deletes, pruned)
+    exact_memory.remember_dirs(checkout.common_dir, pruned)  # at once: a restore killed now runs again
+    making |= {d for d in pruned if any(w[2].startswith(d + "/") for w in todo.writes)}  # emptied, then refilled
+    remembered = exact_memory.recall_dirs(checkout.common_dir, making)
+    if todo.writes:
+        _write_files(checkout, todo.writes)
+    exact_memory.remember_dirs(checkout.common_dir, exact.settle(
+        checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths,
+        made={d: remembered.get(d) for d in making}))
     if todo.index_entries:
         git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")

@@ -27,6 +27,7 @@ from pylon.workspace.repo import stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pylon.workspace.exact import Meta
     from pylon.workspace.merge.conflicts import ConflictFile
     from pylon.workspace.ops.oplog import Step
     from pylon.workspace.repo import Checkout
@@ -151,7 +152,7 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     else:
         target_head, branch = to.head, to.branch
     if to.commit and (tree, index) == (to.worktree, to.index_tree) and (head != "keep" or (
-            target_head, branch) == (to.head, to.branch)):
+            target_head, branch) == (to.head, to.branch)) and _same_record(frm, now):
         target = to.commit  # the state itself, with everything its commit records
     else:
         target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
@@ -161,6 +162,14 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
                    sorted(conflicted - binary) if markers else [])
+
+
+def _same_record(frm: State, now: State) -> bool:
+    """Nothing git does not see changed since the op either: the same bits and empty folders (a
+    folder made or a chmod after the op is later work, kept like an edit)."""
+    if frm.meta_raw == now.meta_raw or frm.meta is None or now.meta is None:
+        return True
+    return frm.meta == now.meta
 
 
 def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str, *,
@@ -189,7 +198,25 @@ def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: st
     if frm_meta is not None:
         before, after = set(exact.dirs_of(frm_meta)), set(exact.dirs_of(to_meta))
         dirs = (dirs - (before - after)) | (after - before)
-    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, sorted(dirs)))
+    empty = exact.free_dirs(checkout.root, tree, sorted(dirs))  # not where the tree has a file now
+    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, empty,
+                                      _carried_folders(checkout, frm_meta, to_meta, now_meta, tree, empty)))
+
+
+def _carried_folders(checkout: Checkout, frm: Meta | None, to: Meta | None, now: Meta | None, tree: str,
+                     dirs: list[str]) -> dict[str, int]:
+    """Folder bits of a carried change: to's where the change changed them (frm and to record
+    different bits), now's elsewhere; only where both frm and to record folder bits at all."""
+    from pylon.workspace import exact
+
+    frm_bits, to_bits, now_bits = (exact.modes_of(m, "dm") for m in (frm, to, now))
+    knows = frm is not None and to is not None and "dm" in frm and "dm" in to
+    found: dict[str, int] = {}
+    for rel in set(frm_bits) | set(to_bits) | set(now_bits):
+        bits = to_bits.get(rel) if knows and frm_bits.get(rel) != to_bits.get(rel) else now_bits.get(rel)
+        if bits is not None:
+            found[rel] = bits
+    return exact.state_dirs(checkout.root, tree, found, dirs)
 
 
 def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile]) -> Exception:

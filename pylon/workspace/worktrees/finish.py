@@ -56,14 +56,14 @@ def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str
     before: State = todo.before
     if message is None:
         return make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                          branch=before.branch, label=f"after finish {worktree_id}"), None
+                          branch=before.branch, label=f"after finish {worktree_id}", meta_raw=todo.meta), None
     head_tree = tree_of(checkout, before.head) if before.head else None
     tree = _with_paths(checkout, head_tree, todo.merged, todo.files)
     args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *(["-p", before.head] if before.head else []), "-F", "-"]
     commit = git.run(args, cwd=checkout.root, input=message.encode("utf-8"), what="git commit-tree").decode().strip()
     index = _with_paths(checkout, before.index_tree or head_tree, todo.merged, todo.files)
     return make_state(checkout, worktree=todo.merged, index_tree=index, head=commit, branch=before.branch,
-                      label=f"after finish {worktree_id}"), commit
+                      label=f"after finish {worktree_id}", meta_raw=todo.meta), commit
 
 
 def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, keep_branch: bool = False,

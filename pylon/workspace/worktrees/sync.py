@@ -20,7 +20,7 @@ from __future__ import annotations
 from pylon.workspace import git
 from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned
-from pylon.workspace.worktrees.apply import tree_changes
+from pylon.workspace.worktrees.apply import exact_after, tree_changes, with_modes
 from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
 from pylon.workspace.repo import refuse_in_progress
@@ -66,12 +66,15 @@ def _base(checkout: Checkout, worktree_id: str, baseline: str, source: str, sour
 class Plan:
     """What sync decided before touching a file."""
 
-    __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts")
+    __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts",
+                 "meta")
 
     def __init__(self, worktree_id: str, path: str, source: str, baseline: str, base: Base, before: State,
-                 incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile]) -> None:
+                 incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile],
+                 meta: str | None = None) -> None:
         self.id, self.path, self.source, self.baseline, self.base = worktree_id, path, source, baseline, base
         self.before, self.incoming, self.merged, self.files, self.conflicts = before, incoming, merged, files, conflicts
+        self.meta = meta  # the exact record (bits, folders) of the session's state after
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "path": self.path, "from": self.source, "baseline": self.baseline,
@@ -114,8 +117,10 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         raise _conflicts_error(worktree_id, name, conflicts)
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
+    meta = exact_after(checkout, start, incoming, before, merged)
     return Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
-                tree_changes(checkout, before.worktree, merged), conflicts)
+                with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+                conflicts, meta)
 
 
 def _conflicts_error(worktree_id: str, source: str, conflicts: list[ConflictFile]) -> Exception:
@@ -151,7 +156,7 @@ def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         before = todo.before
         session_co = locate(todo.path)
         after = make_state(session_co, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after sync {worktree_id}")
+                           branch=before.branch, label=f"after sync {worktree_id}", meta_raw=todo.meta)
         writes = restore_state.plan(session_co, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} ignored file(s)",
