@@ -64,6 +64,13 @@ def move(args: MoveArgs) -> int:
         f"detached; {result['written']} written, {result['deleted']} deleted) [op {result['op']}]\n")
     note(f"pylon: the main checkout's own state is parked as {str(result['parked'])[:12]}; "
          f"`pylon ws move {result['id']} --back` brings it back exactly (or `pylon ws undo`)")
+    out_paths = result.get("left_out")
+    if isinstance(out_paths, list) and out_paths:
+        shown = ", ".join(show_path(str(p)) for p in out_paths[:10]) + (
+            f" (and {len(out_paths) - 10} more)" if len(out_paths) > 10 else "")
+        note(f"pylon: left out {len(out_paths)} untracked file(s) of the worktree that this checkout's rules ignore "
+             f"(they would be no part of its state here): {shown}; they stay in the worktree. To have them here "
+             f"anyway: {result['bring']}")
     return 0
 
 

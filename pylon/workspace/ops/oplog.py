@@ -2,10 +2,12 @@
 
 API (stable; used by moves, restore, `rm --force`, apply and guard):
 
-    Step(root, before, after, head="state", paths=None)
+    Step(root, before, after, head="state", paths=None, made=None)
         One checkout's change: `before` and `after` are state commits (state.capture() format;
         restore_state.make_state() builds one), `head` is restore()'s head mode ("state",
-        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those.
+        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those;
+        `made`: a state whose untracked files, where the checkout holds them as they are, going
+        forward takes away even when a rule ignores them (move --back: what the move brought).
     perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None, command=None,
             currents=None) -> Op
         The whole protocol for an op made only of restores: under the op lock, check that no
@@ -69,15 +71,19 @@ STATE_MAPS = ("undo_from", "undo_to", "redo_from", "redo_to")
 
 
 class Step:
-    __slots__ = ("root", "before", "after", "head", "paths")
+    __slots__ = ("root", "before", "after", "head", "paths", "made")
 
-    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None) -> None:
+    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None,
+                 made: str | None = None) -> None:
         self.root, self.before, self.after, self.head, self.paths = root, before, after, head, paths
+        self.made = made  # going forward, untracked files this state holds as they are now are taken away
 
     def to_dict(self) -> dict[str, object]:
         found: dict[str, object] = {"root": self.root, "before": self.before, "after": self.after, "head": self.head}
         if self.paths is not None:
             found["paths"] = self.paths
+        if self.made is not None:
+            found["made"] = self.made
         return found
 
 
@@ -104,7 +110,7 @@ class Op:
     @property
     def steps(self) -> list[Step]:
         raw = self.record.get("steps") or []
-        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))
+        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"), s.get("made"))
                 for s in raw]
 
     @property
@@ -143,9 +149,9 @@ def lock_held(checkout: Checkout) -> bool:
 def _parents(record: Record, anchors: list[str]) -> list[str]:
     seen: list[str] = []
     for step in record.get("steps") or []:
-        for key in ("before", "after"):
-            oid = step[key]
-            if oid not in seen:
+        for key in ("before", "after", "made"):
+            oid = step.get(key)
+            if oid and oid not in seen:
                 seen.append(oid)
     kept = [oid for key in STATE_MAPS for oid in (record.get(key) or {}).values()]
     for oid in [*anchors, *kept, *(record.get("history") or [])]:
@@ -336,7 +342,7 @@ def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -
         if step.root in currents:
             todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
                         current=currents[step.root], rules=[step.before, step.after],
-                        made=None if forward else step.after)
+                        made=step.made if forward else step.after)
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
 
@@ -353,7 +359,7 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
         try:
             results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
                                    current=current, rules=[step.before, step.after],
-                                   made=None if forward else step.after))
+                                   made=step.made if forward else step.after))
         except Exception as exc:
             from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
 

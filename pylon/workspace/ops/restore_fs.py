@@ -37,6 +37,15 @@ def _open_parent(root_fd: int, parts: list[str]) -> int | None:
     return fd
 
 
+def parent_fd(root: str, parts: list[str]) -> int | None:
+    """A descriptor of the folder holding parts[-1] beneath `root` (no symlink followed), or None."""
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return _open_parent(root_fd, parts)
+    finally:
+        os.close(root_fd)
+
+
 def delete_paths(root: str, paths: list[str], pruned: dict[str, int] | None = None) -> int:
     """Unlink each root-relative path (files and symlinks only), then prune folders left empty
     (their bits go into `pruned`, for the mode memory).

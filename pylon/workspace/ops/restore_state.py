@@ -180,9 +180,9 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
     """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them.
 
     An untracked file of the current state that the target lacks is kept when the checkout's
-    rules, the target's `.gitignore` files or those of the states in `rules` (the op's records)
-    ignore it, unless the state `made` (the after state of the op being undone) holds it as it is
-    (keep_ignored.py)."""
+    rules, the target's `.gitignore` files, those of the states in `rules` (the op's records) or
+    those of HEAD's commit ignore it, unless the state `made` (the after state of the op being
+    undone) holds it as it is (keep_ignored.py)."""
     target = read_state(checkout, state_commit)
     if current is None:
         from pylon.workspace.state import capture
@@ -194,7 +194,10 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
     if gone:
         from pylon.workspace.ops.keep_ignored import kept
 
-        keep = kept(checkout, current, gone, [state_commit, *(rules or [])], made)
+        # HEAD's rules too: a file its committed `.gitignore` ignores is the person's, whatever the
+        # rules on disk say now (a session's `.gitignore` applied or moved in)
+        keep = kept(checkout, current, gone, [state_commit, *(rules or []), *([current.head] if current.head else [])],
+                    made)
         if keep:
             diff = [d for d in diff if d[3] not in keep]
     deletes = [d[3] for d in diff if d[0] == "D"]

@@ -38,11 +38,12 @@ _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 class Outcome:
     """The state a change onto `now` leads to, and what it kept of the later work."""
 
-    __slots__ = ("target", "conflicts", "kept", "merged", "markers")
+    __slots__ = ("target", "conflicts", "kept", "merged", "markers", "made")
 
     def __init__(self, target: str, conflicts: list[ConflictFile], kept: list[str], merged: list[str],
-                 markers: list[str]) -> None:
+                 markers: list[str], made: str | None = None) -> None:
         self.target, self.conflicts, self.kept, self.merged, self.markers = target, conflicts, kept, merged, markers
+        self.made = made  # the state the change leaves (untracked files it holds as they are go with it)
 
     def to_dict(self) -> dict[str, object]:
         return {"kept": self.kept, "merged": self.merged, "markers": self.markers}
@@ -161,7 +162,7 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
     kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
-                   sorted(conflicted - binary) if markers else [])
+                   sorted(conflicted - binary) if markers else [], frm.commit)
 
 
 def _same_record(frm: State, now: State) -> bool:

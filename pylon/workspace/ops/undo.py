@@ -281,7 +281,7 @@ def _carry_all(checkout: Checkout, op: oplog.Op, pairs: list[Pair],
     if conflicts and not markers:
         raise conflict_error(op.title, op.seq, verb, conflicts)
     for root, outcome in outcomes.items():
-        todo = plan(locate(root), outcome.target, current=currents[root])
+        todo = plan(locate(root), outcome.target, current=currents[root], made=outcome.made)
         if todo.blocked:
             raise _blocked_error(todo.blocked)
     return outcomes
@@ -298,7 +298,9 @@ def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], c
         done = 0
         try:
             for root, outcome in outcomes.items():
-                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root])
+                # an untracked file the undone change made (an ignored one included) goes with it
+                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root],
+                        made=outcome.made)
                 done += 1
         except Exception as exc:
             from pylon.errors import PylonError

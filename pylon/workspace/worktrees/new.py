@@ -43,16 +43,21 @@ def ref_exists(checkout: Checkout, ref: str) -> bool:
     return code == 0
 
 
-def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, object]]:
-    """(baseline, HEAD, info): the current checkout state as one commit on top of HEAD.
+def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[str, str | None, dict[str, object]]:
+    """(baseline, HEAD, info): the current checkout state as one commit on top of HEAD, without
+    the person's ignored files it may hold (withheld.py; `copy`: the session's `--copy` globs).
 
     The commit is deterministic (fixed message, dates of HEAD), so two sessions started from the
     same state share one baseline and their three-way merges (`ws conflicts`) use it as base.
     A clean checkout starts at HEAD itself.
     """
     from pylon.workspace.current import current_state
+    from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 
     state, source = current_state(checkout)
+    held = withheld(checkout, state, copy=copy)
+    if held:
+        state.worktree = keep_theirs(checkout, state.worktree, held, EMPTY_TREE)
     head = state.head
     head_tree = None
     date = "@0 +0000"
@@ -63,7 +68,8 @@ def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, obje
                 head_tree = line[5:].strip()
             elif line.startswith("committer "):
                 date = "@" + " ".join(line.rsplit(" ", 2)[-2:])
-    info = {"source": source, "dirty": state.worktree != (head_tree or EMPTY_TREE), "notes": state.notes}
+    info = {"source": source, "dirty": state.worktree != (head_tree or EMPTY_TREE), "notes": state.notes,
+            "withheld": held}
     if head and not info["dirty"]:
         return head, head, info
     if not head and not info["dirty"]:
@@ -203,7 +209,7 @@ def _create(
                              "Pass a branch, tag or commit: pylon ws new --from main")
         baseline, head, base_info = start, start, {"source": "rev", "dirty": False, "notes": []}
     else:
-        baseline, head, base_info = baseline_commit(checkout)
+        baseline, head, base_info = baseline_commit(checkout, copy)
     import secrets
     import time
 

@@ -21,6 +21,7 @@ from pylon.workspace import git
 from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned
 from pylon.workspace.worktrees.apply import exact_after, tree_changes, with_modes
+from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
 from pylon.workspace.repo import refuse_in_progress
@@ -109,6 +110,20 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
                          f"Resolve them (git -C {found.path} status), then run the command again.")
     source_baseline = None if name == "checkout" else info.get(name).baseline
     start = _base(checkout, worktree_id, found.baseline, name, source_baseline)
+    held: list[str] = []
+    if name == "checkout":  # the person's ignored files stay out of the session (withheld.py)
+        copy = found.record.get("copy")
+        held = withheld(locate(source_root), incoming, trees=[found.baseline],
+                        copy=[str(c) for c in copy] if isinstance(copy, list) else [])
+    if held:  # as at the base (no change); the state recorded as synced is the one without them, so
+        # the next apply's base (the last sync) does not count them as removed by the session
+        from pylon.workspace.commits import read_state
+        from pylon.workspace.ops.restore_state import make_state
+
+        incoming = read_state(checkout, make_state(
+            checkout, worktree=keep_theirs(checkout, incoming.worktree, held, start.commit),
+            index_tree=incoming.index_tree, head=incoming.head, branch=incoming.branch,
+            label=f"{label}, without the person's ignored files", notes=incoming.notes, meta_raw=incoming.meta_raw))
     ours = on_base(checkout, before.worktree, start.commit, f"sync: session {worktree_id}")
     theirs = on_base(checkout, incoming.worktree, start.commit, f"sync: {label}")
     labels = {ours: session_label(worktree_id), theirs: label, start.commit: BASE}
