@@ -184,6 +184,13 @@ def restore(args: RestoreArgs) -> int:
     if result["head_kept"]:
         note(f"pylon: HEAD stays at {str(result['head_now'])[:12]}; the snapshot was taken at "
              f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)")
+    aside = result.get("aside") or []
+    if aside:
+        shown = ", ".join(show_path(p) for p in aside[:10]) + (f" (and {len(aside) - 10} more)" if len(aside) > 10 else "")
+        where = f"op-{result['op']}:before" if result.get("op") else "the state it replaces"
+        note(f"pylon: {len(aside)} file(s) outside this checkout's state (ignored) were in the way: {shown}; "
+             f"{'they are' if not args.dry_run else 'they would be'} kept aside in {where} "
+             f"(`pylon ws undo`, or `pylon ws restore {where} PATH`, brings them back)")
     if result.get("op"):
         note("pylon: `pylon ws undo` reverses this")
     _refs_note(result.get("refs"), verb)

@@ -108,14 +108,14 @@ def _capture_steps(op: oplog.Op, *, to_after: bool = False) -> dict[str, State]:
     for step in op.steps:
         if os.path.isdir(step.root) and step.root not in kept:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
-            if op.kind == "restore" and str(op.data.get("name", "")).startswith("guard-"):
+            if op.kind == "restore":  # it may have written files in the way aside (restore.py)
                 kept[step.root] = _holding_ignored(step, kept[step.root], step.after if to_after else step.before)
     return kept
 
 
 def _holding_ignored(step: oplog.Step, current: State, toward: str) -> State:
-    """The undo of a restore writes back the ignored files that restore overwrote (a guard
-    snapshot holds them): the ones there now are kept in the state replaced first."""
+    """The undo of a restore writes back the ignored files that restore overwrote (it kept them
+    aside; a guard snapshot holds its own): the ones there now are kept in the state replaced first."""
     from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import holding, plan
 

@@ -100,6 +100,7 @@ def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, 
                 "baseline": found.baseline, "record": found.record, "state": todo.session.commit,
                 "keep_branch": keep_branch, "scoped": scoped_oids, "trash": None,
                 "session_state": todo.session.commit, "files": len(todo.files), "commit": commit,
+                "checkout": checkout.root,
             }
             anchors = [str(todo.session.commit), found.head or "", found.baseline, str(before.commit),
                        *(a for a in scoped_oids.values() if a)]

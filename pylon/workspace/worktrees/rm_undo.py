@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         scoped: dict[str, str]
         trash: str | None
         watch: bool
+        checkout: str  # where it ran (ws log lists it there)
 
     from pylon.workspace.exact import Scan
 
@@ -120,6 +121,7 @@ def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branc
         "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
         "baseline": found.baseline, "record": found.record, "state": state, "keep_branch": keep_branch,
         "scoped": scoped_oids, "trash": trash, "watch": bool(admin and watchers.holder(admin)),
+        "checkout": checkout.root,
     }
     anchors = [state, str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
     return oplog.begin(checkout, "rm", [], title=f"rm {found.id}{how}", data=data, anchors=anchors, module=MODULE,

@@ -68,7 +68,7 @@ class Plan:
     """What sync decided before touching a file."""
 
     __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts",
-                 "meta")
+                 "meta", "source_root")
 
     def __init__(self, worktree_id: str, path: str, source: str, baseline: str, base: Base, before: State,
                  incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile],
@@ -76,6 +76,7 @@ class Plan:
         self.id, self.path, self.source, self.baseline, self.base = worktree_id, path, source, baseline, base
         self.before, self.incoming, self.merged, self.files, self.conflicts = before, incoming, merged, files, conflicts
         self.meta = meta  # the exact record (bits, folders) of the session's state after
+        self.source_root = ""  # the checkout (or session) the state came from
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "path": self.path, "from": self.source, "baseline": self.baseline,
@@ -133,9 +134,11 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
     meta = exact_after(checkout, start, incoming, before, merged)
-    return Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
-                with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
-                conflicts, meta)
+    found_plan = Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
+                      with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+                      conflicts, meta)
+    found_plan.source_root = source_root
+    return found_plan
 
 
 def _conflicts_error(worktree_id: str, source: str, conflicts: list[ConflictFile]) -> Exception:
@@ -180,6 +183,7 @@ def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         step = oplog.Step(session_co.root, str(before.commit), after, head="keep")
         op = oplog.begin(checkout, "sync", [step], title=f"sync {worktree_id} from {todo.source}", command=command,
                          data={"id": worktree_id, "from": todo.source, "baseline": todo.baseline,
+                               "checkout": todo.source_root,
                                "source_state": todo.incoming.commit, "base": todo.base.commit,
                                "files": len(todo.files), "markers": result["markers"]},
                          anchors=[str(todo.incoming.commit), str(before.commit), todo.base.commit])
