@@ -228,19 +228,20 @@ def with_modes(root: str, meta_raw: str, files: list[str]) -> str:
     return encode(meta)
 
 
-def file_bits(root: str, paths: list[str], *, odd: bool) -> dict[str, int]:
+def file_bits(root: str, paths: list[str], *, odd: bool, folders: bool = False) -> dict[str, int]:
     """The permission bits of those of `paths` that are regular files (with `odd`, only bits other
-    than 644 and 755)."""
+    than 644 and 755); with `folders`, of those that are folders (odd: other than 755)."""
     import stat
 
     found: dict[str, int] = {}
+    usual = (0o755,) if folders else (0o644, 0o755)
     for rel in paths:
         try:
             st = os.lstat(os.path.join(root, rel))
         except OSError:
             continue
         bits = stat.S_IMODE(st.st_mode)
-        if stat.S_ISREG(st.st_mode) and not (odd and bits in (0o644, 0o755)):
+        if (stat.S_ISDIR(st.st_mode) if folders else stat.S_ISREG(st.st_mode)) and not (odd and bits in usual):
             found[rel] = bits
     return found
 

@@ -148,7 +148,7 @@ class Quick:
             # folder bits: the last record's, and every folder above what this capture staged or found
             folders = set(exact.modes_of(cache, "dm")) | set(empty) | set(listed) | _above(staged)
             folders |= set(self.looked) - {""} if self.looked is not None else set(exact.scan(root).dir_modes)
-            meta = exact.grouped(modes, empty, exact.state_dirs(root, tree, _dir_bits(root, folders), empty))
+            meta = exact.grouped(modes, empty, exact.state_dirs(root, tree, exact.file_bits(root, sorted(folders), odd=True, folders=True), empty))
         return meta
 
     def save(self, meta: exact.Meta) -> None:
@@ -193,21 +193,6 @@ def _above(staged: list[bytes]) -> set[str]:
         while cut > 0 and rel[:cut] not in found:
             found.add(rel[:cut])
             cut = rel.rfind("/", 0, cut)
-    return found
-
-
-def _dir_bits(root: str, folders: set[str]) -> dict[str, int]:
-    """The bits other than 755 of those of `folders` that are folders (not symlinks) now."""
-    import stat
-
-    found: dict[str, int] = {}
-    for rel in folders:
-        try:
-            st = os.lstat(os.path.join(root, rel))
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) != 0o755:
-            found[rel] = stat.S_IMODE(st.st_mode)
     return found
 
 

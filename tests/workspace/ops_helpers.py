@@ -148,7 +148,7 @@ def diff_snapshots(a: dict[str, object], b: dict[str, object]) -> list[str]:
 
 
 def entries(root: Path) -> dict[str, tuple[object, ...]]:
-    """Every entry below root but .git, folders included: ("dir",), ("link", target), ("file", bits
+    """Every entry below root but .git, folders included: ("dir", bits), ("link", target), ("file", bits
     as an octal string, bytes), ("special",) for FIFOs, sockets and devices (never opened)."""
     found: dict[str, tuple[object, ...]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -162,7 +162,7 @@ def entries(root: Path) -> dict[str, tuple[object, ...]]:
             if stat.S_ISLNK(st.st_mode):
                 found[rel] = ("link", os.readlink(full))
             elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir",)
+                found[rel] = ("dir", oct(stat.S_IMODE(st.st_mode)))
             elif stat.S_ISREG(st.st_mode):
                 found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
             else:

@@ -14,37 +14,16 @@ with their bits) and git's index.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import stat
-import subprocess
 import time
 from pathlib import Path
 
 from tests.conftest import git, sized
 from tests.workspace.crash_helpers import killed
-from tests.workspace.helpers import pylon
-
-
-def entries(root: Path) -> dict[str, tuple[object, ...]]:
-    """Every entry but .git: folders with their bits, files with bits and bytes, symlinks."""
-    found: dict[str, tuple[object, ...]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in dirnames + filenames:
-            if name == ".git":
-                continue
-            full = os.path.join(dirpath, name)
-            st = os.lstat(full)
-            rel = os.path.relpath(full, root)
-            if stat.S_ISLNK(st.st_mode):
-                found[rel] = ("link", os.readlink(full))
-            elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir", oct(stat.S_IMODE(st.st_mode)))
-            else:
-                found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
-    return found
+from tests.workspace.helpers import guarded, pylon
+from tests.workspace.ops_helpers import entries
 
 
 def view(root: Path) -> tuple[object, ...]:
@@ -138,14 +117,6 @@ def test_a_persons_empty_folder_a_session_file_replaced_comes_back(make_repo) ->
     ok(repo, "redo")
     ok(repo, "undo")
     assert view(repo) == before
-
-
-def guarded(repo: Path, line: str) -> None:
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": line}})
-    hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
-    assert hook.code == 0, hook
-    subprocess.run(["bash", "-c", line], cwd=repo, capture_output=True, check=False)
 
 
 def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo) -> None:  # type: ignore[no-untyped-def]

@@ -6,13 +6,12 @@ first op. The oracle is git's own fsck, run after each command."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 
 from tests.conftest import git
-from tests.workspace.helpers import pylon
+from tests.workspace.helpers import guarded, pylon
 
 
 def fsck(repo: Path) -> None:
@@ -25,14 +24,6 @@ def ok(repo: Path | str, *args: str) -> dict[str, object]:
     result = pylon("ws", *args, "--json", cwd=repo)
     assert result.code == 0, result
     return result.json()  # type: ignore[no-any-return]
-
-
-def guarded(repo: Path, line: str) -> None:
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": line}})
-    hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
-    assert hook.code == 0, hook
-    subprocess.run(["bash", "-c", line], cwd=repo, capture_output=True, check=False)
 
 
 def test_fsck_is_clean_after_every_kind_of_op(make_repo) -> None:  # type: ignore[no-untyped-def]

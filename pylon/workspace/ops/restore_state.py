@@ -36,7 +36,7 @@ import os
 
 from pylon.workspace import git
 from pylon.workspace.commits import State, commit_tree, read_state, state_message
-from pylon.workspace.index import remove_index
+from pylon.workspace.commits import remove_index
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False

@@ -34,7 +34,7 @@ MODULE = "pylon.workspace.worktrees.finish"
 
 def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: list[dict[str, str]]) -> str:
     """`base_tree` with the changed `files` taken from `merged` (deleted ones removed)."""
-    from pylon.workspace.index import edited_tree
+    from pylon.workspace.commits import edited_tree
 
     paths = [f["path"] for f in files]
     listing = git.run(["ls-tree", "-r", "-z", "--full-tree", merged, "--", *paths], cwd=checkout.root,
