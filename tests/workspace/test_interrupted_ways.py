@@ -23,10 +23,10 @@ def view(repo: Path) -> tuple[object, ...]:
     return entries(repo), git(repo, "ls-files", "-s")
 
 
-def interrupt(repo: Path, verb: str) -> dict[str, str] | None:
-    """`ws VERB` killed as soon as its op record changed; `ws status`'s interrupted op (None when the
-    command finished before the kill could land)."""
-    ref = repo / ".git" / "refs" / "pylon" / "ops" / "00000001"
+def interrupt(repo: Path, verb: str, seq: int = 1) -> dict[str, str] | None:
+    """`ws VERB` killed as soon as the record of op `seq` changed; `ws status`'s interrupted op (None
+    when the command finished before the kill could land)."""
+    ref = repo / ".git" / "refs" / "pylon" / "ops" / f"{seq:08d}"
     first = ref.read_bytes()
     code, _ = killed(["ws", verb], repo, 0.0, group=True, after=lambda: ref.read_bytes() != first)
     if code is not None:
@@ -70,3 +70,33 @@ def test_each_way_out_does_what_status_says(tmp_path: Path, verb: str, way: str)
     step = ["redo", "undo"] if undone else ["undo", "redo"]
     for verb_next in step[: 1 + rng.randint(0, 1)]:
         assert pylon("ws", verb_next, cwd=repo).code == 0
+
+
+def test_a_killed_undo_of_rm_is_reversed_by_finish_and_undone_again_exactly(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The undo of `ws rm --force` makes the worktree again; killed half-way, `ws undo --finish`
+    removes what it made (the op is in effect again) and a later `ws undo` brings it back whole."""
+    from tests.workspace.ops_helpers import snapshot
+    from tests.workspace.wt_helpers import new
+
+    repo = make_repo(files={f"f{n}.txt": f"{n}\n" for n in range(400)})
+    wt = Path(str(new(repo, "s1")["path"]))
+    for n in range(400):
+        (wt / f"f{n}.txt").write_text(f"{n}, the session's\n")
+    (wt / "own").mkdir()
+    (wt / "own" / "key.txt").write_text("key\n")
+    before = snapshot(wt)
+    assert pylon("ws", "rm", "s1", "--force", cwd=repo).code == 0
+    for seq in range(1, 6):
+        stuck = interrupt(repo, "undo", seq)
+        if stuck is not None:
+            break
+        assert snapshot(wt) == before  # the undo finished: remove it again and try once more
+        assert pylon("ws", "rm", "s1", "--force", cwd=repo).code == 0
+    if stuck is None:
+        pytest.skip("the undo finished before every kill")
+    assert stuck["status"] == "undoing" and stuck["reverse"] == "pylon ws undo --finish", stuck
+    assert pylon("ws", "undo", "--finish", cwd=repo).code == 0
+    assert not wt.exists()
+    assert pylon("ws", "status", "--json", cwd=repo).json()["interrupted"] is None
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    assert snapshot(wt) == before
