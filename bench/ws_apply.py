@@ -8,9 +8,11 @@ it changes 300 files and adds 50 (committed). Measured as whole processes, alter
 - baseline, git doing the same change without a merge base, conflict check, index protection
   or log: `git diff --binary <baseline> <session> | git apply` then the same diff `git apply -R`.
 
-Then `pylon ws undo` alone (the bar: under 1 s), and undo after later work (20 other files edited
-and 5 of the applied files edited on another line, so the undo merges three-way and keeps them),
-followed by `pylon ws redo`; the later edits are put back by hand between rounds.
+Then `pylon ws undo` alone (the bar: under 1 s; also against `git stash push -u` + `git stash pop
+--index` of the checkout's dirty state, git's own way to put work aside and back), and undo after
+later work (20 other files edited and 5 of the applied files edited on another line, so the undo
+merges three-way and keeps them), followed by `pylon ws redo`; the later edits are put back by
+hand between rounds.
 
     .venv/bin/python bench/ws_apply.py [--runs N] [--rebuild]
 """
@@ -109,11 +111,13 @@ def main() -> None:
     undo_t: list[float] = []
     later_t: list[float] = []
     redo_t: list[float] = []
+    stash_t: list[float] = []
     for i in range(opts.runs + 1):
         applied = timed([PYLON, "ws", "apply", "s"])
         undone = timed([PYLON, "ws", "undo"])
         b = timed(f"{diff} | git apply") + timed(f"{diff} | git apply -R")
         c = timed("git status --porcelain")
+        stash = timed("git stash push -u -q && git stash pop -q --index")
         timed([PYLON, "ws", "apply", "s"])
         edited = later_edits()
         merged = timed([PYLON, "ws", "undo"])
@@ -127,14 +131,18 @@ def main() -> None:
             scan_t.append(c)
             later_t.append(merged)
             redo_t.append(redone)
+            stash_t.append(stash)
     p, g, c = statistics.median(pylon_t), statistics.median(git_t), statistics.median(scan_t)
     u, m, r = statistics.median(undo_t), statistics.median(later_t), statistics.median(redo_t)
+    st = statistics.median(stash_t)
     rows = [("`pylon ws apply` + `pylon ws undo`", f"{p * 1000:.0f} ms", f"{p / g:.2f}x"),
             ("`git diff --binary B S \\| git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x"),
             ("`git status --porcelain` (one scan, for scale)", f"{c * 1000:.0f} ms", f"{c / g:.2f}x"),
             ("`pylon ws undo` of the apply (bar: under 1 s)", f"{u * 1000:.0f} ms", f"{u / g:.2f}x"),
             ("`pylon ws undo` after later edits (three-way, 25 paths kept)", f"{m * 1000:.0f} ms", f"{m / g:.2f}x"),
-            ("`pylon ws redo` of that undo", f"{r * 1000:.0f} ms", f"{r / g:.2f}x")]
+            ("`pylon ws redo` of that undo", f"{r * 1000:.0f} ms", f"{r / g:.2f}x"),
+            ("`git stash push -u` + `git stash pop --index` of the dirty checkout", f"{st * 1000:.0f} ms",
+             f"{st / g:.2f}x")]
     text = (f"Checkout with {dirty} dirty paths; the session changes 350 paths (300 modified, "
             f"50 added), committed. Medians of {opts.runs} alternating samples. apply captures both "
             "checkouts (each about one status scan, in parallel), merges, writes the intent, the 350 "
@@ -142,7 +150,8 @@ def main() -> None:
             "no conflict check, no untracked files, no log and no undo of its own. Undo alone costs "
             f"{u / c:.2f}x one status scan of the same run (its capture is one; the plan, the last look at "
             "the 350 files and their writes are the rest); with later edits it merges three-way first "
-            f"({m / c:.2f}x), and redo reverses that undo ({r / c:.2f}x).\n\n"
+            f"({m / c:.2f}x), and redo reverses that undo ({r / c:.2f}x). Undo against git's stash pair "
+            f"of the same checkout: {u / st:.2f}x.\n\n"
             + table(rows, ("what", "median", "ratio")))
     print(text)
     record("ws-apply", "### ws apply + undo (80,000 files)\n\n" + text)

@@ -10,7 +10,10 @@ pylon before and the pylon now, so machine load hits all three alike. Three situ
 - a new untracked file before each sample (folders changed: the empty-folder listing runs);
 - a chmod of one tracked file before each sample (an index entry refreshed: the entries compared).
 
-    .venv/bin/python bench/ws_exact.py [--runs N]
+    .venv/bin/python bench/ws_exact.py [--runs N] [--before REV]
+
+`--before REV` compares with another tree (recorded in a section of its own, `ws-exact-REV`, with
+a fourth situation: a chmod of one folder, which only folder bits notice).
 """
 
 from __future__ import annotations
@@ -30,18 +33,18 @@ from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verd
 import workspace as ws  # noqa: E402
 
 BEFORE_REV = "4ef2f1e"
-OLD = WORK / "pylon-4ef2f1e"
 
 
-def old_pylon() -> str:
-    """A `pylon` script running the package as it was at BEFORE_REV (extracted once)."""
-    if not (OLD / "pylon").exists():
-        OLD.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "archive", BEFORE_REV, "pylon"], cwd=ROOT, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(OLD)], input=archive.stdout, check=True)
-        compileall.compile_dir(str(OLD / "pylon"), quiet=1)
-    script = OLD / "pylon-old"
-    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(OLD)!r})\n"
+def old_pylon(rev: str = BEFORE_REV) -> str:
+    """A `pylon` script running the package as it was at `rev` (extracted once)."""
+    old = WORK / f"pylon-{rev}"
+    if not (old / "pylon").exists():
+        old.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", rev, "pylon"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        compileall.compile_dir(str(old / "pylon"), quiet=1)
+    script = old / "pylon-old"
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(old)!r})\n"
                       "from pylon.cli.main import pylon\nsys.exit(pylon())\n")
     script.chmod(0o755)
     return str(script)
@@ -70,15 +73,19 @@ def three(runs: int, setup: str | None, repos: dict[str, Path], commands: dict[s
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--before", default=BEFORE_REV)
     args = parser.parse_args()
     compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
     ws.build(False)
     dirty = ws.make_dirty()
     new_repo, old_repo = copy("ws-80k-now"), copy("ws-80k-before")
-    now, before = tool("pylon"), old_pylon()
+    now, before = tool("pylon"), old_pylon(args.before)
     for repo, exe in ((new_repo, now), (old_repo, before)):
         subprocess.run([exe, "ws", "baseline"], cwd=repo, check=True, capture_output=True)  # warm, as any first use
-    repos = {"git status --porcelain": new_repo, "pylon ws baseline (before)": old_repo,
+    # git's samples in a copy of their own: a `git status` that refreshes the real index would make
+    # the next capture in its copy start afresh (the rows of the section above pay that for `now`)
+    git_repo = new_repo if args.before == BEFORE_REV else copy("ws-80k-git")
+    repos = {"git status --porcelain": git_repo, "pylon ws baseline (before)": old_repo,
              "pylon ws baseline (now)": new_repo}
     commands = {"git status --porcelain": ["git", "status", "--porcelain"],
                 "pylon ws baseline (before)": [before, "ws", "baseline"],
@@ -91,6 +98,9 @@ def main() -> None:
         ("a chmod of one tracked file before each sample",
          "f=pkg05/mod0500/file01.py; if [ \"$(stat -c %a $f)\" = 600 ]; then chmod 640 $f; else chmod 600 $f; fi"),
     ]
+    if args.before != BEFORE_REV:
+        situations.append(("a chmod of one folder before each sample",
+                           "d=pkg07/mod0700; if [ \"$(stat -c %a $d)\" = 700 ]; then chmod 750 $d; else chmod 700 $d; fi"))
     rows: list[tuple[str, ...]] = []
     steady = (0.0, 0.0)
     for label, setup in situations:
@@ -102,6 +112,21 @@ def main() -> None:
                      f"{(n - b) * 1000:+.0f} ms"))
     load1 = os.getloadavg()[0]
     rows.append(("bar: steady `ws baseline` <= 1.2x `git status`", "", "", f"{steady[1]:.2f}x", verdict(steady[1] <= 1.2)))
+    if args.before != BEFORE_REV:
+        md = "\n\n".join([
+            f"## every capture exact, folder bits too: `ws baseline` against {args.before} (`bench/ws_exact.py --before {args.before}`)",
+            f"The same repository and samples as above ({dirty} dirty paths; `git status` in a third copy, so it "
+            f"changes no index either pylon keeps), the pylon before being {args.before} "
+            "(file bits and empty folders) and now also recording folder bits: the last record's folders and those "
+            "above what the capture staged are lstat()ed, and when git's untracked cache changed, its folders' stat "
+            "data before and after status are compared (indexfile.py) to find the folders git looked at again. "
+            f"Medians of {args.runs} samples each, alternating. 1-minute load average {load0:.1f} at the start, "
+            f"{load1:.1f} at the end.",
+            table(rows, ("situation", "git status", "ws baseline before", "ws baseline now", "now - before")),
+        ])
+        record(f"ws-exact-{args.before}", md)
+        print(md)
+        return
     md = "\n\n".join([
         "## every capture exact: `ws baseline` (`bench/ws_exact.py`)",
         f"The 80,000-file repository of bench/workspace.py ({dirty} dirty paths), copied twice so the pylon "

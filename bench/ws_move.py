@@ -9,7 +9,10 @@ The pairs alternate sample by sample (machine load hits both alike). Every pylon
 to give back the exact state (`git status --porcelain -uall` and `git ls-files -s` the same as
 before) and to leave `refs/stash` alone. Bar: pylon within 2x of git.
 
-    .venv/bin/python bench/ws_move.py [--runs N] [--rebuild]
+    .venv/bin/python bench/ws_move.py [--runs N] [--rebuild] [--before REV]
+
+`--before REV` also times the same pair by the pylon of REV (bench/ws_exact.py's copy of it), in
+the same rounds, and says the ratio of now to before.
 """
 
 from __future__ import annotations
@@ -42,7 +45,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--before", default=None)
     ns = parser.parse_args()
+    old = None
+    if ns.before:
+        from ws_exact import old_pylon
+
+        old = old_pylon(ns.before)
     compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
     load_before = os.getloadavg()[0]
     build(ns.rebuild)
@@ -57,7 +66,14 @@ def main() -> None:
     before = view()
     pylon_t, move_t, back_t = Timing("pylon ws move + --back", []), Timing("move", []), Timing("back", [])
     git_t = Timing("git stash push -u + git stash pop", [])
+    old_t = Timing("before", [])
     for i in range(ns.runs + 1):
+        if old is not None:
+            o = timed([old, "ws", "move", "agent"]) + timed([old, "ws", "move", "agent", "--back"])
+            if view() != before:
+                raise RuntimeError("the older pylon's pair did not give back the exact state")
+            if i:
+                old_t.samples.append(o)
         m = timed([PYLON, "ws", "move", "agent"])
         b = timed([PYLON, "ws", "move", "agent", "--back"])
         if view() != before:
@@ -79,6 +95,8 @@ def main() -> None:
         ("pylon ws move + pylon ws move --back", pylon_t.ms, f"{ratio:.2f}x"),
         ("of which pylon ws move", move_t.ms, "—"),
         ("of which pylon ws move --back", back_t.ms, "—"),
+        *([(f"the same pair by the pylon of {ns.before}", old_t.ms, f"{old_t.median / git_t.median:.2f}x")]
+          if old is not None else []),
     ]
     text = f"""## ws move + --back (`bench/ws_move.py`)
 

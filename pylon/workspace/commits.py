@@ -7,7 +7,7 @@ import os
 import time
 
 from pylon.workspace import git
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, stored_tree
 
 IDENT = {
     "GIT_AUTHOR_NAME": "pylon",
@@ -107,7 +107,7 @@ def state_message(state: State, index_commit: str | None) -> str:
 
 
 def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", tree]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree)]
     for parent in parents:
         args += ["-p", parent]
     args += ["-F", "-"]
@@ -190,3 +190,27 @@ def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str
     finally:
         if os.path.exists(index):
             os.unlink(index)
+
+
+def edited_tree(checkout: Checkout, base_tree: str | None, index_info: str, name: str) -> str:
+    """`base_tree` (None: empty) with the `git update-index -z --index-info` records applied (a mode
+    of 0 removes a path; a file may replace a folder or the reverse), written as a tree. Works on a
+    throw-away index in the worktree's pylon folder, removed again with its lock."""
+    index = os.path.join(checkout.pylon_dir(), f"{name}-{os.getpid()}")
+    env = {"GIT_INDEX_FILE": index}
+    try:
+        git.run(["read-tree", base_tree] if base_tree else ["read-tree", "--empty"], cwd=checkout.root, env=env)
+        git.run(["update-index", "-z", "--add", "--remove", "--replace", "--index-info"], cwd=checkout.root, env=env,
+                input=index_info.encode("utf-8", "surrogateescape"))
+        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
+    finally:
+        remove_index(index)
+
+
+def remove_index(index: str) -> None:
+    """A throw-away index file and its lock, gone (either may be missing)."""
+    for leftover in (index, index + ".lock"):
+        try:
+            os.unlink(leftover)
+        except FileNotFoundError:
+            pass

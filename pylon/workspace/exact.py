@@ -32,28 +32,31 @@ from pylon.workspace import git
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable
 
     Meta = dict[str, object]
 
 _TESTS = [
     "(", "-name", ".git", "-type", "d", "-printf", "g\t%h\\0", "-prune", ")",
     "-o", "(", "-name", ".git", "-prune", ")",
+    # a folder's own bits when not 755 (then on to the tests below: it may be empty too)
+    "-o", "(", "-type", "d", "!", "-perm", "755", "-printf", "D\t%m\t%p\\0", "-false", ")",
     "-o", "(", "-type", "d", "-empty", "-printf", "d\t%p\\0", ")",
     "-o", "(", "-type", "f", "!", "-perm", "644", "!", "-perm", "755", "-printf", "f\t%m\t%p\\0", ")",
     "-o", "(", "(", "-type", "p", "-o", "-type", "s", "-o", "-type", "b", "-o", "-type", "c", ")",
     "-printf", "s\t%p\\0", ")",
 ]
-MEMORY_MAX = 20_000  # entries of the mode memory (oldest dropped first)
 
 
 class Scan:
     """One walk of a checkout: odd permission bits, empty folders, special files, nested repositories."""
 
-    __slots__ = ("modes", "dirs", "special", "nested", "recent")
+    __slots__ = ("modes", "dirs", "special", "nested", "recent", "dir_modes")
 
     def __init__(self) -> None:
         self.recent: list[str] = []  # files whose ctime is `recent` or later (start())
         self.modes: dict[str, int] = {}
+        self.dir_modes: dict[str, int] = {}  # folders whose bits are not 755
         self.dirs: list[str] = []
         self.special: list[str] = []
         self.nested: list[str] = []
@@ -67,6 +70,7 @@ class Scan:
             return any(not p or p == "." or rel == p or rel.startswith(p + "/") for p in prefixes)
 
         keep.modes = {k: v for k, v in self.modes.items() if inside(k)}
+        keep.dir_modes = {k: v for k, v in self.dir_modes.items() if inside(k)}
         keep.dirs = [d for d in self.dirs if inside(d)]
         keep.special = [s for s in self.special if inside(s)]
         keep.nested = [n for n in self.nested if inside(n)]
@@ -102,6 +106,10 @@ def finish(proc: subprocess.Popen[bytes]) -> Scan:
             found.modes[_rel(rel)] = int(mode, 8)
         elif kind == b"d" and rest not in (b".", b""):
             found.dirs.append(_rel(rest))
+        elif kind == b"D":
+            mode, _, rel = rest.partition(b"\t")
+            if rel not in (b".", b""):
+                found.dir_modes[_rel(rel)] = int(mode, 8)
         elif kind == b"s":
             found.special.append(_rel(rest))
         elif kind == b"g" and rest not in (b".", b""):
@@ -120,28 +128,62 @@ def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) 
     """The meta of a state whose tree is `tree`: the odd bits of its files, its unignored empty
     folders; `scope`: the folders the walk covered, when not the whole checkout."""
     modes = {rel: found.modes[rel] for rel in in_tree(root, tree, sorted(found.modes))}
-    meta = grouped(modes, unignored(root, sorted(found.dirs)))
+    dirs = unignored(root, sorted(found.dirs))
+    meta = grouped(modes, dirs, state_dirs(root, tree, found.dir_modes, dirs))
     if scope is not None:
         meta["s"] = scope
     return meta
 
 
-def in_tree(root: str, tree: str, paths: list[str]) -> list[str]:
-    """Those of `paths` that are files (blobs) of `tree`."""
+def in_tree(root: str, tree: str, paths: list[str], kind: str = "blob") -> list[str]:
+    """Those of `paths` that are files (blobs) of `tree` (folders with `kind="tree"`)."""
     names = [p for p in paths if "\n" not in p]
     if not names:
         return []
     query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
     out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
-    return [rel for rel, kind in zip(names, out) if kind == "blob"]
+    return [rel for rel, found in zip(names, out) if found == kind]
 
 
-def grouped(modes: dict[str, int], dirs: list[str]) -> Meta:
-    """The meta of those bits (path -> bits) and empty folders."""
+def free_dirs(root: str, tree: str, dirs: list[str]) -> list[str]:
+    """Those empty folders that `tree` leaves room for: nothing at that path in it, and no file
+    above it (a folder a state records as empty that its tree fills, or where its tree has a file,
+    is not one of its empty folders)."""
+    ask = sorted({a for d in dirs if "\n" not in d for a in [d, *_leading(d)]})
+    if not ask:
+        return list(dirs)
+    query = "".join(f"{tree}:{p}\n" for p in ask).encode("utf-8", "surrogateescape")
+    out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+    kind = dict(zip(ask, out))
+    return [d for d in dirs if "\n" not in d and kind.get(d, "").endswith("missing")
+            and all(kind.get(a) in ("tree",) or kind.get(a, "").endswith("missing") for a in _leading(d))]
+
+
+def _leading(rel: str) -> list[str]:
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def state_dirs(root: str, tree: str, bits: dict[str, int], empty: list[str]) -> dict[str, int]:
+    """Those folder bits that belong to the state: folders of its tree, and its empty folders."""
+    odd = {rel: b for rel, b in bits.items() if b & 0o7777 != 0o755}
+    if not odd:
+        return {}
+    keep = set(empty) | set(in_tree(root, tree, sorted(set(odd) - set(empty)), "tree"))
+    return {rel: b for rel, b in odd.items() if rel in keep}
+
+
+def grouped(modes: dict[str, int], dirs: list[str], dir_modes: dict[str, int] | None = None) -> Meta:
+    """The meta of those bits (path -> bits), empty folders and folder bits other than 755 (`dm`:
+    a record without it is older and says nothing of folders)."""
+    return {"m": _by_bits(modes), "d": dirs, "dm": _by_bits(dir_modes or {})}
+
+
+def _by_bits(modes: dict[str, int]) -> dict[str, list[str]]:
     by_bits: dict[str, list[str]] = {}
     for rel in sorted(modes):
         by_bits.setdefault(format(modes[rel] & 0o7777, "o"), []).append(rel)
-    return {"m": by_bits, "d": dirs}
+    return by_bits
 
 
 def unignored(root: str, dirs: list[str]) -> list[str]:
@@ -186,27 +228,28 @@ def with_modes(root: str, meta_raw: str, files: list[str]) -> str:
     return encode(meta)
 
 
-def file_bits(root: str, paths: list[str], *, odd: bool) -> dict[str, int]:
+def file_bits(root: str, paths: list[str], *, odd: bool, folders: bool = False) -> dict[str, int]:
     """The permission bits of those of `paths` that are regular files (with `odd`, only bits other
-    than 644 and 755)."""
+    than 644 and 755); with `folders`, of those that are folders (odd: other than 755)."""
     import stat
 
     found: dict[str, int] = {}
+    usual = (0o755,) if folders else (0o644, 0o755)
     for rel in paths:
         try:
             st = os.lstat(os.path.join(root, rel))
         except OSError:
             continue
         bits = stat.S_IMODE(st.st_mode)
-        if stat.S_ISREG(st.st_mode) and not (odd and bits in (0o644, 0o755)):
+        if (stat.S_ISDIR(st.st_mode) if folders else stat.S_ISREG(st.st_mode)) and not (odd and bits in usual):
             found[rel] = bits
     return found
 
 
-def modes_of(meta: Meta | None) -> dict[str, int]:
-    """path -> permission bits, from a decoded meta."""
+def modes_of(meta: Meta | None, key: str = "m") -> dict[str, int]:
+    """path -> permission bits, from a decoded meta (its folders' with `key="dm"`)."""
     found: dict[str, int] = {}
-    raw = (meta or {}).get("m")
+    raw = (meta or {}).get(key)
     if isinstance(raw, dict):
         for mode, paths in raw.items():
             for rel in paths if isinstance(paths, list) else []:
@@ -219,8 +262,11 @@ def dirs_of(meta: Meta | None) -> list[str]:
     return [str(d) for d in raw] if isinstance(raw, list) else []
 
 
-def _inside(rel: str, paths: list[str] | None) -> bool:
+def inside(rel: str, paths: list[str] | None) -> bool:
+    """Is `rel` one of `paths` or below one (None: everything)?"""
     return paths is None or any(rel == p or rel.startswith(p + "/") for p in paths)
+
+
 
 
 def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str]) -> dict[str, int]:
@@ -228,55 +274,6 @@ def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str
     none, they are kept when git's mode agrees)."""
     return file_bits(root, [rel for mode, _oid, rel in writes if rel in replaced and mode in ("100644", "100755")],
                      odd=False)
-
-
-def _memory_path(common_dir: str) -> str:
-    return os.path.join(common_dir, "pylon", "modes")
-
-
-def _memory(common_dir: str) -> dict[str, int]:
-    try:
-        with open(_memory_path(common_dir), encoding="utf-8", errors="surrogateescape") as fh:
-            lines = fh.read().split("\n")
-    except OSError:
-        return {}
-    found: dict[str, int] = {}
-    for line in lines:
-        bits, _, key = line.partition(" ")
-        if key:
-            try:
-                found[key] = int(bits, 8)
-            except ValueError:
-                continue
-    return found
-
-
-def remember(common_dir: str, root: str, replaced: list[tuple[str, str, str]]) -> None:
-    """Before a restore replaces or deletes files: the permission bits other than 644/755 of each,
-    keyed by its blob and path, in `<common dir>/pylon/modes` (written atomically, fsynced), so the
-    restore that writes that content there again gives it those bits (`recall`)."""
-    blobs = {rel: oid for mode, oid, rel in replaced if mode in ("100644", "100755") and "\n" not in rel}
-    odd = {f"{blobs[rel]}\t{rel}": bits for rel, bits in file_bits(root, list(blobs), odd=True).items()}
-    if not odd:
-        return
-    from pylon.atomic import atomic_write
-
-    kept = _memory(common_dir)
-    for key in odd:
-        kept.pop(key, None)  # re-added at the end: the newest last
-    kept.update(odd)
-    items = list(kept.items())[-MEMORY_MAX:]
-    os.makedirs(os.path.dirname(_memory_path(common_dir)), exist_ok=True)
-    text = "".join(f"{bits:o} {key}\n" for key, bits in items)
-    atomic_write(_memory_path(common_dir), text.encode("utf-8", "surrogateescape"))
-
-
-def recall(common_dir: str, writes: list[tuple[str, str, str]]) -> dict[str, int]:
-    """The remembered bits of the (mode, blob, path) entries a restore writes."""
-    if not writes or not os.path.exists(_memory_path(common_dir)):
-        return {}
-    kept = _memory(common_dir)
-    return {rel: kept[f"{oid}\t{rel}"] for _mode, oid, rel in writes if f"{oid}\t{rel}" in kept}
 
 
 def _umask() -> int:
@@ -293,10 +290,11 @@ def differs(target: Meta | None, current: Meta | None, paths: list[str] | None) 
     scope = scope_of(target)
 
     def mine(rel: str) -> bool:
-        return _inside(rel, paths) and (scope is None or "." in scope or _inside(rel, scope))
+        return inside(rel, paths) and (scope is None or "." in scope or inside(rel, scope))
 
-    def part(meta: Meta | None) -> tuple[dict[str, int], set[str]]:
-        return ({k: v for k, v in modes_of(meta).items() if mine(k)}, {d for d in dirs_of(meta) if mine(d)})
+    def part(meta: Meta | None) -> tuple[dict[str, int], set[str], dict[str, int]]:
+        return ({k: v for k, v in modes_of(meta).items() if mine(k)}, {d for d in dirs_of(meta) if mine(d)},
+                {k: v for k, v in modes_of(meta, "dm").items() if mine(k)})
 
     return part(target) != part(current)
 
@@ -308,16 +306,20 @@ def scope_of(meta: Meta | None) -> list[str] | None:
 
 
 def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tuple[str, str, str]],
-           before: dict[str, int], skip: set[str], paths: list[str] | None) -> None:
+           before: dict[str, int], skip: set[str], paths: list[str] | None, *,
+           made: dict[str, int | None] | None = None) -> dict[str, int]:
     """After a restore's writes: the permission bits and empty folders the target recorded (within
     its scope); elsewhere `before` (remembered bits of that content, else the bits the file had)
-    where git's mode agrees."""
-    from pylon.workspace.ops.restore_fs import make_dirs, remove_empty_dirs, set_modes
+    where git's mode agrees. `made`: the folders this restore made, with their remembered bits (or
+    None); each gets the target's recorded bits, else those. Folders that exist keep their bits
+    unless the target and the current state both record folder bits and disagree. Returns the bits
+    of the empty folders it removed (for the mode memory)."""
+    from pylon.workspace.ops.restore_fs import make_dirs, remove_empty_dirs, set_dir_modes, set_modes
 
     scope = scope_of(target)
 
     def covered(rel: str) -> bool:
-        return target is not None and (scope is None or "." in scope or _inside(rel, scope))
+        return target is not None and (scope is None or "." in scope or inside(rel, scope))
 
     recorded = modes_of(target)
     mask = _umask()
@@ -336,14 +338,37 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
             wanted[rel] = before[rel]
     if target is not None:
         for rel in set(recorded) | set(modes_of(current)):
-            if rel not in written and rel not in skip and _inside(rel, paths) and covered(rel):
+            if rel not in written and rel not in skip and inside(rel, paths) and covered(rel):
                 wanted[rel] = recorded.get(rel, -1)
     set_modes(root, wanted)
-    if target is None:
-        return
-    dirs = [d for d in dirs_of(target) if _inside(d, paths)]
-    make_dirs(root, dirs)
-    if current is not None:
-        keep = set(dirs)
-        gone = [d for d in dirs_of(current) if d not in keep and _inside(d, paths) and covered(d)]
-        remove_empty_dirs(root, gone, keep)
+    pruned: dict[str, int] = {}
+    if target is not None:
+        dirs = [d for d in dirs_of(target) if inside(d, paths)]
+        make_dirs(root, dirs)
+        if current is not None:
+            keep = set(dirs)
+            gone = [d for d in dirs_of(current) if d not in keep and inside(d, paths) and covered(d)]
+            remove_empty_dirs(root, gone, keep, pruned)
+    set_dir_modes(root, folder_bits(target, current, made or {}, paths, covered))
+    return pruned
+
+
+def folder_bits(target: Meta | None, current: Meta | None, made: dict[str, int | None], paths: list[str] | None,
+                covered: Callable[[str], bool]) -> dict[str, int]:
+    """The bits each folder is set to: one the restore made gets the target's recorded bits (a
+    target that records folder bits and not this one: 755), else (an older target) its remembered
+    bits; one that existed changes only where the target and the current state both record folder
+    bits and differ."""
+    knows = target is not None and "dm" in target
+    recorded = modes_of(target, "dm")
+    found: dict[str, int] = {}
+    for rel, remembered in made.items():
+        if knows and covered(rel):
+            found[rel] = recorded.get(rel, 0o755)
+        elif remembered is not None:
+            found[rel] = remembered
+    if knows and current is not None and "dm" in current:
+        for rel in set(recorded) | set(modes_of(current, "dm")):
+            if rel not in made and inside(rel, paths) and covered(rel):
+                found[rel] = recorded.get(rel, 0o755)
+    return found

@@ -29,6 +29,7 @@ import time
 
 from pylon.workspace import exact, git
 from pylon.workspace.exact import Scan
+from pylon.workspace.indexfile import extensions, refreshed, untracked_dirs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from pylon.workspace.repo import Checkout
 
 _CACHE = "exact-cache"
-_EOIE = 32  # "EOIE", its size (24), the offset, a 20-byte hash
 
 
 def _read(path: str) -> bytes | None:
@@ -46,52 +46,6 @@ def _read(path: str) -> bytes | None:
             return fh.read()
     except OSError:
         return None
-
-
-def _entries_end(data: bytes) -> int | None:
-    """Where the entries end, from the EOIE extension (None without one)."""
-    tail = len(data) - 20 - _EOIE
-    if tail >= 12 and data[tail:tail + 8] == b"EOIE\0\0\0\x18":
-        end = int.from_bytes(data[tail + 8:tail + 12], "big")
-        if 12 <= end <= tail:
-            return end
-    return None
-
-
-def refreshed(pre: bytes, post: bytes) -> list[str] | None:
-    """Paths whose index entry differs between two versions of one index holding the same entries
-    (what `git status` refreshed); None when they cannot be compared that way."""
-    if len(pre) < 12 or pre[:12] != post[:12] or pre[:4] != b"DIRC":
-        return None
-    version = int.from_bytes(pre[4:8], "big")
-    if version not in (2, 3):
-        return None
-    end = _entries_end(pre)
-    if end is not None and end == _entries_end(post) and pre[12:end] == post[12:end]:
-        return []
-    found: list[str] = []
-    pos = 12
-    size = min(len(pre), len(post))
-    for _ in range(int.from_bytes(pre[8:12], "big")):
-        if pos + 62 > size:
-            return None
-        flags = int.from_bytes(pre[pos + 60:pos + 62], "big")
-        head = 64 if version == 3 and flags & 0x4000 else 62
-        length = flags & 0xFFF
-        if length == 0xFFF:
-            length = pre.index(b"\0", pos + head) - pos - head
-        name = pre[pos + head:pos + head + length]
-        if post[pos + head:pos + head + length] != name:
-            return None  # not the same entries
-        if pre[pos:pos + head] != post[pos:pos + head]:
-            found.append(name.decode("utf-8", "surrogateescape"))
-        pos += (head + length + 8) & ~7
-    return found
-
-
-def _extensions(data: bytes) -> bytes | None:
-    end = _entries_end(data)
-    return None if end is None else data[end:len(data) - 20 - _EOIE]
 
 
 class Quick:
@@ -108,6 +62,7 @@ class Quick:
         self.scanned: Scan | None = None
         self.dirs: git.GitProcess | None = None
         self.recent: list[str] = []
+        self.looked: set[str] | None = set()  # folders whose stat data git recorded anew (None: unknown)
         self.started = int(time.time())
 
     def force(self, scanned: Scan | None) -> None:
@@ -128,7 +83,7 @@ class Quick:
             self.dirs.wait()
             self.dirs = None
         cache = self.cache
-        if reuse and cache is not None and cache.get("sig") == file_sig(self.index):
+        if reuse and cache is not None and cache.get("sig") == file_sig(self.index) and "dm" in cache:
             self.pre = _read(self.index)
         else:
             self.pre = None
@@ -141,16 +96,19 @@ class Quick:
         post = _read(self.index)
         if post == self.pre:
             return
-        ext = _extensions(post) if post is not None else None
+        ext = extensions(post) if post is not None else None
         fresh = refreshed(self.pre, post) if post is not None and not (ext and b"link" in ext) else None
         if fresh is None:  # not comparable (a split index, another format): walk
             self.pre = None
             self.walk = exact.start(self.checkout.root, recent=self.started)
             return
         self.fresh = fresh
-        if ext is None or ext != _extensions(self.pre) or b"UNTR" not in ext:
+        if ext is None or ext != extensions(self.pre) or b"UNTR" not in ext:
             self.dirs = git.start(["ls-files", "-z", "--others", "--directory", "--exclude-standard"],
                                   cwd=self.checkout.root, env={"GIT_INDEX_FILE": self.index})
+            # the folders git looked at again (a chmod changes a folder's ctime, which it checks)
+            was, now = untracked_dirs(self.pre), untracked_dirs(post) if post is not None else None
+            self.looked = None if was is None or now is None else {d for d, st in now.items() if was.get(d) != st}
 
     def close(self) -> None:
         if self.walk is not None and self.walk.poll() is None:
@@ -177,6 +135,7 @@ class Quick:
             modes, self.recent = _bits(root, sorted(check), self.started - 1)
             dirs, new = _recheck(root, exact.dirs_of(cache))
             new += _emptied(root, staged)
+            listed: list[str] = []
             if self.dirs is not None:
                 code, out, _err = self.dirs.wait()
                 self.dirs = None
@@ -185,7 +144,11 @@ class Quick:
                 listed = [os.fsdecode(p)[:-1] for p in out.split(b"\0") if p.endswith(b"/")]
                 new += _empty_below(root, listed)
             new = [d for d in dict.fromkeys(new) if d not in dirs]
-            meta = exact.grouped(modes, sorted([*dirs, *exact.unignored(root, new)]))
+            empty = sorted([*dirs, *exact.unignored(root, new)])
+            # folder bits: the last record's, and every folder above what this capture staged or found
+            folders = set(exact.modes_of(cache, "dm")) | set(empty) | set(listed) | _above(staged)
+            folders |= set(self.looked) - {""} if self.looked is not None else set(exact.scan(root).dir_modes)
+            meta = exact.grouped(modes, empty, exact.state_dirs(root, tree, exact.file_bits(root, sorted(folders), odd=True, folders=True), empty))
         return meta
 
     def save(self, meta: exact.Meta) -> None:
@@ -219,6 +182,18 @@ def _bits(root: str, paths: list[str], since: int) -> tuple[dict[str, int], list
         if stat.S_ISREG(st.st_mode) and bits not in (0o644, 0o755):
             modes[rel] = bits
     return modes, recent
+
+
+def _above(staged: list[bytes]) -> set[str]:
+    """Every folder on the way to the staged paths."""
+    found: set[str] = set()
+    for raw in staged:
+        rel = os.fsdecode(raw)
+        cut = rel.rfind("/")
+        while cut > 0 and rel[:cut] not in found:
+            found.add(rel[:cut])
+            cut = rel.rfind("/", 0, cut)
+    return found
 
 
 def _path(checkout: Checkout) -> str:

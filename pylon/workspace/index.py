@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 
 from pylon.atomic import replace_unsynced
@@ -275,6 +276,7 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
         after_status()  # the private index as status left it, before anything is staged
     paths: list[bytes] = []
     dirs: list[bytes] = []
+    beyond = _Leading(os.fsencode(checkout.root))
     drop = list(recheck or [])  # entries removed before staging (update-index skips stat-clean files)
     embedded: list[bytes] = []
     empty: list[bytes] = []  # repositories with no commit: git cannot record them, so they are left out
@@ -292,6 +294,8 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
                     # inside it (`-uall` and `git add -A` do): drop the file's entry, expand the folder
                     dirs.append(path + b"/")
                     drop.append(path)
+                elif rec[3:4] == b"D" and beyond.blocked(path):
+                    drop.append(path)  # update-index refuses a path beyond a symlink: it is simply gone
                 else:
                     paths.append(path)
         elif kind == b"2 ":
@@ -320,7 +324,9 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
                 env={"GIT_INDEX_FILE": index},
                 input=b"\0".join(drop) + b"\0")
     if recheck:
-        paths = list(dict.fromkeys(paths + recheck))
+        # hashed again (they were dropped above), unless a folder stands there now (status listed
+        # what it holds) or a symlink or file above them
+        paths = list(dict.fromkeys(paths + [p for p in recheck if not beyond.blocked(p) and not beyond.folder(p)]))
     if not paths:
         return Staged([], (started, started), *found, err)
     # Many new blobs (a big change) go into one pack instead of one loose file each: with a
@@ -339,6 +345,37 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
     return Staged(paths, (started, int(time.time())), *found, err + add_err)
 
 
+class _Leading:
+    """Whether a path lies beyond a symlink or a file (a folder turned into one): git's
+    `update-index` refuses such a path (`'link/f' is beyond a symbolic link`), so an entry the kept
+    private index still holds there is removed instead. Each folder is looked at once."""
+
+    def __init__(self, root: bytes) -> None:
+        self.root = root
+        self.dirs: dict[bytes, bool] = {}
+
+    def folder(self, path: bytes) -> bool:
+        try:
+            return stat.S_ISDIR(os.lstat(os.path.join(self.root, path)).st_mode)
+        except OSError:
+            return False
+
+    def blocked(self, path: bytes) -> bool:
+        parts = path.split(b"/")[:-1]
+        for i in range(1, len(parts) + 1):
+            lead = b"/".join(parts[:i])
+            real = self.dirs.get(lead)
+            if real is None:
+                try:
+                    real = stat.S_ISDIR(os.lstat(os.path.join(self.root, lead)).st_mode)
+                except OSError:
+                    real = True  # missing: update-index removes the entry itself
+                self.dirs[lead] = real
+            if not real:
+                return True
+        return False
+
+
 def raise_capture_failure(code: int, err: bytes) -> None:
     from pylon.errors import PylonError
 
@@ -349,29 +386,3 @@ def raise_capture_failure(code: int, err: bytes) -> None:
         f"pylon could not read the working tree to capture it: {detail}",
         "Fix the file named above (permissions, a broken filter driver), then run the command again.",
     )
-
-
-
-
-def edited_tree(checkout: Checkout, base_tree: str | None, index_info: str, name: str) -> str:
-    """`base_tree` (None: empty) with the `git update-index -z --index-info` records applied (a mode
-    of 0 removes a path; a file may replace a folder or the reverse), written as a tree. Works on a
-    throw-away index in the worktree's pylon folder, removed again with its lock."""
-    index = os.path.join(checkout.pylon_dir(), f"{name}-{os.getpid()}")
-    env = {"GIT_INDEX_FILE": index}
-    try:
-        git.run(["read-tree", base_tree] if base_tree else ["read-tree", "--empty"], cwd=checkout.root, env=env)
-        git.run(["update-index", "-z", "--add", "--remove", "--replace", "--index-info"], cwd=checkout.root, env=env,
-                input=index_info.encode("utf-8", "surrogateescape"))
-        return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
-    finally:
-        remove_index(index)
-
-
-def remove_index(index: str) -> None:
-    """A throw-away index file and its lock, gone (either may be missing)."""
-    for leftover in (index, index + ".lock"):
-        try:
-            os.unlink(leftover)
-        except FileNotFoundError:
-            pass

@@ -11,6 +11,20 @@ import os
 from pylon.workspace import git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_EMPTY_WRITTEN: set[str] = set()  # object folders known to hold the empty tree (this process)
+
+
+def stored_tree(checkout: Checkout, tree: str) -> str:
+    """`tree`, stored as an object before a commit names it. git knows the empty tree without
+    storing it, so `git commit-tree` accepts it unwritten and `git fsck` then reports it missing:
+    it is written once (`hash-object -w`; a packed copy is only freshened)."""
+    if tree != EMPTY_TREE or checkout.common_dir in _EMPTY_WRITTEN:
+        return tree
+    loose = os.path.join(checkout.common_dir, "objects", EMPTY_TREE[:2], EMPTY_TREE[2:])
+    if not os.path.exists(loose):
+        git.run(["hash-object", "-w", "-t", "tree", "--stdin"], cwd=checkout.root, input=b"")
+    _EMPTY_WRITTEN.add(checkout.common_dir)
+    return tree
 
 # Marker files/folders in the git dir and the operation they mean.
 _IN_PROGRESS = (

@@ -25,4 +25,16 @@ def index_snapshot(repo: Path) -> tuple[bytes, int]:
     return path.read_bytes(), os.stat(path).st_mtime_ns
 
 
-__all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot"]
+def guarded(repo: Path, line: str) -> None:
+    """`line` as an agent runs it: the guard's hook first (the real `pylon guard hook`), then bash."""
+    import json
+    import subprocess
+
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
+                        "tool_input": {"command": line}})
+    hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
+    assert hook.code == 0, hook
+    subprocess.run(["bash", "-c", line], cwd=repo, capture_output=True, check=False)
+
+
+__all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot", "guarded"]

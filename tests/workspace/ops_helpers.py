@@ -71,6 +71,11 @@ def mixed_state(repo: Path, seed: int = 0, tag: str = "x") -> None:
     os.symlink(rnd.choice(["src/app.py", "missing-target", "docs"]), repo / "link")
     w(f"ünïcödé {tag}/x y.txt", f"{rnd.random()}\n".encode())
     (repo / "keep.log").write_text(f"ignored, changed after {tag}\n")
+    # what git does not record: odd bits of a file and of its folder, an empty folder
+    w(f"secrets {tag}/key.txt", f"key {tag}\n".encode())
+    os.chmod(repo / f"secrets {tag}" / "key.txt", rnd.choice([0o600, 0o640]))
+    os.chmod(repo / f"secrets {tag}", rnd.choice([0o700, 0o750]))
+    (repo / f"empty {tag}" / "inner").mkdir(parents=True, exist_ok=True)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -80,9 +85,20 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+def folders(root: Path) -> dict[str, str]:
+    """Every folder under root except .git (empty ones included): its permission bits, in octal."""
+    found: dict[str, str] = {}
+    for dirpath, dirnames, _filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git" and not os.path.islink(os.path.join(dirpath, d))]
+        for name in dirnames:
+            found[os.path.relpath(os.path.join(dirpath, name), root)] = oct(stat.S_IMODE(
+                os.lstat(os.path.join(dirpath, name)).st_mode))
+    return found
+
+
 def files(root: Path) -> dict[str, tuple[str, object]]:
-    """Every entry under root except .git: ("link", target) / ("file", (exec bit, bytes)); ignored
-    files included, so a test also sees that they were not touched."""
+    """Every entry under root except .git: ("link", target) / ("file", (permission bits, bytes));
+    ignored files included, so a test also sees that they were not touched."""
     found: dict[str, tuple[str, object]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != ".git"]
@@ -95,14 +111,16 @@ def files(root: Path) -> dict[str, tuple[str, object]]:
             if stat.S_ISLNK(st.st_mode):
                 found[rel] = ("link", os.readlink(full))
             else:
-                found[rel] = ("file", (bool(st.st_mode & 0o100), Path(full).read_bytes()))
+                found[rel] = ("file", (oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes()))
     return found
 
 
 def snapshot(root: Path) -> dict[str, object]:
-    """git's own view (index entries with modes and blob ids, HEAD, branch) plus every byte on disk."""
+    """git's own view (index entries with modes and blob ids, HEAD, branch) plus every byte on disk,
+    every file's permission bits and every folder (empty ones included) with its bits."""
     return {
         "files": files(root),
+        "dirs": folders(root),
         "index": git(root, "ls-files", "-s", "-z"),
         "head": git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip(),
         "branch": git(root, "symbolic-ref", "-q", "HEAD", check=False).strip(),
@@ -118,6 +136,11 @@ def diff_snapshots(a: dict[str, object], b: dict[str, object]) -> list[str]:
     for rel in sorted(set(fa) | set(fb)):
         if fa.get(rel) != fb.get(rel):
             out.append(f"file {rel}: {str(fa.get(rel))[:60]} != {str(fb.get(rel))[:60]}")
+    da, db = a.get("dirs", {}), b.get("dirs", {})
+    assert isinstance(da, dict) and isinstance(db, dict)
+    for rel in sorted(set(da) | set(db)):
+        if da.get(rel) != db.get(rel):
+            out.append(f"folder {rel}: {da.get(rel)} != {db.get(rel)}")
     for key in ("index", "head", "branch", "status"):
         if a[key] != b[key]:
             out.append(f"{key}: {str(a[key])[:300]!r} != {str(b[key])[:300]!r}")
@@ -125,7 +148,7 @@ def diff_snapshots(a: dict[str, object], b: dict[str, object]) -> list[str]:
 
 
 def entries(root: Path) -> dict[str, tuple[object, ...]]:
-    """Every entry below root but .git, folders included: ("dir",), ("link", target), ("file", bits
+    """Every entry below root but .git, folders included: ("dir", bits), ("link", target), ("file", bits
     as an octal string, bytes), ("special",) for FIFOs, sockets and devices (never opened)."""
     found: dict[str, tuple[object, ...]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -139,7 +162,7 @@ def entries(root: Path) -> dict[str, tuple[object, ...]]:
             if stat.S_ISLNK(st.st_mode):
                 found[rel] = ("link", os.readlink(full))
             elif stat.S_ISDIR(st.st_mode):
-                found[rel] = ("dir",)
+                found[rel] = ("dir", oct(stat.S_IMODE(st.st_mode)))
             elif stat.S_ISREG(st.st_mode):
                 found[rel] = ("file", oct(stat.S_IMODE(st.st_mode)), Path(full).read_bytes())
             else:

@@ -103,8 +103,10 @@ def mutate(root: Path, rng: random.Random, steps: int, *, commit: bool = False, 
         files = [p for p in tracked(root) + untracked(root) if p not in (".gitignore", "README.md")]
         on_disk = [p for p in files if os.path.lexists(root / p)]
         action = rng.choice(["modify", "modify", "add", "add-staged", "stage", "stage-then-edit", "delete",
-                             "git-rm", "git-mv", "mv", "chmod", "retype", "ignored"] + (["commit"] if commit else []))
-        if action in ("modify", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv", "chmod", "retype") and not on_disk:
+                             "git-rm", "git-mv", "mv", "chmod", "retype", "ignored", "odd-bits", "empty-dir",
+                             "dir-bits"] + (["commit"] if commit else []))
+        if action in ("modify", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv", "chmod", "retype",
+                      "odd-bits") and not on_disk:
             action = "add"
         path = rng.choice(on_disk) if on_disk else ""
         full = root / path
@@ -152,6 +154,22 @@ def mutate(root: Path, rng: random.Random, steps: int, *, commit: bool = False, 
                 make.write(path, "exec")
             else:
                 os.chmod(full, full.stat().st_mode ^ 0o111)
+        elif action == "odd-bits":  # bits git does not record: pylon's states do (exact.py)
+            if full.is_symlink():
+                make.write(path, "exec")
+            else:
+                os.chmod(full, rng.choice([0o600, 0o640, 0o700, 0o750, 0o664]))
+        elif action == "empty-dir":
+            path = f"{rng.choice(['', 'src/', 'docs/'])}empty-{rng.randint(1, 4)}" + rng.choice(["", "/deeper"])
+            if not os.path.lexists(root / path) and not any(
+                    os.path.lexists(root / part) and not (root / part).is_dir()
+                    for part in ["/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1)]):
+                (root / path).mkdir(parents=True)
+        elif action == "dir-bits":
+            folders = sorted({os.path.dirname(p) for p in on_disk if "/" in p} - {""})
+            if folders:
+                path = rng.choice(folders)
+                os.chmod(root / path, rng.choice([0o700, 0o750, 0o755]))
         elif action == "retype":
             make.write(path, "text" if full.is_symlink() else "link")
         elif action == "ignored":
@@ -162,18 +180,7 @@ def mutate(root: Path, rng: random.Random, steps: int, *, commit: bool = False, 
             git(root, "add", "-A")
             git(root, "commit", "-qm", f"work {rng.getrandbits(16)}", "--allow-empty")
         done.append(f"{action} {path}".rstrip())
-    _prune_empty_dirs(root)
     return done
-
-
-def _prune_empty_dirs(root: Path) -> None:
-    """Empty folders are not part of a checkout state (git does not record them): drop them so the
-    oracle compares what git and pylon can both know."""
-    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
-        if ".git" in Path(dirpath).relative_to(root).parts[:1] or Path(dirpath) == root:
-            continue
-        if not os.listdir(dirpath):
-            os.rmdir(dirpath)
 
 
 def files(root: Path) -> dict[bytes, tuple[str, int, bytes]]:
@@ -197,13 +204,29 @@ def files(root: Path) -> dict[bytes, tuple[str, int, bytes]]:
     return found
 
 
+def folders(root: Path) -> dict[bytes, int]:
+    """Every folder under root except the git dir, empty ones included: path -> st_mode (its bits)."""
+    found: dict[bytes, int] = {}
+    base = os.fsencode(root)
+    for dirpath, dirnames, _filenames in os.walk(base):
+        if dirpath == base:
+            dirnames[:] = [d for d in dirnames if d != b".git"]
+        for name in dirnames:
+            full = os.path.join(dirpath, name)
+            if not os.path.islink(full):
+                found[os.path.relpath(full, base)] = os.lstat(full).st_mode
+    return found
+
+
 def snapshot(root: Path) -> dict[str, object]:
-    """The whole checkout state as git plumbing and the file system see it."""
+    """The whole checkout state as git plumbing and the file system see it: files with their full
+    permission bits, and every folder (empty ones included) with its bits."""
     return {
         "head": git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip(),
         "branch": git(root, "symbolic-ref", "-q", "HEAD", check=False).strip(),
         "index": git(root, "ls-files", "-s", "-z"),
         "files": files(root),
+        "dirs": folders(root),
     }
 
 
@@ -217,4 +240,10 @@ def differences(a: dict[str, object], b: dict[str, object]) -> list[str]:
             left, right = fa.get(path), fb.get(path)
             found.append(f"{path!r}: {left and left[:2]} {left and len(left[2])}B -> {right and right[:2]} "
                          f"{right and len(right[2])}B")
+    da, db = a.get("dirs", {}), b.get("dirs", {})
+    assert isinstance(da, dict) and isinstance(db, dict)
+    for path in sorted(set(da) | set(db)):
+        if da.get(path) != db.get(path):
+            found.append(f"folder {path!r}: {oct(da[path]) if path in da else 'absent'} -> "
+                         f"{oct(db[path]) if path in db else 'absent'}")
     return found

@@ -138,7 +138,7 @@ def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo) -> 
                 break
             time.sleep(0.2)
         assert doc["source"] == "watch", doc
-        assert meta == {"m": {"600": ["a.txt"]}, "d": ["empty"]}, meta
+        assert meta == {"m": {"600": ["a.txt"]}, "d": ["empty"], "dm": {}}, meta
     finally:
         proc.terminate()
         proc.wait(timeout=30)

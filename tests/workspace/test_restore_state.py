@@ -77,7 +77,9 @@ def test_dry_run_lists_and_changes_nothing(dirty: Path) -> None:
     assert pylon("ws", "undo", "--list", "--json", cwd=dirty).json()["ops"] == []
 
 
-def test_an_ignored_file_in_the_way_is_refused_before_any_change(dirty: Path) -> None:
+def test_an_ignored_file_in_the_way_is_kept_aside_and_comes_back(dirty: Path) -> None:
+    """`ws restore` where the state has a file and an ignored one sits now: the ignored file is kept
+    in the state the restore replaces (op-N:before), and `ws undo` gives it back."""
     (dirty / "out").mkdir()
     (dirty / "out/result.txt").write_text("state\n")
     assert pylon("ws", "baseline", "b1", cwd=dirty).code == 0
@@ -87,9 +89,12 @@ def test_an_ignored_file_in_the_way_is_refused_before_any_change(dirty: Path) ->
     (dirty / "out").mkdir()
     (dirty / "out/result.txt").write_text("an ignored build output\n")
     before = snapshot(dirty)
-    refused = pylon("ws", "restore", "b1", "--json", cwd=dirty)
-    assert refused.code == 1 and refused.json()["error"]["code"] == "restore-blocked"
-    assert refused.json()["error"]["paths"] == ["out/result.txt"]
+    restored = pylon("ws", "restore", "b1", "--json", cwd=dirty)
+    assert restored.code == 0, restored
+    assert restored.json()["aside"] == ["out/result.txt"]
+    assert (dirty / "out/result.txt").read_text() == "state\n"
+    text = pylon("ws", "undo", cwd=dirty)
+    assert text.code == 0, text
     assert snapshot(dirty) == before
 
 
@@ -131,4 +136,5 @@ def test_guard_snapshot_restores_ignored_files_it_holds(dirty: Path) -> None:
     assert (dirty / "build/cache.bin").read_bytes() == b"\x00cache"
     after = snapshot(dirty)
     after["files"].pop("build/cache.bin")  # type: ignore[attr-defined]
+    after["dirs"].pop("build")  # type: ignore[attr-defined]
     assert diff_snapshots(after, before) == []

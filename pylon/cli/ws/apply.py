@@ -149,7 +149,7 @@ def summary(result: dict[str, Any], title: str | None = None) -> str:
     lines = [title or f"applied {result['id']}: {result['total']} path(s) changed in the working tree"]
     marked = set(result.get("markers") or ())
     lines += [f"  {f['status']:<9} {show_path(f['path'])}{'  (conflict markers)' if f['path'] in marked else ''}"
-              for f in result["files"]]
+              + (f"  ({f['old_mode']} -> {f['new_mode']})" if f.get("new_mode") else "") for f in result["files"]]
     return "\n".join(lines) + "\n"
 
 

@@ -131,7 +131,7 @@ def _op_lines(result: dict[str, object]) -> list[str]:
                      "sends it back)")
     stuck = result.get("interrupted")
     if isinstance(stuck, dict):
-        lines.append(f"interrupted: `{stuck['title']}` (op {stuck['seq']}, {stuck['status']}): reverse it with "
+        lines.append(f"interrupted: {stuck['what']} (op {stuck['seq']}, {stuck['status']}): reverse it with "
                      f"`{stuck['reverse']}`, or complete it with `{stuck['finish']}`")
     ops = result.get("ops")
     if isinstance(ops, list) and ops:

@@ -64,6 +64,13 @@ def move(args: MoveArgs) -> int:
         f"detached; {result['written']} written, {result['deleted']} deleted) [op {result['op']}]\n")
     note(f"pylon: the main checkout's own state is parked as {str(result['parked'])[:12]}; "
          f"`pylon ws move {result['id']} --back` brings it back exactly (or `pylon ws undo`)")
+    out_paths = result.get("left_out")
+    if isinstance(out_paths, list) and out_paths:
+        shown = ", ".join(show_path(str(p)) for p in out_paths[:10]) + (
+            f" (and {len(out_paths) - 10} more)" if len(out_paths) > 10 else "")
+        note(f"pylon: left out {len(out_paths)} untracked file(s) of the worktree that this checkout's rules ignore "
+             f"(they would be no part of its state here): {shown}; they stay in the worktree. To have them here "
+             f"anyway: {result['bring']}")
     return 0
 
 
@@ -177,6 +184,13 @@ def restore(args: RestoreArgs) -> int:
     if result["head_kept"]:
         note(f"pylon: HEAD stays at {str(result['head_now'])[:12]}; the snapshot was taken at "
              f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)")
+    aside = result.get("aside") or []
+    if aside:
+        shown = ", ".join(show_path(p) for p in aside[:10]) + (f" (and {len(aside) - 10} more)" if len(aside) > 10 else "")
+        where = f"op-{result['op']}:before" if result.get("op") else "the state it replaces"
+        note(f"pylon: {len(aside)} file(s) outside this checkout's state (ignored) were in the way: {shown}; "
+             f"{'they are' if not args.dry_run else 'they would be'} kept aside in {where} "
+             f"(`pylon ws undo`, or `pylon ws restore {where} PATH`, brings them back)")
     if result.get("op"):
         note("pylon: `pylon ws undo` reverses this")
     _refs_note(result.get("refs"), verb)

@@ -101,7 +101,9 @@ def conflict_report(result: dict[str, Any]) -> str:
         lines.append(f"conflict: {pair['a']} <-> {_who(pair['b'])}: {len(pair['conflicts'])} path(s)")
         for c in pair["conflicts"]:
             kinds = ", ".join(sorted(set(c["types"]))) or "CONFLICT"
-            lines.append(f"  {show_path(c['path'])}  [{kinds}]")
+            sides = c.get("sides") or []
+            said = "  " + ", ".join(f"{s['side']}: {s['has']}" for s in sides) if sides and not c["hunks"] else ""
+            lines.append(f"  {show_path(c['path'])}  [{kinds}]{said}")
             if c.get("binary"):
                 lines.append("    (binary file)")
             for hunk in c["hunks"]:

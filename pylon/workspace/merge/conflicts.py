@@ -23,7 +23,7 @@ from __future__ import annotations
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT
 from pylon.workspace.merge.markers import CHECKOUT, relabel, session_label
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, stored_tree
 from pylon.workspace.sides import Side, parallel, peel_trees, tree_diffs
 
 TYPE_CHECKING = False
@@ -35,12 +35,18 @@ if TYPE_CHECKING:
         lines: list[str]
         length: int
 
+    class SideHas(TypedDict):
+        side: str  # its name, as the markers name it
+        has: str  # file, symlink, folder, submodule, or deletion
+
     class ConflictFile(TypedDict):
         path: str
         types: list[str]
         messages: list[str]
         hunks: list[Hunk]
         binary: NotRequired[bool]
+        sides: NotRequired[list[SideHas]]
+        aside: NotRequired[str]  # where git's merge put a file a folder met: PATH~<commit id>
 
     # functional form: "with" is a keyword
     Pair = TypedDict("Pair", {"a": str | None, "b": str | None, "with": str, "conflicts": list[ConflictFile],
@@ -165,7 +171,61 @@ def merge_tree(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str
                     found[p]["types"].append(kind)
                     found[p]["messages"].append(message)
     _add_hunks(checkout, tree, found, labels or {})
-    return tree, [found[p] for p in sorted(found)]
+    by_user = _by_user_path(found, ours, theirs, labels or {})
+    _add_sides(checkout, by_user, ours, theirs, labels or {})
+    return tree, [by_user[p] for p in sorted(by_user)]
+
+
+def _by_user_path(found: dict[str, ConflictFile], ours: str, theirs: str,
+                  labels: dict[str, str]) -> dict[str, ConflictFile]:
+    """The conflicts under the paths the user knows: git's merge puts a file that meets a folder
+    aside as `PATH~<commit id>`; that is reported as PATH (the merged tree's name kept in `aside`),
+    and commit ids in git's messages are the sides' names."""
+    named: dict[str, ConflictFile] = {}
+    for path, conflict in found.items():
+        user, _, oid = path.rpartition("~")
+        if user and oid in (ours, theirs):
+            conflict["aside"] = path
+            conflict["path"] = user
+        for commit, label in labels.items():
+            conflict["messages"] = [m.replace(f"~{commit}", "\0").replace(commit, label).replace("\0", f"~{commit}")
+                                    for m in conflict["messages"]]
+        key = str(conflict["path"])
+        if key in named:  # both names reported: one entry
+            named[key]["types"] += [t for t in conflict["types"] if t not in named[key]["types"]]
+            named[key]["messages"] += conflict["messages"]
+            named[key]["hunks"] += conflict["hunks"]
+            if "aside" in conflict:
+                named[key]["aside"] = conflict["aside"]
+        else:
+            named[key] = conflict
+    return named
+
+
+_KINDS = {"100644": "file", "100755": "file", "120000": "symlink", "160000": "submodule", "040000": "folder"}
+
+
+def _add_sides(checkout: Checkout, found: dict[str, ConflictFile], ours: str, theirs: str,
+               labels: dict[str, str]) -> None:
+    """What each side has at each conflicted path: a file, a symlink, a folder, a submodule, or
+    nothing (deleted)."""
+    paths = [p for p in found if "\n" not in p]
+    if not paths:
+        return
+    kinds: list[dict[str, str]] = []
+    for commit in (ours, theirs):
+        out = git.run(["ls-tree", "-z", "--full-tree", commit, "--", *paths], cwd=checkout.root,
+                      env={"GIT_LITERAL_PATHSPECS": "1"})
+        have: dict[str, str] = {}
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
+            if record:
+                meta, _, path = record.partition("\t")
+                have[path] = _KINDS.get(meta.split(" ")[0], "file")
+        kinds.append(have)
+    for path in paths:
+        sides: list[SideHas] = [{"side": labels.get(commit, name), "has": have.get(path, "deletion")}
+                                for commit, name, have in zip((ours, theirs), ("ours", "theirs"), kinds)]
+        found[path]["sides"] = sides
 
 
 def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile], labels: dict[str, str]) -> None:
@@ -241,7 +301,7 @@ def _labels(one: Party, two: Party | None, ours: str, theirs: str) -> dict[str, 
 def on_base(checkout: Checkout, tree: str, base: str, what: str = "conflict check") -> str:
     """A commit of `tree` whose only parent is `base`, which makes `base` the merge base.
     Not anchored: a later gc may drop it, nothing refers to it once the merge is done."""
-    out = git.run(["commit-tree", "--no-gpg-sign", tree, "-p", base, "-m", f"pylon {what}"],
+    out = git.run(["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), "-p", base, "-m", f"pylon {what}"],
                   cwd=checkout.root, env=IDENT, what="git commit-tree")
     return out.decode().strip()
 

@@ -84,6 +84,6 @@ def labelled_tree(checkout: Checkout, tree: str, paths: list[str], labels: dict[
             updates.append(f"{mode} {new}\t{path}\0")
     if not updates:
         return tree
-    from pylon.workspace.index import edited_tree
+    from pylon.workspace.commits import edited_tree
 
     return edited_tree(checkout, tree, "".join(updates), "markers-index")

@@ -193,7 +193,11 @@ def _meta(co: Checkout, snapshot: str, now: State, tree: str, back: list[str], f
     modes = exact.modes_of(mine)
     modes.update({rel: bits for rel, bits in exact.modes_of(then).items() if rel in set(back)})
     kept = exact.in_tree(co.root, tree, sorted(modes))
-    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, sorted({*exact.dirs_of(mine), *folders})))
+    dirs = sorted({*exact.dirs_of(mine), *folders})
+    # folder bits: the snapshot's for the folders that are gone (the undo makes them again), now's for the rest
+    bits = {rel: b for rel, b in exact.modes_of(then, "dm").items() if not os.path.isdir(os.path.join(co.root, rel))}
+    bits.update(exact.modes_of(mine, "dm"))
+    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, dirs, exact.state_dirs(co.root, tree, bits, dirs)))
 
 
 def _occupied(root: str, path: str) -> bool:

@@ -52,14 +52,19 @@ def _check(checkout: Checkout, paths: list[str], work_tree: str | None) -> set[s
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
-def _rule_files(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, bytes]:
-    """The `.gitignore` files of `tree` in the root and in each folder leading to `paths`."""
+def _rule_names(paths: list[str]) -> list[str]:
+    """The `.gitignore` files that can rule on `paths`: the root's and each folder's on the way."""
     wanted: set[str] = {".gitignore"}
     for rel in paths:
         parts = rel.split("/")[:-1]
         for i in range(1, len(parts) + 1):
             wanted.add("/".join(parts[:i]) + "/.gitignore")
-    names = sorted(n for n in wanted if "\n" not in n)  # one query per line
+    return sorted(n for n in wanted if "\n" not in n)  # one query per line
+
+
+def _rule_files(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, bytes]:
+    """The `.gitignore` files of `tree` in the root and in each folder leading to `paths`."""
+    names = _rule_names(paths)
     query = "".join(f"{tree}:{name}\n" for name in names).encode("utf-8", "surrogateescape")
     out = git.run(["cat-file", "--batch"], cwd=checkout.root, input=query)
     found: dict[str, bytes] = {}
@@ -79,6 +84,54 @@ def _ignored_in_tree(checkout: Checkout, tree: str, paths: list[str]) -> set[str
     rules = _rule_files(checkout, tree, paths)
     if not rules:
         return set()  # only info/exclude and core.excludesFile: the on-disk check covered them
+    return ignored_with(checkout, paths, rules)
+
+
+def ignored_after(checkout: Checkout, paths: list[str], incoming: str, leaving: str) -> set[str]:
+    """Those of `paths` the checkout's rules will ignore once the tree `incoming` replaced the tree
+    `leaving` on disk: incoming's `.gitignore` files, and the ones on disk that `leaving` does not
+    hold (ignored or untracked ones: a restore leaves them), with `info/exclude` and
+    `core.excludesFile`."""
+    rules = _rule_files(checkout, incoming, paths)
+    gone = _rule_files(checkout, leaving, paths)
+    for name in _rule_names(paths):
+        if name in rules or name in gone:
+            continue
+        data = _disk_rules(checkout.root, name)
+        if data is not None:
+            rules[name] = data
+    return ignored_with(checkout, paths, rules)
+
+
+def _disk_rules(root: str, name: str) -> bytes | None:
+    """A `.gitignore` on disk, read beneath the root, no symlink followed (git reads no symlinked
+    `.gitignore` either); None when there is none."""
+    import stat
+
+    from pylon.workspace.ops.restore_fs import parent_fd
+
+    parts = name.split("/")
+    try:
+        folder = parent_fd(root, parts)
+    except OSError:
+        return None
+    if folder is None:
+        return None
+    try:
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return None
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read(1 << 20)
+
+
+def ignored_with(checkout: Checkout, paths: list[str], rules: dict[str, bytes]) -> set[str]:
+    """Those of `paths` that `rules` (`.gitignore` files by path) ignore, with the checkout's
+    `info/exclude` and `core.excludesFile`; git answers from a scratch work tree holding them."""
     import tempfile
 
     scratch = tempfile.mkdtemp(prefix="rules-", dir=checkout.pylon_dir())
@@ -111,9 +164,17 @@ def kept(checkout: Checkout, current: State, deletes: list[str], trees: list[str
         candidates = [p for p in candidates if p not in ours]
     if not candidates:
         return set()
-    found = _check(checkout, candidates, None)
+    return ignored_by(checkout, candidates, trees)
+
+
+def ignored_by(checkout: Checkout, paths: list[str], trees: list[str]) -> set[str]:
+    """Those of `paths` that the checkout's rules on disk ignore, or the `.gitignore` files of any of
+    `trees` (each read with the checkout's `info/exclude` and `core.excludesFile`)."""
+    if not paths:
+        return set()
+    found = _check(checkout, paths, None)
     for tree in dict.fromkeys(trees):
-        rest = [p for p in candidates if p not in found]
+        rest = [p for p in paths if p not in found]
         if not rest:
             break
         found |= _ignored_in_tree(checkout, tree, rest)

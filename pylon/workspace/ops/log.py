@@ -57,32 +57,52 @@ def _guard_command(checkout: Checkout, ref: str) -> str | None:
 
 
 def _mine(checkout: Checkout, op: oplog.Op) -> bool:
+    """Ops that changed this checkout, and the ones run here that changed a session: a sync from
+    it, an `rm` or a `finish` (the data names the checkout; older records: the main checkout)."""
     from pylon.workspace.ops.opstates import same_root
 
-    return any(same_root(step.root, checkout.root) for step in op.steps) or (
-        op.kind in ("rm", "new") and checkout.worktree_name is None)  # worktrees made and removed: the main checkout's
+    if any(same_root(step.root, checkout.root) for step in op.steps):
+        return True
+    if op.kind == "new":  # a worktree made (a client's WorktreeCreate): the main checkout's
+        return checkout.worktree_name is None
+    if op.kind not in ("rm", "finish", "sync") or (op.kind == "sync" and op.data.get("from") != "checkout"):
+        return False
+    here = op.data.get("checkout")
+    return same_root(str(here), checkout.root) if isinstance(here, str) else checkout.worktree_name is None
 
 
-def _op_entry(checkout: Checkout, op: oplog.Op) -> Entry:
+def _op_entry(checkout: Checkout, op: oplog.Op, newest: bool) -> Entry:
+    """An op's entry: each state it keeps with the command that restores it. The states of another
+    checkout (a sync's session) are named with the `-C` that reaches it; a removed session's own
+    state (rm, finish) is `op-N:session`."""
     from pylon.workspace.ops.opstates import same_root
 
     name = f"op-{op.seq}"
     step = next((s for s in op.steps if same_root(s.root, checkout.root)), None)
+    where = ""
+    if step is None and op.steps:  # a sync from here: the session's states, restored there (or
+        step = op.steps[0]  # here, once that worktree is gone: opstates.resolve_op)
+        where = f"-C {_q(step.root)} " if os.path.isdir(step.root) else ""
     states: dict[str, str] = {}
     if step is not None:
         states = {"before": step.before, "after": step.after}
         for side, key in (("before-undo", "undo_from"), ("before-redo", "redo_from")):
             kept = op.record.get(key) or {}
-            oid = next((v for root, v in kept.items() if same_root(root, checkout.root)), None)
+            oid = next((v for root, v in kept.items() if same_root(root, step.root)), None)
             if oid:
                 states[side] = str(oid)
-    restores = {side: f"pylon ws restore {name}:{side}" for side in states}
-    if op.kind == "rm":
-        restores["worktree"] = "pylon ws undo" if op.status == "done" else ""
+    if op.kind in ("rm", "finish") and op.data.get("state"):
+        states["session"] = str(op.data["state"])
+    restores = {side: f"pylon {where}ws restore {name}:{side}" for side in states}
+    if op.kind in ("rm", "finish"):
+        restores["worktree"] = "pylon ws undo" if op.status == "done" and newest else ""
+    pair = (states.get("before"), states.get("after"))
+    if op.kind in ("rm", "finish") and step is None and op.data.get("state"):
+        pair = (str(op.data.get("baseline") or "") or None, str(op.data["state"]))  # what the session held
     return {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit, "time": int(op.record.get("time") or 0),
             "title": op.title, "op_kind": op.kind, "status": op.status, "made_by": op.record.get("command") or op.title,
-            "states": states, "restore": restores.get("before") or restores.get("worktree") or None,
-            "restores": restores, "_pair": (states.get("before"), states.get("after"))}
+            "states": states, "restore": restores.get("before") or restores.get("session") or None,
+            "restores": restores, "_pair": pair}
 
 
 def entries(checkout: Checkout) -> list[Entry]:
@@ -94,9 +114,11 @@ def entries(checkout: Checkout) -> list[Entry]:
         found.append({"kind": "baseline", "name": name, "ref": ref, "commit": oid, "time": when,
                       "made_by": f"pylon ws baseline {name}", "restore": f"pylon ws restore {name}",
                       "_pair": (f"{oid}^1", oid)})
-    for op in oplog.entries(checkout):
+    ops = oplog.entries(checkout)
+    undoable = next((o.seq for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
+    for op in ops:
         if _mine(checkout, op):
-            found.append(_op_entry(checkout, op))
+            found.append(_op_entry(checkout, op, op.seq == undoable))
     anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
     for ref, _oid, _when, _tree in _refs(checkout, f"{refs.ROOT}guard-refs/"):
         anchors.setdefault(ref[len(f"{refs.ROOT}guard-refs/"):].split("/", 1)[0], []).append(ref)
@@ -111,7 +133,7 @@ def entries(checkout: Checkout) -> list[Entry]:
     for ref, oid, when, _tree in _refs(checkout, f"{refs.ROOT}trash/"):
         group, _, part = ref.rpartition("/")
         groups.setdefault(group, {})[part] = (oid, when)
-    rm_ops = {str(op.data.get("trash")): op for op in oplog.entries(checkout) if op.kind == "rm"}
+    rm_ops = {str(op.data.get("trash")): op for op in ops if op.data.get("trash")}
     for group, parts in groups.items():
         state = parts.get("state")
         if state is None:
@@ -122,8 +144,9 @@ def entries(checkout: Checkout) -> list[Entry]:
         start = f"{group}/branch" if "branch" in parts else f"{group}/state^1"
         command = (f"git worktree add --detach {_q(path)} {start} && "
                    f"git -C {_q(path)} read-tree -u --reset {group}/state")
+        made_by = str(rm_op.record.get("command") or rm_op.title) if rm_op is not None else f"pylon ws rm {wid} --force"
         found.append({"kind": "trash", "name": group.removeprefix(f"{refs.ROOT}trash/"), "ref": group,
-                      "commit": state[0], "time": state[1], "made_by": f"pylon ws rm {wid} --force",
+                      "commit": state[0], "time": state[1], "made_by": made_by,
                       "restore": command, "refs": [f"{group}/{p}" for p in sorted(parts)],
                       "_pair": (f"{state[0]}^1", state[0])})
     found.sort(key=lambda e: (e["time"], e["kind"] == "op", e["name"]), reverse=True)
@@ -151,8 +174,28 @@ def _sizes(checkout: Checkout, items: list[Entry]) -> None:
         for (i, _pair), diff in zip(wanted, tree_diffs(checkout, pairs)):
             items[i]["paths"] = len(diff)
     for e in items:
+        if e["kind"] == "guard":
+            e["paths"] = _guard_size(checkout, str(e["commit"]))
         e.setdefault("paths", None)
         del e["_pair"]
+
+
+def _guard_size(checkout: Checkout, commit: str) -> int | None:
+    """The files a guard snapshot keeps for its command: those of its tree under the paths the
+    command reaches (its record's scope; the whole tree when it reaches everything)."""
+    from pylon.workspace.commits import read_state
+    from pylon.workspace.exact import scope_of
+
+    from pylon.errors import PylonError
+
+    try:
+        snap = read_state(checkout, commit)
+    except PylonError:
+        return None
+    scope = scope_of(snap.meta) if snap.meta is not None else None
+    args = ["ls-tree", "-r", "-z", "--name-only", "--full-tree", snap.worktree]
+    out = git.run([*args, "--", *scope] if scope else args, cwd=checkout.root, env={"GIT_LITERAL_PATHSPECS": "1"})
+    return out.count(b"\0")
 
 
 def log(checkout: Checkout, limit: int = 50) -> dict[str, object]:

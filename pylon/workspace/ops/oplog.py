@@ -2,10 +2,12 @@
 
 API (stable; used by moves, restore, `rm --force`, apply and guard):
 
-    Step(root, before, after, head="state", paths=None)
+    Step(root, before, after, head="state", paths=None, made=None)
         One checkout's change: `before` and `after` are state commits (state.capture() format;
         restore_state.make_state() builds one), `head` is restore()'s head mode ("state",
-        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those.
+        "detach" or "keep"), used both to go forward and to reverse; `paths` limits it to those;
+        `made`: a state whose untracked files, where the checkout holds them as they are, going
+        forward takes away even when a rule ignores them (move --back: what the move brought).
     perform(checkout, kind, steps, *, title, data=None, anchors=(), module=None, command=None,
             currents=None) -> Op
         The whole protocol for an op made only of restores: under the op lock, check that no
@@ -51,7 +53,7 @@ import time
 from pylon.locks import file_lock, is_held
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
-from pylon.workspace.repo import EMPTY_TREE, Checkout
+from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,15 +71,19 @@ STATE_MAPS = ("undo_from", "undo_to", "redo_from", "redo_to")
 
 
 class Step:
-    __slots__ = ("root", "before", "after", "head", "paths")
+    __slots__ = ("root", "before", "after", "head", "paths", "made")
 
-    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None) -> None:
+    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None,
+                 made: str | None = None) -> None:
         self.root, self.before, self.after, self.head, self.paths = root, before, after, head, paths
+        self.made = made  # going forward, untracked files this state holds as they are now are taken away
 
     def to_dict(self) -> dict[str, object]:
         found: dict[str, object] = {"root": self.root, "before": self.before, "after": self.after, "head": self.head}
         if self.paths is not None:
             found["paths"] = self.paths
+        if self.made is not None:
+            found["made"] = self.made
         return found
 
 
@@ -104,7 +110,7 @@ class Op:
     @property
     def steps(self) -> list[Step]:
         raw = self.record.get("steps") or []
-        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"))
+        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"), s.get("made"))
                 for s in raw]
 
     @property
@@ -143,9 +149,9 @@ def lock_held(checkout: Checkout) -> bool:
 def _parents(record: Record, anchors: list[str]) -> list[str]:
     seen: list[str] = []
     for step in record.get("steps") or []:
-        for key in ("before", "after"):
-            oid = step[key]
-            if oid not in seen:
+        for key in ("before", "after", "made"):
+            oid = step.get(key)
+            if oid and oid not in seen:
                 seen.append(oid)
     kept = [oid for key in STATE_MAPS for oid in (record.get(key) or {}).values()]
     for oid in [*anchors, *kept, *(record.get("history") or [])]:
@@ -157,7 +163,7 @@ def _parents(record: Record, anchors: list[str]) -> list[str]:
 def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str:
     anchors = [str(a) for a in record.get("anchors") or []]
     message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
-    args = ["commit-tree", "--no-gpg-sign", EMPTY_TREE]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, EMPTY_TREE)]
     for parent in _parents(record, anchors):
         args += ["-p", parent]
     commit = git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree").decode().strip()
@@ -215,6 +221,18 @@ def interrupted(checkout: Checkout) -> Op | None:
     return None
 
 
+def ways_out(op: Op) -> dict[str, str]:
+    """What an interrupted op needs, by what was cut short: `what` was interrupted, the command that
+    `finish`es it (an op's change, an undo or a redo carried to its end) and the one that `reverse`s
+    it (back to where it started). `ws undo` always ends with the op undone, `ws undo --finish`
+    with the op in effect, so the two always differ."""
+    if op.status == "undoing":
+        return {"what": f"the undo of `{op.title}`", "finish": "pylon ws undo", "reverse": "pylon ws undo --finish"}
+    if op.status == "redoing":
+        return {"what": f"the redo of `{op.title}`", "finish": "pylon ws undo --finish", "reverse": "pylon ws undo"}
+    return {"what": f"`{op.title}`", "finish": "pylon ws undo --finish", "reverse": "pylon ws undo"}
+
+
 def check_clear(checkout: Checkout) -> None:
     """Refuse a new op while an interrupted one waits (call it under op_lock). Temp files and locks
     of killed pylons are removed first (leftovers.py)."""
@@ -225,12 +243,14 @@ def check_clear(checkout: Checkout) -> None:
         if op.status in OPEN:
             from pylon.errors import PylonError
 
+            ways = ways_out(op)
             raise PylonError(
                 "op-interrupted",
-                f"The operation `{op.title}` (op {op.seq}) was interrupted before it finished; pylon changes "
-                "nothing else until it is settled.",
-                "Reverse it with `pylon ws undo`, or complete it with `pylon ws undo --finish`.",
-                details={"op": op.seq, "kind": op.kind},
+                f"{ways['what'][0].upper()}{ways['what'][1:]} (op {op.seq}) was interrupted before it finished; "
+                "pylon changes nothing else until it is settled.",
+                f"Reverse it with `{ways['reverse']}`, or complete it with `{ways['finish']}`.",
+                details={"op": op.seq, "kind": op.kind, "status": op.status, "finish": ways["finish"],
+                         "reverse": ways["reverse"]},
             )
 
 
@@ -322,7 +342,7 @@ def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -
         if step.root in currents:
             todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
                         current=currents[step.root], rules=[step.before, step.after],
-                        made=None if forward else step.after)
+                        made=step.made if forward else step.after)
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
 
@@ -339,7 +359,7 @@ def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | 
         try:
             results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
                                    current=current, rules=[step.before, step.after],
-                                   made=None if forward else step.after))
+                                   made=step.made if forward else step.after))
         except Exception as exc:
             from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
 

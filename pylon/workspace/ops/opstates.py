@@ -4,6 +4,8 @@
     after         the checkout as the op left it (a PATH restore: `before` with those paths restored)
     before-undo   the checkout as its last undo found it (what the undo replaced)
     before-redo   the checkout as its last redo found it
+    session       what a session removed by `ws rm --force` or `ws finish` held: its state (files,
+                  untracked ones, bits, empty folders), restored into the checkout it runs in
 
 An op that changed several checkouts (`move --back`) keeps one state per checkout: the name
 resolves to this checkout's.
@@ -16,7 +18,7 @@ import os
 from pylon.workspace.ops import oplog
 from pylon.workspace.repo import Checkout
 
-SIDES = ("before", "after", "before-undo", "before-redo")
+SIDES = ("before", "after", "before-undo", "before-redo", "session")
 _RECORDED = {"before-undo": "undo_from", "before-redo": "redo_from"}
 
 
@@ -43,7 +45,14 @@ def resolve_op(checkout: Checkout, name: str) -> tuple[str, str]:
     op = oplog.get(checkout, seq)
     if op is None:
         raise _bad(name, f"the op log has no op {seq}", "See the op log with `pylon ws log`.")
+    if side == "session":
+        state = op.data.get("state") if op.kind in ("rm", "finish") else None
+        if not state:
+            raise _bad(name, f"op {seq} (`{op.title}`) removed no session", "See the names with `pylon ws log`.")
+        return op.ref, str(state)
     step = next((s for s in op.steps if same_root(s.root, checkout.root)), None)
+    if step is None and len(op.steps) == 1 and not os.path.isdir(op.steps[0].root):
+        step = op.steps[0]  # its checkout is gone (a removed session): its states come back here
     if step is None:
         roots = sorted({s.root for s in op.steps})
         hint = (f"Run it in the checkout the op changed: pylon -C {roots[0]} ws restore {name}" if roots

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         head_kept: bool
         op: NotRequired[int | None]
         refs: NotRequired[dict[str, list[str]]]
+        aside: NotRequired[list[str]]  # files in the way (ignored ones), kept in the op's `before` state
 
 
 def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
@@ -103,19 +104,23 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
         return {"name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, "delete": [],
                 "write": [], "index": 0, "blocked": [], "kept": [], "head": None, "head_now": None,
-                "head_kept": False, "op": None, "refs": kept[0]}
+                "head_kept": False, "op": None, "refs": kept[0], "aside": []}
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         current = capture(checkout, label=f"before restore {name}")  # with its bits and folders (exact_quick.py)
         todo = plan(checkout, target, rel, current=current)
-        if todo.blocked and ref.startswith(f"{refs.ROOT}guard/"):
-            # A guard snapshot holds the ignored files its command destroyed (`sed -i .env`, `git
-            # clean -x`); the ones that exist again are kept in the state replaced, so undo has them.
+        aside: list[str] = []
+        if todo.blocked:
+            # files outside the current state where the kept state has something (an ignored file
+            # sits there now; a guard snapshot's own ignored files back again): kept aside in the
+            # state this restore replaces, so `ws undo` and `op-N:before` give them back
+            aside = list(todo.blocked)
             current = holding(checkout, current, todo.blocked)
             todo = plan(checkout, target, rel, current=current)
         result: Restored = {
             "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
             "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
+            "aside": aside,
         }
         if todo.blocked:
             raise _blocked_error(todo.blocked)

@@ -37,8 +37,18 @@ def _open_parent(root_fd: int, parts: list[str]) -> int | None:
     return fd
 
 
-def delete_paths(root: str, paths: list[str]) -> int:
-    """Unlink each root-relative path (files and symlinks only), then prune folders left empty.
+def parent_fd(root: str, parts: list[str]) -> int | None:
+    """A descriptor of the folder holding parts[-1] beneath `root` (no symlink followed), or None."""
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return _open_parent(root_fd, parts)
+    finally:
+        os.close(root_fd)
+
+
+def delete_paths(root: str, paths: list[str], pruned: dict[str, int] | None = None) -> int:
+    """Unlink each root-relative path (files and symlinks only), then prune folders left empty
+    (their bits go into `pruned`, for the mode memory).
 
     Returns how many entries were removed. A path already gone counts as done (a restore that was
     killed half-way runs again from wherever it stopped).
@@ -59,12 +69,25 @@ def delete_paths(root: str, paths: list[str]) -> int:
         for i in range(len(parts) - 1, 0, -1):
             parents.add("/".join(parts[:i]))
     # deepest first, so a chain of folders emptied by this restore goes as git checkout does it
-    for fd, name in _each_beneath(root, sorted(parents, key=lambda p: p.count("/"), reverse=True)):
-        try:
-            os.rmdir(name, dir_fd=fd)
-        except OSError:
-            pass  # not empty (ignored files, other files): kept
+    order = sorted(parents, key=lambda p: p.count("/"), reverse=True)
+    for (fd, name), rel in zip(_each_beneath(root, order, keep_missing=True), order):
+        if fd >= 0:
+            _rmdir(fd, name, rel, pruned)
     return removed
+
+
+def _rmdir(fd: int, name: str, rel: str, pruned: dict[str, int] | None) -> bool:
+    """rmdir one folder if it is empty (a folder with anything in it is kept); its bits into `pruned`."""
+    try:
+        st = os.lstat(name, dir_fd=fd)
+        if not stat.S_ISDIR(st.st_mode):
+            return False
+        os.rmdir(name, dir_fd=fd)
+    except OSError:
+        return False  # not empty (ignored files, other files): kept
+    if pruned is not None:
+        pruned[rel] = stat.S_IMODE(st.st_mode)
+    return True
 
 
 def blocked(root: str, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
@@ -178,19 +201,58 @@ def make_dirs(root: str, paths: list[str]) -> int:
     return made
 
 
-def remove_empty_dirs(root: str, paths: list[str], keep: set[str]) -> int:
+def remove_empty_dirs(root: str, paths: list[str], keep: set[str], pruned: dict[str, int] | None = None) -> int:
     """rmdir each folder that is empty (deepest first), then the folders above it that this
-    leaves empty, except those in `keep`; anything with content stays."""
+    leaves empty, except those in `keep`; anything with content stays. Their bits go into `pruned`."""
     todo = set(paths)
     for rel in paths:
         parts = rel.split("/")
         todo.update("/".join(parts[:i]) for i in range(1, len(parts)))
     removed = 0
-    for fd, name in _each_beneath(root, sorted(todo - keep, key=lambda p: p.count("/"), reverse=True)):
-        try:
-            if stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
-                os.rmdir(name, dir_fd=fd)
-                removed += 1
-        except OSError:
-            pass
+    order = sorted(todo - keep, key=lambda p: p.count("/"), reverse=True)
+    for (fd, name), rel in zip(_each_beneath(root, order, keep_missing=True), order):
+        if fd >= 0 and _rmdir(fd, name, rel, pruned):
+            removed += 1
     return removed
+
+
+def missing_dirs(root: str, paths: list[str]) -> set[str]:
+    """The folders leading to each path (and the path itself when it ends in `/`) that do not exist
+    as folders now: the ones a restore writing those paths will make."""
+    seen: dict[str, bool] = {}
+    found: set[str] = set()
+    for rel in paths:
+        parts = rel.rstrip("/").split("/")
+        upto = len(parts) if rel.endswith("/") else len(parts) - 1
+        for i in range(1, upto + 1):
+            lead = "/".join(parts[:i])
+            there = seen.get(lead)
+            if there is None:
+                try:
+                    there = stat.S_ISDIR(os.lstat(os.path.join(root, lead)).st_mode)
+                except OSError:
+                    there = False
+                seen[lead] = there
+            if not there:
+                found.add(lead)
+    return found
+
+
+def set_dir_modes(root: str, wanted: dict[str, int]) -> int:
+    """chmod each folder to its bits, beneath the root, never through a symlink; how many changed."""
+    changed = 0
+    order = sorted(wanted)
+    for (fd, name), rel in zip(_each_beneath(root, order, keep_missing=True), order):
+        if fd < 0:
+            continue
+        try:
+            inner = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError:
+            continue  # gone, or a symlink or a file there now: left alone
+        try:
+            if stat.S_IMODE(os.fstat(inner).st_mode) != wanted[rel]:
+                os.fchmod(inner, wanted[rel])
+                changed += 1
+        finally:
+            os.close(inner)
+    return changed

@@ -36,7 +36,7 @@ import os
 
 from pylon.workspace import git
 from pylon.workspace.commits import State, commit_tree, read_state, state_message
-from pylon.workspace.index import remove_index
+from pylon.workspace.commits import remove_index
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
@@ -180,9 +180,9 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
     """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them.
 
     An untracked file of the current state that the target lacks is kept when the checkout's
-    rules, the target's `.gitignore` files or those of the states in `rules` (the op's records)
-    ignore it, unless the state `made` (the after state of the op being undone) holds it as it is
-    (keep_ignored.py)."""
+    rules, the target's `.gitignore` files, those of the states in `rules` (the op's records) or
+    those of HEAD's commit ignore it, unless the state `made` (the after state of the op being
+    undone) holds it as it is (keep_ignored.py)."""
     target = read_state(checkout, state_commit)
     if current is None:
         from pylon.workspace.state import capture
@@ -194,7 +194,10 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
     if gone:
         from pylon.workspace.ops.keep_ignored import kept
 
-        keep = kept(checkout, current, gone, [state_commit, *(rules or [])], made)
+        # HEAD's rules too: a file its committed `.gitignore` ignores is the person's, whatever the
+        # rules on disk say now (a session's `.gitignore` applied or moved in)
+        keep = kept(checkout, current, gone, [state_commit, *(rules or []), *([current.head] if current.head else [])],
+                    made)
         if keep:
             diff = [d for d in diff if d[3] not in keep]
     deletes = [d[3] for d in diff if d[0] == "D"]
@@ -258,23 +261,32 @@ def restore(
     edited = changed(checkout.root, todo.replaced)  # edited since `current` was captured?
     if edited:
         raise changed_error(edited)
-    from pylon.workspace import exact
-    from pylon.workspace.ops.restore_fs import delete_paths
+    from pylon.workspace import exact, exact_memory
+    from pylon.workspace.ops.restore_fs import delete_paths, missing_dirs
 
     target_meta = todo.target.meta
     # bits remembered for that content there, else the file's own (where the target records none)
     before = exact.bits_before(checkout.root, todo.writes, {r[2] for r in todo.replaced})
-    before.update(exact.recall(checkout.common_dir, todo.writes))
-    exact.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
-    deleted = delete_paths(checkout.root, todo.deletes)
-    if todo.writes:
-        _write_files(checkout, todo.writes)
+    before.update(exact_memory.recall(checkout.common_dir, todo.writes))
+    exact_memory.remember(checkout.common_dir, checkout.root, todo.replaced)  # before the first change
     current_meta = todo.current.meta
     if target_meta is not None and current_meta is None:  # a walked target: walk what it replaces too
         scope = exact.scope_of(target_meta)
         found = exact.scan(checkout.root, scope if scope is not None else paths)
         current_meta = exact.meta_for(checkout.root, todo.current.worktree, found)
-    exact.settle(checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths)
+    # the folders this restore makes (for their bits): missing now, on the way to what it writes
+    wanted_dirs = [d + "/" for d in exact.dirs_of(target_meta) if paths is None or exact.inside(d, paths)]
+    making = missing_dirs(checkout.root, [w[2] for w in todo.writes] + wanted_dirs)
+    pruned: dict[str, int] = {}
+    deleted = delete_paths(checkout.root, todo.deletes, pruned)
+    exact_memory.remember_dirs(checkout.common_dir, pruned)  # at once: a restore killed now runs again
+    making |= {d for d in pruned if any(w[2].startswith(d + "/") for w in todo.writes)}  # emptied, then refilled
+    remembered = exact_memory.recall_dirs(checkout.common_dir, making)
+    if todo.writes:
+        _write_files(checkout, todo.writes)
+    exact_memory.remember_dirs(checkout.common_dir, exact.settle(
+        checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths,
+        made={d: remembered.get(d) for d in making}))
     if todo.index_entries:
         git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
                 input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")

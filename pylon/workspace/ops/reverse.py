@@ -23,9 +23,11 @@ import os
 
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
+from pylon.workspace.repo import stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pylon.workspace.exact import Meta
     from pylon.workspace.merge.conflicts import ConflictFile
     from pylon.workspace.ops.oplog import Step
     from pylon.workspace.repo import Checkout
@@ -36,11 +38,12 @@ _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 class Outcome:
     """The state a change onto `now` leads to, and what it kept of the later work."""
 
-    __slots__ = ("target", "conflicts", "kept", "merged", "markers")
+    __slots__ = ("target", "conflicts", "kept", "merged", "markers", "made")
 
     def __init__(self, target: str, conflicts: list[ConflictFile], kept: list[str], merged: list[str],
-                 markers: list[str]) -> None:
+                 markers: list[str], made: str | None = None) -> None:
         self.target, self.conflicts, self.kept, self.merged, self.markers = target, conflicts, kept, merged, markers
+        self.made = made  # the state the change leaves (untracked files it holds as they are go with it)
 
     def to_dict(self) -> dict[str, object]:
         return {"kept": self.kept, "merged": self.merged, "markers": self.markers}
@@ -78,7 +81,7 @@ def overlay(checkout: Checkout, base_tree: str, source_tree: str, paths: list[st
 
 
 def _commit(checkout: Checkout, tree: str, parents: list[str], what: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", tree, *[a for p in parents for a in ("-p", p)], "-m", f"pylon: {what}"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *[a for p in parents for a in ("-p", p)], "-m", f"pylon: {what}"]
     return git.run(args, cwd=checkout.root, env=IDENT, what="git commit-tree").decode().strip()
 
 
@@ -150,7 +153,7 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     else:
         target_head, branch = to.head, to.branch
     if to.commit and (tree, index) == (to.worktree, to.index_tree) and (head != "keep" or (
-            target_head, branch) == (to.head, to.branch)):
+            target_head, branch) == (to.head, to.branch)) and _same_record(frm, now):
         target = to.commit  # the state itself, with everything its commit records
     else:
         target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
@@ -159,7 +162,15 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
     kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
     return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
-                   sorted(conflicted - binary) if markers else [])
+                   sorted(conflicted - binary) if markers else [], frm.commit)
+
+
+def _same_record(frm: State, now: State) -> bool:
+    """Nothing git does not see changed since the op either: the same bits and empty folders (a
+    folder made or a chmod after the op is later work, kept like an edit)."""
+    if frm.meta_raw == now.meta_raw or frm.meta is None or now.meta is None:
+        return True
+    return frm.meta == now.meta
 
 
 def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str, *,
@@ -188,7 +199,25 @@ def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: st
     if frm_meta is not None:
         before, after = set(exact.dirs_of(frm_meta)), set(exact.dirs_of(to_meta))
         dirs = (dirs - (before - after)) | (after - before)
-    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, sorted(dirs)))
+    empty = exact.free_dirs(checkout.root, tree, sorted(dirs))  # not where the tree has a file now
+    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, empty,
+                                      _carried_folders(checkout, frm_meta, to_meta, now_meta, tree, empty)))
+
+
+def _carried_folders(checkout: Checkout, frm: Meta | None, to: Meta | None, now: Meta | None, tree: str,
+                     dirs: list[str]) -> dict[str, int]:
+    """Folder bits of a carried change: to's where the change changed them (frm and to record
+    different bits), now's elsewhere; only where both frm and to record folder bits at all."""
+    from pylon.workspace import exact
+
+    frm_bits, to_bits, now_bits = (exact.modes_of(m, "dm") for m in (frm, to, now))
+    knows = frm is not None and to is not None and "dm" in frm and "dm" in to
+    found: dict[str, int] = {}
+    for rel in set(frm_bits) | set(to_bits) | set(now_bits):
+        bits = to_bits.get(rel) if knows and frm_bits.get(rel) != to_bits.get(rel) else now_bits.get(rel)
+        if bits is not None:
+            found[rel] = bits
+    return exact.state_dirs(checkout.root, tree, found, dirs)
 
 
 def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile]) -> Exception:

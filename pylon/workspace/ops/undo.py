@@ -108,20 +108,41 @@ def _capture_steps(op: oplog.Op, *, to_after: bool = False) -> dict[str, State]:
     for step in op.steps:
         if os.path.isdir(step.root) and step.root not in kept:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
-            if op.kind == "restore" and str(op.data.get("name", "")).startswith("guard-"):
-                kept[step.root] = _holding_ignored(step, kept[step.root], step.after if to_after else step.before)
+            if op.kind == "restore":  # it may have written over ignored files (restore.py kept them aside)
+                guard = str(op.data.get("name", "")).startswith("guard-")
+                kept[step.root] = _holding_ignored(step, kept[step.root], step.after if to_after else step.before,
+                                                   only_written=None if guard else step.after)
     return kept
 
 
-def _holding_ignored(step: oplog.Step, current: State, toward: str) -> State:
-    """The undo of a restore writes back the ignored files that restore overwrote (a guard
-    snapshot holds them): the ones there now are kept in the state replaced first."""
+def _holding_ignored(step: oplog.Step, current: State, toward: str, only_written: str | None = None) -> State:
+    """The undo of a restore writes back the ignored files that restore overwrote (it kept them
+    aside; a guard snapshot holds its own): the ones there now are kept in the state replaced first.
+    `only_written`: only those that still hold what the restore wrote (the state it went to)."""
     from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import holding, plan
 
     co = locate(step.root)
     todo = plan(co, toward, step.paths, current=current)
-    return holding(co, current, todo.blocked) if todo.blocked else current
+    held = todo.blocked
+    if held and only_written is not None:
+        held = _as_written(co, only_written, held)
+    return holding(co, current, held) if held else current
+
+
+def _as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
+    """Those of `paths` whose file on disk is the blob `state` holds there."""
+    from pylon.workspace import git
+
+    names = [p for p in paths if "\n" not in p and os.path.isfile(os.path.join(co.root, p))
+             and not os.path.islink(os.path.join(co.root, p))]
+    if not names:
+        return []
+    disk = git.run(["hash-object", "--stdin-paths"], cwd=co.root,
+                   input="".join(p + "\n" for p in names).encode("utf-8", "surrogateescape")).decode().split()
+    query = "".join(f"{state}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
+    kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query).decode().split("\n")
+    return [p for p, a, b in zip(names, disk, kept) if a == b]
 
 
 def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> dict[str, object]:
@@ -137,6 +158,8 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
         _refuse_busy(op)
         if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
             return _settle_redo(checkout, op, forward=finish)
+        if finish and op.status == "undoing":  # an undo was killed: back to the op in effect
+            return _reverse_undo(checkout, op, module)
         if finish and op.status == "intent":
             if module is not None and hasattr(module, "finish_op"):
                 module.finish_op(checkout, op)
@@ -190,7 +213,8 @@ def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> 
             outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
                                   verb="undo")
             oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
+                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes),
+                             interrupted=False)
         _write_all(checkout, op, outcomes, currents, was)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
@@ -278,7 +302,7 @@ def _carry_all(checkout: Checkout, op: oplog.Op, pairs: list[Pair],
     if conflicts and not markers:
         raise conflict_error(op.title, op.seq, verb, conflicts)
     for root, outcome in outcomes.items():
-        todo = plan(locate(root), outcome.target, current=currents[root])
+        todo = plan(locate(root), outcome.target, current=currents[root], made=outcome.made)
         if todo.blocked:
             raise _blocked_error(todo.blocked)
     return outcomes
@@ -295,7 +319,9 @@ def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], c
         done = 0
         try:
             for root, outcome in outcomes.items():
-                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root])
+                # an untracked file the undone change made (an ignored one included) goes with it
+                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root],
+                        made=outcome.made)
                 done += 1
         except Exception as exc:
             from pylon.errors import PylonError
@@ -315,6 +341,22 @@ def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool) -> dict[str
     status = "done" if forward else "undone"
     oplog.set_status(checkout, op, status, **({"undone_at": time.time_ns()} if not forward else {}))
     return _result(op, "redoing", "redone" if forward else "undone", outcomes)
+
+
+def _reverse_undo(checkout: Checkout, op: oplog.Op, module: ModuleType | None) -> dict[str, object]:
+    """An undo killed half-way, reversed (`ws undo --finish`): each checkout back to the state the
+    undo replaced (`undo_from`, whole: it was captured just before the undo wrote anything), then a
+    kind that does more than restores settles its part (`reverse_undo_op`: rm removes the worktree
+    the undo had begun to make again). The op is in effect again (`intent` if it never finished)."""
+    currents = _capture_steps(op)
+    oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+    outcomes = _whole(op, "undo_from", currents)
+    _write_all(checkout, op, outcomes, currents, "undoing")
+    if module is not None and hasattr(module, "reverse_undo_op"):
+        module.reverse_undo_op(checkout, op)
+    status = "intent" if op.record.get("interrupted") else "done"
+    oplog.set_status(checkout, op, status)
+    return _result(op, "undoing", "finished", outcomes)
 
 
 def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -> dict[str, object]:

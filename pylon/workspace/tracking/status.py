@@ -52,7 +52,7 @@ def _ops(checkout: Checkout) -> dict[str, object]:
         "moved_in": moved.data.get("id") if moved is not None and moved.kind == "move" and moved.status == "done" else None,
         "interrupted": None if stuck is None else {
             "seq": stuck.seq, "kind": stuck.kind, "title": stuck.title, "status": stuck.status,
-            "reverse": "pylon ws undo", "finish": "pylon ws undo --finish" if stuck.status == "intent" else "pylon ws undo",
+            **oplog.ways_out(stuck),
         },
     }
 

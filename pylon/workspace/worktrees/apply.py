@@ -45,14 +45,16 @@ _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 class Plan:
     """Everything apply decided before touching a file (what the op log records)."""
 
-    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files", "conflicts")
+    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files", "conflicts",
+                 "meta")
 
     def __init__(self, worktree_id: str, session_path: str, baseline: str, base: Base, session: State,
                  before: State, merged: str, files: list[dict[str, str]],
-                 conflicts: list[ConflictFile] | None = None) -> None:
+                 conflicts: list[ConflictFile] | None = None, meta: str | None = None) -> None:
         self.id, self.session_path, self.baseline, self.base = worktree_id, session_path, baseline, base
         self.session, self.before, self.merged, self.files = session, before, merged, files
         self.conflicts = conflicts or []  # with --markers: the paths written with conflict markers
+        self.meta = meta  # the exact record (bits, folders) of the state after
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "path": self.session_path, "baseline": self.baseline, "base": self.base.to_dict(),
@@ -104,8 +106,69 @@ def plan(checkout: Checkout, worktree_id: str, *, markers: bool = False, diff3: 
         raise conflicts_error(worktree_id, conflicts)
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
+    meta = exact_after(checkout, start, session, before, merged)
     return Plan(worktree_id, found.path, found.baseline, start, session, before, merged,
-                tree_changes(checkout, before.worktree, merged), conflicts)
+                with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+                conflicts, meta)
+
+
+def exact_after(checkout: Checkout, base: Base, theirs: State, ours: State, merged: str) -> str | None:
+    """The exact record (permission bits, empty folders, folder bits) of a merge written onto `ours`:
+    what the change base -> theirs changed comes along, `ours` keeps the rest (reverse.carried_meta).
+    A baseline records no bits: git checked the session out (644/755, no empty folder), so it
+    counts as that on either side (a sync then brings the checkout's odd bits into the session)."""
+    from pylon.workspace.commits import read_state
+    from pylon.workspace.exact import encode, grouped
+    from pylon.workspace.ops.reverse import carried_meta
+
+    start = read_state(checkout, base.commit)
+    if base.kind in ("baseline", "merge-base"):
+        start.meta_raw = encode(grouped({}, []))
+    return carried_meta(checkout, start, theirs, ours, merged, strict=True)
+
+
+def with_modes(checkout: Checkout, files: list[dict[str, str]], before: State, meta: str | None,
+               merged: str) -> list[dict[str, str]]:
+    """`files` with the permission bits the state after changes: `old_mode`/`new_mode` on a listed
+    path, and a `mode` entry for a path whose bits alone change (a chmod 600 is a change like any)."""
+    from pylon.workspace import exact
+
+    after = exact.decode(meta) if meta else None
+    if after is None or before.meta is None:
+        return files
+    old, new = exact.modes_of(before.meta), exact.modes_of(after)
+    odd = sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
+    if not odd:
+        return files
+    then, now = _git_modes(checkout, before.worktree, odd), _git_modes(checkout, merged, odd)
+    listed = {f["path"]: f for f in files}
+    found = list(files)
+    for rel in odd:
+        if rel not in then or rel not in now:
+            continue  # added or deleted: the listing says so
+        a = old.get(rel, 0o755 if then[rel] == "100755" else 0o644)
+        b = new.get(rel, 0o755 if now[rel] == "100755" else 0o644)
+        if a == b:
+            continue
+        entry = listed.get(rel)
+        if entry is None:
+            entry = {"path": rel, "status": "mode"}
+            found.append(entry)
+        entry.update(old_mode=format(a, "o"), new_mode=format(b, "o"))
+    return sorted(found, key=lambda f: f["path"].encode("utf-8", "surrogateescape"))
+
+
+def _git_modes(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
+    """git's mode of each of `paths` that is a regular file of `tree`."""
+    out = git.run(["ls-tree", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root,
+                  env={"GIT_LITERAL_PATHSPECS": "1"})
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        mode = meta.split(b" ")[0].decode() if meta else ""
+        if mode in ("100644", "100755"):
+            found[path.decode("utf-8", "surrogateescape")] = mode
+    return found
 
 
 def conflicts_error(worktree_id: str, conflicts: list[ConflictFile]) -> Exception:
@@ -160,18 +223,9 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, m
         if not todo.files:
             return result
         before = todo.before
-        from pylon.workspace.commits import read_state
-        from pylon.workspace.ops.reverse import carried_meta
-
         # the session's own bit changes (a new 700 script) come along; the checkout keeps its others
-        base = read_state(checkout, todo.base.commit)
-        if base.meta is None and todo.base.kind == "baseline":
-            from pylon.workspace.exact import encode
-
-            base.meta_raw = encode({"m": {}, "d": []})  # git checked the worktree out: 644/755, no folders
-        meta = carried_meta(checkout, base, todo.session, before, todo.merged, strict=True)
         after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after apply {worktree_id}", meta_raw=meta)
+                           branch=before.branch, label=f"after apply {worktree_id}", meta_raw=todo.meta)
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "

@@ -112,7 +112,7 @@ def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree
            message: str, *, verify: bool = True) -> Made:
     """Commit `paths` (as `worktree` holds them, on HEAD's tree) through the repository's hooks;
     the commit is made but no ref moves (the caller's op moves the branch)."""
-    from pylon.workspace.index import remove_index
+    from pylon.workspace.commits import remove_index
 
     made = Made()
     made.paths = paths

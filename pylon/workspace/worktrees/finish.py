@@ -27,7 +27,7 @@ from pylon.locks import file_lock
 from pylon.workspace import git
 from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned, rm_undo
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ MODULE = "pylon.workspace.worktrees.finish"
 
 def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: list[dict[str, str]]) -> str:
     """`base_tree` with the changed `files` taken from `merged` (deleted ones removed)."""
-    from pylon.workspace.index import edited_tree
+    from pylon.workspace.commits import edited_tree
     from pylon.workspace.worktrees.commit import entries
 
     paths = [f["path"] for f in files]
@@ -55,14 +55,14 @@ def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str
     before: State = todo.before
     if message is None:
         return make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                          branch=before.branch, label=f"after finish {worktree_id}"), None
+                          branch=before.branch, label=f"after finish {worktree_id}", meta_raw=todo.meta), None
     head_tree = tree_of(checkout, before.head) if before.head else None
     tree = _with_paths(checkout, head_tree, todo.merged, todo.files)
-    args = ["commit-tree", "--no-gpg-sign", tree, *(["-p", before.head] if before.head else []), "-F", "-"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *(["-p", before.head] if before.head else []), "-F", "-"]
     commit = git.run(args, cwd=checkout.root, input=message.encode("utf-8"), what="git commit-tree").decode().strip()
     index = _with_paths(checkout, before.index_tree or head_tree, todo.merged, todo.files)
     return make_state(checkout, worktree=todo.merged, index_tree=index, head=commit, branch=before.branch,
-                      label=f"after finish {worktree_id}"), commit
+                      label=f"after finish {worktree_id}", meta_raw=todo.meta), commit
 
 
 def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, keep_branch: bool = False,
@@ -102,6 +102,7 @@ def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, 
                 "baseline": found.baseline, "record": found.record, "state": todo.session.commit,
                 "keep_branch": keep_branch, "scoped": scoped_oids, "trash": None,
                 "session_state": todo.session.commit, "files": len(todo.files), "commit": commit,
+                "checkout": checkout.root,
             }
             anchors = [str(todo.session.commit), found.head or "", found.baseline, str(before.commit),
                        *(a for a in scoped_oids.values() if a)]
@@ -213,6 +214,12 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     """The worktree back first (it holds the work), then the checkout as it was before."""
     rm_undo.undo_op(checkout, op)
     oplog.run_steps(op.steps, forward=False)
+
+
+def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    """An undo killed half-way, reversed: the checkout is back to the state the undo replaced
+    (undo.py did that); the worktree it had begun to make again goes as the finish removed it."""
+    rm_undo.reverse_undo_op(checkout, op)
 
 
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:

@@ -22,6 +22,7 @@ from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned
 from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.ops.restore_state import make_state, same_state, state
+from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -87,10 +88,14 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             if st.index_tree is None:
                 raise PylonError("index-unmerged", "An index has unresolved conflicts, so pylon cannot move it.",
                                  "Resolve them (`git status` lists them) or abort the merge, then run the same command again.")
-        target = make_state(main, worktree=source.worktree, index_tree=source.index_tree,
+        # the worktree's untracked files this checkout's rules would ignore once the state is here
+        # stay out: written here they would be no part of its state, and `--back` would leave them
+        out = left_out(main, parked, source)
+        tree = keep_theirs(main, source.worktree, out, parked.worktree)
+        target = make_state(main, worktree=tree, index_tree=source.index_tree,
                             head=source.head, branch=None, label=f"moved {worktree_id}", meta_raw=source.meta_raw)
         data: dict[str, object] = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
-                "main_branch": parked.branch, "main_head": parked.head}
+                "main_branch": parked.branch, "main_head": parked.head, "left_out": out}
         step = oplog.Step(main.root, _commit(parked), target, "state")
         oplog.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
@@ -98,7 +103,28 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         results = oplog.carry_out(checkout, op, currents={main.root: parked})
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "parked": parked.commit,
             "state": source.commit, "head": source.head, "written": results[0]["written"],
-            "deleted": results[0]["deleted"], "branch": parked.branch}
+            "deleted": results[0]["deleted"], "branch": parked.branch, "left_out": out,
+            "bring": bring_command(found.path, main.root, out)}
+
+
+def left_out(main: Checkout, parked: State, source: State) -> list[str]:
+    """The worktree's untracked files that the main checkout's rules will ignore once its state is
+    there (its `.gitignore` files, and ignored ones of the checkout such as `build/.gitignore`)."""
+    from pylon.workspace.ops.keep_ignored import ignored_after
+    from pylon.workspace.worktrees.withheld import untracked_files
+
+    paths = untracked_files(main, source)
+    return sorted(ignored_after(main, paths, source.worktree, parked.worktree)) if paths else []
+
+
+def bring_command(worktree: str, main: str, paths: list[str]) -> str | None:
+    """The command that copies `paths` from the worktree into the main checkout (bits kept)."""
+    if not paths:
+        return None
+    import shlex
+
+    shown = " ".join(shlex.quote(p) for p in paths[:50]) + (" ..." if len(paths) > 50 else "")
+    return f"(cd {shlex.quote(worktree)} && cp -a --parents -- {shown} {shlex.quote(main)}/)"
 
 
 def _ref(co: Checkout, ref: str) -> str | None:
@@ -152,10 +178,19 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
                          f"Put it back with `git branch -f {found.branch} {sent.head}` (keep the other tip on a branch "
                          f"first if you need it), then run `pylon ws move {worktree_id} --back`.")
         m = now_main
-        wt_target = make_state(wt, worktree=m.worktree, index_tree=m.index_tree, head=m.head,
+        # the worktree keeps what the move left out, and never receives the person's ignored files
+        # that the moved-in rules let into the main checkout's state (withheld.py)
+        copy = found.record.get("copy")
+        held = withheld(main, m, trees=[parked], copy=[str(c) for c in copy] if isinstance(copy, list) else [])
+        recorded = op_move.data.get("left_out")
+        out = [str(p) for p in recorded] if isinstance(recorded, list) else []
+        tree = keep_theirs(main, m.worktree, sorted(set(held) | set(out)), now_wt.worktree)
+        wt_target = make_state(wt, worktree=tree, index_tree=m.index_tree, head=m.head,
                                branch=session, label=f"back {worktree_id}", meta_raw=m.meta_raw)
+        # the main checkout goes back to its parked state; what the move brought goes with it (the
+        # worktree has it), even where the parked state's rules ignore it
         steps = [oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
-                 oplog.Step(main.root, _commit(m), parked, "state")]
+                 oplog.Step(main.root, _commit(m), parked, "state", made=op_move.steps[0].after)]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}
         oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
@@ -163,4 +198,5 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         results = oplog.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
     return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "restored": parked,
             "sent": m.commit, "head": parked_state.head, "branch": parked_state.branch,
-            "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"]}
+            "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"],
+            "withheld": held}

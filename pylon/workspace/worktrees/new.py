@@ -24,7 +24,7 @@ from pylon.workspace import git
 from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import IDENT, iso, update_refs
 from pylon.workspace.refs import session_baseline_ref
-from pylon.workspace.repo import EMPTY_TREE, Checkout
+from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,16 +44,21 @@ def ref_exists(checkout: Checkout, ref: str) -> bool:
     return code == 0
 
 
-def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, object]]:
-    """(baseline, HEAD, info): the current checkout state as one commit on top of HEAD.
+def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[str, str | None, dict[str, object]]:
+    """(baseline, HEAD, info): the current checkout state as one commit on top of HEAD, without
+    the person's ignored files it may hold (withheld.py; `copy`: the session's `--copy` globs).
 
     The commit is deterministic (fixed message, dates of HEAD), so two sessions started from the
     same state share one baseline and their three-way merges (`ws conflicts`) use it as base.
     A clean checkout starts at HEAD itself.
     """
     from pylon.workspace.current import current_state
+    from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 
     state, source = current_state(checkout)
+    held = withheld(checkout, state, copy=copy)
+    if held:
+        state.worktree = keep_theirs(checkout, state.worktree, held, EMPTY_TREE)
     head = state.head
     head_tree = None
     date = "@0 +0000"
@@ -64,7 +69,8 @@ def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, obje
                 head_tree = line[5:].strip()
             elif line.startswith("committer "):
                 date = "@" + " ".join(line.rsplit(" ", 2)[-2:])
-    info = {"source": source, "dirty": state.worktree != (head_tree or EMPTY_TREE), "notes": state.notes}
+    info = {"source": source, "dirty": state.worktree != (head_tree or EMPTY_TREE), "notes": state.notes,
+            "withheld": held}
     if head and not info["dirty"]:
         return head, head, info
     if not head and not info["dirty"]:
@@ -77,7 +83,7 @@ def baseline_commit(checkout: Checkout) -> tuple[str, str | None, dict[str, obje
         )
     message = "pylon baseline\n\npylon-head: " + (head or "unborn") + "\n"
     env = dict(IDENT, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    args = ["commit-tree", "--no-gpg-sign", state.worktree] + (["-p", head] if head else []) + ["-F", "-"]
+    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, state.worktree)] + (["-p", head] if head else []) + ["-F", "-"]
     out = git.run(args, cwd=checkout.root, env=env, input=message.encode(), what="git commit-tree")
     return out.decode().strip(), head, info
 
@@ -210,7 +216,7 @@ def _create(
                              "Pass a branch, tag or commit: pylon ws new --from main")
         baseline, head, base_info = start, start, {"source": "rev", "dirty": False, "notes": []}
     else:
-        baseline, head, base_info = baseline_commit(checkout)
+        baseline, head, base_info = baseline_commit(checkout, copy)
     import secrets
     import time
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         scoped: dict[str, str]
         trash: str | None
         watch: bool
+        checkout: str  # where it ran (ws log lists it there)
 
     from pylon.workspace.exact import Scan
 
@@ -120,6 +121,7 @@ def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branc
         "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
         "baseline": found.baseline, "record": found.record, "state": state, "keep_branch": keep_branch,
         "scoped": scoped_oids, "trash": trash, "watch": bool(admin and watchers.holder(admin)),
+        "checkout": checkout.root,
     }
     anchors = [state, str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
     return oplog.begin(checkout, "rm", [], title=f"rm {found.id}{how}", data=data, anchors=anchors, module=MODULE,
@@ -265,6 +267,23 @@ def _lock_text(admin: str) -> str | None:
             return fh.read().strip()
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
+    """An undo killed while it made the worktree again, reversed (`ws undo --finish`): what it made so
+    far is captured into the op's history (never lost), then removed again as the op removed it."""
+    from typing import cast
+
+    d = cast("RmData", op.data)
+    path = str(d["path"])
+    if _intact(checkout, str(d["id"]), path, dict(d["record"])):
+        from pylon.workspace.state import capture
+
+        made = capture(locate(path), label=f"undo of op {op.seq}, reversed")
+        if made.commit:
+            oplog.set_status(checkout, op, op.status, history=list(dict.fromkeys(
+                [*(op.record.get("history") or []), made.commit])))
+    finish_op(checkout, op)
 
 
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:

@@ -20,7 +20,8 @@ from __future__ import annotations
 from pylon.workspace import git
 from pylon.workspace.ops import oplog
 from pylon.workspace.worktrees import owned
-from pylon.workspace.worktrees.apply import tree_changes
+from pylon.workspace.worktrees.apply import exact_after, tree_changes, with_modes
+from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
 from pylon.workspace.repo import refuse_in_progress
@@ -66,12 +67,16 @@ def _base(checkout: Checkout, worktree_id: str, baseline: str, source: str, sour
 class Plan:
     """What sync decided before touching a file."""
 
-    __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts")
+    __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts",
+                 "meta", "source_root")
 
     def __init__(self, worktree_id: str, path: str, source: str, baseline: str, base: Base, before: State,
-                 incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile]) -> None:
+                 incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile],
+                 meta: str | None = None) -> None:
         self.id, self.path, self.source, self.baseline, self.base = worktree_id, path, source, baseline, base
         self.before, self.incoming, self.merged, self.files, self.conflicts = before, incoming, merged, files, conflicts
+        self.meta = meta  # the exact record (bits, folders) of the session's state after
+        self.source_root = ""  # the checkout (or session) the state came from
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "path": self.path, "from": self.source, "baseline": self.baseline,
@@ -106,6 +111,20 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
                          f"Resolve them (git -C {found.path} status), then run the command again.")
     source_baseline = None if name == "checkout" else info.get(name).baseline
     start = _base(checkout, worktree_id, found.baseline, name, source_baseline)
+    held: list[str] = []
+    if name == "checkout":  # the person's ignored files stay out of the session (withheld.py)
+        copy = found.record.get("copy")
+        held = withheld(locate(source_root), incoming, trees=[found.baseline],
+                        copy=[str(c) for c in copy] if isinstance(copy, list) else [])
+    if held:  # as at the base (no change); the state recorded as synced is the one without them, so
+        # the next apply's base (the last sync) does not count them as removed by the session
+        from pylon.workspace.commits import read_state
+        from pylon.workspace.ops.restore_state import make_state
+
+        incoming = read_state(checkout, make_state(
+            checkout, worktree=keep_theirs(checkout, incoming.worktree, held, start.commit),
+            index_tree=incoming.index_tree, head=incoming.head, branch=incoming.branch,
+            label=f"{label}, without the person's ignored files", notes=incoming.notes, meta_raw=incoming.meta_raw))
     ours = on_base(checkout, before.worktree, start.commit, f"sync: session {worktree_id}")
     theirs = on_base(checkout, incoming.worktree, start.commit, f"sync: {label}")
     labels = {ours: session_label(worktree_id), theirs: label, start.commit: BASE}
@@ -114,8 +133,12 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         raise _conflicts_error(worktree_id, name, conflicts)
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
-    return Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
-                tree_changes(checkout, before.worktree, merged), conflicts)
+    meta = exact_after(checkout, start, incoming, before, merged)
+    found_plan = Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
+                      with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+                      conflicts, meta)
+    found_plan.source_root = source_root
+    return found_plan
 
 
 def _conflicts_error(worktree_id: str, source: str, conflicts: list[ConflictFile]) -> Exception:
@@ -151,7 +174,7 @@ def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         before = todo.before
         session_co = locate(todo.path)
         after = make_state(session_co, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after sync {worktree_id}")
+                           branch=before.branch, label=f"after sync {worktree_id}", meta_raw=todo.meta)
         writes = restore_state.plan(session_co, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} ignored file(s)",
@@ -160,6 +183,7 @@ def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
         step = oplog.Step(session_co.root, str(before.commit), after, head="keep")
         op = oplog.begin(checkout, "sync", [step], title=f"sync {worktree_id} from {todo.source}", command=command,
                          data={"id": worktree_id, "from": todo.source, "baseline": todo.baseline,
+                               "checkout": todo.source_root,
                                "source_state": todo.incoming.commit, "base": todo.base.commit,
                                "files": len(todo.files), "markers": result["markers"]},
                          anchors=[str(todo.incoming.commit), str(before.commit), todo.base.commit])
