@@ -29,7 +29,23 @@ _ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the nex
 
 
 def guard_prefix(checkout: Checkout) -> str:
-    return f"{refs.ROOT}guard/"  # shared by every worktree, as `ws restore guard-<n>` reads it
+    """This checkout's own snapshots: `refs/pylon/guard/` in the main checkout, under the linked
+    worktree's scope otherwise (issue 28: no kept state crosses worktrees)."""
+    return f"{refs.scope(checkout)}guard/"
+
+
+def anchors_prefix(checkout: Checkout) -> str:
+    """Where the refs a snapshot's command deletes are kept (guard_refs.py), per checkout too."""
+    return f"{refs.scope(checkout)}guard-refs/"
+
+
+def recorded_checkout(message: str) -> str | None:
+    """The checkout a snapshot was taken in (`pylon-checkout:` of its message; None before it
+    was recorded)."""
+    for line in message.splitlines():
+        if line.startswith("pylon-checkout: "):
+            return line[len("pylon-checkout: "):]
+    return None
 
 
 def _numbers(checkout: Checkout) -> list[int]:
@@ -232,6 +248,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     body += "".join(line + "\n" for line in ref_lines)  # the refs it deletes (guard_refs.py)
     if only_refs:
         body += "pylon-guard-scope: refs\n"
+    body += f"pylon-checkout: {checkout.root}\n"  # whose state this is (issue 28)
     scope = None if "." in roots else roots
     body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found, scope))}\n"
     commit = st.commit_tree(checkout, tree, parents, body)

@@ -97,10 +97,13 @@ def entries(checkout: Checkout) -> list[Entry]:
     for op in oplog.entries(checkout):
         if _mine(checkout, op):
             found.append(_op_entry(checkout, op))
+    from pylon.workspace.ops.guard_snapshot import anchors_prefix, guard_prefix
+
     anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
-    for ref, _oid, _when, _tree in _refs(checkout, f"{refs.ROOT}guard-refs/"):
-        anchors.setdefault(ref[len(f"{refs.ROOT}guard-refs/"):].split("/", 1)[0], []).append(ref)
-    for ref, oid, when, tree in _refs(checkout, f"{refs.ROOT}guard/"):
+    held = anchors_prefix(checkout)
+    for ref, _oid, _when, _tree in _refs(checkout, held):
+        anchors.setdefault(ref[len(held):].split("/", 1)[0], []).append(ref)
+    for ref, oid, when, tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
         found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,
