@@ -13,3 +13,12 @@ def sha256_hex(data: bytes) -> str:
         except ImportError:
             from hashlib import sha256  # type: ignore[assignment]
     return str(sha256(data).hexdigest())
+
+
+def sha1_hex(data: bytes) -> str:
+    """The SHA-1 git names its objects with (same rule: the built-in module first)."""
+    try:
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha1  # type: ignore[assignment]
+    return str(sha1(data).hexdigest())

@@ -4,6 +4,7 @@ Which part an event concerns follows from the event itself, because `pylon guard
 `canon hook install` register the one command only on their own events (install.py):
 
     PreToolUse                                      guard (the shell tool; the file tools: files.py)
+    PostToolUse of the shell tool                   guard (the op of what the command changed: keep.py)
     SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder)
 
 `parts` narrows that for the old commands kept as aliases (`pylon guard hook` = guard only,
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 GUARD, CANON = "guard", "canon"
 PARTS = (GUARD, CANON)
-GUARD_EVENTS = frozenset({"PreToolUse"})
+GUARD_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 CANON_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolBatch", "Stop"})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
@@ -32,7 +34,8 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     """The parts to ask about `event`, in answering order. An event that cannot be read, or that
     has no name, goes to the guard (which refuses it with the reason, never silently)."""
     out = []
-    if GUARD in parts and (event.problem or not event.name or event.name in GUARD_EVENTS):
+    after_shell = event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS
+    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell):
         out.append(GUARD)
     if CANON in parts and event.name in CANON_EVENTS and not event.problem:
         out.append(CANON)

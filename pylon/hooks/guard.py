@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pylon.agents.events import HookEvent
     from pylon.guard.context import Context
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
+from pylon.hooks.entry import SHELL_TOOLS  # noqa: E402 - one list for routing and judging
 # The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
 # openai/codex#18391, with the patch text as tool_input.command).
 FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -56,6 +56,8 @@ def judge(event: HookEvent) -> dict[str, Any]:
     if missing:  # never silence: the agent would run a command nobody checked
         return refusal(agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check the "
                        "hook's input (pylon guard check --tool-input EVENT) before running it.")
+    if event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS:
+        return _after(event, command)
     if event.name != "PreToolUse":
         return {}
     if event.tool_name in FILE_TOOLS:
@@ -74,6 +76,19 @@ def judge(event: HookEvent) -> dict[str, Any]:
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
+    kept: tuple[int, list[list[object]]] | None = None
+    if ctx.root:  # the state before every command, whatever the classifier says (docs/guard.md)
+        try:
+            from pylon.hooks.keep import before
+
+            kept = before(event, command, ctx.root)
+        except Exception as exc:  # noqa: BLE001 - without a kept state the command must not pass silently
+            from pylon.hooks.keep import _log
+
+            _log(exc)
+            why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+            return refusal(agent, f"pylon could not keep the state of the checkout before this command ({str(why)[:300]}), "
+                           "so it could not be undone. Run it only if you know it is safe.")
     result = classify(command, ctx)
     # canon's hook after the call reads a command given as text (a list of words it reads word by word)
     if (event.session_id and isinstance(event.tool_input.get("command"), str) and ctx.root
@@ -90,7 +105,14 @@ def judge(event: HookEvent) -> dict[str, Any]:
         policy, problem = Policy(), f" (policy ignored: {getattr(exc, 'message', exc)})"
     action, _why = policy.decide(result.findings)
     reasons = "; ".join(f.reason for f in result.findings if f.verdict != "safe")[:1500]
-    if action == "snapshot":
+    if action == "snapshot" and kept is not None:  # kept already: allowed, with what it changes and the way back
+        from pylon.hooks.note import over_budget, told
+
+        lost = over_budget(ctx.root, result.targets, kept[1])
+        if not lost:
+            return answers.context(event, told(ctx.root, result, kept[0]) + problem)
+        action, reasons = "ask", f"{lost}; {reasons}"
+    elif action == "snapshot":  # outside any checkout: nothing can be kept
         note, action = _snapshot(result, policy, ctx.root, command)
         if action == "snapshot":
             return answers.context(event, note + problem)
@@ -104,6 +126,23 @@ def judge(event: HookEvent) -> dict[str, Any]:
         text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
                  "(`pylon guard explain`).")
     return answers.deny(event, text)
+
+
+def _after(event: HookEvent, command: object) -> dict[str, Any]:
+    """PostToolUse of the shell tool: the op of what the command changed (keep.py); never an answer."""
+    if isinstance(command, list) and all(isinstance(w, str) for w in command):
+        import shlex
+
+        command = shlex.join(command)
+    from pylon.hooks.keep import after
+
+    try:
+        return after(event, command if isinstance(command, str) else "")
+    except Exception as exc:  # noqa: BLE001 - the command ran; the next hook records what it changed
+        from pylon.hooks.keep import _log
+
+        _log(exc)
+        return {}
 
 
 def _keep_reading(session: str, command: str, cwd: str) -> None:

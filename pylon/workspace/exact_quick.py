@@ -222,7 +222,7 @@ def _bits(root: str, paths: list[str], since: int) -> tuple[dict[str, int], list
 
 
 def _path(checkout: Checkout) -> str:
-    return os.path.join(checkout.git_dir, "pylon", _CACHE)
+    return os.path.join(checkout.pylon_dir(), _CACHE)  # beside the private index it matches
 
 
 def _load(checkout: Checkout) -> dict[str, object] | None:

@@ -116,7 +116,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
     )
     real_sig = file_sig(checkout.index_path)
     excl = excludes_sig(checkout)
-    anchored = bool(meta) and _anchored(checkout, meta.get("commit") if meta else None)
+    anchored = bool(meta) and (checkout.objects_kept or _anchored(checkout, meta.get("commit") if meta else None))
     reuse = bool(
         meta
         and meta.get("v") == _META_VERSION

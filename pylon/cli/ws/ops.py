@@ -86,8 +86,16 @@ def undo(args: UndoArgs) -> int:
         if not lines:
             note("pylon: the op log is empty")
         return 0
+    from pylon.workspace.keep.recover import locate_or_bring_back
+
+    here, recovered = locate_or_bring_back()  # a folder that lost its .git gets it back first
+    if recovered is not None:
+        note(f"pylon: brought back {show_path(str(recovered['root']))}/.git from pylon's store "
+             f"({recovered['files']} file(s))")
     with conflicts_shown(args.json, _report):
-        result = ops.undo(checkout(), finish=args.finish, markers=args.markers)
+        result = ops.undo(here, finish=args.finish, markers=args.markers, settled=recovered is None)
+    if recovered is not None:
+        result["git_brought_back"] = recovered
     if args.json:
         emit(result)
         return 0

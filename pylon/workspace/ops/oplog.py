@@ -82,12 +82,14 @@ class Step:
 
 
 class Op:
-    """One entry of the log (the decoded JSON record plus where it lives)."""
+    """One entry of the log (the decoded JSON record plus where it lives): a ref of the repository,
+    or (`home`) a file of pylon's store for the shell ops of a checkout (keep/ledger.py)."""
 
-    __slots__ = ("seq", "ref", "commit", "record")
+    __slots__ = ("seq", "ref", "commit", "record", "home")
 
-    def __init__(self, seq: int, commit: str, record: Record) -> None:
-        self.seq, self.ref, self.commit, self.record = seq, f"{PREFIX}{seq:08d}", commit, record
+    def __init__(self, seq: int, commit: str, record: Record, home: str | None = None) -> None:
+        self.seq, self.commit, self.record, self.home = seq, commit, record, home
+        self.ref = home if home else f"{PREFIX}{seq:08d}"
 
     @property
     def kind(self) -> str:
@@ -179,7 +181,18 @@ def _listing(checkout: Checkout) -> list[tuple[int, str]]:
 
 
 def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
-    """The log, newest first (one `for-each-ref` and one `cat-file --batch`)."""
+    """The log, newest first (one `for-each-ref` and one `cat-file --batch`), with this checkout's
+    shell ops from pylon's store (keep/ledger.py) in their place."""
+    from pylon.workspace.keep.ledger import for_checkout
+
+    shell = for_checkout(checkout)
+    ops = _repo_entries(checkout, limit)
+    if shell:
+        ops = sorted(ops + shell, key=lambda op: op.seq, reverse=True)
+    return ops[:limit] if limit else ops
+
+
+def _repo_entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
     listing = _listing(checkout)[:limit] if limit else _listing(checkout)
     if not listing:
         return []
@@ -240,11 +253,11 @@ def begin(
 ) -> Op:
     """Write the intent (call under op_lock, before changing anything) and return the op."""
     listing = _listing(checkout)
-    seq = (listing[0][0] + 1) if listing else 1
+    seq = _next_seq(checkout, listing[0][0] if listing else 0)
     record: Record = {
         "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
         "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
-        "module": module, "command": command, "pid": os.getpid(),
+        "module": module, "command": command, "pid": os.getpid(), "from": checkout.root,
     }
     commit = _write(checkout, seq, record, None)
     from pylon.locks import annotate
@@ -253,10 +266,31 @@ def begin(
     return Op(seq, commit, record)
 
 
+def _next_seq(checkout: Checkout, last: int) -> int:
+    """The next op number: after the log's last, and after every number pylon's store gave (its shell
+    ops share the sequence: keep/store.py)."""
+    from pylon.workspace.keep.store import Store, next_seq, read_id
+
+    repo_id = read_id(checkout.common_dir)
+    if repo_id is None:
+        return last + 1
+    return next_seq(Store(repo_id), at_least=last)
+
+
 def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:
     record = dict(op.record, status=status, **extra)
+    if op.home:  # a shell op, kept in pylon's store
+        from pylon.workspace.keep.ledger import save
+
+        save(op.home, record)
+        op.record = record
+        return op
     commit = _write(checkout, op.seq, record, op.commit)
     op.commit, op.record = commit, record
+    if status in ("done", "undone"):
+        from pylon.workspace.keep.chain import after_op
+
+        after_op(checkout, op)  # the keep's chain moves past what this op did (no shell op records it again)
     return op
 
 

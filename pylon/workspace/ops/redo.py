@@ -54,12 +54,18 @@ def redo(checkout: Checkout, *, markers: bool = False) -> dict[str, object]:
 
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        op = candidate(oplog.entries(checkout))
+        from pylon.workspace.ops.undo import mine
+
+        op = candidate([o for o in oplog.entries(checkout) if mine(checkout, o) and o.status != "running"])
         if op is None:
             raise NotFoundError("nothing-to-redo", "No undo is left to redo: every op after the last one in effect "
                                 "is done (a new op after an undo ends what redo can walk).",
                                 "See the timeline with `pylon ws log`; `pylon ws restore op-N:before-undo` brings "
                                 "back the state any undo replaced.")
+        if op.home:
+            from pylon.workspace.keep.shellop import redo_shell
+
+            return redo_shell(checkout, op, markers=markers)
         if op.record.get("module"):
             raise PylonError("redo-unsupported", f"`{op.title}` (op {op.seq}) is not made of restores, so redo cannot "
                              "carry it again.", f"Run the command again: {op.record.get('command') or op.title}",

@@ -124,15 +124,41 @@ def _holding_ignored(step: oplog.Step, current: State, toward: str) -> State:
     return holding(co, current, todo.blocked) if todo.blocked else current
 
 
-def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> dict[str, object]:
+def mine(checkout: Checkout, op: oplog.Op) -> bool:
+    """An op this checkout's undo and redo walk: one run here or that changed it (issue 28: never
+    another checkout's). Records from before `from` was kept: every op in the main checkout, as
+    then, and the ops that changed it in a linked worktree."""
+    from pylon.workspace.ops.opstates import same_root
+
+    if op.home:
+        return True  # a shell op of the store: its ledger lists this checkout's alone
+    here = any(same_root(step.root, checkout.root) for step in op.steps)
+    started = op.record.get("from")
+    if isinstance(started, str):
+        return here or same_root(started, checkout.root)
+    return here or checkout.worktree_name is None
+
+
+def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False,
+         settled: bool = True) -> dict[str, object]:
+    """Reverse the newest op of this checkout. `settled`: first record what changed since the last
+    kept state (False right after its `.git` was brought back: that is the undo's own first step)."""
+    from pylon.workspace.keep.chain import settle
+
     with oplog.op_lock(checkout):
-        ops = oplog.entries(checkout)
+        if settled:
+            settle(checkout)  # commands still running and changes no hook saw become ops first
+        ops = [o for o in oplog.entries(checkout) if mine(checkout, o)]
         if finish:
             op = next((o for o in ops if o.status in oplog.OPEN), None)
         else:
             op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
         if op is None:
             raise _nothing(finish)
+        if op.home:
+            from pylon.workspace.keep.shellop import undo_shell
+
+            return undo_shell(checkout, op, markers=markers)
         module = _module(op)
         _refuse_busy(op)
         if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
@@ -324,7 +350,7 @@ def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -
 
 
 def listing(checkout: Checkout, limit: int = 50) -> Listing:
-    ops = oplog.entries(checkout)
+    ops = [op for op in oplog.entries(checkout) if mine(checkout, op)]
     shown = ops[:limit]
     held = oplog.lock_held(checkout)
     items: list[ListedOp] = []

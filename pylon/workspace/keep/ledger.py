@@ -1,0 +1,92 @@
+"""The shell ops of one checkout, kept in the store beside its chain (`checkouts/<key>/ops/<n>.json`).
+
+Each file is one op record in the op log's format (oplog.py: kind `shell`, status, title, steps with
+the kept states before and after, data), numbered from the sequence the repository's op log uses
+too (store.next_seq), so `op-<n>` names one op whichever log holds it. oplog.entries() lists them
+with the repository's ops; a status change rewrites the file (atomically).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.keep.store import Store
+    from pylon.workspace.ops.oplog import Op
+    from pylon.workspace.repo import Checkout
+
+MODULE = "pylon.workspace.keep.shellop"
+
+
+def ops_dir(store: Store, root: str) -> str:
+    return os.path.join(store.checkout_dir(root), "ops")
+
+
+def path_of(store: Store, root: str, seq: int) -> str:
+    return os.path.join(ops_dir(store, root), f"{seq:08d}.json")
+
+
+def save(path: str, record: dict[str, object]) -> None:
+    import json
+
+    from pylon.atomic import atomic_write
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic_write(path, json.dumps(record, sort_keys=True).encode("utf-8", "surrogateescape"))
+
+
+def delete(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _read(path: str) -> dict[str, object] | None:
+    import json
+
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def load(store: Store, root: str) -> list[Op]:
+    """This checkout's shell ops, newest first."""
+    from pylon.workspace.ops.oplog import Op
+
+    folder = ops_dir(store, root)
+    try:
+        names = sorted((n for n in os.listdir(folder) if n.endswith(".json") and n[:-5].isdigit()), reverse=True)
+    except FileNotFoundError:
+        return []
+    found = []
+    for name in names:
+        path = os.path.join(folder, name)
+        record = _read(path)
+        if record is not None:
+            found.append(Op(int(name[:-5]), "", record, home=path))
+    return found
+
+
+def get(path: str) -> Op | None:
+    from pylon.workspace.ops.oplog import Op
+
+    record = _read(path)
+    return Op(int(os.path.basename(path)[:-5]), "", record, home=path) if record is not None else None
+
+
+def for_checkout(checkout: Checkout) -> list[Op]:
+    """The shell ops of `checkout` (none without a store: one failed open)."""
+    from pylon.workspace.keep.store import Store, read_id
+
+    repo_id = read_id(checkout.common_dir)
+    if repo_id is None:
+        return []
+    store = Store(repo_id)
+    if not os.path.isdir(store.checkout_dir(checkout.root, create=False)):
+        return []
+    return load(store, checkout.root)
