@@ -106,9 +106,9 @@ def judge(event: HookEvent) -> dict[str, Any]:
     action, _why = policy.decide(result.findings)
     reasons = "; ".join(f.reason for f in result.findings if f.verdict != "safe")[:1500]
     if action == "snapshot" and kept is not None:  # kept already: allowed, with what it changes and the way back
-        from pylon.hooks.note import over_budget, told
+        from pylon.hooks.note import told, unkeepable
 
-        lost = over_budget(ctx.root, result.targets, kept[1])
+        lost = unkeepable(ctx.root, result.targets, kept[1])
         if not lost:
             return answers.context(event, told(ctx.root, result, kept[0]) + problem)
         action, reasons = "ask", f"{lost}; {reasons}"

@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 GUARD_TIMEOUT = 30
 CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and each new or changed hook only "
               "after you approve it in /hooks (then start a new session).")
-# The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools.
+# The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools; and the
+# tool whose PostToolUse records the op of what a command changed (the shell).
 GUARD_MATCHERS = {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}
+AFTER_MATCHER = "Bash"
 
 
 def command_for(agent: str, program: str = "pylon") -> str:
@@ -55,10 +57,31 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
     from pylon.agents.settings import HookEntry
 
     if part == GUARD:
-        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)]
+        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
+                HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=GUARD_TIMEOUT)]
     from pylon.canon.agent.hook import hook_entries
 
     return hook_entries(agent, command)
+
+
+def merged(wanted: list[HookEntry]) -> list[HookEntry]:
+    """One handler per event: two parts on one event (Codex's PostToolUse: the guard's op, canon's
+    capsules) share it, for every tool either part matches (none named: every tool)."""
+    from pylon.agents.settings import HookEntry
+
+    by_event: dict[str, list[HookEntry]] = {}
+    for entry in wanted:
+        by_event.setdefault(entry.event, []).append(entry)
+    out = []
+    for event, group in by_event.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        names = [m for e in group for m in (e.matcher or "").split("|") if m]
+        matcher = None if any(e.matcher is None for e in group) else "|".join(dict.fromkeys(names))
+        timeouts = [e.timeout for e in group if e.timeout is not None]
+        out.append(HookEntry(event, group[0].command, matcher=matcher, timeout=max(timeouts) if timeouts else None))
+    return out
 
 
 def part_of(agent: str) -> Callable[[str, str], str | None]:
@@ -101,7 +124,7 @@ def plan(agent: str, path: str, part: str, *, install: bool, program: str = "pyl
     owned = lambda event, command: which(event, command) is not None  # noqa: E731
     positional = agent == "codex"
     command = command_for(agent, program)
-    wanted_entries = [e for p in PARTS if p in wanted for e in entries(agent, p, command)]
+    wanted_entries = merged([e for p in PARTS if p in wanted for e in entries(agent, p, command)])
     if not wanted_entries:
         return plan_uninstall(path, owned=owned, positional=positional)
     return plan_install(path, wanted_entries, owned=owned, positional=positional)

@@ -57,6 +57,53 @@ def told(root: str, result: Result, seq: int) -> str:
     return f"pylon: the checkout's state before this command is kept (op {seq}): {what}. {back}."
 
 
+def unkeepable(root: str, targets: list[Target], not_kept: list[list[object]] | None) -> str:
+    """Why to ask first ("" for no reason): the command would destroy what no kept state holds: a
+    repository of its own (its `.git`), a FIFO, socket or device below the paths it removes, or
+    ignored data over the budget (`not_kept` of the state kept; None: judged by the budget alone)."""
+    from pylon.workspace.ops.guard_snapshot import reached
+    from pylon.workspace.repo import locate
+
+    paths = [p for p in reached(locate(root), [t for t in targets if t.kind == "path"]) if p not in ("", ".")]
+    if paths:
+        from pylon.workspace import exact
+
+        found = exact.scan(root, paths).under(paths)
+        lost = [f"{p}/.git (a repository of its own)" for p in found.nested] + found.special
+        if lost:
+            return ("pylon cannot keep what this command would destroy, so `pylon ws undo` could not bring it back: "
+                    + ", ".join(lost))
+    if not_kept is None:
+        not_kept = _over(root, targets)
+    return over_budget(root, targets, not_kept)
+
+
+def _over(root: str, targets: list[Target]) -> list[list[object]]:
+    """The ignored files below what the command removes that the budget would leave out (for `guard
+    check`, which keeps nothing)."""
+    import os
+
+    from pylon.guard.policy import keep_budget
+    from pylon.workspace.ops.guard_snapshot import removed_files
+    from pylon.workspace.repo import locate
+
+    file_max, total_max = keep_budget(root)
+    out: list[list[object]] = []
+    total = 0
+    for rel in removed_files(locate(root), [t for t in targets if t.kind in ("path", "find", "git-clean")]):
+        try:
+            size = os.lstat(os.path.join(root, rel)).st_size
+        except OSError:
+            continue
+        if size > file_max:
+            out.append([rel, size, f"over {file_max} bytes"])
+        else:
+            total += size
+            if total > total_max:
+                out.append([rel, size, f"over the {total_max} bytes kept of ignored files"])
+    return out
+
+
 def over_budget(root: str, targets: list[Target], not_kept: list[list[object]]) -> str:
     """Why to ask first ("" for no reason): the command would remove or overwrite ignored data that
     the kept state could not hold."""

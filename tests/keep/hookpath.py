@@ -33,8 +33,10 @@ def hook(agent: str, payload: str, cwd: Path) -> dict[str, Any]:
 
 
 def run_through_hooks(repo: Path, command: str, *, agent: str = "claude-code", cwd: Path | None = None,
-                      run_anyway: bool = True) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes] | None]:
-    """(the PreToolUse answer, bash's result or None when it was not run)."""
+                      run_anyway: bool = True, env: dict[str, str] | None = None,
+                      ) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes] | None]:
+    """(the PreToolUse answer, bash's result or None when it was not run). With `run_anyway`, a
+    command the hook asks about runs too (as when the person lets it)."""
     _SEQ[0] += 1
     use_id = f"toolu_{os.getpid()}_{_SEQ[0]}"
     where = cwd or repo
@@ -42,7 +44,8 @@ def run_through_hooks(repo: Path, command: str, *, agent: str = "claude-code", c
     decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     if decision in ("ask", "deny") and not run_anyway:
         return answer, None
-    ran = subprocess.run(["bash", "-c", command], cwd=where, capture_output=True, timeout=120)
+    ran = subprocess.run(["bash", "-c", command], cwd=where, capture_output=True, timeout=120,
+                         env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
     hook(agent, event("PostToolUse", command, where, use_id), where)
     return answer, ran
 

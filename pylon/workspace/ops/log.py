@@ -79,10 +79,21 @@ def _op_entry(checkout: Checkout, op: oplog.Op) -> Entry:
     restores = {side: f"pylon ws restore {name}:{side}" for side in states}
     if op.kind == "rm":
         restores["worktree"] = "pylon ws undo" if op.status == "done" else ""
-    return {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit, "time": int(op.record.get("time") or 0),
-            "title": op.title, "op_kind": op.kind, "status": op.status, "made_by": op.record.get("command") or op.title,
-            "states": states, "restore": restores.get("before") or restores.get("worktree") or None,
-            "restores": restores, "_pair": (states.get("before"), states.get("after"))}
+    entry: Entry = {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit,
+                    "time": int(op.record.get("time") or 0), "title": op.title, "op_kind": op.kind,
+                    "status": op.status, "made_by": op.record.get("command") or op.title, "states": states,
+                    "restore": restores.get("before") or restores.get("worktree") or None, "restores": restores,
+                    "_pair": (states.get("before"), states.get("after"))}
+    if op.home:  # a shell op: its states are in pylon's store, what it changed is in its record
+        from pylon.workspace.keep.changes import said
+
+        change = op.data.get("changed") if isinstance(op.data.get("changed"), dict) else {}
+        assert isinstance(change, dict)
+        entry.update(_pair=(None, None), paths=change.get("paths_total"), changed=said(change),
+                     undo="pylon ws undo" if op.status == "done" else None)
+        if op.status == "running":
+            entry["restore"], entry["restores"] = None, {}
+    return entry
 
 
 def entries(checkout: Checkout) -> list[Entry]:
