@@ -61,9 +61,8 @@ def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: st
                 continue
             elif where == cx.INSIDE:
                 targets.append(Target(kind, ctx.relative(full), args_of_target))
-            elif where == cx.GIT_DATA:
-                walk.add(Finding(IRREVERSIBLE, f"`{words}` {verb} {shown}: the repository's own data (history, "
-                                 "stashes, refs), which no snapshot of the checkout keeps", arg.raw, line=line))
+            elif where == cx.GIT_DATA:  # pylon's store keeps the checkout's .git (docs/guard.md, ".git lost")
+                targets.append(Target(kind if kind == PATH else PATH, ctx.relative(full), args_of_target))
             elif where == cx.CONTAINS_CHECKOUT and (checkout_ok or arg.under or not recursive) and full == ctx.root:
                 targets.append(Target(kind, "", args_of_target))  # git acts on the working tree, never on .git
             elif where == cx.CONTAINS_CHECKOUT:

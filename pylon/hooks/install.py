@@ -32,6 +32,8 @@ CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and ea
 # tool whose PostToolUse records the op of what a command changed (the shell).
 GUARD_MATCHERS = {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}
 AFTER_MATCHER = "Bash"
+SHARED = "shared"  # a handler two parts use (Codex's PostToolUse): pylon's, but naming neither part
+AFTER_TIMEOUT = 10  # the op is recorded by a child the hook leaves running: the hook answers at once
 
 
 def command_for(agent: str, program: str = "pylon") -> str:
@@ -58,7 +60,7 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
 
     if part == GUARD:
         return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
-                HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=GUARD_TIMEOUT)]
+                HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT)]
     from pylon.canon.agent.hook import hook_entries
 
     return hook_entries(agent, command)
@@ -96,6 +98,8 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
 
     def which(event: str, command: str) -> str | None:
         if new.search(command):
+            if event == "PostToolUse":  # the guard's op in both agents, and canon's capsules in Codex
+                return SHARED if agent == "codex" else GUARD
             return GUARD if event in GUARD_EVENTS else CANON
         if guard.search(command):
             return GUARD
@@ -106,11 +110,12 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
 
 
 def installed(agent: str, path: str) -> set[str]:
-    """The parts whose hook the settings file holds now (in any form)."""
+    """The parts whose hook the settings file holds now (in any form; an event two parts share
+    tells neither)."""
     from pylon.agents.settings import read_handlers
 
     which = part_of(agent)
-    return {p for event, command in read_handlers(path) if (p := which(event, command))}
+    return {p for event, command in read_handlers(path) if (p := which(event, command)) in PARTS}
 
 
 def plan(agent: str, path: str, part: str, *, install: bool, program: str = "pylon") -> Plan:

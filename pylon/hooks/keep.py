@@ -108,13 +108,14 @@ def _checkout(event: HookEvent) -> tuple[Checkout, Store, bool] | None:
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
     root, _ = find_root(cwd)
-    if root is not None:
+    from pylon.workspace.keep.recover import lost, usable
+
+    if root is not None and usable(root):
         from pylon.workspace.repo import locate
 
         checkout = locate(root)
         store = for_checkout(checkout, create=False)
         return (checkout, store, True) if store is not None else None
-    from pylon.workspace.keep.recover import lost
 
     gone = lost(cwd)
     return (*gone, False) if gone is not None else None

@@ -70,12 +70,26 @@ def unkeepable(root: str, targets: list[Target], not_kept: list[list[object]] | 
 
         found = exact.scan(root, paths).under(paths)
         lost = [f"{p}/.git (a repository of its own)" for p in found.nested] + found.special
+        if any(p == ".git" or p.startswith(".git/") for p in paths):
+            lost += _outside_store(root)
         if lost:
             return ("pylon cannot keep what this command would destroy, so `pylon ws undo` could not bring it back: "
                     + ", ".join(lost))
     if not_kept is None:
         not_kept = _over(root, targets)
     return over_budget(root, targets, not_kept)
+
+
+def _outside_store(root: str) -> list[str]:
+    """What a removal of the checkout's .git destroys that the store's copy does not hold."""
+    import os
+
+    found = []
+    for name, why in (("modules", "submodules' repositories"), ("lfs", "large file content")):
+        folder = os.path.join(root, ".git", name)
+        if os.path.isdir(folder) and os.listdir(folder):
+            found.append(f".git/{name} ({why}, not kept)")
+    return found
 
 
 def _over(root: str, targets: list[Target]) -> list[list[object]]:

@@ -165,6 +165,24 @@ def _later(result: dict[str, object]) -> None:
         note(f"pylon: wrote conflict markers in {len(markers)} path(s): {shown(markers)}")
     for item in later.values() if isinstance(later, dict) else []:
         _refs_note(item.get("refs"), "restored")  # a guard op: the refs its command deleted
+        _kept_refs_note(item.get("refs_changed"))  # a shell op: refs, HEAD and the stash reversed
+        for path, size, why in item.get("not_kept") or []:
+            note(f"pylon: could not bring back {show_path(str(path))} ({size} bytes): it was not kept ({why})")
+
+
+def _kept_refs_note(done: dict[str, list[str]] | None) -> None:
+    if not done:
+        return
+    for name in done.get("refs_back") or []:
+        note(f"pylon: put back {name}")
+    for name in done.get("refs_left") or []:
+        note(f"pylon: left {name} as it is: it moved again since the command (not reversed)")
+    back = done.get("stash_back") or []
+    if back:
+        note(f"pylon: put back {len(back)} stash entr{'y' if len(back) == 1 else 'ies'} (`git stash list`)")
+    gone = done.get("stash_removed") or []
+    if gone:
+        note(f"pylon: removed {len(gone)} stash entr{'y' if len(gone) == 1 else 'ies'} the command made")
 
 
 def restore(args: RestoreArgs) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
+from pylon.guard.verdict import IRREVERSIBLE, PATH, REVERSIBLE, UNKNOWN, Finding, Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,10 +60,9 @@ def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: s
         found = _find_says(walk, start, cwd, tests, words, line)
         if found is None:
             return True
-    if found:
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
-                         "stashes), which no snapshot of the checkout keeps", words, line=line))
-        return True
+    if found:  # the checkout's own .git: pylon's store keeps it (docs/guard.md, ".git lost")
+        walk.add(Finding(REVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
+                         "stashes)", words, [Target(PATH, ".git")], line=line))
     return False
 
 

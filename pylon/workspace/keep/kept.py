@@ -65,7 +65,6 @@ def key_of(state: State, record: dict[str, object]) -> str:
 
 def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tuple[str, str] | None = None) -> Kept:
     """Keep the checkout's state now; `last` = (key, commit) of the last one kept, reused when equal."""
-    from pylon.guard.policy import keep_budget
     from pylon.workspace.keep import ignored, refsnap
     from pylon.workspace.state import capture
 
@@ -82,7 +81,7 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
         except BaseException:
             listing.wait()
             raise
-        kept_ignored = ignored.keep(kc, listing, keep_budget(checkout.root))
+        kept_ignored = ignored.keep(kc, listing, budget(checkout.root))
     record: dict[str, object] = {"v": VERSION, "root": checkout.root, "git": git_present,
                                  "refs": refsnap.snapshot(checkout.common_dir, checkout.git_dir),
                                  "ignored": kept_ignored}
@@ -90,6 +89,21 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
     if last is not None and last[0] == key:
         return Kept(last[1], state, record, key)
     return Kept(write(store, state, record), state, record, key)
+
+
+FILE_MAX, TOTAL_MAX = 1 << 20, 64 << 20  # the [keep] defaults (pylon/guard/policy.py reads the settings)
+
+
+def budget(root: str) -> tuple[int, int]:
+    """(ignored_file_max, ignored_max): the policy's `[keep]`, read only when a policy file exists
+    (the hook pays no TOML parser otherwise)."""
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.environ.get("HOME", "/"), ".config")
+    files = (os.path.join(root, ".pylon", "guard.toml"), os.path.join(config, "pylon", "guard.toml"))
+    if not any(os.path.exists(p) for p in files):
+        return FILE_MAX, TOTAL_MAX
+    from pylon.guard.policy import keep_budget
+
+    return keep_budget(root)
 
 
 def write(store: Store, state: State, record: dict[str, object]) -> str:

@@ -27,6 +27,14 @@ def _gitdir_of(root: str, text: str) -> str | None:
     return os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
 
 
+def usable(root: str) -> bool:
+    """Is the checkout's `.git` there for git to use (a folder with its HEAD, or a file)?"""
+    path = os.path.join(root, ".git")
+    if os.path.isdir(path) and not os.path.islink(path):
+        return os.path.isfile(os.path.join(path, "HEAD"))
+    return os.path.lexists(path)
+
+
 def lost(folder: str) -> tuple[Checkout, Store] | None:
     """(the checkout as its store's copy of `.git` shows it, the store) for a folder whose `.git` is
     gone; None when no kept state knows the folder, or its `.git` is there."""
@@ -34,7 +42,7 @@ def lost(folder: str) -> tuple[Checkout, Store] | None:
     if found is None:
         return None
     store, root = found
-    if os.path.lexists(os.path.join(root, ".git")):
+    if usable(root):
         return None
     dotgit = _chain_git(store, root)
     if dotgit.get("kind") == "file":
@@ -66,7 +74,7 @@ def bring_back(folder: str) -> dict[str, object] | None:
 
 def _bring_back(store: Store, root: str) -> dict[str, object] | None:
     target = os.path.join(root, ".git")
-    if os.path.lexists(target):
+    if usable(root):
         return None
     dotgit = _chain_git(store, root)
     if dotgit.get("kind") == "file":

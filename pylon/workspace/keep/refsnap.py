@@ -137,7 +137,7 @@ def commits_named(snap: Snapshot) -> list[str]:
 class Reversal:
     """What reversing a change of refs did: put back, and left because it moved since."""
 
-    __slots__ = ("back", "left", "stash_back", "stash_left")
+    __slots__ = ("back", "left", "stash_back", "stash_left")  # stash_left: entries the command made, removed
 
     def __init__(self) -> None:
         self.back: list[str] = []
@@ -147,7 +147,7 @@ class Reversal:
 
     def to_dict(self) -> dict[str, list[str]]:
         return {"refs_back": self.back, "refs_left": self.left, "stash_back": self.stash_back,
-                "stash_left": self.stash_left}
+                "stash_removed": self.stash_left}
 
 
 def reverse(root: str, common_dir: str, git_dir: str, frm: Snapshot, to: Snapshot, now: Snapshot) -> Reversal:
@@ -224,7 +224,7 @@ def _stash_back(root: str, common_dir: str, frm: list[str], to: list[str], now: 
     if target == now:
         return
     done.stash_back = [stash_oid(x) for x in dropped]
-    done.stash_left = [stash_oid(x) for x in added if x in now and x in target]
+    done.stash_left = [stash_oid(x) for x in added if x in now]  # made by the command: taken away again
     _write_stash(root, common_dir, target, now)
 
 

@@ -147,10 +147,7 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
         rel = os.path.normpath(os.fsdecode(raw))
         full = os.path.join(root, rel)
         if ".git" in rel.split(os.sep):
-            from pylon.errors import PylonError
-
-            raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {rel} (a .git)",
-                             "Run the command yourself knowing it cannot be undone.")
+            continue  # the checkout's .git: named as a path of its own (the store keeps it); a nested one is refused
         if os.path.isdir(full) and not os.path.islink(full):
             if whole:
                 for folder, dirs, files in os.walk(full):
