@@ -1,8 +1,10 @@
-"""git, judged by what each subcommand destroys (docs/guard.md has the table).
+"""git, judged by what each subcommand destroys (docs/guard.md has the table; one small rule per
+subcommand in `_SUBCOMMANDS`).
 
 Working-tree losses inside the checkout (reset --hard, checkout -- PATH, restore, clean) are
-reversible: a snapshot keeps them. Deleted branches, tags and stash entries are reversible too
-(gitrefs.py: the snapshot keeps the refs); reflogs, unreachable objects and remotes are irreversible.
+reversible: the state kept before every command holds them, and the target names them for the
+note. Refs, the stash and the checkout's .git are kept too (gitrefs.py); branch reflogs, remotes
+and other checkouts are not: those are irreversible.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pylon.guard.verdict import (CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
     from pylon.guard.model import Cmd
@@ -27,92 +31,129 @@ _GLOBAL_TAKES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"
                            "--super-prefix", "--list-cmds", "--attr-source"})
 
 
-def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
+class _Globals:
+    """git's own options before the subcommand: the folder (-C), another repository (--git-dir,
+    --work-tree), aliases given with -c; `at` is the subcommand's index (len(args): none)."""
+
+    __slots__ = ("cwd", "elsewhere", "aliases", "at")
+
+    def __init__(self, cwd: str | None) -> None:
+        self.cwd, self.elsewhere, self.aliases, self.at = cwd, None, {}, 1
+        self.elsewhere: str | None = None
+        self.aliases: dict[str, str] = {}
+
+
+def _globals(walk: Walk, args: list[Arg], cmd: Cmd, state: State) -> _Globals | None:
+    """Read git's global options; None (with an unknown finding) when one is known only at run time."""
     ctx = walk.ctx
-    cwd = state.cwd
-    elsewhere: str | None = None  # a repository other than the checkout (--git-dir/--work-tree)
-    aliases: dict[str, str] = {}
-    i = 1
-    while i < len(args):
-        text = args[i].text
+    g = _Globals(state.cwd)
+    while g.at < len(args):
+        text = args[g.at].text
         if text is None:
-            walk.add(Finding(UNKNOWN, f"`{quote(args)}` has a git option known only when it runs", args[i].raw,
+            walk.add(Finding(UNKNOWN, f"`{quote(args)}` has a git option known only when it runs", args[g.at].raw,
                              line=cmd.line))
-            return
+            return None
         if not text.startswith("-"):
             break
-        value = args[i + 1].text if i + 1 < len(args) else None
         key, _, inline = text.partition("=")
         if key in _GLOBAL_TAKES and not inline:
+            value = args[g.at + 1].text if g.at + 1 < len(args) else None
             if value is None:
                 walk.add(Finding(UNKNOWN, f"`{quote(args)}`: {text} takes a value known only when it runs",
                                  text, line=cmd.line))
-                return
+                return None
             inline = value
-            i += 1
-        if key == "-C":
-            # an absolute path needs no cwd (join drops it), but join takes no None: any str stands in
-            known = cwd if cwd is not None else ctx.cwd
-            cwd = ctx.absolute(inline, known) if cwd is not None or os.path.isabs(inline) else None
-        elif key in ("--git-dir", "--work-tree"):
-            elsewhere = ctx.absolute(inline, cwd or ctx.cwd)
-        elif key == "-c" and inline.startswith("alias."):
-            name, _, body = inline[len("alias."):].partition("=")
-            aliases[name] = body
-        elif key == "-c":
-            config_key, _, body = inline.partition("=")
-            _program_setting(walk, config_key, body, state, quote(args), cmd.line)
-        i += 1
-    if i >= len(args):
-        return
-    sub = args[i].text or ""
-    rest = args[i + 1 :]
-    words = quote(args)
-    if sub not in aliases and sub not in BUILTINS:
-        found = state.aliases.get("git " + sub)
-        if found is None:
-            found = _configured_alias(walk, sub, cwd, elsewhere)
-        if found is None:
-            return  # git refuses a command it does not know
-        if found == "\0external":
-            walk.add(Finding(UNKNOWN, f"`{words}` runs the external command git-{sub}, which pylon does not read",
-                             words, line=cmd.line))
-            return
-        aliases[sub] = found
-    if sub in aliases:
-        if state.depth > 8:
-            walk.add(Finding(UNKNOWN, f"`{words}`: git aliases nested too deeply to follow", words, line=cmd.line))
-            return
-        state = type(state)(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
-                                                                      if k != "git " + sub})
-        body = aliases[sub]
-        if body.startswith("!"):
-            walk.script(body[1:] + " " + " ".join(a.raw for a in rest), state.copy(), cmd.line)
-        else:
-            from pylon.guard.words import Arg as A
+            g.at += 1
+        _global(walk, g, key, inline, args, cmd, state)
+        g.at += 1
+    return g
 
-            expanded = [args[0], *[A(w, False, w) for w in body.split()], *rest]
-            judge_git(walk, expanded, cmd, state, sudo)
+
+def _global(walk: Walk, g: _Globals, key: str, inline: str, args: list[Arg], cmd: Cmd, state: State) -> None:
+    ctx = walk.ctx
+    if key == "-C":
+        # an absolute path needs no cwd (join drops it), but join takes no None: any str stands in
+        known = g.cwd if g.cwd is not None else ctx.cwd
+        g.cwd = ctx.absolute(inline, known) if g.cwd is not None or os.path.isabs(inline) else None
+    elif key in ("--git-dir", "--work-tree"):
+        g.elsewhere = ctx.absolute(inline, g.cwd or ctx.cwd)
+    elif key == "-c" and inline.startswith("alias."):
+        name, _, body = inline[len("alias."):].partition("=")
+        g.aliases[name] = body
+    elif key == "-c":
+        config_key, _, body = inline.partition("=")
+        _program_setting(walk, config_key, body, state, quote(args), cmd.line)
+
+
+def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
+    g = _globals(walk, args, cmd, state)
+    if g is None or g.at >= len(args):
+        return
+    sub = args[g.at].text or ""
+    rest = args[g.at + 1:]
+    words = quote(args)
+    if sub not in g.aliases and sub not in BUILTINS and not _known_alias(walk, g, sub, state, words, cmd):
+        return
+    if sub in g.aliases:
+        _run_alias(walk, args, g.aliases[sub], rest, cmd, state, sudo, sub, words)
         return
     bare = next((a for a in rest if a.bare), None)
     if bare is not None:  # `git branch $(producer)`: the shell may split it into options
         walk.add(Finding(UNKNOWN, f"`{words}`: {bare.raw} is known only when it runs and, unquoted, may become "
                          "any options", bare.raw, line=cmd.line))
         return
-    inner = type(state)(cwd, state.vars, state.depth)
     before = len(walk.findings)
-    _subcommand(walk, sub, rest, inner, words, cmd.line)
-    if cwd is None and any(f.verdict == REVERSIBLE for f in walk.findings[before:]):
-        walk.add(Finding(UNKNOWN, f"`{words}` runs in a folder known only when it runs", words, line=cmd.line))
-    work = elsewhere if elsewhere is not None else cwd
-    if work is not None and any(f.verdict == REVERSIBLE for f in walk.findings[before:]):
+    _subcommand(walk, sub, rest, type(state)(g.cwd, state.vars, state.depth), words, cmd.line)
+    _where(walk, g, walk.findings[before:], words, cmd.line, sudo)
+
+
+def _known_alias(walk: Walk, g: _Globals, sub: str, state: State, words: str, cmd: Cmd) -> bool:
+    """Find `git SUB` as an alias (the script's, the user's settings); False when git refuses it or
+    it is an external program (then unknown)."""
+    found = state.aliases.get("git " + sub)
+    if found is None:
+        found = _configured_alias(walk, sub, g.cwd, g.elsewhere)
+    if found is None:
+        return False  # git refuses a command it does not know
+    if found == "\0external":
+        walk.add(Finding(UNKNOWN, f"`{words}` runs the external command git-{sub}, which pylon does not read",
+                         words, line=cmd.line))
+        return False
+    g.aliases[sub] = found
+    return True
+
+
+def _run_alias(walk: Walk, args: list[Arg], body: str, rest: list[Arg], cmd: Cmd, state: State, sudo: bool,
+               sub: str, words: str) -> None:
+    if state.depth > 8:
+        walk.add(Finding(UNKNOWN, f"`{words}`: git aliases nested too deeply to follow", words, line=cmd.line))
+        return
+    state = type(state)(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
+                                                                  if k != "git " + sub})
+    if body.startswith("!"):
+        walk.script(body[1:] + " " + " ".join(a.raw for a in rest), state.copy(), cmd.line)
+        return
+    from pylon.guard.words import Arg as A
+
+    judge_git(walk, [args[0], *[A(w, False, w) for w in body.split()], *rest], cmd, state, sudo)
+
+
+def _where(walk: Walk, g: _Globals, found: list[Finding], words: str, line: int, sudo: bool) -> None:
+    """What a reversible git command's folder makes of it: unknown where that folder is known only
+    at run time, irreversible in another repository (its state is not this checkout's) or as root."""
+    ctx = walk.ctx
+    changes = any(f.verdict == REVERSIBLE for f in found)
+    if g.cwd is None and changes:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs in a folder known only when it runs", words, line=line))
+    work = g.elsewhere if g.elsewhere is not None else g.cwd
+    if work is not None and changes:
         where = ctx.locate(work)
-        if where not in (cx.INSIDE, cx.CONTAINS_CHECKOUT) or (ctx.root and not _same_repo(ctx.root, work)):
-            if where != cx.TMP:
-                walk.add(Finding(IRREVERSIBLE, f"`{words}` acts on the repository at {work}, not this checkout",
-                                 words, line=cmd.line))
-    if sudo and any(f.verdict != SAFE for f in walk.findings[before:]):
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs as root", words, line=cmd.line))
+        other = where not in (cx.INSIDE, cx.CONTAINS_CHECKOUT) or (ctx.root and not _same_repo(ctx.root, work))
+        if other and where != cx.TMP:
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` acts on the repository at {work}, not this checkout",
+                             words, line=line))
+    if sudo and any(f.verdict != SAFE for f in found):
+        walk.add(Finding(IRREVERSIBLE, f"`{words}` runs as root", words, line=line))
 
 
 def _same_repo(root: str, work: str) -> bool:
@@ -161,86 +202,180 @@ def _checkout_all(walk: Walk, verdict_words: str, line: int, what: str) -> None:
     walk.add(Finding(REVERSIBLE, f"`{verdict_words}` {what}", verdict_words, [Target(CHECKOUT)], line=line))
 
 
+class _Call:
+    """One git subcommand as its rule reads it: options, operands before and after `--`."""
+
+    __slots__ = ("walk", "sub", "rest", "flags", "before", "after", "state", "words", "line")
+
+    def __init__(self, walk: Walk, sub: str, rest: list[Arg], state: State, words: str, line: int) -> None:
+        self.walk, self.sub, self.rest, self.state, self.words, self.line = walk, sub, rest, state, words, line
+        self.flags, self.before, self.after = _flags(rest)
+
+    def has(self, *names: str) -> bool:
+        return bool(self.flags & set(names))
+
+    def all_checkout(self, what: str) -> None:
+        _checkout_all(self.walk, self.words, self.line, what)
+
+    def irreversible(self, why: str) -> None:
+        self.walk.add(Finding(IRREVERSIBLE, f"`{self.words}` {why}", self.words, line=self.line))
+
+    def tracked(self, paths: list[Arg], verb: str = "discards the uncommitted changes of") -> None:
+        destroyed(self.walk, self.state, paths, verb=verb, words=self.words, line=self.line, checkout_ok=True,
+                  kind=TRACKED)
+
+
 def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str, line: int) -> None:
-    flags, before, after = _flags(rest)
-    if flags & {"--help", "-h"} and sub not in ("clean", "rm"):  # prints help (git rm -h too, but rarely asked)
+    call = _Call(walk, sub, rest, state, words, line)
+    if call.has("--help", "-h") and sub not in ("clean", "rm"):  # prints help (git rm -h too, but rarely asked)
         return
-    irreversible = lambda why: walk.add(Finding(IRREVERSIBLE, f"`{words}` {why}", words, line=line))  # noqa: E731
-    if any(f.startswith("--pathspec-from-file") for f in flags) and sub in ("checkout", "restore", "reset", "rm"):
-        after = [_dot()]  # the paths are in a file: judged as the whole checkout (the snapshot keeps it all)
+    if any(f.startswith("--pathspec-from-file") for f in call.flags) and sub in ("checkout", "restore", "reset", "rm"):
+        call.after = [_dot()]  # the paths are in a file: judged as the whole checkout
         if sub == "checkout":
-            flags.discard("-f")
-    if judge_refs(walk, sub, flags, before, words, line):
+            call.flags.discard("-f")
+    if judge_refs(walk, sub, call.flags, call.before, words, line):
         return
-    if sub == "reset":
-        if flags & {"--hard", "--merge", "--keep"}:
-            _checkout_all(walk, words, line, "discards uncommitted changes to tracked files")
-        elif not flags & {"--soft", "-p", "--patch"}:
-            _reset_mixed(walk, before + after, state, words, line)
-    elif sub == "config":
-        _config(walk, rest, state, words, line)
-    elif sub == "checkout":
-        if flags & {"-f", "--force"} and flags & {"-b", "-B", "--orphan"}:
-            _checkout_all(walk, words, line, "discards uncommitted changes while creating the branch")
-            return
-        if flags & {"-b", "-B", "--orphan"} and not after:
-            return
-        if after or flags & {"-p", "--patch"}:
-            destroyed(walk, state, after or [_dot()], verb="discards the uncommitted changes of", words=words,
-                      line=line, checkout_ok=True, kind=TRACKED)
-        elif flags & {"-f", "--force"}:
-            _checkout_all(walk, words, line, "discards uncommitted changes while switching")
+    rule = _SUBCOMMANDS.get(sub)
+    if rule is not None:
+        rule(call)
+
+
+def _reset(c: _Call) -> None:
+    if c.has("--hard", "--merge", "--keep"):
+        c.all_checkout("discards uncommitted changes to tracked files")
+    elif not c.has("--soft", "-p", "--patch"):
+        _reset_mixed(c.walk, c.before + c.after, c.state, c.words, c.line)
+
+
+def _config_rule(c: _Call) -> None:
+    _config(c.walk, c.rest, c.state, c.words, c.line)
+
+
+def _checkout(c: _Call) -> None:
+    branching = c.has("-b", "-B", "--orphan")
+    if c.has("-f", "--force") and branching:
+        c.all_checkout("discards uncommitted changes while creating the branch")
+    elif branching and not c.after:
+        return
+    elif c.after or c.has("-p", "--patch"):
+        c.tracked(c.after or [_dot()])
+    elif c.has("-f", "--force"):
+        c.all_checkout("discards uncommitted changes while switching")
+    else:
+        ctx = c.walk.ctx
+        paths = [a for a in c.before if a.text is None or a.text == "." or os.path.lexists(
+            ctx.absolute(a.text, c.state.cwd or ctx.cwd))]
+        if paths:
+            c.tracked(paths)
+
+
+def _restore(c: _Call) -> None:
+    if c.has("--staged", "-S") and not c.has("--worktree", "-W"):
+        if c.walk.ctx.probe is None:
+            c.all_checkout("unstages changes (the staged content is lost)")
         else:
-            paths = [a for a in before if a.text is None or a.text == "." or os.path.lexists(
-                walk.ctx.absolute(a.text, state.cwd or walk.ctx.cwd))]
-            if paths:
-                destroyed(walk, state, paths, verb="discards the uncommitted changes of", words=words, line=line,
-                          checkout_ok=True, kind=TRACKED)
-    elif sub == "restore":
-        if flags & {"--staged", "-S"} and not flags & {"--worktree", "-W"}:
-            if walk.ctx.probe is None:
-                _checkout_all(walk, words, line, "unstages changes (the staged content is lost)")
-            else:
-                _reset_mixed(walk, [], state, words, line)
-        else:
-            destroyed(walk, state, (before + after) or [_dot()], verb="discards the uncommitted changes of",
-                      words=words, line=line, checkout_ok=True, kind=TRACKED)
-    elif sub == "switch":
-        if flags & {"-f", "--force", "--discard-changes"}:
-            _checkout_all(walk, words, line, "discards uncommitted changes while switching")
-    elif sub == "clean":
-        if flags & {"-n", "--dry-run"} or not flags & {"-f", "--force", "-i", "--interactive"}:
-            return
-        kept = tuple(sorted(f for f in flags if f in ("-d", "-x", "-X", "-ff")))
-        if "-f" in flags and any((a.text or "").startswith("-") and not
-                                 (a.text or "").startswith("--") and (a.text or "").count("f") > 1 for a in rest):
-            kept += ("-ff",)
-        cleaned = [(a.text or "") for a in before + after]
-        what = "ignored and untracked files" if flags & {"-x"} else "ignored files" if "-X" in flags \
-            else "untracked files"
-        base = walk.ctx.relative(state.cwd) if state.cwd and walk.ctx.locate(state.cwd) == cx.INSIDE else ""
-        walk.add(Finding(REVERSIBLE, f"`{words}` removes {what}" + (" and folders" if "-d" in flags else ""), words,
-                         [Target(GIT_CLEAN, base, (*kept, "--", *cleaned))], line=line))
-    elif sub == "rm":
-        if not flags & {"--cached", "-n", "--dry-run"}:
-            destroyed(walk, state, before + after, verb="removes", words=words, line=line, checkout_ok=True, kind=TRACKED)
-    elif sub == "mv" and flags & {"-f", "--force"}:
-        if len(before) >= 2:
-            destroyed(walk, state, before[-1:], verb="may overwrite", words=words, line=line, must_exist=True)
-    elif sub == "worktree":
-        action = before[0].text if before else None
-        if action == "remove" and flags & {"-f", "--force"}:
-            irreversible("removes a worktree with its uncommitted changes, outside this checkout")
-    elif sub in ("filter-branch", "filter-repo"):
-        irreversible("rewrites the history of every branch it touches")
-    elif sub == "gc" and any(f.startswith("--prune=") and f != "--prune=never" for f in flags) or sub == "prune":
-        irreversible("deletes unreachable objects now (lost commits, dropped stashes)")
-    elif sub == "reflog" and before and before[0].text in ("expire", "delete"):
-        irreversible("deletes reflog entries, the record of where branches were")
-    elif sub in ("checkout-index", "read-tree") and flags & {"-f", "--force", "-u", "--reset"}:
-        _checkout_all(walk, words, line, "overwrites files of the working tree")
-    elif sub == "submodule" and before and before[0].text == "deinit" and flags & {"-f", "--force"}:
-        _checkout_all(walk, words, line, "removes submodule working trees")
+            _reset_mixed(c.walk, c.before + c.after, c.state, c.words, c.line)
+    else:
+        c.tracked((c.before + c.after) or [_dot()])
+
+
+def _switch(c: _Call) -> None:
+    if c.has("-f", "--force", "--discard-changes"):
+        c.all_checkout("discards uncommitted changes while switching")
+
+
+def _clean(c: _Call) -> None:
+    if c.has("-n", "--dry-run") or not c.has("-f", "--force", "-i", "--interactive"):
+        return
+    kept = tuple(sorted(f for f in c.flags if f in ("-d", "-x", "-X", "-ff")))
+    if "-f" in c.flags and any((a.text or "").startswith("-") and not (a.text or "").startswith("--")
+                               and (a.text or "").count("f") > 1 for a in c.rest):
+        kept += ("-ff",)
+    cleaned = [(a.text or "") for a in c.before + c.after if not _excluded(c.rest, a)]
+    what = "ignored and untracked files" if "-x" in c.flags else "ignored files" if "-X" in c.flags \
+        else "untracked files"
+    ctx = c.walk.ctx
+    base = ctx.relative(c.state.cwd) if c.state.cwd and ctx.locate(c.state.cwd) == cx.INSIDE else ""
+    excludes = tuple(x for a in _exclusions(c.rest) for x in ("-e", a))
+    c.walk.add(Finding(REVERSIBLE, f"`{c.words}` removes {what}" + (" and folders" if "-d" in c.flags else ""),
+                       c.words, [Target(GIT_CLEAN, base, (*kept, *excludes, "--", *cleaned))], line=c.line))
+
+
+def _exclusions(rest: list[Arg]) -> list[str]:
+    """The patterns of `-e PATTERN` / `--exclude=PATTERN` (git clean keeps what they match)."""
+    found = []
+    for i, a in enumerate(rest):
+        t = a.text or ""
+        if t in ("-e", "--exclude") and i + 1 < len(rest):
+            found.append(rest[i + 1].text or "")
+        elif t.startswith("--exclude="):
+            found.append(t.partition("=")[2])
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            found.append(t[2:])
+    return [f for f in found if f]
+
+
+def _excluded(rest: list[Arg], arg: Arg) -> bool:
+    """Is `arg` the value of a `-e`/`--exclude` (a pattern, not a path to clean)?"""
+    for i, a in enumerate(rest[:-1]):
+        if rest[i + 1] is arg and (a.text or "") in ("-e", "--exclude"):
+            return True
+    return False
+
+
+def _rm(c: _Call) -> None:
+    if not c.has("--cached", "-n", "--dry-run"):
+        c.tracked(c.before + c.after, verb="removes")
+
+
+def _mv(c: _Call) -> None:
+    if c.has("-f", "--force") and len(c.before) >= 2:
+        destroyed(c.walk, c.state, c.before[-1:], verb="may overwrite", words=c.words, line=c.line, must_exist=True)
+
+
+def _worktree(c: _Call) -> None:
+    action = c.before[0].text if c.before else None
+    if action == "remove" and c.has("-f", "--force"):
+        c.irreversible("removes a worktree with its uncommitted changes, outside this checkout")
+
+
+def _filter_repo(c: _Call) -> None:
+    c.irreversible("rewrites the history of every branch, expires the reflogs and prunes what it replaced")
+
+
+def _reflog(c: _Call) -> None:
+    if c.before and c.before[0].text in ("expire", "delete"):
+        c.irreversible("deletes reflog entries, the record of where branches were")
+
+
+def _writes_worktree(c: _Call) -> None:
+    if c.has("-f", "--force", "-u", "--reset"):
+        c.all_checkout("overwrites files of the working tree")
+
+
+def _filter_branch(c: _Call) -> None:
+    c.all_checkout("rewrites the history of the branches it names and checks out the result")
+
+
+def _prune(c: _Call) -> None:
+    if c.sub == "prune" or any(f.startswith("--prune=") and f != "--prune=never" for f in c.flags):
+        c.walk.add(Finding(REVERSIBLE, f"`{c.words}` deletes unreachable objects now (lost commits, dropped "
+                           "stashes; pylon's store keeps a copy of each)", c.words, [Target(PATH, ".git/objects")],
+                           line=c.line))
+
+
+def _submodule(c: _Call) -> None:
+    if c.before and c.before[0].text == "deinit" and c.has("-f", "--force"):
+        c.all_checkout("removes submodule working trees")
+
+
+# What each subcommand destroys (`gc --prune` and `prune` delete objects the store keeps a copy of).
+_SUBCOMMANDS: dict[str, Callable[[_Call], None]] = {
+    "reset": _reset, "config": _config_rule, "checkout": _checkout, "restore": _restore, "switch": _switch,
+    "clean": _clean, "rm": _rm, "mv": _mv, "worktree": _worktree, "filter-branch": _filter_branch,
+    "filter-repo": _filter_repo, "reflog": _reflog, "checkout-index": _writes_worktree,
+    "read-tree": _writes_worktree, "submodule": _submodule, "gc": _prune, "prune": _prune,
+}
 
 
 def _reset_mixed(walk: Walk, operands: list[Arg], state: State, words: str, line: int) -> None:
