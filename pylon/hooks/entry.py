@@ -5,6 +5,7 @@ Which part an event concerns follows from the event itself, because `pylon guard
 
     PreToolUse                                      guard (the shell tool; the file tools: files.py)
     PostToolUse of the shell tool                   guard (the op of what the command changed: keep.py)
+    PostToolBatch, Stop                             guard too (commands whose PostToolUse never came)
     SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder)
 
 `parts` narrows that for the old commands kept as aliases (`pylon guard hook` = guard only,
@@ -35,7 +36,9 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     has no name, goes to the guard (which refuses it with the reason, never silently)."""
     out = []
     after_shell = event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS
-    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell):
+    batch_done = event.name in ("PostToolBatch", "Stop")  # commands a person refused end here
+    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell
+                           or batch_done):
         out.append(GUARD)
     if CANON in parts and event.name in CANON_EVENTS and not event.problem:
         out.append(CANON)

@@ -58,6 +58,10 @@ def judge(event: HookEvent) -> dict[str, Any]:
                        "hook's input (pylon guard check --tool-input EVENT) before running it.")
     if event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS:
         return _after(event, command)
+    if event.name in ("PostToolBatch", "Stop"):
+        from pylon.hooks.keep import batch_done
+
+        return batch_done(event)
     if event.name != "PreToolUse":
         return {}
     if event.tool_name in FILE_TOOLS:

@@ -73,6 +73,37 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
     return {}
 
 
+def batch_done(event: HookEvent) -> dict[str, object]:
+    """PostToolBatch or Stop: every command of the session still `running` in the chain has ended (one
+    refused by the person gets no PostToolUse): its op is settled now. Costs a file read when none is.
+    Never an answer, never a failure (the next hook settles what this one could not)."""
+    try:
+        _batch_done(event)
+    except Exception as exc:  # noqa: BLE001
+        _log(exc)
+    return {}
+
+
+def _batch_done(event: HookEvent) -> None:
+    from pylon.findroot import find_root
+    from pylon.workspace.index import read_json
+    from pylon.workspace.keep.store import Store, path_key, stores_of
+
+    cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+    root, _ = find_root(cwd)
+    stores = stores_of(root) if root else []
+    if not root or not stores:
+        return
+    chain_path = os.path.join(Store(stores[-1]).dir, "checkouts", path_key(root), "chain.json")
+    running = (read_json(chain_path) or {}).get("running") or {}
+    mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id]
+    if mine:
+        from pylon.workspace.keep.chain import finished
+        from pylon.workspace.repo import locate
+
+        finished(locate(root), mine)
+
+
 def _fork_child() -> bool:
     """Fork; True in the parent. The child is on its own (new session, no client pipes)."""
     pid = os.fork()

@@ -32,7 +32,7 @@ def log(args: LogArgs) -> int:
     from pylon.workspace.repo import locate
     from pylon.workspace.ops.log import log as timeline
 
-    result = timeline(locate(), args.limit)
+    result = timeline(locate(), args.limit, settled=True)
     if args.json:
         emit(result)
         return 0

@@ -275,6 +275,24 @@ def settle(checkout: Checkout) -> None:
         chain.save()
 
 
+def finished(checkout: Checkout, hook_ids: list[str]) -> None:
+    """These running commands have ended (their PostToolUse will not come): their ops, as they stand."""
+    from pylon.workspace.keep.kept import take
+
+    store = for_checkout(checkout, create=False)
+    if store is None:
+        return
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        chain = Chain(store, checkout.root)
+        ids = [h for h in hook_ids if h in chain.running]
+        if not ids:
+            return
+        kept = take(checkout, store, last=_last(chain))
+        for hook_id in sorted(ids, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
+            finish(checkout, chain, hook_id, kept)
+        chain.save()
+
+
 def after_op(checkout: Checkout, op: Op) -> None:
     """A pylon op of the repository's log finished: every checkout it changed that keeps states moves
     its chain to the state it is in now (the op is what changed it; no shell op repeats it)."""

@@ -169,7 +169,14 @@ def _sizes(checkout: Checkout, items: list[Entry]) -> None:
         del e["_pair"]
 
 
-def log(checkout: Checkout, limit: int = 50) -> dict[str, object]:
+def log(checkout: Checkout, limit: int = 50, *, settled: bool = False) -> dict[str, object]:
+    """The timeline; `settled`: first record what the checkout changed since its last kept state
+    (commands still running, changes no hook saw: keep/chain.py), as `ws log` does; the board reads
+    it as it stands."""
+    if settled:
+        from pylon.workspace.keep.chain import settle
+
+        settle(checkout)
     items = entries(checkout)
     shown = items[:limit]
     _sizes(checkout, shown)

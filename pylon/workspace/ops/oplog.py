@@ -252,6 +252,9 @@ def begin(
     anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
 ) -> Op:
     """Write the intent (call under op_lock, before changing anything) and return the op."""
+    from pylon.workspace.keep.chain import settle
+
+    settle(checkout)  # what changed since the last kept state (no hook saw it) is an op of its own first
     listing = _listing(checkout)
     seq = _next_seq(checkout, listing[0][0] if listing else 0)
     record: Record = {
