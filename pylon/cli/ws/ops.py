@@ -154,6 +154,10 @@ def _later(result: dict[str, object]) -> None:
     existing = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("existing", [])]
     if back:
         note(f"pylon: brought back {len(back)} file(s) the command destroyed: {shown(back)}")
+    reverted = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("reverted", [])]
+    if reverted:  # a shell op: every path it changed, each as it was before it
+        note(f"pylon: put back {len(reverted)} path(s) as they were before it: "
+             + ", ".join(show_path(p) for p in reverted))  # every one: nothing hidden behind a count
     if existing:
         note(f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
              f"with their paths replaces them): {shown(existing)}")

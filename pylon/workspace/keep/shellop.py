@@ -93,7 +93,7 @@ class Result:
         self.git = ""
 
     def to_dict(self) -> dict[str, object]:
-        return {"back": self.back, "kept": self.kept, "merged": self.merged, "markers": self.markers,
+        return {"reverted": self.back, "kept": self.kept, "merged": self.merged, "markers": self.markers,
                 "existing": [], "not_kept": self.not_kept, "refs_changed": self.refs, "git": self.git}
 
 
@@ -198,3 +198,57 @@ def redo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
 
 def exists(path: str) -> bool:
     return os.path.lexists(path)
+
+
+def state_of(op: Op, side: str, root: str) -> str | None:
+    """The kept state `op-<n>:SIDE` names for the checkout at `root`."""
+    step = op.steps[0]
+    if side == "before":
+        return step.before
+    if side == "after":
+        return step.after
+    key = {"before-undo": "undo_from", "before-redo": "redo_from"}.get(side, "")
+    found = (op.record.get(key) or {}).get(root)
+    return str(found) if found else None
+
+
+def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str] | None,
+                 dry_run: bool) -> dict[str, object]:
+    """`ws restore op-<n>[:SIDE] [PATH...]` of a shell op: that kept state's files (ignored ones it
+    kept included), bits, empty folders and staged entries, for PATHs or the whole checkout; HEAD and
+    refs stay (`ws undo` reverses those). Recorded as an op of its own, which `ws undo` reverses."""
+    from pylon.errors import NotFoundError
+    from pylon.workspace.keep.chain import Chain, _last, _record, lock
+    from pylon.workspace.keep.kept import load, take
+    from pylon.workspace.keep.store import for_checkout
+    from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
+
+    commit = state_of(op, side, checkout.root)
+    store = for_checkout(checkout)
+    if commit is None or store is None:
+        raise NotFoundError("unknown-snapshot", f"No kept state is named {name!r}: op {op.seq} has no {side} state "
+                            "here.", "See the names with `pylon ws log`.")
+    kc = KeepCheckout(checkout, store)
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        chain = Chain(store, checkout.root)
+        now = take(checkout, store, last=_last(chain))
+        with store.objects_in(checkout.common_dir):  # type: ignore[attr-defined]
+            target, current = whole(kc, load(store, commit, checkout.common_dir)), whole(kc, now)
+            todo = plan(kc, str(target.commit), rel, current=current)
+            result: dict[str, object] = {
+                "name": name, "ref": op.ref, "commit": commit, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
+                "head": target.head, "head_now": current.head, "head_kept": target.head != current.head, "op": None}
+            if todo.blocked:
+                raise _blocked_error(todo.blocked)
+            if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
+                return result
+            if todo.target.index_tree and todo.index_entries:
+                ensure_in_repo(checkout, store, [todo.target.index_tree])
+            restore(kc, str(target.commit), rel, head="keep", current=current)
+        chain.move(now)
+        shown = " ".join(["pylon ws restore", name, *(rel or [])])
+        result["op"] = _record(checkout, chain, take(checkout, store), f"restore {name}" + (" (paths)" if rel else ""),
+                               shown, {"name": name})
+        chain.move(take(checkout, store, last=_last(chain)))
+        chain.save()
+    return result

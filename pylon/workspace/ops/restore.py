@@ -91,6 +91,21 @@ def _quote(path: str) -> str:
     return shlex.quote(path)
 
 
+def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
+    """(the shell op, the side) that `op-<n>[:SIDE]` names, when it is one kept in pylon's store (an op
+    renumbered when it finished is found by its first number too)."""
+    if not name.startswith("op-"):
+        return None
+    from pylon.workspace.keep.ledger import for_checkout
+    from pylon.workspace.ops.opstates import parse
+
+    seq, side = parse(name)
+    ops = for_checkout(checkout)
+    found = next((op for op in ops if op.seq == seq), None) or next(
+        (op for op in ops if op.data.get("was") == seq), None)
+    return (found, side) if found is not None and found.status != "running" else None
+
+
 def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
     """A whole guard snapshot also puts HEAD and its branch back (`git reset --hard REV` moved them)
     when that loses no commit: same branch, and its tip now is an ancestor of the snapshot's."""
@@ -129,10 +144,16 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     from pylon.workspace.ops.restore_state import _blocked_error, holding, plan
     from pylon.workspace.state import capture
 
-    ref, target = resolve_name(checkout, name)
     rel = [checkout.to_root_relative(p) for p in paths] if paths else None
     if rel is not None and "" in rel:
         rel = None  # the checkout root itself: everything
+    shell = _shell_op(checkout, name)
+    if shell is not None:  # a state of a shell op: kept in pylon's store (keep/shellop.py)
+        from pylon.workspace.keep.shellop import restore_kept
+
+        with oplog.op_lock(checkout):
+            return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)  # type: ignore[return-value]
+    ref, target = resolve_name(checkout, name)
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
     if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
