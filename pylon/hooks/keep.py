@@ -87,21 +87,26 @@ def batch_done(event: HookEvent) -> dict[str, object]:
 def _batch_done(event: HookEvent) -> None:
     from pylon.findroot import find_root
     from pylon.workspace.index import read_json
-    from pylon.workspace.keep.store import Store, path_key, stores_of
+    from pylon.workspace.keep.recover import usable
+    from pylon.workspace.keep.store import of_repo, path_key
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
     root, _ = find_root(cwd)
-    stores = stores_of(root) if root else []
-    if not root or not stores:
+    if not root or not usable(root):
         return
-    chain_path = os.path.join(Store(stores[-1]).dir, "checkouts", path_key(root), "chain.json")
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
+    store = of_repo(checkout.common_dir)
+    if store is None:
+        return
+    chain_path = os.path.join(store.dir, "checkouts", path_key(root), "chain.json")
     running = (read_json(chain_path) or {}).get("running") or {}
     mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id]
     if mine:
         from pylon.workspace.keep.chain import finished
-        from pylon.workspace.repo import locate
 
-        finished(locate(root), mine)
+        finished(checkout, mine)
 
 
 def _fork_child() -> bool:

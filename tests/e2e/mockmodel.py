@@ -65,7 +65,18 @@ class Text:
     text: str
 
 
-Step = Bash | Mcp | Text
+@dataclass(frozen=True)
+class Terminal:
+    """Codex's unified exec: `start` opens a session (`exec_command` with a PTY, e.g. "bash"); a step
+    with `chars` types them into the newest session the client reported (`write_stdin`), which
+    fires no hook in the client (read from its tool schemas: exec_command `tty`, write_stdin
+    `session_id`/`chars`)."""
+
+    start: str = ""
+    chars: str = ""
+
+
+Step = Bash | Mcp | Text | Terminal
 
 
 @dataclass
@@ -156,7 +167,7 @@ class MockModel:
         if api == "anthropic":
             data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names)
         else:
-            data = _responses(step, turn or 0, names, tools)
+            data = _responses(step, turn or 0, names, tools, body)
         req.turn = turn
         req.sent = time.monotonic()
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
@@ -229,7 +240,16 @@ def _shell_call(names: list[str], command: str) -> tuple[str, dict[str, Any]]:
     return "shell", {"command": ["bash", "-lc", command]}
 
 
-def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> bytes:
+def _terminal(step: Terminal, body: Any) -> tuple[str, dict[str, Any]]:
+    import re
+
+    if step.start:
+        return "exec_command", {"cmd": step.start, "tty": True, "yield_time_ms": 1000}
+    ids = re.findall(r"session ID (\d+)", json.dumps(body.get("input", [])))
+    return "write_stdin", {"session_id": int(ids[-1]) if ids else 0, "chars": step.chars, "yield_time_ms": 1500}
+
+
+def _responses(step: Step, turn: int, names: list[str], tools: list[Any], body: Any = None) -> bytes:
     rid = f"resp_mock{turn:04d}"
     if isinstance(step, Text):
         item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{turn:04d}",
@@ -237,11 +257,13 @@ def _responses(step: Step, turn: int, names: list[str], tools: list[Any]) -> byt
     else:
         if isinstance(step, Bash):
             name, args = _shell_call(names, step.command)
+        elif isinstance(step, Terminal):
+            name, args = _terminal(step, body or {})
         else:
             name, args = step.name(names), step.arguments
         item = {"type": "function_call", "id": f"fc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
                 "name": name, "arguments": json.dumps(args)}
-        where = step.namespaced(tools) if isinstance(step, Mcp) else None
+        where = step.namespaced(tools) if isinstance(step, Mcp) else None  # type: ignore[union-attr]
         if where:
             item["namespace"], item["name"] = where
     usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 10,

@@ -256,12 +256,11 @@ def settle(checkout: Checkout) -> None:
     the checkout stands, and what changed since the chain's last state otherwise is an `outside` op.
     Nothing at all when the checkout never kept a state."""
     from pylon.workspace.keep.kept import take
-    from pylon.workspace.keep.store import Store, read_id
+    from pylon.workspace.keep.store import of_repo
 
-    repo_id = read_id(checkout.common_dir)
-    if repo_id is None:
+    store = of_repo(checkout.common_dir)
+    if store is None:
         return
-    store = Store(repo_id)
     if not os.path.exists(os.path.join(store.checkout_dir(checkout.root, create=False), CHAIN)):
         return
     with lock(store, checkout.root):  # type: ignore[attr-defined]
@@ -296,12 +295,11 @@ def finished(checkout: Checkout, hook_ids: list[str]) -> None:
 def after_op(checkout: Checkout, op: Op) -> None:
     """A pylon op of the repository's log finished: every checkout it changed that keeps states moves
     its chain to the state it is in now (the op is what changed it; no shell op repeats it)."""
-    from pylon.workspace.keep.store import Store, read_id
+    from pylon.workspace.keep.store import of_repo
 
-    repo_id = read_id(checkout.common_dir)
-    if repo_id is None:
+    store = of_repo(checkout.common_dir)
+    if store is None:
         return
-    store = Store(repo_id)
     roots = {step.root for step in op.steps} | {str(op.record.get("from") or checkout.root)}
     for root in sorted(roots):
         if os.path.exists(os.path.join(store.checkout_dir(root, create=False), CHAIN)) and os.path.isdir(root):

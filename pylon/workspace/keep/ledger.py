@@ -81,12 +81,11 @@ def get(path: str) -> Op | None:
 
 def for_checkout(checkout: Checkout) -> list[Op]:
     """The shell ops of `checkout` (none without a store: one failed open)."""
-    from pylon.workspace.keep.store import Store, read_id
+    from pylon.workspace.keep.store import of_repo
 
-    repo_id = read_id(checkout.common_dir)
-    if repo_id is None:
+    store = of_repo(checkout.common_dir)
+    if store is None:
         return []
-    store = Store(repo_id)
     if not os.path.isdir(store.checkout_dir(checkout.root, create=False)):
         return []
     return load(store, checkout.root)

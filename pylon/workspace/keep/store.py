@@ -36,13 +36,14 @@ def path_key(root: str) -> str:
 
 
 class Store:
-    """One repository's store (its folder need not exist yet)."""
+    """One repository's store (its folder need not exist yet): `folder` where the repository recorded
+    it, else in this user's state folder."""
 
     __slots__ = ("dir", "repo_id")
 
-    def __init__(self, repo_id: str) -> None:
+    def __init__(self, repo_id: str, folder: str | None = None) -> None:
         self.repo_id = repo_id
-        self.dir = os.path.join(home(), repo_id)
+        self.dir = folder or os.path.join(home(), repo_id)
 
     @property
     def objects(self) -> str:
@@ -71,36 +72,53 @@ class Store:
         return objects_in(self.env(common_dir))
 
 
-def read_id(common_dir: str) -> str | None:
+def _read(common_dir: str) -> tuple[str, str | None] | None:
+    """(id, the store's folder) from `<common dir>/pylon/keep-id`: its id on the first line and the
+    folder on the second, so every process finds the store whatever its environment."""
     try:
-        with open(os.path.join(common_dir, "pylon", KEEP_ID), encoding="ascii") as fh:
-            text = fh.read(64).strip()
-    except (OSError, UnicodeDecodeError):
+        with open(os.path.join(common_dir, "pylon", KEEP_ID), encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read(8192).split("\n")
+    except OSError:
         return None
-    return text if text.isalnum() and 8 <= len(text) <= 64 else None
+    repo_id = lines[0].strip()
+    if not (repo_id.isalnum() and 8 <= len(repo_id) <= 64):
+        return None
+    folder = lines[1].strip() if len(lines) > 1 and os.path.isabs(lines[1].strip()) else None
+    return repo_id, folder
 
 
-def _new_id(common_dir: str) -> str:
+def read_id(common_dir: str) -> str | None:
+    found = _read(common_dir)
+    return found[0] if found else None
+
+
+def of_repo(common_dir: str) -> Store | None:
+    """The store a repository recorded (None: it never kept a state)."""
+    found = _read(common_dir)
+    return Store(*found) if found else None
+
+
+def _new_id(common_dir: str) -> Store:
     from pylon.atomic import create_exclusive
 
-    found = read_id(common_dir)
+    found = of_repo(common_dir)
     if found:
         return found
     os.makedirs(os.path.join(common_dir, "pylon"), exist_ok=True)
-    fresh = os.urandom(10).hex()
+    fresh = Store(os.urandom(10).hex())
     try:
-        create_exclusive(os.path.join(common_dir, "pylon", KEEP_ID), (fresh + "\n").encode())
+        create_exclusive(os.path.join(common_dir, "pylon", KEEP_ID), f"{fresh.repo_id}\n{fresh.dir}\n".encode(
+            "utf-8", "surrogateescape"))
     except FileExistsError:
         pass
-    return read_id(common_dir) or fresh
+    return of_repo(common_dir) or fresh
 
 
 def for_checkout(checkout: Checkout, *, create: bool = True) -> Store | None:
     """The store of the checkout's repository (made, with the path recorded, when `create`)."""
-    repo_id = _new_id(checkout.common_dir) if create else read_id(checkout.common_dir)
-    if repo_id is None:
+    store = _new_id(checkout.common_dir) if create else of_repo(checkout.common_dir)
+    if store is None:
         return None
-    store = Store(repo_id)
     if create and not os.path.isdir(store.dir):
         for sub in ("objects", "git", "checkouts"):
             os.makedirs(os.path.join(store.dir, sub), exist_ok=True)
@@ -189,11 +207,11 @@ def next_seq(store: Store, at_least: int = 0) -> int:
 
 def last_seq(common_dir: str) -> int:
     """The highest op number a store of this repository gave (0 without a store)."""
-    repo_id = read_id(common_dir)
-    if repo_id is None:
+    store = of_repo(common_dir)
+    if store is None:
         return 0
     try:
-        with open(os.path.join(Store(repo_id).dir, "seq"), encoding="ascii") as fh:
+        with open(os.path.join(store.dir, "seq"), encoding="ascii") as fh:
             return int(fh.read().strip() or 0)
     except (OSError, ValueError):
         return 0

@@ -272,12 +272,12 @@ def begin(
 def _next_seq(checkout: Checkout, last: int) -> int:
     """The next op number: after the log's last, and after every number pylon's store gave (its shell
     ops share the sequence: keep/store.py)."""
-    from pylon.workspace.keep.store import Store, next_seq, read_id
+    from pylon.workspace.keep.store import next_seq, of_repo
 
-    repo_id = read_id(checkout.common_dir)
-    if repo_id is None:
+    store = of_repo(checkout.common_dir)
+    if store is None:
         return last + 1
-    return next_seq(Store(repo_id), at_least=last)
+    return next_seq(store, at_least=last)
 
 
 def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:
