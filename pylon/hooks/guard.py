@@ -81,7 +81,7 @@ def judge(event: HookEvent) -> dict[str, Any]:
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
     kept: tuple[int, list[list[object]]] | None = None
-    from pylon.workspace.keep.recover import usable
+    from pylon.workspace.keep.store import usable
 
     # the state before every command, whatever the classifier says (docs/guard.md); a checkout whose
     # .git is gone was kept with it (`pylon ws undo` there brings it back first)

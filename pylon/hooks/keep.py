@@ -87,7 +87,7 @@ def batch_done(event: HookEvent) -> dict[str, object]:
 def _batch_done(event: HookEvent) -> None:
     from pylon.findroot import find_root
     from pylon.workspace.index import read_json
-    from pylon.workspace.keep.recover import usable
+    from pylon.workspace.keep.store import usable
     from pylon.workspace.keep.store import of_repo, path_key
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
@@ -144,7 +144,8 @@ def _checkout(event: HookEvent) -> tuple[Checkout, Store, bool] | None:
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
     root, _ = find_root(cwd)
-    from pylon.workspace.keep.recover import lost, usable
+    from pylon.workspace.keep.recover import lost
+    from pylon.workspace.keep.store import usable
 
     if root is not None and usable(root):
         from pylon.workspace.repo import locate

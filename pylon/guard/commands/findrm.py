@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.guard.verdict import IRREVERSIBLE, PATH, REVERSIBLE, UNKNOWN, Finding, Target
+from pylon.guard.verdict import PATH, REVERSIBLE, UNKNOWN, Finding, Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

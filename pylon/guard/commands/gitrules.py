@@ -45,7 +45,6 @@ class _Globals:
 
 def _globals(walk: Walk, args: list[Arg], cmd: Cmd, state: State) -> _Globals | None:
     """Read git's global options; None (with an unknown finding) when one is known only at run time."""
-    ctx = walk.ctx
     g = _Globals(state.cwd)
     while g.at < len(args):
         text = args[g.at].text

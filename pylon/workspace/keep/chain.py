@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace.keep import ledger
 from pylon.workspace.keep.store import Store, for_checkout
 from pylon.workspace.repo import Checkout
 
@@ -116,18 +115,12 @@ def _last(chain: Chain) -> tuple[str, str] | None:
 
 
 def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, session: str, turn: str) -> int:
+    """The command's op number, held in the chain until it ends (the op is written then)."""
     from pylon.workspace.keep.store import next_seq
-    from pylon.workspace.ops.oplog import Step
 
     seq = next_seq(chain.store)
-    assert chain.last is not None
-    record = {"v": 1, "kind": "shell", "status": "running", "title": f"shell: {_first_line(command)}",
-              "time": int(time.time()), "steps": [Step(checkout.root, chain.last, chain.last, "keep").to_dict()],
-              "data": {"hook_id": hook_id, "session": session}, "anchors": [], "module": ledger.MODULE,
-              "command": command[:4000], "pid": os.getpid(), "from": checkout.root}
-    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
     chain.running[hook_id] = {"seq": seq, "command": command[:4000], "session": session, "turn": turn,
-                              "time": time.time()}
+                              "time": time.time(), "pid": os.getpid()}
     return seq
 
 
@@ -143,53 +136,53 @@ def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, tu
 
 def finish(checkout: Checkout, chain: Chain, hook_id: str, kept: Kept, command: str = "") -> int | None:
     """The running command `hook_id` ended with the checkout as `kept`: its op is what changed since the
-    chain's last state (dropped when nothing did). Its number, or None."""
+    chain's last state (none when nothing did). Its number, or None."""
     run = chain.running.pop(hook_id, None)
+    if chain.last_key == kept.key or not chain.last:
+        chain.move(kept)
+        return None
     if run is None:  # its start was settled already (or never seen): what changed since is still its own
-        if chain.last_key == kept.key or not chain.last:
-            chain.move(kept)
-            return None
         title = f"shell: {_first_line(command)}" if command else OUTSIDE
         seq = _record(checkout, chain, kept, title, command or None, {"hook_id": hook_id})
         chain.move(kept)
         return seq
-    path = ledger.path_of(chain.store, checkout.root, int(str(run["seq"])))
-    op = ledger.get(path)
-    if chain.last_key == kept.key or op is None or not chain.last:
-        ledger.delete(path)
-        chain.move(kept)
-        return None
     others = [str(r.get("command")) for r in chain.running.values()]
-    seq = _complete(checkout, chain, op, kept, others)
+    seq = _complete(checkout, chain, run, hook_id, kept, others)
     chain.move(kept)
     return seq
 
 
-def _complete(checkout: Checkout, chain: Chain, op: Op, kept: Kept, others: list[str]) -> int:
-    from pylon.workspace.keep.changes import summary
-    from pylon.workspace.ops.oplog import Step
+def _complete(checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept,
+              others: list[str]) -> int:
+    from pylon.workspace.keep import ledger
 
-    assert chain.last is not None and op.home is not None
-    record = dict(op.record)
-    record["steps"] = [Step(checkout.root, chain.last, kept.commit, "keep").to_dict()]
-    record["status"] = "done"
-    record["finished"] = int(time.time())
-    data = dict(record.get("data") or {})
-    data["changed"] = summary(checkout, chain.store, chain.last, kept)
+    from pylon.workspace.keep.changes import summary
+
+    assert chain.last is not None
+    command = str(run.get("command") or "")
+    seq = int(str(run.get("seq") or 0))
+    title = f"shell: {_first_line(command)}"
+    data: dict[str, object] = {"hook_id": hook_id, "session": run.get("session") or "",
+                               "changed": summary(checkout, chain.store, chain.last, kept)}
     if others:
         data["alongside"] = [_first_line(c) for c in others]
-        record["title"] = f"{record['title']} (while {'; '.join(_first_line(c) for c in others)[:200]} ran)"
-    record["data"] = data
-    path = op.home
-    if _overtaken(checkout, chain, op.seq):  # ops are undone newest first: this one finished last
+        title = f"{title} (while {'; '.join(_first_line(c) for c in others)[:200]} ran)"
+    if _overtaken(checkout, chain, seq):  # ops are undone newest first: this one finished last
         from pylon.workspace.keep.store import next_seq
 
-        ledger.delete(path)
-        data["was"] = op.seq
+        data["was"] = seq
         seq = next_seq(chain.store, at_least=_repo_last(checkout))
-        path = ledger.path_of(chain.store, checkout.root, seq)
-    ledger.save(path, record)
-    return int(os.path.basename(path)[:-5])
+    now = int(time.time())
+    record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": int(float(str(run.get("time") or now))),
+              "finished": now, "steps": [_step(checkout.root, chain.last, kept.commit)], "data": data, "anchors": [],
+              "module": ledger.MODULE, "command": command, "pid": run.get("pid"), "from": checkout.root}
+    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
+    return seq
+
+
+def _step(root: str, before: str, after: str) -> dict[str, object]:
+    """An op step in the op log's format (oplog.Step.to_dict), without importing the op log."""
+    return {"root": root, "before": before, "after": after, "head": "keep"}
 
 
 def _repo_last(checkout: Checkout) -> int:
@@ -203,10 +196,10 @@ def _repo_last(checkout: Checkout) -> int:
 
 
 def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
-    """Has an op with a higher number finished already (so this one would not be undone first)?"""
-    running = {int(str(r.get("seq") or 0)) for r in chain.running.values()}
-    if any(op.seq > seq and op.seq not in running and op.status != "running"
-           for op in ledger.load(chain.store, checkout.root)):
+    """Has an op with a higher number been written already (so this one would not be undone first)?"""
+    from pylon.workspace.keep import ledger
+
+    if any(op.seq > seq for op in ledger.load(chain.store, checkout.root)):
         return True
     return _repo_last(checkout) > seq
 
@@ -214,15 +207,16 @@ def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
 def _record(checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None,
             data: dict[str, object]) -> int:
     """A finished op from the chain's last state to `kept` (changes no running command explains)."""
+    from pylon.workspace.keep import ledger
+
     from pylon.workspace.keep.changes import summary
     from pylon.workspace.keep.store import next_seq
-    from pylon.workspace.ops.oplog import Step
 
     assert chain.last is not None
     seq = next_seq(chain.store, at_least=_repo_last(checkout))
     now = int(time.time())
     record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": now, "finished": now,
-              "steps": [Step(checkout.root, chain.last, kept.commit, "keep").to_dict()],
+              "steps": [_step(checkout.root, chain.last, kept.commit)],
               "data": {**data, "changed": summary(checkout, chain.store, chain.last, kept),
                        **({} if command else {"outside": True})},
               "anchors": [], "module": ledger.MODULE, "command": command, "pid": os.getpid(), "from": checkout.root}
@@ -232,8 +226,6 @@ def _record(checkout: Checkout, chain: Chain, kept: Kept, title: str, command: s
 
 def after(checkout: Checkout, *, hook_id: str, command: str = "") -> int | None:
     """Record the op of the shell command `hook_id` that just ended (see `finish`)."""
-    from pylon.workspace.keep.kept import take
-
     store = for_checkout(checkout)
     assert store is not None
     with lock(store, checkout.root):  # type: ignore[attr-defined]

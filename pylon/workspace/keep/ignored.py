@@ -116,18 +116,28 @@ def _sig(st: os.stat_result) -> list[int]:
     return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode]
 
 
-def keep(kc: KeepCheckout, proc: git.GitProcess, budget: tuple[int, int]) -> Record:
-    """The record of the ignored files kept now (the listing `proc` started by `listing`)."""
-    from pylon.workspace.index import read_json, write_json
-    from pylon.workspace.keep import loose
-
+def _tops(proc: git.GitProcess | None, cache: dict[str, object]) -> list[str] | None:
+    """The ignored entries: listed now, or those of the last keep (None: neither)."""
+    if proc is None:
+        tops = cache.get("tops")
+        return [str(t) for t in tops] if isinstance(tops, list) else None
     code, out, _err = proc.wait()
+    return [os.fsdecode(p) for p in out.split(b"\0") if p] if code == 0 else []
+
+
+def keep(kc: KeepCheckout, proc: git.GitProcess | None, budget: tuple[int, int]) -> Record:
+    """The record of the ignored files kept now: the entries `proc` (started by `listing`) lists, or
+    without it (nothing came or went outside ignored folders) the last keep's entries again."""
+    from pylon.workspace.index import read_json, write_json
+
     cache_path = os.path.join(kc.keep_dir, _CACHE)
     cache = read_json(cache_path) or {}
+    entries = _tops(proc, cache)
+    if entries is None:
+        entries = _tops(listing(kc, kc.index_path), cache) or []
     seen = cache.get("files") if isinstance(cache.get("files"), dict) else {}
     assert isinstance(seen, dict)
     walk = _Walk(kc.root, budget[0], budget[1], seen)
-    entries = [os.fsdecode(p) for p in out.split(b"\0") if p] if code == 0 else []
     for raw in sorted(entries):
         rel = raw.rstrip("/")
         if rel and rel != ".git" and not rel.startswith(".git/"):
@@ -140,7 +150,7 @@ def keep(kc: KeepCheckout, proc: git.GitProcess, budget: tuple[int, int]) -> Rec
         old = seen.get(rel)
         oid = old[5] if isinstance(old, list) and len(old) == 6 and old[:5] == sig else None
         if oid is None:
-            oid = _store(kc, loose, rel, st)
+            oid = _store(kc, rel, st)
             if oid is None:
                 continue
         fresh[rel] = [*sig, oid]
@@ -151,17 +161,19 @@ def keep(kc: KeepCheckout, proc: git.GitProcess, budget: tuple[int, int]) -> Rec
     digest = _digest(files)
     tree = cache.get("tree") if cache.get("digest") == digest else None
     if files and not tree:
-        tree = loose.tree(kc.store.objects, files)
+        from pylon.workspace.keep.loose import tree as write_tree
+
+        tree = write_tree(kc.store.objects, files)
     record: Record = {"tree": tree or None, "count": len(files), "bytes": walk.total, "modes": odd,
                       "dirs": sorted(walk.dirs), "not_kept": walk.not_kept}
     try:
-        write_json(cache_path, {"files": fresh, "digest": digest, "tree": tree})
+        write_json(cache_path, {"files": fresh, "digest": digest, "tree": tree, "tops": entries})
     except OSError:
         pass  # only a cache: the next keep hashes again
     return record
 
 
-def _store(kc: KeepCheckout, loose: object, rel: str, st: os.stat_result) -> str | None:
+def _store(kc: KeepCheckout, rel: str, st: os.stat_result) -> str | None:
     from pylon.workspace.keep.loose import blob
 
     full = os.path.join(kc.root, rel)

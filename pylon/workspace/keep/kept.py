@@ -52,15 +52,14 @@ class Kept:
 
 
 def key_of(state: State, record: dict[str, object]) -> str:
-    import json
-
+    from pylon.agents.jsonio import dumps
     from pylon.digest import sha256_hex
 
     ignored = record.get("ignored") if isinstance(record.get("ignored"), dict) else {}
     assert isinstance(ignored, dict)
     parts = [state.worktree, state.index_tree, state.head, state.branch, state.meta_raw, record.get("git"),
              record.get("refs"), {k: ignored.get(k) for k in ("tree", "modes", "dirs", "not_kept")}]
-    return sha256_hex(json.dumps(parts, sort_keys=True, default=str).encode("utf-8", "surrogateescape"))
+    return sha256_hex(dumps(parts, ascii=True, sort_keys=True).encode("ascii"))
 
 
 def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tuple[str, str] | None = None) -> Kept:
@@ -74,13 +73,17 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
     env = store.env(checkout.common_dir)
     if not git_present:  # read through the store's copy of the .git that is gone
         env.update(GIT_DIR=checkout.git_dir, GIT_WORK_TREE=checkout.root)
+    from pylon.workspace.index import file_sig
+
+    private = os.path.join(kc.keep_dir, "index")
     with git.objects_in(env):
-        listing = ignored.listing(kc, checkout.index_path)
-        try:
-            state = capture(kc, anchor=False, label="kept")
-        except BaseException:
-            listing.wait()
-            raise
+        was = file_sig(private)
+        state = capture(kc, anchor=False, label="kept")
+        # git's untracked cache notices any folder whose entries changed: when the capture's status
+        # left the private index as it was, no ignored entry came or went outside ignored folders
+        # (ignored.py re-reads those folders and every kept file by their stat data)
+        moved = was is None or file_sig(private) != was
+        listing = ignored.listing(kc, checkout.index_path) if moved else None
         kept_ignored = ignored.keep(kc, listing, budget(checkout.root))
     record: dict[str, object] = {"v": VERSION, "root": checkout.root, "git": git_present,
                                  "refs": refsnap.snapshot(checkout.common_dir, checkout.git_dir),
@@ -108,8 +111,7 @@ def budget(root: str) -> tuple[int, int]:
 
 def write(store: Store, state: State, record: dict[str, object]) -> str:
     """The state commit of `state` with its record, written into the store."""
-    import json
-
+    from pylon.agents.jsonio import dumps
     from pylon.workspace.commits import state_message
     from pylon.workspace.keep import loose
 
@@ -120,7 +122,7 @@ def write(store: Store, state: State, record: dict[str, object]) -> str:
     if state.index_tree and state.index_tree != head_tree:
         index_commit = loose.commit(objects, state.index_tree, [state.head] if state.head else [],
                                     "pylon index of kept\n", now)
-    blob = loose.blob(objects, json.dumps(record, sort_keys=True).encode("utf-8", "surrogateescape"))
+    blob = loose.blob(objects, dumps(record, ascii=True, sort_keys=True).encode("ascii"))
     message = state_message(state, index_commit) + f"pylon-keep: {blob}\n"
     if state.worktree == EMPTY_TREE:
         loose.write(objects, "tree", b"")  # the empty tree is an object too (git fsck asks for it)
@@ -129,8 +131,7 @@ def write(store: Store, state: State, record: dict[str, object]) -> str:
 
 def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     """A kept state read back from its commit."""
-    import json
-
+    from pylon.agents.jsonio import loads
     from pylon.workspace import git
     from pylon.workspace.commits import parse_state
 
@@ -141,7 +142,7 @@ def load(store: Store, commit: str, common_dir: str | None) -> Kept:
                      if line.startswith("pylon-keep: ")), None)
         record: dict[str, object] = {}
         if blob:
-            record = json.loads(git.run(["cat-file", "blob", blob], env={"GIT_DIR": _git_dir(store, common_dir)}))
+            record = loads(git.run(["cat-file", "blob", blob], env={"GIT_DIR": _git_dir(store, common_dir)}))
     return Kept(commit, state, record, key_of(state, record))
 
 

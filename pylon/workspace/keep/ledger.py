@@ -28,12 +28,12 @@ def path_of(store: Store, root: str, seq: int) -> str:
 
 
 def save(path: str, record: dict[str, object]) -> None:
-    import json
+    from pylon.agents import jsonio as json
 
     from pylon.atomic import atomic_write
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, json.dumps(record, sort_keys=True).encode("utf-8", "surrogateescape"))
+    atomic_write(path, json.dumps(record, ascii=True, sort_keys=True).encode("ascii"))
 
 
 def delete(path: str) -> None:
@@ -44,7 +44,7 @@ def delete(path: str) -> None:
 
 
 def _read(path: str) -> dict[str, object] | None:
-    import json
+    from pylon.agents import jsonio as json
 
     try:
         with open(path, "rb") as fh:

@@ -8,8 +8,9 @@ Brought up to date after each state is kept and before the command runs, doing o
   folder whose time and inode are those of the last sync is not read again;
 - every other file (refs, packed-refs, HEAD, config, the index, logs, info, hooks, worktrees/*, the
   few of pylon's own files that are state: its id, the owned-worktree registry, remembered modes)
-  is copied when its stat data changed, the index and packed-refs linked (git only ever replaces
-  them by rename, so a link keeps the old bytes); files gone from `.git` go from the copy.
+  is copied when its stat data changed (never linked: a link changes the file's ctime, and a changed
+  ctime of the index makes git, and pylon's own capture, read every file again); files gone from
+  `.git` go from the copy.
 
 Not copied: `lfs/` (large content) and `modules/` (submodules' repositories); pylon's caches and
 private indexes; lock files.
@@ -19,10 +20,9 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 
 _SKIP_TOP = frozenset({"objects", "lfs", "modules"})
-_LINKED = frozenset({"index", "packed-refs"})
+_LINKED: frozenset[str] = frozenset()  # a link changes the file's ctime, which git (and pylon's capture) read
 _PYLON_KEPT = ("keep-id", "modes", "owned", "hook-snapshots")
 _CACHE = "mirror.json"
 
@@ -36,7 +36,7 @@ def _link_or_copy(src: str, dst: str) -> None:
         if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
             raise
         tmp = f"{dst}.tmp-{os.getpid()}"
-        shutil.copy2(src, tmp, follow_symlinks=False)
+        _copy_file(src, tmp)
         os.replace(tmp, dst)
 
 
@@ -56,8 +56,28 @@ def _copy(src: str, dst: str, link: bool) -> None:
     if os.path.islink(src):
         os.symlink(os.readlink(src), tmp)
     else:
-        shutil.copy2(src, tmp)
+        _copy_file(src, tmp)
     os.replace(tmp, dst)
+
+
+def _copy_file(src: str, dst: str) -> None:
+    """Bytes, bits and times (shutil.copy2's work without its import: a hook pays every import)."""
+    st = os.stat(src)
+    fd_in = os.open(src, os.O_RDONLY)
+    try:
+        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, st.st_mode & 0o7777)
+        try:
+            left = st.st_size
+            while left > 0:
+                sent = os.sendfile(fd_out, fd_in, None, left)
+                if sent <= 0:
+                    break
+                left -= sent
+        finally:
+            os.close(fd_out)
+    finally:
+        os.close(fd_in)
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def _kept_here(rel: str) -> bool:
@@ -73,31 +93,33 @@ def _kept_here(rel: str) -> bool:
 
 def _objects(src: str, dst: str, seen: dict[str, list[int]]) -> None:
     try:
-        names = os.listdir(src)
+        listing = list(os.scandir(src))
     except OSError:
         return
-    for name in names:
-        folder = os.path.join(src, name)
+    for folder in listing:
         try:
-            st = os.stat(folder)
+            if not folder.is_dir(follow_symlinks=False):
+                continue
+            st = folder.stat(follow_symlinks=False)
         except OSError:
             continue
-        if not os.path.isdir(folder):
-            continue
         sig = [st.st_ino, st.st_mtime_ns]
-        if seen.get(name) == sig:
+        if seen.get(folder.name) == sig:
+            continue  # no object came or went there since the last sync
+        _folder(folder.path, os.path.join(dst, folder.name), folder.name == "info")
+        seen[folder.name] = sig
+
+
+def _folder(src: str, target: str, copy: bool) -> None:
+    os.makedirs(target, exist_ok=True)
+    have = set(os.listdir(target))
+    for entry in os.listdir(src):
+        if entry.startswith(("tmp_", ".")):
             continue
-        target = os.path.join(dst, name)
-        os.makedirs(target, exist_ok=True)
-        have = set(os.listdir(target))
-        for entry in os.listdir(folder):
-            if entry.startswith("tmp_") or entry.startswith("."):
-                continue
-            if name == "info":
-                _copy(os.path.join(folder, entry), os.path.join(target, entry), link=False)
-            elif entry not in have:
-                _link_or_copy(os.path.join(folder, entry), os.path.join(target, entry))
-        seen[name] = sig
+        if copy:
+            _copy(os.path.join(src, entry), os.path.join(target, entry), link=False)
+        elif entry not in have:
+            _link_or_copy(os.path.join(src, entry), os.path.join(target, entry))
 
 
 def _files(src: str, dst: str, seen: dict[str, list[int]]) -> None:

@@ -27,12 +27,7 @@ def _gitdir_of(root: str, text: str) -> str | None:
     return os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
 
 
-def usable(root: str) -> bool:
-    """Is the checkout's `.git` there for git to use (a folder with its HEAD, or a file)?"""
-    path = os.path.join(root, ".git")
-    if os.path.isdir(path) and not os.path.islink(path):
-        return os.path.isfile(os.path.join(path, "HEAD"))
-    return os.path.lexists(path)
+from pylon.workspace.keep.store import usable  # noqa: E402,F401 - where callers found it
 
 
 def lost(folder: str) -> tuple[Checkout, Store] | None:

@@ -133,7 +133,7 @@ def _paths_file(root: str) -> str:
 
 def remember_path(store: Store, root: str) -> None:
     """Record that the checkout at `root` keeps its states in `store` (newest store last)."""
-    import json
+    from pylon.agents import jsonio as json
 
     path = _paths_file(root)
     known = stores_of(root)
@@ -143,11 +143,11 @@ def remember_path(store: Store, root: str) -> None:
     from pylon.atomic import replace_unsynced
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    replace_unsynced(path, json.dumps({"root": os.path.realpath(root), "stores": stores}).encode())
+    replace_unsynced(path, json.dumps({"root": os.path.realpath(root), "stores": stores}, ascii=True).encode("ascii"))
 
 
 def stores_of(root: str) -> list[str]:
-    import json
+    from pylon.agents import jsonio as json
 
     try:
         with open(_paths_file(root), "rb") as fh:
@@ -172,11 +172,20 @@ def by_path(folder: str) -> tuple[Store, str] | None:
         here = parent
 
 
+def usable(root: str) -> bool:
+    """Is the checkout's `.git` there for git to use (a folder with its HEAD, or a file)?"""
+    path = os.path.join(root, ".git")
+    if os.path.isdir(path) and not os.path.islink(path):
+        return os.path.isfile(os.path.join(path, "HEAD"))
+    return os.path.lexists(path)
+
+
 class KeepCheckout(Checkout):
     """A checkout seen by the keep: its private index and records live in the store (the capture
     machinery of state.py works on them unchanged), and its objects are never pruned."""
 
     __slots__ = ("keep_dir", "store")
+    objects_kept = True  # the store's objects are never pruned: a kept private index stays valid
 
     def __init__(self, checkout: Checkout, store: Store) -> None:
         super().__init__(checkout.root, checkout.git_dir, checkout.common_dir, checkout.prefix, checkout.cwd)
