@@ -58,6 +58,7 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
 
     held = lock(store, checkout.root)
     held.__enter__()  # type: ignore[attr-defined]
+    _mark_ended(store, checkout.root, hook_id(event, command))
     detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
     if detach and _fork_child():
         os.close(held.fd)  # type: ignore[attr-defined]  # the child keeps the lock; the client goes on
@@ -71,6 +72,17 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
             os._exit(0)
         held.__exit__(None, None, None)  # type: ignore[attr-defined]
     return {}
+
+
+def _mark_ended(store: Store, root: str, ended: str) -> None:
+    """Say in the chain that this command's PostToolUse came (its op is being recorded), so the batch's
+    end does not wait for that."""
+    from pylon.workspace.keep.chain import Chain
+
+    chain = Chain(store, root)
+    if ended in chain.running:
+        chain.running[ended]["ended"] = True
+        chain.save()
 
 
 def batch_done(event: HookEvent) -> dict[str, object]:
@@ -102,7 +114,8 @@ def _batch_done(event: HookEvent) -> None:
         return
     chain_path = os.path.join(store.dir, "checkouts", path_key(root), "chain.json")
     running = (read_json(chain_path) or {}).get("running") or {}
-    mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id]
+    mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id
+            and not v.get("ended")]
     if mine:
         from pylon.workspace.keep.chain import finished
 
