@@ -148,7 +148,16 @@ def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]
     if unknown:
         raise _invalid(path, f"unknown section {unknown[0]!r} (known: verdicts, snapshot, keep, rules)")
     _apply_keep(policy, path, doc.get("keep", {}), set_here)
-    verdicts = doc.get("verdicts", {})
+    _apply_verdicts(policy, path, doc.get("verdicts", {}), set_here)
+    _apply_snapshot(policy, path, doc.get("snapshot", {}), set_here)
+    rules = doc.get("rules", [])
+    if not isinstance(rules, list):
+        raise _invalid(path, "rules must be an array of tables ([[rules]])")
+    for n, rule in enumerate(rules, 1):
+        policy.rules.append(_rule(path, n, rule))
+
+
+def _apply_verdicts(policy: Policy, path: str, verdicts: object, set_here: set[str]) -> None:
     if not isinstance(verdicts, dict):
         raise _invalid(path, "[verdicts] must be a table")
     for verdict, action in verdicts.items():
@@ -160,7 +169,9 @@ def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]
         if verdict not in set_here:  # the project's setting wins over the user's
             policy.verdicts[verdict] = (str(action), path)
             set_here.add(verdict)
-    snapshot = doc.get("snapshot", {})
+
+
+def _apply_snapshot(policy: Policy, path: str, snapshot: object, set_here: set[str]) -> None:
     if not isinstance(snapshot, dict):
         raise _invalid(path, "[snapshot] must be a table")
     if "max_bytes" in snapshot and "max_bytes" not in set_here:
@@ -174,20 +185,19 @@ def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]
             raise _invalid(path, "[snapshot] over_limit must be allow, ask or deny")
         policy.over_limit = (str(snapshot["over_limit"]), path)
         set_here.add("over_limit")
-    rules = doc.get("rules", [])
-    if not isinstance(rules, list):
-        raise _invalid(path, "rules must be an array of tables ([[rules]])")
-    for n, rule in enumerate(rules, 1):
-        if not isinstance(rule, dict):
-            raise _invalid(path, f"rule {n} must be a table")
-        match, action, only = rule.get("match"), rule.get("action"), rule.get("verdicts", [])
-        if not isinstance(match, list) or not match or not all(isinstance(w, str) for w in match):
-            raise _invalid(path, f"rule {n}: match must be a list of words, e.g. [\"git\", \"push\", \"**\"]")
-        if action not in ("allow", "ask", "deny"):
-            raise _invalid(path, f"rule {n}: action must be allow, ask or deny")
-        if not isinstance(only, list) or any(v not in DEFAULTS for v in only):
-            raise _invalid(path, f"rule {n}: verdicts must list reversible, irreversible or unknown")
-        policy.rules.append(Rule(list(match), str(action), [str(v) for v in only], path))
+
+
+def _rule(path: str, n: int, rule: object) -> Rule:
+    if not isinstance(rule, dict):
+        raise _invalid(path, f"rule {n} must be a table")
+    match, action, only = rule.get("match"), rule.get("action"), rule.get("verdicts", [])
+    if not isinstance(match, list) or not match or not all(isinstance(w, str) for w in match):
+        raise _invalid(path, f"rule {n}: match must be a list of words, e.g. [\"git\", \"push\", \"**\"]")
+    if action not in ("allow", "ask", "deny"):
+        raise _invalid(path, f"rule {n}: action must be allow, ask or deny")
+    if not isinstance(only, list) or any(v not in DEFAULTS for v in only):
+        raise _invalid(path, f"rule {n}: verdicts must list reversible, irreversible or unknown")
+    return Rule(list(match), str(action), [str(v) for v in only], path)
 
 
 def _apply_keep(policy: Policy, path: str, keep: object, set_here: set[str]) -> None:
