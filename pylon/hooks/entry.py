@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 GUARD, CANON = "guard", "canon"
 PARTS = (GUARD, CANON)
 GUARD_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 CANON_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolBatch", "Stop"})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
@@ -35,6 +34,8 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     """The parts to ask about `event`, in answering order. An event that cannot be read, or that
     has no name, goes to the guard (which refuses it with the reason, never silently)."""
     out = []
+    from pylon.agents.events import SHELL_TOOLS
+
     after_shell = event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS
     batch_done = event.name in ("PostToolBatch", "Stop")  # commands a person refused end here
     if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell

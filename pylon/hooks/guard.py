@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pylon.agents.events import HookEvent
     from pylon.guard.context import Context
 
-from pylon.hooks.entry import SHELL_TOOLS  # noqa: E402 - one list for routing and judging
+from pylon.agents.events import SHELL_TOOLS  # noqa: E402 - one list for routing and judging
 # The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
 # openai/codex#18391, with the patch text as tool_input.command).
 FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})

@@ -27,7 +27,9 @@ from pylon.workspace.repo import Checkout
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.keep.kept import Kept
-    from pylon.workspace.ops.oplog import Op
+    from typing import Any
+
+    Op = Any  # an op of the log (oplog.Op): the op log imports this module, never the reverse
 
 CHAIN = "chain.json"
 STALE = 15 * 60  # seconds: a command still `running` after this is finished by the next hook
@@ -186,20 +188,21 @@ def _step(root: str, before: str, after: str) -> dict[str, object]:
 
 
 def _repo_last(checkout: Checkout) -> int:
-    from pylon.workspace.ops.oplog import _listing
+    """The highest number of the repository's op log (refs/pylon/ops/<n>), 0 when it has none."""
+    from pylon.workspace import git
 
-    try:
-        listing = _listing(checkout)
-    except Exception:  # noqa: BLE001 - the repository may be gone (.git removed): the store's numbers hold
-        return 0
-    return listing[0][0] if listing else 0
+    code, out, _ = git.run_full(["for-each-ref", "--format=%(refname)", "refs/pylon/ops/"], cwd=checkout.root)
+    if code != 0:
+        return 0  # the repository may be gone (.git removed): the store's numbers hold
+    tails = [line.rsplit("/", 1)[-1] for line in out.decode().splitlines()]
+    return max((int(t) for t in tails if t.isdigit()), default=0)
 
 
 def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
     """Has an op with a higher number been written already (so this one would not be undone first)?"""
     from pylon.workspace.keep import ledger
 
-    if any(op.seq > seq for op in ledger.load(chain.store, checkout.root)):
+    if any(other > seq for other, _path, _record in ledger.load(chain.store, checkout.root)):
         return True
     return _repo_last(checkout) > seq
 

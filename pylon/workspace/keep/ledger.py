@@ -13,8 +13,9 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.keep.store import Store
-    from pylon.workspace.ops.oplog import Op
     from pylon.workspace.repo import Checkout
+
+    Entry = tuple[int, str, dict[str, object]]  # (number, file, record): oplog.entries() makes ops of them
 
 MODULE = "pylon.workspace.keep.shellop"
 
@@ -54,10 +55,8 @@ def _read(path: str) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def load(store: Store, root: str) -> list[Op]:
+def load(store: Store, root: str) -> list[Entry]:
     """This checkout's shell ops, newest first."""
-    from pylon.workspace.ops.oplog import Op
-
     folder = ops_dir(store, root)
     try:
         names = sorted((n for n in os.listdir(folder) if n.endswith(".json") and n[:-5].isdigit()), reverse=True)
@@ -68,18 +67,11 @@ def load(store: Store, root: str) -> list[Op]:
         path = os.path.join(folder, name)
         record = _read(path)
         if record is not None:
-            found.append(Op(int(name[:-5]), "", record, home=path))
+            found.append((int(name[:-5]), path, record))
     return found
 
 
-def get(path: str) -> Op | None:
-    from pylon.workspace.ops.oplog import Op
-
-    record = _read(path)
-    return Op(int(os.path.basename(path)[:-5]), "", record, home=path) if record is not None else None
-
-
-def for_checkout(checkout: Checkout) -> list[Op]:
+def for_checkout(checkout: Checkout) -> list[Entry]:
     """The shell ops of `checkout` (none without a store: one failed open)."""
     from pylon.workspace.keep.store import of_repo
 

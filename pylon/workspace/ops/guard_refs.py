@@ -70,9 +70,9 @@ def anchor(checkout: Checkout, number: int, anchors: list[tuple[str, str]]) -> N
     if anchors:
         from pylon.workspace.commits import update_refs
 
-        from pylon.workspace.ops.guard_snapshot import anchors_prefix
+        from pylon.workspace.refs import guard_anchors_prefix
 
-        update_refs(checkout, [(f"{anchors_prefix(checkout)}{number}/{name}", oid) for name, oid in anchors])
+        update_refs(checkout, [(f"{guard_anchors_prefix(checkout)}{number}/{name}", oid) for name, oid in anchors])
 
 
 def recorded(message: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], bool]:

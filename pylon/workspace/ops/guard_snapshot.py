@@ -28,15 +28,8 @@ if TYPE_CHECKING:
 _ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the next one
 
 
-def guard_prefix(checkout: Checkout) -> str:
-    """This checkout's own snapshots: `refs/pylon/guard/` in the main checkout, under the linked
-    worktree's scope otherwise (issue 28: no kept state crosses worktrees)."""
-    return f"{refs.scope(checkout)}guard/"
-
-
-def anchors_prefix(checkout: Checkout) -> str:
-    """Where the refs a snapshot's command deletes are kept (guard_refs.py), per checkout too."""
-    return f"{refs.scope(checkout)}guard-refs/"
+guard_prefix = refs.guard_prefix
+anchors_prefix = refs.guard_anchors_prefix
 
 
 def recorded_checkout(message: str) -> str | None:

@@ -82,8 +82,8 @@ class Step:
 
 
 class Op:
-    """One entry of the log (the decoded JSON record plus where it lives): a ref of the repository,
-    or (`home`) a file of pylon's store for the shell ops of a checkout (keep/ledger.py)."""
+    """One entry of the log (the decoded JSON record and where it lives: a ref, or `home`, a file of
+    pylon's store for a checkout's shell ops, keep/ledger.py)."""
 
     __slots__ = ("seq", "ref", "commit", "record", "home")
 
@@ -185,10 +185,8 @@ def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
     shell ops from pylon's store (keep/ledger.py) in their place."""
     from pylon.workspace.keep.ledger import for_checkout
 
-    shell = for_checkout(checkout)
-    ops = _repo_entries(checkout, limit)
-    if shell:
-        ops = sorted(ops + shell, key=lambda op: op.seq, reverse=True)
+    shell = [Op(seq, "", record, home=path) for seq, path, record in for_checkout(checkout)]
+    ops = sorted(_repo_entries(checkout, limit) + shell, key=lambda op: op.seq, reverse=True)
     return ops[:limit] if limit else ops
 
 
@@ -254,7 +252,7 @@ def begin(
     """Write the intent (call under op_lock, before changing anything) and return the op."""
     from pylon.workspace.keep.chain import settle
 
-    settle(checkout)  # what changed since the last kept state (no hook saw it) is an op of its own first
+    settle(checkout)  # what changed since the last kept state (no hook saw it): an op of its own first
     listing = _listing(checkout)
     seq = _next_seq(checkout, listing[0][0] if listing else 0)
     record: Record = {
@@ -270,14 +268,11 @@ def begin(
 
 
 def _next_seq(checkout: Checkout, last: int) -> int:
-    """The next op number: after the log's last, and after every number pylon's store gave (its shell
-    ops share the sequence: keep/store.py)."""
+    """After the log's last number and every one pylon's store gave (shell ops share the sequence)."""
     from pylon.workspace.keep.store import next_seq, of_repo
 
     store = of_repo(checkout.common_dir)
-    if store is None:
-        return last + 1
-    return next_seq(store, at_least=last)
+    return last + 1 if store is None else next_seq(store, at_least=last)
 
 
 def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:

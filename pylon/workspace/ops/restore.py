@@ -100,10 +100,10 @@ def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
     from pylon.workspace.ops.opstates import parse
 
     seq, side = parse(name)
-    ops = for_checkout(checkout)
+    ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
     found = next((op for op in ops if op.seq == seq), None) or next(
         (op for op in ops if op.data.get("was") == seq), None)
-    return (found, side) if found is not None and found.status != "running" else None
+    return (found, side) if found is not None else None
 
 
 def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
