@@ -30,7 +30,7 @@ class _Globals:
     __slots__ = ("cwd", "elsewhere", "aliases", "at")
 
     def __init__(self, cwd: str | None) -> None:
-        self.cwd, self.elsewhere, self.aliases, self.at = cwd, None, {}, 1
+        self.cwd, self.at = cwd, 1
         self.elsewhere: str | None = None
         self.aliases: dict[str, str] = {}
 

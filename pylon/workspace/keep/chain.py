@@ -51,7 +51,8 @@ class Chain:
         self.last_key: str | None = data.get("last_key") if isinstance(data.get("last_key"), str) else None
         running = data.get("running")
         self.running: dict[str, dict[str, object]] = running if isinstance(running, dict) else {}
-        self.dotgit: dict[str, object] = data.get("dotgit") if isinstance(data.get("dotgit"), dict) else {}
+        dotgit = data.get("dotgit")
+        self.dotgit: dict[str, object] = dotgit if isinstance(dotgit, dict) else {}
 
     def save(self) -> None:
         from pylon.workspace.index import write_json

@@ -44,6 +44,10 @@ def _ignored_meta(kept: Kept) -> dict[str, object]:
     return {"m": ign.get("modes") or {}, "d": ign.get("dirs") or []}
 
 
+def _listed(value: object) -> list[list[object]]:
+    return [entry for entry in value if isinstance(entry, list)] if isinstance(value, list) else []
+
+
 def summary(checkout: Checkout, store: Store, before_commit: str, after: Kept) -> dict[str, object]:
     from pylon.workspace.keep.kept import load
     from pylon.workspace.keep.refsnap import changed
@@ -56,8 +60,7 @@ def summary(checkout: Checkout, store: Store, before_commit: str, after: Kept) -
     paths |= set(meta_paths(before.state.meta, after.state.meta))
     paths |= set(meta_paths(_ignored_meta(before), _ignored_meta(after)))
     listed = sorted(paths)
-    not_kept = [entry for entry in (after.ignored.get("not_kept") or []) + (before.ignored.get("not_kept") or [])
-                if isinstance(entry, list)]
+    not_kept = [entry for side in (after, before) for entry in _listed(side.ignored.get("not_kept"))]
     out: dict[str, object] = {
         "paths": listed[:PATHS_MAX], "paths_total": len(listed),
         "index": before.state.index_tree != after.state.index_tree,

@@ -52,7 +52,8 @@ def whole(kc: KeepCheckout, kept: Kept) -> State:
     meta = state.meta or {"m": {}, "d": []}
     modes = exact.modes_of(meta)
     modes.update(exact.modes_of({"m": ign.get("modes") or {}}))
-    dirs = sorted({*exact.dirs_of(meta), *[str(d) for d in ign.get("dirs") or []]})
+    kept_dirs = ign.get("dirs")
+    dirs = sorted({*exact.dirs_of(meta), *[str(d) for d in (kept_dirs if isinstance(kept_dirs, list) else [])]})
     commit = make_state(kc, worktree=tree, index_tree=state.index_tree, head=state.head, branch=state.branch,
                         label="kept, whole", meta_raw=exact.encode(exact.grouped(modes, dirs)))
     return read_state(kc, commit)
@@ -131,8 +132,9 @@ def carry_kept(checkout: Checkout, store: Store, frm: Kept, to: Kept, now: Kept,
 
 def _not_kept(frm: Kept, to: Kept) -> list[list[object]]:
     """What was over the budget in the state the change goes back to: it cannot come back."""
-    out = []
-    for entry in to.ignored.get("not_kept") or []:
+    out: list[list[object]] = []
+    listed = to.ignored.get("not_kept")
+    for entry in listed if isinstance(listed, list) else []:
         if isinstance(entry, list) and entry not in out:
             out.append(entry)
     return out
