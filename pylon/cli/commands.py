@@ -21,7 +21,7 @@ GROUPS = (
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
           "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
-    Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
+    Group("guard", "Every shell command undoable: its state kept before it; ask only about what none gives back.",
           "pylon guard check --command 'rm -rf build/'"),
 )
 
@@ -223,13 +223,15 @@ COMMANDS = (
     Command("hook", "Answer one hook event of an agent (JSON on stdin) for every pylon part installed.",
             "pylon hook claude-code < event.json", "pylon.cli.hook:hook",
             args=(_AGENT,),
-            description="What `guard install` and `canon hook install` write, once per event: PreToolUse goes to the "
-                        "guard (shell and file tools), the others to canon. Always exits 0 with one JSON answer."),
-    Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
+            description="What `guard install` and `canon hook install` write, once per event: PreToolUse and the "
+                        "shell's PostToolUse go to the guard (the state kept before the command, the op of what it "
+                        "changed after it), the others to canon. Always exits 0 with one JSON answer."),
+    Command("guard hook", "Answer one hook event of an agent's shell tool for the guard alone (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard.core:hook",
             args=(_AGENT,),
-            description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
-                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
+            description="The state is kept before every command; safe: no output; reversible: a note naming what it "
+                        "destroys and `pylon ws undo`; irreversible or unknown: the policy's ask/deny/allow. "
+                        "Always exits 0. The event: "
                         "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
                         "\"tool_input\": {\"command\": \"rm -rf src\"}}`."),
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",

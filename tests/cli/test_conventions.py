@@ -58,7 +58,7 @@ def test_guide_lists_every_part(run) -> None:
         assert word in res.out
     assert len(res.out) < 12000, "the guide must stay short enough for a system prompt"
     guard = run("pylon", "guide", "guard")
-    assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws restore guard-<n>" in guard.out
+    assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws undo" in guard.out
 
 
 def test_no_colour_on_a_pipe(run) -> None:
