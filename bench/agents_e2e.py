@@ -83,7 +83,7 @@ def script(calls: int) -> list[Step]:
 
 
 def one_run(binaries: dict[str, Path], client: str, repo: Path, home: Path, calls: int) -> list[float]:
-    path_dirs = [*([os.environ["GM_WRAP"]] if os.environ.get("GM_WRAP") else []), str(BIN), str(binaries[client].parent)]
+    path_dirs = [str(BIN), str(binaries[client].parent)]
     with MockModel(script(calls)) as model:
         run = run_claude if client == "claude" else run_codex
         result = run(binaries[client], repo, home, model.url, "Run the commands.", path_dirs=path_dirs, timeout=600)

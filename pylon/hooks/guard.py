@@ -63,6 +63,9 @@ def judge(event: HookEvent) -> dict[str, Any]:
         return {}
     if event.tool_name in FILE_TOOLS:
         from pylon.hooks.files import judge as judge_files
+        from pylon.hooks.keep import wait_for_capture
+
+        wait_for_capture(event)  # the capture after a shell command first: this write is not its
 
         return judge_files(event)
     if event.tool_name not in SHELL_TOOLS:

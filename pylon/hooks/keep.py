@@ -97,29 +97,68 @@ def batch_done(event: HookEvent) -> dict[str, object]:
 
 
 def _batch_done(event: HookEvent) -> None:
-    from pylon.findroot import find_root
-    from pylon.workspace.index import read_json
-    from pylon.workspace.keep.store import usable
-    from pylon.workspace.keep.store import of_repo, path_key
-
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
-    root, _ = find_root(cwd)
-    if not root or not usable(root):
+    found = _chain_file(cwd)
+    if found is None:
         return
-    from pylon.workspace.repo import locate
+    root, chain_path = found
+    from pylon.workspace.index import read_json
 
-    checkout = locate(root)
-    store = of_repo(checkout.common_dir)
-    if store is None:
-        return
-    chain_path = os.path.join(store.dir, "checkouts", path_key(root), "chain.json")
     running = (read_json(chain_path) or {}).get("running") or {}
     mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id
             and not v.get("ended")]
     if mine:
         from pylon.workspace.keep.chain import finished
+        from pylon.workspace.repo import locate
 
-        finished(checkout, mine)
+        finished(locate(root), mine)
+
+
+def wait_for_capture(event: HookEvent) -> None:
+    """A file tool is about to write: when the capture after a shell command still runs (detached),
+    wait for it, so the write is not counted as that command's. A file read when none runs."""
+    try:
+        cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+        found = _chain_file(cwd)
+        if found is None:
+            return
+        from pylon.workspace.index import read_json
+
+        running = (read_json(found[1]) or {}).get("running") or {}
+        if any(isinstance(v, dict) and v.get("ended") for v in running.values()):
+            from pylon.locks import file_lock
+
+            with file_lock(os.path.join(os.path.dirname(found[1]), "lock"), timeout=10.0, what="a capture"):
+                pass
+    except Exception as exc:  # noqa: BLE001 - the write goes on; at worst the op names it too
+        _log(exc)
+
+
+def _chain_file(cwd: str) -> tuple[str, str] | None:
+    """(checkout root, its chain file) found by a few reads, without git: the hook at the end of every
+    batch pays only this when no command of the session is left running."""
+    from pylon.findroot import find_root
+
+    root, _ = find_root(cwd)
+    if root is None:
+        return None
+    dotgit = os.path.join(root, ".git")
+    common = dotgit
+    try:
+        if os.path.isfile(dotgit):
+            with open(dotgit, encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read(4096).strip()
+            git_dir = os.path.join(root, text[len("gitdir:"):].strip()) if text.startswith("gitdir:") else ""
+            with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+                common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
+    except OSError:
+        return None
+    from pylon.workspace.keep.store import of_repo, path_key
+
+    store = of_repo(common)
+    if store is None:
+        return None
+    return root, os.path.join(store.dir, "checkouts", path_key(root), "chain.json")
 
 
 def _fork_child() -> bool:

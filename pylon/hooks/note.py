@@ -45,8 +45,11 @@ def told(root: str, result: Result, seq: int) -> str:
         parts.append(f"it removes or overwrites {_shown(_collapsed(gone))}")
     if changed:
         parts.append(f"it discards the uncommitted changes of {_shown(_collapsed(changed))}")
-    if refs:
-        parts.append("it deletes or moves " + ", ".join("every stash entry" if r == "refs/stash" else r for r in refs))
+    named = [r for r in refs if r != "refs/stash"]
+    if named:
+        parts.append("it deletes or moves " + ", ".join(named))
+    if "refs/stash" in refs:
+        parts.append("it changes the stash")
     if any(t.kind == "checkout" for t in targets):
         parts.append("it may move HEAD")
     what = "; ".join(parts) or "what it changes is known only once it has run"

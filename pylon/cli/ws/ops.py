@@ -105,6 +105,7 @@ def undo(args: UndoArgs) -> int:
     verb = "redid" if result["action"] == "redone" else "undid"
     out(f"{verb} `{result['title']}` (op {result['op']})\n")
     _later(result)
+    _unrecorded(result.get("unrecorded"))
     if result.get("kept"):
         note(f"pylon: the state it replaced is kept in the op log: `pylon ws redo` reverses this undo "
              f"(`pylon ws restore op-{result['op']}:before-undo` brings that state back whole); "
@@ -172,6 +173,17 @@ def _later(result: dict[str, object]) -> None:
         _kept_refs_note(item.get("refs_changed"))  # a shell op: refs, HEAD and the stash reversed
         for path, size, why in item.get("not_kept") or []:
             note(f"pylon: could not bring back {show_path(str(path))} ({size} bytes): it was not kept ({why})")
+
+
+def _unrecorded(change: object) -> None:
+    """Changes since the last kept state that no op recorded (no hook saw them): later work, kept."""
+    if not isinstance(change, dict):
+        return
+    from pylon.workspace.keep.changes import said
+
+    paths = [str(p) for p in change.get("paths") or []]
+    named = f": {', '.join(show_path(p) for p in paths)}" if paths else ""
+    note(f"pylon: kept the changes made since the last op that no op recorded ({'; '.join(said(change))}){named}")
 
 
 def _kept_refs_note(done: dict[str, list[str]] | None) -> None:

@@ -10,8 +10,9 @@ here runs under the checkout's keep lock.
                (status `running`), bring the mirror of .git up to date
     after()    it ran: keep the state, and the op is what changed since the chain's last state (none:
                the reserved op is dropped)
-    settle()   a pylon command (undo, log, ...) is about to look: running commands are finished as
-               they stand, and a difference nobody recorded becomes an `outside` op
+    settle()   a pylon command is about to look: running commands are finished as they stand, and
+               a difference nobody recorded becomes an `outside` op (a pylon op about to begin),
+               or is later work undo keeps (undo, redo, log: its summary)
     after_op() a pylon op (apply, restore, undo, ...) changed the checkout: the chain moves to the
                state it left, so the shell command that ran it records nothing more
 """
@@ -247,27 +248,37 @@ def after_locked(checkout: Checkout, store: Store, *, hook_id: str, command: str
     return seq
 
 
-def settle(checkout: Checkout) -> None:
+def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | None:
     """Before a pylon command looks at or changes the checkout: every running command is finished as
     the checkout stands, and what changed since the chain's last state otherwise is an `outside` op.
-    Nothing at all when the checkout never kept a state."""
+    With `outside` False (`ws undo`, `ws redo`, `ws log`, the board) that difference is not recorded:
+    it is later work, which undo keeps; its summary is returned (None when there is none). Nothing at
+    all when the checkout never kept a state."""
     from pylon.workspace.keep.kept import take
     from pylon.workspace.keep.store import of_repo
 
     store = of_repo(checkout.common_dir)
     if store is None:
-        return
+        return None
     if not os.path.exists(os.path.join(store.checkout_dir(checkout.root, create=False), CHAIN)):
-        return
+        return None
     with lock(store, checkout.root):  # type: ignore[attr-defined]
         chain = Chain(store, checkout.root)
         kept = take(checkout, store, last=_last(chain))
         for hook_id in sorted(chain.running, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
             finish(checkout, chain, hook_id, kept)
+        unrecorded: dict[str, object] | None = None
         if chain.last and chain.last_key != kept.key:
-            _record(checkout, chain, kept, OUTSIDE, None, {})
-        chain.move(kept)
+            if outside:
+                _record(checkout, chain, kept, OUTSIDE, None, {})
+            else:
+                from pylon.workspace.keep.changes import summary
+
+                unrecorded = summary(checkout, store, chain.last, kept)
+        if outside or not chain.last:
+            chain.move(kept)
         chain.save()
+        return unrecorded
 
 
 def finished(checkout: Checkout, hook_ids: list[str]) -> None:

@@ -99,7 +99,7 @@ class Result:
 
 
 def carry_kept(checkout: Checkout, store: Store, frm: Kept, to: Kept, now: Kept, *, markers: bool,
-               side: str, seq: int, verb: str) -> Result:
+               side: str, seq: int, verb: str, title: str = "") -> Result:
     """Reverse-apply the change frm -> to onto `now` (see the module docstring)."""
     from pylon.workspace.keep import refsnap
     from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
@@ -111,7 +111,7 @@ def carry_kept(checkout: Checkout, store: Store, frm: Kept, to: Kept, now: Kept,
         f, t, n = whole(kc, frm), whole(kc, to), whole(kc, now)
         outcome: Outcome = carry(kc, f, t, n, head="keep", markers=markers, side=side)
         if outcome.conflicts and not markers:
-            raise conflict_error(str(seq), seq, verb, outcome.conflicts)
+            raise conflict_error(title or f"op {seq}", seq, verb, outcome.conflicts)
         todo = plan(kc, outcome.target, current=n, rules=[f.commit or "", t.commit or ""], made=f.commit)
         if todo.blocked:
             raise _blocked_error(todo.blocked)
@@ -158,7 +158,7 @@ def undo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
         after = load(store, step.after, checkout.common_dir)
         oplog.set_status(checkout, op, "undoing", undo_from={checkout.root: now.commit})
         done = carry_kept(checkout, store, after, before, now, markers=markers, side=f"before op {op.seq}",
-                          seq=op.seq, verb="undo")
+                          seq=op.seq, verb="undo", title=op.title)
         then = take(checkout, store, last=_last(chain))
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns(), undo_to={checkout.root: then.commit},
                          undo_said=done.to_dict())
@@ -188,7 +188,7 @@ def redo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
         to = load(store, str(to_commit or step.after), checkout.common_dir)
         oplog.set_status(checkout, op, "redoing", redo_from={checkout.root: now.commit})
         done = carry_kept(checkout, store, frm, to, now, markers=markers, side=f"op {op.seq}", seq=op.seq,
-                          verb="redo")
+                          verb="redo", title=op.title)
         then = take(checkout, store, last=_last(chain))
         oplog.set_status(checkout, op, "done", redone_at=time.time_ns(), redo_to={checkout.root: then.commit})
         chain.move(then)

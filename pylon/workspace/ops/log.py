@@ -170,20 +170,22 @@ def _sizes(checkout: Checkout, items: list[Entry]) -> None:
 
 
 def log(checkout: Checkout, limit: int = 50, *, settled: bool = False) -> dict[str, object]:
-    """The timeline; `settled`: first record what the checkout changed since its last kept state
-    (commands still running, changes no hook saw: keep/chain.py), as `ws log` does; the board reads
-    it as it stands."""
+    """The timeline; `settled`: first finish the shell commands still running (keep/chain.py), as
+    `ws log` and the board do, and name what changed since the last kept state that no op recorded
+    (`unrecorded`: later work, which `ws undo` keeps; None when nothing did)."""
+    unrecorded = None
     if settled:
         from pylon.workspace.keep.chain import settle
 
-        settle(checkout)
+        unrecorded = settle(checkout, outside=False)
     items = entries(checkout)
     shown = items[:limit]
     _sizes(checkout, shown)
     now = int(time.time())
     for e in shown:
         e["age"] = max(0, now - int(e["time"]))
-    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root}
+    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root,
+            "unrecorded": unrecorded}
 
 
 def parse_duration(text: str) -> int:
@@ -238,5 +240,11 @@ def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run:
         deletes = [r for e in items for r in (e.get("refs") or [e["ref"]])
                    if any(p["ref"] == e["ref"] for p in pruned)]
         if deletes and not dry_run:
-            update_refs(checkout, [], deletes=deletes)
+            from pylon.workspace.keep.ledger import delete
+
+            for path in [r for r in deletes if not r.startswith("refs/")]:
+                delete(path)  # a shell op: its record in pylon's store
+            refs_only = [r for r in deletes if r.startswith("refs/")]
+            if refs_only:
+                update_refs(checkout, [], deletes=refs_only)
     return {"pruned": pruned, "kept": kept, "dry_run": dry_run, "older_than": older_than, "all": prune_all}

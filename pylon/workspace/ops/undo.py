@@ -141,84 +141,92 @@ def mine(checkout: Checkout, op: oplog.Op) -> bool:
 
 def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False,
          settled: bool = True) -> dict[str, object]:
-    """Reverse the newest op of this checkout. `settled`: first record what changed since the last
-    kept state (False right after its `.git` was brought back: that is the undo's own first step)."""
+    """Reverse the newest op of this checkout. `settled`: first finish the shell commands still
+    running (False right after its `.git` was brought back: that is the undo's own first step).
+    What changed since the last kept state that no op recorded is later work: kept, and named
+    (`unrecorded`)."""
     from pylon.workspace.keep.chain import settle
 
     with oplog.op_lock(checkout):
-        if settled:
-            settle(checkout)  # commands still running and changes no hook saw become ops first
-        ops = [o for o in oplog.entries(checkout) if mine(checkout, o)]
-        if finish:
-            op = next((o for o in ops if o.status in oplog.OPEN), None)
+        unrecorded = settle(checkout, outside=False) if settled else None
+        result = _undo_newest(checkout, finish=finish, markers=markers)
+        if unrecorded:
+            result["unrecorded"] = unrecorded
+        return result
+
+
+def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str, object]:
+    ops = [o for o in oplog.entries(checkout) if mine(checkout, o)]
+    if finish:
+        op = next((o for o in ops if o.status in oplog.OPEN), None)
+    else:
+        op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
+    if op is None:
+        raise _nothing(finish)
+    if op.home:
+        from pylon.workspace.keep.shellop import undo_shell
+
+        return undo_shell(checkout, op, markers=markers)
+    module = _module(op)
+    _refuse_busy(op)
+    if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
+        return _settle_redo(checkout, op, forward=finish)
+    if finish and op.status == "intent":
+        if module is not None and hasattr(module, "finish_op"):
+            module.finish_op(checkout, op)
         else:
-            op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
-        if op is None:
-            raise _nothing(finish)
-        if op.home:
-            from pylon.workspace.keep.shellop import undo_shell
+            oplog.run_steps(op.steps, forward=True)
+        oplog.complete(checkout, op)
+        return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
+    was = op.status
+    gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
+    if gone and (module is None or not hasattr(module, "undo_op")):
+        from pylon.errors import PylonError
 
-            return undo_shell(checkout, op, markers=markers)
-        module = _module(op)
-        _refuse_busy(op)
-        if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
-            return _settle_redo(checkout, op, forward=finish)
-        if finish and op.status == "intent":
-            if module is not None and hasattr(module, "finish_op"):
-                module.finish_op(checkout, op)
-            else:
-                oplog.run_steps(op.steps, forward=True)
-            oplog.complete(checkout, op)
-            return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
-        was = op.status
-        gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
-        if gone and (module is None or not hasattr(module, "undo_op")):
-            from pylon.errors import PylonError
-
-            raise PylonError(
-                "checkout-gone",
-                f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
-                "cannot be reversed there. Nothing was changed.",
-                "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
-                details={"op": op.seq, "paths": gone},
-            )
-        if module is not None and hasattr(module, "undo_op"):
-            currents = _capture_steps(op)
-            if op.status != "undoing":
-                if hasattr(module, "check_undo"):
-                    module.check_undo(checkout, op)
-                kept = {root: st.commit for root, st in currents.items() if st.commit}
-                oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
-            said = module.undo_op(checkout, op)
-            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
-            result = _result(op, was, "undone", {})
-            if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
-                result["later"] = said
-            return result
+        raise PylonError(
+            "checkout-gone",
+            f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
+            "cannot be reversed there. Nothing was changed.",
+            "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
+            details={"op": op.seq, "paths": gone},
+        )
+    if module is not None and hasattr(module, "undo_op"):
         currents = _capture_steps(op)
-        if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
-            outcomes = _whole(op, "undo_to", currents)
-            oplog.set_status(checkout, op, "undoing", **_history(op, currents))
-        elif op.status in ("undoing", "intent"):
-            # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
-            # states is its own half-done work, not later work, so each step goes back to `before`
-            # whole, as it always did; the state replaced is kept in `undo_from`
-            if op.status == "intent":
-                _branch_check(op)
-                oplog.preflight(op.steps, forward=False, currents=currents)
-                oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
-            with oplog.closed_if_refused(checkout, op, status=was):
-                oplog.run_steps(op.steps, forward=False, currents=currents)
-            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
-            return _result(op, was, "undone", {})
-        else:
-            _branch_check(op)
-            outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
-                                  verb="undo")
-            oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
-        _write_all(checkout, op, outcomes, currents, was)
+        if op.status != "undoing":
+            if hasattr(module, "check_undo"):
+                module.check_undo(checkout, op)
+            kept = {root: st.commit for root, st in currents.items() if st.commit}
+            oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
+        said = module.undo_op(checkout, op)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+        result = _result(op, was, "undone", {})
+        if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
+            result["later"] = said
+        return result
+    currents = _capture_steps(op)
+    if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
+        outcomes = _whole(op, "undo_to", currents)
+        oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+    elif op.status in ("undoing", "intent"):
+        # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
+        # states is its own half-done work, not later work, so each step goes back to `before`
+        # whole, as it always did; the state replaced is kept in `undo_from`
+        if op.status == "intent":
+            _branch_check(op)
+            oplog.preflight(op.steps, forward=False, currents=currents)
+            oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
+        with oplog.closed_if_refused(checkout, op, status=was):
+            oplog.run_steps(op.steps, forward=False, currents=currents)
+        oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+        return _result(op, was, "undone", {})
+    else:
+        _branch_check(op)
+        outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
+                              verb="undo")
+        oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
+                         undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes))
+    _write_all(checkout, op, outcomes, currents, was)
+    oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
 
 
