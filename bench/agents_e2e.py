@@ -42,7 +42,7 @@ BAR = 0.080
 WAYS = ("none", "no-op", "pylon")
 AGENT = {"claude": "claude-code", "codex": "codex"}
 # the events pylon's installs use, per client (docs/guard.md, docs/canon-agents.md)
-EVENTS = {"claude": ("PreToolUse", "PostToolBatch", "Stop", "SessionStart"),
+EVENTS = {"claude": ("PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionStart"),
           "codex": ("PreToolUse", "PostToolUse", "Stop", "SessionStart")}
 
 
@@ -50,9 +50,13 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
-def make_repo(root: Path, client: str, way: str) -> Path:
+def make_repo(root: Path, client: str, way: str, files: int = 5000) -> Path:
     repo = root / f"{client}-{way}"
     (repo / "src").mkdir(parents=True)
+    for i in range(files):  # the repository's size: the keep's capture reads every file's stat data
+        folder = repo / "pkg" / f"m{i % 50:02d}" / f"s{i % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_text(f"x = {i}\n")
     (repo / "src" / "app.py").write_text("print('app')\n")
     (repo / ".canon" / "articles" / "src").mkdir(parents=True)
     (repo / ".canon" / "journal").mkdir()
@@ -96,6 +100,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", default="claude,codex")
+    parser.add_argument("--files", type=int, default=5000, help="tracked files in the repository")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     binaries = install()
@@ -122,7 +127,7 @@ def main() -> None:
             for client in clients:
                 for way in WAYS:
                     root = work / f"round{n}"
-                    repo = make_repo(root, client, way)
+                    repo = make_repo(root, client, way, args.files)
                     gaps[client, way] += one_run(binaries, client, repo, root / f"home-{client}-{way}", args.calls)
                     print(f"round {n + 1}: {client} {way}: median {statistics.median(gaps[client, way]) * 1000:.1f} ms",
                           file=sys.stderr)
@@ -144,8 +149,10 @@ def main() -> None:
             summary[f"{client}/{way}"] = round(median * 1000, 1)
     text = table(rows, ("client", "hooks", "median per shell call", "p90", "added over none", "80 ms bar"))
     text += (f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
-             f"{len(start_up)}); pylon's hooks start two processes per shell call (`pylon hook AGENT` on the "
-             "PreToolUse before it and on the PostToolBatch (Claude Code) / PostToolUse (Codex) after it).")
+             f"{len(start_up)}); a {args.files:,}-file repository. pylon's hooks start a process on the "
+             "PreToolUse before each shell call (the state kept, the command read) and on the PostToolUse after "
+             "it (the op: a child records it while the client goes on), and Claude Code's PostToolBatch "
+             "(canon).")
     print(text)
     print(json.dumps(summary))
     if not args.no_record:

@@ -153,6 +153,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('branch-moved', 1, '`ws move --back`/`undo`: a branch it would move back moved meanwhile (`error.branch`, `error.now`, `error.expected`); the hint keeps the new tip and names the `git branch -f`'),
         ('restore-blocked', 1, 'a restore (move, undo, `ws restore`) would replace a file the current state does not hold: an ignored file, or one made after the capture (`error.paths`, `error.paths_total`); nothing was changed'),
         ('changed-meanwhile', 1, 'a file a restore (apply, move, undo, `ws restore`) was about to replace or delete changed after the capture the op works from (`error.paths`, `error.paths_total`); nothing was written, and the op is closed (run the command again)'),
+        ('other-checkout', 1, '`ws restore guard-<n>`: the snapshot was taken in another checkout (a worktree); the hint names the `pylon -C DIR ws restore` that reaches it'),
         ('unknown-snapshot', 1, '`ws restore NAME`: no baseline NAME of this checkout, no `refs/pylon/guard/<n>` for `guard-<n>`, no op n (or no state SIDE of it in this checkout) for `op-<n>[:SIDE]`; the hint names `pylon ws log`'),
         ('undo-conflicts', 1, '`ws undo`: lines the op changed were edited again since (`error.conflicts` with their regions, `error.total`; a staged entry: `where: index`); nothing was written; `--markers` writes both sides'),
         ('nothing-to-redo', 1, '`ws redo`: no undone op follows the last op in effect (a new op after an undo ends the walk)'),

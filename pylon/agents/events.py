@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
 AGENTS = ("claude-code", "codex")
+# The agents' shell tools (Claude Code's Bash; Codex's, under the names its versions used).
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 # A hook event is small; a runaway stdin (a pipe left open, a huge tool output) must not stall.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 

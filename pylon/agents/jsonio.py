@@ -68,15 +68,19 @@ def _refuse(obj: object) -> Any:
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
-def dumps(obj: Any) -> str:
-    """`json.dumps(obj, ensure_ascii=False)`, without importing json."""
+def dumps(obj: Any, *, ascii: bool = False, sort_keys: bool = False, compact: bool = False) -> str:
+    """`json.dumps(obj, ensure_ascii=ascii, sort_keys=sort_keys)` (`compact`: separators `,` and `:`),
+    without importing json (`ascii`: every character past ASCII escaped, lone surrogates of
+    undecodable file names included, as json does)."""
+    key_sep, item_sep = (":", ",") if compact else (": ", ", ")
     try:
-        from _json import encode_basestring, make_encoder
+        from _json import encode_basestring, encode_basestring_ascii, make_encoder
 
-        encode = make_encoder({}, _refuse, encode_basestring, None, ": ", ", ", False, False, True)
+        quote = encode_basestring_ascii if ascii else encode_basestring
+        encode = make_encoder({}, _refuse, quote, None, key_sep, item_sep, sort_keys, False, True)
         return "".join(encode(obj, 0))
     except Exception:  # noqa: BLE001 - json answers, or raises its own error
         pass
     import json
 
-    return json.dumps(obj, ensure_ascii=False)
+    return json.dumps(obj, ensure_ascii=ascii, sort_keys=sort_keys, separators=(item_sep, key_sep))

@@ -21,7 +21,7 @@ GROUPS = (
     Group("canon hook", "Agent hooks: answer Claude Code or Codex hook events; install them in its settings.",
           "canon hook install claude-code"),
     Group("ws", "Workspace: baselines, changes, diffs, confined reads, owned worktrees.", "pylon ws changes --since start"),
-    Group("guard", "Destructive shell commands: classify them; snapshot before the reversible ones.",
+    Group("guard", "Every shell command undoable: its state kept before it; ask only about what none gives back.",
           "pylon guard check --command 'rm -rf build/'"),
     Group("hook", "Agent hooks: the one entry for every pylon part (guard, canon, worktrees); install it.",
           "pylon hook install claude-code"),
@@ -249,7 +249,8 @@ COMMANDS = (
     Command("hook claude-code", "Answer one Claude Code hook event (JSON on stdin) for every pylon part installed.",
             "pylon hook claude-code < event.json", "pylon.cli.hook:hook_claude_code", opts=(_ROOT, _MOUNT),
             description="What `pylon hook install`, `guard install` and `canon hook install` write, once per event: "
-                        "PreToolUse goes to the guard (shell and file tools) and the write-time conflict check, "
+                        "PreToolUse goes to the guard (the state kept before a shell command; file tools) and the "
+                        "write-time conflict check, the shell's PostToolUse to the guard (the op of what it changed), "
                         "WorktreeCreate/WorktreeRemove make and remove owned worktrees (the path, or nothing, on "
                         "stdout; exit 1 with the reason on a refusal), the others to canon. Otherwise always exits "
                         "0 with one JSON answer."),
@@ -267,11 +268,12 @@ COMMANDS = (
     Command("hook uninstall", "Remove every pylon hook entry from an agent's settings file.",
             "pylon hook uninstall codex --user", "pylon.cli.hook:uninstall",
             args=(_AGENT,), opts=_GUARD_SCOPE),
-    Command("guard hook", "Answer one PreToolUse event of an agent's shell tool (JSON on stdin).",
+    Command("guard hook", "Answer one hook event of an agent's shell tool for the guard alone (JSON on stdin).",
             "pylon guard hook claude-code < event.json", "pylon.cli.guard.core:hook",
             args=(_AGENT,),
-            description="safe: no output; reversible: snapshot, then a note naming `pylon ws restore guard-<n>`; "
-                        "irreversible or unknown: the policy's ask/deny/allow. Always exits 0. The event: "
+            description="The state is kept before every command; safe: no output; reversible: a note naming what it "
+                        "destroys and `pylon ws undo`; irreversible or unknown: the policy's ask/deny/allow. "
+                        "Always exits 0. The event: "
                         "`{\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"cwd\": \"/repo\", "
                         "\"tool_input\": {\"command\": \"rm -rf src\"}}`."),
     Command("guard install", "Merge the guard hook into an agent's settings file (idempotent).",

@@ -13,6 +13,9 @@ text: `match = ["git", "push", "--force-with-lease", "**"]`, each word a shell-s
     [snapshot]
     max_bytes = 209715200     # 200 MiB
     over_limit = "ask"        # what a reversible command gets when its snapshot would be larger
+    [keep]
+    ignored_file_max = 1048576  # an ignored file larger than this is not kept before a command
+    ignored_max = 67108864      # bytes of ignored files kept per checkout
     [[rules]]
     match = ["git", "push", "--force-with-lease", "**"]
     action = "allow"
@@ -28,6 +31,7 @@ ACTIONS = ("allow", "snapshot", "ask", "deny")
 _STRICT = {"allow": 0, "snapshot": 1, "ask": 2, "deny": 3}
 DEFAULTS: dict[str, str] = {SAFE: "allow", REVERSIBLE: "snapshot", IRREVERSIBLE: "ask", UNKNOWN: "ask"}
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+KEEP_DEFAULTS = {"ignored_file_max": 1 << 20, "ignored_max": 64 << 20}
 BUILTIN = "built-in default"
 
 
@@ -66,6 +70,7 @@ class Policy:
         self.verdicts: dict[str, tuple[str, str]] = {v: (a, BUILTIN) for v, a in DEFAULTS.items()}
         self.max_bytes: tuple[int, str] = (DEFAULT_MAX_BYTES, BUILTIN)
         self.over_limit: tuple[str, str] = ("ask", BUILTIN)
+        self.keep: dict[str, tuple[int, str]] = {k: (v, BUILTIN) for k, v in KEEP_DEFAULTS.items()}
         self.rules: list[Rule] = []
         self.files: list[str] = []
 
@@ -96,6 +101,7 @@ class Policy:
             "verdicts": {v: {"action": a, "source": s} for v, (a, s) in self.verdicts.items()},
             "snapshot": {"max_bytes": {"value": self.max_bytes[0], "source": self.max_bytes[1]},
                          "over_limit": {"action": self.over_limit[0], "source": self.over_limit[1]}},
+            "keep": {k: {"value": v, "source": src} for k, (v, src) in self.keep.items()},
             "rules": [r.to_dict() for r in self.rules],
         }
 
@@ -138,10 +144,20 @@ def _parse(path: str, raw: bytes) -> dict[str, object]:
 
 
 def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]) -> None:
-    unknown = sorted(set(doc) - {"verdicts", "snapshot", "rules"})
+    unknown = sorted(set(doc) - {"verdicts", "snapshot", "rules", "keep"})
     if unknown:
-        raise _invalid(path, f"unknown section {unknown[0]!r} (known: verdicts, snapshot, rules)")
-    verdicts = doc.get("verdicts", {})
+        raise _invalid(path, f"unknown section {unknown[0]!r} (known: verdicts, snapshot, keep, rules)")
+    _apply_keep(policy, path, doc.get("keep", {}), set_here)
+    _apply_verdicts(policy, path, doc.get("verdicts", {}), set_here)
+    _apply_snapshot(policy, path, doc.get("snapshot", {}), set_here)
+    rules = doc.get("rules", [])
+    if not isinstance(rules, list):
+        raise _invalid(path, "rules must be an array of tables ([[rules]])")
+    for n, rule in enumerate(rules, 1):
+        policy.rules.append(_rule(path, n, rule))
+
+
+def _apply_verdicts(policy: Policy, path: str, verdicts: object, set_here: set[str]) -> None:
     if not isinstance(verdicts, dict):
         raise _invalid(path, "[verdicts] must be a table")
     for verdict, action in verdicts.items():
@@ -153,7 +169,9 @@ def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]
         if verdict not in set_here:  # the project's setting wins over the user's
             policy.verdicts[verdict] = (str(action), path)
             set_here.add(verdict)
-    snapshot = doc.get("snapshot", {})
+
+
+def _apply_snapshot(policy: Policy, path: str, snapshot: object, set_here: set[str]) -> None:
     if not isinstance(snapshot, dict):
         raise _invalid(path, "[snapshot] must be a table")
     if "max_bytes" in snapshot and "max_bytes" not in set_here:
@@ -167,20 +185,44 @@ def _apply(policy: Policy, path: str, doc: dict[str, object], set_here: set[str]
             raise _invalid(path, "[snapshot] over_limit must be allow, ask or deny")
         policy.over_limit = (str(snapshot["over_limit"]), path)
         set_here.add("over_limit")
-    rules = doc.get("rules", [])
-    if not isinstance(rules, list):
-        raise _invalid(path, "rules must be an array of tables ([[rules]])")
-    for n, rule in enumerate(rules, 1):
-        if not isinstance(rule, dict):
-            raise _invalid(path, f"rule {n} must be a table")
-        match, action, only = rule.get("match"), rule.get("action"), rule.get("verdicts", [])
-        if not isinstance(match, list) or not match or not all(isinstance(w, str) for w in match):
-            raise _invalid(path, f"rule {n}: match must be a list of words, e.g. [\"git\", \"push\", \"**\"]")
-        if action not in ("allow", "ask", "deny"):
-            raise _invalid(path, f"rule {n}: action must be allow, ask or deny")
-        if not isinstance(only, list) or any(v not in DEFAULTS for v in only):
-            raise _invalid(path, f"rule {n}: verdicts must list reversible, irreversible or unknown")
-        policy.rules.append(Rule(list(match), str(action), [str(v) for v in only], path))
+
+
+def _rule(path: str, n: int, rule: object) -> Rule:
+    if not isinstance(rule, dict):
+        raise _invalid(path, f"rule {n} must be a table")
+    match, action, only = rule.get("match"), rule.get("action"), rule.get("verdicts", [])
+    if not isinstance(match, list) or not match or not all(isinstance(w, str) for w in match):
+        raise _invalid(path, f"rule {n}: match must be a list of words, e.g. [\"git\", \"push\", \"**\"]")
+    if action not in ("allow", "ask", "deny"):
+        raise _invalid(path, f"rule {n}: action must be allow, ask or deny")
+    if not isinstance(only, list) or any(v not in DEFAULTS for v in only):
+        raise _invalid(path, f"rule {n}: verdicts must list reversible, irreversible or unknown")
+    return Rule(list(match), str(action), [str(v) for v in only], path)
+
+
+def _apply_keep(policy: Policy, path: str, keep: object, set_here: set[str]) -> None:
+    if not isinstance(keep, dict):
+        raise _invalid(path, "[keep] must be a table")
+    for key, value in keep.items():
+        if key not in KEEP_DEFAULTS:
+            raise _invalid(path, f"[keep] {key!r} is not one of {', '.join(KEEP_DEFAULTS)}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise _invalid(path, f"[keep] {key} must be a whole number of bytes")
+        if f"keep.{key}" not in set_here:
+            policy.keep[key] = (value, path)
+            set_here.add(f"keep.{key}")
+
+
+def keep_budget(project_root: str | None) -> tuple[int, int]:
+    """(ignored_file_max, ignored_max) in force; without a policy file the defaults, at no import cost.
+    A policy that cannot be read gives the defaults (the hook's answer says so elsewhere)."""
+    if not any(os.path.exists(p) for p in policy_files(project_root)):
+        return KEEP_DEFAULTS["ignored_file_max"], KEEP_DEFAULTS["ignored_max"]
+    try:
+        keep = load(project_root).keep
+    except Exception:  # noqa: BLE001 - a broken policy: the budget's defaults still hold
+        return KEEP_DEFAULTS["ignored_file_max"], KEEP_DEFAULTS["ignored_max"]
+    return keep["ignored_file_max"][0], keep["ignored_max"][0]
 
 
 def _invalid(path: str, why: str) -> Exception:

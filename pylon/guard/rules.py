@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 
-from pylon.guard.commands.findrm import RECURSIVE, reaches_git, rm_of_matches
+from pylon.guard.commands.findrm import judge_find
 from pylon.guard.paths import destroyed
 from pylon.guard.words import Arg, basename, quote
-from pylon.guard.verdict import FIND, PATH, UNKNOWN, Finding
+from pylon.guard.verdict import UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pylon.guard.walk import Walk
     from pylon.guard.words import State
     from pylon.guard.model import Cmd
@@ -23,17 +25,19 @@ if TYPE_CHECKING:
 _REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rimraf"})
 _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex", "nvi", "elvis"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
-                           "-quit"})
-_FIND_PRINTS = frozenset({"-print", "-print0", "-printf", "-ls"})  # they would mix into the snapshot's listing
-# Tests and options of find that take the next word as their value.
-_FIND_TAKES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer",
-                         "-mtime", "-mmin", "-size", "-type", "-user", "-group", "-perm", "-ctime", "-atime", "-cmin",
-                         "-amin", "-maxdepth", "-mindepth", "-lname", "-ilname", "-inum", "-links", "-samefile",
-                         "-uid", "-gid", "-fstype", "-printf", "-fprint", "-fprint0", "-fls", "-regextype",
-                         "-context", "-xtype", "-used", "-newerXY", "-anewer", "-cnewer"})
-_FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
-                         "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
+class _Simple:
+    """One simple command as its rule reads it, wrappers peeled."""
+
+    __slots__ = ("walk", "args", "cmd", "state", "upstream", "sudo", "words", "name")
+
+    def __init__(self, walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, sudo: bool) -> None:
+        self.walk, self.args, self.cmd, self.state, self.upstream, self.sudo = walk, args, cmd, state, upstream, sudo
+        self.words = quote(args)
+        self.name = basename(args[0].text or "")
+
+    def destroys(self, paths: list[Arg], verb: str, **options: object) -> None:
+        destroyed(self.walk, self.state, paths, verb=verb, words=self.words, line=self.cmd.line, sudo=self.sudo,
+                  **options)  # type: ignore[arg-type]
 
 
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
@@ -45,7 +49,7 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command that cannot be told before it runs "
                          f"({wrapped.unknown})", quote(args), line=cmd.line))
         return
-    args, sudo = wrapped.args, wrapped.sudo
+    args = wrapped.args
     if not args:
         return
     if wrapped.chdir is not None:  # env -C DIR: the command runs there
@@ -55,67 +59,105 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
     if head.text is None or (head.glob and any(c in head.text for c in "*?")):  # `/*/bin/x`: from the disk
         walk.add(Finding(UNKNOWN, f"the command word {head.raw} is known only when it runs", head.raw, line=cmd.line))
         return
-    name = basename(head.text)
-    words = quote(args)
+    simple = _Simple(walk, args, cmd, state, upstream, wrapped.sudo)
     if "/" in head.text and _shell_script(walk, head.text, state):  # ./scripts/clean.sh: read it
         from pylon.guard.commands.interp import run_script
 
-        run_script(walk, head, state, words, cmd.line)
-    elif name in _REMOVERS:
-        paths, recursive = _operands(args[1:], "rRd")
-        destroyed(walk, state, paths, verb="removes", words=words, line=cmd.line, recursive=recursive, sudo=sudo)
-    elif name in ("alias", "unalias"):
-        _alias(walk, args, state)
-    elif name in ("cd", "pushd", "popd"):
-        walk.change_dir(args, state)
-    elif name in ("mv", "cp", "install", "ln"):
-        _overwrites(walk, args, state, words, cmd.line, sudo)
-    elif name == "dd":
-        outs = [a for a in args[1:] if a.text is None or a.text.startswith("of=")]
-        for a in outs:
-            target = a if a.text is None else type(a)(a.text[3:], False, a.raw)
-            destroyed(walk, state, [target], verb="overwrites", words=words, line=cmd.line, sudo=sudo,
-                      must_exist=True)
-    elif name in ("truncate", "tee"):
-        paths, _ = _operands(args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
-        if name == "tee" and any(a.text in ("-a", "--append") for a in args[1:]):
-            return
-        destroyed(walk, state, paths, verb="truncates", words=words, line=cmd.line, sudo=sudo, must_exist=True)
-    elif name in ("sed", "gsed"):
-        _sed(walk, args, state, words, cmd.line, sudo)
-    elif name in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
-        from pylon.guard.commands.minilang import judge_awk
+        run_script(walk, head, state, simple.words, cmd.line)
+        return
+    rule = _RULES.get(simple.name) or _family(simple.name)
+    rule(simple)
 
-        judge_awk(walk, args, state, words, cmd.line, sudo)
-    elif name in _VIMS:
-        from pylon.guard.commands.minilang import judge_vim
-        from pylon.guard.stdin import stdin_input
 
-        judge_vim(walk, name, args, state, words, cmd.line, sudo, stdin_input(walk, cmd, upstream, state))
-    elif name == "rg" and any((a.text or "").startswith("--pre") for a in args[1:]):
-        _rg_pre(walk, args, state, cmd.line)
-    elif name == "tar" and any((a.text or "") == "--remove-files" for a in args[1:]):
-        _tar_remove(walk, args, state, words, cmd.line, sudo)
-    elif name == "find":
-        _find(walk, args, cmd, state, sudo)
-    elif name in ("chmod", "chown", "chgrp"):
-        operands, recursive = _operands(args[1:], "R")
-        paths = operands[1:]  # the first operand is the mode or owner
-        if recursive or sudo:
-            kept = [p for p in paths if p.text is None or walk.ctx.locate(walk.ctx.absolute(p.text, state.cwd or
-                                                                                             walk.ctx.cwd)) != "inside"]
-            destroyed(walk, state, kept, verb="changes the owner or mode of", words=words, line=cmd.line,
-                      sudo=sudo)
-    elif name == "git":
-        from pylon.guard.commands.gitrules import judge_git
+def _family(name: str) -> Callable[[_Simple], None]:
+    if name in _REMOVERS:
+        return _remove
+    if name in _VIMS:
+        return _vim
+    if name in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
+        return _awk
+    return _other
 
-        judge_git(walk, args, cmd, state, sudo)
-    else:
-        from pylon.guard.commands.interp import judge_interp
-        from pylon.guard.commands.remote import judge_remote
 
-        if not judge_interp(walk, name, args, cmd, state, upstream, sudo):
-            judge_remote(walk, name, args, cmd, state, sudo)
+def _remove(c: _Simple) -> None:
+    paths, recursive = _operands(c.args[1:], "rRd")
+    c.destroys(paths, "removes", recursive=recursive)
+
+
+def _dd(c: _Simple) -> None:
+    for a in [a for a in c.args[1:] if a.text is None or a.text.startswith("of=")]:
+        target = a if a.text is None else type(a)(a.text[3:], False, a.raw)
+        c.destroys([target], "overwrites", must_exist=True)
+
+
+def _truncate(c: _Simple) -> None:
+    paths, _ = _operands(c.args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
+    if c.name == "tee" and any(a.text in ("-a", "--append") for a in c.args[1:]):
+        return
+    c.destroys(paths, "truncates", must_exist=True)
+
+
+def _vim(c: _Simple) -> None:
+    from pylon.guard.commands.minilang import judge_vim
+    from pylon.guard.stdin import stdin_input
+
+    judge_vim(c.walk, c.name, c.args, c.state, c.words, c.cmd.line, c.sudo,
+              stdin_input(c.walk, c.cmd, c.upstream, c.state))
+
+
+def _awk(c: _Simple) -> None:
+    from pylon.guard.commands.minilang import judge_awk
+
+    judge_awk(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo)
+
+
+def _rg(c: _Simple) -> None:
+    if any((a.text or "").startswith("--pre") for a in c.args[1:]):
+        _rg_pre(c.walk, c.args, c.state, c.cmd.line)
+
+
+def _tar(c: _Simple) -> None:
+    if any((a.text or "") == "--remove-files" for a in c.args[1:]):
+        _tar_remove(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo)
+
+
+def _modes(c: _Simple) -> None:
+    operands, recursive = _operands(c.args[1:], "R")
+    paths = operands[1:]  # the first operand is the mode or owner
+    if recursive or c.sudo:
+        ctx, cwd = c.walk.ctx, c.state.cwd or c.walk.ctx.cwd
+        kept = [p for p in paths if p.text is None or ctx.locate(ctx.absolute(p.text, cwd)) != "inside"]
+        c.destroys(kept, "changes the owner or mode of")
+
+
+def _git(c: _Simple) -> None:
+    from pylon.guard.commands.gitrules import judge_git
+
+    judge_git(c.walk, c.args, c.cmd, c.state, c.sudo)
+
+
+def _other(c: _Simple) -> None:
+    from pylon.guard.commands.interp import judge_interp
+    from pylon.guard.commands.remote import judge_remote
+
+    if not judge_interp(c.walk, c.name, c.args, c.cmd, c.state, c.upstream, c.sudo):
+        judge_remote(c.walk, c.name, c.args, c.cmd, c.state, c.sudo)
+
+
+_RULES: dict[str, Callable[[_Simple], None]] = {
+    "alias": lambda c: _alias(c.walk, c.args, c.state), "unalias": lambda c: _alias(c.walk, c.args, c.state),
+    "cd": lambda c: c.walk.change_dir(c.args, c.state), "pushd": lambda c: c.walk.change_dir(c.args, c.state),
+    "popd": lambda c: c.walk.change_dir(c.args, c.state),
+    "mv": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "cp": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "install": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "ln": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "dd": _dd, "truncate": _truncate, "tee": _truncate,
+    "sed": lambda c: _sed(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "gsed": lambda c: _sed(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "rg": _rg, "tar": _tar, "find": lambda c: judge_find(c.walk, c.args, c.cmd, c.state, c.sudo),
+    "chmod": _modes, "chown": _modes, "chgrp": _modes, "git": _git,
+}
 
 
 def _alias(walk: Walk, args: list[Arg], state: State) -> None:
@@ -188,11 +230,7 @@ def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = fro
 def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """mv/cp/install/ln: the destinations that already exist are overwritten (not with -n)."""
     name = basename(args[0].text or "")
-    flags = [a.text for a in args[1:] if a.text and a.text.startswith("-")]
-    if any(f in ("-n", "--no-clobber", "-b", "--backup") or (f.startswith("-") and not f.startswith("--")
-                                                            and ("n" in f or "b" in f)) for f in flags):
-        return
-    if name == "ln" and not any(f == "--force" or (not f.startswith("--") and "f" in f) for f in flags):
+    if _never_overwrites(name, [a.text for a in args[1:] if a.text and a.text.startswith("-")]):
         return
     operands, _ = _operands(args[1:], "", takes=frozenset({"-t", "--target-directory", "-S", "--suffix", "-m",
                                                            "--mode", "-o", "-g"}))
@@ -205,26 +243,40 @@ def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int
     if dest.text is None:
         destroyed(walk, state, [dest], verb="writes into", words=words, line=line, sudo=sudo)
         return
-    cwd = state.cwd or walk.ctx.cwd
-    dest_abs = walk.ctx.absolute(dest.text, cwd)
-    hits: list[Arg] = []
-    if os.path.isdir(dest_abs) and not os.path.islink(dest_abs):
-        for s in sources:
-            if s.text is None:
-                hits.append(s)
-                continue
-            for name_ in (os.path.basename(p.rstrip("/")) for p in _names(s, cwd)):
-                candidate = os.path.join(dest_abs, name_)
-                if os.path.lexists(candidate):
-                    hits.append(type(dest)(candidate, False, dest.raw))
-    elif os.path.lexists(dest_abs):
-        hits.append(dest)
+    dest_abs = walk.ctx.absolute(dest.text, state.cwd or walk.ctx.cwd)
+    hits = _existing(dest, dest_abs, sources, state.cwd or walk.ctx.cwd)
     destroyed(walk, state, hits, verb="overwrites", words=words, line=line, recursive=False, sudo=sudo)
-    if name == "mv":  # sources leave the checkout, or go over a file: the snapshot keeps them
-        # (an ignored source is in no state: after `ws restore` of the file it replaced, it would be
+    if name == "mv":  # sources leave the checkout, or go over a file: kept for the note
+        # (an ignored source is in no state: after a restore of the file it replaced, it would be
         # gone); a source named only at run time may be anywhere: unknown (destroyed() says so)
         leaving = [s for s in sources if s.text is None or hits or walk.ctx.locate(dest_abs) != "inside"]
         destroyed(walk, state, leaving, verb="moves away", words=words, line=line, sudo=sudo)
+
+
+def _never_overwrites(name: str, flags: list[str | None]) -> bool:
+    """-n/--no-clobber and -b/--backup keep what is there; ln replaces only with -f."""
+    given = [f for f in flags if f]
+    if any(f in ("-n", "--no-clobber", "-b", "--backup") or (not f.startswith("--") and ("n" in f or "b" in f))
+           for f in given):
+        return True
+    return name == "ln" and not any(f == "--force" or (not f.startswith("--") and "f" in f) for f in given)
+
+
+def _existing(dest: Arg, dest_abs: str, sources: list[Arg], cwd: str) -> list[Arg]:
+    """What the copy or move lands on that exists now: the destination, or into a folder, each
+    source's name there (a source known only at run time stands for itself)."""
+    if not (os.path.isdir(dest_abs) and not os.path.islink(dest_abs)):
+        return [dest] if os.path.lexists(dest_abs) else []
+    hits: list[Arg] = []
+    for src in sources:
+        if src.text is None:
+            hits.append(src)
+            continue
+        for leaf in (os.path.basename(p.rstrip("/")) for p in _names(src, cwd)):
+            candidate = os.path.join(dest_abs, leaf)
+            if os.path.lexists(candidate):
+                hits.append(type(dest)(candidate, False, dest.raw))
+    return hits
 
 
 def _names(arg: Arg, cwd: str) -> list[str]:
@@ -291,65 +343,3 @@ def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int
         operands.append(args[i])
         i += 1
     destroyed(walk, state, operands, verb="removes (tar --remove-files)", words=words, line=line, sudo=sudo)
-
-
-def _find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
-    from pylon.guard.words import Arg as A
-
-    starts: list[Arg] = []
-    i = 1
-    while i < len(args) and args[i].text in ("-H", "-L", "-P"):
-        i += 1
-    while i < len(args) and not (args[i].text or "x")[0] in "-!(" :
-        starts.append(args[i])
-        i += 1
-    starts = [A(s.text, s.glob, s.raw, under=True) for s in starts or [A(".", False, ".")]]
-    expr = args[i:]
-    words = quote(args)
-    skip_to = 0
-    for j, a in enumerate(expr):
-        if j < skip_to:
-            continue  # the value of a test (`-name -delete`) or the words of an -exec
-        if a.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and j + 1 < len(expr):  # they truncate FILE
-            destroyed(walk, state, [expr[j + 1]], verb="truncates", words=words, line=cmd.line, recursive=False,
-                      sudo=sudo, must_exist=True)
-        if a.text in _FIND_TAKES:
-            skip_to = j + 2
-            continue
-        if a.text in ("-exec", "-execdir", "-ok", "-okdir"):
-            skip_to = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr)) + 1
-        if a.text == "-delete":
-            # with a test (-name, -type, ...) find deletes matches below the start, never .git as a whole
-            filtered = any((e.text or "") in _FIND_TESTS for e in expr)
-            marked = [A(s.text, s.glob, s.raw, under=filtered) for s in starts]
-            # the snapshot asks find itself what it would delete (the same tests, -print instead)
-            tests = [e.text for e in expr if e.text != "-delete"]
-            _find_delete(walk, starts, marked, state, tests, (), words, cmd.line, sudo, filtered)
-        elif a.text in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = next((k for k in range(j + 1, len(expr)) if expr[k].text in (";", "+")), len(expr))
-            inner = expr[j + 1 : end]
-            if not inner:
-                continue
-            rm = rm_of_matches(inner)
-            if rm is not None:  # `-exec rm {} +`: what find matches, as with -delete
-                tests = [e.text for e in expr[:j] + expr[end + 1:]]
-                _find_delete(walk, starts, starts, state, tests, (RECURSIVE,) if rm[1] else (), words, cmd.line,
-                             sudo, True)
-                continue
-            from pylon.guard.model import Cmd as C
-
-            for start in starts:
-                replaced = [start if w.text == "{}" or (w.text or "").endswith("/{}") else w for w in inner]
-                judge(walk, replaced, C([], [], [], cmd.line), state.copy(), None)
-
-
-def _find_delete(walk: Walk, starts: list[Arg], marked: list[Arg], state: State, tests: list[str | None],
-                 mark: tuple[str, ...], words: str, line: int, sudo: bool, filtered: bool) -> None:
-    """find deletes what its tests match: listed by find itself at snapshot time (a FIND target)."""
-    listable = all(t is not None and t not in _FIND_ACTIONS and t not in _FIND_PRINTS for t in tests)
-    if listable and any(s.text is not None and reaches_git(walk, s.text, state, [t for t in tests if t], words, line)
-                        for s in starts):
-        return
-    destroyed(walk, state, marked, verb="deletes files under", words=words, line=line, sudo=sudo,
-              checkout_ok=filtered, kind=FIND if listable else PATH,
-              args_of_target=(*mark, *(t for t in tests if t is not None)) if listable else ())

@@ -8,8 +8,12 @@ from __future__ import annotations
 from pylon.guard.model import (DYN, LIT, UNREADABLE, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir,
                                Seq, Sub, Word)
 
+from pylon.guard.quoting import ansi_c, unescape as _unescape, unescape_dq as _unescape_dq
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node as TsNode
     from tree_sitter import Parser
 
@@ -21,8 +25,6 @@ _SEQUENCE = frozenset({"program", "list", "compound_statement", "do_group", "if_
 _WORDISH = frozenset({"word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
                       "command_substitution", "number", "ansi_c_string", "translated_string", "arithmetic_expansion",
                       "process_substitution", "array", "extglob_pattern"})
-_ESCAPES_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b",
-              "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
 
 
 def _parser() -> Parser:
@@ -271,21 +273,11 @@ class _Reader:
 
     def _parts(self, n: TsNode, parts: list[Part], subs: list[Node], quoted: bool) -> None:
         kind = n.type
-        if kind in ("word", "number", "extglob_pattern"):
-            parts.append(Part(LIT, _unescape(_text(n)), quoted))
-        elif kind == "raw_string":
-            parts.append(Part(LIT, _text(n)[1:-1], True))
-        elif kind == "ansi_c_string":
-            parts.append(Part(LIT, ansi_c(_text(n)[2:-1]), True))
+        literal = _LITERALS.get(kind)
+        if literal is not None:
+            parts.append(Part(LIT, *literal(n, quoted)))
         elif kind in ("string", "translated_string"):
-            inner = [c for c in n.children if c.type not in ('"', "$")]
-            if not inner:
-                parts.append(Part(LIT, "", True))
-            for c in inner:
-                if c.type == "string_content":
-                    parts.append(Part(LIT, _unescape_dq(_text(c)), True))
-                else:
-                    self._parts(c, parts, subs, quoted=True)
+            self._string(n, parts, subs)
         elif kind == "concatenation":
             for c in n.children:
                 self._parts(c, parts, subs, quoted)
@@ -293,13 +285,7 @@ class _Reader:
             name = n.named_children[0] if n.named_children else None
             parts.append(Part(VAR, _text(name) if name else "", quoted))
         elif kind == "expansion":
-            names = [c for c in n.named_children if c.type == "variable_name"]
-            plain = len(n.named_children) == 1 and names
-            parts.append(Part(VAR if plain else DYN, _text(names[0]) if plain else _text(n), quoted))
-            for c in n.named_children:
-                if c.type != "variable_name":
-                    dropped: list[Part] = []
-                    self._parts(c, dropped, subs, quoted)
+            self._expansion(n, parts, subs, quoted)
         elif kind in ("command_substitution", "process_substitution"):
             subs.append(Seq([self.node(c) for c in n.named_children if c.type != "comment"]))
             parts.append(Part(DYN, _text(n), quoted))
@@ -310,9 +296,34 @@ class _Reader:
             parts.append(Part(LIT, _text(n), quoted))
         else:  # arithmetic, arrays, anything else: known only at run time
             for c in n.named_children:
-                inner2: list[Part] = []
-                self._parts(c, inner2, subs, quoted)
+                self._parts(c, [], subs, quoted)
             parts.append(Part(DYN, _text(n), quoted))
+
+    def _string(self, n: TsNode, parts: list[Part], subs: list[Node]) -> None:
+        inner = [c for c in n.children if c.type not in ('"', "$")]
+        if not inner:
+            parts.append(Part(LIT, "", True))
+        for c in inner:
+            if c.type == "string_content":
+                parts.append(Part(LIT, _unescape_dq(_text(c)), True))
+            else:
+                self._parts(c, parts, subs, quoted=True)
+
+    def _expansion(self, n: TsNode, parts: list[Part], subs: list[Node], quoted: bool) -> None:
+        names = [c for c in n.named_children if c.type == "variable_name"]
+        plain = len(n.named_children) == 1 and names
+        parts.append(Part(VAR if plain else DYN, _text(names[0]) if plain else _text(n), quoted))
+        for c in n.named_children:
+            if c.type != "variable_name":
+                self._parts(c, [], subs, quoted)  # substitutions inside run too: judged
+
+
+# Word pieces that are text as they stand: (text, quoted) from the node and the quoting around it.
+_LITERALS: dict[str, Callable[[TsNode, bool], tuple[str, bool]]] = {
+    "word": lambda n, q: (_unescape(_text(n)), q), "number": lambda n, q: (_unescape(_text(n)), q),
+    "extglob_pattern": lambda n, q: (_unescape(_text(n)), q), "raw_string": lambda n, q: (_text(n)[1:-1], True),
+    "ansi_c_string": lambda n, q: (ansi_c(_text(n)[2:-1]), True),
+}
 
 
 def _push_redirs(node: Node, redirs: list[Redir]) -> Node:
@@ -339,62 +350,3 @@ def _first_error(n: TsNode) -> TsNode | None:
 
 def _heredoc_text(n: TsNode) -> str:
     return _text(n)
-
-
-def _unescape(text: str, escapable: str | None = None) -> str:
-    """Backslash removal: unquoted (`escapable` None) a backslash escapes any character; inside
-    double quotes only those of `escapable`. A backslash-newline is removed; a final `\\` stays."""
-    if "\\" not in text:
-        return text
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and (escapable is None or text[i + 1] in escapable):
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def _unescape_dq(text: str) -> str:
-    return _unescape(text, '$`"\\\n')
-
-
-def ansi_c(text: str) -> str:
-    """Bash's $'...' decoding: the letter escapes, octal \\nnn, hex \\xHH, \\uHHHH, \\UHHHHHHHH and
-    control characters \\cX, so that `$'\\x72\\x6d'` is read as the command word `rm`."""
-    out, i = [], 0
-    while i < len(text):
-        if text[i] != "\\" or i + 1 >= len(text):
-            out.append(text[i])
-            i += 1
-            continue
-        c = text[i + 1]
-        i += 2
-        if c in _ESCAPES_C:
-            out.append(_ESCAPES_C[c])
-        elif c in "01234567":
-            j = i
-            while j < len(text) and j < i + 2 and text[j] in "01234567":
-                j += 1
-            out.append(chr(int(c + text[i:j], 8) & 0xFF))
-            i = j
-        elif c in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[c]
-            j = i
-            while j < len(text) and j < i + width and text[j] in "0123456789abcdefABCDEF":
-                j += 1
-            if j == i:
-                out.append("\\" + c)
-            else:
-                code = int(text[i:j], 16)
-                out.append(chr(code) if code < 0x110000 else "\ufffd")
-            i = j
-        elif c == "c" and i < len(text):
-            out.append(chr(ord(text[i].upper()) ^ 0x40) if text[i] != "?" else "\x7f")
-            i += 1
-        else:
-            out.append("\\" + c)
-    return "".join(out)

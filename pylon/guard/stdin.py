@@ -28,22 +28,40 @@ def stdin_input(walk: Walk, cmd: Cmd, upstream: Cmd | None, state: State) -> tup
         return None, ""
     words = [w.value for w in upstream.words]
     name = basename(words[0] or "") if words else ""
-    if name == "cat" and len(words) > 1 and all(w is not None and not w.startswith("-") for w in words[1:]):
-        texts = [read_file(walk, w, state, w or "") for w in words[1:]]
-        if all(t is not None for t, _ in texts):
-            return "".join(t or "" for t, _ in texts), ""
-        return None, next(why for t, why in texts if t is None)
-    if name in ("echo", "printf") and all(w is not None for w in words[1:]):
-        rest = [w or "" for w in words[1:]]
-        if name == "echo":
-            rest = rest[1:] if rest[:1] in (["-n"], ["-e"], ["-E"]) else rest
-            return " ".join(rest) + "\n", ""
-        if rest and "%" not in rest[0]:
-            from pylon.guard.shell import ansi_c
-
-            return ansi_c(rest[0]), ""
+    produced = _PRODUCERS[name](walk, words, state) if name in _PRODUCERS else None
+    if produced is not None:
+        return produced
     shown = " ".join((w.raw for w in upstream.words[:4]))
     return None, f"what `{shown}` writes to it"
+
+
+def _cat(walk: Walk, words: list[str | None], state: State) -> tuple[str | None, str] | None:
+    if len(words) < 2 or not all(w is not None and not w.startswith("-") for w in words[1:]):
+        return None
+    texts = [read_file(walk, w, state, w or "") for w in words[1:]]
+    if all(t is not None for t, _ in texts):
+        return "".join(t or "" for t, _ in texts), ""
+    return None, next(why for t, why in texts if t is None)
+
+
+def _echo(walk: Walk, words: list[str | None], state: State) -> tuple[str | None, str] | None:
+    if not all(w is not None for w in words[1:]):
+        return None
+    rest = [w or "" for w in words[1:]]
+    rest = rest[1:] if rest[:1] in (["-n"], ["-e"], ["-E"]) else rest
+    return " ".join(rest) + "\n", ""
+
+
+def _printf(walk: Walk, words: list[str | None], state: State) -> tuple[str | None, str] | None:
+    rest = [w or "" for w in words[1:]]
+    if not all(w is not None for w in words[1:]) or not rest or "%" in rest[0]:
+        return None
+    from pylon.guard.quoting import ansi_c
+
+    return ansi_c(rest[0]), ""
+
+
+_PRODUCERS = {"cat": _cat, "echo": _echo, "printf": _printf}
 
 
 def read_file(walk: Walk, path: str | None, state: State, raw: str) -> tuple[str | None, str]:

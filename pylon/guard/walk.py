@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from pylon.guard.context import Context
-from pylon.guard.model import LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Pipe, Seq, Sub, Word
+from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Seq, Sub, Word
 from pylon.guard.verdict import UNKNOWN, Finding
 from pylon.guard.words import MAX_EXPANSIONS, Arg, State
 
@@ -119,7 +119,10 @@ class Walk:
         if not cmd.words:
             for name, word in cmd.assigns:  # X=value: later words may use it
                 values = self.resolve(word, state, split=False)
-                if len(values) == 1 and values[0].text is not None:
+                fresh = temp_file(word, self.ctx.env)
+                if fresh is not None:  # `tmp=$(mktemp)`: a new file under the temporary folder
+                    state.vars[name] = [fresh]
+                elif len(values) == 1 and values[0].text is not None:
                     state.vars[name] = [values[0].text]
                 else:
                     state.vars.pop(name, None)
@@ -197,29 +200,73 @@ class Walk:
         combos = [""]
         glob = False
         for part in word.parts:
-            if part.kind == LIT:
-                text = part.text
-                if not part.quoted and part is word.parts[0] and text.startswith("~"):
-                    tilde = self.tilde(text, state)
-                    if tilde is None:
-                        return [Arg(None, False, word.raw, bare=False)]
-                    text = tilde
-                glob = glob or (not part.quoted and any(c in text for c in "*?[{"))
-                combos = [c + text for c in combos]
-            elif part.kind == VAR and (part.text in state.vars or self.ctx.var(part.text) is not None):
-                values = state.vars.get(part.text)
-                if values is None:
-                    values = [self.ctx.var(part.text) or ""]
-                if not part.quoted and any(any(ch in v for ch in "*?[") for v in values):
-                    glob = True
-                combos = [c + v for c in combos for v in values][:MAX_EXPANSIONS]
-            elif part.text in ("$(pwd)", "`pwd`", "PWD", "${PWD}") and state.cwd is not None:
-                combos = [c + state.cwd for c in combos]  # the folder the walk is in
-            else:
-                return [Arg(None, False, word.raw, bare=not part.quoted)]
+            found = self._part(part, part is word.parts[0], state)
+            if found is None:
+                return [Arg(None, False, word.raw, bare=not part.quoted and part.kind != LIT)]
+            values, pattern = found
+            glob = glob or pattern
+            combos = [c + v for c in combos for v in values][:MAX_EXPANSIONS]
         if not split and len(combos) > 1:
             return [Arg(" ".join(combos), glob, word.raw)]
+        if split and len(word.parts) == 1 and word.parts[0].kind == VAR and not word.parts[0].quoted:
+            # bash splits an unquoted expansion on IFS (space, tab, newline): `$x` may be several words
+            return [Arg(w, glob, word.raw) for c in combos for w in c.split()]
         return [Arg(c, glob, word.raw) for c in combos]
+
+    def _part(self, part: Part, first: bool, state: State) -> tuple[list[str], bool] | None:
+        """(the texts one part of a word stands for, whether they hold a pattern); None when it is
+        known only at run time."""
+        if part.kind == LIT:
+            text = part.text
+            if not part.quoted and first and text.startswith("~"):
+                tilde = self.tilde(text, state)
+                if tilde is None:
+                    return None
+                text = tilde
+            return [text], not part.quoted and any(c in text for c in "*?[{")
+        if part.kind == VAR and (part.text in state.vars or self.ctx.var(part.text) is not None):
+            values = state.vars.get(part.text)
+            if values is None:
+                values = [self.ctx.var(part.text) or ""]
+            return values, not part.quoted and any(any(ch in v for ch in "*?[") for v in values)
+        if part.text in ("$(pwd)", "`pwd`", "PWD", "${PWD}") and state.cwd is not None:
+            return [state.cwd], False  # the folder the walk is in
+        return None
+
+
+_MKTEMP_FLAGS = frozenset({"-d", "--directory", "-u", "--dry-run", "-q", "--quiet"})
+
+
+def temp_file(word: Word, env: dict[str, str]) -> str | None:
+    """The path `$(mktemp ...)` makes, when it lies under the temporary folder: no template, or one
+    with `-t`/`--tmpdir` (`mktemp TEMPLATE` alone makes it in the current folder: None)."""
+    import shlex
+
+    if len(word.parts) != 1 or word.parts[0].kind != DYN:
+        return None
+    text = word.parts[0].text.strip()
+    inner = text[2:-1] if text.startswith("$(") and text.endswith(")") else text[1:-1] if text.startswith("`") \
+        and text.endswith("`") else None
+    try:
+        argv = shlex.split(inner) if inner is not None else []
+    except ValueError:
+        return None
+    if not argv or argv[0].rsplit("/", 1)[-1] != "mktemp":
+        return None
+    in_tmp, template = False, False
+    for arg in argv[1:]:
+        if arg in ("-t", "--tmpdir"):
+            in_tmp = True
+        elif arg.startswith("--suffix=") or arg in _MKTEMP_FLAGS:
+            continue
+        elif arg.startswith("-"):
+            return None  # -p DIR, --tmpdir=DIR and the rest: a folder pylon does not place here
+        else:
+            template = True
+    if template and not in_tmp:
+        return None
+    folder = env.get("TMPDIR") or "/tmp"
+    return os.path.join(folder if os.path.isabs(folder) else "/tmp", "tmp.pylon-mktemp")
 
 
 def _alias(cmd: Cmd, state: State) -> str | None:

@@ -6,6 +6,8 @@ Which part an event concerns follows from the event itself, because `pylon guard
 
     PreToolUse                                      guard (the shell tool; the file tools: files.py), then
                                                     the write-time conflict check (clash.py)
+    PostToolUse of the shell tool                   guard (the op of what the command changed: keep.py)
+    PostToolBatch, Stop                             guard too (commands whose PostToolUse never came)
     SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder); SessionStart
                                                     also ws (worktrees.py: a worktree pylon did not make)
     WorktreeCreate, WorktreeRemove                  ws: answered in plain text, not here (cli/hook.py)
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 GUARD, CANON, WS = "guard", "canon", "ws"
 CLASH = "clash"  # the write-time conflict check: asked with the guard, on the guard's PreToolUse
 PARTS = (GUARD, CANON, WS)
-GUARD_EVENTS = frozenset({"PreToolUse"})
+GUARD_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 CANON_EVENTS = frozenset({"SessionStart", "PostToolUse", "PostToolBatch", "Stop"})
 WS_EVENTS = frozenset({"WorktreeCreate", "WorktreeRemove"})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
@@ -38,7 +40,12 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     """The parts to ask about `event`, in answering order. An event that cannot be read, or that
     has no name, goes to the guard (which refuses it with the reason, never silently)."""
     out = []
-    if GUARD in parts and (event.problem or not event.name or event.name in GUARD_EVENTS):
+    from pylon.agents.events import SHELL_TOOLS
+
+    after_shell = event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS
+    batch_done = event.name in ("PostToolBatch", "Stop")  # commands a person refused end here
+    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell
+                           or batch_done):
         out.append(GUARD)
     if GUARD in parts and event.name == "PreToolUse" and not event.problem:
         out.append(CLASH)
@@ -75,7 +82,7 @@ def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None
         except Exception as exc:  # noqa: BLE001 - one part failing must not silence the other
             if on_failure is not None:
                 on_failure(part, exc)
-            if part == GUARD:
+            if part == GUARD and (event.name == "PreToolUse" or event.problem or not event.name):
                 from pylon.hooks.guard import refusal
 
                 replies.append(refusal(event.agent, f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), "

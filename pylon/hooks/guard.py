@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pylon.agents.events import HookEvent
     from pylon.guard.context import Context
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
+from pylon.agents.events import SHELL_TOOLS  # noqa: E402 - one list for routing and judging
 # The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
 # openai/codex#18391, with the patch text as tool_input.command).
 FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -48,18 +48,24 @@ def answer(agent: str, data: bytes) -> dict[str, Any]:
 
 def judge(event: HookEvent) -> dict[str, Any]:
     """The guard's reply to one decoded event ({} for no objection and nothing to say)."""
-    from pylon.agents import answers
-
-    agent = event.agent
     command = event.tool_input.get("command")
     missing = _missing(event, command)
     if missing:  # never silence: the agent would run a command nobody checked
-        return refusal(agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check the "
-                       "hook's input (pylon guard check --tool-input EVENT) before running it.")
+        return refusal(event.agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check "
+                       "the hook's input (pylon guard check --tool-input EVENT) before running it.")
+    if event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS:
+        return _after(event, command)
+    if event.name in ("PostToolBatch", "Stop"):
+        from pylon.hooks.keep import batch_done
+
+        return batch_done(event)
     if event.name != "PreToolUse":
         return {}
     if event.tool_name in FILE_TOOLS:
         from pylon.hooks.files import judge as judge_files
+        from pylon.hooks.keep import wait_for_capture
+
+        wait_for_capture(event)  # the capture after a shell command first: this write is not its
 
         return judge_files(event)
     if event.tool_name not in SHELL_TOOLS:
@@ -70,11 +76,20 @@ def judge(event: HookEvent) -> dict[str, Any]:
         command = shlex.join(command)
     if not isinstance(command, str) or not command.strip():
         return {}
+    return _before(event, command)
+
+
+def _before(event: HookEvent, command: str) -> dict[str, Any]:
+    """PreToolUse of the shell tool: keep the state, read the command, answer."""
     from pylon.guard.classify import classify
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
+    keeping = _Beside(lambda: _keep(event, command, ctx.root))  # git works while the command is read
     result = classify(command, ctx)
+    kept = keeping.result()
+    if isinstance(kept, dict):
+        return kept  # the state could not be kept: refused with the reason
     # canon's hook after the call reads a command given as text (a list of words it reads word by word)
     if event.session_id and isinstance(event.tool_input.get("command"), str) and ctx.root:
         from pylon.findroot import CANON_DIR, store_root  # the store canon's hook will find (never pylon.canon here)
@@ -84,17 +99,77 @@ def judge(event: HookEvent) -> dict[str, Any]:
             _keep_reading(event.session_id, command, here)
     if result.verdict == "safe":
         return {}
+    return _answer(event, result, ctx.root, command, kept)
+
+
+class _Beside:
+    """`work()` in a thread of its own (its time is mostly git's, outside the GIL) while the caller
+    goes on; `result()` waits for it. `_thread` rather than threading: no import cost."""
+
+    def __init__(self, work: Any) -> None:
+        import _thread
+
+        self.value: Any = None
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+        self.work = work
+        _thread.start_new_thread(self._run, ())
+
+    def _run(self) -> None:
+        try:
+            self.value = self.work()
+        finally:
+            self.done.release()
+
+    def result(self) -> Any:
+        self.done.acquire()
+        return self.value
+
+
+def _keep(event: HookEvent, command: str, root: str | None) -> tuple[int, list[list[object]]] | dict[str, Any] | None:
+    """The state before every command, whatever the classifier says (docs/guard.md): (op number, what
+    could not be kept), None where nothing can be kept (no checkout; a .git that is gone was kept with
+    it), or the refusal when keeping failed: the command must not pass silently."""
+    from pylon.workspace.keep.store import usable
+
+    if not root or not usable(root):
+        return None
+    try:
+        from pylon.hooks.keep import before
+
+        return before(event, command, root)
+    except Exception as exc:  # noqa: BLE001 - logged, and answered with the reason
+        from pylon.hooks.keep import _log
+
+        _log(exc)
+        why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        return refusal(event.agent, f"pylon could not keep the state of the checkout before this command "
+                       f"({str(why)[:300]}), so it could not be undone. Run it only if you know it is safe.")
+
+
+def _answer(event: HookEvent, result: Any, root: str | None, command: str,
+            kept: tuple[int, list[list[object]]] | None) -> dict[str, Any]:
+    """The policy's answer to a command that is not safe: the note (kept, allowed), or ask/deny."""
+    from pylon.agents import answers
     from pylon.guard.policy import Policy, load
 
+    agent = event.agent
     problem = ""
     try:
-        policy = load(ctx.root)
+        policy = load(root)
     except Exception as exc:  # noqa: BLE001 - a broken policy falls back to the defaults, and says so
         policy, problem = Policy(), f" (policy ignored: {getattr(exc, 'message', exc)})"
     action, _why = policy.decide(result.findings)
     reasons = "; ".join(f.reason for f in result.findings if f.verdict != "safe")[:1500]
-    if action == "snapshot":
-        note, action = _snapshot(result, policy, ctx.root, command)
+    if action == "snapshot" and kept is not None and root:  # kept: allowed, with what it changes and the way back
+        from pylon.hooks.note import told, unkeepable
+
+        lost = unkeepable(root, result.targets, kept[1])
+        if not lost:
+            return answers.context(event, told(root, result, kept[0]) + problem)
+        action, reasons = "ask", f"{lost}; {reasons}"
+    elif action == "snapshot":  # nothing could be kept here (no checkout, a .git that is gone)
+        note, action = _snapshot(result, policy, root, command)
         if action == "snapshot":
             return answers.context(event, note + problem)
         reasons = f"{note}; {reasons}"
@@ -107,6 +182,25 @@ def judge(event: HookEvent) -> dict[str, Any]:
         text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
                  "(`pylon guard explain`).")
     return answers.deny(event, text)
+
+
+
+
+def _after(event: HookEvent, command: object) -> dict[str, Any]:
+    """PostToolUse of the shell tool: the op of what the command changed (keep.py); never an answer."""
+    if isinstance(command, list) and all(isinstance(w, str) for w in command):
+        import shlex
+
+        command = shlex.join(command)
+    from pylon.hooks.keep import after
+
+    try:
+        return after(event, command if isinstance(command, str) else "")
+    except Exception as exc:  # noqa: BLE001 - the command ran; the next hook records what it changed
+        from pylon.hooks.keep import _log
+
+        _log(exc)
+        return {}
 
 
 def _keep_reading(session: str, command: str, cwd: str) -> None:

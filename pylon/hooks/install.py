@@ -29,8 +29,12 @@ GUARD_TIMEOUT = 30
 WS_TIMEOUT = 600  # WorktreeCreate makes a worktree (a checkout, copies of ignored files): minutes on a large tree
 CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and each new or changed hook only "
               "after you approve it in /hooks (then start a new session).")
-# The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools.
+# The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools; and the
+# tool whose PostToolUse records the op of what a command changed (the shell).
 GUARD_MATCHERS = {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}
+AFTER_MATCHER = "Bash"
+SHARED = "shared"  # a handler two parts use (Codex's PostToolUse): pylon's, but naming neither part
+AFTER_TIMEOUT = 10  # the op is recorded by a child the hook leaves running: the hook answers at once
 
 
 def command_for(agent: str, program: str = "pylon") -> str:
@@ -56,12 +60,33 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
     from pylon.agents.settings import HookEntry
 
     if part == GUARD:
-        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)]
+        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
+                HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT)]
     if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/canon-agents.md)
         return [HookEntry(e, command, timeout=WS_TIMEOUT) for e in sorted(WS_EVENTS)] if agent == "claude-code" else []
     from pylon.canon.agent.hook import hook_entries
 
     return hook_entries(agent, command)
+
+
+def merged(wanted: list[HookEntry]) -> list[HookEntry]:
+    """One handler per event: two parts on one event (Codex's PostToolUse: the guard's op, canon's
+    capsules) share it, for every tool either part matches (none named: every tool)."""
+    from pylon.agents.settings import HookEntry
+
+    by_event: dict[str, list[HookEntry]] = {}
+    for entry in wanted:
+        by_event.setdefault(entry.event, []).append(entry)
+    out = []
+    for event, group in by_event.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        names = [m for e in group for m in (e.matcher or "").split("|") if m]
+        matcher = None if any(e.matcher is None for e in group) else "|".join(dict.fromkeys(names))
+        timeouts = [e.timeout for e in group if e.timeout is not None]
+        out.append(HookEntry(event, group[0].command, matcher=matcher, timeout=max(timeouts) if timeouts else None))
+    return out
 
 
 def part_of(agent: str) -> Callable[[str, str], str | None]:
@@ -76,6 +101,8 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
 
     def which(event: str, command: str) -> str | None:
         if new.search(command):
+            if event == "PostToolUse":  # the guard's op in both agents, and canon's capsules in Codex
+                return SHARED if agent == "codex" else GUARD
             return GUARD if event in GUARD_EVENTS else WS if event in WS_EVENTS else CANON
         if guard.search(command):
             return GUARD
@@ -86,11 +113,12 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
 
 
 def installed(agent: str, path: str) -> set[str]:
-    """The parts whose hook the settings file holds now (in any form)."""
+    """The parts whose hook the settings file holds now (in any form; an event two parts share
+    tells neither)."""
     from pylon.agents.settings import read_handlers
 
     which = part_of(agent)
-    return {p for event, command in read_handlers(path) if (p := which(event, command))}
+    return {p for event, command in read_handlers(path) if (p := which(event, command)) in PARTS}
 
 
 def plan(agent: str, path: str, part: str | tuple[str, ...], *, install: bool, program: str = "pylon") -> Plan:
@@ -105,7 +133,7 @@ def plan(agent: str, path: str, part: str | tuple[str, ...], *, install: bool, p
     owned = lambda event, command: which(event, command) is not None  # noqa: E731
     positional = agent == "codex"
     command = command_for(agent, program)
-    wanted_entries = [e for p in PARTS if p in wanted for e in entries(agent, p, command)]
+    wanted_entries = merged([e for p in PARTS if p in wanted for e in entries(agent, p, command)])
     if not wanted_entries:
         return plan_uninstall(path, owned=owned, positional=positional)
     return plan_install(path, wanted_entries, owned=owned, positional=positional)

@@ -122,7 +122,7 @@ def timeline(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws log --json --limit N`."""
     from pylon.workspace.ops.log import log
 
-    return log(board.checkout(), _int(query.get("limit"), 50))
+    return log(board.checkout(), _int(query.get("limit"), 50), settled=True)  # as `ws log`: changes no hook saw first
 
 
 def _int(text: str | None, default: int) -> int:

@@ -197,22 +197,23 @@ def unignored(root: str, dirs: list[str]) -> list[str]:
 
 
 def encode(meta: Meta) -> str:
-    import base64
-    import json
+    import binascii  # base64's own codec, without base64 (which imports re)
     import zlib
 
-    raw = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode("ascii")  # \\u escapes: any file name
-    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
+    from pylon.agents.jsonio import dumps
+
+    raw = dumps(meta, ascii=True, sort_keys=True, compact=True).encode("ascii")  # \\u escapes: any file name
+    return binascii.b2a_base64(zlib.compress(raw, 6), newline=False).decode("ascii")
 
 
 def decode(text: str) -> Meta | None:
-    import base64
     import binascii
-    import json
     import zlib
 
+    from pylon.agents.jsonio import loads
+
     try:
-        value = json.loads(zlib.decompress(base64.b64decode(text.strip())).decode("ascii"))
+        value = loads(zlib.decompress(binascii.a2b_base64(text.strip())).decode("ascii"))
     except (ValueError, binascii.Error, zlib.error, UnicodeDecodeError):
         return None
     return value if isinstance(value, dict) else None

@@ -197,7 +197,7 @@ def _above(staged: list[bytes]) -> set[str]:
 
 
 def _path(checkout: Checkout) -> str:
-    return os.path.join(checkout.git_dir, "pylon", _CACHE)
+    return os.path.join(checkout.pylon_dir(), _CACHE)  # beside the private index it matches
 
 
 def _load(checkout: Checkout) -> dict[str, object] | None:

@@ -48,16 +48,39 @@ def subcommand(args: list[str]) -> str | None:
     return None
 
 
+_OBJECTS: dict[str, str] = {}  # while keeping a state: git reads and writes pylon's store (keep/store.py)
+
+
+class objects_in:  # noqa: N801 - a context manager, named for what it does
+    """Every git process started inside uses `objects` (GIT_OBJECT_DIRECTORY and
+    GIT_ALTERNATE_OBJECT_DIRECTORIES): what a kept state writes goes to pylon's store, never into the
+    repository, and the repository's own objects are read through the alternates."""
+
+    def __init__(self, objects: dict[str, str]) -> None:
+        self.objects, self.saved = objects, dict(_OBJECTS)
+
+    def __enter__(self) -> objects_in:
+        _OBJECTS.clear()
+        _OBJECTS.update(self.objects)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _OBJECTS.clear()
+        _OBJECTS.update(self.saved)
+
+
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     global _BASE_ENV
     if _BASE_ENV is None:
         from pylon.gitenv import git_env
 
         _BASE_ENV = git_env()
-    if not extra:
+    if not extra and not _OBJECTS:
         return _BASE_ENV
     env = dict(_BASE_ENV)
-    env.update(extra)
+    env.update(_OBJECTS)
+    if extra:
+        env.update(extra)
     return env
 
 

@@ -111,11 +111,12 @@ def excludes_sig(checkout: Checkout) -> list[object]:
 
 
 def read_json(path: str) -> dict | None:
-    import json  # lazily: json pulls in re and enum, which the fast paths avoid
+    # through the C decoder alone: the json package pulls in re and enum, which the hooks avoid
+    from pylon.agents.jsonio import loads
 
     try:
         with open(path, "rb") as fh:
-            data = json.loads(fh.read())
+            data = loads(fh.read())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -123,9 +124,9 @@ def read_json(path: str) -> dict | None:
 
 def write_json(path: str, data: dict) -> None:
     """Private cache files: temp + rename (a reader sees the old or the new file, never half)."""
-    import json
+    from pylon.agents.jsonio import dumps
 
-    replace_unsynced(path, json.dumps(data).encode("utf-8"))
+    replace_unsynced(path, dumps(data, ascii=True).encode("ascii"))
 
 
 def copy_index(src: str, dst: str) -> list[int] | None:
@@ -224,9 +225,11 @@ def write_tree(checkout: Checkout, index: str) -> tuple[str | None, bool]:
 class Staged:
     """What staging found besides the paths: embedded repositories and failed clean filters."""
 
-    __slots__ = ("paths", "window", "embedded", "empty", "filter_errors")
+    __slots__ = ("paths", "window", "embedded", "empty", "filter_errors", "dropped")
 
-    def __init__(self, paths: list[bytes], window: tuple[int, int], embedded: list[str], empty: list[str], errors: bytes) -> None:
+    def __init__(self, paths: list[bytes], window: tuple[int, int], embedded: list[str], empty: list[str], errors: bytes,
+                 dropped: bool = False) -> None:
+        self.dropped = dropped  # entries were removed from the private index before staging
         self.paths = paths  # hashed by update-index in this capture
         self.window = window  # the seconds during which their stat data was recorded
         self.embedded = embedded  # repositories newly staged as gitlinks
@@ -328,7 +331,7 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
         # what it holds) or a symlink or file above them
         paths = list(dict.fromkeys(paths + [p for p in recheck if not beyond.blocked(p) and not beyond.folder(p)]))
     if not paths:
-        return Staged([], (started, started), *found, err)
+        return Staged([], (started, started), *found, err, dropped=bool(drop))
     # Many new blobs (a big change) go into one pack instead of one loose file each: with a
     # threshold of 1 byte git streams every regular file that needs no filter into a single
     # pack per run (files that need conversion still take the normal path). About twice as fast

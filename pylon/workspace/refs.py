@@ -66,3 +66,14 @@ def current_ref(checkout: Checkout) -> str:
 def session_baseline_ref(session_id: str) -> str:
     """The baseline of an owned worktree `pylon-session-<id>` (written by `pylon ws new`)."""
     return f"{ROOT}sessions/{session_id}/baseline"
+
+
+def guard_prefix(checkout: Checkout) -> str:
+    """This checkout's own guard snapshots: `refs/pylon/guard/` in the main checkout, under the linked
+    worktree's scope otherwise (issue 28: no kept state crosses worktrees)."""
+    return f"{scope(checkout)}guard/"
+
+
+def guard_anchors_prefix(checkout: Checkout) -> str:
+    """Where the refs a snapshot's command deletes are kept (ops/guard_refs.py), per checkout too."""
+    return f"{scope(checkout)}guard-refs/"

@@ -41,6 +41,7 @@ class Checkout:
     """A git working tree: where it is and where its git data lives."""
 
     __slots__ = ("root", "git_dir", "common_dir", "prefix", "cwd")
+    objects_kept = False  # pylon's objects for it are never pruned (keep/store.py: the store's)
 
     def __init__(self, root: str, git_dir: str, common_dir: str, prefix: str, cwd: str) -> None:
         self.root = root

@@ -39,6 +39,7 @@ from pylon.workspace.commits import (
 )
 from pylon.workspace.index import (
     PrivateIndex,
+    _config_paths,
     at_risk,
     copy_index,
     excludes_sig,
@@ -111,12 +112,14 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
     meta_path = os.path.join(private.dir, "state.json")
     meta = read_json(meta_path) if private.persistent else None
     head_proc = start_head_query(checkout)
-    config_proc = git.start(
+    config_sig = [file_sig(p) for p in _config_paths(checkout)]
+    config_kept = meta.get("config") if meta and meta.get("config_sig") == config_sig else None
+    config_proc = None if isinstance(config_kept, dict) else git.start(
         ["config", "-z", "--get-regexp", r"^(core\.sparsecheckout|filter\..*)$"], cwd=checkout.root
     )
     real_sig = file_sig(checkout.index_path)
     excl = excludes_sig(checkout)
-    anchored = bool(meta) and _anchored(checkout, meta.get("commit") if meta else None)
+    anchored = bool(meta) and (checkout.objects_kept or _anchored(checkout, meta.get("commit") if meta else None))
     reuse = bool(
         meta
         and meta.get("v") == _META_VERSION
@@ -148,10 +151,13 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             # status no longer names them: carry them over while they are still repositories
             kept = [p for p in meta.get("embedded") or [] if os.path.exists(os.path.join(checkout.root, p, ".git"))]
             embedded = sorted(set(embedded) | set(kept))
-        written, _ = write_tree(checkout, private.path)
-        if written is None:
-            raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
-        worktree = written
+        if reuse and meta and not staged.paths and not staged.dropped and not staged.embedded:
+            worktree = str(meta["worktree"])  # nothing staged into the kept index: its tree is the last one
+        else:
+            written, _ = write_tree(checkout, private.path)
+            if written is None:
+                raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
+            worktree = written
         if attempt == 0 and reuse and meta and worktree != meta["worktree"] and _ignore_rules_changed(
             checkout, meta["worktree"], worktree
         ):
@@ -160,7 +166,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         break
     head, head_tree = head_info(head_proc)
     branch, _detached = checkout.head_file()
-    notes = layout_notes(checkout, _parse_config(config_proc), index_unmerged=unmerged)
+    config = _parse_config(config_proc) if config_proc is not None else config_kept
+    assert isinstance(config, dict)
+    notes = layout_notes(checkout, config, index_unmerged=unmerged)
     notes += embedded_notes(embedded, empty) + filter_note(staged.filter_errors)
     now = int(time.time())
     state = State(
@@ -195,6 +203,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         "recent_window": list(staged.window),
         "time": now,
         "meta_raw": state.meta_raw,
+        # the settings layout_notes reads, kept while no config file git reads changed (one process less)
+        "config": config,
+        "config_sig": config_sig,
     }
     index_commit = None
     if meta and meta.get("index_tree") == index_tree and meta.get("head") == head:

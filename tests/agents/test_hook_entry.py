@@ -86,10 +86,13 @@ def test_claude_code_gets_one_command_per_event_and_each_part_uninstalls_alone(m
     assert run("pylon", "guard", "install", "claude-code", cwd=root).code == 0
     data = json.loads(path.read_text())
     assert sorted(pylon_handlers(data)) == sorted((e, "pylon hook claude-code") for e in
-                                                  ("PreToolUse", "SessionStart", "PostToolBatch", "Stop"))
+                                                  ("PreToolUse", "PostToolUse", "SessionStart", "PostToolBatch",
+                                                   "Stop"))
     assert data["hooks"]["PreToolUse"][0]["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit"
+    assert data["hooks"]["PostToolUse"][0]["matcher"] == "Bash"  # the op of what a shell command changed
     assert run("canon", "hook", "uninstall", "claude-code", cwd=root).code == 0
-    assert pylon_handlers(json.loads(path.read_text())) == [("PreToolUse", "pylon hook claude-code")]
+    assert sorted(pylon_handlers(json.loads(path.read_text()))) == [("PostToolUse", "pylon hook claude-code"),
+                                                                    ("PreToolUse", "pylon hook claude-code")]
 
 
 def test_combine_keeps_the_strictest_decision_and_joins_the_texts() -> None:
@@ -115,7 +118,7 @@ def test_the_entry_routes_each_event_to_its_part(make_repo) -> None:  # type: ig
         doc = json.loads(payload_text(name, root))
         doc["tool_input"]["command"] = "git reset --hard"
         r = run("pylon", "hook", agent, cwd=root, input=json.dumps(doc))
-        assert r.code == 0 and "guard-" in json.loads(r.out)["hookSpecificOutput"]["additionalContext"], r
+        assert r.code == 0 and "pylon ws undo" in json.loads(r.out)["hookSpecificOutput"]["additionalContext"], r
         assert json.loads(run("pylon", "hook", agent, cwd=root, input=payload_text(
             name.replace("pre-bash", "stop"), root)).out) == {}  # canon: nothing to settle
     # the old commands stay as aliases, each answering for its own part only
@@ -166,9 +169,13 @@ def test_each_event_imports_only_its_part(make_repo) -> None:  # type: ignore[no
     doc["tool_input"]["command"] = "git status && ls"
     shell = _imports(["hook", "claude-code"], root, json.dumps(doc))
     assert {"pylon.guard.shell", "pylon.native"} <= shell
-    light = {"pylon.workspace", "pylon.workspace.ops", "pylon.workspace.ops.guard_probe"}  # git imported lazily
-    assert not {n for n in shell - light if n.startswith(("pylon.canon", "pylon.cli.commands", "pylon.cli.argv",
-                                                           "pylon.workspace", "pylon.guard.policy", "sqlglot", "yaml"))}
+    # the state before it is kept (pylon.workspace.keep and the capture), but nothing of canon, the
+    # command registry, the ops that change a checkout, or the policy (read only when a file exists)
+    assert {"pylon.workspace.keep.chain", "pylon.workspace.state"} <= shell
+    assert not {n for n in shell if n.startswith(("pylon.canon", "pylon.cli.commands", "pylon.cli.argv",
+                                                  "pylon.workspace.ops.restore", "pylon.workspace.ops.undo",
+                                                  "pylon.workspace.worktrees", "pylon.guard.policy", "sqlglot",
+                                                  "yaml"))}
     stop = _imports(["hook", "claude-code"], root, payload_text("claude-code-stop", root))
     assert "pylon.canon.agent.hook" in stop and not {n for n in stop if n.startswith(("tree_sitter", "pylon.guard",
                                                                                  "pylon.cli.commands"))}

@@ -57,7 +57,7 @@ def test_guide_lists_every_part(run) -> None:
     for word in ("canon", "pylon read", "pylon edit", "pylon ws", "pylon guard", "exit"):
         assert word in res.out
     guard = run("pylon", "guide", "guard")
-    assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws restore guard-<n>" in guard.out
+    assert guard.code == 0 and guard.out.startswith("## guard") and "pylon ws undo" in guard.out
 
 
 def test_no_colour_on_a_pipe(run) -> None:

@@ -54,8 +54,9 @@ SETUP: dict[str, list[str]] = {
     "ws move": [NEW_1, SESSION_EDIT],
     "ws undo": [NEW_1, SESSION_EDIT, "pylon ws apply agent-1"],
     "ws redo": [NEW_1, SESSION_EDIT, "pylon ws apply agent-1", "pylon ws undo"],
-    # op-3: three ops in the log (apply, apply of a later edit, restore of the baseline; undo and
-    # redo make none, nor does a step that changes nothing), so `op-3:before` names a kept state.
+    # op-4: the second apply (the numbers are the repository's: the two `ws run` in agent-1 are shell
+    # ops 1 and 3 of that worktree, the applies 2 and 4 of the checkout, the restore 5), so
+    # `op-4:before` names a kept state of the checkout.
     "ws restore": [NEW_1, SESSION_EDIT, "pylon ws apply agent-1", SESSION_EDIT.replace("2", "3"),
                    "pylon ws apply agent-1", "pylon ws restore start"],
 }

@@ -114,14 +114,14 @@ def agent(request: pytest.FixtureRequest, client_bins: dict[str, Path], tmp_path
         made.model.close()
 
 
-RESTORE = re.compile(r"pylon ws restore (guard-\d+)((?: [^\s`'\"\\]+)*)")
+RESTORE = re.compile(r"pylon ws restore ((?:guard|op)-\d+)((?: [^\s`'\"\\]+)*)")
 
 
 def restore_command(text: str, *, paths: bool = False) -> list[str]:
-    """The first `pylon ws restore guard-N ...` a note names (with `paths`: the first naming
+    """The first `pylon ws restore guard-N|op-N ...` a note names (with `paths`: the first naming
     paths), as argv."""
     found = [m for m in RESTORE.finditer(text) if m.group(2).split() or not paths]
-    assert found, f"no `pylon ws restore guard-N` in what the model received: {text[-3000:]}"
+    assert found, f"no `pylon ws restore` in what the model received: {text[-3000:]}"
     return ["pylon", "ws", "restore", found[0].group(1), *found[0].group(2).split()]
 
 

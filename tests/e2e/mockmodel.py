@@ -87,7 +87,6 @@ class Text:
     text: str
 
 
-Step = Bash | Mcp | Call | Text
 
 
 @dataclass(frozen=True)
@@ -102,6 +101,20 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
     reasoning: int = 0
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """Codex's unified exec: `start` opens a session (`exec_command` with a PTY, e.g. "bash"); a step
+    with `chars` types them into the newest session the client reported (`write_stdin`), which
+    fires no hook in the client (read from its tool schemas: exec_command `tty`, write_stdin
+    `session_id`/`chars`)."""
+
+    start: str = ""
+    chars: str = ""
+
+
+Step = Bash | Mcp | Call | Text | Terminal
 
 
 @dataclass
@@ -203,7 +216,7 @@ class MockModel:
         if api == "anthropic":
             data = _anthropic(step, turn or 0, stream, body.get("model", "mock"), names, usage, self.nonce)
         else:
-            data = _responses(step, turn or 0, names, tools, usage, self.nonce)
+            data = _responses(step, turn or 0, names, tools, usage, self.nonce, body)
         req.turn = turn
         req.sent = time.monotonic()
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
@@ -292,7 +305,17 @@ def _shell_call(names: list[str], command: str) -> tuple[str, dict[str, Any]]:
     return "shell", {"command": ["bash", "-lc", command]}
 
 
-def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens: Usage, nonce: str) -> bytes:
+def _terminal(step: Terminal, body: Any) -> tuple[str, dict[str, Any]]:
+    import re
+
+    if step.start:
+        return "exec_command", {"cmd": step.start, "tty": True, "yield_time_ms": 1000}
+    ids = re.findall(r"session ID (\d+)", json.dumps(body.get("input", [])))
+    return "write_stdin", {"session_id": int(ids[-1]) if ids else 0, "chars": step.chars, "yield_time_ms": 1500}
+
+
+def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens: Usage, nonce: str,
+               body: Any = None) -> bytes:
     rid = f"resp_mock{nonce}{turn:04d}"
     if isinstance(step, Text):
         item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{nonce}{turn:04d}",
@@ -300,6 +323,8 @@ def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens
     else:
         if isinstance(step, Bash):
             name, args = _shell_call(names, step.command)
+        elif isinstance(step, Terminal):
+            name, args = _terminal(step, body or {})
         else:
             name, args = step.name(names), step.arguments
         item = {"type": "function_call", "id": f"fc_mock{nonce}{turn:04d}", "call_id": f"call_mock{nonce}{turn:04d}",

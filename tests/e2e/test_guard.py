@@ -1,6 +1,8 @@
-"""pylon guard inside the real clients: a reversible command is snapshotted and restored byte for
-byte from pylon's note, an irreversible one is stopped with pylon's reason reaching the model, and
-a safe one passes untouched (issue 18, item 7)."""
+"""pylon guard inside the real clients: the state before every shell command is kept and what it
+changed is an op, so `pylon ws undo` (or the note's `pylon ws restore op-N PATH`) gives the tree
+back byte for byte, whatever the classifier made of the command; an irreversible command is stopped
+with pylon's reason reaching the model; a safe one passes with nothing said. Codex's `write_stdin`,
+which fires no hook, is recorded by the next pylon command (issues 18 and 29)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from tests.conftest import git, run_cmd, write_files
 from tests.e2e.conftest import Agent, restore_command, tree
-from tests.e2e.mockmodel import Bash, Text
+from tests.e2e.mockmodel import Bash, Terminal, Text
 
 
 def checkout(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
@@ -42,10 +44,9 @@ def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo, age
     result = agent.run(repo, [Bash(command), Text("removed")])
     assert result.code == 0, result
     assert not (repo / "src").exists()  # the command ran
-    seen = agent.seen()
-    argv = restore_command(seen)
-    restored = run_cmd(*argv, cwd=repo)
-    assert restored.code == 0, restored
+    assert "`pylon ws undo` right after brings it all back" in agent.seen()
+    undone = run_cmd("pylon", "ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
     assert tree(repo) == before
     assert tree(repo) == tree(tmp_path / "copy")
 
@@ -75,7 +76,7 @@ def test_safe_commands_pass_untouched(make_repo, agent: Agent) -> None:  # type:
     results = agent.model.tool_results()
     assert len(results) == 1 and "hello" in results[0], results
     assert "pylon" not in agent.seen()  # no note, no reason: pylon said nothing
-    assert git(repo, "for-each-ref", "refs/pylon/guard") == ""  # and took no snapshot
+    assert git(repo, "for-each-ref", "refs/pylon") == ""  # and wrote nothing into the repository
 
 
 
@@ -108,3 +109,31 @@ def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> No
     assert (repo / "src/lib/util.py").read_bytes() == util
     assert (repo / "README.md").read_text() == "readme\nlater\n"
     assert (repo / "src/later.txt").read_text() == "new\n"
+
+
+def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    before = tree(repo)
+    script = "import shutil, sys; shutil.rmtree(sys.argv[1])"
+    result = agent.run(repo, [Bash(f"python3 -c '{script}' src && sort -o README.md README.md"),
+                              Bash("pylon ws undo"), Text("done")])
+    assert result.code == 0, result
+    assert tree(repo) == before  # pylon's own undo, run through the hooks, recorded no op of its own
+
+
+@pytest.mark.parametrize("agent", ["codex"], indirect=True)
+def test_codex_write_stdin_is_kept_and_undone(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+    repo = checkout(make_repo, agent)
+    before = tree(repo)
+    result = agent.run(repo, [Terminal(start="bash"), Terminal(chars="rm -r src; exit\n"), Text("done")])
+    assert result.code == 0, result
+    assert not (repo / "src").exists()  # typed into the terminal: no hook saw it
+    # what was typed ran inside the terminal's `bash`: its op (Codex ends the exec_command when the
+    # session exits), or, had no hook seen the session at all, an op of changes no hook saw
+    listed = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"]
+    ops = [e for e in listed if e["kind"] == "op" and e["status"] == "done"]
+    assert ops and ops[0]["title"] in ("shell: bash", "outside: changes made between commands (no hook saw them)"), ops
+    assert ops[0]["paths"] >= 4, ops
+    undone = run_cmd("pylon", "ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
+    assert tree(repo) == before

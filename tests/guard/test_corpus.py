@@ -79,7 +79,8 @@ FLAGGED = ("irreversible", "unknown")
 # Peer allow cases that destroy what nobody can get back: kept flagged (docs/guard.md lists why).
 DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /some/path",
               "git push --force --force-with-lease", "git push -f --force-with-lease",
-              "find . -exec rm -r {} \\;", "find . -exec rm -f {} \\;"}
+              "git push --force-with-lease", "git push --force-with-lease origin main",
+              "git push --force-with-lease=refs/heads/main"}
 
 
 def test_peer_totals() -> None:

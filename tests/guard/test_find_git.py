@@ -1,8 +1,8 @@
-"""find's deletions are judged on what find itself matches: `-exec rm [-r] {}` like `-delete`, a
-snapshot of exactly the matched files (and, with rm -r, all a matched folder holds); matches inside
-a .git make the command irreversible (`find . -type f -delete`, `find . -exec rm -f {} \\;`: before,
-both were called reversible while they destroy the repository). The oracle is git itself: after
-the command runs, git no longer finds the repository."""
+"""find's deletions are judged on what find itself matches: `-exec rm [-r] {}` like `-delete`, with
+exactly the matched files named (and, with rm -r, all a matched folder holds). Matches inside the
+checkout's own .git destroy the repository (`find . -type f -delete`, `find . -exec rm -f {} \\;`:
+git itself then finds no repository there), which pylon's store keeps: `pylon ws undo` in the
+folder brings the .git back and every file with it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.guard.test_snapshot_exact import guarded, restore
+from tests.conftest import run_cmd
+from tests.guard.test_snapshot_exact import guarded, undo
+from tests.keep.hookpath import run_through_hooks, whole_state
 from tests.workspace.ops_helpers import entries as tree
 
 
@@ -34,8 +36,14 @@ def verdict(root: Path, line: str) -> tuple[str, list[dict[str, object]]]:
 
 @pytest.mark.parametrize("line", ["find . -type f -delete", "find . -exec rm -f {} \\;", "find . -exec rm -r {} +",
                                   "find . -name HEAD -delete", "find src/.. -type f -exec rm {} +"])
-def test_matches_inside_git_are_irreversible(repo: Path, line: str) -> None:
-    assert verdict(repo, line)[0] == "irreversible", line
+def test_matches_inside_git_are_kept_and_undone(repo: Path, line: str) -> None:
+    assert verdict(repo, line)[0] == "reversible", line
+    before = whole_state(repo)
+    run_through_hooks(repo, line)
+    assert not (repo / ".git" / "HEAD").exists(), line
+    done = run_cmd("pylon", "ws", "undo", cwd=repo)
+    assert done.code == 0, done
+    assert whole_state(repo) == before, line
 
 
 @pytest.mark.parametrize("line", ["find . -name '*.pyc' -exec rm {} +", "find . -name '*.pyc' -exec rm -f {} \\;",
@@ -44,9 +52,9 @@ def test_matches_in_the_checkout_come_back_exactly(repo: Path, line: str) -> Non
     got, targets = verdict(repo, line)
     assert got == "reversible" and [t["kind"] for t in targets] == ["find"], (line, targets)
     before = tree(repo)
-    name = guarded(repo, line)
+    guarded(repo, line)
     assert tree(repo) != before, line
-    restore(repo, name)
+    undo(repo)
     assert tree(repo) == before, line
 
 

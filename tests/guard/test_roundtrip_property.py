@@ -1,10 +1,10 @@
 """Property: for generated destructive command lines run against generated checkouts (tracked,
-modified, staged, untracked, ignored, executable and symlinked files), classify -> snapshot ->
-run the command with bash -> `ws restore guard-<n>` gives back a byte-identical tree and index.
+modified, staged, untracked, ignored, executable and symlinked files), the hook path as a client
+runs it (PreToolUse, bash, PostToolUse), then `pylon ws undo`, gives back a byte-identical tree
+(bits, folders, links), index, HEAD, refs and stash.
 
-Seeded (random.Random), so every failure names its seed and replays exactly. 200 cases over
-40 checkouts; the library is called in-process (the hook's own code path, pylon.cli.guard.hook),
-bash runs the command for real.
+Seeded (random.Random), so every failure names its seed and replays exactly. 200 cases over 40
+checkouts in the full tier. tests/keep/test_hook_property.py generates commands with hypothesis.
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ import json
 import os
 import random
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, sized
-from tests.guard.conftest import disk
+from tests.conftest import git, run_cmd, sized
+from tests.keep.hookpath import run_through_hooks, whole_state
 
 CHECKOUTS = sized(8, 40)
 PER_CHECKOUT = 5
@@ -100,27 +99,18 @@ def command(rng: random.Random, files: dict[str, list[str]]) -> str:
 
 
 @pytest.mark.parametrize("seed", range(CHECKOUTS))
-def test_snapshot_run_restore_is_byte_identical(seed: int, tmp_path: Path) -> None:
-    from pylon.cli.guard.hook import answer
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore import restore_named
-
+def test_hook_run_undo_is_byte_identical(seed: int, tmp_path: Path) -> None:
     rng = random.Random(seed)
     root = tmp_path / "repo"
     files = build(root, rng)
     destroyed = 0
     for case in range(PER_CHECKOUT):
         line = command(rng, files)
-        before, index = disk(root), git(root, "ls-files", "-s")
-        event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
-                            "tool_input": {"command": line}})
-        reply = answer("claude-code", event.encode())
-        context = reply.get("hookSpecificOutput", {}).get("additionalContext", "")
-        assert "pylon ws restore guard-" in context, (seed, case, line, reply)
-        name = context.split("pylon ws restore ")[1].split("`")[0].split()[0]  # the whole snapshot
-        subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False)
-        destroyed += disk(root) != before or git(root, "ls-files", "-s") != index
-        restore_named(locate(str(root)), name)
-        assert disk(root) == before, (seed, case, line)
-        assert git(root, "ls-files", "-s") == index, (seed, case, line)
+        before = whole_state(root)
+        reply, _ran = run_through_hooks(root, line)
+        assert "permissionDecision" not in json.dumps(reply), (seed, case, line, reply)
+        destroyed += whole_state(root) != before
+        undone = run_cmd("pylon", "ws", "undo", cwd=root)
+        assert undone.code == 0 or "nothing-to-undo" in undone.err, (seed, case, line, undone)
+        assert whole_state(root) == before, (seed, case, line)
     assert destroyed >= 2, f"seed {seed}: only {destroyed} of {PER_CHECKOUT} commands changed anything"

@@ -1,9 +1,9 @@
-"""Guard snapshots restore exactly what the command destroyed: permission bits (600/640/700),
-empty folders, symlinks, what `rm -rf link/` reaches through a symlink to a folder, an ignored
-`mv` source, HEAD and the branch after `git reset --hard HEAD~1`; what no snapshot can hold (a
-nested repository, a FIFO) gets no snapshot and the hook asks. The hook's own code path runs
-in-process, bash runs the command for real, and the oracle is os.lstat of every entry (folders
-included) and git."""
+"""`pylon ws undo` of a shell command restores exactly what it destroyed: permission bits
+(600/640/700), empty folders, symlinks, what `rm -rf link/` reaches through a symlink to a folder,
+ignored files and an ignored `mv` source, HEAD and the branch after `git reset --hard HEAD~1`; what
+no kept state can hold (a nested repository, a FIFO) is asked about first. The command runs through
+the hook path as a client runs it (PreToolUse, bash, PostToolUse), and the oracle is os.lstat of
+every entry (folders included) and git."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, run_cmd
+from tests.keep.hookpath import run_through_hooks
 from tests.workspace.ops_helpers import entries as tree
 
 
@@ -53,51 +54,41 @@ def make_root(tmp_path: Path) -> Path:
     return repo
 
 
-def guarded(root: Path, line: str) -> str:
-    """The hook's answer for `line`, then the command run by bash; the snapshot's name."""
-    from pylon.cli.guard.hook import answer
-
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
-                        "tool_input": {"command": line}})
-    reply = answer("claude-code", event.encode())
-    context = json.dumps(reply)
-    assert "pylon ws restore guard-" in context, (line, reply)
-    name = context.split("pylon ws restore ")[1].split("`")[0].split()[0]  # the whole snapshot
-    subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False)
-    return name
+def guarded(root: Path, line: str) -> None:
+    """The command through the hook path; its note must name the undo."""
+    reply, ran = run_through_hooks(root, line)
+    assert ran is not None and "pylon ws undo" in json.dumps(reply), (line, reply)
 
 
-def restore(root: Path, name: str) -> None:
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore import restore_named
-
-    restore_named(locate(str(root)), name)
+def undo(root: Path) -> None:
+    done = run_cmd("pylon", "ws", "undo", cwd=root)
+    assert done.code == 0, done
 
 
 @pytest.mark.parametrize("line", ["rm -rf data", "rm -rf link/", "rm -rf link/*", "git clean -fdx",
                                   "find data -delete"])
 def test_removals_come_back_with_bits_folders_links_and_ignored_files(root: Path, line: str) -> None:
     before, index = tree(root), git(root, "ls-files", "-s")
-    name = guarded(root, line)
+    guarded(root, line)
     assert tree(root) != before, line  # the command did destroy something
-    restore(root, name)
+    undo(root)
     assert tree(root) == before, line
     assert git(root, "ls-files", "-s") == index
 
 
 def test_mv_of_an_ignored_file_over_another_keeps_both(root: Path) -> None:
     before = tree(root)
-    name = guarded(root, "mv old.log .env")
+    guarded(root, "mv old.log .env")
     assert not (root / "old.log").exists()
-    restore(root, name)
+    undo(root)
     assert tree(root) == before
 
 
 def test_reset_hard_to_an_older_commit_puts_head_and_branch_back(root: Path) -> None:
     before, head = tree(root), git(root, "rev-parse", "HEAD")
-    name = guarded(root, "git reset --hard HEAD~1")
+    guarded(root, "git reset --hard HEAD~1")
     assert git(root, "rev-parse", "HEAD") != head
-    restore(root, name)
+    undo(root)
     assert git(root, "rev-parse", "HEAD") == head
     assert git(root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
     assert git(root, "rev-parse", "main") == head
@@ -105,7 +96,7 @@ def test_reset_hard_to_an_older_commit_puts_head_and_branch_back(root: Path) -> 
 
 
 @pytest.mark.parametrize("what", ["nested", "fifo"])
-def test_what_no_snapshot_can_hold_gets_no_snapshot(root: Path, what: str) -> None:
+def test_what_no_kept_state_can_hold_is_asked(root: Path, what: str) -> None:
     from pylon.cli.guard.hook import answer
 
     if what == "nested":
@@ -120,20 +111,17 @@ def test_what_no_snapshot_can_hold_gets_no_snapshot(root: Path, what: str) -> No
     event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
                         "tool_input": {"command": "rm -rf data"}})
     reply = json.dumps(answer("claude-code", event.encode()))
-    assert "pylon ws restore guard-" not in reply, reply
-    assert "no snapshot was taken" in reply and ("inner/.git" in reply or "data/pipe" in reply), reply
-    assert git(root, "for-each-ref", "refs/pylon/guard/") == ""
+    assert '"permissionDecision": "ask"' in reply, reply
+    assert "pylon cannot keep" in reply and ("inner/.git" in reply or "data/pipe" in reply), reply
 
 
-def test_restore_then_undo_keeps_the_bits_of_an_ignored_file_both_ways(root: Path) -> None:
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.undo import undo
-
+def test_undo_then_redo_keeps_the_bits_of_an_ignored_file_both_ways(root: Path) -> None:
     before = tree(root)
-    name = guarded(root, "sed -i 's/1/2/' .env")
+    guarded(root, "sed -i 's/1/2/' .env")
     edited = tree(root)
     assert edited[".env"] == ("file", "0o600", b"SECRET=2\n")
-    restore(root, name)
+    undo(root)
     assert tree(root) == before
-    undo(locate(str(root)))
+    redone = run_cmd("pylon", "ws", "redo", cwd=root)
+    assert redone.code == 0, redone
     assert tree(root) == edited

@@ -28,7 +28,8 @@ NPM_DIRS = [Path(p) for p in (os.environ.get("PYLON_E2E_NPM"), ROOT / "tests" / 
 CLAUDE_MARKET = ROOT / ".claude-plugin" / "marketplace.json"
 CODEX_MARKET = ROOT / ".agents" / "plugins" / "marketplace.json"
 # The events pylon's hooks answer in each client (docs/canon-agents.md; the guard on PreToolUse).
-EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolBatch", "Stop", "WorktreeCreate", "WorktreeRemove"},
+EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "WorktreeCreate",
+                          "WorktreeRemove"},
           "codex": {"SessionStart", "PreToolUse", "PostToolUse", "Stop"}}
 
 

@@ -1,4 +1,5 @@
-"""A real repository for the board: three owned worktrees (two in one real conflict), a guard snapshot,
+"""A real repository for the board: three owned worktrees (two in one real conflict), a shell op and a
+guard snapshot,
 a store of articles with links and a journal; and the real `pylon serve` started on it."""
 
 from __future__ import annotations
@@ -82,9 +83,17 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
     (repo / "build").mkdir()
     (repo / "build" / "out.txt").write_text("generated\n", encoding="utf-8")
     write_files(repo, {".gitignore": "build/\n"})
-    snap = run_cmd("pylon", "guard", "hook", "claude-code", cwd=repo, input=json.dumps(
-        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-         "tool_input": {"command": "rm -rf src/util.py"}}))
+    for name in ("PreToolUse", "PostToolUse"):  # an agent's shell command: its op, kept by the hooks
+        if name == "PostToolUse":
+            Path(repo, "src", "util.py").unlink()  # what bash would do between the two events
+        hooked = run_cmd("pylon", "hook", "claude-code", cwd=repo, env={"PYLON_KEEP_DETACH": "0"}, input=json.dumps(
+            {"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "scene",
+             "tool_use_id": "toolu_scene", "tool_input": {"command": "rm -rf src/util.py"}}))
+        assert hooked.code == 0, hooked.err
+    write_files(repo, {"docs/intro.md": "# Intro, edited and not committed\n"})
+    snap = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(  # a file tool: a guard snapshot
+        {"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(repo), "session_id": "scene",
+         "tool_input": {"file_path": str(repo / "docs" / "intro.md"), "content": "x"}}))
     assert snap.code == 0, snap.err
     return paths
 

@@ -129,8 +129,9 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     shot(browser, "agents")
     browser.get(board.base + "/#timeline")
     guard = css(browser, '#timeline-table tr[data-name="guard-1"]')[0]
-    assert "rm -rf src/util.py" in guard.text
+    assert "Write docs/intro.md" in guard.text
     assert "pylon ws restore guard-1" in browser.find_element("id", "timeline").text
+    assert "rm -rf src/util.py" in browser.find_element("id", "timeline").text  # the agent's shell op
     assert not browser.find_elements("css selector", "button.act")  # read-only: no action buttons
     shot(browser, "timeline")
     browser.get(board.base + "/#memory")

@@ -3,6 +3,8 @@ works); `pylon ws gc` prunes by age, never the newest of a kind without --all.""
 
 from __future__ import annotations
 
+import json
+
 import os
 import time
 from pathlib import Path
@@ -57,16 +59,23 @@ def test_log_lists_every_kind_newest_first_with_working_restore_commands(make_re
     assert "pylon ws restore op-1:before-undo" in text.out and "pylon ws restore start" in text.out
 
 
-def test_guard_snapshots_are_listed_with_the_command_they_were_taken_for(make_repo) -> None:  # type: ignore[no-untyped-def]
-    repo = make_repo({"src/a.txt": "one\n"})
-    import json
+def test_shell_ops_and_guard_snapshots_are_listed_with_the_command_that_made_them(make_repo) -> None:  # type: ignore[no-untyped-def]
+    from tests.keep.hookpath import run_through_hooks
 
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": "rm -rf src"}})
-    assert pylon("guard", "hook", "claude-code", cwd=repo, input=event).code == 0
+    repo = make_repo({"src/a.txt": "one\n", "b.txt": "b\n"})
+    run_through_hooks(repo, "rm -rf src")
+    assert pylon("ws", "log", cwd=repo).code == 0  # waits for the capture after the command (a change
+    (repo / "b.txt").write_text("edited, not committed\n")  # in the milliseconds before it is the command's)
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(repo),
+                        "tool_input": {"file_path": str(repo / "b.txt"), "content": "x"}})
+    assert pylon("hook", "claude-code", cwd=repo, input=event).code == 0
     doc = pylon("ws", "log", "--json", cwd=repo).json()
+    (shell,) = (e for e in doc["entries"] if e["kind"] == "op")
+    assert doc["unrecorded"]["paths"] == ["b.txt"]  # no hook saw the edit: later work, not an op yet
+    assert shell["op_kind"] == "shell" and shell["made_by"] == "rm -rf src" and shell["paths"] == 1
+    assert shell["restore"] == f"pylon ws restore {shell['name']}:before" and shell["undo"] == "pylon ws undo"
     guard = next(e for e in doc["entries"] if e["kind"] == "guard")
-    assert guard["name"] == "guard-1" and "rm -rf src" in guard["made_by"]
+    assert guard["name"] == "guard-1" and "Write b.txt" in guard["made_by"]
     assert guard["restore"] == "pylon ws restore guard-1"
 
 

@@ -143,27 +143,26 @@ def git_revert(tmp: Path, after: str, now: str, before: str) -> str:
 
 
 def test_undo_right_after_a_guarded_rm_rf_brings_the_files_back_and_keeps_later_work(make_repo) -> None:  # type: ignore[no-untyped-def]
-    import json
-    import shutil
+    from tests.keep.hookpath import run_through_hooks
 
     repo = make_repo({"src/a.txt": "one\n", "src/deep/b.txt": "two\n", "other.txt": "three\n"})
     write_files(repo, {"src/untracked.txt": "not committed\n"})
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": "rm -rf src"}})
-    hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
-    assert hook.code == 0, hook
-    context = json.loads(hook.out)["hookSpecificOutput"]["additionalContext"]
-    assert "`pylon ws restore guard-1 src`" in context and "`pylon ws undo` (op 1)" in context
-    shutil.rmtree(repo / "src")  # the agent runs it
+    answer, _ = run_through_hooks(repo, "rm -rf src")  # as the agent's client runs it
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert "`pylon ws restore op-1 src`" in context and "`pylon ws undo` right after" in context
+    assert pylon("ws", "log", cwd=repo).code == 0  # the capture after the command is done
     write_files(repo, {"other.txt": "edited later\n", "src/a.txt": "made again later\n"})
-    result = pylon("ws", "undo", cwd=repo)
+    refused = pylon("ws", "undo", cwd=repo)  # src/a.txt made again since, other than it was: a conflict
+    assert refused.code != 0 and "Since `shell: rm -rf src` (op 1)" in refused.err and "src/a.txt" in refused.err
+    assert not (repo / "src/deep").exists()  # nothing written
+    result = pylon("ws", "undo", "--markers", cwd=repo)
     assert result.code == 0, result
     assert (repo / "src/deep/b.txt").read_text() == "two\n"
     assert (repo / "src/untracked.txt").read_text() == "not committed\n"
-    assert (repo / "src/a.txt").read_text() == "made again later\n"  # exists now: kept, named
+    assert "made again later\n" in (repo / "src/a.txt").read_text() and "one\n" in (repo / "src/a.txt").read_text()
     assert (repo / "other.txt").read_text() == "edited later\n"
-    assert "brought back 2 file(s)" in result.err and "kept 1 file(s) that exist now" in result.err
-    assert pylon("ws", "restore", "guard-1", "src/a.txt", cwd=repo).code == 0
+    assert "conflict markers in 1 path(s): src/a.txt" in result.err and "other.txt" in result.err, result
+    assert pylon("ws", "restore", "op-1:before", "src/a.txt", cwd=repo).code == 0
     assert (repo / "src/a.txt").read_text() == "one\n"
 
 

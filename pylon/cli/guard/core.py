@@ -82,19 +82,15 @@ def check(args: CheckArgs) -> int:
 
 
 def _unless_unkeepable(result: Result, policy: Any, root: str, action: str, why: list[str]) -> tuple[str, list[str]]:
-    """The hook's answer when its snapshot could not be taken (a nested repository, a FIFO, a
-    snapshot over the size limit): found the way the hook finds it, writing nothing, so the
-    answer printed is the one the hook gives."""
-    from pylon.errors import PylonError
-    from pylon.hooks.guard import without_snapshot
-    from pylon.workspace.ops.guard_snapshot import check_takeable
-    from pylon.workspace.repo import locate
+    """The hook's answer when what the command destroys cannot be kept (a nested repository, a
+    FIFO, ignored data over the budget): found the way the hook finds it, writing nothing, so the
+    answer printed is the one the hook gives. Otherwise `keep`: allowed, its state kept."""
+    from pylon.hooks.note import unkeepable
 
-    try:
-        check_takeable(locate(root), list(result.targets), max_bytes=policy.max_bytes[0])
-    except PylonError as exc:
-        return without_snapshot(policy, exc), [f"no snapshot can be taken: {exc.message}"]
-    return action, why
+    lost = unkeepable(root, list(result.targets), None)
+    if lost:
+        return "ask", [lost]
+    return "keep", why
 
 
 def explain(args: ExplainArgs) -> int:

@@ -19,10 +19,13 @@ def render_check(result: Result, action: str, why: list[str]) -> str:
         where = f" (line {f.line})" if f.line > 1 else ""
         lines.append(f"  {f.verdict}: {f.reason}{where}")
     targets = result.targets
-    if targets and result.verdict == "reversible" and action == "snapshot":
+    if targets and result.verdict == "reversible" and action in ("keep", "snapshot"):
         names = [kept(t.kind, t.path, t.args) for t in targets]
-        lines.append("  a snapshot would keep: " + ", ".join(names[:10]) + (" ..." if len(names) > 10 else ""))
-    if result.verdict != "safe":
+        lines.append("  it destroys: " + ", ".join(names))
+    if action == "keep":
+        lines.append("  hook answer: keep (allowed: the state before it is kept, and `pylon ws undo` right after "
+                     "reverses it)")
+    elif result.verdict != "safe":
         lines.append(f"  hook answer: {action}" + (f" ({'; '.join(why)})" if why else ""))
     return "\n".join(lines) + "\n"
 
@@ -41,7 +44,7 @@ def kept(kind: str, path: str, args: tuple[str, ...]) -> str:
         return (f"the files `find {where} {' '.join(args[whole:])} -print` lists"
                 + (" and everything in the folders it lists" if whole else ""))
     if kind == "refs":
-        return "the refs " + ", ".join(args) + " (under refs/pylon/guard-refs/<n>/)"
+        return "the refs " + ", ".join(args)
     if kind == "git-clean":
         cut = args.index("--") if "--" in args else len(args)
         flags, paths = list(args[:cut]), [p for p in args[cut + 1:] if p]

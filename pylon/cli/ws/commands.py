@@ -155,7 +155,7 @@ COMMANDS = (
                         "undone first. A new op after an undo ends the walk; `pylon ws restore op-N:before-undo` "
                         "still reaches the state any undo replaced."),
     Command("ws restore", "Bring the checkout (or PATHs) back to a baseline, guard snapshot or op state, byte for byte.",
-            "pylon ws restore op-3:before src/", "pylon.cli.ws.ops:restore",
+            "pylon ws restore op-4:before src/", "pylon.cli.ws.ops:restore",
             args=(Arg("name", "NAME", "A baseline name, guard-<n>, or op-<n>[:before|:after|:before-undo|"
                       ":before-redo] (see `pylon ws log`)."),
                   Arg("paths", "[PATH]...", "Only these paths (relative to the current folder).", ANY)),
@@ -166,9 +166,10 @@ COMMANDS = (
     Command("ws log", "Every state pylon keeps for this checkout, newest first, with the command that restores it.",
             "pylon ws log", "pylon.cli.ws.log:log",
             opts=(Opt("--limit", INT, "Show at most N entries (default 50).", default=50, metavar="N", min=1), JSON),
-            description="Baselines, op log entries (their before/after and undo states), guard snapshots "
-                        "(refs/pylon/guard/) and trash of `ws rm --force` (refs/pylon/trash/): age, size, the "
-                        "command that made each, and the exact command that brings it back."),
+            description="Baselines, op log entries (their before/after and undo states; this checkout's shell ops "
+                        "from pylon's store), this checkout's guard snapshots and trash of `ws rm --force` "
+                        "(refs/pylon/trash/): age, size, the command that made each, and the exact command that "
+                        "brings it back. What changed since the last kept state is recorded first."),
     Command("ws gc", "Prune kept states older than DURATION (the newest of each kind stays without --all).",
             "pylon ws gc --older-than 30d", "pylon.cli.ws.log:gc",
             opts=(Opt("--older-than", STR, "Age: a number with s, m, h, d or w (e.g. 12h, 30d).", metavar="DURATION"),

@@ -32,7 +32,7 @@ def log(args: LogArgs) -> int:
     from pylon.workspace.repo import locate
     from pylon.workspace.ops.log import log as timeline
 
-    result = timeline(locate(), args.limit)
+    result = timeline(locate(), args.limit, settled=True)
     if args.json:
         emit(result)
         return 0
@@ -48,6 +48,12 @@ def log(args: LogArgs) -> int:
         elif e["restore"]:
             lines.append(f"{'':>11}{'restore':<12} {e['restore']}")
     out("".join(line + "\n" for line in lines))
+    unrecorded = result.get("unrecorded")
+    if isinstance(unrecorded, dict):
+        from pylon.workspace.keep.changes import said
+
+        note(f"pylon: changed since the last op and recorded by none ({'; '.join(said(unrecorded))}): "
+             "later work, which `pylon ws undo` keeps")
     if not lines:
         note("pylon: no kept states for this checkout")
     elif result["truncated"]:

@@ -93,8 +93,16 @@ def undo(args: UndoArgs) -> int:
         if not lines:
             note("pylon: the op log is empty")
         return 0
+    from pylon.workspace.keep.recover import locate_or_bring_back
+
+    here, recovered = locate_or_bring_back()  # a folder that lost its .git gets it back first
+    if recovered is not None:
+        note(f"pylon: brought back {show_path(str(recovered['root']))}/.git from pylon's store "
+             f"({recovered['files']} file(s))")
     with conflicts_shown(args.json, _report):
-        result = ops.undo(checkout(), finish=args.finish, markers=args.markers)
+        result = ops.undo(here, finish=args.finish, markers=args.markers, settled=recovered is None)
+    if recovered is not None:
+        result["git_brought_back"] = recovered
     if args.json:
         emit(result)
         return 0
@@ -104,6 +112,7 @@ def undo(args: UndoArgs) -> int:
     verb = "redid" if result["action"] == "redone" else "undid"
     out(f"{verb} `{result['title']}` (op {result['op']})\n")
     _later(result)
+    _unrecorded(result.get("unrecorded"))
     if result.get("kept"):
         note(f"pylon: the state it replaced is kept in the op log: `pylon ws redo` reverses this undo "
              f"(`pylon ws restore op-{result['op']}:before-undo` brings that state back whole); "
@@ -153,6 +162,10 @@ def _later(result: dict[str, object]) -> None:
     existing = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("existing", [])]
     if back:
         note(f"pylon: brought back {len(back)} file(s) the command destroyed: {shown(back)}")
+    reverted = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("reverted", [])]
+    if reverted:  # a shell op: every path it changed, each as it was before it
+        note(f"pylon: put back {len(reverted)} path(s) as they were before it: "
+             + ", ".join(show_path(p) for p in reverted))  # every one: nothing hidden behind a count
     if existing:
         note(f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
              f"with their paths replaces them): {shown(existing)}")
@@ -164,6 +177,35 @@ def _later(result: dict[str, object]) -> None:
         note(f"pylon: wrote conflict markers in {len(markers)} path(s): {shown(markers)}")
     for item in later.values() if isinstance(later, dict) else []:
         _refs_note(item.get("refs"), "restored")  # a guard op: the refs its command deleted
+        _kept_refs_note(item.get("refs_changed"))  # a shell op: refs, HEAD and the stash reversed
+        for path, size, why in item.get("not_kept") or []:
+            note(f"pylon: could not bring back {show_path(str(path))} ({size} bytes): it was not kept ({why})")
+
+
+def _unrecorded(change: object) -> None:
+    """Changes since the last kept state that no op recorded (no hook saw them): later work, kept."""
+    if not isinstance(change, dict):
+        return
+    from pylon.workspace.keep.changes import said
+
+    paths = [str(p) for p in change.get("paths") or []]
+    named = f": {', '.join(show_path(p) for p in paths)}" if paths else ""
+    note(f"pylon: kept the changes made since the last op that no op recorded ({'; '.join(said(change))}){named}")
+
+
+def _kept_refs_note(done: dict[str, list[str]] | None) -> None:
+    if not done:
+        return
+    for name in done.get("refs_back") or []:
+        note(f"pylon: put back {name}")
+    for name in done.get("refs_left") or []:
+        note(f"pylon: left {name} as it is: it moved again since the command (not reversed)")
+    back = done.get("stash_back") or []
+    if back:
+        note(f"pylon: put back {len(back)} stash entr{'y' if len(back) == 1 else 'ies'} (`git stash list`)")
+    gone = done.get("stash_removed") or []
+    if gone:
+        note(f"pylon: removed {len(gone)} stash entr{'y' if len(gone) == 1 else 'ies'} the command made")
 
 
 def restore(args: RestoreArgs) -> int:

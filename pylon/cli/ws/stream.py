@@ -184,6 +184,8 @@ def run(args: RunArgs) -> int:
         note(f"pylon: branch {branch['before'] or '(detached)'} -> {branch['after'] or '(detached)'}")
     if result["index_changed"]:
         note("pylon: the staged index changed")
+    if result.get("op"):
+        note(f"pylon: `pylon ws undo` reverses what it changed (op {result['op']})")
     return _int(result["exit_code"])
 
 

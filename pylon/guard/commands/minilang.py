@@ -31,100 +31,130 @@ class SedEffects:
         self.unreadable = ""
 
 
-def sed_effects(script: str) -> SedEffects:
-    out = SedEffects()
-    i, n = 0, len(script)
+class _Sed:
+    """A sed script read command by command (positions into `text`)."""
 
-    def to_eol(j: int) -> tuple[str, int]:
-        k = script.find("\n", j)
-        k = n if k < 0 else k
-        return script[j:k].strip(), k
+    def __init__(self, text: str, out: SedEffects) -> None:
+        self.text, self.n, self.out = text, len(text), out
 
-    def delimited(j: int, delim: str) -> int:
-        while j < n and script[j] != delim:
-            j += 2 if script[j] == "\\" else 1
-        if j >= n:
+    def to_eol(self, j: int) -> tuple[str, int]:
+        k = self.text.find("\n", j)
+        k = self.n if k < 0 else k
+        return self.text[j:k].strip(), k
+
+    def delimited(self, j: int, delim: str) -> int:
+        while j < self.n and self.text[j] != delim:
+            j += 2 if self.text[j] == "\\" else 1
+        if j >= self.n:
             raise ValueError("unterminated")
         return j + 1
 
-    def address(j: int) -> int:
-        if j < n and script[j].isdigit():
-            while j < n and (script[j].isdigit() or script[j] == "~"):
+    def address(self, j: int) -> int:
+        text, n = self.text, self.n
+        if j < n and text[j].isdigit():
+            while j < n and (text[j].isdigit() or text[j] == "~"):
                 j += 1
-        elif j < n and script[j] == "$":
+        elif j < n and text[j] == "$":
             j += 1
-        elif j < n and script[j] in "/\\":
-            j = delimited(j + 1, "/") if script[j] == "/" else delimited(j + 2, script[j + 1])
-            while j < n and script[j] in "IM":
+        elif j < n and text[j] in "/\\":
+            j = self.delimited(j + 1, "/") if text[j] == "/" else self.delimited(j + 2, text[j + 1])
+            while j < n and text[j] in "IM":
                 j += 1
         return j
 
-    try:
-        while i < n:
-            c = script[i]
+    def skip(self, j: int, chars: str) -> int:
+        while j < self.n and self.text[j] in chars:
+            j += 1
+        return j
+
+    def addresses(self, i: int) -> int:
+        """Past `ADDR[,ADDR]` (a number, $, /regex/, \\cregexc; the second also +N or ~N) and `!`."""
+        i = self.skip(self.address(i), " \t")
+        if i < self.n and self.text[i] == ",":
+            i = self.skip(i + 1, " \t")
+            i = self.address(i + 1 if i < self.n and self.text[i] in "+~" else i)
+        return self.skip(i, " \t!")
+
+    def read(self) -> None:
+        i = 0
+        while i < self.n:
+            c = self.text[i]
             if c in " \t\n;{}!":
                 i += 1
-                continue
-            if c == "#":
-                i = to_eol(i)[1]
-                continue
-            # an address: a number, $, /regex/, \cregexc, then an optional ,second (+N, ~N)
-            i = address(i)
-            while i < n and script[i] in " \t":
-                i += 1
-            if i < n and script[i] == ",":
-                i += 1
-                while i < n and script[i] in " \t":
-                    i += 1
-                i = address(i + 1 if i < n and script[i] in "+~" else i)
-            while i < n and script[i] in " \t!":
-                i += 1
-            if i >= n:
-                break
-            c = script[i]
-            i += 1
-            if c in "{};\n":
-                continue
-            if c == "#":
-                i = to_eol(i)[1]
-            elif c in ":aic":
-                text, i = to_eol(i)
-                while c != ":" and text.endswith("\\") and i < n:  # a\ with the text on following lines
-                    text, i = to_eol(i + 1)
-            elif c in "btTv":
-                m = re.compile(r"[^;\n}]*").match(script, i)
-                i = m.end() if m else i
-            elif c in "rRwW":
-                name, i = to_eol(i)
-                if c in "wW":
-                    out.writes.append(name)
-            elif c == "e":
-                command, i = to_eol(i)
-                out.runs.append(command or None)
-            elif c == "s":
-                if i >= n:
-                    raise ValueError("s without delimiter")
-                delim = script[i]
-                i = delimited(i + 1, delim)
-                i = delimited(i, delim)
-                m = re.compile(r"[gpiImMe0-9]*").match(script, i)
-                flags = m.group(0) if m else ""
-                i = m.end() if m else i
-                if "e" in flags:
-                    out.runs.append(None)
-                if i < n and script[i] == "w":
-                    name, i = to_eol(i + 1)
-                    out.writes.append(name)
-            elif c == "y":
-                delim = script[i]
-                i = delimited(delimited(i + 1, delim), delim)
-            elif c in "qQlL":
-                m = re.compile(r"\s*\d*").match(script, i)
-                i = m.end() if m else i
-            elif c in "=dDgGhHnNpPxzF":
-                continue
+            elif c == "#":
+                i = self.to_eol(i)[1]
             else:
-                raise ValueError(f"unknown command {c!r}")
+                i = self.addresses(i)
+                if i < self.n:
+                    i = self.command(self.text[i], i + 1)
+
+    def command(self, c: str, i: int) -> int:
+        for letters, rule in _SED_COMMANDS:
+            if c in letters:
+                return rule(self, c, i)
+        raise ValueError(f"unknown command {c!r}")
+
+
+def _sed_text(r: _Sed, c: str, i: int) -> int:
+    text, i = r.to_eol(i)
+    while c != ":" and text.endswith("\\") and i < r.n:  # a\ with the text on following lines
+        text, i = r.to_eol(i + 1)
+    return i
+
+
+def _sed_label(r: _Sed, c: str, i: int) -> int:
+    m = re.compile(r"[^;\n}]*").match(r.text, i)
+    return m.end() if m else i
+
+
+def _sed_file(r: _Sed, c: str, i: int) -> int:
+    name, i = r.to_eol(i)
+    if c in "wW":
+        r.out.writes.append(name)
+    return i
+
+
+def _sed_run(r: _Sed, c: str, i: int) -> int:
+    command, i = r.to_eol(i)
+    r.out.runs.append(command or None)
+    return i
+
+
+def _sed_subst(r: _Sed, c: str, i: int) -> int:
+    if i >= r.n:
+        raise ValueError("s without delimiter")
+    delim = r.text[i]
+    i = r.delimited(r.delimited(i + 1, delim), delim)
+    m = re.compile(r"[gpiImMe0-9]*").match(r.text, i)
+    flags = m.group(0) if m else ""
+    i = m.end() if m else i
+    if "e" in flags:
+        r.out.runs.append(None)
+    if i < r.n and r.text[i] == "w":
+        name, i = r.to_eol(i + 1)
+        r.out.writes.append(name)
+    return i
+
+
+def _sed_y(r: _Sed, c: str, i: int) -> int:
+    delim = r.text[i]
+    return r.delimited(r.delimited(i + 1, delim), delim)
+
+
+def _sed_quit(r: _Sed, c: str, i: int) -> int:
+    m = re.compile(r"\s*\d*").match(r.text, i)
+    return m.end() if m else i
+
+
+_SED_COMMANDS = (("{};\n", lambda r, c, i: i), ("#", lambda r, c, i: r.to_eol(i)[1]), (":aic", _sed_text),
+                 ("btTv", _sed_label), ("rRwW", _sed_file), ("e", _sed_run), ("s", _sed_subst), ("y", _sed_y),
+                 ("qQlL", _sed_quit), ("=dDgGhHnNpPxzF", lambda r, c, i: i))
+
+
+def sed_effects(script: str) -> SedEffects:
+    out = SedEffects()
+    try:
+        _Sed(script, out).read()
     except (ValueError, IndexError) as exc:
         out.unreadable = str(exc)
     return out
@@ -230,19 +260,21 @@ _VIM_RUNS = re.compile(r"^(norm|normal|exe|execute|so|source|call|lua|luado|luaf
 _VIM_RANGE = re.compile(r"^[\s:]*(%|\d+|\.|\$|'[a-z<>]|[,;+\-\d.$])*\s*")
 
 
-def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, line: int, sudo: bool,
-              stdin: tuple[str | None, str]) -> None:
+_VIM_TAKES = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "--startuptime", "-t", "-q",
+                        "--servername", "--remote-send", "--remote-expr"})
+
+
+def _vim_line(args: list[Arg], ex_mode: bool) -> tuple[list[str | None], list[Arg]]:
+    """(the editor commands its options give (None: from a file), the files it edits)."""
     commands: list[str | None] = []
     files: list[Arg] = []
-    ex_mode = name in ("ex", "nex") or any(a.text in ("-e", "-E", "-es", "-Es", "-s") for a in args[1:])
     i = 1
     while i < len(args):
         text = args[i].text
         if text == "-s" and ex_mode:
             i += 1
             continue
-        if text in ("-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "--startuptime", "-t", "-q",
-                    "--servername", "--remote-send", "--remote-expr") and i + 1 < len(args):
+        if text in _VIM_TAKES and i + 1 < len(args):
             if text in ("-c", "--cmd", "--remote-send", "--remote-expr"):
                 commands.append(args[i + 1].text)
             elif text in ("-S", "-W", "-w") or (text == "-s" and not ex_mode):
@@ -254,6 +286,13 @@ def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, 
         elif text is None or not text.startswith(("-", "+")):
             files.append(args[i])
         i += 1
+    return commands, files
+
+
+def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, line: int, sudo: bool,
+              stdin: tuple[str | None, str]) -> None:
+    ex_mode = name in ("ex", "nex") or any(a.text in ("-e", "-E", "-es", "-Es", "-s") for a in args[1:])
+    commands, files = _vim_line(args, ex_mode)
     if ex_mode:
         body, why = stdin
         if body is not None:
@@ -262,25 +301,37 @@ def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, 
             commands.append(None)
     writes = False
     for command in commands:
-        if command is None:
-            walk.add(Finding(UNKNOWN, f"`{words}` runs editor commands known only when it runs", words, line=line))
-            return
-        for piece in _vim_pieces(command):
-            rest = _VIM_RANGE.sub("", piece, count=1).strip()
-            if rest.startswith("!") or re.match(r"^(r|read|w|write)\s*!", rest):
-                walk.script(rest.split("!", 1)[1], state.copy(), line)
-            elif _VIM_RUNS.match(rest):
-                walk.add(Finding(UNKNOWN, f"`{words}` runs the editor command `{rest[:80]}`, which can run "
-                                 "anything", words, line=line))
-                return
-            elif _VIM_WRITES.match(rest):
-                writes = True
-                named = rest.split(None, 1)[1:] if " " in rest else []
-                if named:
-                    files.append(Arg(named[0], False, named[0]))
+        wrote = _vim_command(walk, command, files, state, words, line)
+        if wrote is None:
+            return  # unknown: said
+        writes = writes or wrote
     if writes:
         destroyed(walk, state, files, verb="rewrites (editor :w)", words=words, line=line, recursive=False,
                   sudo=sudo, must_exist=True)
+
+
+def _vim_command(walk: Walk, command: str | None, files: list[Arg], state: State, words: str,
+                 line: int) -> bool | None:
+    """Judge one editor command line: True when it writes files (named ones joined to `files`),
+    None when what it runs cannot be told (the finding added)."""
+    if command is None:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs editor commands known only when it runs", words, line=line))
+        return None
+    writes = False
+    for piece in _vim_pieces(command):
+        rest = _VIM_RANGE.sub("", piece, count=1).strip()
+        if rest.startswith("!") or re.match(r"^(r|read|w|write)\s*!", rest):
+            walk.script(rest.split("!", 1)[1], state.copy(), line)
+        elif _VIM_RUNS.match(rest):
+            walk.add(Finding(UNKNOWN, f"`{words}` runs the editor command `{rest[:80]}`, which can run anything",
+                             words, line=line))
+            return None
+        elif _VIM_WRITES.match(rest):
+            writes = True
+            named = rest.split(None, 1)[1:] if " " in rest else []
+            if named:
+                files.append(Arg(named[0], False, named[0]))
+    return writes
 
 
 def _vim_pieces(command: str) -> list[str]:

@@ -76,45 +76,68 @@ def judge_remote(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
     texts = [a.text or "" for a in args[1:]]
     if name == "redis-cli":
         texts = [t.lower() for t in texts]
-    base = name.split(".")[0]
-    if base in _SYSTEM:
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` {_SYSTEM[base]}", words, line=cmd.line))
-        return
-    if name in _DISK and any(t in _DISK[name] or t.split("=")[0] in _DISK[name] for t in texts):
-        verb = next(t for t in texts if t in _DISK[name] or t.split("=")[0] in _DISK[name])
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` destroys data on a disk or volume ({verb})", verb,
-                         line=cmd.line))
-        return
-    publish = _PUBLISH.get(name)
-    if publish and [t for t in texts if not t.startswith("-")][: len(publish)] == list(publish) \
-            and not any(t in ("--dry-run", "-n", "--pretend") for t in texts):
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` publishes to a package registry, which no snapshot takes "
-                         "back", " ".join(publish), line=cmd.line))
-        return
     if name in _REMOTE_SHELLS or (name in _EXEC_IN and texts[:1] and texts[0] in ("exec", "run")) \
             or (name in ("docker", "podman") and texts[:2] == ["compose", "exec"]):
         from pylon.guard.commands.remote_exec import judge_remote_exec
 
         judge_remote_exec(walk, name, args, cmd, state)
         return
-    if name == "systemctl" and texts[:1] and texts[0] in ("poweroff", "reboot", "halt"):
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` {texts[0]}s the machine", words, line=cmd.line))
-        return
-    if name in ("curl", "http", "xh") and _http_delete(texts):
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` sends an HTTP DELETE to a server", words, line=cmd.line))
-        return
-    if name in ("aws", "gcloud", "az", "doctl", "flyctl", "fly") and any(
-            t.split("-")[0] in _CLOUD_VERBS or t in _CLOUD_VERBS for t in texts if not t.startswith("-")):
-        verb = next(t for t in texts if not t.startswith("-") and (t.split("-")[0] in _CLOUD_VERBS or t in _CLOUD_VERBS))
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` deletes cloud resources ({verb})", verb, line=cmd.line))
-        return
-    for seq in _DELETING.get(name, ()):
-        if _has_sequence(texts, seq):
-            walk.add(Finding(IRREVERSIBLE, f"`{words}` deletes {name} state that no local snapshot holds "
-                             f"({' '.join(seq)})", " ".join(seq), line=cmd.line))
+    for check in _CHECKS:  # the first that applies says why no kept state gives it back
+        found = check(name, texts, words)
+        if found is not None:
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` {found[0]}", found[1], line=cmd.line))
             return
     if name == "rsync":
         _rsync(walk, args, state, words, cmd.line, sudo)
+
+
+def _system(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    base = name.split(".")[0]
+    return (_SYSTEM[base], words) if base in _SYSTEM else None
+
+
+def _disk(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    verbs = _DISK.get(name, ())
+    verb = next((t for t in texts if t in verbs or t.split("=")[0] in verbs), None)
+    return (f"destroys data on a disk or volume ({verb})", verb) if verb else None
+
+
+def _publish(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    publish = _PUBLISH.get(name)
+    if not publish or [t for t in texts if not t.startswith("-")][: len(publish)] != list(publish):
+        return None
+    if any(t in ("--dry-run", "-n", "--pretend") for t in texts):
+        return None
+    return "publishes to a package registry, which no kept state takes back", " ".join(publish)
+
+
+def _machine(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    if name == "systemctl" and texts[:1] and texts[0] in ("poweroff", "reboot", "halt"):
+        return f"{texts[0]}s the machine", words
+    return None
+
+
+def _http(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    return ("sends an HTTP DELETE to a server", words) if name in ("curl", "http", "xh") and _http_delete(texts) \
+        else None
+
+
+def _cloud(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    if name not in ("aws", "gcloud", "az", "doctl", "flyctl", "fly"):
+        return None
+    verb = next((t for t in texts if not t.startswith("-") and (t.split("-")[0] in _CLOUD_VERBS
+                                                                or t in _CLOUD_VERBS)), None)
+    return (f"deletes cloud resources ({verb})", verb) if verb else None
+
+
+def _deleting(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
+    seq = next((seq for seq in _DELETING.get(name, ()) if _has_sequence(texts, seq)), None)
+    if seq is None:
+        return None
+    return f"deletes {name} state that no kept state holds ({' '.join(seq)})", " ".join(seq)
+
+
+_CHECKS = (_system, _disk, _publish, _machine, _http, _cloud, _deleting)
 
 
 def _has_sequence(texts: list[str], seq: tuple[str, ...]) -> bool:

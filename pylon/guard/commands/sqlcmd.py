@@ -70,11 +70,8 @@ def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
     return found, None
 
 
-def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str,
-              upstream: Cmd | None = None) -> None:
-    client = "mysql" if name == "mariadb" else name
-    if client == "duckdb":
-        client = "sqlite3"  # the same shape: DATABASE [SQL...], a file database inside the checkout
+def _sql_line(walk: Walk, name: str, client: str, args: list[Arg], state: State) -> tuple[list[Arg], list[Arg]]:
+    """(the SQL its options give: -c/-e/--command=/--execute=/-cmd/-f FILE, its positional words)."""
     takes = _TAKES[name if name == "duckdb" else client]
     sqls: list[Arg] = []
     positional: list[Arg] = []
@@ -83,59 +80,67 @@ def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, wo
         text = args[i].text
         if text is not None and text in _EXEC.get(name, ()) and i + 1 < len(args):
             sqls.append(args[i + 1])
-            i += 2
-            continue
-        if text is not None and (text.startswith("--command=") or text.startswith("--execute=")):
+            i += 1
+        elif text is not None and (text.startswith("--command=") or text.startswith("--execute=")):
             sqls.append(type(args[i])(text.split("=", 1)[1], False, args[i].raw))
-        elif text is not None and text == "-cmd" and i + 1 < len(args):
+        elif text == "-cmd" and i + 1 < len(args):
             sqls.append(args[i + 1])
-        elif text is not None and text in ("-f", "--file") and i + 1 < len(args):
+        elif text in ("-f", "--file") and i + 1 < len(args):
             sqls.append(_file_sql(walk, args[i + 1], state))
-            i += 2
-            continue
+            i += 1
         elif text is not None and text.startswith("-") and text != "-":
-            i += 2 if text in takes else 1
-            continue
+            i += 1 if text in takes else 0
         else:
             positional.append(args[i])
         i += 1
+    return sqls, positional
+
+
+def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str,
+              upstream: Cmd | None = None) -> None:
+    client = "mysql" if name == "mariadb" else name
+    if client == "duckdb":
+        client = "sqlite3"  # the same shape: DATABASE [SQL...], a file database inside the checkout
+    sqls, positional = _sql_line(walk, name, client, args, state)
     database: Arg | None = None
     if client == "sqlite3":
         database = positional[0] if positional else None
         sqls.extend(positional[1:])
-    from pylon.guard.stdin import stdin_input
-
     if not sqls:  # SQL given as arguments (or -c/-e): the client does not read its input then
+        from pylon.guard.stdin import stdin_input
+
         body, why = stdin_input(walk, cmd, upstream, state)
         if body is not None:
             sqls.append(type(args[0])(body, False, "(its input)"))
         elif why:
             sqls.append(type(args[0])(None, False, f"(its input: {why})"))
-    statements: list[str] = []
-    for s in sqls:
-        if s.text is None:
-            walk.add(Finding(UNKNOWN, f"`{words}` runs SQL known only when it runs", s.raw, line=cmd.line))
-            continue
-        found, error = destructive(s.text, _DIALECT[name])
-        if error:
-            walk.add(Finding(UNKNOWN, f"`{words}`: the SQL does not parse ({error})", s.raw[:200], line=cmd.line))
-        statements.extend(found)
+    statements = _statements(walk, name, sqls, words, cmd.line)
     if not statements:
         return
-    meta = [m[5:] for m in statements if m.startswith("META ")]
-    if meta:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs the client command `{meta[0][:120]}`, which runs a shell or "
-                         "reads or writes files", meta[0][:200], line=cmd.line))
-        statements = [m for m in statements if not m.startswith("META ")]
-        if not statements:
-            return
     said = "; ".join(statements[:3])
     if client == "sqlite3" and database is not None and database.text not in (None, ":memory:", ""):
         destroyed(walk, state, [database], verb=f"runs `{said}` on", words=words, line=cmd.line, recursive=False)
-    elif client == "sqlite3":
-        return  # an in-memory database
-    else:
+    elif client != "sqlite3":  # sqlite3 without a file: an in-memory database
         walk.add(Finding(IRREVERSIBLE, f"`{words}` runs `{said}` on a database server", said, line=cmd.line))
+
+
+def _statements(walk: Walk, name: str, sqls: list[Arg], words: str, line: int) -> list[str]:
+    """The destructive statements of the SQL given (client commands that run a shell or touch files
+    are unknown; SQL that does not parse too)."""
+    statements: list[str] = []
+    for s in sqls:
+        if s.text is None:
+            walk.add(Finding(UNKNOWN, f"`{words}` runs SQL known only when it runs", s.raw, line=line))
+            continue
+        found, error = destructive(s.text, _DIALECT[name])
+        if error:
+            walk.add(Finding(UNKNOWN, f"`{words}`: the SQL does not parse ({error})", s.raw[:200], line=line))
+        statements.extend(found)
+    meta = [m[5:] for m in statements if m.startswith("META ")]
+    if meta:
+        walk.add(Finding(UNKNOWN, f"`{words}` runs the client command `{meta[0][:120]}`, which runs a shell or "
+                         "reads or writes files", meta[0][:200], line=line))
+    return [m for m in statements if not m.startswith("META ")]
 
 
 def _file_sql(walk: Walk, arg: Arg, state: State) -> Arg:

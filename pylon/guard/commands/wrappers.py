@@ -87,41 +87,49 @@ def unwrap(args: list[Arg]) -> Unwrapped:
         if name == "command" and len(args) > 1 and args[1].text in ("-v", "-V"):
             out.args = []  # `command -v x` only looks x up
             break
-        if name == "coproc":
-            rest = args[1:]
-            if len(rest) > 1 and rest[1].text in ("{", "(") and (rest[0].text or "").isidentifier():
-                rest = rest[1:]
-            if rest and rest[0].text is None and rest[0].raw.startswith(("(", "{")):
-                rest = []  # `coproc ( ... )`: the parser gave the statements to the walk already
-            out.args = rest[1:] if rest and rest[0].text in ("{", "(") else rest
-            out.seen.append(name)
-            continue
-        runner = (name, args[1].text or "") if len(args) > 1 else None
-        if runner in _RUNNERS:
-            out.seen.append(" ".join(runner))
-            out.args = _skip_options(out, args[1:], _RUNNERS[runner])
-            continue
-        special = _SPECIAL.get(name)
-        if special is not None:
-            out.seen.append(name)
-            out.args = special(out, args)
-            continue
-        if name in _SHELL_STRING:
-            out.seen.append(name)
-            out.sudo = out.sudo or name in ("su", "sg")
-            out.args = _shell_string(out, args, _SHELL_STRING[name])
-            continue
-        if name not in WRAPPERS:
+        peeled = _peel(out, name, args)
+        if peeled is None:
             break
-        out.sudo = out.sudo or name in SUDO
-        out.seen.append(name)
-        rest = _skip_options(out, args, WRAPPERS[name])
-        if name == "timeout" and rest:
-            rest = rest[1:]  # the duration
-        elif name == "chroot" and rest:
-            rest = rest[1:] or [_a("sh")]  # the new root; with no command, a shell
-        out.args = rest
+        out.args = peeled
     return out
+
+
+def _peel(out: Unwrapped, name: str, args: list[Arg]) -> list[Arg] | None:
+    """The words after the wrapper `name` (None: `name` wraps nothing, it is the command)."""
+    runner = (name, args[1].text or "") if len(args) > 1 else None
+    if name == "coproc":
+        out.seen.append(name)
+        return _coproc(args)
+    if runner in _RUNNERS:
+        out.seen.append(" ".join(runner))
+        return _skip_options(out, args[1:], _RUNNERS[runner])
+    special = _SPECIAL.get(name)
+    if special is not None:
+        out.seen.append(name)
+        return special(out, args)
+    if name in _SHELL_STRING:
+        out.seen.append(name)
+        out.sudo = out.sudo or name in ("su", "sg")
+        return _shell_string(out, args, _SHELL_STRING[name])
+    if name not in WRAPPERS:
+        return None
+    out.sudo = out.sudo or name in SUDO
+    out.seen.append(name)
+    rest = _skip_options(out, args, WRAPPERS[name])
+    if name == "timeout" and rest:
+        return rest[1:]  # the duration
+    if name == "chroot" and rest:
+        return rest[1:] or [_a("sh")]  # the new root; with no command, a shell
+    return rest
+
+
+def _coproc(args: list[Arg]) -> list[Arg]:
+    rest = args[1:]
+    if len(rest) > 1 and rest[1].text in ("{", "(") and (rest[0].text or "").isidentifier():
+        rest = rest[1:]
+    if rest and rest[0].text is None and rest[0].raw.startswith(("(", "{")):
+        return []  # `coproc ( ... )`: the parser gave the statements to the walk already
+    return rest[1:] if rest and rest[0].text in ("{", "(") else rest
 
 
 def _known(out: Unwrapped, arg: Arg) -> str | None:
@@ -154,35 +162,13 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
         if text is None:
             return []
         if text == "--":
-            i += 1
-            break
-        if text == "-":
-            i += 1  # an empty environment
+            return args[i + 1:]
+        if text == "-" or (not text.startswith("-") and "=" in text and not text.startswith("=")):
+            i += 1  # an empty environment; an assignment
             continue
         if not text.startswith("-"):
-            if "=" in text and not text.startswith("="):
-                i += 1
-                continue
             break
-        value: str | None = None
-        key = text
-        if text.startswith("--"):
-            key, eq, given = text.partition("=")
-            needs = key in ("--unset", "--chdir", "--split-string", "--path")
-            if needs and not eq:
-                value = args[i + 1].text if i + 1 < len(args) else None
-                i += 1
-            elif needs:
-                value = given
-        else:  # a cluster: -iu NAME, -uNAME, -iS'cmd args'
-            for j, c in enumerate(text[1:], 1):
-                if c in "uCSP":
-                    key = "-" + c
-                    value = text[j + 1 :] or (args[i + 1].text if i + 1 < len(args) else None)
-                    if not text[j + 1 :]:
-                        i += 1
-                    break
-        i += 1
+        key, value, i = _env_option(text, args, i)
         if key in ("-u", "--unset", "-P", "--path"):  # -P DIRS (BSD): where the command is looked up
             continue
         if value is None and key in ("-C", "--chdir", "-S", "--split-string"):
@@ -191,15 +177,40 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
         if key in ("-C", "--chdir"):
             out.chdir = _a(value or "")
         elif key in ("-S", "--split-string"):
-            import shlex
-
-            try:
-                split = shlex.split(value or "", comments=False)
-            except ValueError:
-                out.unknown = f"`env -S {value}` does not split into words"
-                return []
-            return [_a("env"), *[_a(w) for w in split], *args[i:]]  # -S words are env's own arguments
+            return _split_string(out, value or "", args[i:])
     return args[i:]
+
+
+def _env_option(text: str, args: list[Arg], i: int) -> tuple[str, str | None, int]:
+    """(the option, its value (None: none, or known only at run time), the index after it)."""
+    value: str | None = None
+    key = text
+    if text.startswith("--"):
+        key, eq, given = text.partition("=")
+        needs = key in ("--unset", "--chdir", "--split-string", "--path")
+        if needs and not eq:
+            value = args[i + 1].text if i + 1 < len(args) else None
+            i += 1
+        elif needs:
+            value = given
+        return key, value, i + 1
+    for j, c in enumerate(text[1:], 1):  # a cluster: -iu NAME, -uNAME, -iS'cmd args'
+        if c in "uCSP":
+            value = text[j + 1:] or (args[i + 1].text if i + 1 < len(args) else None)
+            return "-" + c, value, i + (1 if text[j + 1:] else 2)
+    return key, value, i + 1
+
+
+def _split_string(out: Unwrapped, value: str, rest: list[Arg]) -> list[Arg]:
+    """`env -S STRING`: its words are env's own arguments again."""
+    import shlex
+
+    try:
+        split = shlex.split(value, comments=False)
+    except ValueError:
+        out.unknown = f"`env -S {value}` does not split into words"
+        return []
+    return [_a("env"), *[_a(w) for w in split], *rest]
 
 
 def _chrt(out: Unwrapped, args: list[Arg]) -> list[Arg]:

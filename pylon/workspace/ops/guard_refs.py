@@ -25,7 +25,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.guard.verdict import Target
 
-PREFIX = "refs/pylon/guard-refs/"
 STASH = "refs/stash"
 REMOTES = "refs/remotes/"
 
@@ -71,7 +70,9 @@ def anchor(checkout: Checkout, number: int, anchors: list[tuple[str, str]]) -> N
     if anchors:
         from pylon.workspace.commits import update_refs
 
-        update_refs(checkout, [(f"{PREFIX}{number}/{name}", oid) for name, oid in anchors])
+        from pylon.workspace.refs import guard_anchors_prefix
+
+        update_refs(checkout, [(f"{guard_anchors_prefix(checkout)}{number}/{name}", oid) for name, oid in anchors])
 
 
 def recorded(message: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]], bool]:

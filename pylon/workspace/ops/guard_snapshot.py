@@ -28,8 +28,17 @@ if TYPE_CHECKING:
 _ATTEMPTS = 20  # concurrent hooks racing for the same number move on to the next one
 
 
-def guard_prefix(checkout: Checkout) -> str:
-    return f"{refs.ROOT}guard/"  # shared by every worktree, as `ws restore guard-<n>` reads it
+guard_prefix = refs.guard_prefix
+anchors_prefix = refs.guard_anchors_prefix
+
+
+def recorded_checkout(message: str) -> str | None:
+    """The checkout a snapshot was taken in (`pylon-checkout:` of its message; None before it
+    was recorded)."""
+    for line in message.splitlines():
+        if line.startswith("pylon-checkout: "):
+            return line[len("pylon-checkout: "):]
+    return None
 
 
 def _numbers(checkout: Checkout) -> list[int]:
@@ -131,10 +140,7 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
         rel = os.path.normpath(os.fsdecode(raw))
         full = os.path.join(root, rel)
         if ".git" in rel.split(os.sep):
-            from pylon.errors import PylonError
-
-            raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {rel} (a .git)",
-                             "Run the command yourself knowing it cannot be undone.")
+            continue  # the checkout's .git: named as a path of its own (the store keeps it); a nested one is refused
         if os.path.isdir(full) and not os.path.islink(full):
             if whole:
                 for folder, dirs, files in os.walk(full):
@@ -232,6 +238,7 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
     body += "".join(line + "\n" for line in ref_lines)  # the refs it deletes (guard_refs.py)
     if only_refs:
         body += "pylon-guard-scope: refs\n"
+    body += f"pylon-checkout: {checkout.root}\n"  # whose state this is (issue 28)
     scope = None if "." in roots else roots
     body += f"pylon-meta: {exact.encode(exact.meta_for(checkout.root, tree, found, scope))}\n"
     commit = st.commit_tree(checkout, tree, parents, body)

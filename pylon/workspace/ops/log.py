@@ -99,10 +99,21 @@ def _op_entry(checkout: Checkout, op: oplog.Op, newest: bool) -> Entry:
     pair = (states.get("before"), states.get("after"))
     if op.kind in ("rm", "finish") and step is None and op.data.get("state"):
         pair = (str(op.data.get("baseline") or "") or None, str(op.data["state"]))  # what the session held
-    return {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit, "time": int(op.record.get("time") or 0),
-            "title": op.title, "op_kind": op.kind, "status": op.status, "made_by": op.record.get("command") or op.title,
-            "states": states, "restore": restores.get("before") or restores.get("session") or None,
-            "restores": restores, "_pair": pair}
+    entry: Entry = {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit,
+                    "time": int(op.record.get("time") or 0), "title": op.title, "op_kind": op.kind,
+                    "status": op.status, "made_by": op.record.get("command") or op.title, "states": states,
+                    "restore": restores.get("before") or restores.get("session") or None, "restores": restores,
+                    "_pair": pair}
+    if op.home:  # a shell op: its states are in pylon's store, what it changed is in its record
+        from pylon.workspace.keep.changes import said
+
+        change = op.data.get("changed") if isinstance(op.data.get("changed"), dict) else {}
+        assert isinstance(change, dict)
+        entry.update(_pair=(None, None), paths=change.get("paths_total"), changed=said(change),
+                     undo="pylon ws undo" if op.status == "done" else None)
+        if op.status == "running":
+            entry["restore"], entry["restores"] = None, {}
+    return entry
 
 
 def entries(checkout: Checkout) -> list[Entry]:
@@ -119,10 +130,13 @@ def entries(checkout: Checkout) -> list[Entry]:
     for op in ops:
         if _mine(checkout, op):
             found.append(_op_entry(checkout, op, op.seq == undoable))
+    from pylon.workspace.ops.guard_snapshot import anchors_prefix, guard_prefix
+
     anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
-    for ref, _oid, _when, _tree in _refs(checkout, f"{refs.ROOT}guard-refs/"):
-        anchors.setdefault(ref[len(f"{refs.ROOT}guard-refs/"):].split("/", 1)[0], []).append(ref)
-    for ref, oid, when, tree in _refs(checkout, f"{refs.ROOT}guard/"):
+    held = anchors_prefix(checkout)
+    for ref, _oid, _when, _tree in _refs(checkout, held):
+        anchors.setdefault(ref[len(held):].split("/", 1)[0], []).append(ref)
+    for ref, oid, when, tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
         found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,
@@ -198,14 +212,23 @@ def _guard_size(checkout: Checkout, commit: str) -> int | None:
     return out.count(b"\0")
 
 
-def log(checkout: Checkout, limit: int = 50) -> dict[str, object]:
+def log(checkout: Checkout, limit: int = 50, *, settled: bool = False) -> dict[str, object]:
+    """The timeline; `settled`: first finish the shell commands still running (keep/chain.py), as
+    `ws log` and the board do, and name what changed since the last kept state that no op recorded
+    (`unrecorded`: later work, which `ws undo` keeps; None when nothing did)."""
+    unrecorded = None
+    if settled:
+        from pylon.workspace.keep.chain import settle
+
+        unrecorded = settle(checkout, outside=False)
     items = entries(checkout)
     shown = items[:limit]
     _sizes(checkout, shown)
     now = int(time.time())
     for e in shown:
         e["age"] = max(0, now - int(e["time"]))
-    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root}
+    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root,
+            "unrecorded": unrecorded}
 
 
 def parse_duration(text: str) -> int:
@@ -260,5 +283,11 @@ def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run:
         deletes = [r for e in items for r in (e.get("refs") or [e["ref"]])
                    if any(p["ref"] == e["ref"] for p in pruned)]
         if deletes and not dry_run:
-            update_refs(checkout, [], deletes=deletes)
+            from pylon.workspace.keep.ledger import delete
+
+            for path in [r for r in deletes if not r.startswith("refs/")]:
+                delete(path)  # a shell op: its record in pylon's store
+            refs_only = [r for r in deletes if r.startswith("refs/")]
+            if refs_only:
+                update_refs(checkout, [], deletes=refs_only)
     return {"pruned": pruned, "kept": kept, "dry_run": dry_run, "older_than": older_than, "all": prune_all}

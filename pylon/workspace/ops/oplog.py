@@ -53,6 +53,7 @@ import time
 from pylon.locks import file_lock, is_held
 from pylon.workspace import git
 from pylon.workspace.commits import IDENT, State
+from pylon.workspace.ops import runsteps
 from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 TYPE_CHECKING = False
@@ -88,12 +89,14 @@ class Step:
 
 
 class Op:
-    """One entry of the log (the decoded JSON record plus where it lives)."""
+    """One entry of the log (the decoded JSON record and where it lives: a ref, or `home`, a file of
+    pylon's store for a checkout's shell ops, keep/ledger.py)."""
 
-    __slots__ = ("seq", "ref", "commit", "record")
+    __slots__ = ("seq", "ref", "commit", "record", "home")
 
-    def __init__(self, seq: int, commit: str, record: Record) -> None:
-        self.seq, self.ref, self.commit, self.record = seq, f"{PREFIX}{seq:08d}", commit, record
+    def __init__(self, seq: int, commit: str, record: Record, home: str | None = None) -> None:
+        self.seq, self.commit, self.record, self.home = seq, commit, record, home
+        self.ref = home if home else f"{PREFIX}{seq:08d}"
 
     @property
     def kind(self) -> str:
@@ -185,7 +188,16 @@ def _listing(checkout: Checkout) -> list[tuple[int, str]]:
 
 
 def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
-    """The log, newest first (one `for-each-ref` and one `cat-file --batch`)."""
+    """The log, newest first (one `for-each-ref` and one `cat-file --batch`), with this checkout's
+    shell ops from pylon's store (keep/ledger.py) in their place."""
+    from pylon.workspace.keep.ledger import for_checkout
+
+    shell = [Op(seq, "", record, home=path) for seq, path, record in for_checkout(checkout)]
+    ops = sorted(_repo_entries(checkout, limit) + shell, key=lambda op: op.seq, reverse=True)
+    return ops[:limit] if limit else ops
+
+
+def _repo_entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
     listing = _listing(checkout)[:limit] if limit else _listing(checkout)
     if not listing:
         return []
@@ -259,12 +271,15 @@ def begin(
     anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
 ) -> Op:
     """Write the intent (call under op_lock, before changing anything) and return the op."""
+    from pylon.workspace.keep.chain import settle
+
+    settle(checkout)  # what changed since the last kept state (no hook saw it): an op of its own first
     listing = _listing(checkout)
-    seq = (listing[0][0] + 1) if listing else 1
+    seq = _next_seq(checkout, listing[0][0] if listing else 0)
     record: Record = {
         "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
         "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
-        "module": module, "command": command, "pid": os.getpid(),
+        "module": module, "command": command, "pid": os.getpid(), "from": checkout.root,
     }
     commit = _write(checkout, seq, record, None)
     from pylon.locks import annotate
@@ -273,10 +288,28 @@ def begin(
     return Op(seq, commit, record)
 
 
+def _next_seq(checkout: Checkout, last: int) -> int:
+    """After the log's last number and every one pylon's store gave (shell ops share the sequence)."""
+    from pylon.workspace.keep.store import next_seq, of_repo
+
+    store = of_repo(checkout.common_dir)
+    return last + 1 if store is None else next_seq(store, at_least=last)
+
+
 def set_status(checkout: Checkout, op: Op, status: str, **extra: object) -> Op:
     record = dict(op.record, status=status, **extra)
+    if op.home:  # a shell op, kept in pylon's store
+        from pylon.workspace.keep.ledger import save
+
+        save(op.home, record)
+        op.record = record
+        return op
     commit = _write(checkout, op.seq, record, op.commit)
     op.commit, op.record = commit, record
+    if status in ("done", "undone"):
+        from pylon.workspace.keep.chain import after_op
+
+        after_op(checkout, op)  # the keep's chain moves past what this op did (no shell op records it again)
     return op
 
 
@@ -317,7 +350,7 @@ def perform(
     `currents` may map a step's root to the State captured as its `before` (saves a capture)."""
     with op_lock(checkout):
         check_clear(checkout)
-        preflight(steps, forward=True, currents=currents or {})
+        runsteps.preflight(steps, forward=True, currents=currents or {})
         op = begin(checkout, kind, steps, title=title, data=data, anchors=anchors, module=module, command=command)
         carry_out(checkout, op, currents=currents)
         return op
@@ -327,61 +360,6 @@ def carry_out(checkout: Checkout, op: Op, *, currents: dict[str, State] | None =
     """After begin(): restore each step to `after`, then complete the op; restore()'s results.
     A refusal before anything was written closes the op instead (closed_if_refused)."""
     with closed_if_refused(checkout, op):
-        results = run_steps(op.steps, forward=True, currents=currents)
+        results = runsteps.run_steps(op.steps, forward=True, currents=currents)
     complete(checkout, op, results=summary(results))
     return results
-
-
-def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -> None:
-    """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
-    blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore_state import _blocked_error, plan
-
-    for step in steps:
-        if step.root in currents:
-            todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
-                        current=currents[step.root], rules=[step.before, step.after],
-                        made=step.made if forward else step.after)
-            if todo.blocked:
-                raise _blocked_error(todo.blocked)
-
-
-def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
-    """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore_state import restore
-
-    results = []
-    for step in steps if forward else list(reversed(steps)):
-        co = locate(step.root)
-        current = (currents or {}).get(step.root)
-        try:
-            results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
-                                   current=current, rules=[step.before, step.after],
-                                   made=step.made if forward else step.after))
-        except Exception as exc:
-            from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
-
-            if results and isinstance(exc, PylonError) and exc.code == "changed-meanwhile":
-                exc.details["written"] = True  # an earlier step was
-            raise
-    return results
-
-
-def move_ops(checkout: Checkout) -> dict[str, Op]:
-    """Per worktree id, its newest move or move-back op that is not undone."""
-    found: dict[str, Op] = {}
-    for op in entries(checkout):
-        if op.kind in ("move", "move-back") and op.status != "undone":
-            wid = str(op.data.get("id"))
-            found.setdefault(wid, op)
-    return found
-
-
-def active_move(checkout: Checkout) -> Op | None:
-    """The move whose worktree state is in the main checkout now (None when none is)."""
-    for op in move_ops(checkout).values():
-        if op.kind == "move":
-            return op
-    return None

@@ -18,8 +18,8 @@ import time
 
 from pylon.workspace.ops import oplog
 from pylon.workspace.repo import Checkout
+from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.ops.undo import (
-    _capture_steps,
     _carry_all,
     _commits,
     _history,
@@ -54,12 +54,18 @@ def redo(checkout: Checkout, *, markers: bool = False) -> dict[str, object]:
 
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
-        op = candidate(oplog.entries(checkout))
+        from pylon.workspace.ops.undo import mine
+
+        op = candidate([o for o in oplog.entries(checkout) if mine(checkout, o) and o.status != "running"])
         if op is None:
             raise NotFoundError("nothing-to-redo", "No undo is left to redo: every op after the last one in effect "
                                 "is done (a new op after an undo ends what redo can walk).",
                                 "See the timeline with `pylon ws log`; `pylon ws restore op-N:before-undo` brings "
                                 "back the state any undo replaced.")
+        if op.home:
+            from pylon.workspace.keep.shellop import redo_shell
+
+            return redo_shell(checkout, op, markers=markers)
         if op.record.get("module"):
             raise PylonError("redo-unsupported", f"`{op.title}` (op {op.seq}) is not made of restores, so redo cannot "
                              "carry it again.", f"Run the command again: {op.record.get('command') or op.title}",
@@ -71,7 +77,7 @@ def redo(checkout: Checkout, *, markers: bool = False) -> dict[str, object]:
                              "Recreate that worktree at the same path, or leave this op.",
                              details={"op": op.seq, "paths": gone})
         _refuse_busy(op)
-        currents = _capture_steps(op, to_after=True)
+        currents = capture_steps(op, to_after=True)
         pairs: list[Pair] = _pairs(op, "undo_to", "undo_from") if op.record.get("undo_to") else \
             step_pairs(checkout, op, forward=True)
         outcomes = _carry_all(checkout, op, pairs, currents, markers=markers, verb="redo")

@@ -47,20 +47,70 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
 
         return resolve_op(checkout, name)
     if name.startswith("guard-") and name[len("guard-"):].isdigit():
-        ref = f"{refs.ROOT}guard/{name[len('guard-'):]}"
+        from pylon.workspace.ops.guard_snapshot import guard_prefix
+
+        ref = f"{guard_prefix(checkout)}{name[len('guard-'):]}"
     else:
         ref = refs.baseline_ref(checkout, refs.check_name(name))
     oid = git.run(["rev-parse", "-q", "--verify", ref + "^{commit}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
     if not oid:
-        raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot is named {name!r} (no {ref}).",
-                            "See every kept state and the name that restores it with `pylon ws log`.")
+        raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot of this checkout is named {name!r} "
+                            f"(no {ref}).", "See every kept state and the name that restores it with `pylon ws log`.")
+    if _is_guard(ref):
+        _refuse_other_checkout(checkout, name, oid)
     return ref, oid
+
+
+def _is_guard(ref: str) -> bool:
+    """refs/pylon/[worktrees/<admin>/]guard/<n>."""
+    folder, _, number = ref.rpartition("/")
+    return ref.startswith(refs.ROOT) and folder.endswith("/guard") and number.isdigit()
+
+
+def _refuse_other_checkout(checkout: Checkout, name: str, oid: str) -> None:
+    """A snapshot records the checkout it was taken in: restoring it in another one would put that
+    checkout's files over this one's work (issue 28)."""
+    import os
+
+    from pylon.workspace.ops.guard_snapshot import recorded_checkout
+
+    message = git.run(["cat-file", "commit", oid], cwd=checkout.root).decode("utf-8", "surrogateescape")
+    taken = recorded_checkout(message)
+    if taken is None or os.path.realpath(taken) == os.path.realpath(checkout.root):
+        return
+    from pylon.errors import PylonError
+
+    raise PylonError("other-checkout", f"{name} was taken in another checkout ({taken}), not in this one; restoring "
+                     "it here would put that checkout's files over this one's. Nothing was changed.",
+                     f"Restore it where it was taken: pylon -C {_quote(taken)} ws restore {name}",
+                     details={"checkout": taken})
+
+
+def _quote(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
+    """(the shell op, the side) that `op-<n>[:SIDE]` names, when it is one kept in pylon's store (an op
+    renumbered when it finished is found by its first number too)."""
+    if not name.startswith("op-"):
+        return None
+    from pylon.workspace.keep.ledger import for_checkout
+    from pylon.workspace.ops.opstates import parse
+
+    seq, side = parse(name)
+    ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
+    found = next((op for op in ops if op.seq == seq), None) or next(
+        (op for op in ops if op.data.get("was") == seq), None)
+    return (found, side) if found is not None else None
 
 
 def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
     """A whole guard snapshot also puts HEAD and its branch back (`git reset --hard REV` moved them)
     when that loses no commit: same branch, and its tip now is an ancestor of the snapshot's."""
-    if rel is not None or not ref.startswith(f"{refs.ROOT}guard/") or not target.head:
+    if rel is not None or not _is_guard(ref) or not target.head:
         return "keep"
     if target.head == current.head and target.branch == current.branch:
         return "keep"
@@ -78,7 +128,7 @@ def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
     """A guard snapshot names again the refs its command deleted (guard_refs.py), with or without
     PATHs (the hook's note names the paths; the refs are part of what the command destroyed): (what
     was put back, whether the command touched refs only); None when there is nothing of that kind."""
-    if not ref.startswith(f"{refs.ROOT}guard/"):
+    if not _is_guard(ref):
         return None
     from pylon.workspace.ops.guard_refs import put_back, recorded
 
@@ -95,10 +145,16 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     from pylon.workspace.ops.restore_state import _blocked_error, holding, plan
     from pylon.workspace.state import capture
 
-    ref, target = resolve_name(checkout, name)
     rel = [checkout.to_root_relative(p) for p in paths] if paths else None
     if rel is not None and "" in rel:
         rel = None  # the checkout root itself: everything
+    shell = _shell_op(checkout, name)
+    if shell is not None:  # a state of a shell op: kept in pylon's store (keep/shellop.py)
+        from pylon.workspace.keep.shellop import restore_kept
+
+        with oplog.op_lock(checkout):
+            return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)  # type: ignore[return-value]
+    ref, target = resolve_name(checkout, name)
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
     if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back

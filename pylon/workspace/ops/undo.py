@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, runsteps
+from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.commits import read_state
 from pylon.workspace.repo import Checkout
 
@@ -98,125 +99,112 @@ def _branch_check(op: oplog.Op) -> None:
             )
 
 
-def _capture_steps(op: oplog.Op, *, to_after: bool = False) -> dict[str, State]:
-    """Each existing checkout of the op, captured (anchored) just before an undo (or a redo:
-    `to_after`) changes it."""
-    from pylon.workspace.repo import locate
-    from pylon.workspace.state import capture
+def mine(checkout: Checkout, op: oplog.Op) -> bool:
+    """An op this checkout's undo and redo walk: one run here or that changed it (issue 28: never
+    another checkout's). Records from before `from` was kept: every op in the main checkout, as
+    then, and the ops that changed it in a linked worktree."""
+    from pylon.workspace.ops.opstates import same_root
 
-    kept: dict[str, State] = {}
-    for step in op.steps:
-        if os.path.isdir(step.root) and step.root not in kept:
-            kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
-            if op.kind == "restore":  # it may have written over ignored files (restore.py kept them aside)
-                guard = str(op.data.get("name", "")).startswith("guard-")
-                kept[step.root] = _holding_ignored(step, kept[step.root], step.after if to_after else step.before,
-                                                   only_written=None if guard else step.after)
-    return kept
+    if op.home:
+        return True  # a shell op of the store: its ledger lists this checkout's alone
+    here = any(same_root(step.root, checkout.root) for step in op.steps)
+    started = op.record.get("from")
+    if isinstance(started, str):
+        return here or same_root(started, checkout.root)
+    return here or checkout.worktree_name is None
 
 
-def _holding_ignored(step: oplog.Step, current: State, toward: str, only_written: str | None = None) -> State:
-    """The undo of a restore writes back the ignored files that restore overwrote (it kept them
-    aside; a guard snapshot holds its own): the ones there now are kept in the state replaced first.
-    `only_written`: only those that still hold what the restore wrote (the state it went to)."""
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore_state import holding, plan
+def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False,
+         settled: bool = True) -> dict[str, object]:
+    """Reverse the newest op of this checkout. `settled`: first finish the shell commands still
+    running (False right after its `.git` was brought back: that is the undo's own first step).
+    What changed since the last kept state that no op recorded is later work: kept, and named
+    (`unrecorded`)."""
+    from pylon.workspace.keep.chain import settle
 
-    co = locate(step.root)
-    todo = plan(co, toward, step.paths, current=current)
-    held = todo.blocked
-    if held and only_written is not None:
-        held = _as_written(co, only_written, held)
-    return holding(co, current, held) if held else current
-
-
-def _as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
-    """Those of `paths` whose file on disk is the blob `state` holds there."""
-    from pylon.workspace import git
-
-    names = [p for p in paths if "\n" not in p and os.path.isfile(os.path.join(co.root, p))
-             and not os.path.islink(os.path.join(co.root, p))]
-    if not names:
-        return []
-    disk = git.run(["hash-object", "--stdin-paths"], cwd=co.root,
-                   input="".join(p + "\n" for p in names).encode("utf-8", "surrogateescape")).decode().split()
-    query = "".join(f"{state}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-    kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query).decode().split("\n")
-    return [p for p, a, b in zip(names, disk, kept) if a == b]
-
-
-def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False) -> dict[str, object]:
     with oplog.op_lock(checkout):
-        ops = oplog.entries(checkout)
-        if finish:
-            op = next((o for o in ops if o.status in oplog.OPEN), None)
-        else:
-            op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
-        if op is None:
-            raise _nothing(finish)
-        module = _module(op)
-        _refuse_busy(op)
-        if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
-            return _settle_redo(checkout, op, forward=finish)
-        if finish and op.status == "undoing":  # an undo was killed: back to the op in effect
-            return _reverse_undo(checkout, op, module)
-        if finish and op.status == "intent":
-            if module is not None and hasattr(module, "finish_op"):
-                module.finish_op(checkout, op)
-            else:
-                oplog.run_steps(op.steps, forward=True)
-            oplog.complete(checkout, op)
-            return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
-        was = op.status
-        gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
-        if gone and (module is None or not hasattr(module, "undo_op")):
-            from pylon.errors import PylonError
+        unrecorded = settle(checkout, outside=False) if settled else None
+        result = _undo_newest(checkout, finish=finish, markers=markers)
+        if unrecorded:
+            result["unrecorded"] = unrecorded
+        return result
 
-            raise PylonError(
-                "checkout-gone",
-                f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
-                "cannot be reversed there. Nothing was changed.",
-                "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
-                details={"op": op.seq, "paths": gone},
-            )
-        if module is not None and hasattr(module, "undo_op"):
-            currents = _capture_steps(op)
-            if op.status != "undoing":
-                if hasattr(module, "check_undo"):
-                    module.check_undo(checkout, op)
-                kept = {root: st.commit for root, st in currents.items() if st.commit}
-                oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
-            said = module.undo_op(checkout, op)
-            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
-            result = _result(op, was, "undone", {})
-            if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
-                result["later"] = said
-            return result
-        currents = _capture_steps(op)
-        if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
-            outcomes = _whole(op, "undo_to", currents)
-            oplog.set_status(checkout, op, "undoing", **_history(op, currents))
-        elif op.status in ("undoing", "intent"):
-            # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
-            # states is its own half-done work, not later work, so each step goes back to `before`
-            # whole, as it always did; the state replaced is kept in `undo_from`
-            if op.status == "intent":
-                _branch_check(op)
-                oplog.preflight(op.steps, forward=False, currents=currents)
-                oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
-            with oplog.closed_if_refused(checkout, op, status=was):
-                oplog.run_steps(op.steps, forward=False, currents=currents)
-            oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
-            return _result(op, was, "undone", {})
+
+def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str, object]:
+    ops = [o for o in oplog.entries(checkout) if mine(checkout, o)]
+    if finish:
+        op = next((o for o in ops if o.status in oplog.OPEN), None)
+    else:
+        op = next((o for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
+    if op is None:
+        raise _nothing(finish)
+    if op.home:
+        from pylon.workspace.keep.shellop import undo_shell
+
+        return undo_shell(checkout, op, markers=markers)
+    module = _module(op)
+    _refuse_busy(op)
+    if op.status == "redoing":  # a redo was killed: reverse it (undo) or complete it (--finish)
+        return _settle_redo(checkout, op, forward=finish)
+    if finish and op.status == "undoing":  # an undo was killed: back to the op in effect
+        return _reverse_undo(checkout, op, module)
+    if finish and op.status == "intent":
+        if module is not None and hasattr(module, "finish_op"):
+            module.finish_op(checkout, op)
         else:
-            _branch_check(op)
-            outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
-                                  verb="undo")
-            oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                             undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes),
-                             interrupted=False)
-        _write_all(checkout, op, outcomes, currents, was)
+            runsteps.run_steps(op.steps, forward=True)
+        oplog.complete(checkout, op)
+        return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "finished", "status": op.status}
+    was = op.status
+    gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
+    if gone and (module is None or not hasattr(module, "undo_op")):
+        from pylon.errors import PylonError
+
+        raise PylonError(
+            "checkout-gone",
+            f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists (removed outside pylon), so it "
+            "cannot be reversed there. Nothing was changed.",
+            "Recreate that worktree at the same path, or leave this op: later commands are not blocked by it.",
+            details={"op": op.seq, "paths": gone},
+        )
+    if module is not None and hasattr(module, "undo_op"):
+        currents = capture_steps(op)
+        if op.status != "undoing":
+            if hasattr(module, "check_undo"):
+                module.check_undo(checkout, op)
+            kept = {root: st.commit for root, st in currents.items() if st.commit}
+            oplog.set_status(checkout, op, "undoing", undo_from=kept, interrupted=was == "intent")
+        said = module.undo_op(checkout, op)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+        result = _result(op, was, "undone", {})
+        if isinstance(said, dict):  # a kind that reports what it kept (guard_op)
+            result["later"] = said
+        return result
+    currents = capture_steps(op)
+    if op.status == "undoing" and op.record.get("undo_to"):  # a killed undo: on to the target it chose
+        outcomes = _whole(op, "undo_to", currents)
+        oplog.set_status(checkout, op, "undoing", **_history(op, currents))
+    elif op.status in ("undoing", "intent"):
+        # interrupted mid-write (or an undo begun by an older pylon): what differs from the op's
+        # states is its own half-done work, not later work, so each step goes back to `before`
+        # whole, as it always did; the state replaced is kept in `undo_from`
+        if op.status == "intent":
+            _branch_check(op)
+            runsteps.preflight(op.steps, forward=False, currents=currents)
+            oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
+        with oplog.closed_if_refused(checkout, op, status=was):
+            runsteps.run_steps(op.steps, forward=False, currents=currents)
+        oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
+        return _result(op, was, "undone", {})
+    else:
+        _branch_check(op)
+        outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
+                              verb="undo")
+        oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
+                         undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes),
+                         interrupted=False)
+    _write_all(checkout, op, outcomes, currents, was)
+    oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
 
 
@@ -334,7 +322,7 @@ def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], c
 def _settle_redo(checkout: Checkout, op: oplog.Op, *, forward: bool) -> dict[str, object]:
     """A redo killed half-way: on to the state it was writing (`--finish`), or back to the state it
     replaced (undo); what is there now is kept in the op's history."""
-    currents = _capture_steps(op)
+    currents = capture_steps(op)
     outcomes = _whole(op, "redo_to" if forward else "redo_from", currents)
     oplog.set_status(checkout, op, "redoing", **_history(op, currents))
     _write_all(checkout, op, outcomes, currents, "redoing")
@@ -348,7 +336,7 @@ def _reverse_undo(checkout: Checkout, op: oplog.Op, module: ModuleType | None) -
     undo replaced (`undo_from`, whole: it was captured just before the undo wrote anything), then a
     kind that does more than restores settles its part (`reverse_undo_op`: rm removes the worktree
     the undo had begun to make again). The op is in effect again (`intent` if it never finished)."""
-    currents = _capture_steps(op)
+    currents = capture_steps(op)
     oplog.set_status(checkout, op, "undoing", **_history(op, currents))
     outcomes = _whole(op, "undo_from", currents)
     _write_all(checkout, op, outcomes, currents, "undoing")
@@ -366,7 +354,7 @@ def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -
 
 
 def listing(checkout: Checkout, limit: int = 50) -> Listing:
-    ops = oplog.entries(checkout)
+    ops = [op for op in oplog.entries(checkout) if mine(checkout, op)]
     shown = ops[:limit]
     held = oplog.lock_held(checkout)
     items: list[ListedOp] = []

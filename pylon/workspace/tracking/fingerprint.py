@@ -7,8 +7,6 @@ changes it. Ignored files never do.
 
 from __future__ import annotations
 
-import hashlib
-
 from pylon.workspace.current import current_state, refresh_head
 from pylon.workspace.repo import Checkout
 from pylon.workspace.commits import State
@@ -18,7 +16,9 @@ def digest(state: State) -> str:
     text = "\0".join(
         ["pylon-fingerprint-1", state.head or "unborn", state.branch or "(detached)", state.index_tree or "unmerged", state.worktree]
     )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    from pylon.digest import sha256_hex  # hashlib's digest without its OpenSSL import
+
+    return sha256_hex(text.encode())[:16]
 
 
 def fingerprint(checkout: Checkout) -> dict[str, object]:

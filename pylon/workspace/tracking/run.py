@@ -1,5 +1,8 @@
 """`pylon ws run -- CMD...`: run a command and report exactly what it changed in the checkout.
 
+Like an agent's shell command, it is an undoable op: the state before it is kept and what it
+changed is recorded (pylon/workspace/keep/), so `pylon ws undo` right after reverses it.
+
 The state is captured before (or taken from a live `pylon ws watch`) and after the command; the
 report is a tree-to-tree diff of the two working trees, so it names every path the command
 created, modified, deleted or re-moded, and nothing it only touched. HEAD and staged-index
@@ -81,6 +84,14 @@ def bounded(path: str, max_bytes: int) -> dict[str, object]:
 def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_stderr: bool = False,
         max_output: int | None = None) -> dict[str, object]:
     argv = ["/bin/sh", "-c", command[0]] if len(command) == 1 else list(command)
+    import shlex
+
+    from pylon.workspace.keep.chain import after as keep_after
+    from pylon.workspace.keep.chain import before as keep_before
+
+    line = command[0] if len(command) == 1 else shlex.join(command)
+    hook_id = f"ws-run-{os.getpid()}-{time.time_ns()}"
+    keep_before(checkout, command=line, hook_id=hook_id)  # an undoable op, as for a hook
     before, source = current_state(checkout)
     if source == "watch":
         from pylon.workspace.current import refresh_head
@@ -97,6 +108,7 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
     else:
         code = _spawn(argv, stdout_to_stderr)
     elapsed = time.monotonic() - started
+    op = keep_after(checkout, hook_id=hook_id, command=line)
     after = st.capture(checkout)
     total, shown = listed(checkout, before.worktree, after.worktree, limit)
     return {
@@ -118,5 +130,6 @@ def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_s
         "after": after.commit,
         "source": source,
         "notes": after.notes,
+        "op": op,  # `pylon ws undo` reverses what it changed (None: it changed nothing)
         **({"output": bounded(log, max_output)} if log is not None and max_output is not None else {}),
     }

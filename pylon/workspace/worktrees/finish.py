@@ -25,7 +25,7 @@ import os
 
 from pylon.locks import file_lock
 from pylon.workspace import git
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, runsteps
 from pylon.workspace.worktrees import owned, rm_undo
 from pylon.workspace.repo import Checkout, stored_tree
 
@@ -213,7 +213,7 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
 def undo_op(checkout: Checkout, op: oplog.Op) -> None:
     """The worktree back first (it holds the work), then the checkout as it was before."""
     rm_undo.undo_op(checkout, op)
-    oplog.run_steps(op.steps, forward=False)
+    runsteps.run_steps(op.steps, forward=False)
 
 
 def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
@@ -224,5 +224,5 @@ def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
 
 def finish_op(checkout: Checkout, op: oplog.Op) -> None:
     """Complete an interrupted finish: the checkout to its state after, then the removal."""
-    oplog.run_steps(op.steps, forward=True)
+    runsteps.run_steps(op.steps, forward=True)
     rm_undo.finish_op(checkout, op)

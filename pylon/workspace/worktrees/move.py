@@ -18,7 +18,7 @@ Both are op-log ops (oplog.py): `ws undo` reverses them, a SIGKILL at any moment
 from __future__ import annotations
 
 from pylon.workspace import git
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, runsteps
 from pylon.workspace.worktrees import owned
 from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.ops.restore_state import make_state, same_state, state
@@ -45,7 +45,7 @@ def _commit(st: State) -> str:
 
 def refuse_while_moved(checkout: Checkout, worktree_id: str) -> None:
     """`ws rm` of a worktree whose state is in the main checkout would strand that state."""
-    op = oplog.move_ops(checkout).get(worktree_id)
+    op = move_ops(checkout).get(worktree_id)
     if op is not None and op.kind == "move":
         from pylon.errors import PylonError
 
@@ -74,7 +74,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state")
-        active = oplog.active_move(checkout)
+        active = active_move(checkout)
         if active is not None:
             other = active.data.get("id")
             raise PylonError(
@@ -97,7 +97,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         data: dict[str, object] = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
                 "main_branch": parked.branch, "main_head": parked.head, "left_out": out}
         step = oplog.Step(main.root, _commit(parked), target, "state")
-        oplog.preflight([step], forward=True, currents={main.root: parked})
+        runsteps.preflight([step], forward=True, currents={main.root: parked})
         op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
                          anchors=[_commit(source)], command=f"pylon ws move {worktree_id}")
         results = oplog.carry_out(checkout, op, currents={main.root: parked})
@@ -150,7 +150,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state back")
-        op_move = oplog.move_ops(checkout).get(worktree_id)
+        op_move = move_ops(checkout).get(worktree_id)
         if op_move is None or op_move.kind != "move":
             raise NotFoundError("no-active-move", f"Worktree {worktree_id}'s state is not in the main checkout.",
                                 f"Bring it there first: pylon ws move {worktree_id}")
@@ -192,7 +192,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         steps = [oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
                  oplog.Step(main.root, _commit(m), parked, "state", made=op_move.steps[0].after)]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}
-        oplog.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
+        runsteps.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
         op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
                          command=f"pylon ws move {worktree_id} --back")
         results = oplog.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
@@ -200,3 +200,21 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             "sent": m.commit, "head": parked_state.head, "branch": parked_state.branch,
             "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"],
             "withheld": held}
+
+
+def move_ops(checkout: Checkout) -> dict[str, oplog.Op]:
+    """Per worktree id, its newest move or move-back op that is not undone."""
+    found: dict[str, oplog.Op] = {}
+    for op in oplog.entries(checkout):
+        if op.kind in ("move", "move-back") and op.status != "undone":
+            wid = str(op.data.get("id"))
+            found.setdefault(wid, op)
+    return found
+
+
+def active_move(checkout: Checkout) -> oplog.Op | None:
+    """The move whose worktree state is in the main checkout now (None when none is)."""
+    for op in move_ops(checkout).values():
+        if op.kind == "move":
+            return op
+    return None

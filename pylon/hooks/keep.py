@@ -1,0 +1,210 @@
+"""The keep around an agent's shell command: the state before it (PreToolUse), the op after it
+(PostToolUse). docs/guard.md, "Every shell command an undoable op".
+
+Before: the state is kept whatever the classifier says, and the command's op is reserved (its
+number goes into the note). A checkout whose state cannot be kept refuses the command with the
+reason: it would run with nothing to bring it back.
+
+After: the hook takes the checkout's keep lock, forks and answers at once; the child, holding the
+lock, keeps the state after the command and records the op. The next hook (or pylon command)
+waits for that lock, so nothing reads a chain half-written, and the client never waits for the
+capture. `PYLON_KEEP_DETACH=0` keeps it in the hook's own process.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.agents.events import HookEvent
+    from pylon.workspace.keep.store import Store
+    from pylon.workspace.repo import Checkout
+
+
+def hook_id(event: HookEvent, command: str) -> str:
+    """What pairs a command's PostToolUse with its PreToolUse: the client's tool-use id, else the
+    session and the command."""
+    given = event.raw.get("tool_use_id")
+    if isinstance(given, str) and given:
+        return given
+    from pylon.digest import sha256_hex
+
+    return "cmd-" + sha256_hex(f"{event.session_id}\0{command}".encode("utf-8", "surrogateescape"))[:16]
+
+
+def turn_of(event: HookEvent) -> str:
+    turn = event.raw.get("turn_id")
+    return turn if isinstance(turn, str) else ""
+
+
+def before(event: HookEvent, command: str, root: str) -> tuple[int, list[list[object]]]:
+    """Keep the state of the checkout at `root` before `command`: (the number of its op, what the
+    state could not hold: [path, bytes, why] each)."""
+    from pylon.workspace.keep.chain import before as keep_before
+    from pylon.workspace.repo import locate
+
+    return keep_before(locate(root), command=command, hook_id=hook_id(event, command),
+                       session=event.session_id, turn=turn_of(event))
+
+
+def after(event: HookEvent, command: str) -> dict[str, object]:
+    """The op of a shell command that ended; answers nothing (`{}`)."""
+    found = _checkout(event)
+    if found is None:
+        return {}
+    checkout, store, present = found
+    from pylon.workspace.keep.chain import after_locked, lock
+
+    held = lock(store, checkout.root)
+    held.__enter__()  # type: ignore[attr-defined]
+    _mark_ended(store, checkout.root, hook_id(event, command))
+    detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
+    if detach and _fork_child():
+        os.close(held.fd)  # type: ignore[attr-defined]  # the child keeps the lock; the client goes on
+        return {}
+    try:
+        after_locked(checkout, store, hook_id=hook_id(event, command), command=command, git_present=present)
+    except Exception as exc:  # noqa: BLE001 - logged; the next hook records what changed instead
+        _log(exc)
+    finally:
+        if detach:
+            os._exit(0)
+        held.__exit__(None, None, None)  # type: ignore[attr-defined]
+    return {}
+
+
+def _mark_ended(store: Store, root: str, ended: str) -> None:
+    """Say in the chain that this command's PostToolUse came (its op is being recorded), so the batch's
+    end does not wait for that."""
+    from pylon.workspace.keep.chain import Chain
+
+    chain = Chain(store, root)
+    if ended in chain.running:
+        chain.running[ended]["ended"] = True
+        chain.save()
+
+
+def batch_done(event: HookEvent) -> dict[str, object]:
+    """PostToolBatch or Stop: every command of the session still `running` in the chain has ended (one
+    refused by the person gets no PostToolUse): its op is settled now. Costs a file read when none is.
+    Never an answer, never a failure (the next hook settles what this one could not)."""
+    try:
+        _batch_done(event)
+    except Exception as exc:  # noqa: BLE001
+        _log(exc)
+    return {}
+
+
+def _batch_done(event: HookEvent) -> None:
+    cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+    found = _chain_file(cwd)
+    if found is None:
+        return
+    root, chain_path = found
+    from pylon.workspace.index import read_json
+
+    running = (read_json(chain_path) or {}).get("running") or {}
+    mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id
+            and not v.get("ended")]
+    if mine:
+        from pylon.workspace.keep.chain import finished
+        from pylon.workspace.repo import locate
+
+        finished(locate(root), mine)
+
+
+def wait_for_capture(event: HookEvent) -> None:
+    """A file tool is about to write: when the capture after a shell command still runs (detached),
+    wait for it, so the write is not counted as that command's. A file read when none runs."""
+    try:
+        cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+        found = _chain_file(cwd)
+        if found is None:
+            return
+        from pylon.workspace.index import read_json
+
+        running = (read_json(found[1]) or {}).get("running") or {}
+        if any(isinstance(v, dict) and v.get("ended") for v in running.values()):
+            from pylon.locks import file_lock
+
+            with file_lock(os.path.join(os.path.dirname(found[1]), "lock"), timeout=10.0, what="a capture"):
+                pass
+    except Exception as exc:  # noqa: BLE001 - the write goes on; at worst the op names it too
+        _log(exc)
+
+
+def _chain_file(cwd: str) -> tuple[str, str] | None:
+    """(checkout root, its chain file) found by a few reads, without git: the hook at the end of every
+    batch pays only this when no command of the session is left running."""
+    from pylon.findroot import find_root
+
+    root, _ = find_root(cwd)
+    if root is None:
+        return None
+    dotgit = os.path.join(root, ".git")
+    common = dotgit
+    try:
+        if os.path.isfile(dotgit):
+            with open(dotgit, encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read(4096).strip()
+            git_dir = os.path.join(root, text[len("gitdir:"):].strip()) if text.startswith("gitdir:") else ""
+            with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+                common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
+    except OSError:
+        return None
+    from pylon.workspace.keep.store import of_repo, path_key
+
+    store = of_repo(common)
+    if store is None:
+        return None
+    return root, os.path.join(store.dir, "checkouts", path_key(root), "chain.json")
+
+
+def _fork_child() -> bool:
+    """Fork; True in the parent. The child is on its own (new session, no client pipes)."""
+    pid = os.fork()
+    if pid:
+        return True
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    return False
+
+
+def _log(exc: BaseException) -> None:
+    import traceback
+
+    from pylon.state import state_home
+
+    try:
+        path = os.path.join(state_home(), "logs", "guard-hook.log")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("".join(traceback.format_exception(exc)))
+    except OSError:
+        pass
+
+
+def _checkout(event: HookEvent) -> tuple[Checkout, Store, bool] | None:
+    """The checkout the command ran in and its store; a checkout whose `.git` is gone is read through
+    the store's copy of it. None when it keeps no state."""
+    from pylon.findroot import find_root
+    from pylon.workspace.keep.store import for_checkout
+
+    cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
+    root, _ = find_root(cwd)
+    from pylon.workspace.keep.recover import lost
+    from pylon.workspace.keep.store import usable
+
+    if root is not None and usable(root):
+        from pylon.workspace.repo import locate
+
+        checkout = locate(root)
+        store = for_checkout(checkout, create=False)
+        return (checkout, store, True) if store is not None else None
+
+    gone = lost(cwd)
+    return (*gone, False) if gone is not None else None

@@ -1,0 +1,327 @@
+"""A checkout's chain of kept states, and the shell ops between them (docs/guard.md, "After the
+command: the op").
+
+`chain.json` in the checkout's keep folder holds the last state recorded (`last`, `last_key`) and
+the commands running (`running`: hook id -> op number, command, session, turn, start). Everything
+here runs under the checkout's keep lock.
+
+    before()   a shell command is about to run: keep the state, record what changed since the last
+               state as an `outside` op when no command was running, reserve the command's op
+               (status `running`), bring the mirror of .git up to date
+    after()    it ran: keep the state, and the op is what changed since the chain's last state (none:
+               the reserved op is dropped)
+    settle()   a pylon command is about to look: running commands are finished as they stand, and
+               a difference nobody recorded becomes an `outside` op (a pylon op about to begin),
+               or is later work undo keeps (undo, redo, log: its summary)
+    after_op() a pylon op (apply, restore, undo, ...) changed the checkout: the chain moves to the
+               state it left, so the shell command that ran it records nothing more
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pylon.workspace.keep.store import Store, for_checkout
+from pylon.workspace.repo import Checkout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.keep.kept import Kept
+    from typing import Any
+
+    Op = Any  # an op of the log (oplog.Op): the op log imports this module, never the reverse
+
+CHAIN = "chain.json"
+STALE = 15 * 60  # seconds: a command still `running` after this is finished by the next hook
+OUTSIDE = "outside: changes made between commands (no hook saw them)"
+LOCK_TIMEOUT = 120.0
+
+
+class Chain:
+    """The chain file of one checkout, loaded."""
+
+    def __init__(self, store: Store, root: str) -> None:
+        from pylon.workspace.index import read_json
+
+        self.store, self.root = store, root
+        self.dir = store.checkout_dir(root)
+        self.path = os.path.join(self.dir, CHAIN)
+        data = read_json(self.path) or {}
+        self.last: str | None = data.get("last") if isinstance(data.get("last"), str) else None
+        self.last_key: str | None = data.get("last_key") if isinstance(data.get("last_key"), str) else None
+        running = data.get("running")
+        self.running: dict[str, dict[str, object]] = running if isinstance(running, dict) else {}
+        dotgit = data.get("dotgit")
+        self.dotgit: dict[str, object] = dotgit if isinstance(dotgit, dict) else {}
+
+    def save(self) -> None:
+        from pylon.workspace.index import write_json
+
+        write_json(self.path, {"v": 1, "root": self.root, "last": self.last, "last_key": self.last_key,
+                               "running": self.running, "dotgit": self.dotgit})
+
+    def move(self, kept: Kept) -> None:
+        self.last, self.last_key = kept.commit, kept.key
+
+
+def lock(store: Store, root: str) -> object:
+    from pylon.locks import file_lock
+
+    return file_lock(os.path.join(store.checkout_dir(root), "lock"), timeout=LOCK_TIMEOUT,
+                     what="the kept states of this checkout")
+
+
+def _first_line(command: str) -> str:
+    lines = command.strip().splitlines() or [""]
+    return lines[0][:200] + (" ..." if len(lines) > 1 or len(lines[0]) > 200 else "")
+
+
+def _dotgit(root: str) -> dict[str, object]:
+    """What the checkout's `.git` is: a folder, or a file naming the git folder (its text)."""
+    path = os.path.join(root, ".git")
+    if os.path.isfile(path) and not os.path.islink(path):
+        try:
+            with open(path, "rb") as fh:
+                return {"kind": "file", "text": fh.read(4096).decode("utf-8", "surrogateescape")}
+        except OSError:
+            return {}
+    return {"kind": "dir"} if os.path.isdir(path) else {}
+
+
+def before(checkout: Checkout, *, command: str, hook_id: str, session: str = "",
+           turn: str = "") -> tuple[int, list[list[object]]]:
+    """Keep the state before a shell command and reserve its op: (the op's number, what the state
+    could not hold: ignored data over the budget, [path, bytes, why] each)."""
+    from pylon.workspace.keep.kept import take
+    from pylon.workspace.keep.mirror import sync
+
+    store = for_checkout(checkout)
+    assert store is not None
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        chain = Chain(store, checkout.root)
+        kept = take(checkout, store, last=_last(chain))
+        _finish_stale(checkout, chain, kept, session, turn)
+        if not chain.running:
+            if chain.last and chain.last_key != kept.key:
+                _record(checkout, chain, kept, OUTSIDE, None, {})
+            chain.move(kept)
+        seq = _reserve(checkout, chain, command, hook_id, session, turn)
+        chain.dotgit = _dotgit(checkout.root) or chain.dotgit
+        chain.save()
+        sync(checkout.common_dir, store.mirror, store.dir)
+    not_kept = kept.ignored.get("not_kept")
+    return seq, [e for e in not_kept if isinstance(e, list)] if isinstance(not_kept, list) else []
+
+
+def _last(chain: Chain) -> tuple[str, str] | None:
+    return (chain.last_key, chain.last) if chain.last and chain.last_key else None
+
+
+def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, session: str, turn: str) -> int:
+    """The command's op number, held in the chain until it ends (the op is written then)."""
+    from pylon.workspace.keep.store import next_seq
+
+    seq = next_seq(chain.store)
+    chain.running[hook_id] = {"seq": seq, "command": command[:4000], "session": session, "turn": turn,
+                              "time": time.time(), "pid": os.getpid()}
+    return seq
+
+
+def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, turn: str) -> None:
+    """Commands whose end no hook reported (refused by the person, a client killed, a turn over)."""
+    now = time.time()
+    for hook_id, run in sorted(chain.running.items(), key=lambda item: int(str(item[1].get("seq") or 0))):
+        old = now - float(str(run.get("time") or 0)) > STALE
+        other_turn = bool(turn) and run.get("session") == session and run.get("turn") not in ("", turn)
+        if old or other_turn:
+            finish(checkout, chain, hook_id, kept)
+
+
+def finish(checkout: Checkout, chain: Chain, hook_id: str, kept: Kept, command: str = "") -> int | None:
+    """The running command `hook_id` ended with the checkout as `kept`: its op is what changed since the
+    chain's last state (none when nothing did). Its number, or None."""
+    run = chain.running.pop(hook_id, None)
+    if chain.last_key == kept.key or not chain.last:
+        chain.move(kept)
+        return None
+    if run is None:  # its start was settled already (or never seen): what changed since is still its own
+        title = f"shell: {_first_line(command)}" if command else OUTSIDE
+        seq = _record(checkout, chain, kept, title, command or None, {"hook_id": hook_id})
+        chain.move(kept)
+        return seq
+    others = [str(r.get("command")) for r in chain.running.values()]
+    seq = _complete(checkout, chain, run, hook_id, kept, others)
+    chain.move(kept)
+    return seq
+
+
+def _complete(checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept,
+              others: list[str]) -> int:
+    from pylon.workspace.keep import ledger
+
+    from pylon.workspace.keep.changes import summary
+
+    assert chain.last is not None
+    command = str(run.get("command") or "")
+    seq = int(str(run.get("seq") or 0))
+    title = f"shell: {_first_line(command)}"
+    data: dict[str, object] = {"hook_id": hook_id, "session": run.get("session") or "",
+                               "changed": summary(checkout, chain.store, chain.last, kept)}
+    if others:
+        data["alongside"] = [_first_line(c) for c in others]
+        title = f"{title} (while {'; '.join(_first_line(c) for c in others)[:200]} ran)"
+    if _overtaken(checkout, chain, seq):  # ops are undone newest first: this one finished last
+        from pylon.workspace.keep.store import next_seq
+
+        data["was"] = seq
+        seq = next_seq(chain.store, at_least=_repo_last(checkout))
+    now = int(time.time())
+    record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": int(float(str(run.get("time") or now))),
+              "finished": now, "steps": [_step(checkout.root, chain.last, kept.commit)], "data": data, "anchors": [],
+              "module": ledger.MODULE, "command": command, "pid": run.get("pid"), "from": checkout.root}
+    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
+    return seq
+
+
+def _step(root: str, before: str, after: str) -> dict[str, object]:
+    """An op step in the op log's format (oplog.Step.to_dict), without importing the op log."""
+    return {"root": root, "before": before, "after": after, "head": "keep"}
+
+
+def _repo_last(checkout: Checkout) -> int:
+    """The highest number of the repository's op log (refs/pylon/ops/<n>), 0 when it has none."""
+    from pylon.workspace import git
+
+    code, out, _ = git.run_full(["for-each-ref", "--format=%(refname)", "refs/pylon/ops/"], cwd=checkout.root)
+    if code != 0:
+        return 0  # the repository may be gone (.git removed): the store's numbers hold
+    tails = [line.rsplit("/", 1)[-1] for line in out.decode().splitlines()]
+    return max((int(t) for t in tails if t.isdigit()), default=0)
+
+
+def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
+    """Has an op with a higher number been written already (so this one would not be undone first)?"""
+    from pylon.workspace.keep import ledger
+
+    if any(other > seq for other, _path, _record in ledger.load(chain.store, checkout.root)):
+        return True
+    return _repo_last(checkout) > seq
+
+
+def _record(checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None,
+            data: dict[str, object]) -> int:
+    """A finished op from the chain's last state to `kept` (changes no running command explains)."""
+    from pylon.workspace.keep import ledger
+
+    from pylon.workspace.keep.changes import summary
+    from pylon.workspace.keep.store import next_seq
+
+    assert chain.last is not None
+    seq = next_seq(chain.store, at_least=_repo_last(checkout))
+    now = int(time.time())
+    record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": now, "finished": now,
+              "steps": [_step(checkout.root, chain.last, kept.commit)],
+              "data": {**data, "changed": summary(checkout, chain.store, chain.last, kept),
+                       **({} if command else {"outside": True})},
+              "anchors": [], "module": ledger.MODULE, "command": command, "pid": os.getpid(), "from": checkout.root}
+    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
+    return seq
+
+
+def after(checkout: Checkout, *, hook_id: str, command: str = "") -> int | None:
+    """Record the op of the shell command `hook_id` that just ended (see `finish`)."""
+    store = for_checkout(checkout)
+    assert store is not None
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        return after_locked(checkout, store, hook_id=hook_id, command=command)
+
+
+def after_locked(checkout: Checkout, store: Store, *, hook_id: str, command: str = "",
+                 git_present: bool = True) -> int | None:
+    from pylon.workspace.keep.kept import take
+
+    chain = Chain(store, checkout.root)
+    kept = take(checkout, store, last=_last(chain), git_present=git_present)
+    seq = finish(checkout, chain, hook_id, kept, command)
+    chain.save()
+    return seq
+
+
+def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | None:
+    """Before a pylon command looks at or changes the checkout: every running command is finished as
+    the checkout stands, and what changed since the chain's last state otherwise is an `outside` op.
+    With `outside` False (`ws undo`, `ws redo`, `ws log`, the board) that difference is not recorded:
+    it is later work, which undo keeps; its summary is returned (None when there is none). Nothing at
+    all when the checkout never kept a state."""
+    from pylon.workspace.keep.kept import take
+    from pylon.workspace.keep.store import of_repo
+
+    store = of_repo(checkout.common_dir)
+    if store is None:
+        return None
+    if not os.path.exists(os.path.join(store.checkout_dir(checkout.root, create=False), CHAIN)):
+        return None
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        chain = Chain(store, checkout.root)
+        kept = take(checkout, store, last=_last(chain))
+        for hook_id in sorted(chain.running, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
+            finish(checkout, chain, hook_id, kept)
+        unrecorded: dict[str, object] | None = None
+        if chain.last and chain.last_key != kept.key:
+            if outside:
+                _record(checkout, chain, kept, OUTSIDE, None, {})
+            else:
+                from pylon.workspace.keep.changes import summary
+
+                unrecorded = summary(checkout, store, chain.last, kept)
+        if outside or not chain.last:
+            chain.move(kept)
+        chain.save()
+        return unrecorded
+
+
+def finished(checkout: Checkout, hook_ids: list[str]) -> None:
+    """These running commands have ended (their PostToolUse will not come): their ops, as they stand."""
+    from pylon.workspace.keep.kept import take
+
+    store = for_checkout(checkout, create=False)
+    if store is None:
+        return
+    with lock(store, checkout.root):  # type: ignore[attr-defined]
+        chain = Chain(store, checkout.root)
+        ids = [h for h in hook_ids if h in chain.running]
+        if not ids:
+            return
+        kept = take(checkout, store, last=_last(chain))
+        for hook_id in sorted(ids, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
+            finish(checkout, chain, hook_id, kept)
+        chain.save()
+
+
+def after_op(checkout: Checkout, op: Op) -> None:
+    """A pylon op of the repository's log finished: every checkout it changed that keeps states moves
+    its chain to the state it is in now (the op is what changed it; no shell op repeats it)."""
+    from pylon.workspace.keep.store import of_repo
+
+    store = of_repo(checkout.common_dir)
+    if store is None:
+        return
+    roots = {step.root for step in op.steps} | {str(op.record.get("from") or checkout.root)}
+    for root in sorted(roots):
+        if os.path.exists(os.path.join(store.checkout_dir(root, create=False), CHAIN)) and os.path.isdir(root):
+            try:
+                moved(root, store)
+            except Exception:  # noqa: BLE001 - the op is done; the next hook records the difference instead
+                pass
+
+
+def moved(root: str, store: Store) -> None:
+    from pylon.workspace.keep.kept import take
+    from pylon.workspace.repo import locate
+
+    checkout = locate(root)
+    with lock(store, root):  # type: ignore[attr-defined]
+        chain = Chain(store, root)
+        chain.move(take(checkout, store, last=_last(chain)))
+        chain.save()

@@ -1,0 +1,86 @@
+"""Git objects written by pylon itself, as loose objects: a blob, a tree, a commit cost a hash and a
+zlib stream here instead of a git process each (a hook pays ~3 ms per process it starts).
+
+The format is git's own (`<type> <size>\\0<body>`, zlib-compressed, at objects/xx/<38 hex>), written
+to a temporary file beside its place and renamed in, so a reader never sees half an object. Only
+SHA-1 repositories are written this way (`supported`); others use git.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+from pylon.digest import sha1_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+
+def object_id(kind: str, body: bytes) -> str:
+    return sha1_hex(b"%s %d\0" % (kind.encode(), len(body)) + body)
+
+
+def write(objects: str, kind: str, body: bytes) -> str:
+    """Store one object in the object folder `objects` (nothing written when it is there); its id."""
+    header = b"%s %d\0" % (kind.encode(), len(body))
+    oid = sha1_hex(header + body)
+    folder = os.path.join(objects, oid[:2])
+    path = os.path.join(folder, oid[2:])
+    if os.path.exists(path):
+        return oid
+    os.makedirs(folder, exist_ok=True)
+    tmp = os.path.join(folder, f"tmp_obj_pylon_{os.getpid()}_{oid[2:10]}")
+    with open(tmp, "wb") as fh:
+        fh.write(zlib.compress(header + body, 1))
+    os.chmod(tmp, 0o444)
+    os.replace(tmp, path)
+    return oid
+
+
+def blob(objects: str, data: bytes) -> str:
+    return write(objects, "blob", data)
+
+
+def tree_body(entries: Iterable[tuple[str, bytes, str]]) -> bytes:
+    """A tree's body from (mode, name, oid) entries, sorted as git sorts them (a folder's name
+    compares as if it ended in `/`)."""
+    def key(entry: tuple[str, bytes, str]) -> bytes:
+        return entry[1] + b"/" if entry[0] == "40000" else entry[1]
+
+    return b"".join(b"%s %s\0" % (mode.encode(), name) + bytes.fromhex(oid) for mode, name, oid in sorted(entries, key=key))
+
+
+def tree(objects: str, files: dict[bytes, tuple[str, str]]) -> str:
+    """The tree of root-relative paths -> (mode, oid), with its subtrees, written; its id."""
+    children: dict[bytes, dict[bytes, tuple[str, str]]] = {}
+    here: list[tuple[str, bytes, str]] = []
+    for path, (mode, oid) in files.items():
+        head, sep, rest = path.partition(b"/")
+        if sep:
+            children.setdefault(head, {})[rest] = (mode, oid)
+        else:
+            here.append((mode, head, oid))
+    for name, sub in children.items():
+        here.append(("40000", name, tree(objects, sub)))
+    return write(objects, "tree", tree_body(here))
+
+
+def commit(objects: str, tree_oid: str, parents: list[str], message: str, when: int) -> str:
+    ident = f"pylon <pylon@localhost> {when} +0000"
+    lines = [f"tree {tree_oid}", *[f"parent {p}" for p in parents], f"author {ident}", f"committer {ident}", "", ""]
+    return write(objects, "commit", "\n".join(lines).encode() + message.encode("utf-8", "surrogateescape"))
+
+
+def read(objects: list[str], oid: str) -> tuple[str, bytes] | None:
+    """(type, body) of a loose object found in one of `objects` (None when none holds it loose)."""
+    for folder in objects:
+        try:
+            with open(os.path.join(folder, oid[:2], oid[2:]), "rb") as fh:
+                raw = zlib.decompress(fh.read())
+        except (OSError, zlib.error):
+            continue
+        header, _, body = raw.partition(b"\0")
+        return header.split(b" ")[0].decode(), body
+    return None
