@@ -26,15 +26,23 @@ def index_snapshot(repo: Path) -> tuple[bytes, int]:
 
 
 def guarded(repo: Path, line: str) -> None:
-    """`line` as an agent runs it: the guard's hook first (the real `pylon guard hook`), then bash."""
+    """`line` as an agent runs it: the guard's PreToolUse hook (the real `pylon guard hook`), bash,
+    then its PostToolUse hook, which records what the command changed as an op."""
     import json
     import subprocess
 
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": line}})
-    hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
-    assert hook.code == 0, hook
-    subprocess.run(["bash", "-c", line], cwd=repo, capture_output=True, check=False)
+    _SEQ[0] += 1
+    for name in ("PreToolUse", "PostToolUse"):
+        event = json.dumps({"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "s-1",
+                            "tool_use_id": f"toolu_helper_{_SEQ[0]}", "tool_input": {"command": line},
+                            "tool_response": {}})
+        hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
+        assert hook.code == 0, hook
+        if name == "PreToolUse":
+            subprocess.run(["bash", "-c", line], cwd=repo, capture_output=True, check=False)
+
+
+_SEQ = [0]
 
 
 __all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot", "guarded"]

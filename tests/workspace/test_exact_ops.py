@@ -7,7 +7,7 @@ with their bits) and git's index.
 - `ws undo` of a move keeps the empty folders and folder bits made after it;
 - `ws redo` remakes the empty folders its op made, also when merged with later work;
 - a person's empty folder that a session's file replaced comes back with `ws undo`;
-- a guarded `rm -rf` of a 0700 folder comes back 0700 (`ws restore guard-N` and `ws undo`);
+- a guarded `rm -rf` of a 0700 folder comes back 0700 (`ws restore op-N` and `ws undo`);
 - a `ws sync` killed half-way and settled either way gives exactly the bits an uninterrupted sync
   gives, or those before it (the session's own 0700 files, the checkout's new 0700 script).
 """
@@ -127,7 +127,7 @@ def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo) -> None: 
     before = view(repo)
     guarded(repo, "rm -rf secret")
     assert not (repo / "secret").exists()
-    guard = next(e for e in ok(repo, "log")["entries"] if e["kind"] == "guard")  # type: ignore[union-attr]
+    guard = next(e for e in ok(repo, "log")["entries"] if e.get("op_kind") == "shell")  # type: ignore[union-attr]
     ok(repo, "restore", str(guard["name"]))
     assert view(repo) == before
     guarded(repo, "rm -rf secret")

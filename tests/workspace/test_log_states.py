@@ -66,11 +66,13 @@ def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo) 
     trash = next(e for e in log(repo) if e["kind"] == "trash")
     assert trash["made_by"] == "pylon ws rm s4 --force" and removed["paths"] == 1
     # a guarded `rm -rf src`: its true size is the three files it keeps
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": "rm -rf src"}})
-    assert pylon("guard", "hook", "claude-code", cwd=repo, input=event).code == 0
-    subprocess.run(["rm", "-rf", "src"], cwd=repo, check=True)
-    guard = next(e for e in log(repo) if e["kind"] == "guard")
+    for name in ("PreToolUse", "PostToolUse"):
+        event = json.dumps({"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "s-1",
+                            "tool_use_id": "toolu_1", "tool_input": {"command": "rm -rf src"}, "tool_response": {}})
+        assert pylon("guard", "hook", "claude-code", cwd=repo, input=event).code == 0
+        if name == "PreToolUse":
+            subprocess.run(["rm", "-rf", "src"], cwd=repo, check=True)
+    guard = next(e for e in log(repo) if e.get("op_kind") == "shell")
     assert guard["paths"] == 3, guard
     assert run_named(repo, str(guard["restore"]))["op"]
     assert (repo / "src" / "x.py").read_text() == "x, changed here\n"

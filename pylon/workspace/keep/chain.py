@@ -122,7 +122,7 @@ def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, sessi
     """The command's op number, held in the chain until it ends (the op is written then)."""
     from pylon.workspace.keep.store import next_seq
 
-    seq = next_seq(chain.store)
+    seq = next_seq(chain.store, at_least=_repo_last(checkout))  # never a number the op log holds
     chain.running[hook_id] = {"seq": seq, "command": command[:4000], "session": session, "turn": turn,
                               "time": time.time(), "pid": os.getpid()}
     return seq
@@ -191,13 +191,36 @@ def _step(root: str, before: str, after: str) -> dict[str, object]:
 
 def _repo_last(checkout: Checkout) -> int:
     """The highest number of the repository's op log (refs/pylon/ops/<n>), 0 when it has none."""
-    from pylon.workspace import git
-
-    code, out, _ = git.run_full(["for-each-ref", "--format=%(refname)", "refs/pylon/ops/"], cwd=checkout.root)
-    if code != 0:
+    common = checkout.common_dir
+    if not os.path.isdir(common):
         return 0  # the repository may be gone (.git removed): the store's numbers hold
-    tails = [line.rsplit("/", 1)[-1] for line in out.decode().splitlines()]
+    if os.path.exists(os.path.join(common, "reftable")):
+        from pylon.workspace import git
+
+        code, out, _ = git.run_full(["for-each-ref", "--format=%(refname)", "refs/pylon/ops/"], cwd=checkout.root)
+        names = out.decode().splitlines() if code == 0 else []
+    else:  # files backend: read the refs without a git process (this runs before every shell command)
+        names = _files_refs(common, "refs/pylon/ops/")
+    tails = [line.rsplit("/", 1)[-1] for line in names]
     return max((int(t) for t in tails if t.isdigit()), default=0)
+
+
+def _files_refs(common: str, prefix: str) -> list[str]:
+    """Ref names under `prefix` in a files-backend repository: loose ones and packed ones."""
+    found: list[str] = []
+    try:
+        found += [prefix + name for name in os.listdir(os.path.join(common, prefix))]
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(common, "packed-refs"), "rb") as fh:
+            for line in fh:
+                _oid, _, ref = line.strip().partition(b" ")
+                if ref.startswith(prefix.encode()):
+                    found.append(ref.decode("utf-8", "replace"))
+    except OSError:
+        pass
+    return found
 
 
 def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:

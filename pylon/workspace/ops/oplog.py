@@ -363,3 +363,21 @@ def carry_out(checkout: Checkout, op: Op, *, currents: dict[str, State] | None =
         results = runsteps.run_steps(op.steps, forward=True, currents=currents)
     complete(checkout, op, results=summary(results))
     return results
+
+
+def move_ops(checkout: Checkout) -> dict[str, Op]:
+    """Per worktree id, its newest move or move-back op that is not undone."""
+    found: dict[str, Op] = {}
+    for op in entries(checkout):
+        if op.kind in ("move", "move-back") and op.status != "undone":
+            wid = str(op.data.get("id"))
+            found.setdefault(wid, op)
+    return found
+
+
+def active_move(checkout: Checkout) -> Op | None:
+    """The move whose worktree state is in the main checkout now (None when none is)."""
+    for op in move_ops(checkout).values():
+        if op.kind == "move":
+            return op
+    return None

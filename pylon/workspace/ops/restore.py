@@ -102,8 +102,9 @@ def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
 
     seq, side = parse(name)
     ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
-    found = next((op for op in ops if op.seq == seq), None) or next(
-        (op for op in ops if op.data.get("was") == seq), None)
+    found = next((op for op in ops if op.seq == seq), None)
+    if found is None and oplog.get(checkout, seq) is None:  # a number the log still uses is that op's
+        found = next((op for op in ops if op.data.get("was") == seq), None)
     return (found, side) if found is not None else None
 
 

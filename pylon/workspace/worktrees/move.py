@@ -45,7 +45,7 @@ def _commit(st: State) -> str:
 
 def refuse_while_moved(checkout: Checkout, worktree_id: str) -> None:
     """`ws rm` of a worktree whose state is in the main checkout would strand that state."""
-    op = move_ops(checkout).get(worktree_id)
+    op = oplog.move_ops(checkout).get(worktree_id)
     if op is not None and op.kind == "move":
         from pylon.errors import PylonError
 
@@ -74,7 +74,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state")
-        active = active_move(checkout)
+        active = oplog.active_move(checkout)
         if active is not None:
             other = active.data.get("id")
             raise PylonError(
@@ -150,7 +150,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state back")
-        op_move = move_ops(checkout).get(worktree_id)
+        op_move = oplog.move_ops(checkout).get(worktree_id)
         if op_move is None or op_move.kind != "move":
             raise NotFoundError("no-active-move", f"Worktree {worktree_id}'s state is not in the main checkout.",
                                 f"Bring it there first: pylon ws move {worktree_id}")
@@ -201,20 +201,3 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"],
             "withheld": held}
 
-
-def move_ops(checkout: Checkout) -> dict[str, oplog.Op]:
-    """Per worktree id, its newest move or move-back op that is not undone."""
-    found: dict[str, oplog.Op] = {}
-    for op in oplog.entries(checkout):
-        if op.kind in ("move", "move-back") and op.status != "undone":
-            wid = str(op.data.get("id"))
-            found.setdefault(wid, op)
-    return found
-
-
-def active_move(checkout: Checkout) -> oplog.Op | None:
-    """The move whose worktree state is in the main checkout now (None when none is)."""
-    for op in move_ops(checkout).values():
-        if op.kind == "move":
-            return op
-    return None
