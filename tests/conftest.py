@@ -128,9 +128,13 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    # maintenance.auto and gc.auto off: `git commit` and friends would otherwise start `git
+    # maintenance run --auto` (`git gc --auto` before git 2.29) after each commit, a process that
+    # finds nothing to do in a test's small repositories and costs more than the commit itself.
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n",
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n",
         encoding="utf-8",
     )
     return env

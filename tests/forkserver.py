@@ -13,14 +13,15 @@ real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs e
 through them; `PYLON_TEST_FORK=0` does the same in any run.
 
 Protocol, one connection per command line: the client sends a JSON header with three fds
-(SCM_RIGHTS); the server forks a handler, the handler forks the command, answers its pid, waits,
-then answers its wait status.
+(SCM_RIGHTS); the server forks the command, answers its pid and, once a pidfd says it ended, its
+wait status.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import struct
 import subprocess
@@ -45,6 +46,14 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes:
 # ---------------------------------------------------------------- server side
 
 
+# Modules that pylon imports inside functions and that many of the tests' command lines reach: in a
+# fork each would be imported again every time (frontmatter alone costs about 20 ms, sqlite3 4 ms;
+# one command line in five reads the journal index). The rarely reached heavy ones (sqlglot,
+# watchdog, rich) stay out: every fork pays a little for each page the server holds.
+LAZY = ("sqlite3", "concurrent.futures", "frontmatter", "tomllib", "_strptime", "glob", "tree_sitter",
+        "tree_sitter_bash")
+
+
 def _preload() -> None:
     """Import every pylon module, so a fork starts with all of them in memory."""
     import importlib
@@ -56,6 +65,11 @@ def _preload() -> None:
         if info.name.endswith("__main__"):
             continue
         importlib.import_module(info.name)
+    for name in LAZY:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional part that is not installed
+            pass
 
 
 def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command: never returns
@@ -97,27 +111,21 @@ def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command
         os._exit(code)
 
 
-def _handle(conn: socket.socket) -> None:  # in a forked handler: never returns
-    try:
-        size = struct.unpack("!I", _recv_exact(conn, 4))[0]
-        msg, fds, _flags, _addr = socket.recv_fds(conn, size, 3)
-        while len(msg) < size:
-            msg += _recv_exact(conn, size - len(msg))
-        header = json.loads(msg)
-        pid = os.fork()
-        if pid == 0:
-            conn.close()
-            _run_command(header, list(fds))
-        for fd in fds:
-            os.close(fd)
-        conn.sendall(struct.pack("!i", pid))
-        _, status = os.waitpid(pid, 0)
-        conn.sendall(struct.pack("!i", status))
-    finally:
-        os._exit(0)
+def _read_header(conn: socket.socket) -> tuple[dict, list[int]]:
+    size = struct.unpack("!I", _recv_exact(conn, 4))[0]
+    msg, fds, _flags, _addr = socket.recv_fds(conn, size, 3)
+    while len(msg) < size:
+        msg += _recv_exact(conn, size - len(msg))
+    return json.loads(msg), list(fds)
 
 
 def serve(path: str, bin_dir: str) -> None:
+    """Accept command lines and fork each one straight from this process.
+
+    One fork per command line: the server waits for its children through pidfds in the same
+    selector as the listener, so no helper process (a second fork of this large interpreter,
+    about 2 ms of CPU each) stands between a command and its test.
+    """
     _preload()
     # A console script's sys.path starts with its own folder, never the working directory: a
     # test repository's `json.py` must not shadow a module that a command imports late.
@@ -125,27 +133,50 @@ def serve(path: str, bin_dir: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
-    listener.settimeout(0.5)
+    poller = select.poll()  # a poll object holds no descriptor that a command could inherit
+    poller.register(listener, select.POLLIN)
+    waiting: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, connection)
     parent = os.getppid()
     sys.stdout.write("ready\n")
     sys.stdout.flush()
-    while True:
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:  # reap finished handlers
+    while os.getppid() == parent:  # until the test worker goes away
+        for fd, _ in poller.poll(500):
+            if fd == listener.fileno():
+                _start(listener, poller, waiting)
+                continue
+            pid, conn = waiting.pop(fd)
+            poller.unregister(fd)
+            os.close(fd)
+            _, status = os.waitpid(pid, 0)
+            try:
+                conn.sendall(struct.pack("!i", status))
+            except OSError:  # the test gave up on it (a timeout) and closed its end
                 pass
-        except ChildProcessError:
-            pass
-        if os.getppid() != parent:  # the test worker went away
-            return
-        try:
-            conn, _ = listener.accept()
-        except TimeoutError:
-            continue
-        conn.settimeout(None)
-        if os.fork() == 0:
-            listener.close()
-            _handle(conn)
+            conn.close()
+
+
+def _start(listener: socket.socket, poller: select.poll, waiting: dict[int, tuple[int, socket.socket]]) -> None:
+    conn, _ = listener.accept()
+    conn.settimeout(30)  # the client sends its header at once; this only bounds a broken one
+    try:
+        header, fds = _read_header(conn)
+    except (OSError, EOFError, ValueError):
         conn.close()
+        return
+    pid = os.fork()
+    if pid == 0:  # the command: none of the server's descriptors stay open in it
+        for fd in (listener.fileno(), conn.fileno(), *waiting, *(c.fileno() for _, c in waiting.values())):
+            os.close(fd)
+        _run_command(header, fds)
+    for fd in fds:
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    try:
+        conn.sendall(struct.pack("!i", pid))
+    except OSError:
+        pass  # it is still reaped when it ends
+    waiting[pidfd] = (pid, conn)
+    poller.register(pidfd, select.POLLIN)
 
 
 # ---------------------------------------------------------------- client side
