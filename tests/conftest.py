@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,6 +184,26 @@ def _fork_server():  # type: ignore[no-untyped-def]
         _SERVER = ForkServer()
         atexit.register(_SERVER.close)
     return _SERVER
+
+
+def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: list[bytes] | None = None,
+             env: dict[str, str] | None = None, timeout: float = 120) -> list[Result]:
+    """Run command lines at the same moment, each a process of its own (`run_cmd` from one thread each).
+
+    For races between processes (locks, first writes): in the default tier the fork server starts
+    them within milliseconds of each other, without the interpreter's start and pylon's imports
+    that a real console script pays for each; the full tier starts the real scripts.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = threading.Barrier(len(commands))
+
+    def one(i: int) -> Result:
+        start.wait(timeout)
+        return run_cmd(*commands[i], cwd=cwd, input=inputs[i] if inputs else None, env=env, timeout=timeout)
+
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return list(pool.map(one, range(len(commands))))
 
 
 @pytest.fixture
