@@ -186,6 +186,22 @@ def _fork_server():  # type: ignore[no-untyped-def]
     return _SERVER
 
 
+def start_cmd(*args: str | os.PathLike[str], cwd: str | os.PathLike[str], env: dict[str, str] | None = None,
+              stdin: Any = None, stdout: Any = None, stderr: Any = None, text: bool = False,
+              start_new_session: bool = False) -> Any:
+    """Start `pylon ...`/`canon ...` without waiting: a `subprocess.Popen` of the installed script, or
+    in the default tier the fork server's `Forked`, which has the same pid, pipes, poll, wait,
+    communicate and signals. For commands that run until stopped (watchers, `pylon serve`)."""
+    full_env = {**os.environ, **(env or {})}
+    if FORK and str(args[0]) in ("pylon", "canon"):
+        return _fork_server().start(str(args[0]), script(str(args[0])), [str(a) for a in args[1:]],
+                                    str(cwd), full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
+                                    start_new_session=start_new_session)
+    argv = [script(str(args[0])) if str(args[0]) in ("pylon", "canon") else str(args[0]), *map(str, args[1:])]
+    return subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
+                            start_new_session=start_new_session)
+
+
 def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: list[bytes] | None = None,
              env: dict[str, str] | None = None, timeout: float = 120) -> list[Result]:
     """Run command lines at the same moment, each a process of its own (`run_cmd` from one thread each).
