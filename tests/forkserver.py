@@ -8,13 +8,15 @@ entry point (`pylon.cli.main:pylon` / `:canon`) and exits, so its exit status (o
 killed it) reaches the test exactly as from `subprocess.run`.
 
 What it does not reproduce is the interpreter's start and pylon's imports. The start-up budget
-tests (tests/cli/test_startup.py), the kill tests and every `Popen` of a script still start the
-real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs every command line
-through them; `PYLON_TEST_FORK=0` does the same in any run.
+tests (tests/cli/test_startup.py), the kill tests and the other `Popen`s of a script still start
+the real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs every command
+line through them; `PYLON_TEST_FORK=0` does the same in any run.
 
 Protocol, one connection per command line: the client sends a JSON header with three fds
-(SCM_RIGHTS); the server forks the command, answers its pid and, once a pidfd says it ended, its
-wait status.
+(SCM_RIGHTS); the server forks the command and answers its pid, then, once the command's pidfd
+says it ended, its exit status (negative: the signal); the test closes the connection, and only
+then does the server reap the command. `ForkServer.run` is `subprocess.run`; `ForkServer.start`
+gives a `Forked`, the part of `subprocess.Popen` the tests use (tests/conftest.py `start_cmd`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# One worker parses the sources once for all of this module's tests (scripts/test: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("layers")
+
 PACKAGE = Path(__file__).resolve().parent.parent / "pylon"
 LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py"),
                         *PACKAGE.joinpath("agents").rglob("*.py"), *PACKAGE.joinpath("hooks").rglob("*.py"),
