@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +107,28 @@ def script(name: str) -> str:
     return found
 
 
+_TMP_NUMBERS: dict[str, int] = {}
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """pytest's `tmp_path` (a new folder per test under the session's base, named after the test, kept
+    as pytest keeps them by default) in one mkdir: pytest's own lists the whole base folder and
+    swaps a `...current` symlink for each of the suite's four thousand tests, three metadata
+    writes that cost milliseconds each on a busy disk."""
+    name = re.sub(r"\W", "_", request.node.name)[:30]
+    base = tmp_path_factory.getbasetemp()
+    while True:
+        number = _TMP_NUMBERS.get(name, 0)
+        _TMP_NUMBERS[name] = number + 1
+        path = base / f"{name}{number}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return path
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     home = tmp_path / "home"
@@ -128,9 +152,13 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    # maintenance.auto and gc.auto off: `git commit` and friends would otherwise start `git
+    # maintenance run --auto` (`git gc --auto` before git 2.29) after each commit, a process that
+    # finds nothing to do in a test's small repositories and costs more than the commit itself.
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.com\n"
-        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n",
+        "[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
+        "[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n",
         encoding="utf-8",
     )
     return env
@@ -179,6 +207,42 @@ def _fork_server():  # type: ignore[no-untyped-def]
         _SERVER = ForkServer()
         atexit.register(_SERVER.close)
     return _SERVER
+
+
+def start_cmd(*args: str | os.PathLike[str], cwd: str | os.PathLike[str], env: dict[str, str] | None = None,
+              stdin: Any = None, stdout: Any = None, stderr: Any = None, text: bool = False,
+              start_new_session: bool = False) -> Any:
+    """Start `pylon ...`/`canon ...` without waiting: a `subprocess.Popen` of the installed script, or
+    in the default tier the fork server's `Forked`, which has the same pid, pipes, poll, wait,
+    communicate and signals. For commands that run until stopped (watchers, `pylon serve`)."""
+    full_env = {**os.environ, **(env or {})}
+    if FORK and str(args[0]) in ("pylon", "canon"):
+        return _fork_server().start(str(args[0]), script(str(args[0])), [str(a) for a in args[1:]],
+                                    str(cwd), full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
+                                    start_new_session=start_new_session)
+    argv = [script(str(args[0])) if str(args[0]) in ("pylon", "canon") else str(args[0]), *map(str, args[1:])]
+    return subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
+                            start_new_session=start_new_session)
+
+
+def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: list[bytes] | None = None,
+             env: dict[str, str] | None = None, timeout: float = 120) -> list[Result]:
+    """Run command lines at the same moment, each a process of its own (`run_cmd` from one thread each).
+
+    For races between processes (locks, first writes): in the default tier the fork server starts
+    them within milliseconds of each other, without the interpreter's start and pylon's imports
+    that a real console script pays for each; the full tier starts the real scripts.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = threading.Barrier(len(commands))
+
+    def one(i: int) -> Result:
+        start.wait(timeout)
+        return run_cmd(*commands[i], cwd=cwd, input=inputs[i] if inputs else None, env=env, timeout=timeout)
+
+    with ThreadPoolExecutor(len(commands)) as pool:
+        return list(pool.map(one, range(len(commands))))
 
 
 @pytest.fixture

@@ -8,19 +8,24 @@ entry point (`pylon.cli.main:pylon` / `:canon`) and exits, so its exit status (o
 killed it) reaches the test exactly as from `subprocess.run`.
 
 What it does not reproduce is the interpreter's start and pylon's imports. The start-up budget
-tests (tests/cli/test_startup.py), the kill tests and every `Popen` of a script still start the
-real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs every command line
-through them; `PYLON_TEST_FORK=0` does the same in any run.
+tests (tests/cli/test_startup.py), the kill tests and the other `Popen`s of a script still start
+the real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs every command
+line through them; `PYLON_TEST_FORK=0` does the same in any run.
 
 Protocol, one connection per command line: the client sends a JSON header with three fds
-(SCM_RIGHTS); the server forks a handler, the handler forks the command, answers its pid, waits,
-then answers its wait status.
+(SCM_RIGHTS); the server forks the command and answers its pid, then, once the command's pidfd
+says it ended, its exit status (negative: the signal); the test closes the connection, and only
+then does the server reap the command. `ForkServer.run` is `subprocess.run`; `ForkServer.start`
+gives a `Forked`, the part of `subprocess.Popen` the tests use (tests/conftest.py `start_cmd`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import select
+import signal
 import socket
 import struct
 import subprocess
@@ -28,6 +33,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import IO, Any
 
 _HEADER_MAX = 1 << 20
 
@@ -45,6 +51,14 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes:
 # ---------------------------------------------------------------- server side
 
 
+# Modules that pylon imports inside functions and that many of the tests' command lines reach: in a
+# fork each would be imported again every time (frontmatter alone costs about 20 ms, sqlite3 4 ms;
+# one command line in five reads the journal index). The rarely reached heavy ones (sqlglot,
+# watchdog, rich) stay out: every fork pays a little for each page the server holds.
+LAZY = ("sqlite3", "concurrent.futures", "frontmatter", "tomllib", "_strptime", "glob", "tree_sitter",
+        "tree_sitter_bash")
+
+
 def _preload() -> None:
     """Import every pylon module, so a fork starts with all of them in memory."""
     import importlib
@@ -56,6 +70,11 @@ def _preload() -> None:
         if info.name.endswith("__main__"):
             continue
         importlib.import_module(info.name)
+    for name in LAZY:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional part that is not installed
+            pass
 
 
 def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command: never returns
@@ -64,6 +83,9 @@ def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        if header.get("new_session"):
+            os.setsid()
+            os.close(header["session_ready"])  # the server answers the pid once this end is closed
         os.chdir(header["cwd"])
         os.environ.clear()
         os.environ.update(header["env"])
@@ -97,27 +119,23 @@ def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command
         os._exit(code)
 
 
-def _handle(conn: socket.socket) -> None:  # in a forked handler: never returns
-    try:
-        size = struct.unpack("!I", _recv_exact(conn, 4))[0]
-        msg, fds, _flags, _addr = socket.recv_fds(conn, size, 3)
-        while len(msg) < size:
-            msg += _recv_exact(conn, size - len(msg))
-        header = json.loads(msg)
-        pid = os.fork()
-        if pid == 0:
-            conn.close()
-            _run_command(header, list(fds))
-        for fd in fds:
-            os.close(fd)
-        conn.sendall(struct.pack("!i", pid))
-        _, status = os.waitpid(pid, 0)
-        conn.sendall(struct.pack("!i", status))
-    finally:
-        os._exit(0)
+def _read_header(conn: socket.socket) -> tuple[dict, list[int]]:
+    size = struct.unpack("!I", _recv_exact(conn, 4))[0]
+    msg, fds, _flags, _addr = socket.recv_fds(conn, size, 3)
+    while len(msg) < size:
+        msg += _recv_exact(conn, size - len(msg))
+    return json.loads(msg), list(fds)
 
 
 def serve(path: str, bin_dir: str) -> None:
+    """Accept command lines and fork each one straight from this process.
+
+    One fork per command line: the server learns that a command ended from its pidfd, in the same
+    poll as the listener, so no helper process (a second fork of this large interpreter, about 2 ms
+    of CPU each) stands between a command and its test. As with `subprocess.Popen`, an ended command
+    stays a zombie until its test has its status (the test closes the connection): until then its
+    pid cannot be reused, so a test may signal it by pid.
+    """
     _preload()
     # A console script's sys.path starts with its own folder, never the working directory: a
     # test repository's `json.py` must not shadow a module that a command imports late.
@@ -125,27 +143,68 @@ def serve(path: str, bin_dir: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
-    listener.settimeout(0.5)
+    poller = select.poll()  # a poll object holds no descriptor that a command could inherit
+    poller.register(listener, select.POLLIN)
+    running: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, connection)
+    ended: dict[int, tuple[int, socket.socket]] = {}  # connection fd -> (pid, connection): status sent
     parent = os.getppid()
     sys.stdout.write("ready\n")
     sys.stdout.flush()
-    while True:
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:  # reap finished handlers
-                pass
-        except ChildProcessError:
-            pass
-        if os.getppid() != parent:  # the test worker went away
-            return
-        try:
-            conn, _ = listener.accept()
-        except TimeoutError:
-            continue
-        conn.settimeout(None)
-        if os.fork() == 0:
-            listener.close()
-            _handle(conn)
+    while os.getppid() == parent:  # until the test worker goes away
+        for fd, _ in poller.poll(500):
+            if fd == listener.fileno():
+                _start(listener, poller, running, ended)
+            elif fd in running:
+                pid, conn = running.pop(fd)
+                poller.unregister(fd)
+                os.close(fd)
+                info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # the status, not reaped yet
+                assert info is not None
+                code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+                try:
+                    conn.sendall(struct.pack("!i", code))
+                except OSError:  # the test went away: nobody holds the pid any more
+                    pass
+                ended[conn.fileno()] = (pid, conn)
+                poller.register(conn, select.POLLIN)
+            else:  # a test closed the connection of an ended command: its pid may go now
+                pid, conn = ended.pop(fd)
+                poller.unregister(fd)
+                os.waitpid(pid, 0)
+                conn.close()
+
+
+def _start(listener: socket.socket, poller: select.poll, running: dict[int, tuple[int, socket.socket]],
+           ended: dict[int, tuple[int, socket.socket]]) -> None:
+    conn, _ = listener.accept()
+    conn.settimeout(30)  # the client sends its header at once; this only bounds a broken one
+    try:
+        header, fds = _read_header(conn)
+    except (OSError, EOFError, ValueError):
         conn.close()
+        return
+    ready = os.pipe() if header.get("new_session") else None
+    if ready:  # as from Popen, the command is in its own session by the time the test has its pid
+        header["session_ready"] = ready[1]
+    pid = os.fork()
+    if pid == 0:  # the command: none of the server's descriptors stay open in it
+        for fd in (listener.fileno(), conn.fileno(), *running, *ended,
+                   *(c.fileno() for _, c in running.values()), *(ready[:1] if ready else ())):
+            os.close(fd)
+        _run_command(header, fds)
+    for fd in fds:
+        os.close(fd)
+    if ready:
+        os.close(ready[1])
+        os.read(ready[0], 1)  # end of file: the command closed its end after setsid (or ended)
+        os.close(ready[0])
+    pidfd = os.pidfd_open(pid)
+    try:
+        conn.sendall(struct.pack("!i", pid))
+    except OSError:
+        pass  # it is still reaped when it ends
+    running[pidfd] = (pid, conn)
+    poller.register(pidfd, select.POLLIN)
 
 
 # ---------------------------------------------------------------- client side
@@ -175,61 +234,26 @@ class ForkServer:
                     raise RuntimeError("the tests' fork server did not start")
             return self.path
 
+    def start(self, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str], *,
+              stdin: Stream = None, stdout: Stream = None, stderr: Stream = None, text: bool = False,
+              start_new_session: bool = False) -> Forked:
+        """Start one command line; the part of `subprocess.Popen` that the tests use."""
+        return Forked(self._ensure(), prog, script_path, argv, cwd, env, stdin, stdout, stderr, text,
+                      start_new_session)
+
     def run(self, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str],
             input: bytes | None, timeout: float) -> tuple[int, bytes, bytes]:
         """(returncode, stdout, stderr) of one command line, as `subprocess.run` would give them."""
-        path = self._ensure()
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        header = json.dumps({"prog": prog, "script": script_path, "argv": argv,
-                             "cwd": os.path.abspath(cwd), "env": env}).encode()
-        if len(header) > _HEADER_MAX:
-            raise ValueError("command line too large for the fork server")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        proc = self.start(prog, script_path, argv, cwd, env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
         try:
-            sock.connect(path)
-            sock.sendall(struct.pack("!I", len(header)))
-            socket.send_fds(sock, [header], [in_r, out_w, err_w])
-        finally:
-            for fd in (in_r, out_w, err_w):
-                os.close(fd)
-        outputs: dict[int, bytes] = {}
-
-        def feed() -> None:
-            try:
-                if input:
-                    _write_all(in_w, input)
-            except BrokenPipeError:
-                pass
-            finally:
-                os.close(in_w)
-
-        def drain(fd: int) -> None:
-            chunks = []
-            while data := os.read(fd, 65536):
-                chunks.append(data)
-            os.close(fd)
-            outputs[fd] = b"".join(chunks)
-
-        threads = [threading.Thread(target=feed, daemon=True),
-                   threading.Thread(target=drain, args=(out_r,), daemon=True),
-                   threading.Thread(target=drain, args=(err_r,), daemon=True)]
-        for thread in threads:
-            thread.start()
-        sock.settimeout(timeout)
-        try:
-            pid = struct.unpack("!i", _recv_exact(sock, 4))[0]
-            try:
-                status = struct.unpack("!i", _recv_exact(sock, 4))[0]
-            except TimeoutError:
-                os.kill(pid, 9)
-                raise subprocess.TimeoutExpired([prog, *argv], timeout) from None
-        finally:
-            sock.close()
-        for thread in threads[1:]:
-            thread.join(timeout)
-        return os.waitstatus_to_exitcode(status), outputs.get(out_r, b""), outputs.get(err_r, b"")
+            out, err = proc.communicate(input, timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+        assert proc.returncode is not None
+        return proc.returncode, out, err
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -237,7 +261,139 @@ class ForkServer:
             self._proc.wait()
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+Stream = int | IO[Any] | None  # as Popen takes them: PIPE, DEVNULL, STDOUT (stderr only), a file, a fd, None
+
+
+class Forked:
+    """A command line forked by the server: pid, pipes, poll, wait, communicate and signals, as from
+    `subprocess.Popen`. Its parent is the server; it stays a zombie (its pid reserved) until this
+    handle has its status."""
+
+    def __init__(self, path: str, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str],
+                 stdin: Stream, stdout: Stream, stderr: Stream, text: bool, start_new_session: bool) -> None:
+        self.args = [script_path, *argv]
+        self.returncode: int | None = None
+        self._pending = b""
+        theirs: list[int] = []
+        ours: list[tuple[int, str]] = []  # our ends of the pipes: (fd, mode)
+        to_close: list[int] = []
+        for target, spec in enumerate((stdin, stdout, stderr)):
+            if spec == subprocess.PIPE:
+                read, write = os.pipe()
+                mine, child = (write, read) if target == 0 else (read, write)
+                theirs.append(child)
+                to_close.append(child)
+                ours.append((mine, "wb" if target == 0 else "rb"))
+                continue
+            ours.append((-1, ""))
+            if spec == subprocess.STDOUT and target == 2:
+                theirs.append(theirs[1])
+            elif spec == subprocess.DEVNULL:
+                fd = os.open(os.devnull, os.O_RDWR)
+                theirs.append(fd)
+                to_close.append(fd)
+            elif spec is None:
+                theirs.append(target)  # the test worker's own (pytest's capture), as Popen inherits it
+            else:
+                theirs.append(spec if isinstance(spec, int) else spec.fileno())
+        header = json.dumps({"prog": prog, "script": script_path, "argv": argv, "cwd": os.path.abspath(cwd),
+                             "env": env, "new_session": start_new_session}).encode()
+        if len(header) > _HEADER_MAX:
+            raise ValueError("command line too large for the fork server")
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._sock.connect(path)
+            self._sock.sendall(struct.pack("!I", len(header)))
+            socket.send_fds(self._sock, [header], theirs)
+            self.pid: int = struct.unpack("!i", _recv_exact(self._sock, 4))[0]
+        except BaseException:
+            self._sock.close()
+            for fd, _ in ours:
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        finally:
+            for fd in to_close:
+                os.close(fd)
+        files = [None if fd < 0 else open(fd, mode) for fd, mode in ours]  # noqa: SIM115
+        if text:
+            files = [None if f is None else io.TextIOWrapper(f) for f in files]  # type: ignore[arg-type]
+        self.stdin: IO[Any] | None = files[0]
+        self.stdout: IO[Any] | None = files[1]
+        self.stderr: IO[Any] | None = files[2]
+
+    def _status(self, timeout: float | None) -> int | None:
+        """The exit status once the server sent it (negative: the signal); None if not by `timeout`."""
+        if self.returncode is None:
+            self._sock.settimeout(timeout)
+            try:
+                while len(self._pending) < 4:
+                    data = self._sock.recv(4 - len(self._pending))
+                    if not data:
+                        raise EOFError("the fork server went away")
+                    self._pending += data
+            except (TimeoutError, BlockingIOError):
+                return None
+            self.returncode = struct.unpack("!i", self._pending)[0]
+            self._sock.close()  # the server reaps it now
+        return self.returncode
+
+    def poll(self) -> int | None:
+        return self._status(0)
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._status(timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        return code
+
+    def communicate(self, input: bytes | str | None = None, timeout: float | None = None) -> tuple[Any, Any]:
+        outputs: dict[str, Any] = {}
+
+        def feed(stream: IO[Any]) -> None:
+            try:
+                if input:
+                    stream.write(input)
+            except BrokenPipeError:
+                pass
+            finally:
+                try:
+                    stream.close()
+                except BrokenPipeError:
+                    pass
+
+        def drain(name: str, stream: IO[Any]) -> None:
+            outputs[name] = stream.read()
+            stream.close()
+
+        threads = []
+        if self.stdin is not None:
+            threads.append(threading.Thread(target=feed, args=(self.stdin,), daemon=True))
+        for name, stream in (("out", self.stdout), ("err", self.stderr)):
+            if stream is not None:
+                threads.append(threading.Thread(target=drain, args=(name, stream), daemon=True))
+        for thread in threads:
+            thread.start()
+        self.wait(timeout)
+        for thread in threads:
+            thread.join(timeout)
+        return outputs.get("out"), outputs.get("err")
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:  # a zombie until then: the pid is still this command's
+            os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def __enter__(self) -> Forked:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for stream in (self.stdin, self.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
+        self.wait()

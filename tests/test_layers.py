@@ -11,9 +11,13 @@ than 20 modules.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
+
+# One worker parses the sources once for all of this module's tests (scripts/test: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("layers")
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pylon"
 LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py"),
@@ -21,17 +25,28 @@ LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinp
                         *PACKAGE.joinpath("sessions").rglob("*.py"), *PACKAGE.joinpath("doctor").rglob("*.py")])
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process (about 550 tests read the same files)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imported(path: Path) -> set[str]:
     """Every module `path` imports anywhere in its source (in functions and under TYPE_CHECKING
     too). `from a import b` yields `a` and `a.b`: b may be a submodule."""
+    return set(_imported(path))
+
+
+@functools.cache
+def _imported(path: Path) -> frozenset[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
             names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 @pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -82,7 +97,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in files}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from tests.canon.helpers import article, snapshot, today
+from tests.conftest import run_many
 
 
 def art(root: Path, address: str) -> Path:
@@ -218,33 +219,20 @@ def test_write_into_a_mount_and_the_empty_address(run, project: Path) -> None:
     assert list(project.iterdir()) == []
 
 
-def test_concurrent_writes_to_different_articles_all_land(run, project: Path) -> None:
-    import subprocess
-
-    from tests.conftest import script
-
-    procs = [
-        subprocess.Popen([script("canon"), "write", f"dir/a{i}", "--capsule", f"A{i}.", "--body", f"Body {i}."], cwd=project,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for i in range(20)
-    ]
-    outs = [p.communicate(timeout=120) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 20, [o[1] for o in outs if o[1]][:3]
+def test_concurrent_writes_to_different_articles_all_land(project: Path) -> None:
+    results = run_many([["canon", "write", f"dir/a{i}", "--capsule", f"A{i}.", "--body", f"Body {i}."]
+                        for i in range(20)], cwd=project)
+    assert [r.code for r in results] == [0] * 20, [r.err for r in results if r.err][:3]
     for i in range(20):
         assert f"capsule: A{i}.\n" in art(project, f"dir/a{i}").read_text()
 
 
 def test_concurrent_writes_to_one_article_lose_no_field(run, make_store) -> None:  # type: ignore[no-untyped-def]
-    import subprocess
-
-    from tests.conftest import script
-
     root = make_store(articles={"a": article("Original capsule.", "Original body.\n")})
-    argv = [[script("canon"), "write", "a", "--capsule", f"Capsule {i}."] for i in range(10)]
-    argv += [[script("canon"), "write", "a", "--body", f"Body {i}."] for i in range(10)]
-    procs = [subprocess.Popen(a, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in argv]
-    outs = [p.communicate(timeout=180) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 20, [o[1] for o in outs if o[1]][:3]
+    argv = [["canon", "write", "a", "--capsule", f"Capsule {i}."] for i in range(10)]
+    argv += [["canon", "write", "a", "--body", f"Body {i}."] for i in range(10)]
+    results = run_many(argv, cwd=root, timeout=180)
+    assert [r.code for r in results] == [0] * 20, [r.err for r in results if r.err][:3]
     doc = run("canon", "read", "--json", "a", cwd=root).json()
     # Each field holds one of the values written to it: no writer put back a stale copy.
     assert doc["capsule"] in {f"Capsule {i}." for i in range(10)}
@@ -258,22 +246,21 @@ def test_concurrent_first_writes_of_one_article_lose_no_field(run, project: Path
     Now a creation that finds the article made meanwhile writes again, as an update, under the lock."""
     import subprocess
 
-    from tests.conftest import script, sized
+    from tests.conftest import sized
 
     for attempt in range(sized(2, 6)):  # before the fix, the first or second round lost the scope
         where = project / f"round{attempt}"
         where.mkdir()
         subprocess.run(["git", "init", "-q"], cwd=where, check=True)
-        argv = [[script("canon"), "write", "a", "--capsule", "Rule.", "--body", "Rule body.", "--scope", "rule"]]
-        argv += [[script("canon"), "write", "a", "--capsule", f"Capsule {i}.", "--body", f"Body {i}."] for i in range(11)]
-        procs = [subprocess.Popen(a, cwd=where, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in argv]
-        outs = [p.communicate(timeout=180) for p in procs]
-        assert [p.returncode for p in procs] == [0] * len(argv), [o[1] for o in outs if b"error[" in o[1]][:3]
+        argv = [["canon", "write", "a", "--capsule", "Rule.", "--body", "Rule body.", "--scope", "rule"]]
+        argv += [["canon", "write", "a", "--capsule", f"Capsule {i}.", "--body", f"Body {i}."] for i in range(11)]
+        results = run_many(argv, cwd=where, timeout=180)
+        assert [r.code for r in results] == [0] * len(argv), [r.err for r in results if "error[" in r.err][:3]
         doc = run("canon", "read", "--json", "a", cwd=where).json()
         assert doc["scope"] == "rule", (attempt, doc)  # no writer set it back to asset
         assert doc["body"] in {"Rule body.\n"} | {f"Body {i}.\n" for i in range(11)}
         # each part of the store is said to be created by exactly one writer (they may share the work)
-        said = [line.removeprefix("created ").split(", ") for o in outs for line in (o[0] + o[1]).decode().splitlines()
+        said = [line.removeprefix("created ").split(", ") for r in results for line in (r.out + r.err).splitlines()
                 if line.startswith("created ")]
         claimed = sorted(part for parts in said for part in parts)
         assert claimed == sorted([".canon/", ".canon/articles/", ".canon/journal/", ".canon/.gitignore",

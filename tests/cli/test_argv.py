@@ -106,7 +106,7 @@ def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, o
     return prog, argv, command, expected
 
 
-@settings(max_examples=sized(400, 1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=sized(200, 1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_lines())
 def test_valid_lines_parse_to_exactly_their_values(line: tuple[str, list[str], Command, dict[str, object]]) -> None:
     prog, argv, command, expected = line
@@ -124,7 +124,7 @@ def usage_error(prog: str, argv: list[str]) -> UsageError:
     return err
 
 
-@settings(max_examples=sized(200, 600), deadline=None)
+@settings(max_examples=sized(100, 600), deadline=None)
 @given(command_lines(), st.data())
 def test_a_repeated_single_value_option_is_refused(line: tuple[str, list[str], Command, dict[str, object]],
                                                     data: st.DataObject) -> None:
@@ -139,7 +139,7 @@ def test_a_repeated_single_value_option_is_refused(line: tuple[str, list[str], C
     assert f"{opt.name} was given twice" in err.message
 
 
-@settings(max_examples=sized(150, 400), deadline=None)
+@settings(max_examples=sized(80, 400), deadline=None)
 @given(command_lines(), st.sampled_from(["--bogus", "--jsn", "--limit-all", "-x", "--help-me"]))
 def test_an_unknown_option_is_refused(line: tuple[str, list[str], Command, dict[str, object]], bad: str) -> None:
     prog, argv, command, _ = line

@@ -2,10 +2,11 @@
 docs show) is executed through the installed console script in a scratch git repository, and ends
 with a status its own command documents as success, with no traceback and no `internal-error`.
 
-The scratch repository (built once per worker, copied for each example) has a small canon store
-(articles for src/app.py, src/core/config.py, src/old, src/net/client.py), the files the examples
-name (src/app.py of 250 lines, docs/intro.md, a Makefile with `generate`, an ignored .env,
-event.json), a `start` baseline, and an uncommitted change to src/app.py. An example that needs a
+The scratch repository (built once, by the one worker that runs this module; copied for each
+example) has a small canon store (articles for src/app.py, src/core/config.py, src/old,
+src/net/client.py), the files the examples name (src/app.py of 250 lines, docs/intro.md, a Makefile
+with `generate`, an ignored .env, event.json), a `start` baseline, and an uncommitted change to
+src/app.py. An example that needs a
 prior step (an owned worktree, an op to undo) gets it from SETUP, next to this test; an example
 that demonstrates a finding exits 1, as EXIT says. If an example fails here, fix the example in
 the registry (it is what users read), not this table.
@@ -24,6 +25,8 @@ import pytest
 
 from pylon.cli import commands as registry
 from tests.conftest import Result, git, run_cmd, write_files
+
+pytestmark = pytest.mark.xdist_group("examples")  # one worker builds the template (scripts/test: --dist loadgroup)
 
 # Prior steps, in order, run in the scratch repository before the example (command lines, each must
 # exit 0). `agent-1`/`agent-2` are owned worktrees made from the checkout's current state.
@@ -90,7 +93,7 @@ def _ok(result: Result, line: str) -> Result:
 
 
 def _template(factory: pytest.TempPathFactory) -> Path:
-    """The scratch repository every example starts from (built once per worker)."""
+    """The scratch repository every example starts from (built once per worker: one worker, see pytestmark)."""
     if _TEMPLATE:
         return _TEMPLATE[0]
     repo = factory.mktemp("examples") / "template"

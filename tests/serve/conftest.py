@@ -5,18 +5,18 @@ a store of articles with links and a journal; and the real `pylon serve` started
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.canon.helpers import article, entry
-from tests.conftest import git, run_cmd, script, write_files
+from tests.conftest import git, run_cmd, start_cmd, write_files
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Board:
     base: str
     token: str  # the board's key, for the X-Pylon-Token header
     port: int
-    proc: subprocess.Popen[bytes]
+    proc: Any  # subprocess.Popen, or the fork server's Forked (tests/conftest.py start_cmd)
     repo: Path
 
     def get(self, path: str, *, token: bool = True, headers: dict[str, str] | None = None,
@@ -99,8 +99,7 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
 
 
 def start_board(repo: Path, *flags: str) -> Board:
-    proc = subprocess.Popen([script("pylon"), "serve", "--json", *flags], cwd=repo, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=dict(os.environ))
+    proc = start_cmd("pylon", "serve", "--json", *flags, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().strip()
     if not line.startswith('{"ok": true'):

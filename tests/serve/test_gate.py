@@ -82,14 +82,12 @@ def test_another_site_is_refused_even_with_the_cookie(board: Board) -> None:
 
 def test_the_printed_link_opens_the_board_with_one_click(make_repo) -> None:
     """The plain `pylon serve` (no --json): its first line is the link a terminal makes clickable."""
-    import os
     import subprocess
 
-    from tests.conftest import script
+    from tests.conftest import start_cmd
 
     repo = make_repo({"a.txt": "x\n"})
-    proc = subprocess.Popen([script("pylon"), "serve"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=dict(os.environ))
+    proc = start_cmd("pylon", "serve", cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
     board = Board(proc.stdout.readline().decode().strip(), "", "", 0, proc, repo)
     try:

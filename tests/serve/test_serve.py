@@ -204,15 +204,14 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
 
 def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
     import http.client
-    import os
     import signal
     import subprocess
 
-    from tests.conftest import script
+    from tests.conftest import start_cmd
 
     repo = make_repo({"a.txt": "x\n"})
-    proc = subprocess.Popen([script("pylon"), "serve", "--json", "--allow-actions"], cwd=repo,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    proc = start_cmd("pylon", "serve", "--json", "--allow-actions", cwd=repo, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         doc = json.loads(proc.stdout.readline())

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from pylon.canon.git.mv import rewrite_links
 from pylon.canon.links import check_links, extract_links
+from tests.conftest import sized
 
 BEFORE = {"src", "src/core", "src/core/loader", "docs"}
 MAPPING = {"src/core": "src/engine", "src/core/loader": "src/engine/loader"}
@@ -36,7 +37,7 @@ filler = st.sampled_from(["\n", " ", " | ", "text ", "`code [[src/core]]` ", "\n
 texts = st.lists(st.one_of(links(), filler), min_size=1, max_size=12).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=sized(150, 400), deadline=None)
 @given(texts)
 def test_move_and_back_is_byte_exact(text: str) -> None:
     moved, changed = rewrite_links(text, None, {None: BEFORE}, None, MAPPING, ("src/core", "src/engine"))

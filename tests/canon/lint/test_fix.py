@@ -123,19 +123,12 @@ def test_fix_does_not_touch_updated_or_unrelated_files(store: Store) -> None:
 
 
 def test_concurrent_fix_runs_agree(store: Store) -> None:
-    import subprocess
-
-    from tests.conftest import script
+    from tests.conftest import run_many
 
     for i in range(60):
         store.article(f"m/a{i}", f"---\ncapsule: {'yes' if i % 2 else 'on'}\nowner: x\n---\n" + LONG_BODY)
-    procs = [subprocess.Popen([script("canon"), "lint", "--fix"], cwd=store.root, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for _ in range(4)]
-    codes = [p.wait(timeout=60) for p in procs]
-    for p in procs:
-        p.stdout.close()  # type: ignore[union-attr]
-        p.stderr.close()  # type: ignore[union-attr]
-    assert codes == [0, 0, 0, 0]
+    results = run_many([["canon", "lint", "--fix"]] * 4, cwd=store.root, timeout=60)
+    assert [r.code for r in results] == [0, 0, 0, 0], results
     for i in range(60):
         text = (store.canon / "articles" / "m" / f"a{i}.md").read_text()
         assert text == f"---\ncapsule: \"{'yes' if i % 2 else 'on'}\"\nowner: x\n---\n" + LONG_BODY
