@@ -41,11 +41,13 @@ def op_changed(repo: Path) -> Callable[[], bool]:
     return lambda: ref.read_bytes() != first
 
 
-def settle(repo: Path, verb: str, where: str) -> None:
-    """Bring a killed undo (or redo) to its end the way `ws status` says."""
+def settle(repo: Path, verb: str, where: str) -> str:
+    """Bring a killed undo (or redo) to its end the way `ws status` says; what it saw (for a failure's
+    message)."""
     status = pylon("ws", "status", "--json", cwd=repo).json()
     ops = pylon("ws", "undo", "--list", "--json", cwd=repo).json()["ops"]
     stuck = status.get("interrupted")
+    seen = f"interrupted={stuck and stuck.get('title')!r}, ops={[(o.get('title'), o.get('status')) for o in ops[:3]]}"
     if stuck:
         assert stuck["title"] == "apply s", (where, stuck)
         finished = pylon("ws", "undo", *(["--finish"] if verb == "redo" else []), "--json", cwd=repo)
@@ -53,6 +55,7 @@ def settle(repo: Path, verb: str, where: str) -> None:
     elif ops[0]["status"] == ("done" if verb == "undo" else "undone"):  # killed before it began: again
         again = pylon("ws", verb, "--json", cwd=repo)
         assert again.code == 0, (where, again)
+    return seen
 
 
 def test_sigkill_during_undo_and_redo_keeps_later_work(tmp_path: Path) -> None:
@@ -73,10 +76,10 @@ def test_sigkill_during_undo_and_redo_keeps_later_work(tmp_path: Path) -> None:
             where = f"seed {seed}, {verb}"
             late = rng.random() < 0.7
             delay = rng.uniform(0.0, span * (0.6 if late else 1.2))
-            code, _took = killed(["ws", verb], repo, delay, after=op_changed(repo) if late else None, group=True)
+            code, took = killed(["ws", verb], repo, delay, after=op_changed(repo) if late else None, group=True)
             kind = "finished" if code is not None else "killed"
             tally[f"{verb} {kind}"] = tally.get(f"{verb} {kind}", 0) + 1
-            settle(repo, verb, where)
+            where += f" ({kind} after {took:.3f} s; {settle(repo, verb, where)})"
             if verb == "undo":
                 drop_later(repo, where)
                 assert differences(before, snapshot(repo)) == [], where
