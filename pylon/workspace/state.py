@@ -129,7 +129,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         and not meta.get("filter_failed")
         and meta.get("recent") is not None  # else what the last capture hashed is not known: start afresh
         and real_sig is not None
-        and os.path.exists(private.path)
+        # the private index as the last capture left it: a capture killed after staging into it, before
+        # this record, left an index newer than `worktree` (its status would then see nothing to stage)
+        and meta.get("private_sig") == file_sig(private.path)
         and anchored
     )
     for attempt in (0, 1):
@@ -235,6 +237,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         new_meta["commit"] = meta["commit"]
     new_meta["index_commit"] = index_commit
     if private.persistent:
+        new_meta["private_sig"] = file_sig(private.path)
         write_json(meta_path, new_meta)
     return state
 
