@@ -278,8 +278,8 @@ The page as it loads now (the worktree table first, the conflicts matrix fetched
 tree and worktrees of the section above; {runs} page loads each after one warm-up; load average
 {load_before:.1f} before, {os.getloadavg()[0]:.1f} after. The board's watcher was in place
 {"" if ready else "(NOT: it never reported ready) "}before the first load. Two situations: nothing changed
-since the board's last survey (the table and matrix are the kept surveys, docs/explanation/serve.md "Kept
-surveys"), and a file written in agent-0 one second before each load (both surveys made anew:
+since the board's last survey (the table and matrix are the kept surveys,
+docs/explanation/serve.md), and a file written in agent-0 one second before each load (both surveys made anew:
 agent-0 read again, the other worktrees' and the checkout's sides kept).
 
 {table(rows, ("navigation start to", "median", "samples"))}
