@@ -52,7 +52,8 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('not-a-checkout', 2, 'inside a git directory or a bare repository, not a working tree'),
      )),
     ('## canon',
-     'Every canon command changes no file when it fails with one of these (see [reference/canon.md](reference/canon.md)).',
+     'Every canon command changes no file when it fails with one of these '
+     '(see [reference/canon.md](reference/canon.md)).',
      (
         ('no-article', 1, '`canon read`: no article governs the address (hint: the exact `canon write` command); `canon mv OLD`: no article at exactly OLD'),
         ('unknown-mount', 1, '`name:address` names no configured or `--mount` mount'),
@@ -184,7 +185,8 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
      )),
     ('## board (`pylon serve`)',
      'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
-     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; docs/explanation/serve.md); those below '
+     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; '
+     'docs/explanation/serve.md); those below '
      'end the command or an action.',
      (
         ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its address and pid, the hint a new login link to it (`error.url`)'),

@@ -49,7 +49,7 @@ COMMANDS = (
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
             "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),
-            description="Each tool runs its command with --json in this process; docs/reference/agents.md (MCP server)."),
+            description="Each tool runs its command with --json in this process; docs/reference/agents.md."),
     # -- numbered edits ------------------------------------------------------------------------
     Command("read", "Print a file with absolute line numbers and a revision tag.", "pylon read src/app.py --offset 200",
             "pylon.cli.edit:read",
