@@ -52,8 +52,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('not-a-checkout', 2, 'inside a git directory or a bare repository, not a working tree'),
      )),
     ('## canon',
-     'Every canon command changes no file when it fails with one of these '
-     '(see [reference/canon.md](reference/canon.md)).',
+     'Every canon command changes no file when it fails with one of these (see [canon](reference/canon.md)).',
      (
         ('no-article', 1, '`canon read`: no article governs the address (hint: the exact `canon write` command); `canon mv OLD`: no article at exactly OLD'),
         ('unknown-mount', 1, '`name:address` names no configured or `--mount` mount'),
