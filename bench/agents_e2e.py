@@ -41,7 +41,7 @@ from tests.e2e.mockmodel import Bash, MockModel, Step, Text  # noqa: E402
 BAR = 0.080
 WAYS = ("none", "no-op", "pylon")
 AGENT = {"claude": "claude-code", "codex": "codex"}
-# the events pylon's installs use, per client (docs/guard.md, docs/canon-agents.md)
+# the events pylon's installs use, per client (docs/reference/agents.md)
 EVENTS = {"claude": ("PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionStart"),
           "codex": ("PreToolUse", "PostToolUse", "Stop", "SessionStart")}
 

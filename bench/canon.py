@@ -133,7 +133,7 @@ def main() -> None:
         f"{len(warm_t.samples)} runs per row in {ROUNDS} interleaved rounds, median wall time of the whole "
         "process, bytecode cached as after `pip install`. Ratios are against "
         "`python -c 'import typer'` measured in the same run. `canon read` runs without "
-        "importing typer (a hand parser for plain command lines, see docs/canon.md).\n\n"
+        "importing typer (a hand parser for plain command lines, see docs/architecture.md).\n\n"
         + table(table_rows, ("command", "median", "vs import typer"))
         + "\n\n"
         f"- `canon read` under 150 ms (warm {warm_t.ms}, after an add {added_t.ms}): {verdict(ok_read)}.\n"

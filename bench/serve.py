@@ -278,8 +278,8 @@ The page as it loads now (the worktree table first, the conflicts matrix fetched
 tree and worktrees of the section above; {runs} page loads each after one warm-up; load average
 {load_before:.1f} before, {os.getloadavg()[0]:.1f} after. The board's watcher was in place
 {"" if ready else "(NOT: it never reported ready) "}before the first load. Two situations: nothing changed
-since the board's last survey (the table and matrix are the kept surveys, docs/serve.md "Kept
-surveys"), and a file written in agent-0 one second before each load (both surveys made anew:
+since the board's last survey (the table and matrix are the kept surveys,
+docs/explanation/serve.md), and a file written in agent-0 one second before each load (both surveys made anew:
 agent-0 read again, the other worktrees' and the checkout's sides kept).
 
 {table(rows, ("navigation start to", "median", "samples"))}
@@ -331,7 +331,7 @@ whole processes (median of {runs}), measured in the same run. Load average {load
 - Every board answer within 2x of its CLI command: {verdict(ok)}.
 - First useful paint under 1.5 s: Agents {first.ms} with nothing changed since the last survey,
   {verdict(first.median < 1.5)}; {cfirst.ms} after a change (the changed worktree read again, the
-  others' sides kept: docs/serve.md "Kept surveys"), {verdict(cfirst.median < 1.5)};
+  others' sides kept: docs/explanation/serve.md), {verdict(cfirst.median < 1.5)};
   {watched_line}Memory {memory.ms}, {verdict(memory.median < 1.5)}. Board answers `?fresh=1` read
   every worktree anew, as the CLI does.
 """

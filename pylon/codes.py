@@ -5,7 +5,7 @@ tests/test_error_codes.py checks that every code raised anywhere under pylon/ is
 exit status the raise gives. Imported only by that test and the generator, never by a command.
 
 A code means one fault and has one exit status everywhere, under the rule of
-docs/conventions.md: 1 refused, not found or findings; 2 usage or configuration (the command
+docs/reference/cli.md: 1 refused, not found or findings; 2 usage or configuration (the command
 line or a setting is wrong). The only exceptions are EDIT_EXIT's: `pylon read` and `pylon edit`
 exit 4 (the file cannot be edited) for the file faults listed there.
 """
@@ -52,7 +52,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('not-a-checkout', 2, 'inside a git directory or a bare repository, not a working tree'),
      )),
     ('## canon',
-     'Every canon command changes no file when it fails with one of these (see [canon.md](canon.md)).',
+     'Every canon command changes no file when it fails with one of these (see [canon](reference/canon.md)).',
      (
         ('no-article', 1, '`canon read`: no article governs the address (hint: the exact `canon write` command); `canon mv OLD`: no article at exactly OLD'),
         ('unknown-mount', 1, '`name:address` names no configured or `--mount` mount'),
@@ -77,7 +77,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('bad-config', 2, '`.canon/config.toml` is not valid TOML, or `mounts` is not a list of paths'),
      )),
     ('### canon lint',
-     'Lint findings are not errors: they are printed as findings (exit 1); their rule ids are in\n[canon-ci.md](canon-ci.md). These codes mean lint could not run:',
+     'Lint findings are not errors: they are printed as findings (exit 1); their rule ids are in\n[reference/canon.md](reference/canon.md#canon-lint-address). These codes mean lint could not run:',
      (
         ('no-store', 2, '`canon lint`/`check`/`mv`/`stale`/`coverage`: there is no `.canon/` at the project root (run `canon init`, or pass `--root DIR`)'),
         ('nothing-to-lint', 2, 'an ADDRESS given to `canon lint` selects no article or journal entry and no article governs it'),
@@ -101,7 +101,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('bad-tool-call', 2, 'an MCP `tools/call` names no tool of `pylon mcp`, or its arguments do not fit the tool\'s input schema (an unknown argument, a value of the wrong JSON type, a required one missing)'),
      )),
     ('## edits',
-     "`pylon read` and `pylon edit` (details and examples in [edits.md](edits.md)). Request problems\n(exit 2 and 3) are all reported in one answer; in JSON each is in `error.problems` with the\noperation's `index` and `header`. When they have different codes the top-level code is\n`bad-request`.",
+     "`pylon read` and `pylon edit` (details in [reference/edits.md](reference/edits.md)). Request problems\n(exit 2 and 3) are all reported in one answer; in JSON each is in `error.problems` with the\noperation's `index` and `header`. When they have different codes the top-level code is\n`bad-request`.",
      (
         ('unknown-revision', 1, 'the tag was never issued for this file in this session (`PYLON_SESSION`), or was dropped (32 revisions per file are kept)'),
         ('stale-revision', 1, 'the file changed since the tag; the message lists what changed and whether each operation could be rebased; `--rebase` applies when all can'),
@@ -184,7 +184,8 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
      )),
     ('## board (`pylon serve`)',
      'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
-     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; docs/serve.md); those below '
+     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; '
+     'docs/explanation/serve.md); those below '
      'end the command or an action.',
      (
         ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its address and pid, the hint a new login link to it (`error.url`)'),
@@ -196,7 +197,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
      (
         ('unknown-session', 1, '`pylon tokens SESSION`: no session of Claude Code or Codex has that id or an id starting with it; without SESSION: none ran in this repository'),
         ('ambiguous-session', 1, '`pylon tokens SESSION`: several sessions\' ids start with SESSION (`error.matches` lists them); give more of the id'),
-        ('bad-prices', 2, 'the price table override (`$PYLON_PRICES`, else `$XDG_CONFIG_HOME/pylon/prices.toml`) cannot be read, is not TOML, or an entry is not in the documented shape (docs/sessions.md)'),
+        ('bad-prices', 2, 'the price table override (`$PYLON_PRICES`, else `$XDG_CONFIG_HOME/pylon/prices.toml`) cannot be read, is not TOML, or an entry is not in the documented shape (docs/reference/serve.md)'),
      )),
 )
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 class Exit:
-    """The one exit-code table for the whole tool (documented in docs/conventions.md)."""
+    """The one exit-code table for the whole tool (documented in docs/reference/cli.md)."""
 
     OK = 0
     FAILED = 1  # refused, not found, or findings

@@ -52,6 +52,6 @@ API (stable; import the submodules directly, this file imports nothing):
     ensure_ascii=False)`` give, through the C ``_json`` alone (``import json`` loads ``re``: as
     much as the interpreter's start). Anything unusual is handed to json itself.
 
-Formats (cited in docs/canon-agents.md): https://code.claude.com/docs/en/hooks and
+Formats (cited in docs/reference/agents.md): https://code.claude.com/docs/en/hooks and
 https://developers.openai.com/codex/hooks.
 """

@@ -3,7 +3,7 @@
 Extraction skips fenced code blocks (``` or ~~~) and inline code spans, as Markdown renders them
 as code. Each Link keeps its character offsets so `canon mv` can rewrite targets in place.
 
-Resolution (see docs/canon-ci.md): a link names an article by its exact address. `[[name:rest]]`
+Resolution (see docs/explanation/canon.md): a link names an article by its exact address. `[[name:rest]]`
 names the article `rest` in the mount `name`; an unprefixed link resolves in the store of the
 article that holds it. A `.md` suffix, a `#heading` or `^block` anchor and surrounding spaces are
 ignored. A link whose address only an ancestor article governs is dead: links are references to

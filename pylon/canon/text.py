@@ -5,7 +5,7 @@ from __future__ import annotations
 from pylon.errors import UsageError
 
 # Hard limits on what an agent writes (pylon mcp's tools and the hooks: the entry points that run
-# confined, pylon/boundary.py); a person at the command line is not bound by them (docs/canon.md).
+# confined, pylon/boundary.py); a person at the command line is not bound by them (docs/explanation/canon.md).
 # A capsule is surfaced whole, and a session's surfacing budget is 4000 capsule characters (spec:
 # `canon surface`), so a longer one could never be shown; pi-canon's lint already flags one over
 # 1000 (`capsule-too-long`). A body or journal entry: ten times pi-canon's default schema

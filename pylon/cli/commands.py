@@ -45,11 +45,11 @@ COMMANDS = (
     Command("doctor", "Check the installation and this checkout: versions, hooks, interrupted ops, leftovers.",
             "pylon doctor", "pylon.cli.doctor:doctor", opts=(JSON,),
             description="No network, nothing changed. Each finding names the command that fixes it; exit 1 when "
-                        "something is wrong. docs/doctor.md."),
+                        "something is wrong. docs/how-to/troubleshoot.md."),
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
             "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),
-            description="Each tool runs its command with --json in this process; docs/canon-agents.md (MCP server)."),
+            description="Each tool runs its command with --json in this process; docs/reference/agents.md."),
     # -- numbered edits ------------------------------------------------------------------------
     Command("read", "Print a file with absolute line numbers and a revision tag.", "pylon read src/app.py --offset 200",
             "pylon.cli.edit:read",
@@ -214,7 +214,7 @@ COMMANDS = (
     Command("serve", "A local web board of this checkout: agents, conflicts, timeline, memory (127.0.0.1 only).",
             "pylon serve --port 0", "pylon.cli.serve:serve", opts=_SERVE,
             description="Prints a login link that opens the board once (then a session cookie); other requests are "
-                        "refused. Read-only unless --allow-actions. Ctrl-C stops it. docs/serve.md."),
+                        "refused. Read-only unless --allow-actions. Ctrl-C stops it. docs/how-to/board.md."),
     # -- the agents' sessions (pylon/sessions/) -------------------------------------------------
     Command("sessions", "The coding agents' sessions in this repository's worktrees: phase, tool calls, tokens, cost.",
             "pylon sessions --json", "pylon.cli.sessions:sessions",
@@ -226,7 +226,7 @@ COMMANDS = (
                   JSON),
             description="Read from Claude Code's transcripts ($CLAUDE_CONFIG_DIR, default ~/.claude) and Codex's "
                         "($CODEX_HOME, default ~/.codex), newest first; nothing is sent anywhere. "
-                        "docs/sessions.md."),
+                        "docs/how-to/sessions.md."),
     Command("tokens", "Where a session's tokens went: per tool, repeated reads, failed edits, pylon read's savings.",
             "pylon tokens 05defe4d --json", "pylon.cli.sessions:tokens",
             args=(Arg("session", "[SESSION]", "A session id, or the start of one (default: the newest session in "

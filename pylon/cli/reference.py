@@ -13,11 +13,12 @@ from pylon.cli.spec import FLAG, REST, Command, Group, Opt
 
 INTRO = """Every command of `pylon` and `canon`, generated from the registry (`pylon/cli/commands.py`)
 by `python -m pylon.cli.reference > docs/reference.md`; `tests/cli/test_reference.py` fails when
-this page is stale. The prose, with decisions and examples, is in the part's own page
-([cli.md](cli.md), [canon.md](canon.md), [edits.md](edits.md), [workspace.md](workspace.md),
-[guard.md](guard.md)); the options every command shares (`--json`, `--in`, `--root`, `--mount`)
-are described in [conventions.md](conventions.md). `pylon help COMMAND --json` prints the same
-declaration as JSON."""
+this page is stale. What each command does beyond its flags is in its part's reference page
+([canon](reference/canon.md), [edits](reference/edits.md), [workspace](reference/workspace.md),
+[guard](reference/guard.md), [agents](reference/agents.md), [board and sessions](reference/serve.md));
+the options every command shares (`--json`, `--in`, `--root`, `--mount`) and the conventions are in
+[reference/cli.md](reference/cli.md); [README.md](README.md) lists every page.
+`pylon help COMMAND --json` prints the same declaration as JSON."""
 
 
 def _cell(text: str) -> str:

@@ -16,7 +16,7 @@ ONE, OPTIONAL, MANY, ANY, REST = "one", "optional", "many", "any", "rest"
 class Opt:
     """One `--name` option. `repeat`: every occurrence is kept, in order (a list); otherwise a
     second occurrence is a usage error. `dest` is the attribute the handler reads. `aliases`: old
-    spellings still accepted, with a deprecation warning on stderr (docs/cli.md, names)."""
+    spellings still accepted, with a deprecation warning on stderr (docs/reference/cli.md, one name per idea)."""
 
     __slots__ = ("name", "kind", "default", "help", "metavar", "min", "max", "choices", "repeat", "hidden", "dest",
                  "aliases")

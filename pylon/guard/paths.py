@@ -47,7 +47,7 @@ def _place(loss: _Loss, arg: Arg, full: str) -> Target | None:
         loss.add(IRREVERSIBLE, f"{shown} as root", arg.raw)
     elif where == cx.INSIDE:
         return Target(loss.kind, ctx.relative(full), loss.args_of_target)
-    elif where == cx.GIT_DATA:  # pylon's store keeps the checkout's .git (docs/guard.md, ".git lost")
+    elif where == cx.GIT_DATA:  # pylon's store keeps the checkout's .git (docs/explanation/guard.md, "What is kept")
         return Target(PATH, ctx.relative(full), loss.args_of_target)
     elif where == cx.CONTAINS_CHECKOUT and full == ctx.root and (loss.checkout_ok or arg.under or not loss.recursive):
         return Target(loss.kind, "", loss.args_of_target)  # git acts on the working tree, never on .git

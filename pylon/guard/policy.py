@@ -229,4 +229,4 @@ def _invalid(path: str, why: str) -> Exception:
     from pylon.errors import UsageError
 
     return UsageError("guard-policy-invalid", f"The guard policy {path} is not valid: {why}.",
-                      "Fix the file (see `pylon guard explain` and docs/guard.md), or move it aside.")
+                      "Fix the file (see `pylon guard explain` and docs/reference/guard.md), or move it aside.")

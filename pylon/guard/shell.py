@@ -1,7 +1,7 @@
 """Shell text -> model (model.py), through the tree-sitter bash grammar. tree-sitter is
 error-tolerant: it always returns a tree and marks what it could not read with ERROR or missing
 nodes. Those regions become Opaque nodes, so a script that bash itself would read differently is
-never judged on a guess. (bashlex was measured too: docs/guard.md.)"""
+never judged on a guess. (bashlex was measured too: docs/explanation/guard.md.)"""
 
 from __future__ import annotations
 

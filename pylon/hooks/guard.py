@@ -127,7 +127,7 @@ class _Beside:
 
 
 def _keep(event: HookEvent, command: str, root: str | None) -> tuple[int, list[list[object]]] | dict[str, Any] | None:
-    """The state before every command, whatever the classifier says (docs/guard.md): (op number, what
+    """The state before every command, whatever the classifier says (docs/explanation/guard.md): (op number, what
     could not be kept), None where nothing can be kept (no checkout; a .git that is gone was kept with
     it), or the refusal when keeping failed: the command must not pass silently."""
     from pylon.workspace.keep.store import usable

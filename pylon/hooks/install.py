@@ -62,7 +62,7 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
     if part == GUARD:
         return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
                 HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT)]
-    if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/canon-agents.md)
+    if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/explanation/agents.md)
         return [HookEntry(e, command, timeout=WS_TIMEOUT) for e in sorted(WS_EVENTS)] if agent == "claude-code" else []
     from pylon.canon.agent.hook import hook_entries
 

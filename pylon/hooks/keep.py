@@ -1,5 +1,5 @@
 """The keep around an agent's shell command: the state before it (PreToolUse), the op after it
-(PostToolUse). docs/guard.md, "Every shell command an undoable op".
+(PostToolUse). docs/explanation/guard.md.
 
 Before: the state is kept whatever the classifier says, and the command's op is reserved (its
 number goes into the note). A checkout whose state cannot be kept refuses the command with the

@@ -20,7 +20,7 @@ from pylon.errors import PylonError
 
 # Options no tool exposes: the answer is always the --json document; provenance is the server's.
 HIDDEN = frozenset({"--json", "--format", "--harness", "--session"})
-# Options the server fills on every command that declares them (docs/canon-agents.md, provenance).
+# Options the server fills on every command that declares them (docs/reference/agents.md, `pylon mcp`).
 PROVENANCE = ("--harness", "--session")
 
 

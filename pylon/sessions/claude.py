@@ -125,7 +125,7 @@ class Reader(LineReader):
 
     def usage(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], side: bool,
               ts: str) -> None:
-        """One usage record, under the rules ccusage applies (docs/sessions.md, Counts)."""
+        """One usage record, under the rules ccusage applies (docs/reference/serve.md, `pylon sessions`)."""
         tokens = [usage.get(k) for k in ("input_tokens", "output_tokens")]
         if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
             return

@@ -6,7 +6,7 @@ Each line is `{"timestamp", "type", "payload"}`: `session_meta` (id, cwd, source
 `event_msg` (turn start and end, command and patch results, and `token_count`, whose
 `total_token_usage` is cumulative and `last_token_usage` the latest request's). A usage record is
 one `token_count` with its request's tokens (the difference of the totals when `last` is
-missing), as ccusage counts them (docs/sessions.md, Counts).
+missing), as ccusage counts them (docs/reference/serve.md, `pylon sessions`).
 """
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def _number(path: str, model: str, key: str, value: Any) -> float:
 
 def _bad(path: str, why: str) -> UsageError:
     return UsageError("bad-prices", f"The price table {path} cannot be used: {why}.",
-                      f"Fix or remove {path} (docs/sessions.md, Prices, shows its form).")
+                      f"Fix or remove {path} (docs/reference/serve.md, Prices, shows its form).")
 
 
 def find(rates: dict[str, Rates], model: str) -> Rates | None:

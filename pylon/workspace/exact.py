@@ -1,5 +1,5 @@
 """What git does not keep of a checkout: permission bits other than 644/755 and empty folders;
-and what nothing can keep. docs/workspace.md ("Exact restores") has the decision.
+and what nothing can keep. docs/explanation/workspace.md ("Exact restores") has the decision.
 
 Every state commit pylon writes from a capture carries one message line,
 `pylon-meta: <base64 of zlib of JSON {"m": {"600": [paths]}, "d": [folders], "s": [scope]}>`

@@ -16,7 +16,7 @@ How a capture works without touching the real index, HEAD, the stash or the work
 
 Only the private index is ever locked or written (index.py); the State record, commits and refs are
 in commits.py.
-See docs/workspace.md for the measurements.
+See docs/benchmarks.md for the measurements.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ A reader told "no" scans, as it does with no watcher. In a linked worktree, anyt
 changes the `.git` file's metadata while a cookie is on its way would be taken for it: git does not.
 The socket is in Linux's abstract namespace (no file, no path length limit), named from the git
 dir; the reader checks that the peer is the process that wrote `fresh` (SO_PEERCRED).
-See docs/workspace.md ("Watching").
+See docs/reference/workspace.md (`pylon ws watch`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Two directions, both from committed fixtures, so no test needs node or the netwo
 - a store `canon` wrote (canon-written/project) was read by pi-canon (canon-written/pi-canon-<v>.json),
   and pi-canon's answers are held against canon's; the store is what canon still writes.
 
-Every difference is either gone or named in DELIBERATE and in docs/canon.md ("Coming from pi-canon").
+Every difference is either gone or named in DELIBERATE and in docs/explanation/canon.md ("Coming from pi-canon").
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def test_search_finds_every_article_pi_canon_search_finds(pi_store) -> None:  # 
         args = ["search", call["query"], *(["--journal"] if call.get("journal") else [])]
         ours = [r["address"] for r in canon_json(root, *args)["results"] if r["kind"] == "article"]
         theirs = pi_search_articles(answer["text"])
-        # pi-canon only indexes ASCII words of 4+ characters, so canon finds a superset (docs/canon.md).
+        # pi-canon only indexes ASCII words of 4+ characters, so canon finds a superset (docs/explanation/canon.md).
         assert set(theirs) <= set(ours), (call, ours, theirs)
 
 

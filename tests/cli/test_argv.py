@@ -251,7 +251,7 @@ def test_edit_replace_with_a_flag_after_it_writes_nothing(tmp_path: object, monk
 
 def test_old_option_spellings_are_deprecated_aliases(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """One name per idea (docs/cli.md): an old spelling means the same option and warns on stderr."""
+    """One name per idea (docs/reference/cli.md): an old spelling means the same option and warns on stderr."""
     from pylon.cli.main import run
 
     pairs = [(["ws", "watch"], "--settle", "--debounce", "0.5", "settle"),
@@ -264,7 +264,7 @@ def test_old_option_spellings_are_deprecated_aliases(capsys: pytest.CaptureFixtu
         parsed = parse("pylon", [*words, f"{old}={value}"] if words[1] != "run" else [*words, f"{old}={value}", "x"])
         assert parsed.notes == [f"{old} is deprecated and will go in a coming release; use {new} (the same option)."]
         assert "given twice" in usage_error("pylon", [*words, old, value, new, value]).message
-    documented = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
     aliases = [(c.name, alias) for c in COMMANDS for o in c.opts for alias in o.aliases]
     assert len(aliases) == 4 and all(f"`{name.split()[-1]} {alias}`" in documented or f"`{name} {alias}`"
                                      in documented for name, alias in aliases), aliases

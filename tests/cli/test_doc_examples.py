@@ -1,5 +1,5 @@
 """Every `pylon`/`canon` command line shown in README.md, the guide (pylon/cli/guide/*.md) and
-docs/*.md parses with the registry's parser: no unknown command or option, no usage error, no
+docs/**/*.md parses with the registry's parser: no unknown command or option, no usage error, no
 deprecated spelling. In-process (pylon.cli.argv.parse), so it costs milliseconds and catches a
 doc that drifted from the registry.
 
@@ -23,7 +23,7 @@ from pylon.errors import PylonError
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "README.md", *sorted((ROOT / "pylon" / "cli" / "guide").glob("*.md")),
-           *sorted((ROOT / "docs").glob("*.md"))]
+           *sorted((ROOT / "docs").rglob("*.md"))]
 OPERATORS = {";", "&&", "||", "|", "&", "(", ")", ";;", "|&"}
 REDIRECTS = {"<", ">", ">>", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|", "<<-"}
 
@@ -121,8 +121,9 @@ CASES = examples()
 def test_the_extractor_finds_the_examples() -> None:
     """A guard against an extractor that silently finds nothing."""
     assert len(CASES) > 100, len(CASES)
-    assert {where.split(":")[0] for where, _ in CASES} >= {"README.md", "docs/reference.md", "docs/canon.md",
-                                                            "docs/edits.md", "docs/workspace.md"}
+    assert {where.split(":")[0] for where, _ in CASES} >= {"README.md", "docs/reference.md", "docs/tutorial.md",
+                                                            "docs/how-to/memory.md", "docs/how-to/numbered-edits.md",
+                                                            "docs/how-to/parallel-agents.md"}
     assert pylon_commands("cd \"$(pylon ws path a1)\" && X=1 canon map src 2>/dev/null | head  # note") == \
         [["pylon", "ws", "path", "a1"], ["canon", "map", "src"]]
     assert pylon_commands("pylon edit f.py#abc --replace 2 'x  # y'") == \

@@ -93,10 +93,10 @@ def session_steps(text: str) -> list[tuple[str, str]]:
 
 
 def test_the_edits_session_runs_as_shown(tmp_path: Path) -> None:
-    """docs/edits.md's "A session, step by step" runs verbatim, in order, and prints exactly what
+    """docs/how-to/numbered-edits.md's "A session, step by step" runs verbatim, in order, and prints exactly what
     the page shows (tags are content hashes, so they come out the same). The file is the one the
     session's first `pylon read` prints."""
-    doc = (ROOT / "docs" / "edits.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "how-to" / "numbered-edits.md").read_text(encoding="utf-8")
     section = doc.split("## A session, step by step\n", 1)[1].split("\n## ", 1)[0]
     steps = session_steps(section)
     assert len(steps) >= 8, steps

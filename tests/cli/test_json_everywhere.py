@@ -1,6 +1,6 @@
 """`--json` on every command, and one shape for the two streaming commands' JSON Lines.
 
-The hook commands are the documented exception (docs/conventions.md): what they print is already
+The hook commands are the documented exception (docs/reference/cli.md, "Output"): what they print is already
 the JSON the agent reads, in the agent's own format, or nothing at all (which the agent reads as
 no objection); a pylon envelope around it would break the agent's contract.
 """
@@ -36,9 +36,9 @@ def run_json(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, lis
 def test_every_command_takes_json_but_the_hooks() -> None:
     without = {c.name for c in registry.COMMANDS if not c.option("--json") and not c.option("--format")}
     assert without == HOOKS | SERVERS
-    conventions = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
+    conventions = (ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
     for name in HOOKS | SERVERS:
-        assert f"`{name}" in conventions, f"docs/conventions.md must say why {name} takes no --json"
+        assert f"`{name}" in conventions, f"docs/reference/cli.md must say why {name} takes no --json"
 
 
 @pytest.mark.parametrize("argv", [["help", "--json"], ["help", "ws", "--json"], ["help", "ws", "diff", "--json"],

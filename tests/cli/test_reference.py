@@ -41,5 +41,5 @@ def test_the_module_prints_the_page() -> None:
 
 
 def test_documentation_links_the_reference() -> None:
-    for doc in ("README.md", "docs/cli.md"):
+    for doc in ("README.md", "docs/README.md", "docs/reference/cli.md"):
         assert "reference.md" in (ROOT / doc).read_text(encoding="utf-8"), f"{doc} does not link docs/reference.md"

@@ -1,6 +1,6 @@
 """canon's hooks in the real clients: an article's capsule surfaces once after the tool calls that
 touch its file, and Stop is blocked once when a governed file changed without its article
-(issue 21; docs/canon-agents.md)."""
+(issue 21; docs/explanation/agents.md)."""
 
 from __future__ import annotations
 

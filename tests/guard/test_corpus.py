@@ -76,7 +76,7 @@ def test_published_corpora_case_by_case(expected: str, source: str, command: str
 
 # Flagged = not allowed to run unasked (the issue's count): reversible runs after a snapshot.
 FLAGGED = ("irreversible", "unknown")
-# Peer allow cases that destroy what nobody can get back: kept flagged (docs/guard.md lists why).
+# Peer allow cases that destroy what nobody can get back: kept flagged (docs/explanation/guard.md says why).
 DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /some/path",
               "git push --force --force-with-lease", "git push -f --force-with-lease",
               "git push --force-with-lease", "git push --force-with-lease origin main",
@@ -84,7 +84,7 @@ DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /som
 
 
 def test_peer_totals() -> None:
-    """The measured totals of docs/guard.md: deny cases pylon judges safe, allow cases it flags."""
+    """The measured totals of docs/explanation/guard.md: deny cases pylon judges safe, allow cases it flags."""
     denies = [(v, c) for v, s, c in PEER_ENTRIES if "deny)" in s.split(" differs:")[0]]
     allows = [(v, c) for v, s, c in PEER_ENTRIES if "allow)" in s.split(" differs:")[0]]
     assert (len(denies), len(allows)) == (221, 159)

@@ -2,7 +2,7 @@
 the MCP Inspector in test_outside_clients.py): links on the way into the files that widen an
 agent's reach, canon's store written around its limits, a store that is itself a link, hard links,
 roots the client sends, odd spellings of a path, and a folder swapped for a symlink while calls run.
-Nothing outside the project is ever read or written (docs/conventions.md, "What each entry point
+Nothing outside the project is ever read or written (docs/reference/cli.md, "What each entry point
 may reach")."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NPM_DIRS = [Path(p) for p in (os.environ.get("PYLON_E2E_NPM"), ROOT / "tests" / "e2e" / ".npm") if p]
 CLAUDE_MARKET = ROOT / ".claude-plugin" / "marketplace.json"
 CODEX_MARKET = ROOT / ".agents" / "plugins" / "marketplace.json"
-# The events pylon's hooks answer in each client (docs/canon-agents.md; the guard on PreToolUse).
+# The events pylon's hooks answer in each client (docs/reference/agents.md; the guard on PreToolUse).
 EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "WorktreeCreate",
                           "WorktreeRemove"},
           "codex": {"SessionStart", "PreToolUse", "PostToolUse", "Stop"}}

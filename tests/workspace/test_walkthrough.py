@@ -1,4 +1,4 @@
-"""The parallel-agents walkthrough in docs/workspace.md is real output:
+"""The parallel-agents walkthrough in docs/how-to/parallel-agents.md is real output:
 scripts/ws-walkthrough runs it, and what it prints now must equal what the docs show (commit ids,
 times and the temporary folder aside), so the docs cannot drift from what the commands print."""
 
@@ -28,6 +28,6 @@ def test_the_walkthrough_in_the_docs_is_what_the_commands_print(tmp_path: Path) 
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Traceback" not in proc.stdout + proc.stderr
     fresh = normal(proc.stdout, folder)
-    doc = (ROOT / "docs" / "workspace.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "how-to" / "parallel-agents.md").read_text(encoding="utf-8")
     block = doc.split("<!-- walkthrough: scripts/ws-walkthrough -->\n```console\n", 1)[1].split("\n```\n", 1)[0]
     assert normal(block, "/tmp/walk") == fresh

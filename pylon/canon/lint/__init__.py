@@ -1,4 +1,4 @@
-"""`canon lint`: check the store against the rules of docs/canon-ci.md; optionally apply safe fixes.
+"""`canon lint`: check the store against the rules of docs/reference/canon.md; optionally apply safe fixes.
 
 `lint(project, targets, fix)` checks the whole project store (articles, journal, schema.json) or
 the articles the targets select; `lint_article(project, address)` checks one article (advice for

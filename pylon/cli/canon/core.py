@@ -78,7 +78,7 @@ def read(args: AddressArgs) -> int:
 
 def _session_mark(project: Project, verb: str, address: str) -> None:
     """With PYLON_SESSION set, `read` marks the article seen and `write` marks it updated for
-    surfacing (docs/canon-agents.md). Nothing is imported or touched without a session."""
+    surfacing (docs/explanation/agents.md). Nothing is imported or touched without a session."""
     import os
 
     if not os.environ.get("PYLON_SESSION"):

@@ -63,7 +63,7 @@ def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: s
         found = _find_says(walk, start, cwd, tests, words, line)
         if found is None:
             return True
-    if found:  # the checkout's own .git: pylon's store keeps it (docs/guard.md, ".git lost")
+    if found:  # the checkout's own .git: pylon's store keeps it (docs/explanation/guard.md, "What is kept")
         walk.add(Finding(REVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
                          "stashes)", words, [Target(PATH, ".git")], line=line))
     return False

@@ -193,7 +193,7 @@ def _python(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd |
         if a.text is None or a.text in ("-m",) or not (a.text or "").startswith("-") or a.text == "-":
             if a.text == "-":
                 break
-            return  # a script or a module: not analysed (docs/guard.md)
+            return  # a script or a module: not analysed (docs/explanation/guard.md)
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: judge_python(walk, body, state, words, cmd.line))
 
 

@@ -6,7 +6,7 @@
   brackets (`(`, `}`, `);`) or of one block keyword (`try:`, `else:`, `end;`, `fi`...), a lone
   list item (`None,`, `NextLine,`), and a line that already occurs elsewhere among the lines
   around the change (a list of repeated entries). Tuned on replayed public histories; see
-  docs/edits.md.
+  docs/explanation/edits.md.
 - Indent mix: a new line indents with tabs where the surrounding lines indent only with spaces,
   or with spaces where they indent only with tabs. Lines holding only whitespace, and the lines
   the request itself replaces, do not count as the surrounding style (a re-indent is judged by

@@ -1,4 +1,4 @@
-"""A checkout's chain of kept states, and the shell ops between them (docs/guard.md, "After the
+"""A checkout's chain of kept states, and the shell ops between them (docs/explanation/guard.md, "After the
 command: the op").
 
 `chain.json` in the checkout's keep folder holds the last state recorded (`last`, `last_key`) and

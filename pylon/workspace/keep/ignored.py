@@ -1,4 +1,4 @@
-"""The ignored files a kept state holds, within a budget (docs/guard.md, "What a kept state holds").
+"""The ignored files a kept state holds, within a budget (docs/explanation/guard.md, "What is kept").
 
 git keeps no ignored file, so a command that removes `build/` or rewrites `.env` would destroy them
 for good. Before every command the keep holds, byte for byte with their bits, every ignored regular

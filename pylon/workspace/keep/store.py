@@ -1,5 +1,5 @@
 """pylon's store of kept states: outside every repository, so no command on a checkout can destroy it
-together with the checkout (docs/guard.md, "Where kept states live").
+together with the checkout (docs/explanation/guard.md, "What is kept").
 
     <state dir>/keep/
       paths/<key of a checkout's path>   {"root": ..., "stores": [repository ids, newest last]}

@@ -9,7 +9,7 @@ the permission bits and empty folders (exact.py), so the restore is exact. A rem
 symlink to a folder (`rm -rf link/`) reaches that folder's ignored files too: they are kept. A
 command that would destroy what no snapshot holds (a nested repository with its own objects, a
 FIFO, socket or device) gets no snapshot (`cannot-keep`: the hook asks instead). `pylon ws restore
-guard-<n>` brings it back (workspace.md); a snapshot larger than the policy's limit is not taken.
+guard-<n>` brings it back (docs/reference/workspace.md); a snapshot larger than the policy's limit is not taken.
 """
 
 from __future__ import annotations

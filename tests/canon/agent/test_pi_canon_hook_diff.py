@@ -7,7 +7,7 @@ most once per cycle, compact/clear/startup begin a cycle and resume does not.
 Needs the pi-canon oracle (../shared/oracles/pi-canon.git beside the checkout, or PI_CANON_REPO) and
 a `tsx` binary (PI_CANON_TSX, else `tsx` on PATH; `npm install --prefix DIR tsx` gives one); skipped
 without them, failed without them in CI (tests/canon/helpers.py).
-Where canon deliberately differs (docs/canon-agents.md) the sequences stay off that ground: canon
+Where canon deliberately differs (docs/explanation/agents.md) the sequences stay off that ground: canon
 keeps the update reminder across a compaction, pi-canon drops it.
 """
 

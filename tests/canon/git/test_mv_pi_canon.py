@@ -4,7 +4,7 @@ same link resolved before, moved along (pi-canon 0.3.0's CanonStore.read and nor
 Needs the pi-canon oracle (../shared/oracles/pi-canon.git beside the checkout, or PI_CANON_REPO) and
 a `tsx` binary (PI_CANON_TSX, else `tsx` on PATH; `npm install --prefix DIR tsx` gives one); skipped
 without them, failed without them in CI (tests/canon/helpers.py). Links inside code
-are left out on purpose: pi-canon resolves them, canon ignores code (docs/canon-ci.md).
+are left out on purpose: pi-canon resolves them, canon ignores code (docs/explanation/canon.md).
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
 
 
 # 20 edits in the default tier, 200 in the full tier (about 80 s of a CI worker); the figures in
-# docs/edits.md come from PYLON_OUTSIDE_EDITS=500. Read at import: the per-test fixture drops PYLON_*.
+# docs/benchmarks.md come from PYLON_OUTSIDE_EDITS=500. Read at import: the per-test fixture drops PYLON_*.
 OUTSIDE_EDITS = int(os.environ.get("PYLON_OUTSIDE_EDITS") or sized(20, 200))
 
 
