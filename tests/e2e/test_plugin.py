@@ -62,7 +62,10 @@ def test_the_plugin_guards_with_pylon(make_repo, agent: Agent, tmp_path: Path) -
     result = agent.run(repo, [Bash("rm -r src/lib"), Text("done")])
     assert result.code == 0, result
     assert not (repo / "src/lib").exists()
-    assert "pylon ws restore guard-" in agent.seen()  # the wrapper ran pylon's own hook
+    assert "`pylon ws undo` right after brings it all back" in agent.seen()  # the wrapper ran pylon's own hook
+    undo = run_cmd("pylon", "ws", "undo", cwd=repo)  # and what the command changed is an op
+    assert undo.code == 0, undo
+    assert (repo / "src/lib/util.py").read_text() == "y\n" and (repo / "notes.txt").read_text() == "uncommitted\n"
     doctor = run_cmd("pylon", "doctor", "--json", cwd=repo, env={
         "CLAUDE_CONFIG_DIR": str(agent.home / ".claude"), "CODEX_HOME": str(agent.home / ".codex")})
     hooks = [f for f in doctor.json()["findings"] if f["check"] == "hooks"]
