@@ -130,8 +130,9 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     browser.get(board.base + "/#timeline")
     guard = css(browser, '#timeline-table tr[data-name="guard-1"]')[0]
     assert "Write docs/intro.md" in guard.text
-    assert "pylon ws restore guard-1" in browser.find_element("id", "timeline").text
-    assert "rm -rf src/util.py" in browser.find_element("id", "timeline").text  # the agent's shell op
+    # the agent's shell op too (the page may still be adding rows when the first one shows)
+    for text in ("pylon ws restore guard-1", "rm -rf src/util.py"):
+        wait_for(lambda text=text: text in browser.find_element("id", "timeline").text, what=text)
     assert not browser.find_elements("css selector", "button.act")  # read-only: no action buttons
     shot(browser, "timeline")
     browser.get(board.base + "/#memory")
