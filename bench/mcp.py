@@ -60,7 +60,7 @@ class Server:
         self.proc.wait(timeout=60)
 
 
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+INIT: dict[str, object] = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
 
 
 def main() -> None:

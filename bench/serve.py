@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -220,8 +221,8 @@ def main() -> None:
 
         paths = sorted(WT_ROOT.glob("*/agent-*"))
         try:
-            for path in paths:
-                start_watch(path)
+            for folder in paths:
+                start_watch(folder)
             watched = []
             for path, argv in pairs[:2]:
                 served = endpoint(path, port, token, path, ns.runs)
@@ -233,8 +234,8 @@ def main() -> None:
             rows[2:2] = watched
             wfirst, wmatrix, _ = paint(url, ns.runs, memory=False, change=paths[0])
         finally:
-            for path in paths:
-                watchers.stop(str(owned.admin_dir_of(str(path))))
+            for folder in paths:
+                watchers.stop(str(owned.admin_dir_of(str(folder))))
         memory = paint(url, ns.runs, agents=False)[2]
         report(ns.runs, articles, load_before, rows, ok, first, matrix, memory, changed, (wfirst, wmatrix))
     finally:
@@ -293,7 +294,7 @@ agent-0 read again, the other worktrees' and the checkout's sides kept).
     print(text, flush=True)
 
 
-def report(runs: int, articles: int, load_before: float, rows: list[tuple[str, ...]], ok: bool, first: Timing,
+def report(runs: int, articles: int, load_before: float, rows: Sequence[Sequence[str]], ok: bool, first: Timing,
            matrix: Timing, memory: Timing, changed: tuple[Timing, Timing],
            watched: tuple[Timing, Timing] | None) -> None:
     def samples(t: Timing) -> str:

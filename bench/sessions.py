@@ -26,13 +26,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _harness import WORK, record, table, time_command, tool, verdict  # noqa: E402
 
-from tests.sessions import transcripts as T  # noqa: E402
+import tests.sessions.transcripts as T  # noqa: E402
 
 PYLON = tool("pylon")
 BAR = 2.0
@@ -132,8 +133,8 @@ def main() -> None:
     rows = []
     timings = {}
 
-    def timed(label: str, argv: list[str] | str, **kw: object) -> float:
-        t = time_command(label, argv, runs=runs, warmup=1, cwd=repo, env=env, **kw)  # type: ignore[arg-type]
+    def timed(label: str, argv: list[str] | str, **kw: Any) -> float:
+        t = time_command(label, argv, runs=runs, warmup=1, cwd=repo, env=env, **kw)
         timings[label] = t.median
         print(f"{label}: {t.ms}", file=sys.stderr)
         return t.median

@@ -112,7 +112,7 @@ def start_watch() -> subprocess.Popen:
     return proc
 
 
-def engine_rows(runs: int) -> list[tuple[str, ...]]:
+def engine_rows(runs: int) -> list[tuple[str, str, str, str]]:
     """The same operations through pygit2 (a fresh interpreter, import included) and the git CLI.
 
     pygit2 is the optional `bench` extra (`pip install -e '.[bench]'`): no command uses it."""

@@ -25,7 +25,7 @@ LOCK_AGE = 60.0  # seconds: a git lock file older than this with nothing holding
 KEPT_TOO_MUCH = 1 << 30  # bytes only pylon's states keep before it is a problem
 
 
-class Finding(dict):  # type: ignore[type-arg]  # a plain dict with a constructor, so it is its own JSON
+class Finding(dict):  # a plain dict with a constructor, so it is its own JSON
     def __init__(self, check: str, status: str, message: str, fix: str | None = None) -> None:
         super().__init__(check=check, status=status, message=message, fix=fix)
 

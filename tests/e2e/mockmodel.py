@@ -26,9 +26,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any
 
 DONE = "DONE"
@@ -252,6 +252,7 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
         if isinstance(step, Bash):
             name, args = "Bash", {"command": step.command, "description": "scripted"}
         else:
+            assert not isinstance(step, Terminal), "a terminal step ends the turn before any block"
             name, args = step.name(names), step.arguments
         block = {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}", "name": name, "input": args}
         stop = "tool_use"

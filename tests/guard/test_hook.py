@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.corpus import payload_text
-from tests.conftest import git
+from tests.conftest import MakeRepo, Result, git
 from tests.conftest import run_cmd as run
 from tests.guard.conftest import disk
 
@@ -30,12 +30,12 @@ def event(agent: str, command: str, cwd: Path) -> str:
     return json.dumps(doc)
 
 
-def hook(agent: str, command: str, cwd: Path):  # type: ignore[no-untyped-def]
+def hook(agent: str, command: str, cwd: Path) -> Result:
     return run("pylon", "guard", "hook", agent, cwd=cwd, input=event(agent, command, cwd))
 
 
 @pytest.fixture
-def checkout(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def checkout(make_repo: MakeRepo) -> Path:
     root = make_repo(FILES)
     os.chmod(root / "src" / "tool.sh", 0o755)
     git(root, "add", "-A")

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ class Board:
         conn.close()
         return res.status, {k.lower(): v for k, v in res.getheaders()}, data
 
-    def api(self, name: str) -> dict[str, object]:
+    def api(self, name: str) -> dict[str, Any]:
         status, _, data = self.get(f"/api/{name}")
         doc = json.loads(data)
         assert status == 200, doc

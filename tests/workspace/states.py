@@ -17,6 +17,7 @@ import os
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 WORDS = ["alpha", "beta", "gamma", "delta", "omega", "pylon", "merge", "tree", "blob", "index", "héllo", "naïve"]
 DIRS = ["", "src/", "dir with space/", "ünï/", "deep/er/"]
@@ -218,7 +219,7 @@ def folders(root: Path) -> dict[bytes, int]:
     return found
 
 
-def snapshot(root: Path) -> dict[str, object]:
+def snapshot(root: Path) -> dict[str, Any]:
     """The whole checkout state as git plumbing and the file system see it: files with their full
     permission bits, and every folder (empty ones included) with its bits."""
     return {

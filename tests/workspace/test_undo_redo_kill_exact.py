@@ -12,6 +12,7 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from tests.workspace.ops_helpers import entries
 from tests.workspace.test_apply_crash import prepared
 
 
-def view(repo: Path) -> tuple[object, ...]:
+def view(repo: Path) -> tuple[Any, ...]:
     return (entries(repo), git(repo, "ls-files", "-s"), git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False),
             git(repo, "symbolic-ref", "-q", "HEAD", check=False))
 

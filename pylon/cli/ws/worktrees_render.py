@@ -27,7 +27,7 @@ def worktree_table(result: dict[str, Any]) -> str:
     if not rows and not others:
         return "no owned worktrees (`pylon ws new` creates one)\n"
     header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
-    table = [header]
+    table: list[tuple[str, ...]] = [header]
     for r in rows:
         table.append((r["id"] + _maker(r.get("made_by")), *_cells(r, r["commits_since_baseline"], r["behind_checkout"])))
     for r in others:  # not pylon's: read, never changed (their commits count from where they forked)

@@ -19,7 +19,7 @@ def _batch(root: Path, *commands: str) -> str:
                        "tool_calls": calls})
 
 
-def _hook(root: Path, *commands: str) -> dict:  # type: ignore[type-arg]
+def _hook(root: Path, *commands: str) -> dict:
     result = run_cmd("pylon", "hook", "claude-code", cwd=root, input=_batch(root, *commands))
     assert result.code == 0, result
     return json.loads(result.out)

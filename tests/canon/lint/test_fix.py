@@ -6,9 +6,10 @@ import os
 import stat
 
 from tests.canon.lint.conftest import LONG_BODY, Store
+from tests.conftest import Result
 
 
-def fix(store: Store, *args: str):  # type: ignore[no-untyped-def]
+def fix(store: Store, *args: str) -> Result:
     return store.lint("--fix", "--json", *args)
 
 
@@ -133,8 +134,9 @@ def test_concurrent_fix_runs_agree(store: Store) -> None:
                               stderr=subprocess.PIPE) for _ in range(4)]
     codes = [p.wait(timeout=60) for p in procs]
     for p in procs:
-        p.stdout.close()  # type: ignore[union-attr]
-        p.stderr.close()  # type: ignore[union-attr]
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()
+        p.stderr.close()
     assert codes == [0, 0, 0, 0]
     for i in range(60):
         text = (store.canon / "articles" / "m" / f"a{i}.md").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from tests.canon.lint.conftest import LONG_BODY, Store, article
 
@@ -132,7 +133,7 @@ def test_link_above_the_root_is_dead(store: Store) -> None:
     assert "climbs above" in f["message"]
 
 
-def test_mount_links(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_mount_links(store: Store, tmp_path: Path) -> None:
     lake = tmp_path / "data" / "lake"
     (lake / ".canon" / "articles").mkdir(parents=True)
     (lake / ".canon" / "articles" / "prices.md").write_text(article(body=LONG_BODY), encoding="utf-8")
