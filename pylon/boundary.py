@@ -7,7 +7,7 @@ that reaches the libraries from outside (a file to read or edit, a body or ops f
 or mount, the folder a call runs in) must lie beneath one of the reach's folders, or it is refused
 with `path-outside` and `error.reason` (`absolute`, `dotdot`, `symlink-outside`, `git-dir`).
 
-Resolution is race-free: the part of a path below its folder is walked by `workspace/beneath.py`,
+Resolution is race-free: the part of a path below its folder is walked by `beneath.py`,
 each component opened relative to the one before with `O_NOFOLLOW`, symlinks read and followed by
 pylon itself and refused when they leave. What the caller gets is the descriptor (a file to read,
 a folder to create in), or, for the edit engine, a name that reaches the opened folder itself
@@ -109,7 +109,7 @@ def outside(path: str, reason: str, why: str, reach: Reach | None = None) -> Exc
     from typing import cast
 
     from pylon.errors import UsageError
-    from pylon.workspace.jsonbytes import safe
+    from pylon.jsonbytes import safe
 
     reach = reach or _CURRENT.get()
     who = reach.who if reach else "pylon"
@@ -221,7 +221,7 @@ def open_file(path: str, flags: int) -> int:
     reach = _CURRENT.get()
     if reach is None:
         return os.open(path, flags)
-    from pylon.workspace.beneath import open_beneath
+    from pylon.beneath import open_beneath
 
     folder, rest = _place(path, reach)
     try:
@@ -238,7 +238,7 @@ def open_folder(path: str, create: bool = False) -> int:
     reach = _CURRENT.get()
     if reach is None:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    from pylon.workspace.beneath import close_made, folder_beneath
+    from pylon.beneath import close_made, folder_beneath
 
     folder, rest = _place(path, reach)
     made: list[tuple[int, str]] = []
@@ -299,7 +299,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
     as the last component is followed the same way: the engine edits the file it names."""
     import stat
 
-    from pylon.workspace.beneath import MAX_LINKS
+    from pylon.beneath import MAX_LINKS
 
     reach = _CURRENT.get()
     if reach is None:
@@ -326,7 +326,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         target = os.readlink(name, dir_fd=fd)
         os.close(fd)
         if _hops >= MAX_LINKS:
-            from pylon.workspace.beneath import refuse
+            from pylon.beneath import refuse
 
             refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it (a loop?)", reach.who)
         try:

@@ -14,7 +14,7 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, OPTIONAL, PAIR, STR, Arg
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
 from pylon.cli.options import (_AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
                                 _PROVENANCE, _ROOT, _SERVE)
-from pylon.cli.ws.commands import COMMANDS as WS_COMMANDS
+from pylon.cli.ws_commands import COMMANDS as WS_COMMANDS
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -47,7 +47,7 @@ COMMANDS = (
             description="No network, nothing changed. Each finding names the command that fixes it; exit 1 when "
                         "something is wrong. docs/doctor.md."),
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
-            "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
+            "pylon.mcp.command:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),
             description="Each tool runs its command with --json in this process; docs/canon-agents.md (MCP server)."),
     # -- numbered edits ------------------------------------------------------------------------

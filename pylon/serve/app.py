@@ -147,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _json(self, status: int, doc: object) -> None:
-        from pylon.workspace.jsonbytes import safe
+        from pylon.jsonbytes import safe
 
         body = json.dumps(safe(doc), ensure_ascii=False).encode("utf-8")
         self._headers(status, "application/json; charset=utf-8", len(body))
