@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 ARTICLES = 20_000
 ENTRIES = 20_000

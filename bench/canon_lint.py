@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 BAR_SECONDS = 5.0
 WORDS = ("config loader cache token session retry budget index shard replica queue worker parser "
@@ -112,7 +112,8 @@ def main() -> None:
         ("cat of every article and journal file", "find .canon -name '*.md' -exec cat {} + > /dev/null",
          {"shell": True}),
         ("python start-up + read of every file", [sys.executable, "-c",
-         "import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n        open(os.path.join(d, f), 'rb').read()"],
+         ("import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n"
+          "        open(os.path.join(d, f), 'rb').read()")],
          {}),
     ]
     load_before = os.getloadavg()[0]

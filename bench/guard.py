@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import ROOT, WORK, machine_line, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, machine_line, record, table, time_command, tool, verdict
 
 SCRATCH = WORK / "guard"
 
@@ -91,8 +91,8 @@ def main() -> None:
     py = sys.executable
     base = time_command("python -c pass", [py, "-c", "pass"], runs=runs)
     imports = [
-        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", "import tree_sitter, tree_sitter_bash;"
-                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"], runs=runs),
+        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", ("import tree_sitter, tree_sitter_bash;"
+                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))")], runs=runs),
         time_command("import bashlex", [py, "-c", "import bashlex; bashlex.parse('true')"], runs=runs),
         time_command("import sqlglot (only for SQL)", [py, "-c", "import sqlglot"], runs=runs),
     ]
@@ -167,8 +167,8 @@ def classify_rows(baseline: str, checkout: Path, env: dict[str, str], passes: in
             best[label] = min(best.get(label, float("inf")), float(out))
     base = best[f"baseline {baseline}"]
     rows = [(label, f"{1000 * t / len(commands):.2f} ms", f"{t / base:.2f}x") for label, t in best.items()]
-    return [f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
-            f"{passes} passes, alternated in one run:", "", table(rows, ("tree", "per command", "vs baseline")), ""]
+    return [(f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
+            f"{passes} passes, alternated in one run:"), "", table(rows, ("tree", "per command", "vs baseline")), ""]
 
 
 def snapshot_rows(pylon: str, runs: int) -> list[str]:

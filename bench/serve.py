@@ -20,7 +20,6 @@ import argparse
 import http.client
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -29,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Timing, record, table, time_command, tool, verdict  # noqa: E402
-from workspace import REPO, build  # noqa: E402
-from worktrees import ENV, WT_ROOT, reset, run, start_watch, ten_worktrees  # noqa: E402
+from _harness import Timing, record, table, time_command, tool, verdict
+from workspace import REPO, build
+from worktrees import ENV, WT_ROOT, reset, run, start_watch, ten_worktrees
 
 PYLON, CANON = tool("pylon"), tool("canon")
 SOURCE = Path(os.environ.get("PYLON_BENCH_80K") or REPO)
@@ -323,7 +322,7 @@ whole processes (median of {runs}), measured in the same run. Load average {load
 
 | first useful paint (headless Chromium, navigation start to data drawn) | median | samples |
 |---|---|---|
-| Agents view: the worktree table (`ws list`), nothing changed since the board's last survey | {first.ms} | {samples(first)} ms |
+| Agents view: the worktree table (`ws list`), nothing changed since the last survey | {first.ms} | {samples(first)} ms |
 | Agents view: the conflicts matrix (`ws conflicts`, fetched after it), the same | {matrix.ms} | {samples(matrix)} ms |
 | after a file written in agent-0 one second before each load: the worktree table | {cfirst.ms} | {samples(cfirst)} ms |
 | after that change: the conflicts matrix | {cmatrix.ms} | {samples(cmatrix)} ms |

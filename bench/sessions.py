@@ -31,9 +31,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import WORK, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, record, table, time_command, tool, verdict
 
-import tests.sessions.transcripts as T  # noqa: E402
+import tests.sessions.transcripts as T
 
 PYLON = tool("pylon")
 BAR = 2.0
@@ -126,7 +126,8 @@ def main() -> None:
     cache = state / "sessions" / "files"
     grow = [f for f in files if "/projects/" in f][:5] + [f for f in files if "/sessions/" in f and "/.codex/" in f][:5]
     appender = (f"{sys.executable} -c \"import sys\nfor f in sys.argv[1:]:\n  d = open(f, 'rb').read()\n"
-                f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" "
+                f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n"
+                f"  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" "
                 + " ".join(grow))
     runs = args.runs
     load_before = os.getloadavg()[0]
@@ -167,8 +168,8 @@ def main() -> None:
             f"{grown * 1000:.0f} ms after 1 MB was appended to 10 transcripts (only the new lines are read).\n")
     if "ccusage session --json --offline" in timings:
         ccu = timings["ccusage session --json --offline"]
-        text += f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is " \
-                f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n"
+        text += (f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is "
+                f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n")
     record("sessions", "## pylon sessions (`bench/sessions.py`)\n\n" + text)
 
 

@@ -57,9 +57,9 @@ class Reach:
             best: tuple[str, str] | None = None
             for folder in self.folders:
                 base = folder.rstrip("/")
-                if full == folder or full.startswith(base + "/"):
-                    if best is None or len(folder) > len(best[0]):
-                        best = (folder, full[len(base):].lstrip("/"))
+                inside = full == folder or full.startswith(base + "/")
+                if inside and (best is None or len(folder) > len(best[0])):
+                    best = (folder, full[len(base):].lstrip("/"))
             if best is not None or attempt or self._more is None:
                 return best
             more, self._more = self._more, None
@@ -87,7 +87,7 @@ def current() -> Reach | None:
     return _CURRENT.get()
 
 
-class confined:  # noqa: N801 - used like a function: `with confined(Reach(...)):`
+class confined:  # used like a function: `with confined(Reach(...)):`
     """Run the block with `reach` as what may be reached; the descriptors it held are closed after."""
 
     def __init__(self, reach: Reach) -> None:
@@ -228,7 +228,7 @@ def open_file(path: str, flags: int) -> int:
         return open_beneath(folder, rest, path, reach.who, _walk_error(path))
     except FileNotFoundError:
         raise
-    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+    except Exception as exc:  # re-worded, never swallowed
         raise _confined_refusal(exc, path, reach) from None
 
 
@@ -246,7 +246,7 @@ def open_folder(path: str, create: bool = False) -> int:
         fd = folder_beneath(folder, rest, path, made if create else None, reach.who, _walk_error(path))
     except FileNotFoundError:
         raise
-    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+    except Exception as exc:  # re-worded, never swallowed
         raise _confined_refusal(exc, path, reach) from None
     finally:
         close_made(made)
@@ -312,7 +312,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         head, name = path, "."
     try:
         fd = open_folder(head or ".")
-    except Exception as exc:  # noqa: BLE001 - re-worded for the whole path, never swallowed
+    except Exception as exc:  # re-worded for the whole path, never swallowed
         if getattr(exc, "code", "") != "path-outside":
             raise
         raise outside(path, str(getattr(exc, "details", {}).get("reason", "symlink-outside")),
@@ -331,7 +331,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
             refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it (a loop?)", reach.who)
         try:
             return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
-        except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed
+        except Exception as exc:  # re-worded for the name given, never swallowed
             if getattr(exc, "code", "") != "path-outside" or _hops or getattr(exc, "details", {}).get("reason") == "config":
                 raise
             raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "

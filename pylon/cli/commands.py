@@ -12,7 +12,7 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, OPTIONAL, PAIR, STR, Arg
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import (_AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
+from pylon.cli.options import (_AGENT, _BODY_FILE, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
                                 _PROVENANCE, _ROOT, _SERVE)
 from pylon.cli.ws_commands import COMMANDS as WS_COMMANDS
 
@@ -87,8 +87,8 @@ COMMANDS = (
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
                         "`+`. Numbers refer to the tagged revision. `pylon edit new.py --create --insert-after 0 'x = 1'` (or "
-                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. Exit: 0 applied, 1 unknown or stale tag, "
-                        "2 bad request, 3 suspicious, 4 cannot edit, 5 no change.", mcp=_EDIT_TOOL),
+                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. "
+                        "Exit: 0 applied, 1 unknown or stale tag, 2 bad request, 3 suspicious, 4 cannot edit, 5 no change.", mcp=_EDIT_TOOL),
     # -- canon ---------------------------------------------------------------------------------
     Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
             "pylon.cli.canon.core:init", opts=CANON),

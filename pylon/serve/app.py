@@ -79,7 +79,7 @@ class Handler(BaseHTTPRequestHandler):
     _body: bytes | None = b""
     _linger = False  # a body was left unread: drain it after the answer, then close
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's name
         pass  # requests are not logged: the terminal shows the URL and errors only
 
     def handle(self) -> None:

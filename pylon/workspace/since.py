@@ -149,7 +149,7 @@ def captured_at(checkout: Checkout, commit: str) -> int | None:
     if not raw.startswith(b"commit "):
         try:
             raw = git.run(["cat-file", "commit", commit], cwd=checkout.root)
-        except Exception:  # noqa: BLE001 - a description only; the comparison itself already worked
+        except Exception:  # a description only; the comparison itself already worked
             return None
     for line in raw.split(b"\n"):
         if line.startswith(b"committer "):

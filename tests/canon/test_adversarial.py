@@ -137,7 +137,7 @@ def test_hostile_store(run: Run, make_store: MakeStore, tmp_path: Path, scenario
     try:
         _check(run, root, outside, args)
     finally:
-        for folder, dirs, files in os.walk(root):  # let pytest clean up read-only files
+        for folder, _dirs, files in os.walk(root):  # let pytest clean up read-only files
             for name in files:
                 path = Path(folder) / name
                 if not path.is_symlink() and stat.S_ISREG(path.lstat().st_mode):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
@@ -31,8 +31,8 @@ def test_journal_creates_a_dated_entry_with_subject_and_logged(run: Run, make_st
     lines = text.splitlines()
     assert lines[0] == "---" and lines[1] == "subject: [src/core/config]"
     assert lines[2].startswith("logged: ") and LOGGED.match(lines[2][8:])
-    logged = datetime.strptime(lines[2][8:], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-    assert abs((datetime.now(timezone.utc) - logged).total_seconds()) < 60
+    logged = datetime.strptime(lines[2][8:], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    assert abs((datetime.now(UTC) - logged).total_seconds()) < 60
     assert lines[3:] == ["---", "Raised the timeout."]
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.canon.conftest import MakeStore
-from tests.conftest import MakeRepo, Run, git
+from tests.conftest import MakeRepo, Run
 
 ARTICLE = "---\ncapsule: The app entry point.\nupdated: 2026-08-10\n---\nStarts the app.\n"
 OLD_ENTRIES = {  # byte for byte as pi-canon 0.1.2 writes them (tests/canon/fixtures/pi-canon-0.1.2)

@@ -76,7 +76,9 @@ def test_completion_scripts_and_bash_completes_for_real(run: Run, tmp_path: Path
         (scripts / name).symlink_to(script(name))
     probe = r"""
 source <(pylon completion bash)
-ask() { local fn=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); $fn "$1"; echo "${COMPREPLY[*]}"; }
+ask() {
+  local fn=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); $fn "$1"; echo "${COMPREPLY[*]}"
+}
 ask _pylon_completion pylon ws di
 ask _canon_completion canon lint --format ''
 ask _pylon_completion pylon edit f.txt --re

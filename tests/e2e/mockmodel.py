@@ -15,8 +15,8 @@ args)`, `Call(tool, args)` for any other tool such as Edit, Write or Agent, or `
 step a request gets is read from the request itself (how many turns the model already took in the
 conversation it carries), so retries and side requests cannot shift the script. A subagent's
 conversation is a new one: `routes` maps a text to the script of the conversation whose first user
-message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model answers `DONE`. A request without tools (titles,
-summaries and other side requests of the clients) gets a short text answer. Every request is
+message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model
+answers `DONE`. A request without tools (titles, summaries and other side requests of the clients) gets a short text answer. Every request is
 recorded with its arrival time; every scripted answer with the time it was sent.
 """
 
@@ -395,7 +395,7 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
             self.wfile.flush()
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:  # (http.server's naming)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
@@ -411,7 +411,7 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
                 api = "other"
             self._reply(*model._answer(api, path, body))
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             model._answer("other", self.path, None)
             self._reply(404, "application/json", b'{"error": {"message": "mock"}}')
 

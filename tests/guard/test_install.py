@@ -112,8 +112,8 @@ def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_re
     other = {**OTHER, "note": "caf\u00e9 \u2603 \"quoted\" \\ back", "n": 12345678901234, "f": 0.5, "e": [], "z": None}
     path.write_text(json.dumps(other))
     assert run("pylon", "guard", "install", agent, cwd=root).code == 0
-    parsed = subprocess.run(["node", "-e", "const fs=require('fs');process.stdout.write(JSON.stringify("
-                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))", str(path)],
+    parsed = subprocess.run(["node", "-e", ("const fs=require('fs');process.stdout.write(JSON.stringify("
+                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))"), str(path)],
                             capture_output=True, text=True, check=True).stdout
     assert json.loads(parsed) == json.loads(path.read_text())
     assert json.loads(parsed)["note"] == other["note"] and json.loads(parsed)["n"] == other["n"]

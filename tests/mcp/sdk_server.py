@@ -26,7 +26,7 @@ def build(who: str) -> Any:
     class Here:  # what Server.reach reads: where the server started, and no client roots
         started_in = os.getcwd()
 
-        class roots:  # noqa: N801
+        class roots:
             folders = None
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:

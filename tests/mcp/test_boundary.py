@@ -238,11 +238,11 @@ def test_the_clients_roots_are_the_project_when_it_sends_them(world: dict[str, P
             return types.ListRootsResult(roots=[types.Root(uri=FileUrl(r.as_uri())) for r in roots])
 
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=list_roots) as client:
-                await client.initialize()
-                return [(await client.call_tool("read", {"path": p})).structured_content
-                        for p in ("src/app.py", "README.md", str(outside / "secret.txt"))]
+        async with (stdio_client(params) as (read, write),
+                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+            await client.initialize()
+            return [(await client.call_tool("read", {"path": p})).structured_content
+                    for p in ("src/app.py", "README.md", str(outside / "secret.txt"))]
 
     only_src = asyncio.run(asyncio.wait_for(main([root / "src"]), 60))
     assert only_src[0]["ok"] is True

@@ -84,8 +84,8 @@ def test_an_id_no_json_can_echo_gets_a_strict_json_error(repo: Path, number: byt
 
 
 def test_numbers_out_of_range_in_arguments_answer_strict_json(repo: Path) -> None:
-    call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",' \
-           b'"offset":1e400}}}\n'
+    call = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",'
+           b'"offset":1e400}}}\n')
     cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1e400}}\n'
     answers, err, status = converse(repo, line(INIT) + call + cancel + line(PING_AFTER))
     assert status == 0 and b"Traceback" not in err

@@ -89,20 +89,20 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
 
     async def main() -> tuple[list[Any], list[Any], list[str]]:
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=list_roots) as client:
-                await client.initialize()
-                names = [t.name for t in (await client.list_tools()).tools]
-                docs = [(await client.call_tool(name, arguments)).structured_content for name, arguments in calls]
-                granted[:] = [root / "src"]  # the client narrows its roots, and says so
-                await client.send_roots_list_changed()
-                narrow = [(await client.call_tool("read", {"path": p})).structured_content
-                          for p in ("src/app.py", "README.md")]
-                granted[:] = [root, outside]  # the client widens its roots, and says so
-                await client.send_roots_list_changed()
-                wide = [(await client.call_tool("read", {"path": p})).structured_content
-                        for p in ("README.md", str(outside / "secret.txt"))]
-                return docs, narrow + wide, names
+        async with (stdio_client(params) as (read, write),
+                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+            await client.initialize()
+            names = [t.name for t in (await client.list_tools()).tools]
+            docs = [(await client.call_tool(name, arguments)).structured_content for name, arguments in calls]
+            granted[:] = [root / "src"]  # the client narrows its roots, and says so
+            await client.send_roots_list_changed()
+            narrow = [(await client.call_tool("read", {"path": p})).structured_content
+                      for p in ("src/app.py", "README.md")]
+            granted[:] = [root, outside]  # the client widens its roots, and says so
+            await client.send_roots_list_changed()
+            wide = [(await client.call_tool("read", {"path": p})).structured_content
+                    for p in ("README.md", str(outside / "secret.txt"))]
+            return docs, narrow + wide, names
 
     docs, roots, names = asyncio.run(asyncio.wait_for(main(), 600))
     assert set(names) == {name for name, _ in calls}  # every tool was tried

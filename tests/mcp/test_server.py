@@ -38,10 +38,10 @@ def session(repo: Path, body: Callable[[Any], Awaitable[Any]], args: tuple[str, 
 
     async def main() -> Any:
         with errlog.open("a", encoding="utf-8") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    return await body(client)
+            async with (stdio_client(params, errlog=err) as (read, write),
+                        ClientSession(read, write) as client):
+                await client.initialize()
+                return await body(client)
 
     return asyncio.run(asyncio.wait_for(main(), 60))
 

@@ -65,8 +65,8 @@ def test_a_codex_session_runs_while_its_thread_lock_is_held(tmp_path: Path) -> N
     for name in ("held", "left"):
         (folder / f"{name}.lock").write_bytes(b"")
     (folder / ".coordination.lock").write_bytes(b"")
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1])\n"
-                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)",
+    holder = subprocess.Popen([sys.executable, "-c", ("import fcntl, sys, time\nf = open(sys.argv[1])\n"
+                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)"),
                                str(folder / "held.lock")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"

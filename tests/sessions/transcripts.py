@@ -17,7 +17,7 @@ SESSION = "05defe4d-56bf-4507-a454-0adc312bba22"
 THREAD = "01a24905-37ef-7973-ab3c-3cecf0fa492f"
 
 
-class json:  # noqa: N801 - compact JSON, as the clients write it
+class json:  # compact JSON, as the clients write it
     @staticmethod
     def dumps(value: Any) -> str:
         return _json.dumps(value, separators=(",", ":"))

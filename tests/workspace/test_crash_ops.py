@@ -86,7 +86,8 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
             before = int(new_op["seq"])
             if status["interrupted"] is not None:
                 new_op = dict(new_op, status="interrupted (" + new_op["status"] + ")")
-        where = f"round {i}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code}), seed {seed}"
+        moment = "intent" if after_intent else "start"
+        where = f"round {i}: killed {delay:.3f} s after the {moment} (exit {code}), seed {seed}"
         if new_op is None:
             seen["before-intent"] += 1
             assert status["interrupted"] is None, where

@@ -18,6 +18,7 @@ import os
 import random
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,11 @@ from tests.conftest import MakeRepo, git, sized
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import guarded, pylon
 from tests.workspace.ops_helpers import entries
+
+
+def more_entries_than(folder: Path, count: int) -> Callable[[], bool]:
+    """A kill's moment: once `folder` holds more than `count` entries (bound now, not at the loop's end)."""
+    return lambda: len(os.listdir(folder)) > count
 
 
 def view(root: Path) -> tuple[Any, ...]:
@@ -182,7 +188,7 @@ def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo: MakeRepo)
     for n in range(sized(6, 30)):
         count = len(os.listdir(ops))
         code, _ = killed(["ws", "sync", "s1"], repo, rng.uniform(0, span * 0.3), group=True,
-                         after=lambda: len(os.listdir(ops)) > count)
+                         after=more_entries_than(ops, count))
         stuck = pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
         if code is None and stuck:
             landed += 1

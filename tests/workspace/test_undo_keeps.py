@@ -137,8 +137,8 @@ def git_revert(tmp: Path, after: str, now: str, before: str) -> str:
     tmp.mkdir(parents=True, exist_ok=True)
     for name, text in (("now", now), ("after", after), ("before", before)):
         (tmp / name).write_text(text)
-    subprocess.run(["git", "merge-file", "-p", "now", "after", "before"], cwd=tmp, check=False,
-                   stdout=open(tmp / "out", "wb"))
+    with open(tmp / "out", "wb") as out:
+        subprocess.run(["git", "merge-file", "-p", "now", "after", "before"], cwd=tmp, check=False, stdout=out)
     return (tmp / "out").read_text()
 
 

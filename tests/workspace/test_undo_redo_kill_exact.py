@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,11 @@ from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import entries
 from tests.workspace.test_apply_crash import prepared
+
+
+def changed_from(ref: Path, first: bytes) -> Callable[[], bool]:
+    """A kill's moment: once the ref no longer holds `first` (bound now, not at the loop's end)."""
+    return lambda: ref.read_bytes() != first
 
 
 def view(repo: Path) -> tuple[Any, ...]:
@@ -80,7 +86,7 @@ def test_killed_undo_and_redo_leave_one_state_or_the_other(tmp_path: Path, seed:
             ref = repo / ".git" / "refs" / "pylon" / "ops" / "00000001"
             first = ref.read_bytes()
             code, _ = killed(["ws", verb], repo, rng.uniform(0.0, span * (0.1 if late else 1.1)), group=True,
-                             after=(lambda: ref.read_bytes() != first) if late else None)
+                             after=changed_from(ref, first) if late else None)
             now = view(repo)
             if code is None:  # the kill landed: settled either way, never a mix
                 way = settle(repo, rng)

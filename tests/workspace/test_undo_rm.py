@@ -89,5 +89,5 @@ def test_every_module_an_old_op_record_names_resolves() -> None:
 
     from pylon.workspace.ops.undo import MOVED
 
-    for old, new in MOVED.items():
-        assert old.startswith("pylon.workspace.") and hasattr(importlib.import_module(new), "undo_op"), old
+    for old, moved_to in MOVED.items():
+        assert old.startswith("pylon.workspace.") and hasattr(importlib.import_module(moved_to), "undo_op"), old

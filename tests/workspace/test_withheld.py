@@ -120,7 +120,7 @@ def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo: Ma
     again = ok(repo, "move", "s1")
     assert again["left_out"] == ["cache/agent.bin"]
     bring = str(again["bring"])
-    os.system(bring)  # noqa: S605 - the command the note names, run as a person would
+    os.system(bring)  # the command the note names, run as a person would
     assert (repo / "cache" / "agent.bin").read_bytes() == b"the agent's file\n"
     ok(repo, "undo")
     assert (repo / "cache" / "agent.bin").exists()  # brought by hand: ignored here, never taken

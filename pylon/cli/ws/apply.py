@@ -143,8 +143,9 @@ def finish(args: FinishArgs) -> int:
         return 1
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
     out(f"removed worktree {args.id} ({show_path(str(result['path']))}){kept}\n")
-    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else \
-        f"the worktree back and the branch to where it was; a second undo takes back the apply (op {result['apply_op']})"
+    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else (
+        "the worktree back and the branch to where it was; a second undo takes back the apply "
+        f"(op {result['apply_op']})")
     note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings {undo})")
     return 0
 

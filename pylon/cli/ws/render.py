@@ -123,7 +123,7 @@ def human(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MiB"
 
 
-class conflicts_shown:  # noqa: N801 - a context manager named for what it does
+class conflicts_shown:  # a context manager named for what it does
     """A refusal on conflicts (`apply-conflicts`, `undo-conflicts`, ...) prints its conflict report on
     stderr before the error (text mode only): `report(code, details)` words it, or None for none."""
 

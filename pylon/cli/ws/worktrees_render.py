@@ -132,7 +132,8 @@ def check_report(result: dict[str, Any]) -> str:
     """`ws check`: one line per other worktree that changed a path, the conflicts first."""
     if not result["findings"]:
         n = len(result["paths"])
-        return f"no other worktree changed {'it' if n == 1 else f'these {n} files'} since the base it shares with this one\n"
+        which = "it" if n == 1 else f"these {n} files"
+        return f"no other worktree changed {which} since the base it shares with this one\n"
     lines = []
     for f in sorted(result["findings"], key=lambda f: (not f["conflict"], f["path"])):
         other = f"{f['other']['label']} ({show_path(f['other']['path'])})"

@@ -13,14 +13,6 @@ from tests.canon.helpers import article
 from tests.conftest import run_cmd
 
 
-@pytest.fixture
-def store(make_store: MakeStore) -> Path:
-    return make_store(
-        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
-                  "src/core": article("Core: config and pool.", updated="2026-01-03")},
-        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "tests/test_x.py": ""})
-
-
 def hook(root: Path, name: str, session: str = "sess-1", env: dict[str, str] | None = None) -> dict:
     agent = "codex" if name.startswith("codex") else "claude-code"
     result = run_cmd("canon", "hook", agent, cwd=root, input=payload_text(name, root, session), env=env)

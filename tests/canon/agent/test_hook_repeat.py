@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.canon.agent.test_hook import store  # noqa: F401 - the same store (src/app, src/core)
 from tests.cli.test_startup import wrapper_imports
 from tests.conftest import run_cmd, script
 

@@ -76,8 +76,8 @@ def test_github_annotations_escape_properties_and_data(store: Store) -> None:
 def test_github_warning_level(store: Store) -> None:
     store.article("a", capsule=None, body=LONG_BODY)
     result = store.lint("--format", "github")
-    assert result.out == "::warning file=.canon/articles/a.md,line=1,title=canon no-capsule::no capsule: add one " \
-        "dense line stating what this asset is\n"
+    assert result.out == ("::warning file=.canon/articles/a.md,line=1,title=canon no-capsule::no capsule: add one "
+        "dense line stating what this asset is\n")
     assert result.code == 0
 
 

@@ -120,7 +120,7 @@ def test_dead_and_live_links(store: Store) -> None:
     result = store.lint("--json")
     dead = [(f["line"], f["message"]) for f in result.json()["findings"] if f["rule"] == "dead-link"]
     assert [line for line, _ in dead] == [6, 6, 14]
-    assert "[[src/gone]] names no article (src governs it; link [[src]] instead)" == dead[0][1]
+    assert dead[0][1] == "[[src/gone]] names no article (src governs it; link [[src]] instead)"
     assert dead[1][1] == "[[nowhere]] names no article"
     assert "embedded/note" in dead[2][1]
     assert result.code == 1

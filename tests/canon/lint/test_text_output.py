@@ -9,7 +9,7 @@ import pytest
 
 from tests.canon.lint.conftest import LONG_BODY, Store
 from tests.canon.lint.test_formats import TEXT_LINE, seeded
-from tests.conftest import Result, run_cmd, run_on_terminal, script
+from tests.conftest import Result, run_cmd, run_on_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

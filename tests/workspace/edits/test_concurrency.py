@@ -22,7 +22,7 @@ def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed: Ed) ->
     path = ed.write("shared.txt", original)
     tag = ed.read("shared.txt")
     procs = []
-    for i in range(50):
+    for _ in range(50):
         procs.append(subprocess.Popen(
             [str(BIN / "pylon"), "edit", f"shared.txt#{tag}", "--json"], cwd=ed.root,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))

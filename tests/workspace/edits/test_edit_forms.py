@@ -24,7 +24,8 @@ def test_text_form_all_operations_in_one_snapshot(ed: Ed) -> None:
     new_tag = ed.read("f.txt")
     assert res.out.splitlines() == [
         f"Applied 4 operation(s) to f.txt. New revision: [f.txt#{new_tag}].",
-        "Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); read them again before editing them.",
+        ("Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); "
+         "read them again before editing them."),
     ]
 
 

@@ -68,8 +68,10 @@ def test_insertion_inside_an_earlier_long_range(ed: Ed) -> None:
     assert err["code"] == "overlap"
     assert _overlaps(err) == [
         (2, "lines 12-13 are also changed by operation 1 (`replace 1-30`); merge them into one operation."),
-        (3, "its anchor line 20 is changed by operation 1 (`replace 1-30`); put the new lines into that operation instead."),
-        (4, "its anchor line 30 is changed by operation 1 (`replace 1-30`); put the new lines into that operation instead."),
+        (3, ("its anchor line 20 is changed by operation 1 (`replace 1-30`); "
+             "put the new lines into that operation instead.")),
+        (4, ("its anchor line 30 is changed by operation 1 (`replace 1-30`); "
+             "put the new lines into that operation instead.")),
     ]
     assert text.startswith("error[overlap]: 3 problems in the request")
     assert "operation 5" not in text  # anchored on 31, just after the range: allowed

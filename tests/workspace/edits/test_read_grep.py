@@ -91,7 +91,7 @@ def test_byte_budget_and_limit_cut_the_output(ed: Ed) -> None:
     ed.write("wide.txt", "".join(f"{i:04d} " + "x" * 195 + "\n" for i in range(1, 601)))  # 600 lines of 200 chars
     res = ed.read_text("wide.txt", "--grep", "x")
     lines = res.out.splitlines()
-    printed = [line for line in lines[1:-1]]
+    printed = list(lines[1:-1])
     assert 200 < len(printed) < 300  # 50 KiB of output, not 2000 lines
     assert sum(len(line) + 1 for line in printed) <= 50 * 1024
     last = int(printed[-1].split(":", 1)[0])

@@ -45,7 +45,7 @@ VERSIONS: list[dict[str, bytes]] = [
 
 
 def test_replay_of_edge_case_history_is_exact(make_repo: MakeRepo, tmp_path: Path) -> None:
-    repo = make_repo(files={k: v for k, v in VERSIONS[0].items()})
+    repo = make_repo(files=dict(VERSIONS[0]))
     for version in VERSIONS[1:]:
         for name, data in version.items():
             (repo / name).write_bytes(data)
