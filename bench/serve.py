@@ -322,7 +322,7 @@ whole processes (median of {runs}), measured in the same run. Load average {load
 
 | first useful paint (headless Chromium, navigation start to data drawn) | median | samples |
 |---|---|---|
-| Agents view: the worktree table (`ws list`), nothing changed since the last survey | {first.ms} | {samples(first)} ms |
+| Agents view: the worktree table (`ws list`), unchanged since the last survey | {first.ms} | {samples(first)} ms |
 | Agents view: the conflicts matrix (`ws conflicts`, fetched after it), the same | {matrix.ms} | {samples(matrix)} ms |
 | after a file written in agent-0 one second before each load: the worktree table | {cfirst.ms} | {samples(cfirst)} ms |
 | after that change: the conflicts matrix | {cmatrix.ms} | {samples(cmatrix)} ms |

@@ -98,7 +98,8 @@ def main() -> None:
         "",
         (f"{ns.clients} clients connect at once, each asks `GET /api/meta`; wall time until the last answer "
         "or error "
-        f"(median of {ns.runs}, the two servers alternating in one process; net.core.somaxconn {somaxconn}). "
+        f"(median of {ns.runs}, the two servers alternating "
+        f"in one process; net.core.somaxconn {somaxconn}). "
         f"1-minute load average at the end: {os.getloadavg()[0]:.1f}."),
         "",
         table(rows, ("listen backlog", "median", "runs (s)", "requests failed per run", "vs baseline")),

@@ -116,12 +116,16 @@ def main() -> None:
         md = "\n\n".join([
             (f"## every capture exact, folder bits too: `ws baseline` against {args.before} "
              f"(`bench/ws_exact.py --before {args.before}`)"),
-            (f"The same repository and samples as above ({dirty} dirty paths; `git status` in a third copy, so it "
+            (f"The same repository and samples as above ({dirty} "
+             "dirty paths; `git status` in a third copy, so it "
             f"changes no index either pylon keeps), the pylon before being {args.before} "
-            "(file bits and empty folders) and now also recording folder bits: the last record's folders and those "
+            "(file bits and empty folders) and now also recording "
+            "folder bits: the last record's folders and those "
             "above what the capture staged are lstat()ed, and when git's untracked cache changed, its "
-            "folders' stat data before and after status are compared (indexfile.py) to find the folders git looked at again. "
-            f"Medians of {args.runs} samples each, alternating. 1-minute load average {load0:.1f} at the start, "
+            "folders' stat data before and after status are compared "
+            "(indexfile.py) to find the folders git looked at again. "
+            f"Medians of {args.runs} samples each, alternating. "
+            f"1-minute load average {load0:.1f} at the start, "
             f"{load1:.1f} at the end."),
             table(rows, ("situation", "git status", "ws baseline before", "ws baseline now", "now - before")),
         ])

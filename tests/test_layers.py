@@ -2,10 +2,10 @@
 
 `cli -> canon, workspace`; the libraries never import typer, rich or pylon.cli; canon imports
 pygit2 only in its git-aware module; no module passes the size limit; no import cycles between
-modules, nor between packages (folders with __init__.py), not even behind imports inside functions. The rooms: workspace/ops never imports
-workspace/worktrees, workspace/merge neither room, cli/<room> no other cli room; workspace/tracking,
-canon/agent, canon/views and guard/commands are reached from above only; no folder holds more
-than 20 modules.
+modules, nor between packages (folders with __init__.py), not even behind imports inside
+functions. The rooms: workspace/ops never imports workspace/worktrees, workspace/merge neither
+room, cli/<room> no other cli room; workspace/tracking, canon/agent, canon/views and
+guard/commands are reached from above only; no folder holds more than 20 modules.
 """
 
 from __future__ import annotations

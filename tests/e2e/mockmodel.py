@@ -10,14 +10,15 @@ One server speaks both wire formats:
   `response.output_item.done` (a `function_call` or an assistant `message`), `response.completed`.
   Codex calls it through a `[model_providers.<id>]` entry with `wire_api = "responses"`.
 
-A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool,
-args)`, `Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which
-step a request gets is read from the request itself (how many turns the model already took in the
+A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool, args)`,
+`Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which step a
+request gets is read from the request itself (how many turns the model already took in the
 conversation it carries), so retries and side requests cannot shift the script. A subagent's
 conversation is a new one: `routes` maps a text to the script of the conversation whose first user
 message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model
-answers `DONE`. A request without tools (titles, summaries and other side requests of the clients) gets a short text answer. Every request is
-recorded with its arrival time; every scripted answer with the time it was sent.
+answers `DONE`. A request without tools (titles, summaries and other side requests of the clients)
+gets a short text answer. Every request is recorded with its arrival time; every scripted answer
+with the time it was sent.
 """
 
 from __future__ import annotations

@@ -69,8 +69,9 @@ def test_a_line_the_neighbourhood_already_repeats_only_warns(ed: Ed) -> None:
     # simonw/sqlite-utils 094b010fd8, tests/test_tracer.py: an expected trace gains one more query
     view = "        (\"select name from sqlite_master where type = 'view'\", None),\n"
     table = "        (\"select name from sqlite_master where type = 'table'\", None),\n"
-    res = _apply(ed, "test_tracer.py", "    assert collected == [\n" + '        ("PRAGMA recursive_triggers=on;", None),\n'
-             + view + table + view + table, "insert after 5\n+" + view[:-1] + "\n")
+    pragma = '        ("PRAGMA recursive_triggers=on;", None),\n'
+    res = _apply(ed, "test_tracer.py", "    assert collected == [\n" + pragma + view + table + view + table,
+                 "insert after 5\n+" + view[:-1] + "\n")
     assert res.code == 0, res
     assert "repeats line 5 above it" in res.err and "warning:" in res.err
 
