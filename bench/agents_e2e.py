@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import BIN, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import BIN, record, table, time_command, tool, verdict
 
-from tests.e2e.clients import PINNED, install, run_claude, run_codex  # noqa: E402
-from tests.e2e.mockmodel import Bash, MockModel, Step, Text  # noqa: E402
+from tests.e2e.clients import PINNED, install, run_claude, run_codex
+from tests.e2e.mockmodel import Bash, MockModel, Step, Text
 
 BAR = 0.080
 WAYS = ("none", "no-op", "pylon")
@@ -73,7 +73,7 @@ def make_repo(root: Path, client: str, way: str, files: int = 5000) -> Path:
         settings = repo / (".claude/settings.json" if client == "claude" else ".codex/hooks.json")
         settings.parent.mkdir()
         group = [{"hooks": [{"type": "command", "command": "true", "timeout": 10}]}]
-        settings.write_text(json.dumps({"hooks": {event: group for event in EVENTS[client]}}, indent=2))
+        settings.write_text(json.dumps({"hooks": dict.fromkeys(EVENTS[client], group)}, indent=2))
     return repo
 
 

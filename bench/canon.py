@@ -22,10 +22,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 ARTICLES = 20_000
 ENTRIES = 20_000
@@ -101,8 +102,8 @@ def main() -> None:
     setup = f"{shlex.quote(python)} -c {shlex.quote(add_script)} {shlex.quote(str(journal_dir))} $(date +%s%N)"
     rows: dict[str, Timing] = {}
 
-    def sample(label: str, argv: list[str] | str, n: int, **kw: object) -> None:
-        t = time_command(label, argv, runs=n, warmup=1, **kw)  # type: ignore[arg-type]
+    def sample(label: str, argv: list[str] | str, n: int, **kw: Any) -> None:
+        t = time_command(label, argv, runs=n, warmup=1, **kw)
         rows.setdefault(label, Timing(label, [])).samples.extend(t.samples)
 
     # Interleave the rows in rounds so load from other processes hits every row alike.

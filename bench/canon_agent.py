@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, record, table, time_command, tool, verdict
 
 ROOT = WORK / "canon-agent-store"
 STATE = WORK / "canon-agent-state"

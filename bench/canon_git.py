@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 CLICK_MIRROR = WORK / "click.git"  # a clone of pallets/click (see above); --click names another
 ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@bench.invalid", "GIT_COMMITTER_NAME": "bench",
@@ -222,15 +222,16 @@ def bars(canon: str, runs: int, mirror: Path) -> None:
         cpu_ratio = statistics.median(mine_cpu) / statistics.median(theirs_cpu)
         rows.append((label, f"{statistics.median(mine) * 1000:.1f} ms", " ".join(base),
                      f"{statistics.median(theirs) * 1000:.1f} ms", f"{ratio:.2f}x",
-                     f"{statistics.median(mine_cpu) * 1000:.0f} / {statistics.median(theirs_cpu) * 1000:.0f} ms "
-                     f"({cpu_ratio:.2f}x)", f"{bar:.0f}x: {verdict(ratio <= bar)}"))
+                     (f"{statistics.median(mine_cpu) * 1000:.0f} / {statistics.median(theirs_cpu) * 1000:.0f} ms "
+                     f"({cpu_ratio:.2f}x)"), f"{bar:.0f}x: {verdict(ratio <= bar)}"))
         notes.append(f"- {label}: canon {', '.join(f'{s * 1000:.0f}' for s in sorted(mine))} ms; git "
                      f"{', '.join(f'{s * 1000:.0f}' for s in sorted(theirs))} ms.")
         print(f"{label}: {ratio:.2f}x", file=sys.stderr)
     load_after = os.getloadavg()[0]
     if click is not None:
         commits = git(click, "rev-list", "--count", "HEAD").strip()
-        click_line = (f"click: {commits} commits (merges included) of pallets/click, with {len(list((click / '.canon' / 'articles').rglob('*.md')))} "
+        click_articles = len(list((click / ".canon" / "articles").rglob("*.md")))
+        click_line = (f"click: {commits} commits (merges included) of pallets/click, with {click_articles} "
                       "articles committed on a branch started two years back and merged.")
     else:
         click_line = "click: not measured (no clone of pallets/click at --click)."
@@ -248,13 +249,13 @@ def bars(canon: str, runs: int, mirror: Path) -> None:
         table(rows, ("command", "median", "baseline", "baseline median", "ratio", "CPU canon / git", "bar")),
         "",
         *notes,
-        f"- 1-minute load average {load_before:.1f} before and {load_after:.1f} after (2 cores shared "
-        "by several agents: wall times carry that noise; the ratios are from the same rounds).",
-        "- Where canon's time goes beyond the git pass (cProfile, `python -X importtime`): Python "
+        (f"- 1-minute load average {load_before:.1f} before and {load_after:.1f} after (2 cores shared "
+        "by several agents: wall times carry that noise; the ratios are from the same rounds)."),
+        ("- Where canon's time goes beyond the git pass (cProfile, `python -X importtime`): Python "
         "start-up (~17 ms CPU, `python -c pass`); check: the untracked listing (`git ls-files "
         "--others`, run beside the diff), `rev-parse`, then a few ms of imports, folder listings and "
         "judging; stale: the log pass itself (`--topo-order`, merges listed for ancestry), the "
-        "articles' `git status` and walk (run beside it), and one pass over the log output.",
+        "articles' `git status` and walk (run beside it), and one pass over the log output."),
     ]))
 
 
@@ -306,14 +307,14 @@ def main() -> None:
         "",
         table(rows, ("command", "median", "baseline", "baseline median", "ratio", "bar")),
         "",
-        "`canon stale` runs its pass with `--topo-order` and merges listed (they carry ancestry; their "
+        ("`canon stale` runs its pass with `--topo-order` and merges listed (they carry ancestry; their "
         "diffs are not computed), which the baseline does not. "
         "What canon adds over the git pass: Python start-up and imports, the article listing (`check`: "
         "only the folders its change set leads through; `stale` and `coverage`: one walk), the other git "
         "calls (`rev-parse`, the untracked listing beside `check`'s diff, `status` of the articles beside "
         "`stale`'s log pass, the 90-day log for `coverage`'s churn) and the path -> governing-article "
         "mapping (one answer per folder). The machine is shared by several jobs, so wall times carry "
-        "noise; the ratios are from the same run.",
+        "noise; the ratios are from the same run."),
     ])
     record("canon-git", markdown)
 

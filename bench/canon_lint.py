@@ -20,10 +20,11 @@ import resource
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 BAR_SECONDS = 5.0
 WORDS = ("config loader cache token session retry budget index shard replica queue worker parser "
@@ -103,7 +104,7 @@ def main() -> None:
         print(f"building {args.articles} articles under {root} ...", file=sys.stderr)
         build(root, args.articles)
     canon = tool("canon")
-    commands: list[tuple[str, object, dict[str, object]]] = [
+    commands: list[tuple[str, Any, dict[str, Any]]] = [
         ("canon lint", [canon, "lint"], {"ok_codes": (0, 1)}),
         ("canon lint, one process (PYLON_LINT_JOBS=1)", [canon, "lint"],
          {"ok_codes": (0, 1), "env": {"PYLON_LINT_JOBS": "1"}}),
@@ -111,7 +112,8 @@ def main() -> None:
         ("cat of every article and journal file", "find .canon -name '*.md' -exec cat {} + > /dev/null",
          {"shell": True}),
         ("python start-up + read of every file", [sys.executable, "-c",
-         "import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n        open(os.path.join(d, f), 'rb').read()"],
+         ("import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n"
+          "        open(os.path.join(d, f), 'rb').read()")],
          {}),
     ]
     load_before = os.getloadavg()[0]
@@ -122,7 +124,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for label, argv, kw in commands:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            timing = time_command(label, argv, runs=per_round, warmup=1, cwd=root, **kw)  # type: ignore[arg-type]
+            timing = time_command(label, argv, runs=per_round, warmup=1, cwd=root, **kw)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[label] += after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
             samples[label] += timing.samples

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, machine_line, record, table, tool, verdict  # noqa: E402
+from _harness import WORK, machine_line, record, table, tool, verdict
 
 SCRATCH = WORK / "clash"
 FILES = 2000

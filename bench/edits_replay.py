@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import ROOT, record, table, tool  # noqa: E402
-from _replay_apply import apply_cli, apply_library  # noqa: E402
+from _harness import ROOT, record, table, tool
+from _replay_apply import apply_cli, apply_library
 
 HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NO_NL = b"\\ No newline at end of file"
@@ -91,7 +91,7 @@ def parse_diff(raw: bytes) -> list[FileChange]:
         elif line.startswith(b"index ") and not cur.hunks:
             ids = line.split()[1].split(b"..")
             cur.old, cur.new = ids[0].decode(), ids[1].decode()
-        elif line.startswith(b"Binary files ") or line.startswith(b"GIT binary patch"):
+        elif line.startswith((b"Binary files ", b"GIT binary patch")):
             cur.binary = True
         elif m := HUNK_RE.match(line):
             a = int(m.group(1))
@@ -321,8 +321,8 @@ def replay_cli(cases: list[tuple[bytes, bytes, bytes]], scratch: Path) -> tuple[
 def make_stdlib_repo(target: Path) -> Path:
     """A repository whose commits are CPython's pure-Python stdlib, release after release.
 
-    Built from the interpreters pyenv installed on this machine (`$PYENV_ROOT/versions`: 3.6 ... 3.13): each commit holds
-    the top-level `lib/pythonX.Y/*.py` modules plus the `json`, `email`, `asyncio`, `unittest`,
+    Built from the interpreters pyenv installed on this machine (`$PYENV_ROOT/versions`: 3.6 ... 3.13): each
+    commit holds the top-level `lib/pythonX.Y/*.py` modules plus the `json`, `email`, `asyncio`, `unittest`,
     `importlib` and `http` packages of one release. The diffs between commits are the real edits
     CPython's developers made between releases; only the grouping into commits is ours.
     """
@@ -420,8 +420,9 @@ def main() -> int:
                   if args.max_commits else "every commit")
         how = ("through the installed `pylon read` / `pylon edit` commands (one process per call, every change)"
                if args.through_cli else "through the engine (a sample of each again through the installed commands)")
+        through = "commands" if args.through_cli else "engine"
         body = [
-            f"### Numbered edits: replay of real git history ({window}, {'commands' if args.through_cli else 'engine'})",
+            f"### Numbered edits: replay of real git history ({window}, {through})",
             "",
             "Every commit's `-U0` hunks per file, turned into one `pylon edit` request against the parent",
             f"version, applied {how} and compared byte for byte with the commit's version",

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import ROOT, WORK, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, record, table, time_command, tool, verdict
 
 FLOOR = "import hashlib, sys\nd = open(sys.argv[1], 'rb').read()\nhashlib.sha256(d).hexdigest()\nd.count(b'\\n')\n"
 LINES = 1_000_000
@@ -140,7 +140,8 @@ def main() -> int:
         elif kind == 2:
             ops.append(f"delete {line}\n")
         else:
-            ops.append(f"replace {line}-{line + 1}\n+    batch pair {k} = 0\n+    batch pair {k} = 1\n+    batch pair {k} = 2\n")
+            pair = "".join(f"+    batch pair {k} = {v}\n" for v in range(3))
+            ops.append(f"replace {line}-{line + 1}\n{pair}")
     rng.shuffle(ops)  # one snapshot: order does not matter
     ops_file = work / "ops.txt"
     ops_file.write_text("".join(ops), encoding="utf-8")

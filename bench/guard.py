@@ -27,17 +27,19 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import ROOT, WORK, machine_line, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, machine_line, record, table, time_command, tool, verdict
 
 SCRATCH = WORK / "guard"
 
 
-def accuracy(parser_name: str, parser, checkout: Path, env: dict[str, str]) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def accuracy(parser_name: str, parser: Callable[[str], Any] | None, checkout: Path, env: dict[str, str]) -> dict[str, object]:
     """Both corpus files (ours and dcg's); the scratch checkout is not under /tmp, so the default
     temporary folders apply to both."""
     from pylon.guard.classify import classify
@@ -80,6 +82,7 @@ def main() -> None:
     shutil.rmtree(SCRATCH, ignore_errors=True)
     SCRATCH.mkdir(parents=True)
     from guard_bashlex import parse as bashlex_parse
+
     from tests.guard.conftest import build_checkout
 
     checkout, env = build_checkout(SCRATCH)
@@ -88,8 +91,8 @@ def main() -> None:
     py = sys.executable
     base = time_command("python -c pass", [py, "-c", "pass"], runs=runs)
     imports = [
-        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", "import tree_sitter, tree_sitter_bash;"
-                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"], runs=runs),
+        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", ("import tree_sitter, tree_sitter_bash;"
+                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))")], runs=runs),
         time_command("import bashlex", [py, "-c", "import bashlex; bashlex.parse('true')"], runs=runs),
         time_command("import sqlglot (only for SQL)", [py, "-c", "import sqlglot"], runs=runs),
     ]
@@ -105,7 +108,7 @@ def main() -> None:
         time_command("pylon guard hook claude-code (safe event)", [pylon, "guard", "hook", "claude-code"], runs=runs,
                      cwd=checkout, stdin_data=event),
     ]
-    rows = [(s["parser"], f"{s['right']}/{s['total']}", str(s["missed"]), f"{s['flagged']}/{s['safe_total']}",
+    rows = [(str(s["parser"]), f"{s['right']}/{s['total']}", str(s["missed"]), f"{s['flagged']}/{s['safe_total']}",
              str(s["unreadable"]), f"{s['ms_per_command']:.2f} ms") for s in scores]
     imp = [(t.label, t.ms, f"+{(t.median - base.median) * 1000:.1f} ms") for t in imports]
     lat = [(t.label, t.ms, f"{t.median / base.median:.2f}x", f"{t.median / true.median:.1f}x") for t in latency]
@@ -164,8 +167,8 @@ def classify_rows(baseline: str, checkout: Path, env: dict[str, str], passes: in
             best[label] = min(best.get(label, float("inf")), float(out))
     base = best[f"baseline {baseline}"]
     rows = [(label, f"{1000 * t / len(commands):.2f} ms", f"{t / base:.2f}x") for label, t in best.items()]
-    return [f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
-            f"{passes} passes, alternated in one run:", "", table(rows, ("tree", "per command", "vs baseline")), ""]
+    return [(f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
+            f"{passes} passes, alternated in one run:"), "", table(rows, ("tree", "per command", "vs baseline")), ""]
 
 
 def snapshot_rows(pylon: str, runs: int) -> list[str]:
@@ -177,7 +180,8 @@ def snapshot_rows(pylon: str, runs: int) -> list[str]:
     repo = ws80.REPO
     event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
                         "tool_input": {"command": "rm -rf pkg00/mod0001 && git checkout -- pkg01"}}).encode()
-    status_t, hook_t = [], []
+    status_t: list[float] = []
+    hook_t: list[float] = []
     import subprocess
 
     for i in range(runs + 2):

@@ -6,6 +6,8 @@ bashlex raises on what it cannot parse (no partial tree), which becomes one Opaq
 
 from __future__ import annotations
 
+from typing import Any
+
 from pylon.guard.model import DYN, LIT, VAR, Cmd, Loop, Node, Opaque, Part, Pipe, Redir, Seq, Sub, Word
 
 
@@ -23,7 +25,7 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def node(self, n) -> Node:  # type: ignore[no-untyped-def]
+    def node(self, n: Any) -> Node:  # bashlex nodes (bashlex ships no type hints)
         kind = n.kind
         if kind == "command":
             return self.command(n)
@@ -49,7 +51,7 @@ class _Reader:
             return Seq([])
         return Opaque(self.text[n.pos[0]:n.pos[1]], f"bashlex node {kind} not handled")
 
-    def command(self, n) -> Node:  # type: ignore[no-untyped-def]
+    def command(self, n: Any) -> Node:
         words: list[Word] = []
         redirs: list[Redir] = []
         assigns: list[tuple[str, Word]] = []
@@ -69,7 +71,7 @@ class _Reader:
         cmd = Cmd(words, redirs, assigns, self.text.count("\n", 0, n.pos[0]) + 1)
         return Seq([*subs, cmd]) if subs else cmd
 
-    def word(self, w) -> Word:  # type: ignore[no-untyped-def]
+    def word(self, w: Any) -> Word:
         raw = self.text[w.pos[0]:w.pos[1]]
         parts = getattr(w, "parts", []) or []
         subs: list[Node] = [self.node(p.command) for p in parts if p.kind in ("commandsubstitution",

@@ -12,11 +12,12 @@ once per round, so a busy machine slows them all alike):
 - the old setup, the tree of --old REV (default 4ef2f1e) run by a copy of the console scripts:
   `pylon guard hook claude-code` + `canon hook claude-code` on the same events.
 
-A second PostToolBatch names a file whose article the session was shown already (the common
-case after a shell call). Each PostToolBatch runs right after the PreToolUse of its own command, as
-in a session, so it takes the reading that PreToolUse kept (pylon/guard/readout.py); one more runs
-with nothing kept (the guard not installed, or the reading too old) and reads the command itself. With --instructions, valgrind's callgrind also counts the instructions
-of one run of each hook process and of `python -c pass`: a figure the machine's load does not move.
+A second PostToolBatch names a file whose article the session was shown already (the common case
+after a shell call). Each PostToolBatch runs right after the PreToolUse of its own command, as in a
+session, so it takes the reading that PreToolUse kept (pylon/guard/readout.py); one more runs with
+nothing kept (the guard not installed, or the reading too old) and reads the command itself. With
+--instructions, valgrind's callgrind also counts the instructions of one run of each hook process
+and of `python -c pass`: a figure the machine's load does not move.
 
 p50 and p95 of each. The bar (issue 18): at most 80 ms per shell call over no hooks, measured in
 the real clients (tests' e2e tier); here, the processes alone.
@@ -38,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import ROOT, WORK, machine_line, record, table, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, machine_line, record, table, tool, verdict
 
 SCRATCH = WORK / "hook"
 _SCRIPT = """#!{python}
@@ -226,22 +227,25 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
     subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs, check=True)  # the snapshots taken
     return "\n".join([
         "## the hook entry (`bench/hook_latency.py`, `bench/guard.py --hook-only`)", "", machine_line(), "",
-        f"Whole processes on a 200-file checkout with a canon store, {runs} rounds, each command once per round, "
+        ("Whole processes on a 200-file checkout with a canon "
+         f"store, {runs} rounds, each command once per round, "
         f"against `python -c pass` ({floor * 1000:.1f} ms) in the same rounds; the old setup is the tree of "
-        f"{old} (two commands, `pylon guard hook` and `canon hook`, each through the registry and parser):", "",
+        f"{old} (two commands, `pylon guard hook` and `canon hook`, each through the registry and parser):"), "",
         table(rows, ("process", "p50", "p95", "p50 vs python -c pass", "CPU p50 (user+sys)")), "",
-        f"Per shell call, pylon's two hook processes: {new_call * 1000:.1f} ms now against "
+        (f"Per shell call, pylon's two hook processes: {new_call * 1000:.1f} ms now against "
         f"{old_call * 1000:.1f} ms before ({new_call / old_call:.2f}x); over two bare Python starts: "
-        f"+{(new_call - 2 * floor) * 1000:.1f} ms now, +{(old_call - 2 * floor) * 1000:.1f} ms before. CPU time "
+        f"+{(new_call - 2 * floor) * 1000:.1f} ms now, "
+        f"+{(old_call - 2 * floor) * 1000:.1f} ms before. CPU time "
         f"(steadier on a shared machine): {cpu_new * 1000:.1f} ms now against {cpu_old * 1000:.1f} ms before "
-        f"({cpu_new / cpu_old:.2f}x; two bare Python starts: {2 * cpu_floor * 1000:.1f} ms).", "",
-        f"Against the previous hook ({prev}), same rounds: {new_call * 1000:.1f} ms against {prev_call * 1000:.1f} ms "
+        f"({cpu_new / cpu_old:.2f}x; two bare Python starts: {2 * cpu_floor * 1000:.1f} ms)."), "",
+        (f"Against the previous hook ({prev}), same rounds: {new_call * 1000:.1f} ms against "
+        f"{prev_call * 1000:.1f} ms "
         f"wall ({new_call / prev_call:.2f}x), {cpu_new * 1000:.1f} ms against {cpu_prev * 1000:.1f} ms CPU "
-        f"({cpu_new / cpu_prev:.2f}x).", "",
+        f"({cpu_new / cpu_prev:.2f}x)."), "",
         counted,
-        f"Bar (issue 18, real clients: at most 80 ms per shell call over no hooks), the processes alone: "
+        (f"Bar (issue 18, real clients: at most 80 ms per shell call over no hooks), the processes alone: "
         f"{verdict(new_call * 1000 <= 80)} ({new_call * 1000:.1f} ms; 1-minute load average "
-        f"{os.getloadavg()[0]:.1f}).", ""])
+        f"{os.getloadavg()[0]:.1f})."), ""])
 
 
 def main(runs: int = 20, old: str = "4ef2f1e", prev: str = "93ee968", count: bool = False) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, start_watch, stop_watch, table, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, Timing, record, start_watch, stop_watch, table, tool, verdict
 
 ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}

@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, Timing, record, table, time_command  # noqa: E402
-from workspace import REPO, build, make_dirty  # noqa: E402
-from worktrees import reset  # noqa: E402
+from _harness import ROOT, Timing, record, table, time_command
+from workspace import REPO, build, make_dirty
+from worktrees import reset
 
 sys.path.insert(0, str(ROOT))
 

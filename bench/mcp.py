@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, record, table, time_command, tool  # noqa: E402
-from canon_agent import ARTICLES, ASSET, ROOT, build  # noqa: E402  # the same store of 2,000 articles
+from _harness import WORK, record, table, time_command, tool
+from canon_agent import ARTICLES, ASSET, ROOT, build  # the same store of 2,000 articles
 
 STATE = WORK / "mcp-state"
 
@@ -60,7 +60,7 @@ class Server:
         self.proc.wait(timeout=60)
 
 
-INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+INIT: dict[str, object] = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
 
 
 def main() -> None:

@@ -20,17 +20,17 @@ import argparse
 import http.client
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Timing, record, table, time_command, tool, verdict  # noqa: E402
-from workspace import REPO, build  # noqa: E402
-from worktrees import ENV, WT_ROOT, reset, run, start_watch, ten_worktrees  # noqa: E402
+from _harness import Timing, record, table, time_command, tool, verdict
+from workspace import REPO, build
+from worktrees import ENV, WT_ROOT, reset, run, start_watch, ten_worktrees
 
 PYLON, CANON = tool("pylon"), tool("canon")
 SOURCE = Path(os.environ.get("PYLON_BENCH_80K") or REPO)
@@ -220,8 +220,8 @@ def main() -> None:
 
         paths = sorted(WT_ROOT.glob("*/agent-*"))
         try:
-            for path in paths:
-                start_watch(path)
+            for folder in paths:
+                start_watch(folder)
             watched = []
             for path, argv in pairs[:2]:
                 served = endpoint(path, port, token, path, ns.runs)
@@ -233,8 +233,8 @@ def main() -> None:
             rows[2:2] = watched
             wfirst, wmatrix, _ = paint(url, ns.runs, memory=False, change=paths[0])
         finally:
-            for path in paths:
-                watchers.stop(str(owned.admin_dir_of(str(path))))
+            for folder in paths:
+                watchers.stop(str(owned.admin_dir_of(str(folder))))
         memory = paint(url, ns.runs, agents=False)[2]
         report(ns.runs, articles, load_before, rows, ok, first, matrix, memory, changed, (wfirst, wmatrix))
     finally:
@@ -293,7 +293,7 @@ agent-0 read again, the other worktrees' and the checkout's sides kept).
     print(text, flush=True)
 
 
-def report(runs: int, articles: int, load_before: float, rows: list[tuple[str, ...]], ok: bool, first: Timing,
+def report(runs: int, articles: int, load_before: float, rows: Sequence[Sequence[str]], ok: bool, first: Timing,
            matrix: Timing, memory: Timing, changed: tuple[Timing, Timing],
            watched: tuple[Timing, Timing] | None) -> None:
     def samples(t: Timing) -> str:
@@ -322,7 +322,7 @@ whole processes (median of {runs}), measured in the same run. Load average {load
 
 | first useful paint (headless Chromium, navigation start to data drawn) | median | samples |
 |---|---|---|
-| Agents view: the worktree table (`ws list`), nothing changed since the board's last survey | {first.ms} | {samples(first)} ms |
+| Agents view: the worktree table (`ws list`), unchanged since the last survey | {first.ms} | {samples(first)} ms |
 | Agents view: the conflicts matrix (`ws conflicts`, fetched after it), the same | {matrix.ms} | {samples(matrix)} ms |
 | after a file written in agent-0 one second before each load: the worktree table | {cfirst.ms} | {samples(cfirst)} ms |
 | after that change: the conflicts matrix | {cmatrix.ms} | {samples(cmatrix)} ms |

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Timing, record, table  # noqa: E402
+from _harness import Timing, record, table
 
 
 def burst(port: int, key: str, clients: int) -> tuple[float, int]:
@@ -74,7 +74,7 @@ def main() -> None:
     samples: dict[str, list[float]] = {name: [] for name in servers}
     failed: dict[str, list[int]] = {name: [] for name in servers}
     try:
-        for name, server in servers.items():  # warm-up: threads, imports, the page cache
+        for server in servers.values():  # warm-up: threads, imports, the page cache
             burst(server.server_address[1], server.gate.key, 20)
         for _ in range(ns.runs):
             for name, server in servers.items():
@@ -96,9 +96,11 @@ def main() -> None:
     record("serve-burst", "\n".join([
         "## pylon serve: a burst of connections (`bench/serve_burst.py`)",
         "",
-        f"{ns.clients} clients connect at once, each asks `GET /api/meta`; wall time until the last answer or error "
-        f"(median of {ns.runs}, the two servers alternating in one process; net.core.somaxconn {somaxconn}). "
-        f"1-minute load average at the end: {os.getloadavg()[0]:.1f}.",
+        (f"{ns.clients} clients connect at once, each asks `GET /api/meta`; wall time until the last answer "
+        "or error "
+        f"(median of {ns.runs}, the two servers alternating "
+        f"in one process; net.core.somaxconn {somaxconn}). "
+        f"1-minute load average at the end: {os.getloadavg()[0]:.1f}."),
         "",
         table(rows, ("listen backlog", "median", "runs (s)", "requests failed per run", "vs baseline")),
     ]))

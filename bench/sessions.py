@@ -26,13 +26,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import WORK, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import WORK, record, table, time_command, tool, verdict
 
-from tests.sessions import transcripts as T  # noqa: E402
+import tests.sessions.transcripts as T
 
 PYLON = tool("pylon")
 BAR = 2.0
@@ -125,15 +126,16 @@ def main() -> None:
     cache = state / "sessions" / "files"
     grow = [f for f in files if "/projects/" in f][:5] + [f for f in files if "/sessions/" in f and "/.codex/" in f][:5]
     appender = (f"{sys.executable} -c \"import sys\nfor f in sys.argv[1:]:\n  d = open(f, 'rb').read()\n"
-                f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" "
+                f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n"
+                f"  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" "
                 + " ".join(grow))
     runs = args.runs
     load_before = os.getloadavg()[0]
     rows = []
     timings = {}
 
-    def timed(label: str, argv: list[str] | str, **kw: object) -> float:
-        t = time_command(label, argv, runs=runs, warmup=1, cwd=repo, env=env, **kw)  # type: ignore[arg-type]
+    def timed(label: str, argv: list[str] | str, **kw: Any) -> float:
+        t = time_command(label, argv, runs=runs, warmup=1, cwd=repo, env=env, **kw)
         timings[label] = t.median
         print(f"{label}: {t.ms}", file=sys.stderr)
         return t.median
@@ -166,8 +168,8 @@ def main() -> None:
             f"{grown * 1000:.0f} ms after 1 MB was appended to 10 transcripts (only the new lines are read).\n")
     if "ccusage session --json --offline" in timings:
         ccu = timings["ccusage session --json --offline"]
-        text += f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is " \
-                f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n"
+        text += (f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is "
+                f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n")
     record("sessions", "## pylon sessions (`bench/sessions.py`)\n\n" + text)
 
 

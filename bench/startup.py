@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, record, table, time_command, tool, verdict
 
 SCRATCH = WORK / "startup"
 

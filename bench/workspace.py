@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, stop_watch, table, time_command, tool, verdict  # noqa: E402
-from _harness import start_watch as harness_start_watch  # noqa: E402
+from _harness import ROOT, WORK, Timing, record, stop_watch, table, time_command, tool, verdict
+from _harness import start_watch as harness_start_watch
 
 REPO = WORK / "ws-80k"
 FOLDERS, PER_FOLDER = 2000, 40
@@ -112,7 +112,7 @@ def start_watch() -> subprocess.Popen:
     return proc
 
 
-def engine_rows(runs: int) -> list[tuple[str, ...]]:
+def engine_rows(runs: int) -> list[tuple[str, str, str, str]]:
     """The same operations through pygit2 (a fresh interpreter, import included) and the git CLI.
 
     pygit2 is the optional `bench` extra (`pip install -e '.[bench]'`): no command uses it."""
@@ -132,7 +132,8 @@ def engine_rows(runs: int) -> list[tuple[str, ...]]:
          [py, "-c", "import pygit2; r=pygit2.Repository('.'); i=r.index; i.add_all(); i.write_tree()"],
          f"{copy} && GIT_INDEX_FILE={index_copy} git add -A && GIT_INDEX_FILE={index_copy} git write-tree"),
         ("tree-to-tree diff (names)",
-         [py, "-c", f"import pygit2; r=pygit2.Repository('.'); d=r.diff(r['{base}'], r['{cur}']); [p.delta.new_file.path for p in d]"],
+         [py, "-c", (f"import pygit2; r=pygit2.Repository('.'); d=r.diff(r['{base}'], r['{cur}']); "
+                     "[p.delta.new_file.path for p in d]")],
          ["git", "diff-tree", "-r", "--raw", base, cur]),
     ]
     for label, pg, cli in cases:
@@ -233,11 +234,11 @@ def main() -> None:
 
     md = "\n\n".join([
         "## workspace (`bench/workspace.py`)",
-        f"Synthetic repository: {FOLDERS * PER_FOLDER:,} files in {FOLDERS:,} folders, packed; {dirty} dirty "
+        (f"Synthetic repository: {FOLDERS * PER_FOLDER:,} files in {FOLDERS:,} folders, packed; {dirty} dirty "
         "paths (200 modified, 50 deleted, 100 untracked) plus ignored files. Medians of whole processes; "
         "pylon and git samples alternate so machine load hits both alike. `baseline`/`fingerprint` "
         "run on a warm private index (the first capture after the real index changes costs about "
-        "one `git status` more).",
+        "one `git status` more)."),
         table(rows, ("measure", "time (pylon / git)", "ratio", "bar", "verdict")),
         "Engine choice, same operations as whole processes (pygit2 timings include its import):",
         table(engines, ("operation", "pygit2", "git CLI", "faster")),

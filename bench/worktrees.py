@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
-from workspace import REPO, build, make_dirty, path_of  # noqa: E402
+from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict
+from workspace import REPO, build, make_dirty, path_of
 
 WT_ROOT = WORK / "ws-80k-worktrees"
 ENV = {"PYLON_WORKTREE_ROOT": str(WT_ROOT), "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
@@ -146,8 +146,8 @@ def main() -> None:
     status_t = time_command("git status --porcelain (one worktree)", ["git", "status", "--porcelain"], runs=ns.runs + 2,
                             cwd=paths[0], env=ENV)
     each = " ".join(f"'{p}'" for p in paths)
-    par_t = time_command("git status in all 10 at once", ["bash", "-c", f"for d in {each}; do git -C \"$d\" status "
-                         "--porcelain >/dev/null & done; wait"], runs=ns.runs + 2, cwd=REPO, env=ENV)
+    par_t = time_command("git status in all 10 at once", ["bash", "-c", (f"for d in {each}; do git -C \"$d\" status "
+                         "--porcelain >/dev/null & done; wait")], runs=ns.runs + 2, cwd=REPO, env=ENV)
     conf_t = time_command("pylon ws conflicts", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO, env=ENV,
                           ok_codes=(0, 1))
     # the same reads while `pylon ws watch` runs in every worktree: their states are then vouched

@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import record, table, tool  # noqa: E402
-from workspace import REPO, build, make_dirty, path_of  # noqa: E402
-from worktrees import reset, run  # noqa: E402
+from _harness import record, table, tool
+from workspace import REPO, build, make_dirty, path_of
+from worktrees import reset, run
 
 PYLON = tool("pylon")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import WORK, Timing, record, table, tool, verdict  # noqa: E402
+from _harness import WORK, Timing, record, table, tool, verdict
 
 REPO = WORK / "ws-copy-repo"
 WT_ROOT = WORK / "ws-copy-worktrees"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import (  # noqa: E402
+from _harness import (
     ROOT, WORK, Timing, record, start_watch, stop_watch, table, time_command, tool, verdict,
 )
 
@@ -172,14 +172,14 @@ def main() -> None:
                   f"{min(t.samples) * 1000:.1f} ms", str(len(t.samples)))
                  for kind, ts in timings.items() for t in ts]
     md = ["## workspace counts (`bench/ws_counts.py`)", "",
-          f"A change of {N:,} new files in 200 folders over 1,000 committed files. Exact total: the JSON `total` "
+          (f"A change of {N:,} new files in 200 folders over 1,000 committed files. Exact total: the JSON `total` "
           f"equals git's own count (`git status --porcelain -uall`), {args.runs} runs each (`watch`: one watcher, "
-          f"{args.runs} batches, the folder moved in and out).", "",
+          f"{args.runs} batches, the folder moved in and out)."), "",
           table(rows, ("command", "exact total", "verdict")), "",
-          "Cost of the cut: `pylon ws changes --json` (limit 200) while `ws watch` keeps the current state, so the "
+          ("Cost of the cut: `pylon ws changes --json` (limit 200) while `ws watch` keeps the current state, so the "
           "process only lists; 3 interleaved rounds, one watcher per install and round. \"first listing\": no "
           "memo and no hint of an earlier listing, as after the base moved (or before any listing). The reference "
-          "is the install given by `--reference` (the code before the change being measured).", "",
+          "is the install given by `--reference` (the code before the change being measured)."), "",
           table(cost_rows, ("case", "install", "median", "fastest", "samples"))]
     if len(installs) == 2:
         for kind, ts in timings.items():

@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict  # noqa: E402
+from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verdict
 
-import workspace as ws  # noqa: E402
+import workspace as ws
 
 BEFORE_REV = "4ef2f1e"
 
@@ -114,14 +114,19 @@ def main() -> None:
     rows.append(("bar: steady `ws baseline` <= 1.2x `git status`", "", "", f"{steady[1]:.2f}x", verdict(steady[1] <= 1.2)))
     if args.before != BEFORE_REV:
         md = "\n\n".join([
-            f"## every capture exact, folder bits too: `ws baseline` against {args.before} (`bench/ws_exact.py --before {args.before}`)",
-            f"The same repository and samples as above ({dirty} dirty paths; `git status` in a third copy, so it "
+            (f"## every capture exact, folder bits too: `ws baseline` against {args.before} "
+             f"(`bench/ws_exact.py --before {args.before}`)"),
+            (f"The same repository and samples as above ({dirty} "
+             "dirty paths; `git status` in a third copy, so it "
             f"changes no index either pylon keeps), the pylon before being {args.before} "
-            "(file bits and empty folders) and now also recording folder bits: the last record's folders and those "
-            "above what the capture staged are lstat()ed, and when git's untracked cache changed, its folders' stat "
-            "data before and after status are compared (indexfile.py) to find the folders git looked at again. "
-            f"Medians of {args.runs} samples each, alternating. 1-minute load average {load0:.1f} at the start, "
-            f"{load1:.1f} at the end.",
+            "(file bits and empty folders) and now also recording "
+            "folder bits: the last record's folders and those "
+            "above what the capture staged are lstat()ed, and when git's untracked cache changed, its "
+            "folders' stat data before and after status are compared "
+            "(indexfile.py) to find the folders git looked at again. "
+            f"Medians of {args.runs} samples each, alternating. "
+            f"1-minute load average {load0:.1f} at the start, "
+            f"{load1:.1f} at the end."),
             table(rows, ("situation", "git status", "ws baseline before", "ws baseline now", "now - before")),
         ])
         record(f"ws-exact-{args.before}", md)
@@ -129,20 +134,20 @@ def main() -> None:
         return
     md = "\n\n".join([
         "## every capture exact: `ws baseline` (`bench/ws_exact.py`)",
-        f"The 80,000-file repository of bench/workspace.py ({dirty} dirty paths), copied twice so the pylon "
+        (f"The 80,000-file repository of bench/workspace.py ({dirty} dirty paths), copied twice so the pylon "
         f"before ({BEFORE_REV}, no bits recorded by the quick baseline) and the pylon now (bits and empty "
         "folders recorded in every capture, exact_quick.py) each keep their own private index. Medians of "
         f"{args.runs} samples each, git / before / now alternating, after a warm-up round. 1-minute load "
-        f"average {load0:.1f} at the start, {load1:.1f} at the end.",
+        f"average {load0:.1f} at the start, {load1:.1f} at the end."),
         table(rows, ("situation", "git status", "ws baseline before", "ws baseline now", "now - before")),
-        "What the rows pay for: steady, two reads of the private index and a `memcmp`. A new untracked "
+        ("What the rows pay for: steady, two reads of the private index and a `memcmp`. A new untracked "
         "file changes the untracked cache, so the capture that sees it (and the next one, whose status "
         "rewrites that cache again) lists the empty folders with `git ls-files --others --directory`. "
         "In the chmod row the `git status` sample run in between refreshes the real index (a chmod "
         "changes the file's ctime), so the private index is copied afresh and the capture walks with "
         "`find` beside its status, as a named baseline does: that is the cost after any change of the "
         "real index (`git add`, a commit, a `git status` that refreshed it). A chmod with no other git "
-        "command in between costs a compare of the entries (a few tens of ms).",
+        "command in between costs a compare of the entries (a few tens of ms)."),
     ])
     record("ws-exact", md)
     print(md)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, Timing, record, table, verdict  # noqa: E402
-from workspace import REPO, build, make_dirty, path_of  # noqa: E402
-from worktrees import ENV, PYLON, reset, run  # noqa: E402
+from _harness import ROOT, Timing, record, table, verdict
+from workspace import build, make_dirty, path_of
+from worktrees import PYLON, reset, run
 
 
 def timed(args: list[str]) -> float:
@@ -98,6 +98,8 @@ def main() -> None:
         *([(f"the same pair by the pylon of {ns.before}", old_t.ms, f"{old_t.median / git_t.median:.2f}x")]
           if old is not None else []),
     ]
+    pylon_samples = ", ".join(f"{s:.2f}" for s in pylon_t.samples)
+    git_samples = ", ".join(f"{s:.2f}" for s in git_t.samples)
     text = f"""## ws move + --back (`bench/ws_move.py`)
 
 Repository: the 80,000-file one of `bench/workspace.py`, {dirty} dirty paths in the main checkout; one
@@ -109,7 +111,7 @@ every pair, together with `refs/stash` left alone); git's pair parks and restore
 {table(rows, ("command", "median", "vs git stash"))}
 
 - `ws move` + `--back` within 2x of `git stash push -u` + `git stash pop` ({ratio:.2f}x): {verdict(ratio <= 2.0)}.
-- Samples: pylon {', '.join(f'{s:.2f}' for s in pylon_t.samples)} s; git {', '.join(f'{s:.2f}' for s in git_t.samples)} s.
+- Samples: pylon {pylon_samples} s; git {git_samples} s.
 - 1-minute load average {load_before:.1f} before and {load_after:.1f} after (2 cores, shared machine).
 """
     print(text)

@@ -7,7 +7,7 @@ that reaches the libraries from outside (a file to read or edit, a body or ops f
 or mount, the folder a call runs in) must lie beneath one of the reach's folders, or it is refused
 with `path-outside` and `error.reason` (`absolute`, `dotdot`, `symlink-outside`, `git-dir`).
 
-Resolution is race-free: the part of a path below its folder is walked by `workspace/beneath.py`,
+Resolution is race-free: the part of a path below its folder is walked by `beneath.py`,
 each component opened relative to the one before with `O_NOFOLLOW`, symlinks read and followed by
 pylon itself and refused when they leave. What the caller gets is the descriptor (a file to read,
 a folder to create in), or, for the edit engine, a name that reaches the opened folder itself
@@ -57,9 +57,9 @@ class Reach:
             best: tuple[str, str] | None = None
             for folder in self.folders:
                 base = folder.rstrip("/")
-                if full == folder or full.startswith(base + "/"):
-                    if best is None or len(folder) > len(best[0]):
-                        best = (folder, full[len(base):].lstrip("/"))
+                inside = full == folder or full.startswith(base + "/")
+                if inside and (best is None or len(folder) > len(best[0])):
+                    best = (folder, full[len(base):].lstrip("/"))
             if best is not None or attempt or self._more is None:
                 return best
             more, self._more = self._more, None
@@ -87,7 +87,7 @@ def current() -> Reach | None:
     return _CURRENT.get()
 
 
-class confined:  # noqa: N801 - used like a function: `with confined(Reach(...)):`
+class confined:  # used like a function: `with confined(Reach(...)):`
     """Run the block with `reach` as what may be reached; the descriptors it held are closed after."""
 
     def __init__(self, reach: Reach) -> None:
@@ -109,7 +109,7 @@ def outside(path: str, reason: str, why: str, reach: Reach | None = None) -> Exc
     from typing import cast
 
     from pylon.errors import UsageError
-    from pylon.workspace.jsonbytes import safe
+    from pylon.jsonbytes import safe
 
     reach = reach or _CURRENT.get()
     who = reach.who if reach else "pylon"
@@ -221,14 +221,14 @@ def open_file(path: str, flags: int) -> int:
     reach = _CURRENT.get()
     if reach is None:
         return os.open(path, flags)
-    from pylon.workspace.beneath import open_beneath
+    from pylon.beneath import open_beneath
 
     folder, rest = _place(path, reach)
     try:
         return open_beneath(folder, rest, path, reach.who, _walk_error(path))
     except FileNotFoundError:
         raise
-    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+    except Exception as exc:  # re-worded, never swallowed
         raise _confined_refusal(exc, path, reach) from None
 
 
@@ -238,7 +238,7 @@ def open_folder(path: str, create: bool = False) -> int:
     reach = _CURRENT.get()
     if reach is None:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    from pylon.workspace.beneath import close_made, folder_beneath
+    from pylon.beneath import close_made, folder_beneath
 
     folder, rest = _place(path, reach)
     made: list[tuple[int, str]] = []
@@ -246,7 +246,7 @@ def open_folder(path: str, create: bool = False) -> int:
         fd = folder_beneath(folder, rest, path, made if create else None, reach.who, _walk_error(path))
     except FileNotFoundError:
         raise
-    except Exception as exc:  # noqa: BLE001 - re-worded, never swallowed
+    except Exception as exc:  # re-worded, never swallowed
         raise _confined_refusal(exc, path, reach) from None
     finally:
         close_made(made)
@@ -299,7 +299,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
     as the last component is followed the same way: the engine edits the file it names."""
     import stat
 
-    from pylon.workspace.beneath import MAX_LINKS
+    from pylon.beneath import MAX_LINKS
 
     reach = _CURRENT.get()
     if reach is None:
@@ -312,7 +312,7 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         head, name = path, "."
     try:
         fd = open_folder(head or ".")
-    except Exception as exc:  # noqa: BLE001 - re-worded for the whole path, never swallowed
+    except Exception as exc:  # re-worded for the whole path, never swallowed
         if getattr(exc, "code", "") != "path-outside":
             raise
         raise outside(path, str(getattr(exc, "details", {}).get("reason", "symlink-outside")),
@@ -326,12 +326,12 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         target = os.readlink(name, dir_fd=fd)
         os.close(fd)
         if _hops >= MAX_LINKS:
-            from pylon.workspace.beneath import refuse
+            from pylon.beneath import refuse
 
             refuse(path, "symlink-loop", f"more than {MAX_LINKS} symlinks lead on from it (a loop?)", reach.who)
         try:
             return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
-        except Exception as exc:  # noqa: BLE001 - re-worded for the name given, never swallowed
+        except Exception as exc:  # re-worded for the name given, never swallowed
             if getattr(exc, "code", "") != "path-outside" or _hops or getattr(exc, "details", {}).get("reason") == "config":
                 raise
             raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "

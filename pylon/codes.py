@@ -24,7 +24,9 @@ This page is generated from `pylon/codes.py` (`python -m pylon.codes > docs/erro
 `tests/test_error_codes.py` checks that it is current and that every code the source raises is
 in it with its exit status."""
 
-# (heading, text under it, rows); a row is (code, exit status, when it is raised).
+# (heading, text under it, rows); a row is (code, exit status, when it is raised): one line per code, left
+# as written by the formatter (fmt: off) and by the line-length rule (pyproject.toml), so a row reads as a row.
+# fmt: off
 SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
     ('## Shared',
      'Codes that mean the same fault in every part of pylon.',
@@ -183,10 +185,9 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('guard-snapshot-too-large', 1, "the hook's snapshot would exceed `[snapshot] max_bytes` (default 200 MiB); not taken, the policy's `over_limit` answers (`error.bytes`, `error.max_bytes`)"),
      )),
     ('## board (`pylon serve`)',
-     'The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
-     '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; '
-     'docs/explanation/serve.md); those below '
-     'end the command or an action.',
+     ('The board answers refused requests over HTTP with codes of their own (403 `bad-token`, `bad-host`, '
+      '`bad-origin`, `bad-csrf`, `actions-off`; 405 `bad-method`; 413 `bad-action`; '
+      'docs/explanation/serve.md); those below end the command or an action.'),
      (
         ('serve-running', 1, '`pylon serve`: a board already runs for this checkout; the message names its address and pid, the hint a new login link to it (`error.url`)'),
         ('port-taken', 1, '`pylon serve --port N`: nothing can listen on 127.0.0.1:N (in use, or not allowed)'),
@@ -200,6 +201,7 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
         ('bad-prices', 2, 'the price table override (`$PYLON_PRICES`, else `$XDG_CONFIG_HOME/pylon/prices.toml`) cannot be read, is not TOML, or an entry is not in the documented shape (docs/reference/serve.md)'),
      )),
 )
+# fmt: on
 
 # The file faults for which `pylon read` and `pylon edit` exit 4 (the file cannot be edited).
 EDIT_EXIT = 4

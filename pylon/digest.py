@@ -11,21 +11,21 @@ if TYPE_CHECKING:
 def sha256() -> Any:
     """The sha256 constructor: CPython's built-in module, else hashlib's."""
     try:
-        from _sha256 import sha256 as made  # type: ignore[import-not-found]  # CPython 3.11
+        from _sha256 import sha256 as made  # type: ignore[import-not-found, unused-ignore]  # CPython 3.11
     except ImportError:
         try:
-            from _sha2 import sha256 as made  # type: ignore[import-not-found,no-redef]  # CPython 3.12+
+            from _sha2 import sha256 as made  # type: ignore[import-not-found, no-redef, unused-ignore]  # CPython 3.12+
         except ImportError:
-            from hashlib import sha256 as made  # type: ignore[assignment]
+            from hashlib import sha256 as made  # type: ignore[assignment, unused-ignore]
     return made
 
 
 def sha1() -> Any:
     """The sha1 constructor git names its objects with (same rule: the built-in module first)."""
     try:
-        from _sha1 import sha1 as made  # type: ignore[import-not-found]
+        from _sha1 import sha1 as made  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        from hashlib import sha1 as made  # type: ignore[assignment]
+        from hashlib import sha1 as made  # type: ignore[assignment, unused-ignore]
     return made
 
 

@@ -105,7 +105,7 @@ def _command() -> str:
 NOTICE_AFTER = 0.5  # seconds of waiting before an announced lock says so on stderr
 
 
-class file_lock:  # noqa: N801 - used like a function: `with file_lock(path): ...`
+class file_lock:  # used like a function: `with file_lock(path): ...`
     """Hold an exclusive lock on `lock_path` (created if needed) for the duration of the block.
 
     Raises `lock-timeout` (exit 1; `exit_code` 4 for the edits' locks, whose file cannot be

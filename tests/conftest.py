@@ -13,9 +13,10 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -24,6 +25,9 @@ BIN = Path(sys.executable).parent
 # Test tiers (docs/testing.md). The default tier, what `scripts/test` and a bare `pytest` run, leaves
 # out the tests marked `slow` (full-size loops whose fast siblings stay in); `.ci/run` sets
 # PYLON_TEST_TIER=full and runs everything. Read at import: the per-test fixture drops PYLON_*.
+if TYPE_CHECKING:
+    from tests.forkserver import ForkServer
+
 FULL_TIER = os.environ.get("PYLON_TEST_TIER", "") == "full"
 
 
@@ -194,10 +198,10 @@ def run_cmd(
 # each is still a process of its own with real pipes, without paying Python's start and pylon's
 # imports every time. The full tier and PYLON_TEST_FORK=0 start the real console scripts.
 FORK = not FULL_TIER and os.environ.get("PYLON_TEST_FORK", "1") != "0"
-_SERVER = None
+_SERVER: ForkServer | None = None
 
 
-def _fork_server():  # type: ignore[no-untyped-def]
+def _fork_server() -> ForkServer:
     global _SERVER
     if _SERVER is None:
         import atexit
@@ -243,10 +247,16 @@ def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: 
 
     with ThreadPoolExecutor(len(commands)) as pool:
         return list(pool.map(one, range(len(commands))))
+class Run(Protocol):
+    """The type of the `run` fixture (run_cmd)."""
+
+    def __call__(self, *args: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None,
+                 input: str | bytes | None = None, env: dict[str, str] | None = None,
+                 timeout: float = 60) -> Result: ...
 
 
 @pytest.fixture
-def run():  # type: ignore[no-untyped-def]
+def run() -> Run:
     """`run("canon", "read", "x", cwd=repo)` -> Result(code, out, err)."""
     return run_cmd
 
@@ -258,7 +268,7 @@ def git(repo: str | os.PathLike[str], *args: str, check: bool = True) -> str:
     return proc.stdout
 
 
-def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -268,11 +278,18 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
+class MakeRepo(Protocol):
+    """The type of the `make_repo` fixture."""
+
+    def __call__(self, files: Mapping[str, str | bytes] | None = None, *, commit: bool = True,
+                 name: str = "repo") -> Path: ...
+
+
 @pytest.fixture
-def make_repo(tmp_path: Path):  # type: ignore[no-untyped-def]
+def make_repo(tmp_path: Path) -> MakeRepo:
     """Factory: `make_repo(files={...}, commit=True, name="repo")` -> Path of a new git repository."""
 
-    def factory(files: dict[str, str | bytes] | None = None, *, commit: bool = True, name: str = "repo") -> Path:
+    def factory(files: Mapping[str, str | bytes] | None = None, *, commit: bool = True, name: str = "repo") -> Path:
         root = tmp_path / name
         root.mkdir(parents=True)
         git(root, "init", "-q", "-b", "main")

@@ -91,7 +91,7 @@ def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command
         os.environ.update(header["env"])
         sys.argv = [header["script"], *header["argv"]]
         # fresh standard streams on the new fds, as a new interpreter would have
-        sys.stdin = open(0, "r", closefd=False, encoding=None)  # noqa: SIM115
+        sys.stdin = open(0, closefd=False, encoding=None)  # noqa: SIM115
         sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
         from pylon.cli import main
@@ -110,7 +110,7 @@ def _run_command(header: dict, fds: list[int]) -> None:  # in the forked command
                 stream.flush()
             except (OSError, ValueError):
                 pass
-    except BaseException:  # noqa: BLE001 - anything here is a bug of the server, shown on stderr
+    except BaseException:  # anything here is a bug of the server, shown on stderr
         import traceback
 
         traceback.print_exc()

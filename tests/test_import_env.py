@@ -31,7 +31,8 @@ for info in pkgutil.walk_packages(pylon.__path__, "pylon."):
         continue
     before = len(seen)
     importlib.import_module(info.name)
-    mine = [k for k in seen[before:] if k == "<cwd>" or k.startswith(("PYLON_", "XDG_", "GIT_", "HOME", "CLAUDE_", "CODEX_", "NO_COLOR"))]
+    ours = ("PYLON_", "XDG_", "GIT_", "HOME", "CLAUDE_", "CODEX_", "NO_COLOR")
+    mine = [k for k in seen[before:] if k == "<cwd>" or k.startswith(ours)]
     if mine:
         print(info.name, sorted(set(mine)))
 """

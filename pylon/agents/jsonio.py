@@ -57,7 +57,7 @@ def loads(data: bytes | str) -> Any:
             value, end = scanner()(text, start)
             if not text[end:].strip(_WS):
                 return value
-    except Exception:  # noqa: BLE001 - whatever it was (another Python's _json too), json answers
+    except Exception:  # whatever it was (another Python's _json too), json answers
         pass
     import json  # the slow way answers, or raises json's own error
 
@@ -79,7 +79,7 @@ def dumps(obj: Any, *, ascii: bool = False, sort_keys: bool = False, compact: bo
         quote = encode_basestring_ascii if ascii else encode_basestring
         encode = make_encoder({}, _refuse, quote, None, key_sep, item_sep, sort_keys, False, True)
         return "".join(encode(obj, 0))
-    except Exception:  # noqa: BLE001 - json answers, or raises its own error
+    except Exception:  # json answers, or raises its own error
         pass
     import json
 

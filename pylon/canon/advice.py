@@ -1,7 +1,7 @@
 """Advice printed after writes: lost constraints, growth, and journal values the article lacks.
 
 Plain text heuristics with no imports of the rest of canon, so the journal and the article writer
-can both use them; the lint findings a write adds come from pylon.canon.remarks.after_write.
+can both use them; the lint findings a write adds come from pylon.canon.lint.remarks.after_write.
 """
 
 from __future__ import annotations

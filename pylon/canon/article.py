@@ -16,6 +16,7 @@ from pylon.canon.pasted import find_pasted
 from pylon.canon.store import Project, Store, as_path
 from pylon.canon.text import check_text, has_control
 from pylon.errors import PylonError, UsageError
+from datetime import UTC
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
 if TYPE_CHECKING:
@@ -171,9 +172,9 @@ def normalize_body(body: str, newline: str) -> str:
 
 def today() -> str:
     """Today's UTC calendar date (`updated` is a UTC date, like journal file names)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
 def check_address(address: Address) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,7 +48,7 @@ def slugify(text: str) -> str:
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def logged_instant(now: datetime) -> str:
@@ -228,8 +228,8 @@ def normalize_logged(logged: str) -> str:
     except ValueError:
         return text
     if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=timezone.utc)
-    return logged_instant(stamp.astimezone(timezone.utc))
+        stamp = stamp.replace(tzinfo=UTC)
+    return logged_instant(stamp.astimezone(UTC))
 
 
 def is_entry_name(name: str) -> bool:

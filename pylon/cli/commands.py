@@ -12,9 +12,9 @@ from pylon.cli.spec import ANY, FLAG, FLOAT, INT, MANY, OPTIONAL, PAIR, STR, Arg
 
 # ROOT, ROOT_OPTS, DISPATCHED and AGENTS are read by other modules as registry.X
 from pylon.cli.options import AGENTS, CANON, DISPATCHED, IN, JSON, ROOT, ROOT_OPTS  # noqa: F401
-from pylon.cli.options import (_AGENT, _BODY_FILE, _DIFF3, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
+from pylon.cli.options import (_AGENT, _BODY_FILE, _EDIT_TOOL, _GRAPH_FORMAT, _GUARD_SCOPE, _HOOK_FILE, _MOUNT,
                                 _PROVENANCE, _ROOT, _SERVE)
-from pylon.cli.ws.commands import COMMANDS as WS_COMMANDS
+from pylon.cli.ws_commands import COMMANDS as WS_COMMANDS
 
 GROUPS = (
     Group("canon", "Project memory: articles, journal, lint (the same as the `canon` command).", "canon read src/app.py"),
@@ -47,7 +47,7 @@ COMMANDS = (
             description="No network, nothing changed. Each finding names the command that fixes it; exit 1 when "
                         "something is wrong. docs/how-to/troubleshoot.md."),
     Command("mcp", "Serve canon and the numbered edits as MCP tools over stdio (for agent clients).", "pylon mcp",
-            "pylon.cli.mcp_serve:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
+            "pylon.mcp.command:serve", opts=(Opt("--harness", STR, "The agent client, written as `harness:` on "
                                                    "journal entries (default: detected, else mcp).", metavar="NAME"),),
             description="Each tool runs its command with --json in this process; docs/reference/agents.md."),
     # -- numbered edits ------------------------------------------------------------------------
@@ -87,8 +87,8 @@ COMMANDS = (
                         "in one snapshot). Text form: `replace A-B`, `delete A-B`, `insert after N`, "
                         "`insert before N`, `final-newline yes|no`, each followed by its new lines prefixed with "
                         "`+`. Numbers refer to the tagged revision. `pylon edit new.py --create --insert-after 0 'x = 1'` (or "
-                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. Exit: 0 applied, 1 unknown or stale tag, "
-                        "2 bad request, 3 suspicious, 4 cannot edit, 5 no change.", mcp=_EDIT_TOOL),
+                        "`insert after 0` and its lines on stdin) makes a new file and prints its tag. "
+                        "Exit: 0 applied, 1 unknown or stale tag, 2 bad request, 3 suspicious, 4 cannot edit, 5 no change.", mcp=_EDIT_TOOL),
     # -- canon ---------------------------------------------------------------------------------
     Command("canon init", "Create the store (.canon/ with schema.json and .gitignore); idempotent.", "canon init",
             "pylon.cli.canon.core:init", opts=CANON),
@@ -210,7 +210,7 @@ COMMANDS = (
                   Opt("--debounce", FLOAT, "Quiet time before changed files are linted.", default=0.2, metavar="S",
                       min=0),
                   *CANON)),
-    *WS_COMMANDS,  # pylon/cli/ws/commands.py: workspace, owned worktrees, the op log
+    *WS_COMMANDS,  # pylon/cli/ws_commands.py: workspace, owned worktrees, the op log
     Command("serve", "A local web board of this checkout: agents, conflicts, timeline, memory (127.0.0.1 only).",
             "pylon serve --port 0", "pylon.cli.serve:serve", opts=_SERVE,
             description="Prints a login link that opens the board once (then a session cookie); other requests are "

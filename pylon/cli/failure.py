@@ -49,7 +49,7 @@ def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: b
         body.update(extra or {})
         error: object = body
         if not _utf8(body):  # a path that is not UTF-8 in the details: the ws documents' lossless form
-            from pylon.workspace.jsonbytes import safe
+            from pylon.jsonbytes import safe
 
             error = safe(body)
         # A stream's lines all have one shape, its failure too: {"ok": false, "event": "error", ...}.

@@ -56,7 +56,7 @@ def _function(name: str, params: list[inspect.Parameter], doc: str) -> Any:
     def declared(**_values: Any) -> None:  # help and completion only: argv.py runs commands
         return None
 
-    setattr(declared, "__signature__", inspect.Signature(params))  # what typer reads
+    setattr(declared, "__signature__", inspect.Signature(params))  # noqa: B010 - what typer reads; not a declared attribute
     declared.__annotations__ = {p.name: p.annotation for p in params}
     declared.__doc__ = doc
     declared.__name__ = name.replace(" ", "_")

@@ -112,7 +112,7 @@ def twice_note(agent: str, path: str, root: str) -> list[str]:
         from pylon.doctor.installs import overlapping, remove_command
 
         others = overlapping(agent, "", path, root)
-    except Exception:  # noqa: BLE001 - a warning must never fail the install
+    except Exception:  # a warning must never fail the install
         return []
     mine = f"pylon hook uninstall {agent}" + (" --user" if not os.path.realpath(path).startswith(
         os.path.realpath(root) + os.sep) else "")
@@ -144,7 +144,7 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, r
         reply = answer(event, parts, root=root, mounts=mounts, on_failure=_log_failure)
         if event.problem and "guard" not in parts:
             sys.stderr.write(f"canon hook {agent}: ignored an event that is {event.problem}\n")
-    except Exception as exc:  # noqa: BLE001 - pylon itself broken (an import, a bug): never fail open
+    except Exception as exc:  # pylon itself broken (an import, a bug): never fail open
         _log_failure("guard" if "guard" in parts else "canon", exc)
         reply = {}
         if "guard" in parts:  # the same shape as pylon.hooks.guard.refusal, built without it
@@ -173,5 +173,5 @@ def _log_failure(part: str, exc: BaseException) -> None:
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, "guard-hook.log"), "a", encoding="utf-8") as fh:
             fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)) + "\n")
-    except Exception:  # noqa: BLE001 - logging is best effort here
+    except Exception:  # logging is best effort here
         return

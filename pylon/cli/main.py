@@ -47,7 +47,7 @@ def run(prog: str, argv: list[str]) -> int:
         return dispatch(prog, parsed)
     except SystemExit as exc:  # a handler asking for a specific status
         return exc.code if isinstance(exc.code, int) else 0
-    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - every failure is rendered in one place
+    except (Exception, KeyboardInterrupt) as exc:  # every failure is rendered in one place
         from pylon.cli.failure import handle_exception
 
         return handle_exception(exc, argv, _json_mode(parsed))

@@ -40,9 +40,9 @@ AGENTS = ("claude-code", "codex")  # the agents whose hooks pylon answers and in
 _PROVENANCE = (Opt("--harness", STR, "The agent client writing the entry (claude-code, codex, ...).", metavar="NAME"),
                Opt("--session", STR, "The agent session's id.", metavar="ID"))
 # `pylon edit` as an MCP tool: the text-form operations come as an argument (stdin carries the protocol).
-_EDIT_TOOL = Tool(stdin=("ops", "Edit operations in the text form `pylon edit` reads on stdin: `replace A-B`, "
+_EDIT_TOOL = Tool(stdin=("ops", ("Edit operations in the text form `pylon edit` reads on stdin: `replace A-B`, "
                          "`delete A-B`, `insert after N`, `insert before N`, each followed by its new lines prefixed "
-                         "with `+`."))
+                         "with `+`.")))
 _AGENT = Arg("agent", "AGENT", "claude-code or codex.", choices=AGENTS)  # the hook commands' argument
 # `pylon serve`: the board's port and what it may do.
 _SERVE = (Opt("--port", INT, "Listen on this port (default 0: the system picks a free one).", default=0, metavar="N",

@@ -94,8 +94,8 @@ def ok_json(data: dict[str, Any]) -> None:
 
 def ok_json_safe(data: dict[str, Any]) -> None:
     """A success document whose strings may hold bytes that are not UTF-8 (paths from git or the
-    file system): such strings go out in the workspace's lossless encoding (pylon.workspace.jsonbytes)."""
-    from pylon.workspace.jsonbytes import safe
+    file system): such strings go out in the workspace's lossless encoding (pylon.jsonbytes)."""
+    from pylon.jsonbytes import safe
 
     encoded = safe(data)
     assert isinstance(encoded, dict)  # safe() keeps a document's shape

@@ -87,7 +87,7 @@ def statusline() -> int:
             data = read_stdin(STATUSLINE_INPUT, what="status line JSON", hint="")
             event = loads(data) if data.strip() else {}
         text = line(event if isinstance(event, dict) else {})
-    except Exception:  # noqa: BLE001 - a status line never fails: the worktree at least
+    except Exception:  # a status line never fails: the worktree at least
         text = worktree_name(os.getcwd())
     output.out(text)
     return 0

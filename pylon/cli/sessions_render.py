@@ -94,9 +94,9 @@ def _size(count: int) -> str:
 def tokens(doc: dict[str, Any]) -> str:
     s = doc["session"]
     t = s["tokens"]
-    lines = [f"session {s['id']} ({s['client']}, {_where(s)}, {s['phase']}): {t['total']:,} tokens "
+    lines = [(f"session {s['id']} ({s['client']}, {_where(s)}, {s['phase']}): {t['total']:,} tokens "
              f"(input {t['input']:,}, cache reads {t['cached_input']:,}, cache writes {t['cache_creation']:,}, "
-             f"output {t['output']:,}, of it reasoning {t['reasoning']:,}), cost {_cost(s['cost'])}"]
+             f"output {t['output']:,}, of it reasoning {t['reasoning']:,}), cost {_cost(s['cost'])}")]
     cache = doc["cache"]
     if cache["hit_rate"] is not None:
         lines.append(f"prompt cache: {cache['hit_rate']:.0%} of {cache['prompt_tokens']:,} input tokens read from it")
@@ -115,8 +115,8 @@ def tokens(doc: dict[str, Any]) -> str:
     lines.append(f"failed edits: {fe['count']}, retried {fe['retried']}; ~{fe['tokens']:,} tokens on the failures")
     pr, pe = doc["pylon"]["read"], doc["pylon"]["edit"]
     if pr["calls"]:
-        whole = f"; whole-file reads of the same files ~{pr['whole_file_tokens']:,} tokens " \
-                f"(~{pr['saved_tokens']:,} saved)" if pr["measured_calls"] else ""
+        whole = (f"; whole-file reads of the same files ~{pr['whole_file_tokens']:,} tokens "
+                f"(~{pr['saved_tokens']:,} saved)") if pr["measured_calls"] else ""
         lines.append(f"pylon read: {pr['calls']} call(s) on {pr['files']} file(s), ~{pr['tokens']:,} tokens shown{whole}")
     if pe["calls"]:
         lines.append(f"pylon edit: {pe['calls']} call(s), {pe['failed']} failed, {pe['retried']} retried")

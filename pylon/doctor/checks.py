@@ -25,7 +25,7 @@ LOCK_AGE = 60.0  # seconds: a git lock file older than this with nothing holding
 KEPT_TOO_MUCH = 1 << 30  # bytes only pylon's states keep before it is a problem
 
 
-class Finding(dict):  # type: ignore[type-arg]  # a plain dict with a constructor, so it is its own JSON
+class Finding(dict):  # a plain dict with a constructor, so it is its own JSON
     def __init__(self, check: str, status: str, message: str, fix: str | None = None) -> None:
         super().__init__(check=check, status=status, message=message, fix=fix)
 
@@ -42,13 +42,13 @@ def run(cwd: str, env: dict[str, str] | None = None) -> list[Finding]:
 
         try:
             checkout = locate(root)
-        except Exception as exc:  # noqa: BLE001 - a broken repository is itself a finding
+        except Exception as exc:  # a broken repository is itself a finding
             return [*found, Finding("repository", "problem", f"{root} cannot be read as a git checkout ({exc}).",
                                     f"git -C {_q(root)} status")]
         for check in (ops, git_locks, worktrees, watchers, kept, writes, canon):
             try:
                 found += check(checkout)
-            except Exception as exc:  # noqa: BLE001 - one check failing must not hide the others
+            except Exception as exc:  # one check failing must not hide the others
                 found.append(Finding(check.__name__, "problem", f"the check failed: {type(exc).__name__}: {exc}",
                                      "pylon doctor --json (and report it)"))
     return found
@@ -81,7 +81,7 @@ def versions() -> list[Finding]:
             out.append(Finding("package", "problem", f"the installed pylon-kit is {installed} but this pylon is "
                                f"{__version__} (a stale install or a checkout on sys.path).",
                                "pip install --force-reinstall pylon-kit"))
-    except Exception:  # noqa: BLE001 - running from a checkout without an install
+    except Exception:  # running from a checkout without an install
         out.append(Finding("package", "note", "pylon-kit is not installed as a package (run from a checkout).",
                            "pip install pylon-kit"))
     git = _git_version()
@@ -93,8 +93,8 @@ def versions() -> list[Finding]:
                            "install git 2.38 or newer (https://git-scm.com/downloads)"))
     import importlib.util
 
-    for module, what in (("tree_sitter_bash", "the guard's shell parser"), ("watchdog", "`ws watch`, `canon watch`, "
-                                                                                      "the board's live updates"),
+    for module, what in (("tree_sitter_bash", "the guard's shell parser"), ("watchdog", ("`ws watch`, `canon watch`, "
+                                                                                      "the board's live updates")),
                          ("mcp", "`pylon mcp`")):
         if importlib.util.find_spec(module) is None:
             out.append(Finding("package", "problem", f"{module} is missing: {what} cannot run.",

@@ -179,7 +179,9 @@ def _claude_plugins(home: str, project: str | None) -> list[Install]:
 
 def _codex_plugins(home: str) -> list[Install]:
     config = _toml(os.path.join(home, "config.toml"))
-    plugins = config.get("plugins") if isinstance(config.get("plugins"), dict) else {}
+    plugins = config.get("plugins")
+    if not isinstance(plugins, dict):
+        plugins = {}
     found = []
     for name, setting in plugins.items():
         if not isinstance(setting, dict) or setting.get("enabled") is False or "@" not in name:

@@ -17,6 +17,7 @@ from pylon.guard.verdict import UNKNOWN, Finding
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from pylon.guard.walk import Walk
     from pylon.guard.words import State
@@ -35,9 +36,9 @@ class _Simple:
         self.words = quote(args)
         self.name = basename(args[0].text or "")
 
-    def destroys(self, paths: list[Arg], verb: str, **options: object) -> None:
+    def destroys(self, paths: list[Arg], verb: str, **options: Any) -> None:  # destroyed()'s keyword options
         destroyed(self.walk, self.state, paths, verb=verb, words=self.words, line=self.cmd.line, sudo=self.sudo,
-                  **options)  # type: ignore[arg-type]
+                  **options)
 
 
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:

@@ -31,7 +31,7 @@ def stdin_input(walk: Walk, cmd: Cmd, upstream: Cmd | None, state: State) -> tup
     produced = _PRODUCERS[name](walk, words, state) if name in _PRODUCERS else None
     if produced is not None:
         return produced
-    shown = " ".join((w.raw for w in upstream.words[:4]))
+    shown = " ".join(w.raw for w in upstream.words[:4])
     return None, f"what `{shown}` writes to it"
 
 

@@ -136,7 +136,7 @@ class Server:
                 if line.strip():  # a blank line carries no message
                     try:
                         self.take(line)
-                    except Exception as exc:  # noqa: BLE001 - no line may end the reader
+                    except Exception as exc:  # no line may end the reader
                         self.send(jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error",
                                                 f"{type(exc).__name__}: {exc}"[:300]))
         except (OSError, ValueError):
@@ -217,7 +217,7 @@ class Server:
             except KeyboardInterrupt:
                 answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
                                        "the server was interrupted (SIGINT) and ends")
-            except Exception as exc:  # noqa: BLE001 - a request is answered whatever fails
+            except Exception as exc:  # a request is answered whatever fails
                 answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
                                        f"{type(exc).__name__}: {exc}"[:500])
             with self.ready:
@@ -234,9 +234,7 @@ class Server:
         return 130
 
     def notified(self, message: Message) -> None:
-        if message.method == "notifications/initialized" and self.roots.supported:
-            self.roots.ask(self.send)
-        elif message.method == "notifications/roots/list_changed" and self.roots.supported:
+        if message.method == "notifications/initialized" and self.roots.supported or message.method == "notifications/roots/list_changed" and self.roots.supported:
             self.roots.ask(self.send)
 
     def answer(self, message: Message) -> dict[str, Any]:

@@ -79,7 +79,7 @@ class Handler(BaseHTTPRequestHandler):
     _body: bytes | None = b""
     _linger = False  # a body was left unread: drain it after the answer, then close
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's name
         pass  # requests are not logged: the terminal shows the URL and errors only
 
     def handle(self) -> None:
@@ -147,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _json(self, status: int, doc: object) -> None:
-        from pylon.workspace.jsonbytes import safe
+        from pylon.jsonbytes import safe
 
         body = json.dumps(safe(doc), ensure_ascii=False).encode("utf-8")
         self._headers(status, "application/json; charset=utf-8", len(body))

@@ -56,7 +56,6 @@ class Broker:
     def flush(self) -> None:
         with self._lock:
             batch, self._pending, self._timer = self._pending, {}, None
-            queues = list(self._queues)
             if batch:
                 self.sent += 1
         if batch:

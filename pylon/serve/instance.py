@@ -68,10 +68,11 @@ def claim(folder: str) -> Instance:
         doc = running(folder) or {}
         where = f" at {doc['url']} (pid {doc.get('pid')})" if doc.get("url") else ""
         link = None
-        if isinstance(doc.get("key"), str) and isinstance(doc.get("port"), int):
+        port, key = doc.get("port"), doc.get("key")
+        if isinstance(key, str) and isinstance(port, int):
             from pylon.serve.security import login_link
 
-            link = login_link(doc["port"], doc["key"])
+            link = login_link(port, key)
         hint = (f"Open {link} (a new link: each opens the board once), or stop that `pylon serve` (Ctrl-C in its "
                 "terminal) and start again." if link else
                 "Stop that `pylon serve` (Ctrl-C in its terminal) and start again.")

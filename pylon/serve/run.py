@@ -27,7 +27,7 @@ def _owned_roots(board: Board) -> list[str]:
         checkout = board.checkout()
         info = owned.survey(checkout)
         alien = [o.path for o in others(info, checkout)]
-    except Exception:  # noqa: BLE001 - a survey that fails now is retried on the next change
+    except Exception:  # a survey that fails now is retried on the next change
         return [board.root]
     return [board.root, *(o.path for o in info.owned.values() if o.present), *alien]
 
@@ -60,7 +60,7 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
 
             try:
                 agents(board, {})  # the page's first question, answered before it is asked
-            except Exception:  # noqa: BLE001 - the page asks again and shows the error itself
+            except Exception:  # the page asks again and shows the error itself
                 pass
     threading.Thread(target=start, name="pylon-serve-watch", daemon=True).start()
 

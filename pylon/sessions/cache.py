@@ -90,7 +90,7 @@ def read(client: str, path: str, session: str, st: os.stat_result, decode: Any =
     if entry is not None:
         _, _, dev, ino, size, mtime, offset, tail, state = entry
         if (dev, ino, size, mtime) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
-            return state  # type: ignore[no-any-return]
+            return state
         if (dev, ino) != (st.st_dev, st.st_ino) or st.st_size < offset or fingerprint(path, offset) != tail:
             entry = None
     if entry is None:
@@ -100,14 +100,14 @@ def read(client: str, path: str, session: str, st: os.stat_result, decode: Any =
     try:
         end, tail = whole_lines(path, offset, reader.feed)
     except OSError:
-        return state  # type: ignore[no-any-return]  # gone or unreadable since it was listed: what was read
+        return state  # gone or unreadable since it was listed: what was read
     if end == offset:
         tail = entry[7] if entry is not None else b""
     elif len(tail) < min(64, end):
         tail = fingerprint(path, end)
     if keep:
         save(path, [VERSION, path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, end, tail, state])
-    return state  # type: ignore[no-any-return]
+    return state
 
 
 def prune(kept: set[str]) -> None:

@@ -86,7 +86,7 @@ class Reader(LineReader):
                 continue
             try:
                 entry = self.decode(raw.decode("utf-8", "surrogateescape"))
-            except Exception:  # noqa: BLE001 - an unreadable line is counted, never fatal
+            except Exception:  # an unreadable line is counted, never fatal
                 state["bad"] += 1
                 continue
             if not isinstance(entry, dict):

@@ -68,7 +68,7 @@ class Reader(LineReader):
                 continue
             try:
                 entry = self.decode(raw.decode("utf-8", "surrogateescape"))
-            except Exception:  # noqa: BLE001 - counted, never fatal
+            except Exception:  # counted, never fatal
                 state["bad"] += 1
                 continue
             if not isinstance(entry, dict) or not isinstance(entry.get("payload"), dict):
@@ -124,7 +124,7 @@ class Reader(LineReader):
                 raw = _string(payload.get("arguments"))
                 try:
                     given = self.decode(raw) if raw else {}
-                except Exception:  # noqa: BLE001 - arguments that are not JSON: sized, not read
+                except Exception:  # arguments that are not JSON: sized, not read
                     given = {}
             namespace = payload.get("namespace")
             # an MCP tool is named as Claude Code names it: mcp__<server>__<tool> (Codex: namespace mcp__<server>)

@@ -54,7 +54,7 @@ def read_all(jobs: list[Any], sizes: list[int], work: Callable[[Any], dict[str, 
                 data = marshal.dumps([(i, work(jobs[i])) for i in share])
                 with os.fdopen(write_end, "wb") as pipe:
                     pipe.write(data)
-            except BaseException:  # noqa: BLE001 - the parent reads this share itself
+            except BaseException:  # the parent reads this share itself
                 code = 1
             finally:
                 os._exit(code)

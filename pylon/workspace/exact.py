@@ -315,7 +315,7 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
     None); each gets the target's recorded bits, else those. Folders that exist keep their bits
     unless the target and the current state both record folder bits and disagree. Returns the bits
     of the empty folders it removed (for the mode memory)."""
-    from pylon.workspace.ops.restore_fs import make_dirs, remove_empty_dirs, set_dir_modes, set_modes
+    from pylon.workspace.restore_fs import make_dirs, remove_empty_dirs, set_dir_modes, set_modes
 
     scope = scope_of(target)
 

@@ -51,7 +51,7 @@ def subcommand(args: list[str]) -> str | None:
 _OBJECTS: dict[str, str] = {}  # while keeping a state: git reads and writes pylon's store (keep/store.py)
 
 
-class objects_in:  # noqa: N801 - a context manager, named for what it does
+class objects_in:  # a context manager, named for what it does
     """Every git process started inside uses `objects` (GIT_OBJECT_DIRECTORY and
     GIT_ALTERNATE_OBJECT_DIRECTORIES): what a kept state writes goes to pylon's store, never into the
     repository, and the repository's own objects are read through the alternates."""

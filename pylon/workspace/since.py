@@ -149,7 +149,7 @@ def captured_at(checkout: Checkout, commit: str) -> int | None:
     if not raw.startswith(b"commit "):
         try:
             raw = git.run(["cat-file", "commit", commit], cwd=checkout.root)
-        except Exception:  # noqa: BLE001 - a description only; the comparison itself already worked
+        except Exception:  # a description only; the comparison itself already worked
             return None
     for line in raw.split(b"\n"):
         if line.startswith(b"committer "):
@@ -158,40 +158,6 @@ def captured_at(checkout: Checkout, commit: str) -> int | None:
         if not line:
             break
     return None
-
-
-def describe(checkout: Checkout, since: dict[str, object], defaulted: bool) -> str:
-    """What a comparison is against, for people, from `Since.to_dict()`:
-    `start (baseline, 2026-12-01 08:03Z)`, `HEAD (no baseline, commit 1a2b3c4d5e6f)`."""
-    import time
-
-    label, kind, commit, tree = (str(since.get(k) or "") for k in ("name", "kind", "commit", "tree"))
-    if kind in ("baseline", "session") and commit:
-        # a session's baseline commit is deterministic (dated like the state it was made from):
-        # the session's own creation time is the one that means something
-        stamp = session_created(checkout, label[len("session:"):]) if kind == "session" else None
-        stamp = stamp or captured_at(checkout, commit)
-        when = time.strftime(", %Y-%m-%d %H:%MZ", time.gmtime(stamp)) if stamp else ""
-        return f"{label} ({kind}{when})"
-    if kind == "empty":
-        return "the empty tree (HEAD is unborn and there is no baseline)"
-    what = f"commit {commit[:12]}" if commit else f"tree {tree[:12]}"
-    if not defaulted:
-        return f"{label} ({what})"
-    named = baseline_names(checkout)
-    if not named:
-        return f"{label} (no baseline, {what})"
-    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
-    return f"{label} ({what}; there is no `last` baseline; named: {shown}, e.g. --since {named[0]})"
-
-
-def session_created(checkout: Checkout, worktree_id: str) -> int | None:
-    """When `ws new` created the session (its registry record), as a Unix time."""
-    from pylon.workspace.commits import from_iso
-    from pylon.workspace.worktrees.owned import read_record
-
-    record = read_record(checkout, worktree_id) if refs.valid_name(worktree_id) else None
-    return from_iso(str((record or {}).get("created") or ""))
 
 
 def baseline_names(checkout: Checkout) -> list[str]:

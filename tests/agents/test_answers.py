@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from pylon.agents import answers
-from pylon.agents.events import parse_event
+from pylon.agents.events import HookEvent, parse_event
 from tests.agents.corpus import payload_text
 
 
-def event(name: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+def event(name: str, tmp_path: Path) -> HookEvent:
     return parse_event("codex" if name.startswith("codex") else "claude-code", payload_text(name, tmp_path))
 
 

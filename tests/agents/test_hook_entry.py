@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pylon.cli.spec import Command
 from tests.agents.corpus import payload_text
+from tests.conftest import MakeRepo, script
 from tests.conftest import run_cmd as run
-from tests.conftest import script
 
 # A user's hooks.json: their groups before and after pylon's (written by an older pylon as two
 # separate commands), on the events pylon uses and on one it does not.
@@ -31,22 +32,22 @@ OLD_CODEX = {"hooks": {
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "user-prompt"}]}]}}
 
 
-def positions(data: dict) -> dict[str, tuple[str, int, int]]:  # type: ignore[type-arg]
+def positions(data: dict) -> dict[str, tuple[str, int, int]]:
     """command -> (event, group index, handler index): what Codex keys a hook's trust by."""
     return {h["command"]: (event, g, i) for event, groups in data.get("hooks", {}).items()
             for g, group in enumerate(groups) for i, h in enumerate(group["hooks"])}
 
 
-def users(data: dict) -> dict[str, tuple[str, int, int]]:  # type: ignore[type-arg]
+def users(data: dict) -> dict[str, tuple[str, int, int]]:
     return {c: p for c, p in positions(data).items() if c.startswith("user-")}
 
 
-def pylon_handlers(data: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def pylon_handlers(data: dict) -> list[tuple[str, str]]:
     return [(event, h["command"]) for event, groups in data["hooks"].items() for group in groups
             for h in group["hooks"] if not h["command"].startswith("user-")]
 
 
-def test_codex_install_migrates_in_place_and_never_moves_the_users_hooks(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_codex_install_migrates_in_place_and_never_moves_the_users_hooks(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / ".codex" / "hooks.json"
     path.parent.mkdir()
@@ -79,7 +80,7 @@ def test_codex_install_migrates_in_place_and_never_moves_the_users_hooks(make_re
     assert "SessionStart" not in data["hooks"]  # an event pylon alone used is gone
 
 
-def test_claude_code_gets_one_command_per_event_and_each_part_uninstalls_alone(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_claude_code_gets_one_command_per_event_and_each_part_uninstalls_alone(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / ".claude" / "settings.json"
     assert run("canon", "hook", "install", "claude-code", cwd=root).code == 0
@@ -111,7 +112,7 @@ def test_combine_keeps_the_strictest_decision_and_joins_the_texts() -> None:
     assert combine([]) == {} and combine([{}, guard]) == guard
 
 
-def test_the_entry_routes_each_event_to_its_part(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_entry_routes_each_event_to_its_part(make_repo: MakeRepo) -> None:
     root = make_repo({"src/app.py": "x = 1\n"})
     assert run("canon", "init", cwd=root).code == 0
     for agent, name in (("claude-code", "claude-code-pre-bash"), ("codex", "codex-pre-bash")):
@@ -131,7 +132,7 @@ def test_the_entry_routes_each_event_to_its_part(make_repo) -> None:  # type: ig
 @pytest.mark.parametrize("event", ['{"tool_name": "Bash", "tool_input": {"command": "rm -rf src"}}',
                                    '{"hook_event_name": "PreToolUse", "tool_input": {"command": "rm -rf src"}}',
                                    '{"hook_event_name": "PreToolUse", "tool_name": "Bash"}', "not json", ""])
-def test_an_event_missing_fields_is_refused_in_the_agents_format(make_repo, agent: str, decision: str,  # type: ignore[no-untyped-def]
+def test_an_event_missing_fields_is_refused_in_the_agents_format(make_repo: MakeRepo, agent: str, decision: str,
                                                                  event: str) -> None:
     root = make_repo({"src/app.py": "x = 1\n"})
     r = run("pylon", "hook", agent, cwd=root, input=event)
@@ -151,7 +152,7 @@ def test_the_fast_path_answers_what_the_registry_declares() -> None:
     assert hook.AGENTS == AGENTS
     for agent in AGENTS:  # `pylon hook AGENT`: one command per agent beside `hook install|uninstall`
         declared = lookup(f"hook {agent}")
-        assert declared is not None and declared.handler == f"pylon.cli.hook:hook_{agent.replace('-', '_')}"
+        assert isinstance(declared, Command) and declared.handler == f"pylon.cli.hook:hook_{agent.replace('-', '_')}"
         assert not declared.args
 
 
@@ -162,7 +163,7 @@ def _imports(argv: list[str], cwd: Path, event: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
 
 
-def test_each_event_imports_only_its_part(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_each_event_imports_only_its_part(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     assert run("canon", "init", cwd=root).code == 0
     doc = json.loads(payload_text("claude-code-pre-bash", root))

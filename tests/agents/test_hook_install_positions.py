@@ -20,8 +20,8 @@ CANON_EVENTS = {"claude-code": ("SessionStart", "PostToolBatch", "Stop"), "codex
 OLD = {"guard": "pylon guard hook {agent}", "canon": "canon hook {agent}"}
 
 
-def random_file(rng: random.Random, agent: str) -> dict:  # type: ignore[type-arg]
-    hooks: dict[str, list[dict]] = {}  # type: ignore[type-arg]
+def random_file(rng: random.Random, agent: str) -> dict:
+    hooks: dict[str, list[dict]] = {}
     n = 0
     for event in rng.sample(EVENTS, rng.randint(1, len(EVENTS))):
         groups = []
@@ -45,12 +45,12 @@ def random_file(rng: random.Random, agent: str) -> dict:  # type: ignore[type-ar
     return {"hooks": hooks}
 
 
-def places(data: dict) -> dict[str, tuple[str, int, int]]:  # type: ignore[type-arg]
+def places(data: dict) -> dict[str, tuple[str, int, int]]:
     return {h["command"]: (event, g, i) for event, groups in data.get("hooks", {}).items()
             for g, group in enumerate(groups) for i, h in enumerate(group["hooks"]) if h["command"].startswith("user-")}
 
 
-def pylon_events(data: dict, agent: str) -> list[str]:  # type: ignore[type-arg]
+def pylon_events(data: dict, agent: str) -> list[str]:
     found = [event for event, groups in data.get("hooks", {}).items() for group in groups for h in group["hooks"]
              if not h["command"].startswith("user-")]
     assert all(h["command"] == f"pylon hook {agent}" for groups in data.get("hooks", {}).values()

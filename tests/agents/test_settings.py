@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ ENTRIES = [HookEntry("SessionStart", "canon hook claude-code", timeout=10),
            HookEntry("Stop", "canon hook claude-code", timeout=10)]
 
 # Someone's settings as Claude Code documents them: permissions, env, and their own hooks.
-THEIRS = {
+THEIRS: dict[str, Any] = {
     "permissions": {"allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"]},
     "env": {"FOO": "bar"},
     "hooks": {

@@ -8,25 +8,25 @@ import json
 import os
 from pathlib import Path
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import MakeRepo, Result, git, run_cmd, write_files
 
 
-def create(repo: Path, name: str, **extra: str):  # type: ignore[no-untyped-def]
+def create(repo: Path, name: str, **extra: str) -> Result:
     event = {"session_id": "sess-1", "transcript_path": "/t", "cwd": str(repo), "hook_event_name": "WorktreeCreate",
              "name": name, **extra}
     return run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(event))
 
 
-def remove(repo: Path, path: str):  # type: ignore[no-untyped-def]
+def remove(repo: Path, path: str) -> Result:
     event = {"session_id": "sess-1", "cwd": str(repo), "hook_event_name": "WorktreeRemove", "worktree_path": path}
     return run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(event))
 
 
-def listed(repo: Path) -> dict[str, dict]:  # type: ignore[type-arg]
+def listed(repo: Path) -> dict[str, dict]:
     return {w["id"]: w for w in run_cmd("pylon", "ws", "list", "--json", cwd=repo).json()["worktrees"]}
 
 
-def test_create_prints_the_real_path_of_an_owned_worktree_from_the_current_state(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_create_prints_the_real_path_of_an_owned_worktree_from_the_current_state(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n", ".gitignore": ".env\n"})
     write_files(repo, {"a.txt": "dirty\n", "new.txt": "untracked\n", ".env": "SECRET\n", ".worktreeinclude": ".env\n"})
     res = create(repo, "feature/login")
@@ -45,7 +45,7 @@ def test_create_prints_the_real_path_of_an_owned_worktree_from_the_current_state
     assert sub.code == 0 and listed(repo)["agent-a1b2c3d4e5f6a7b8c"]["made_by"]["purpose"] == "subagent"
 
 
-def test_create_honours_a_base_the_event_names(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_create_honours_a_base_the_event_names(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "one\n"})
     first = git(repo, "rev-parse", "HEAD").strip()
     write_files(repo, {"a.txt": "two\n"})
@@ -61,14 +61,14 @@ def test_create_fails_with_the_reason_outside_a_repository(tmp_path: Path) -> No
     assert res.code == 1 and res.out == "" and res.err.startswith("pylon: ") and "not inside a git checkout" in res.err
 
 
-def test_create_without_a_name_is_refused(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_create_without_a_name_is_refused(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     nameless = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(
         {"hook_event_name": "WorktreeCreate", "cwd": str(repo)}))
     assert nameless.code == 1 and nameless.out == "" and "names no worktree" in nameless.err
 
 
-def test_remove_goes_through_ws_rm_and_undo_brings_it_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_remove_goes_through_ws_rm_and_undo_brings_it_back(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     path = create(repo, "tmp").out.strip()
     write_files(Path(path), {"work.txt": "unapplied\n"})
@@ -82,7 +82,7 @@ def test_remove_goes_through_ws_rm_and_undo_brings_it_back(make_repo) -> None:  
     assert Path(path).is_dir() and "tmp" in listed(repo)
 
 
-def test_remove_leaves_a_worktree_pylon_did_not_make(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_remove_leaves_a_worktree_pylon_did_not_make(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     plain = repo.parent / "plain"
     git(repo, "worktree", "add", "-q", str(plain))
@@ -91,7 +91,7 @@ def test_remove_leaves_a_worktree_pylon_did_not_make(make_repo) -> None:  # type
     assert plain.is_dir()
 
 
-def test_undo_of_a_creation_removes_it_unless_it_holds_work(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_creation_removes_it_unless_it_holds_work(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     path = Path(create(repo, "scratch").out.strip())
     write_files(path, {"kept.txt": "work\n"})
@@ -102,7 +102,7 @@ def test_undo_of_a_creation_removes_it_unless_it_holds_work(make_repo) -> None: 
     assert not path.exists() and listed(repo) == {}
 
 
-def test_session_start_in_a_plain_worktree_names_what_it_lacks(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_session_start_in_a_plain_worktree_names_what_it_lacks(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     claude = repo / ".claude" / "worktrees" / "feat"
     git(repo, "worktree", "add", "-q", "--detach", str(claude))

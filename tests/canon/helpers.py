@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import stat
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 
 def today() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return datetime.now(UTC).strftime("%Y-%m-%d")
 
 
 def article(capsule: str | None = None, body: str = "Body.\n", updated: str | None = "2020-01-01", **extra: str) -> str:

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
+from tests.conftest import MakeRepo, Run
 
 
 @pytest.fixture
-def tree(make_store) -> Path:  # type: ignore[no-untyped-def]
+def tree(make_store: MakeStore) -> Path:
     return make_store(
         articles={
             "src": article("Sources."),
@@ -49,19 +51,19 @@ def tree(make_store) -> Path:  # type: ignore[no-untyped-def]
         (".", "-"),  # the empty address governs nothing
     ],
 )
-def test_resolve_prints_path_tab_governing(run, tree: Path, arg: str, governing: str) -> None:
+def test_resolve_prints_path_tab_governing(run: Run, tree: Path, arg: str, governing: str) -> None:
     r = run("canon", "resolve", arg, cwd=tree)
     assert r.code == 0, r
     assert r.out == f"{arg}\t{governing}\n"
 
 
-def test_resolve_many_paths_one_line_each(run, tree: Path) -> None:
+def test_resolve_many_paths_one_line_each(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", "src/core/config.ts", "docs/readme.md", ".env", cwd=tree)
     assert r.code == 0, r
     assert r.out.splitlines() == ["src/core/config.ts\tsrc/core/config", "docs/readme.md\t-", ".env\t.env"]
 
 
-def test_resolve_explain_lists_every_address_tried(run, tree: Path) -> None:
+def test_resolve_explain_lists_every_address_tried(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", "--explain", "src/core/deep/x.py", cwd=tree)
     assert r.code == 0, r
     assert r.out.splitlines() == [
@@ -73,7 +75,7 @@ def test_resolve_explain_lists_every_address_tried(run, tree: Path) -> None:
     ]
 
 
-def test_resolve_json(run, tree: Path) -> None:
+def test_resolve_json(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", "--json", "src/core/other.py", "docs/x", cwd=tree)
     assert r.code == 0, r
     doc = r.json()
@@ -84,7 +86,7 @@ def test_resolve_json(run, tree: Path) -> None:
     ]
 
 
-def test_arguments_are_relative_to_the_current_directory(run, tree: Path) -> None:
+def test_arguments_are_relative_to_the_current_directory(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", "config.ts", "../../lib/a.tar.gz", "other.py", cwd=tree / "src" / "core")
     assert r.code == 0, r
     assert r.out.splitlines() == ["config.ts\tsrc/core/config", "../../lib/a.tar.gz\tlib/a.tar", "other.py\tsrc"]
@@ -93,7 +95,7 @@ def test_arguments_are_relative_to_the_current_directory(run, tree: Path) -> Non
     assert r.out.startswith("src/core/config\ncapsule: Config loader.\n")
 
 
-def test_a_file_on_disk_wins_over_an_article_address(run, tree: Path) -> None:
+def test_a_file_on_disk_wins_over_an_article_address(run: Run, tree: Path) -> None:
     # `src/core/config.test.ts` exists on disk, so it is a path (extension dropped), not an address.
     r = run("canon", "resolve", "src/core/config.test.ts", cwd=tree)
     assert r.out == "src/core/config.test.ts\tsrc/core/config.test\n"
@@ -102,14 +104,14 @@ def test_a_file_on_disk_wins_over_an_article_address(run, tree: Path) -> None:
     assert r.code == 0 and r.out.startswith("src/core/config.test\n"), r
 
 
-def test_a_dotted_address_without_its_article_drops_the_extension(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_dotted_address_without_its_article_drops_the_extension(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core/config": article("Config.")})
     r = run("canon", "resolve", "src/core/config.test", cwd=root)
     assert r.out == "src/core/config.test\tsrc/core/config\n"
 
 
 @pytest.mark.parametrize("arg", ["..", "../elsewhere.py", "src/../../x", "/etc/passwd"])
-def test_paths_escaping_the_project_are_refused(run, tree: Path, arg: str) -> None:
+def test_paths_escaping_the_project_are_refused(run: Run, tree: Path, arg: str) -> None:
     r = run("canon", "resolve", arg, cwd=tree)
     assert r.code == 2, r
     assert r.out == ""
@@ -117,19 +119,19 @@ def test_paths_escaping_the_project_are_refused(run, tree: Path, arg: str) -> No
     assert "hint: " in r.err
 
 
-def test_dotdot_never_rises_above_the_root_from_a_subfolder(run, tree: Path) -> None:
+def test_dotdot_never_rises_above_the_root_from_a_subfolder(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", "../../..", cwd=tree / "src" / "core")
     assert r.code == 2 and "error[path-outside]" in r.err, r
     r = run("canon", "resolve", "../..", cwd=tree / "src" / "core")
     assert r.out == "../..\t-\n", r
 
 
-def test_article_file_path_addresses_its_article(run, tree: Path) -> None:
+def test_article_file_path_addresses_its_article(run: Run, tree: Path) -> None:
     r = run("canon", "resolve", ".canon/articles/src/core/config.md", cwd=tree)
     assert r.out == ".canon/articles/src/core/config.md\tsrc/core/config\n", r
 
 
-def test_root_is_found_from_a_subfolder_and_with_root_option(run, tree: Path, tmp_path: Path) -> None:
+def test_root_is_found_from_a_subfolder_and_with_root_option(run: Run, tree: Path, tmp_path: Path) -> None:
     r = run("canon", "resolve", "src/core/config.ts", cwd=tree)
     assert r.out.endswith("src/core/config\n")
     elsewhere = tmp_path / "elsewhere"
@@ -140,7 +142,7 @@ def test_root_is_found_from_a_subfolder_and_with_root_option(run, tree: Path, tm
     assert r.code == 0, r
 
 
-def test_git_toplevel_is_the_root_without_a_store(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_git_toplevel_is_the_root_without_a_store(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"pkg/mod.py": "x"})
     r = run("canon", "resolve", "mod.py", cwd=repo / "pkg")
     assert r.out == "mod.py\t-\n", r

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, entry, snapshot
+from tests.conftest import Run
 
 GOOD = article("Good.", "A good body.\n")
 
@@ -46,7 +48,27 @@ def _swap_for_link(folder: Path, outside: Path) -> None:
     folder.symlink_to(outside / folder.name)
 
 
-SCENARIOS: dict[str, Callable[[Path, Path], None]] = {
+def _link_out_article(r: Path, o: Path) -> None:
+    _write(o / "victim.md", GOOD)
+    _art(r, "a").symlink_to(o / "victim.md")
+
+
+def _read_only_article(r: Path, o: Path) -> None:
+    _write(_art(r, "a"), GOOD)
+    os.chmod(_art(r, "a"), 0o444)
+
+
+def _huge_article(r: Path, o: Path) -> None:
+    _write(_art(r, "a"), GOOD)
+    os.truncate(_art(r, "a"), 9 * 1024 * 1024)
+
+
+def _articles_is_a_file(r: Path, o: Path) -> None:
+    shutil.rmtree(r / ".canon/articles")
+    _write(r / ".canon/articles", "x")
+
+
+SCENARIOS: dict[str, Callable[[Path, Path], object]] = {
     "unclosed-front-matter": lambda r, o: _write(_art(r, "a"), "---\ncapsule: x\nbody\n"),
     "invalid-yaml": lambda r, o: _write(_art(r, "a"), "---\ncapsule: x\nfoo: [1,\n---\nbody\n"),
     "owned-twice": lambda r, o: _write(_art(r, "a"), "---\ncapsule: x\ncapsule: y\n---\nbody\n"),
@@ -54,16 +76,16 @@ SCENARIOS: dict[str, Callable[[Path, Path], None]] = {
     "nul-byte": lambda r, o: _write(_art(r, "a"), b"---\ncapsule: x\n---\nbo\0dy\n"),
     "fifo-article": lambda r, o: os.mkfifo(_art(r, "a")),
     "socket-article": lambda r, o: _sock(_art(r, "a")),
-    "link-out-article": lambda r, o: (_write(o / "victim.md", GOOD), _art(r, "a").symlink_to(o / "victim.md")),
+    "link-out-article": _link_out_article,
     "link-out-articles": lambda r, o: _swap_for_link(r / ".canon" / "articles", o),
     "link-out-journal": lambda r, o: _swap_for_link(r / ".canon" / "journal", o),
     "link-to-dev-zero": lambda r, o: _art(r, "a").symlink_to("/dev/zero"),
     "broken-link": lambda r, o: _art(r, "a").symlink_to(o / "missing.md"),
     "link-loop-folder": lambda r, o: (r / ".canon/articles/loop").symlink_to(r / ".canon/articles"),
     "folder-named-md": lambda r, o: _art(r, "a").mkdir(),
-    "read-only-article": lambda r, o: (_write(_art(r, "a"), GOOD), os.chmod(_art(r, "a"), 0o444)),
+    "read-only-article": _read_only_article,
     "long-name": lambda r, o: _write(_art(r, "x" * 250), GOOD),
-    "huge-article": lambda r, o: os.truncate(_art(r, "a"), 9 * 1024 * 1024) if _write(_art(r, "a"), GOOD) is None else None,
+    "huge-article": _huge_article,
     "schema-broken-json": lambda r, o: _write(r / ".canon/schema.json", "{ not json"),
     "schema-unknown-keys": lambda r, o: _write(r / ".canon/schema.json", '{"article": {"capsul": 1}, "x": []}'),
     "schema-fifo": lambda r, o: os.mkfifo(r / ".canon/schema.json"),
@@ -75,7 +97,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], None]] = {
     "journal-no-front-matter": lambda r, o: _write(r / ".canon/journal/2026-01-01-old.md", "Old entry.\n"),
     "capsule-line-separator": lambda r, o: _write(_art(r, "a"), "---\ncapsule: a\u2028b\u0085c\n---\nbody\n"),
     "temp-leftover": lambda r, o: _write(r / ".canon/articles/.a.md.pylon-tmp-1-dead", "partial"),
-    "articles-is-a-file": lambda r, o: (shutil.rmtree(r / ".canon/articles"), _write(r / ".canon/articles", "x")),
+    "articles-is-a-file": _articles_is_a_file,
 }
 
 COMMANDS: list[tuple[str, ...]] = [
@@ -93,7 +115,7 @@ COMMANDS: list[tuple[str, ...]] = [
 ]
 
 
-def _check(run, root: Path, outside: Path, args: tuple[str, ...], stdin: bytes | None = None) -> None:  # type: ignore[no-untyped-def]
+def _check(run: Run, root: Path, outside: Path, args: tuple[str, ...], stdin: bytes | None = None) -> None:
     before, before_out = snapshot(root), snapshot(outside)
     r = run("canon", *args, "--json", cwd=root, timeout=30, input=stdin)
     assert "Traceback" not in r.err and "internal-error" not in r.out, r
@@ -107,7 +129,7 @@ def _check(run, root: Path, outside: Path, args: tuple[str, ...], stdin: bytes |
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: "-".join(a[:2]).replace(" ", ""))
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_hostile_store(run, make_store, tmp_path: Path, scenario: str, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_store(run: Run, make_store: MakeStore, tmp_path: Path, scenario: str, args: tuple[str, ...]) -> None:
     root = make_store(articles={"good": GOOD}, journal={"2026-01-01-ok.md": entry("[good]", "2026-01-01T00:00:00Z")})
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -115,7 +137,7 @@ def test_hostile_store(run, make_store, tmp_path: Path, scenario: str, args: tup
     try:
         _check(run, root, outside, args)
     finally:
-        for folder, dirs, files in os.walk(root):  # let pytest clean up read-only files
+        for folder, _dirs, files in os.walk(root):  # let pytest clean up read-only files
             for name in files:
                 path = Path(folder) / name
                 if not path.is_symlink() and stat.S_ISREG(path.lstat().st_mode):
@@ -157,7 +179,7 @@ HOSTILE_ARGS: list[tuple[str, ...]] = [
 
 
 @pytest.mark.parametrize("args", HOSTILE_ARGS, ids=lambda a: "-".join(x[:12] for x in a[:2]).replace("\n", "NL"))
-def test_hostile_arguments(run, make_store, tmp_path: Path, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_arguments(run: Run, make_store: MakeStore, tmp_path: Path, args: tuple[str, ...]) -> None:
     root = make_store(articles={"a": GOOD})
     outside = tmp_path / "outside"
     outside.mkdir()

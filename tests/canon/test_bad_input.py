@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot
+from tests.conftest import Run
 
 BROKEN = {
     "unclosed": "---\ncapsule: Cap.\nno closing fence\n",
@@ -17,7 +19,7 @@ BROKEN = {
 
 
 @pytest.fixture
-def store(make_store) -> Path:  # type: ignore[no-untyped-def]
+def store(make_store: MakeStore) -> Path:
     root = make_store(
         articles={"good": article("Good.", "Body.\n"), **BROKEN},
         files={"src/app.py": "x", "notes.txt": "x"},
@@ -63,7 +65,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("argv", "exit_code", "code"), CASES, ids=[" ".join(c[0]) for c in CASES])
-def test_bad_input_is_refused_cleanly(run, store: Path, argv: list[str], exit_code: int, code: str) -> None:
+def test_bad_input_is_refused_cleanly(run: Run, store: Path, argv: list[str], exit_code: int, code: str) -> None:
     before = snapshot(store)
     r = run("canon", *argv, cwd=store)
     assert r.code == exit_code, r
@@ -79,7 +81,7 @@ def test_bad_input_is_refused_cleanly(run, store: Path, argv: list[str], exit_co
     assert snapshot(store) == before
 
 
-def test_front_matter_refusal_names_the_line_and_lists_problems(run, store: Path) -> None:
+def test_front_matter_refusal_names_the_line_and_lists_problems(run: Run, store: Path) -> None:
     r = run("canon", "write", "twice", "--capsule", "Three.", "--json", cwd=store)
     err = r.json()["error"]
     assert err["message"].startswith(f"{store / '.canon' / 'articles' / 'twice.md'}:3: owned key 'capsule' is given twice")
@@ -88,7 +90,7 @@ def test_front_matter_refusal_names_the_line_and_lists_problems(run, store: Path
     assert "front matter is not valid YAML" in r.err, r
 
 
-def test_body_file_with_invalid_utf8(run, store: Path) -> None:
+def test_body_file_with_invalid_utf8(run: Run, store: Path) -> None:
     (store / "bad.txt").write_bytes(b"caf\xe9\n")
     before = snapshot(store)
     for argv in (["write", "good", "--body-file", "bad.txt"], ["journal", "--body-file", "bad.txt"]):
@@ -99,7 +101,7 @@ def test_body_file_with_invalid_utf8(run, store: Path) -> None:
     assert snapshot(store) == before
 
 
-def test_a_file_in_place_of_the_article_folder(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_in_place_of_the_article_folder(run: Run, make_store: MakeStore) -> None:
     root = make_store(files={".canon/articles/src": "a file where the folder src/ belongs"})
     before = snapshot(root)
     r = run("canon", "write", "src/app", "--capsule", "C.", "--body", "B.", cwd=root)
@@ -107,7 +109,7 @@ def test_a_file_in_place_of_the_article_folder(run, make_store) -> None:  # type
     assert snapshot(root) == before
 
 
-def test_a_file_in_place_of_the_store_folders(run, project: Path) -> None:
+def test_a_file_in_place_of_the_store_folders(run: Run, project: Path) -> None:
     (project / ".canon").mkdir()
     (project / ".canon" / "journal").write_text("not a folder")
     before = snapshot(project)

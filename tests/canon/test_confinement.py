@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot
+from tests.conftest import Run
 
 WRITE = ("write", "a", "--capsule", "C.", "--body", "Planted.")
 WRITE_NESTED = ("write", "src/x", "--capsule", "C.", "--body", "Planted.")
@@ -42,7 +44,7 @@ def _plant(root: Path, outside: Path, kind: str) -> tuple[str, ...]:
 
 
 @pytest.mark.parametrize("kind", ["article", "articles-folder", "address-folder", "journal-folder"])
-def test_writes_through_a_planted_link_are_refused_and_lint_reports_it(run, make_store, tmp_path: Path, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_writes_through_a_planted_link_are_refused_and_lint_reports_it(run: Run, make_store: MakeStore, tmp_path: Path, kind: str) -> None:
     root = make_store(articles={"keep": article("Kept.", "Kept body.\n")})
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -58,7 +60,7 @@ def test_writes_through_a_planted_link_are_refused_and_lint_reports_it(run, make
     assert "symlink" in [f["rule"] for f in lint.json()["findings"]], lint
 
 
-def test_a_link_to_a_real_file_still_reads(run, make_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_link_to_a_real_file_still_reads(run: Run, make_store: MakeStore, tmp_path: Path) -> None:
     root = make_store()
     (tmp_path / "shared.md").write_text(article("Shared.", "Shared body.\n"))
     (root / ".canon/articles/a.md").symlink_to(tmp_path / "shared.md")
@@ -80,7 +82,7 @@ FIFO_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", FIFO_COMMANDS, ids=lambda a: "-".join(a[:2]))
-def test_a_fifo_named_like_an_article_or_entry_hangs_nothing(run, make_store, args: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def test_a_fifo_named_like_an_article_or_entry_hangs_nothing(run: Run, make_store: MakeStore, args: tuple[str, ...]) -> None:
     root = make_store(articles={"b": article("B.", "Anything here.\n")})
     os.mkfifo(root / ".canon/articles/a.md")
     os.mkfifo(root / ".canon/journal/2026-01-01-fifo.md")

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot
+from tests.conftest import MakeRepo, Run
 
 
 @pytest.fixture
-def small_tmpfs(tmp_path: Path):  # type: ignore[no-untyped-def]
+def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
     mount = tmp_path / "fs"
     mount.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True).returncode:
@@ -24,7 +27,7 @@ def small_tmpfs(tmp_path: Path):  # type: ignore[no-untyped-def]
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
-def test_a_full_disk_is_a_coded_error_and_leaves_nothing(run, small_tmpfs: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_full_disk_is_a_coded_error_and_leaves_nothing(run: Run, small_tmpfs: Path) -> None:
     project = small_tmpfs / "p"
     project.mkdir()
     filler = small_tmpfs / "filler"
@@ -41,7 +44,7 @@ def test_a_full_disk_is_a_coded_error_and_leaves_nothing(run, small_tmpfs: Path)
     assert list(project.iterdir()) == []
 
 
-def test_a_read_only_file_system_is_permission_and_leaves_nothing(run, small_tmpfs: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_only_file_system_is_permission_and_leaves_nothing(run: Run, small_tmpfs: Path) -> None:
     project = small_tmpfs / "p"
     project.mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
@@ -50,7 +53,7 @@ def test_a_read_only_file_system_is_permission_and_leaves_nothing(run, small_tmp
     assert list(project.iterdir()) == []
 
 
-def test_a_read_only_article_is_refused(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_only_article_is_refused(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.")})
     path = root / ".canon/articles/a.md"
     os.chmod(path, 0o444)
@@ -60,13 +63,13 @@ def test_a_read_only_article_is_refused(run, make_store) -> None:  # type: ignor
     assert snapshot(root) == before
 
 
-def test_a_name_over_255_bytes_is_refused_before_anything_is_created(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_name_over_255_bytes_is_refused_before_anything_is_created(run: Run, project: Path) -> None:
     r = run("canon", "write", "--json", "src/" + "é" * 130, "--body", "x", cwd=project)
     assert r.code == 2 and r.json()["error"]["code"] == "name-too-long", r
     assert list(project.iterdir()) == []
 
 
-def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(run, make_store, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(run: Run, make_store: MakeStore, make_repo: MakeRepo) -> None:
     import subprocess
 
     root = make_store(articles={"a": article("A.")})

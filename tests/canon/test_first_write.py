@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot
+from tests.conftest import Run
 
 INIT_PATHS = [".canon/", ".canon/articles/", ".canon/journal/", ".canon/.gitignore", ".canon/schema.json"]
 CREATED_LINE = "created " + ", ".join(INIT_PATHS)
 
 
-def store_made_by_init(run, tmp_path: Path) -> dict[str, bytes | None]:  # type: ignore[no-untyped-def]
+def store_made_by_init(run: Run, tmp_path: Path) -> dict[str, bytes | None]:
     other = tmp_path / "by-init"
     other.mkdir()
     assert run("canon", "init", cwd=other).code == 0
@@ -25,7 +27,7 @@ def without(tree: dict[str, bytes | None], folder: str) -> dict[str, bytes | Non
     return {k: v for k, v in tree.items() if k == folder or not k.startswith(folder)}
 
 
-def test_first_write_makes_the_init_store_and_says_so(run, project: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_first_write_makes_the_init_store_and_says_so(run: Run, project: Path, tmp_path: Path) -> None:
     r = run("canon", "write", "src/app.py", "--capsule", "The app.", "--body", "It runs.", cwd=project)
     assert r.code == 0, r
     assert r.out == "Wrote src/app.\n"
@@ -37,7 +39,7 @@ def test_first_write_makes_the_init_store_and_says_so(run, project: Path, tmp_pa
     assert r.code == 0 and "created" not in r.err, r
 
 
-def test_first_journal_entry_makes_the_init_store_and_says_so(run, project: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_first_journal_entry_makes_the_init_store_and_says_so(run: Run, project: Path, tmp_path: Path) -> None:
     r = run("canon", "journal", "Started.", cwd=project)
     assert r.code == 0, r
     assert r.out.startswith("Logged ") and r.err.splitlines() == [CREATED_LINE]
@@ -46,7 +48,7 @@ def test_first_journal_entry_makes_the_init_store_and_says_so(run, project: Path
     assert r.code == 0 and r.err == "", r
 
 
-def test_json_names_the_created_store(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_json_names_the_created_store(run: Run, project: Path) -> None:
     doc = run("canon", "write", "--json", "a", "--body", "Body.", cwd=project).json()
     assert doc["created_store"] == INIT_PATHS
     assert run("canon", "write", "--json", "a", "--body", "Other.", cwd=project).json()["created_store"] == []
@@ -57,7 +59,7 @@ def test_json_names_the_created_store(run, project: Path) -> None:  # type: igno
     assert run("canon", "journal", "--json", "y", cwd=project).json()["created_store"] == []
 
 
-def test_a_partial_store_is_completed_without_a_schema(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_partial_store_is_completed_without_a_schema(run: Run, project: Path) -> None:
     (project / ".canon" / "articles").mkdir(parents=True)  # made by hand: no journal/, no .gitignore
     r = run("canon", "journal", "x", cwd=project)
     assert r.code == 0, r
@@ -66,7 +68,7 @@ def test_a_partial_store_is_completed_without_a_schema(run, project: Path) -> No
     assert run("canon", "write", "--json", "a", "--body", "B.", cwd=project).json()["created_store"] == []
 
 
-def test_a_new_mount_store_is_named_from_the_project_root(run, make_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_mount_store_is_named_from_the_project_root(run: Run, make_store: MakeStore, tmp_path: Path) -> None:
     root = make_store(articles={"a": article("A.")})
     lake = tmp_path / "lake"
     lake.mkdir()
@@ -91,7 +93,7 @@ def test_a_new_mount_store_is_named_from_the_project_root(run, make_store, tmp_p
     ],
     ids=lambda a: " ".join(a),
 )
-def test_nothing_is_created_when_the_command_fails(run, project: Path, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_created_when_the_command_fails(run: Run, project: Path, argv: list[str]) -> None:
     r = run("canon", *argv, cwd=project)
     assert r.code in (1, 2), r
     assert "error[" in r.err and "created" not in r.err, r

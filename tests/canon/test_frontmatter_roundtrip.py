@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import today
+from tests.conftest import Run
 
 FOREIGN = (
     "---\n"
@@ -33,7 +35,7 @@ def art(root: Path, address: str) -> Path:
     return root / ".canon" / "articles" / f"{address}.md"
 
 
-def test_foreign_keys_block_lists_and_comments_survive_every_write(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_foreign_keys_block_lists_and_comments_survive_every_write(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core/config": FOREIGN})
     path = art(root, "src/core/config")
     r = run("canon", "write", "src/core/config", "--capsule", "New: capsule, quoted.", "--body", "New body.", cwd=root)
@@ -56,14 +58,14 @@ def test_foreign_keys_block_lists_and_comments_survive_every_write(run, make_sto
     assert data["capsule"] == "New: capsule, quoted."
 
 
-def test_owned_keys_are_inserted_in_canonical_order_after_foreign_keys(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_owned_keys_are_inserted_in_canonical_order_after_foreign_keys(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": "---\ntitle: Hello\naliases:\n  - x\n---\nBody.\n"})
     assert run("canon", "write", "a", "--capsule", "Cap.", "--scope", "rule", cwd=root).code == 0
     text = art(root, "a").read_text()
     assert text.startswith("---\ncapsule: Cap.\nupdated: " + today() + "\nscope: rule\ntitle: Hello\naliases:\n  - x\n---\n")
 
 
-def test_a_bom_and_no_trailing_newline_survive(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_bom_and_no_trailing_newline_survive(run: Run, make_store: MakeStore) -> None:
     root = make_store()
     path = art(root, "a")
     path.write_bytes("\ufeff---\nowner: me\ncapsule: Old.\n---\nBody without newline".encode())
@@ -109,7 +111,7 @@ def test_a_bom_and_no_trailing_newline_survive(run, make_store) -> None:  # type
         ("Ünïcödé ok", "Ünïcödé ok"),
     ],
 )
-def test_owned_values_are_quoted_only_when_yaml_would_misread_them(run, project: Path, value: str, written: str) -> None:
+def test_owned_values_are_quoted_only_when_yaml_would_misread_them(run: Run, project: Path, value: str, written: str) -> None:
     r = run("canon", "write", "a", "--capsule", value, "--body", "B.", cwd=project)
     assert r.code == 0, r
     text = art(project, "a").read_text()
@@ -123,12 +125,12 @@ def test_owned_values_are_quoted_only_when_yaml_would_misread_them(run, project:
     assert "already current" in again.out, again
 
 
-def test_leading_and_trailing_spaces_are_trimmed_by_folding(run, project: Path) -> None:
+def test_leading_and_trailing_spaces_are_trimmed_by_folding(run: Run, project: Path) -> None:
     assert run("canon", "write", "a", "--capsule", "  padded  ", "--body", "B.", cwd=project).code == 0
     assert "capsule: padded\n" in art(project, "a").read_text()
 
 
-def test_updated_is_a_plain_date(run, project: Path) -> None:
+def test_updated_is_a_plain_date(run: Run, project: Path) -> None:
     assert run("canon", "write", "a", "--capsule", "C.", "--body", "B.", cwd=project).code == 0
     text = art(project, "a").read_text()
     assert f"\nupdated: {today()}\n" in text
@@ -137,7 +139,7 @@ def test_updated_is_a_plain_date(run, project: Path) -> None:
     assert yaml.safe_load(text.split("---\n")[1])["updated"] == datetime.date.fromisoformat(today())
 
 
-def test_multiline_owned_values_are_replaced_whole(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_multiline_owned_values_are_replaced_whole(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": "---\ncapsule: >\n  folded old\n  capsule text\nowner: me\n---\nB.\n"})
     assert run("canon", "read", "--json", "a", cwd=root).json()["capsule"] == "folded old capsule text"
     assert run("canon", "write", "a", "--capsule", "One line.", cwd=root).code == 0

@@ -10,7 +10,9 @@ import json
 import shutil
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
+from tests.conftest import Run
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pi-canon-0.1.2"
 
@@ -23,7 +25,7 @@ def _pi_canon() -> tuple[list[str], dict[str, str | None]]:
     return listed, resolved
 
 
-def test_the_graph_of_a_store_pi_canon_wrote_agrees_with_pi_canon(tmp_path: Path, run) -> None:
+def test_the_graph_of_a_store_pi_canon_wrote_agrees_with_pi_canon(tmp_path: Path, run: Run) -> None:
     root = tmp_path / "p"
     shutil.copytree(FIXTURE / "project", root)
     result = run("canon", "graph", "--json", cwd=root)
@@ -45,7 +47,7 @@ def test_the_graph_of_a_store_pi_canon_wrote_agrees_with_pi_canon(tmp_path: Path
     assert nodes["docs/guide"]["capsule"] == "- item"
 
 
-def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(make_store, project: Path, run) -> None:
+def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(make_store: MakeStore, project: Path, run: Run) -> None:
     make_store(articles={
         "src": article("The sources.", body="See [[src/app]] and [[docs]].\n\n```\n[[src/cli]]\n```\n"),
         "src/app": article("The app.", body='Back to [[src]]; `[[nowhere]]` is code. Quote: "x".\n'),
@@ -64,7 +66,7 @@ def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(make_st
     assert '"src" -> "src/app";' in dot and '"src/app" -> "asset:src/app.py" [style=dashed, arrowhead=none];' in dot
 
 
-def test_an_address_limits_the_graph_to_its_neighbourhood(make_store, project: Path, run) -> None:
+def test_an_address_limits_the_graph_to_its_neighbourhood(make_store: MakeStore, project: Path, run: Run) -> None:
     make_store(articles={
         "a": article("A.", body="[[b/one]]\n"),
         "b": article("B."),
@@ -79,6 +81,6 @@ def test_an_address_limits_the_graph_to_its_neighbourhood(make_store, project: P
     assert sorted((e["source"], e["target"]) for e in doc["edges"]) == [("a", "b/one"), ("b/one", "c")]
 
 
-def test_no_store_is_a_clear_error(project: Path, run) -> None:
+def test_no_store_is_a_clear_error(project: Path, run: Run) -> None:
     result = run("canon", "graph", cwd=project)
     assert result.code == 2 and "error[no-store]" in result.err

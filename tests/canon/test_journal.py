@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import pytest
 
 from pylon.canon.journal import read_entry
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot, today
-from tests.conftest import script
+from tests.conftest import Run, script
 
 LOGGED = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 
@@ -20,7 +21,7 @@ def entries(root: Path) -> list[str]:
     return sorted(p.name for p in (root / ".canon" / "journal").iterdir())
 
 
-def test_journal_creates_a_dated_entry_with_subject_and_logged(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_journal_creates_a_dated_entry_with_subject_and_logged(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core/config": article("Config.")})
     r = run("canon", "journal", "Raised the timeout.", "--subject", "src/core/config", cwd=root)
     assert r.code == 0, r
@@ -30,12 +31,12 @@ def test_journal_creates_a_dated_entry_with_subject_and_logged(run, make_store) 
     lines = text.splitlines()
     assert lines[0] == "---" and lines[1] == "subject: [src/core/config]"
     assert lines[2].startswith("logged: ") and LOGGED.match(lines[2][8:])
-    logged = datetime.strptime(lines[2][8:], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-    assert abs((datetime.now(timezone.utc) - logged).total_seconds()) < 60
+    logged = datetime.strptime(lines[2][8:], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    assert abs((datetime.now(UTC) - logged).total_seconds()) < 60
     assert lines[3:] == ["---", "Raised the timeout."]
 
 
-def test_collisions_get_numbered_suffixes(run, project: Path) -> None:
+def test_collisions_get_numbered_suffixes(run: Run, project: Path) -> None:
     names = []
     for _ in range(4):
         r = run("canon", "journal", "x", "--slug", "Deploy", cwd=project)
@@ -55,14 +56,14 @@ def test_collisions_get_numbered_suffixes(run, project: Path) -> None:
         ("word-" * 20, ("word-" * 12)[:60].rstrip("-")),
     ],
 )
-def test_slug_rules(run, project: Path, slug: str, expected: str) -> None:
+def test_slug_rules(run: Run, project: Path, slug: str, expected: str) -> None:
     r = run("canon", "journal", "x", f"--slug={slug}", cwd=project)  # = : a value may start with --
     assert r.code == 0, r
     assert r.out == f"Logged {today()}-{expected}.md.\n"
     assert len(expected) <= 60
 
 
-def test_a_slug_with_nothing_usable_is_refused(run, project: Path) -> None:
+def test_a_slug_with_nothing_usable_is_refused(run: Run, project: Path) -> None:
     r = run("canon", "journal", "x", "--slug", "!!!", cwd=project)
     assert r.code == 2 and "error[bad-slug]" in r.err, r
     assert list(project.iterdir()) == []
@@ -77,7 +78,7 @@ def test_a_slug_with_nothing_usable_is_refused(run, project: Path) -> None:
         ["spaces in name", "quote\"s", "it's", "[brackets]", "#hash", "-dash"],
     ],
 )
-def test_subjects_read_back_exactly(run, project: Path, tmp_path: Path, subjects: list[str]) -> None:
+def test_subjects_read_back_exactly(run: Run, project: Path, tmp_path: Path, subjects: list[str]) -> None:
     lake = tmp_path / "lake"
     (lake / ".canon" / "articles").mkdir(parents=True)
     args = [a for s in subjects for a in ("--subject", s)]
@@ -93,7 +94,7 @@ def test_subjects_read_back_exactly(run, project: Path, tmp_path: Path, subjects
     assert yaml.safe_load(front)["subject"] == subjects
 
 
-def test_subject_paths_become_the_governing_article(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_subject_paths_become_the_governing_article(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core": article("Core.")}, files={"src/core/config.ts": "x"})
     r = run("canon", "journal", "--json", "x", "--subject", "src/core/config.ts", "--subject", "src/core", cwd=root)
     assert r.code == 0, r
@@ -101,13 +102,13 @@ def test_subject_paths_become_the_governing_article(run, make_store) -> None:  #
     assert run("canon", "read", "--json", "src/core/config.ts", cwd=root).json()["journal"] == [r.json()["name"]]
 
 
-def test_unknown_subject_is_a_warning_not_a_failure(run, project: Path) -> None:
+def test_unknown_subject_is_a_warning_not_a_failure(run: Run, project: Path) -> None:
     r = run("canon", "journal", "x", "--subject", "no/such/thing.py", cwd=project)
     assert r.code == 0, r
     assert "warning[unknown-subject]: subject no/such/thing names no article" in r.err
 
 
-def test_values_the_article_lacks_are_warned_about(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_values_the_article_lacks_are_warned_about(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"svc": article("Service.", "Timeout is 30s; uses `load_config`.\n")})
     r = run(
         "canon", "journal", "Raised timeout from 30s to 45s, `MAX_RETRIES` now 5; see retryPolicy and 512 MB.",
@@ -122,7 +123,7 @@ def test_values_the_article_lacks_are_warned_about(run, make_store) -> None:  # 
     assert "values-not-in-article" not in r.err
 
 
-def test_text_from_file_and_stdin(run, project: Path) -> None:
+def test_text_from_file_and_stdin(run: Run, project: Path) -> None:
     (project / "note.txt").write_text("From a file.\n")
     r = run("canon", "journal", "--json", "--body-file", "note.txt", cwd=project)
     assert r.code == 0, r
@@ -132,7 +133,7 @@ def test_text_from_file_and_stdin(run, project: Path) -> None:
     assert r.json()["name"] == f"{today()}-piped.md"
 
 
-def test_empty_text_is_refused_and_nothing_is_created(run, project: Path) -> None:
+def test_empty_text_is_refused_and_nothing_is_created(run: Run, project: Path) -> None:
     for args in ([], [""], ["  \n"]):
         r = run("canon", "journal", *args, cwd=project)
         assert r.code == 1, r
@@ -142,7 +143,7 @@ def test_empty_text_is_refused_and_nothing_is_created(run, project: Path) -> Non
     assert list(project.iterdir()) == []
 
 
-def test_journal_always_lives_in_the_project_store(run, project: Path, tmp_path: Path) -> None:
+def test_journal_always_lives_in_the_project_store(run: Run, project: Path, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     (lake / ".canon" / "articles").mkdir(parents=True)
     (lake / ".canon" / "articles" / "prices.md").write_text("---\ncapsule: Prices.\n---\nB.\n")
@@ -155,7 +156,7 @@ def test_journal_always_lives_in_the_project_store(run, project: Path, tmp_path:
     assert doc["journal"] == [r.json()["name"]]
 
 
-def test_there_is_no_command_to_edit_or_delete_entries(run, project: Path) -> None:
+def test_there_is_no_command_to_edit_or_delete_entries(run: Run, project: Path) -> None:
     r = run("canon", "--help", cwd=project)
     commands = {ln.split()[0] for ln in r.out.splitlines() if ln.startswith("  ") and ln.split()}
     assert not commands & {"edit", "delete", "rm", "amend", "unjournal"}

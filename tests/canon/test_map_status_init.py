@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, entry
+from tests.conftest import MakeRepo, Run
 
 
-def test_init_creates_the_store_and_is_idempotent(run, project: Path) -> None:
+def test_init_creates_the_store_and_is_idempotent(run: Run, project: Path) -> None:
     r = run("canon", "init", cwd=project)
     assert r.code == 0, r
     assert r.out.splitlines() == [
@@ -29,13 +31,13 @@ def test_init_creates_the_store_and_is_idempotent(run, project: Path) -> None:
     assert doc == {"ok": True, "store": str(project / ".canon"), "created": [], "ignored": []}
 
 
-def test_init_completes_a_partial_store(run, project: Path) -> None:
+def test_init_completes_a_partial_store(run: Run, project: Path) -> None:
     (project / ".canon" / "articles").mkdir(parents=True)
     doc = run("canon", "init", "--json", cwd=project).json()
     assert doc["created"] == [".canon/journal/", ".canon/.gitignore", ".canon/schema.json"]
 
 
-def test_init_with_root(run, project: Path, tmp_path: Path) -> None:
+def test_init_with_root(run: Run, project: Path, tmp_path: Path) -> None:
     target = tmp_path / "other"
     target.mkdir()
     assert run("canon", "init", "--root", str(target), cwd=project).code == 0
@@ -45,13 +47,13 @@ def test_init_with_root(run, project: Path, tmp_path: Path) -> None:
     assert r.code == 2 and "error[bad-root]" in r.err, r
 
 
-def test_init_in_a_git_subfolder_creates_the_store_at_the_top(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_init_in_a_git_subfolder_creates_the_store_at_the_top(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"pkg/a.py": "x"})
     assert run("canon", "init", cwd=repo / "pkg").code == 0
     assert (repo / ".canon").is_dir() and not (repo / "pkg" / ".canon").exists()
 
 
-def test_map_lists_address_and_capsule(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_map_lists_address_and_capsule(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={
         "src": article("Sources."),
         "src/core/config": article("Config."),
@@ -72,7 +74,7 @@ def test_map_lists_address_and_capsule(run, make_store) -> None:  # type: ignore
                                  "create one: canon write absent --capsule")
 
 
-def test_map_of_an_empty_store_and_a_broken_article(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_map_of_an_empty_store_and_a_broken_article(run: Run, make_store: MakeStore) -> None:
     root = make_store()
     r = run("canon", "map", cwd=root)
     assert r.code == 0 and r.out == "" and "no articles" in r.err, r
@@ -81,7 +83,7 @@ def test_map_of_an_empty_store_and_a_broken_article(run, make_store) -> None:  #
     assert r.out == "bad\n" and "warning: bad: not valid UTF-8" in r.err, r
 
 
-def test_status_reports_store_counts_mounts_and_session(run, make_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_status_reports_store_counts_mounts_and_session(run: Run, make_store: MakeStore, tmp_path: Path) -> None:
     root = make_store(
         articles={"a": article("A."), "b/c": article("C.")},
         journal={"2026-01-01-a.md": entry("[a]", "2026-01-01T00:00:00Z")},
@@ -103,7 +105,7 @@ def test_status_reports_store_counts_mounts_and_session(run, make_store, tmp_pat
     assert doc["session"] == "default" and doc["exists"] is True and doc["root"] == str(root)
 
 
-def test_status_without_a_store(run, project: Path) -> None:
+def test_status_without_a_store(run: Run, project: Path) -> None:
     r = run("canon", "status", cwd=project)
     assert r.code == 0, r
     assert "not created yet: canon init" in r.out

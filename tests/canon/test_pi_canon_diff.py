@@ -113,7 +113,7 @@ def test_the_fixtures_came_from_the_pinned_pi_canon() -> None:
 # ---- a store pi-canon wrote, read by canon ---------------------------------------------------
 
 
-def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     listed = next(a["list"] for a in steps if a["step"].get("api") == "list")
     mapped = next(pi_map(a["text"]) for a in steps if a["step"].get("call", {}).get("action") == "map")
@@ -123,7 +123,7 @@ def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(pi_store)
     assert all(a["problem"] is None for a in ours["articles"]), ours
 
 
-def test_canon_reads_the_article_pi_canon_reads_for_every_path(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_canon_reads_the_article_pi_canon_reads_for_every_path(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     reads = [a for a in steps if a["step"].get("call", {}).get("action") == "read"]
     assert len(reads) >= 20
@@ -138,7 +138,7 @@ def test_canon_reads_the_article_pi_canon_reads_for_every_path(pi_store) -> None
             assert got["requested"], got
 
 
-def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     seen = 0
     for answer in steps:
@@ -154,7 +154,7 @@ def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store) -> 
     assert seen >= 15
 
 
-def test_canon_resolves_paths_as_pi_canon_resolves_a_touch(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_canon_resolves_paths_as_pi_canon_resolves_a_touch(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     for answer in steps:
         if answer["step"].get("api") != "resolve":
@@ -165,7 +165,7 @@ def test_canon_resolves_paths_as_pi_canon_resolves_a_touch(pi_store) -> None:  #
         assert got["governing"] == expected, (path, got)
 
 
-def test_canon_orders_each_articles_journal_as_pi_canon_does(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_canon_orders_each_articles_journal_as_pi_canon_does(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     if version == "0.1.2":
         # 0.1.2 ordered entries by file name text (-10 before -2); 0.3.0 fixed that, ordering by
@@ -184,7 +184,7 @@ def test_canon_orders_each_articles_journal_as_pi_canon_does(pi_store) -> None: 
     assert checked >= 13  # the eleven-entry burst of one instant is among them
 
 
-def test_search_finds_every_article_pi_canon_search_finds(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_search_finds_every_article_pi_canon_search_finds(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     searches = [a for a in steps if a["step"].get("call", {}).get("action") == "search"]
     if version == "0.1.2":
@@ -200,7 +200,7 @@ def test_search_finds_every_article_pi_canon_search_finds(pi_store) -> None:  # 
         assert set(theirs) <= set(ours), (call, ours, theirs)
 
 
-def test_lint_reports_no_error_the_user_did_not_cause(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_lint_reports_no_error_the_user_did_not_cause(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     report = canon_json(root, "lint")
     errors = [f for f in report["findings"] if f["severity"] == "error"]
@@ -208,7 +208,7 @@ def test_lint_reports_no_error_the_user_did_not_cause(pi_store) -> None:  # type
     assert report["articles"] == len(next(a["list"] for a in steps if a["step"].get("api") == "list"))
 
 
-def test_lint_fix_then_strict_fails_only_on_what_a_user_can_still_change(pi_store) -> None:  # type: ignore[no-untyped-def]
+def test_lint_fix_then_strict_fails_only_on_what_a_user_can_still_change(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = pi_store
     fixed = run_cmd("canon", "lint", "--fix", cwd=root)
     assert fixed.code in (0, 1), fixed
@@ -228,7 +228,7 @@ def test_lint_fix_then_strict_fails_only_on_what_a_user_can_still_change(pi_stor
 # ---- a store canon wrote, read by pi-canon ---------------------------------------------------
 
 
-def test_pi_canon_reads_the_article_canon_reads(canon_store) -> None:  # type: ignore[no-untyped-def]
+def test_pi_canon_reads_the_article_canon_reads(canon_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = canon_store
     reads = [a for a in steps if a["step"].get("call", {}).get("action") == "read"]
     assert reads
@@ -239,7 +239,7 @@ def test_pi_canon_reads_the_article_canon_reads(canon_store) -> None:  # type: i
         assert (got["address"] if got["ok"] else None) == expected, (path, answer["text"])
 
 
-def test_pi_canon_parses_canons_front_matter_to_the_same_values(canon_store) -> None:  # type: ignore[no-untyped-def]
+def test_pi_canon_parses_canons_front_matter_to_the_same_values(canon_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = canon_store
     seen = set()
     for answer in steps:
@@ -255,7 +255,7 @@ def test_pi_canon_parses_canons_front_matter_to_the_same_values(canon_store) -> 
     assert seen == set(listed)
 
 
-def test_pi_canon_indexes_canons_journal_subjects_in_canons_order(canon_store) -> None:  # type: ignore[no-untyped-def]
+def test_pi_canon_indexes_canons_journal_subjects_in_canons_order(canon_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
     version, root, steps = canon_store
     for answer in steps:
         if answer["step"].get("api") != "mentions":

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import snapshot
+from tests.conftest import Run
 
 # As pi-canon 0.3.0 stored it (tests/canon/fixtures/pi-canon-0.3.0/project/.canon/articles/src/my.md).
 PI_ARTICLE = '---\ncapsule: "my.pkg: the plugin package"\nupdated: 2026-08-20\n---\nPlugin package; entry is mod.py.\n'
@@ -14,11 +16,11 @@ FILES = {"src/my.pkg/mod.py": "VALUE = 7\n", "src/my.pkg/sub/deep.py": "DEEP = 1
 MOVE = "canon mv src/my src/my.pkg"
 
 
-def _store(make_store, **extra: str) -> Path:  # type: ignore[no-untyped-def]
-    return make_store(articles={"src/my": PI_ARTICLE, **extra}, files=FILES)  # type: ignore[no-any-return]
+def _store(make_store: MakeStore, **extra: str) -> Path:
+    return make_store(articles={"src/my": PI_ARTICLE, **extra}, files=FILES)
 
 
-def test_the_folder_and_its_files_read_the_article_pi_canon_stored(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_folder_and_its_files_read_the_article_pi_canon_stored(run: Run, make_store: MakeStore) -> None:
     root = _store(make_store)
     for path in ("src/my.pkg", "src/my.pkg/", "src/my.pkg/mod.py", "src/my.pkg/sub/deep.py"):
         doc = run("canon", "read", "--json", path, cwd=root).json()
@@ -32,7 +34,7 @@ def test_the_folder_and_its_files_read_the_article_pi_canon_stored(run, make_sto
     assert "tried src/my.pkg: no article" in explain.out and "tried src/my: governs" in explain.out, explain
 
 
-def test_an_asset_of_the_short_name_keeps_its_article(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_an_asset_of_the_short_name_keeps_its_article(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/my": PI_ARTICLE}, files={**FILES, "src/my.py": ""})
     assert run("canon", "read", "--json", "src/my.py", cwd=root).json()["address"] == "src/my"
     # src/my belongs to src/my.py now, so the folder is not governed by it.
@@ -42,13 +44,13 @@ def test_an_asset_of_the_short_name_keeps_its_article(run, make_store) -> None: 
     assert not [f for f in lint["findings"] if f["rule"] in ("dotted-folder", "orphan")], lint
 
 
-def test_a_dotted_file_is_not_a_folder(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_dotted_file_is_not_a_folder(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/a": PI_ARTICLE}, files={"src/a.tar.gz": ""})
     doc = run("canon", "read", "--json", "src/a.tar.gz", cwd=root).json()
     assert doc["ok"] is False  # a.tar.gz is the article src/a.tar (one extension), not src/a
 
 
-def test_a_write_of_the_folder_updates_that_article(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_write_of_the_folder_updates_that_article(run: Run, make_store: MakeStore) -> None:
     root = _store(make_store)
     result = run("canon", "write", "src/my.pkg", "--capsule", "The plugin package v2", cwd=root)
     assert result.code == 0, result
@@ -58,7 +60,7 @@ def test_a_write_of_the_folder_updates_that_article(run, make_store) -> None:  #
     assert "capsule: The plugin package v2\n" in (root / ".canon/articles/src/my.md").read_text()
 
 
-def test_lint_names_the_move_instead_of_orphan(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_lint_names_the_move_instead_of_orphan(run: Run, make_store: MakeStore) -> None:
     guide = "---\ncapsule: Guide.\n---\nSee [[src/my.pkg/mod.py]] and [[src/my.pkg/sub/deep.py]].\n"
     root = _store(make_store, guide=guide)
     before = snapshot(root)
@@ -71,14 +73,14 @@ def test_lint_names_the_move_instead_of_orphan(run, make_store) -> None:  # type
     assert snapshot(root) == before  # lint never moves anything itself
 
 
-def test_an_exact_link_below_the_dotted_folder_stays_dead(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_an_exact_link_below_the_dotted_folder_stays_dead(run: Run, make_store: MakeStore) -> None:
     guide = "---\ncapsule: Guide.\n---\nSee [[src/my.pkg/nothing]].\n"
     root = _store(make_store, guide=guide)
     dead = [f for f in run("canon", "lint", "--json", cwd=root).json()["findings"] if f["rule"] == "dead-link"]
     assert len(dead) == 1, dead
 
 
-def test_a_store_of_the_folders_own_address_wins(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_store_of_the_folders_own_address_wins(run: Run, make_store: MakeStore) -> None:
     own = "---\ncapsule: Its own article.\n---\nBody.\n"
     root = _store(make_store, **{"src/my.pkg": own})
     assert run("canon", "read", "--json", "src/my.pkg/mod.py", cwd=root).json()["address"] == "src/my.pkg"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, Run, git
 
 OLD_PYLON = ".cache/\n"  # what an earlier pylon wrote
 NEEDED = [".*.pylon-tmp-*", ".journal-index.jsonl"]
@@ -19,7 +19,7 @@ def _store(project: Path, gitignore: str | bytes) -> Path:
     return target
 
 
-def test_init_appends_the_missing_lines_and_names_them(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_init_appends_the_missing_lines_and_names_them(run: Run, project: Path) -> None:
     target = _store(project, "# mine\nsecrets.txt\n" + OLD_PYLON)
     result = run("canon", "init", cwd=project)
     assert result.code == 0, result
@@ -30,7 +30,7 @@ def test_init_appends_the_missing_lines_and_names_them(run, project: Path) -> No
     assert target.read_text().count(".journal-index.jsonl") == 1
 
 
-def test_a_write_updates_it_too(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_write_updates_it_too(run: Run, project: Path) -> None:
     target = _store(project, "notes.txt")  # no final newline
     result = run("canon", "write", "app", "--body", "x", cwd=project)
     assert result.code == 0, result
@@ -39,14 +39,14 @@ def test_a_write_updates_it_too(run, project: Path) -> None:  # type: ignore[no-
     assert target.read_text().count(".cache/") == 1
 
 
-def test_the_files_line_endings_and_equivalent_spellings_are_kept(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_files_line_endings_and_equivalent_spellings_are_kept(run: Run, project: Path) -> None:
     target = _store(project, b"/.cache\r\n!.journal-index.jsonl\r\n")
     assert run("canon", "init", cwd=project).code == 0
     # `/.cache` is `.cache/`; the negation is the owner's choice to commit pi-canon's index.
     assert target.read_bytes() == b"/.cache\r\n!.journal-index.jsonl\r\n.*.pylon-tmp-*\r\n"
 
 
-def test_git_then_ignores_what_canon_and_pi_canon_derive(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_git_then_ignores_what_canon_and_pi_canon_derive(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({".canon/.gitignore": OLD_PYLON, ".canon/articles/app.md": "---\ncapsule: A.\n---\nB.\n",
                       "app.py": ""})
     assert run("canon", "write", "app", "--body", "New body.", cwd=repo).code == 0
@@ -56,7 +56,7 @@ def test_git_then_ignores_what_canon_and_pi_canon_derive(run, make_repo) -> None
     assert ".journal-index.jsonl" not in status and "pylon-tmp" not in status and ".cache" not in status, status
 
 
-def test_a_read_only_gitignore_is_left_even_for_root(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_only_gitignore_is_left_even_for_root(run: Run, project: Path) -> None:
     target = _store(project, OLD_PYLON)
     target.chmod(0o444)  # canon refuses to replace a file without a write bit, whoever runs it
     result = run("canon", "write", "app", "--body", "x", cwd=project)
@@ -65,7 +65,7 @@ def test_a_read_only_gitignore_is_left_even_for_root(run, project: Path) -> None
     assert (project / ".canon" / "articles" / "app.md").is_file()
 
 
-def test_a_linked_gitignore_is_never_written_through(run, project: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_linked_gitignore_is_never_written_through(run: Run, project: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("keep\n")
     _store(project, "x")

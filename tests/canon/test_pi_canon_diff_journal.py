@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git
+from tests.canon.conftest import MakeStore
+from tests.conftest import MakeRepo, Run
 
 ARTICLE = "---\ncapsule: The app entry point.\nupdated: 2026-08-10\n---\nStarts the app.\n"
 OLD_ENTRIES = {  # byte for byte as pi-canon 0.1.2 writes them (tests/canon/fixtures/pi-canon-0.1.2)
@@ -17,13 +18,13 @@ OLD_ENTRIES = {  # byte for byte as pi-canon 0.1.2 writes them (tests/canon/fixt
 }
 
 
-def _store(make_repo, commit: bool = True) -> Path:  # type: ignore[no-untyped-def]
+def _store(make_repo: MakeRepo, commit: bool = True) -> Path:
     files: dict[str, str | bytes] = {"app.py": "print()\n", ".canon/articles/app.md": ARTICLE}
     files.update({f".canon/journal/{name}": text for name, text in OLD_ENTRIES.items()})
-    return make_repo(files, commit=commit)  # type: ignore[no-any-return]
+    return make_repo(files, commit=commit)
 
 
-def test_committed_legacy_entries_are_one_note_and_strict_passes(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_committed_legacy_entries_are_one_note_and_strict_passes(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo)
     result = run("canon", "lint", "--strict", "--json", cwd=root)
     assert result.code == 0, result
@@ -38,7 +39,7 @@ def test_committed_legacy_entries_are_one_note_and_strict_passes(run, make_repo)
     assert "canon lint: clean (1 article, 3 journal entries); 1 note." in text.err, text
 
 
-def test_uncommitted_legacy_entries_keep_their_warnings(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_uncommitted_legacy_entries_keep_their_warnings(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo, commit=False)
     result = run("canon", "lint", "--strict", "--json", cwd=root)
     assert result.code == 1, result
@@ -47,7 +48,7 @@ def test_uncommitted_legacy_entries_keep_their_warnings(run, make_repo) -> None:
     assert run("canon", "lint", cwd=root).code == 0  # warnings only: plain lint stays clean
 
 
-def test_an_edited_committed_entry_is_reported_again(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_edited_committed_entry_is_reported_again(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo)
     (root / ".canon/journal/2026-08-12-config.md").write_text("---\nsubject: [app]\n---\nEdited.\n")
     findings = run("canon", "lint", "--json", cwd=root).json()["findings"]
@@ -57,7 +58,7 @@ def test_an_edited_committed_entry_is_reported_again(run, make_repo) -> None:  #
     assert note["message"].startswith("2 committed journal entries"), note
 
 
-def test_a_new_entry_after_the_commit_is_reported(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_entry_after_the_commit_is_reported(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo)
     (root / ".canon/journal/2026-08-13-late.md").write_text("Written by hand, no front matter.\n")
     result = run("canon", "lint", "--strict", "--json", cwd=root)
@@ -66,14 +67,14 @@ def test_a_new_entry_after_the_commit_is_reported(run, make_repo) -> None:  # ty
         ".canon/journal/2026-08-13-late.md"]
 
 
-def test_outside_git_nothing_is_folded(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_outside_git_nothing_is_folded(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"app": ARTICLE}, journal=OLD_ENTRIES, files={"app.py": "print()\n"})
     findings = run("canon", "lint", "--json", cwd=root).json()["findings"]
     assert len([f for f in findings if f["rule"] == "front-matter-invalid"]) == 3
     assert not [f for f in findings if f["rule"] == "legacy-journal"]
 
 
-def test_errors_on_committed_entries_stay_errors(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_errors_on_committed_entries_stay_errors(run: Run, make_repo: MakeRepo) -> None:
     root = make_repo({".canon/articles/app.md": ARTICLE, "app.py": "",
                       ".canon/journal/2026-08-11-broken.md": "---\nsubject: [app\n"})
     result = run("canon", "lint", "--json", cwd=root)
@@ -81,7 +82,7 @@ def test_errors_on_committed_entries_stay_errors(run, make_repo) -> None:  # typ
     assert [f["severity"] for f in result.json()["findings"] if f["rule"] == "front-matter-invalid"] == ["error"]
 
 
-def test_the_note_in_github_and_sarif(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_note_in_github_and_sarif(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo)
     github = run("canon", "lint", "--format", "github", "--strict", cwd=root)
     assert github.code == 0 and github.out.startswith("::notice file=.canon/journal,line=1,"), github
@@ -92,7 +93,7 @@ def test_the_note_in_github_and_sarif(run, make_repo) -> None:  # type: ignore[n
     assert rules[result["ruleIndex"]]["defaultConfiguration"]["level"] == "note"
 
 
-def test_legacy_entries_order_by_the_date_in_their_name(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_legacy_entries_order_by_the_date_in_their_name(run: Run, make_repo: MakeRepo) -> None:
     root = _store(make_repo)
     doc = run("canon", "read", "--json", "app", cwd=root).json()
     assert doc["journal"] == ["2026-08-12-config.md", "2026-08-11-config.md"], doc

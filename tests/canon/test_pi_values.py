@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.canon.conftest import MakeStore
+from tests.conftest import Run
+
 UNQUOTED = ["yes", "123", "null", "~", "on", "1.5", "0x1F", "2026-01-01", "- item", "? q", "a: b"]
 
 
 @pytest.mark.parametrize("value", UNQUOTED)
-def test_an_unquoted_owned_value_reads_as_its_text_and_is_only_a_warning(run, make_store, value: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_unquoted_owned_value_reads_as_its_text_and_is_only_a_warning(run: Run, make_store: MakeStore, value: str) -> None:
     root = make_store(articles={"a": f"---\ncapsule: {value}\n---\nBody.\n"})
     assert run("canon", "read", "--json", "a", cwd=root).json()["capsule"] == value
     lint = run("canon", "lint", "--json", cwd=root)

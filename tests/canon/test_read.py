@@ -7,11 +7,12 @@ import os
 import time
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, entry, snapshot
-from tests.conftest import git
+from tests.conftest import MakeRepo, Run, git
 
 
-def test_read_prints_address_owned_keys_and_body(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_read_prints_address_owned_keys_and_body(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core/config": article("Loads config.", "Env beats file.\n", scope="rule")})
     r = run("canon", "read", "src/core/config", cwd=root)
     assert r.code == 0, r
@@ -19,14 +20,14 @@ def test_read_prints_address_owned_keys_and_body(run, make_store) -> None:  # ty
     assert r.err == ""
 
 
-def test_read_names_the_governing_article_of_a_deeper_path(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_read_names_the_governing_article_of_a_deeper_path(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"src/core/config": article("Loads config.")})
     r = run("canon", "read", "src/core/config/deep.ts", cwd=root)
     assert r.code == 0, r
     assert r.out.splitlines()[0] == "src/core/config governs src/core/config/deep.ts"
 
 
-def test_read_json_shape(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_read_json_shape(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"src": article("Sources.", "All code.\n")},
         journal={"2026-01-01-a.md": entry("[src]", "2026-01-01T10:00:00Z")},
@@ -42,7 +43,7 @@ def test_read_json_shape(run, make_store) -> None:  # type: ignore[no-untyped-de
     assert doc["notes"] == []
 
 
-def test_no_governing_article_is_exit_1_with_the_write_command(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_no_governing_article_is_exit_1_with_the_write_command(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"lib": article("Lib.")})
     before = snapshot(root)
     r = run("canon", "read", "src/core/config.ts", cwd=root)
@@ -59,14 +60,14 @@ def test_no_governing_article_is_exit_1_with_the_write_command(run, make_store) 
     assert snapshot(root) == before
 
 
-def test_reading_never_creates_anything(run, project: Path) -> None:
+def test_reading_never_creates_anything(run: Run, project: Path) -> None:
     r = run("canon", "read", "src/app.py", cwd=project)
     assert r.code == 1 and "error[no-article]" in r.err, r
     assert "no store" in r.err
     assert list(project.iterdir()) == []
 
 
-def test_a_file_without_front_matter_is_all_body(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_without_front_matter_is_all_body(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"notes": "# Notes\n\nJust text: no fences.\n"})
     r = run("canon", "read", "--json", "notes", cwd=root)
     assert r.code == 0, r
@@ -75,7 +76,7 @@ def test_a_file_without_front_matter_is_all_body(run, make_store) -> None:  # ty
     assert doc["body"] == "# Notes\n\nJust text: no fences.\n"
 
 
-def test_quoted_values_read_back(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_quoted_values_read_back(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={
         "a": "---\ncapsule: \"yes: really, \\\"quoted\\\"\"\nupdated: '2026-02-03'\n---\nx\n",
         "b": "---\ncapsule: 'it''s single'\n---\nx\n",
@@ -85,7 +86,7 @@ def test_quoted_values_read_back(run, make_store) -> None:  # type: ignore[no-un
     assert run("canon", "read", "--json", "b", cwd=root).json()["capsule"] == "it's single"
 
 
-def test_journal_line_lists_newest_three_by_logged_not_by_name(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_journal_line_lists_newest_three_by_logged_not_by_name(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"src/core/config": article("Config.")},
         journal={
@@ -106,7 +107,7 @@ def test_journal_line_lists_newest_three_by_logged_not_by_name(run, make_store) 
     assert doc["journal_total"] == 5
 
 
-def test_journal_line_never_shows_entry_text(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_journal_line_never_shows_entry_text(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z", "SECRET-TEXT\n")},
@@ -115,13 +116,13 @@ def test_journal_line_never_shows_entry_text(run, make_store) -> None:  # type: 
     assert "SECRET-TEXT" not in r.out and r.out.endswith("journal: 2026-01-01-a.md\n"), r
 
 
-def test_no_journal_line_without_entries(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_no_journal_line_without_entries(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"x": article("X.")})
     r = run("canon", "read", "x", cwd=root)
     assert "journal:" not in r.out
 
 
-def test_the_cache_heals_when_entries_are_added_and_removed_outside_canon(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_heals_when_entries_are_added_and_removed_outside_canon(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z")},
@@ -137,7 +138,7 @@ def test_the_cache_heals_when_entries_are_added_and_removed_outside_canon(run, m
     assert doc["journal"] == ["2026-01-02-b.md"] and doc["journal_total"] == 1
 
 
-def test_the_cache_heals_when_an_entry_is_replaced_in_place(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_heals_when_an_entry_is_replaced_in_place(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X."), "y": article("Y.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z")},
@@ -152,7 +153,7 @@ def test_the_cache_heals_when_an_entry_is_replaced_in_place(run, make_store) -> 
     assert run("canon", "read", "--json", "y", cwd=root).json()["journal"] == ["2026-01-01-a.md"]
 
 
-def test_the_cache_survives_a_corrupt_file_and_racy_reads(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_survives_a_corrupt_file_and_racy_reads(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z")},
@@ -166,7 +167,7 @@ def test_the_cache_survives_a_corrupt_file_and_racy_reads(run, make_store) -> No
         assert run("canon", "read", "--json", "x", cwd=root).json()["journal_total"] == i
 
 
-def test_the_cache_is_invisible_to_git(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_is_invisible_to_git(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"a.py": "x"})
     assert run("canon", "write", "a.py", "--capsule", "A.", "--body", "Body.", cwd=repo).code == 0
     assert run("canon", "journal", "did a thing", "--subject", "a.py", cwd=repo).code == 0
@@ -177,14 +178,14 @@ def test_the_cache_is_invisible_to_git(run, make_repo) -> None:  # type: ignore[
     assert ".canon/articles/a.md" in status
 
 
-def test_the_cache_ignores_itself_without_the_store_gitignore(run, make_repo, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_ignores_itself_without_the_store_gitignore(run: Run, make_repo: MakeRepo, make_store: MakeStore) -> None:
     repo = make_repo({"a.py": "x"})
     make_store(articles={"a": article("A.")}, journal={"2026-01-01-a.md": entry("[a]", "2026-01-01T00:00:00Z")}, root=repo)
     assert run("canon", "read", "a.py", cwd=repo).code == 0
     assert ".cache" not in git(repo, "status", "--porcelain", "--untracked-files=all")
 
 
-def test_unreadable_cache_folder_falls_back_to_reading_entries(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_unreadable_cache_folder_falls_back_to_reading_entries(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z")},
@@ -194,7 +195,7 @@ def test_unreadable_cache_folder_falls_back_to_reading_entries(run, make_store) 
     assert doc["journal"] == ["2026-01-01-a.md"]
 
 
-def test_malformed_front_matter_is_shown_with_a_note(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_front_matter_is_shown_with_a_note(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"x": "---\ncapsule: \"unclosed\n---\nBody stays readable.\n"})
     r = run("canon", "read", "x", cwd=root)
     assert r.code == 0, r
@@ -202,7 +203,7 @@ def test_malformed_front_matter_is_shown_with_a_note(run, make_store) -> None:  
     assert "note: front matter line 2: capsule: double-quoted value is not closed" in r.err
 
 
-def test_a_current_index_answers_without_listing_the_journal(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_current_index_answers_without_listing_the_journal(run: Run, make_store: MakeStore) -> None:
     root = make_store(
         articles={"x": article("X.")},
         journal={"2026-01-01-a.md": entry("[x]", "2026-01-01T00:00:00Z")},
@@ -220,7 +221,7 @@ def test_a_current_index_answers_without_listing_the_journal(run, make_store) ->
     assert run("canon", "read", "--json", "x", cwd=root).json()["journal_total"] == 2
 
 
-def test_standing_problems_follow_as_notes(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_standing_problems_follow_as_notes(run: Run, make_store: MakeStore) -> None:
     import json
 
     root = make_store(
@@ -247,7 +248,7 @@ def test_standing_problems_follow_as_notes(run, make_store) -> None:  # type: ig
     assert not [n for n in doc["notes"] if n.startswith("orphan")]
 
 
-def test_read_follows_every_change_of_schema_json(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_read_follows_every_change_of_schema_json(run: Run, make_store: MakeStore) -> None:
     # `canon read` keeps the decoded schema in .cache/ keyed by the file's bytes (schema_cache.py):
     # an edit, even one keeping size and mtime, and a broken or deleted file are all seen at once.
     root = make_store(articles={"src": article("Sources.", "All code here.\n")})

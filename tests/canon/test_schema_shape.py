@@ -4,8 +4,11 @@ flat shape keeps working with a warning; a broken file is reported by write and 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
+from tests.conftest import Run
 
 PI_SHAPE = {
     "schema_version": 1,
@@ -16,7 +19,7 @@ PI_SHAPE = {
 }
 
 
-def test_init_writes_pi_canons_shape(run, project) -> None:  # type: ignore[no-untyped-def]
+def test_init_writes_pi_canons_shape(run: Run, project: Path) -> None:
     assert run("canon", "init", cwd=project).code == 0
     data = json.loads((project / ".canon/schema.json").read_text())
     assert list(data) == ["schema_version", "about", "article", "relations"]
@@ -26,7 +29,7 @@ def test_init_writes_pi_canons_shape(run, project) -> None:  # type: ignore[no-u
     assert lint.code == 0 and lint.json()["findings"] == [], lint
 
 
-def test_pi_canons_shape_is_enforced_without_a_warning(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_pi_canons_shape_is_enforced_without_a_warning(run: Run, make_store: MakeStore) -> None:
     root = make_store(files={".canon/schema.json": json.dumps(PI_SHAPE)})
     r = run("canon", "write", "--json", "a", "--body", "No capsule.", cwd=root)
     assert r.code == 1 and r.json()["error"]["code"] == "schema-required", r
@@ -34,7 +37,7 @@ def test_pi_canons_shape_is_enforced_without_a_warning(run, make_store) -> None:
     assert ok.code == 0 and "schema" not in ok.err, ok
 
 
-def test_the_flat_shape_still_works_with_a_warning(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_flat_shape_still_works_with_a_warning(run: Run, make_store: MakeStore) -> None:
     root = make_store(files={".canon/schema.json": json.dumps({"capsule": {"required": True}})})
     r = run("canon", "write", "--json", "a", "--body", "No capsule.", cwd=root)
     assert r.json()["error"]["code"] == "schema-required", r
@@ -42,7 +45,7 @@ def test_the_flat_shape_still_works_with_a_warning(run, make_store) -> None:  # 
     assert any("top level" in f["message"] for f in lint["findings"] if f["rule"] == "schema")
 
 
-def test_a_broken_schema_is_reported_by_write_and_read(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_broken_schema_is_reported_by_write_and_read(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.")}, files={".canon/schema.json": "{ not json"})
     w = run("canon", "write", "--json", "a", "--body", "New body.", cwd=root)
     assert w.code == 0 and any(a["rule"] == "schema" and "not valid JSON" in a["message"] for a in w.json()["advice"]), w
@@ -53,7 +56,7 @@ def test_a_broken_schema_is_reported_by_write_and_read(run, make_store) -> None:
     assert any("capsul" in n for n in r.json()["notes"]), r
 
 
-def test_lint_fix_rewrites_the_flat_shape_into_pi_canons(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_lint_fix_rewrites_the_flat_shape_into_pi_canons(run: Run, make_store: MakeStore) -> None:
     flat = {"capsule": {"required": True}, "relations": {"refs": {"min_count": 0}}}
     root = make_store(articles={"a": article("A.")}, files={".canon/schema.json": json.dumps(flat)})
     r = run("canon", "lint", "--fix", "--json", cwd=root)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
 from tests.conftest import Result, run_cmd
 
@@ -37,7 +38,7 @@ def lint_findings(root: Path) -> Result:
     return run_cmd("canon", "lint", "--json", cwd=root, timeout=20)
 
 
-def test_trash_is_counted_by_none_of_the_four(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_trash_is_counted_by_none_of_the_four(make_store: MakeStore) -> None:
     root = make_store(articles={
         "a": article("Kept.", BODY),
         ".trash/gone": article("Deleted in Obsidian.", "[[nowhere]] zebra\n"),
@@ -52,7 +53,7 @@ def test_trash_is_counted_by_none_of_the_four(make_store) -> None:  # type: igno
     assert r.code == 0 and r.out == "", r
 
 
-def test_dot_folders_below_the_top_and_dot_files_are_addresses(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_dot_folders_below_the_top_and_dot_files_are_addresses(make_store: MakeStore) -> None:
     root = make_store(articles={
         ".github/workflows/ci": article("CI.", BODY),
         ".env": article("Environment.", BODY),
@@ -64,7 +65,7 @@ def test_dot_folders_below_the_top_and_dot_files_are_addresses(make_store) -> No
     assert seen["map count"] == seen["status"] == seen["lint"] == 3
 
 
-def test_only_non_empty_lower_case_md_names_are_articles(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_only_non_empty_lower_case_md_names_are_articles(make_store: MakeStore) -> None:
     root = make_store(
         articles={"a": article("A.", BODY)},
         files={
@@ -82,7 +83,7 @@ def test_only_non_empty_lower_case_md_names_are_articles(make_store) -> None:  #
     assert seen["lint paths"] == set()
 
 
-def test_links_to_files_are_articles_links_to_folders_are_not_followed(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_links_to_files_are_articles_links_to_folders_are_not_followed(make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.", BODY), "src/deep": article("Deep.", BODY)})
     arts = root / ".canon" / "articles"
     (arts / "alias.md").symlink_to(arts / "a.md")
@@ -93,7 +94,7 @@ def test_links_to_files_are_articles_links_to_folders_are_not_followed(make_stor
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_entries_only_named_like_articles_are_lint_findings_and_nothing_else(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_entries_only_named_like_articles_are_lint_findings_and_nothing_else(make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.", BODY)})
     arts = root / ".canon" / "articles"
     (arts / "dir.md").mkdir()

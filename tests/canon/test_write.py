@@ -6,15 +6,16 @@ import json
 import os
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, snapshot, today
-from tests.conftest import run_many
+from tests.conftest import Run, run_many
 
 
 def art(root: Path, address: str) -> Path:
     return root / ".canon" / "articles" / f"{address}.md"
 
 
-def test_first_write_creates_store_and_article(run, project: Path) -> None:
+def test_first_write_creates_store_and_article(run: Run, project: Path) -> None:
     r = run("canon", "write", "src/app.py", "--capsule", "The app.", "--body", "It runs.", cwd=project)
     assert r.code == 0, r
     assert r.out == "Wrote src/app.\n"
@@ -23,7 +24,7 @@ def test_first_write_creates_store_and_article(run, project: Path) -> None:
     assert (project / ".canon" / "journal").is_dir()
 
 
-def test_write_json_shape(run, project: Path) -> None:
+def test_write_json_shape(run: Run, project: Path) -> None:
     r = run("canon", "write", "--json", "a", "--capsule", "A.", "--body", "Body.", cwd=project)
     assert r.code == 0, r
     doc = r.json()
@@ -35,7 +36,7 @@ def test_write_json_shape(run, project: Path) -> None:
     assert again["changed"] is False and again["created"] is False and again["advice"] == []
 
 
-def test_blank_fields_are_left_untouched(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_blank_fields_are_left_untouched(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Old capsule.", "Old body.\n", scope="rule")})
     r = run("canon", "write", "a", "--capsule", "", "--body", "New body.", cwd=root)
     assert r.code == 0, r
@@ -45,7 +46,7 @@ def test_blank_fields_are_left_untouched(run, make_store) -> None:  # type: igno
     assert art(root, "a").read_text() == f"---\ncapsule: New capsule.\nupdated: {today()}\nscope: rule\n---\nNew body.\n"
 
 
-def test_a_no_op_write_leaves_the_file_byte_identical(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_no_op_write_leaves_the_file_byte_identical(run: Run, make_store: MakeStore) -> None:
     text = "---\n# a comment\ncapsule: Same.\nupdated: 2020-01-01\nowner: me\n---\nSame body.\n\n"
     root = make_store(articles={"a": text})
     path = art(root, "a")
@@ -66,21 +67,21 @@ def test_a_no_op_write_leaves_the_file_byte_identical(run, make_store) -> None: 
         assert os.stat(path).st_mtime_ns == before
 
 
-def test_a_real_change_sets_updated_to_today(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_change_sets_updated_to_today(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Cap.", "Body.\n", updated="2020-01-01")})
     r = run("canon", "write", "a", "--capsule", "New cap.", cwd=root)
     assert r.code == 0, r
     assert f"updated: {today()}\n" in art(root, "a").read_text()
 
 
-def test_updated_is_added_to_an_article_without_it(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_updated_is_added_to_an_article_without_it(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": "Just a body.\n"})
     r = run("canon", "write", "a", "--capsule", "Cap.", cwd=root)
     assert r.code == 0, r
     assert art(root, "a").read_text() == f"---\ncapsule: Cap.\nupdated: {today()}\n---\nJust a body.\n"
 
 
-def test_pasted_front_matter_is_stripped_from_the_body(run, project: Path) -> None:
+def test_pasted_front_matter_is_stripped_from_the_body(run: Run, project: Path) -> None:
     body = "---\ncapsule: pasted\nupdated: 2020-01-01\n\nowner: x\n---\nReal body.\n"
     r = run("canon", "write", "a", "--capsule", "Cap.", "--body", body, cwd=project)
     assert r.code == 0, r
@@ -88,20 +89,20 @@ def test_pasted_front_matter_is_stripped_from_the_body(run, project: Path) -> No
     assert "removed a pasted front-matter block" in r.err
 
 
-def test_a_rule_line_is_not_front_matter(run, project: Path) -> None:
+def test_a_rule_line_is_not_front_matter(run: Run, project: Path) -> None:
     body = "---\nThis is prose, not key: value lines.\n---\nMore.\n"
     r = run("canon", "write", "a", "--capsule", "Cap.", "--body", body, cwd=project)
     assert r.code == 0, r
     assert art(project, "a").read_text().endswith("---\n" + body)
 
 
-def test_capsule_line_breaks_fold_to_single_spaces(run, project: Path) -> None:
+def test_capsule_line_breaks_fold_to_single_spaces(run: Run, project: Path) -> None:
     r = run("canon", "write", "a", "--capsule", "  Loads config;\n  env beats file;\r\n\nsecrets never.  ", "--body", "B.", cwd=project)
     assert r.code == 0, r
     assert "capsule: Loads config; env beats file; secrets never.\n" in art(project, "a").read_text()
 
 
-def test_scope_rule_and_asset(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_scope_rule_and_asset(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Cap.", "B.\n")})
     assert run("canon", "write", "a", "--scope", "rule", cwd=root).code == 0
     assert "scope: rule\n" in art(root, "a").read_text()
@@ -112,7 +113,7 @@ def test_scope_rule_and_asset(run, make_store) -> None:  # type: ignore[no-untyp
     assert r.code == 2 and "error[bad-scope]" in r.err, r
 
 
-def test_body_from_file_and_stdin(run, project: Path) -> None:
+def test_body_from_file_and_stdin(run: Run, project: Path) -> None:
     (project / "body.md").write_text("From a file.\n")
     assert run("canon", "write", "a", "--capsule", "A.", "--body-file", "body.md", cwd=project).code == 0
     assert art(project, "a").read_text().endswith("---\nFrom a file.\n")
@@ -124,21 +125,21 @@ def test_body_from_file_and_stdin(run, project: Path) -> None:
     assert r.code == 1 and "error[not-found]" in r.err, r
 
 
-def test_crlf_articles_keep_crlf(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_crlf_articles_keep_crlf(run: Run, make_store: MakeStore) -> None:
     root = make_store()
     art(root, "a").write_bytes(b"---\r\ncapsule: Cap.\r\nupdated: 2020-01-01\r\n---\r\nOld.\r\n")
     assert run("canon", "write", "a", "--body", "New\nlines.", cwd=root).code == 0
     assert art(root, "a").read_bytes() == f"---\r\ncapsule: Cap.\r\nupdated: {today()}\r\n---\r\nNew\r\nlines.\r\n".encode()
 
 
-def test_mode_is_kept(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_mode_is_kept(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Cap.")})
     art(root, "a").chmod(0o640)
     assert run("canon", "write", "a", "--body", "Changed.", cwd=root).code == 0
     assert art(root, "a").stat().st_mode & 0o777 == 0o640
 
 
-def test_dropped_constraint_warning_quotes_at_most_two_lines(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_dropped_constraint_warning_quotes_at_most_two_lines(run: Run, make_store: MakeStore) -> None:
     old = (
         "Secrets must never land here.\n"
         "Always validate input.\n"
@@ -158,7 +159,7 @@ def test_dropped_constraint_warning_quotes_at_most_two_lines(run, make_store) ->
     assert "dropped-constraint" in rules
 
 
-def test_dont_is_a_constraint_word_and_kept_lines_are_fine(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_dont_is_a_constraint_word_and_kept_lines_are_fine(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Cap.", "Don't touch prod.\nOther.\n")})
     r = run("canon", "write", "a", "--body", "Don't touch prod.\nChanged other.", cwd=root)
     assert "dropped-constraint" not in r.err, r
@@ -166,7 +167,7 @@ def test_dont_is_a_constraint_word_and_kept_lines_are_fine(run, make_store) -> N
     assert "\"Don't touch prod.\"" in r.err, r
 
 
-def test_growth_note_when_the_body_grew(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_growth_note_when_the_body_grew(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Cap.", "Short.\n")})
     r = run("canon", "write", "a", "--body", "Short. And then on Tuesday we also changed a lot of things.", cwd=root)
     assert r.code == 0, r
@@ -176,7 +177,7 @@ def test_growth_note_when_the_body_grew(run, make_store) -> None:  # type: ignor
     assert "body-grew" not in r.err
 
 
-def test_schema_required_rejects_creation_and_touching(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_schema_required_rejects_creation_and_touching(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"old": "No front matter, no capsule.\n"})
     (root / ".canon" / "schema.json").write_text(json.dumps({"capsule": {"required": True, "hint": "Say what it is."}}))
     before = snapshot(root)
@@ -195,7 +196,7 @@ def test_schema_required_rejects_creation_and_touching(run, make_store) -> None:
     assert r.code == 0, r
 
 
-def test_schema_bounds_are_advice_only(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_schema_bounds_are_advice_only(run: Run, make_store: MakeStore) -> None:
     root = make_store()
     (root / ".canon" / "schema.json").write_text(json.dumps({"body": {"min_chars": 50}}))
     r = run("canon", "write", "a", "--capsule", "A.", "--body", "Short.", cwd=root)
@@ -203,7 +204,7 @@ def test_schema_bounds_are_advice_only(run, make_store) -> None:  # type: ignore
     assert "schema" in r.err and "50" in r.err
 
 
-def test_empty_body_refused_on_creation(run, project: Path) -> None:
+def test_empty_body_refused_on_creation(run: Run, project: Path) -> None:
     for args in (["--capsule", "Cap."], ["--capsule", "Cap.", "--body", "  \n "], []):
         r = run("canon", "write", "a", *args, cwd=project)
         assert r.code == 1, r
@@ -211,7 +212,7 @@ def test_empty_body_refused_on_creation(run, project: Path) -> None:
     assert list(project.iterdir()) == []
 
 
-def test_write_into_a_mount_and_the_empty_address(run, project: Path) -> None:
+def test_write_into_a_mount_and_the_empty_address(run: Run, project: Path) -> None:
     r = run("canon", "write", ".", "--capsule", "Root.", "--body", "x", cwd=project)
     assert r.code == 2 and "error[bad-address]" in r.err, r
     r = run("canon", "write", ".canon/journal/x", "--capsule", "C.", "--body", "x", cwd=project)
@@ -227,7 +228,7 @@ def test_concurrent_writes_to_different_articles_all_land(project: Path) -> None
         assert f"capsule: A{i}.\n" in art(project, f"dir/a{i}").read_text()
 
 
-def test_concurrent_writes_to_one_article_lose_no_field(run, make_store) -> None:  # type: ignore[no-untyped-def]
+def test_concurrent_writes_to_one_article_lose_no_field(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("Original capsule.", "Original body.\n")})
     argv = [["canon", "write", "a", "--capsule", f"Capsule {i}."] for i in range(10)]
     argv += [["canon", "write", "a", "--body", f"Body {i}."] for i in range(10)]
@@ -239,7 +240,7 @@ def test_concurrent_writes_to_one_article_lose_no_field(run, make_store) -> None
     assert doc["body"] in {f"Body {i}.\n" for i in range(10)}
 
 
-def test_concurrent_first_writes_of_one_article_lose_no_field(run, project: Path) -> None:
+def test_concurrent_first_writes_of_one_article_lose_no_field(run: Run, project: Path) -> None:
     """With no store yet, first writes run without the store's lock (a refused write must leave no
     trace, and the lock lives in the store). Two first writers of one article once both created it
     and the second replaced the first: its `scope: rule` was gone though both reported success.

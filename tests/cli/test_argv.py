@@ -8,6 +8,7 @@ error naming the command's usage line. Nothing is dropped or last-wins.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -39,8 +40,8 @@ def value_for(opt: Opt) -> st.SearchStrategy[object]:
         lo = int(opt.min) if opt.min is not None else -1000
         return st.integers(lo, int(opt.max) if opt.max is not None else lo + 100000)
     if opt.kind == FLOAT:
-        lo = opt.min if opt.min is not None else -1e6
-        return st.floats(lo, opt.max if opt.max is not None else 1e6, allow_nan=False)
+        low = opt.min if opt.min is not None else -1e6
+        return st.floats(low, opt.max if opt.max is not None else 1e6, allow_nan=False)
     if opt.kind == PAIR:
         return st.tuples(ANY_WORD, ANY_WORD)
     return ANY_WORD
@@ -62,11 +63,11 @@ def escaped(value: str) -> list[str]:
 
 
 @st.composite
-def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, object]]:
+def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, Any]]:
     """(prog, argv, command, the values a correct parser must produce)."""
     command = draw(st.sampled_from(COMMANDS))
     prog, argv = prog_and_prefix(command, draw(st.booleans()))
-    expected: dict[str, object] = {o.dest: ([] if o.repeat else o.default) for o in command.opts}
+    expected: dict[str, Any] = {o.dest: ([] if o.repeat else o.default) for o in command.opts}
     chunks: list[tuple[Opt, object, list[str]]] = []
     for opt in command.opts:
         if opt.hidden:
@@ -86,12 +87,12 @@ def command_lines(draw: st.DrawFn) -> tuple[str, list[str], Command, dict[str, o
             got = arg.default if got is None else got
         else:
             got = draw(st.lists(WORD, min_size=0 if arg.count == ANY else 1, max_size=3))
-            words += list(got)  # type: ignore[call-overload]
+            words += list(got)
         expected[arg.dest] = got
     chunks = draw(st.permutations(chunks))
     for opt, value, _ in chunks:  # repeats are kept in command-line order
         if opt.repeat:
-            expected[opt.dest].append(value)  # type: ignore[attr-defined]
+            expected[opt.dest].append(value)
         else:
             expected[opt.dest] = value
     rest = any(a.count == REST for a in command.args)

@@ -10,7 +10,7 @@ import pytest
 
 from pylon.cli.failure import handle_exception, wants_json
 from pylon.errors import PylonError
-from tests.conftest import script
+from tests.conftest import MakeRepo, Run, script
 
 
 def test_unexpected_error_writes_traceback_log(capsys: pytest.CaptureFixture[str], isolated_env: dict[str, str]) -> None:
@@ -59,7 +59,7 @@ def test_json_mode_detection_for_lines_that_did_not_parse(argv: list[str], expec
     assert wants_json(argv) is expected
 
 
-def test_a_command_after_ws_run_keeps_its_own_json_flag(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_command_after_ws_run_keeps_its_own_json_flag(run: Run, make_repo: MakeRepo) -> None:
     # `--json` after the command's first word belongs to that command, not to pylon.
     repo = make_repo({"a.txt": "a\n"})
     res = run("pylon", "ws", "run", "sh", "-c", "exit 3", "--json", cwd=repo)

@@ -5,18 +5,20 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from pylon.cli import commands as registry
 from pylon.cli.argv import usage_line
-from tests.conftest import script
+from pylon.cli.spec import Command
+from tests.conftest import Run, script
 
 LEAKS = re.compile(r"<str>|<int|INTEGER|FLOAT|BOOLEAN|RANGE|x>=|\{[A-Z]")
 
 
 @pytest.mark.parametrize("command", registry.COMMANDS, ids=[c.name for c in registry.COMMANDS])
-def test_every_command_has_help_from_its_declaration(run, command) -> None:  # type: ignore[no-untyped-def]
+def test_every_command_has_help_from_its_declaration(run: Run, command: Command) -> None:
     res = run("pylon", *command.words, "--help")
     assert res.code == 0 and res.err == "", res
     assert res.out.startswith("Usage: " + usage_line(command, "pylon")[len("usage: "):]), res.out[:200]
@@ -34,7 +36,7 @@ def test_every_command_has_help_from_its_declaration(run, command) -> None:  # t
     assert short.out == res.out
 
 
-def test_groups_list_sorted_commands_with_full_summaries(run) -> None:  # type: ignore[no-untyped-def]
+def test_groups_list_sorted_commands_with_full_summaries(run: Run) -> None:
     for words, prog in (([], "pylon"), (["ws"], "pylon"), (["canon"], "pylon"), ([], "canon")):
         res = run(prog, *words, "--help")
         assert res.code == 0, res
@@ -48,7 +50,7 @@ def test_groups_list_sorted_commands_with_full_summaries(run) -> None:  # type: 
             assert child.summary in flat, child.name
 
 
-def test_help_command_and_bare_groups(run) -> None:  # type: ignore[no-untyped-def]
+def test_help_command_and_bare_groups(run: Run) -> None:
     assert run("pylon", "help", "ws", "diff").out == run("pylon", "ws", "diff", "--help").out
     assert run("pylon", "help").out == run("pylon", "--help").out
     bad = run("pylon", "help", "ws", "nope")
@@ -60,7 +62,7 @@ def test_help_command_and_bare_groups(run) -> None:  # type: ignore[no-untyped-d
         "pylon canon", "canon")
 
 
-def test_completion_scripts_and_bash_completes_for_real(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_completion_scripts_and_bash_completes_for_real(run: Run, tmp_path: Path) -> None:
     for shell in ("bash", "zsh", "fish"):
         res = run("pylon", "completion", shell)
         assert res.code == 0 and "_PYLON_COMPLETE" in res.out and "_CANON_COMPLETE" in res.out
@@ -74,7 +76,9 @@ def test_completion_scripts_and_bash_completes_for_real(run, tmp_path) -> None: 
         (scripts / name).symlink_to(script(name))
     probe = r"""
 source <(pylon completion bash)
-ask() { local fn=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); $fn "$1"; echo "${COMPREPLY[*]}"; }
+ask() {
+  local fn=$1; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); $fn "$1"; echo "${COMPREPLY[*]}"
+}
 ask _pylon_completion pylon ws di
 ask _canon_completion canon lint --format ''
 ask _pylon_completion pylon edit f.txt --re

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from pylon.cli import commands as registry
-from tests.conftest import script, write_files
+from pylon.cli.spec import Command
+from tests.conftest import MakeRepo, script, write_files
 
 HOOKS = {"canon hook claude-code", "canon hook codex", "guard hook", "hook claude-code", "hook codex"}
 SERVERS = {"mcp"}  # stdout is the MCP protocol; each tool answers with its command's --json document
@@ -50,7 +51,7 @@ def test_help_completion_and_guide_print_one_document(argv: list[str], monkeypat
         options = docs[0]["options"]
         assert isinstance(options, list)
         command = registry.lookup("ws diff")
-        assert command is not None and [o["name"] for o in options] == [o.name for o in command.opts]
+        assert isinstance(command, Command) and [o["name"] for o in options] == [o.name for o in command.opts]
     if argv[:1] == ["completion"]:
         assert "_PYLON_COMPLETE" in str(docs[0]["script"])
 
@@ -67,7 +68,7 @@ def _stream(argv: list[str], cwd: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in proc.stdout.decode().splitlines() if line.strip()]
 
 
-def test_both_watchers_stream_one_shape_with_a_ready_event_first(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_both_watchers_stream_one_shape_with_a_ready_event_first(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     assert subprocess.run([script("canon"), "init"], cwd=repo, capture_output=True).returncode == 0
     write_files(repo, {".canon/articles/x.md": "---\ncapsule: X.\n---\nBody [[nowhere]].\n"})
@@ -79,10 +80,10 @@ def test_both_watchers_stream_one_shape_with_a_ready_event_first(make_repo) -> N
     assert batches and batches[0]["initial"] is True
 
 
-def test_a_stream_that_fails_ends_with_an_error_event(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_stream_that_fails_ends_with_an_error_event(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     proc = subprocess.run([script("pylon"), "ws", "watch", "--json", "--timeout", "1", "--since", "nosuch~9"],
                           cwd=repo, capture_output=True, timeout=60)
     lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert proc.returncode == 2 and lines[-1]["ok"] is False and lines[-1]["event"] == "error"
-    assert lines[-1]["error"]["code"] == "bad-revision"  # type: ignore[index]
+    assert lines[-1]["error"]["code"] == "bad-revision"

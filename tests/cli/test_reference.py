@@ -26,7 +26,9 @@ def test_the_reference_names_every_command_option_and_example() -> None:
     assert sorted(headings) == sorted(c.name for c in registry.COMMANDS)
     for command in registry.COMMANDS:
         shown = command.name if command.name.startswith("canon") else f"pylon {command.name}"
-        start = re.search(rf"^### `{re.escape(shown)}[ `]", page, re.M).start()  # type: ignore[union-attr]
+        heading = re.search(rf"^### `{re.escape(shown)}[ `]", page, re.M)
+        assert heading is not None, shown
+        start = heading.start()
         section = page[start:page.find("\n### ", start)]
         assert command.summary in section and command.example in section, command.name
         for opt in command.opts:

@@ -118,16 +118,17 @@ def test_every_handler_exists_and_types_exactly_the_declared_values(command: Com
 
 
 def test_registry_defaults_agree_with_the_libraries() -> None:
-    from pylon.workspace.tracking import cat, diff
     from pylon.workspace.edits import window
+    from pylon.workspace.tracking import cat, diff
 
     d = registry.lookup("ws diff")
     c = registry.lookup("ws cat")
     assert isinstance(d, Command) and isinstance(c, Command)
-    assert [d.option(n).default for n in ("--max-files", "--max-lines", "--max-bytes")] == [  # type: ignore[union-attr]
+    assert [getattr(d.option(n), "default", None) for n in ("--max-files", "--max-lines", "--max-bytes")] == [
         diff.MAX_FILES, diff.MAX_LINES, diff.MAX_BYTES]
-    assert c.option("--max-bytes").default == cat.MAX_BYTES  # type: ignore[union-attr]
-    assert "2000" in registry.lookup("read").option("--limit").help  # type: ignore[union-attr]
+    read, limit, max_bytes = registry.lookup("read"), None, c.option("--max-bytes")
+    assert max_bytes is not None and max_bytes.default == cat.MAX_BYTES
+    assert isinstance(read, Command) and (limit := read.option("--limit")) is not None and "2000" in limit.help
     assert window.MAX_LINES == 2000
 
 

@@ -35,14 +35,14 @@ NEW_2 = "pylon ws new agent-2"
 SESSION_EDIT = "pylon ws run --in agent-1 -- sh -c 'echo retries = 2 >> src/net/client.py'"
 # A Claude Code transcript (in the test's own HOME) for `pylon tokens ID`: one request, one tool call.
 TRANSCRIPT = "\n".join([
-    '{"type":"assistant","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:00Z",'
+    ('{"type":"assistant","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:00Z",'
     '"message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash",'
-    '"input":{"command":"ls"}}],"usage":{"input_tokens":12,"output_tokens":5}}}',
-    '{"type":"user","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:01Z",'
-    '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"src"}]}}', ""])
+    '"input":{"command":"ls"}}],"usage":{"input_tokens":12,"output_tokens":5}}}'),
+    ('{"type":"user","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:01Z",'
+    '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"src"}]}}'), ""])
 CLAUDE_SESSION = shlex.join(["pylon", "ws", "run", "--", "sh", "-c",
-                             'mkdir -p "$HOME/.claude/projects/p" && printf %s "$0" > '
-                             '"$HOME/.claude/projects/p/05defe4d-0000-4000-8000-000000000000.jsonl"', TRANSCRIPT])
+                             ('mkdir -p "$HOME/.claude/projects/p" && printf %s "$0" > '
+                             '"$HOME/.claude/projects/p/05defe4d-0000-4000-8000-000000000000.jsonl"'), TRANSCRIPT])
 SETUP: dict[str, list[str]] = {
     "tokens": [CLAUDE_SESSION],
     "edit": ["pylon read src/app.py"],  # the example's tag is the one this read prints (see TAG)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import script
+from tests.conftest import MakeRepo, script
 
 HEAVY = ("pygit2", "watchdog", "rich", "tree_sitter", "tree_sitter_bash", "sqlglot", "bashlex")
 
@@ -92,7 +92,7 @@ def test_plain_hot_command_lines_skip_typer(argv: list[str], small_store: Path) 
     assert "typer" not in names and "click" not in names
 
 
-def test_workspace_commands_skip_heavy_imports(make_repo, small_store: Path) -> None:  # type: ignore[no-untyped-def]
+def test_workspace_commands_skip_heavy_imports(make_repo: MakeRepo, small_store: Path) -> None:
     repo = make_repo({"a.txt": "a\n"})
     for argv in (["pylon", "ws", "changes"], ["pylon", "ws", "fingerprint"], ["pylon", "ws", "diff"]):
         names = imported_modules(argv, repo)
@@ -142,7 +142,7 @@ def test_pylon_read_imports_only_what_it_needs(offset: str | None, small_store: 
     assert not extra, f"{' '.join(argv)} imported {extra}"
 
 
-def test_guard_hook_on_a_safe_event_stays_light(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_guard_hook_on_a_safe_event_stays_light(make_repo: MakeRepo) -> None:
     # runs before every shell command an agent issues: the bash grammar only, no SQL parser, no typer
     import json
 

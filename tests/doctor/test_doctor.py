@@ -9,7 +9,9 @@ import shlex
 import time
 from pathlib import Path
 
-from tests.conftest import git, run_cmd, script, write_files
+import pytest
+
+from tests.conftest import MakeRepo, git, run_cmd, script, write_files
 
 
 def doctor(repo: Path, env: dict[str, str] | None = None) -> tuple[int, list[dict[str, str]]]:
@@ -31,7 +33,7 @@ def run_fix(repo: Path, fix: str) -> None:
     assert res.code == 0, (command, res)
 
 
-def test_a_healthy_checkout_exits_0(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_healthy_checkout_exits_0(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     code, found = doctor(repo)
     assert code == 0, found
@@ -42,7 +44,7 @@ def test_a_healthy_checkout_exits_0(make_repo) -> None:  # type: ignore[no-untyp
     assert any(f["status"] == "note" and f["fix"] == "pylon hook install codex" for f in found)
 
 
-def test_an_interrupted_op(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_interrupted_op(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     planted = run_cmd("python", "-c", "from pylon.workspace.repo import locate\nfrom pylon.workspace.ops import oplog\n"
                       "oplog.begin(locate(), 'restore', [], title='restore planted')", cwd=repo)
@@ -54,7 +56,7 @@ def test_an_interrupted_op(make_repo) -> None:  # type: ignore[no-untyped-def]
     assert not problems(doctor(repo)[1], "ops")
 
 
-def test_a_git_lock_left_behind(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_git_lock_left_behind(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     lock = repo / ".git" / "index.lock"
     lock.write_text("")
@@ -67,7 +69,7 @@ def test_a_git_lock_left_behind(make_repo) -> None:  # type: ignore[no-untyped-d
     assert not lock.exists() and not problems(doctor(repo)[1], "locks")
 
 
-def test_half_made_and_vanished_worktrees(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_half_made_and_vanished_worktrees(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     made = run_cmd("pylon", "ws", "new", "gone", "--json", cwd=repo).json()
     run_cmd("rm", "-rf", made["path"])
@@ -82,7 +84,7 @@ def test_half_made_and_vanished_worktrees(make_repo) -> None:  # type: ignore[no
     assert not problems(doctor(repo)[1], "worktrees")
 
 
-def test_a_dead_watcher(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_dead_watcher(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     made = run_cmd("pylon", "ws", "new", "w", "--watch", "--json", cwd=repo)
     assert made.code == 0, made
@@ -98,7 +100,7 @@ def test_a_dead_watcher(make_repo) -> None:  # type: ignore[no-untyped-def]
     run_cmd("pylon", "ws", "rm", "w", cwd=repo)
 
 
-def test_hooks_installed_twice(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_hooks_installed_twice(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
     again = run_cmd("pylon", "guard", "install", "claude-code", "--user", cwd=repo)
@@ -110,7 +112,7 @@ def test_hooks_installed_twice(make_repo) -> None:  # type: ignore[no-untyped-de
     assert not problems(doctor(repo)[1], "hooks")
 
 
-def test_codex_hooks_not_trusted(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_codex_hooks_not_trusted(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     assert run_cmd("pylon", "hook", "install", "codex", cwd=repo).code == 0
     code, found = doctor(repo)
@@ -118,7 +120,7 @@ def test_codex_hooks_not_trusted(make_repo) -> None:  # type: ignore[no-untyped-
     assert code == 1 and "untrusted" in bad[0]["message"] and "/hooks" in bad[0]["fix"], found
 
 
-def test_the_plugin_without_pylon_on_path(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_plugin_without_pylon_on_path(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo = make_repo({"a.txt": "a\n"})
     home = Path(os.environ["HOME"]) / ".claude"
     plugin = tmp_path / "cache" / "pylon"
@@ -133,7 +135,7 @@ def test_the_plugin_without_pylon_on_path(make_repo, tmp_path: Path) -> None:  #
     assert any("the pylon plugin" in f["message"] for f in found if f["check"] == "hooks")
 
 
-def test_a_broken_canon_store(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_broken_canon_store(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     assert run_cmd("canon", "init", cwd=repo).code == 0
     write_files(repo, {".canon/articles/a.md": "---\ncapsule: [unclosed\n---\nbody\n"})
@@ -142,14 +144,14 @@ def test_a_broken_canon_store(make_repo) -> None:  # type: ignore[no-untyped-def
     assert code == 1 and bad and bad[0]["fix"].startswith("canon lint"), found
 
 
-def test_a_settings_file_that_does_not_parse(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_settings_file_that_does_not_parse(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     write_files(repo, {".codex/hooks.json": "{not json"})
     code, found = doctor(repo)
     assert code == 1 and any("does not parse" in f["message"] for f in problems(found, "hooks")), found
 
 
-def test_old_git_is_named(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_old_git_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     from pylon.doctor import checks
     from pylon.workspace.merge import conflicts
 

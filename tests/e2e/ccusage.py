@@ -58,4 +58,4 @@ def report(binary: Path, client: str, env: dict[str, str]) -> dict[str, Any]:
     argv = [str(binary), client, "session", "--json", "--offline"]
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"{argv}: {proc.stderr[-2000:]}"
-    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+    return json.loads(proc.stdout)

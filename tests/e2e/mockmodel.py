@@ -10,14 +10,15 @@ One server speaks both wire formats:
   `response.output_item.done` (a `function_call` or an assistant `message`), `response.completed`.
   Codex calls it through a `[model_providers.<id>]` entry with `wire_api = "responses"`.
 
-A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool,
-args)`, `Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which
-step a request gets is read from the request itself (how many turns the model already took in the
+A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool, args)`,
+`Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which step a
+request gets is read from the request itself (how many turns the model already took in the
 conversation it carries), so retries and side requests cannot shift the script. A subagent's
 conversation is a new one: `routes` maps a text to the script of the conversation whose first user
-message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model answers `DONE`. A request without tools (titles,
-summaries and other side requests of the clients) gets a short text answer. Every request is
-recorded with its arrival time; every scripted answer with the time it was sent.
+message holds it (the prompt the main script's `Agent` call gave). Past the script's end the model
+answers `DONE`. A request without tools (titles, summaries and other side requests of the clients)
+gets a short text answer. Every request is recorded with its arrival time; every scripted answer
+with the time it was sent.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any
 
 DONE = "DONE"
@@ -252,6 +253,7 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
         if isinstance(step, Bash):
             name, args = "Bash", {"command": step.command, "description": "scripted"}
         else:
+            assert not isinstance(step, Terminal), "a terminal step ends the turn before any block"
             name, args = step.name(names), step.arguments
         block = {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}", "name": name, "input": args}
         stop = "tool_use"
@@ -394,7 +396,7 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
             self.wfile.flush()
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:  # (http.server's naming)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
@@ -410,7 +412,7 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
                 api = "other"
             self._reply(*model._answer(api, path, body))
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             model._answer("other", self.path, None)
             self._reply(404, "application/json", b'{"error": {"message": "mock"}}')
 

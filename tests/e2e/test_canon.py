@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.canon.helpers import article
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.e2e.conftest import Agent
 from tests.e2e.mockmodel import DONE, Bash, Step, Text
 
 CAPSULE = "Entry point; parses the flags."
 
 
-def store(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
+def store(make_repo: MakeRepo, agent: Agent) -> Path:
     repo: Path = make_repo({".canon/articles/src/app.md": article(CAPSULE, updated="2026-01-02"),
                             ".canon/journal/.keep": "", "src/app.py": "print('app')\n",
                             ".gitignore": ".claude/\n.codex/\n"})
@@ -23,7 +23,7 @@ def store(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
     return repo
 
 
-def test_a_capsule_surfaces_once_and_stop_is_blocked_once(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_a_capsule_surfaces_once_and_stop_is_blocked_once(make_repo: MakeRepo, agent: Agent) -> None:
     repo = store(make_repo, agent)
     script: list[Step] = [Bash("echo '# more' >> src/app.py"), Bash("cat src/app.py"), Text("finished")]
     result = agent.run(repo, script)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.e2e.clients import base_env
 from tests.e2e.conftest import Agent
 
 
-def hooks_list(agent: Agent, repo: Path, env: dict[str, str]) -> list[dict]:  # type: ignore[type-arg]
+def hooks_list(agent: Agent, repo: Path, env: dict[str, str]) -> list[dict]:
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"clientInfo": {"name": "pylon-test", "version": "1"}, "capabilities": {"experimentalApi": True}}},
@@ -42,7 +42,7 @@ def hooks_list(agent: Agent, repo: Path, env: dict[str, str]) -> list[dict]:  # 
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)
-def test_doctor_reads_codex_trust_as_codex_does(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_reads_codex_trust_as_codex_does(make_repo: MakeRepo, agent: Agent) -> None:
     repo = make_repo({"a.txt": "a\n"})
     env = base_env(agent.home, [str(agent.binary.parent)])
     codex_home = agent.home / ".codex"

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.e2e.conftest import Agent, restore_command, tree
 from tests.e2e.mockmodel import Bash, Terminal, Text
 
 
-def checkout(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
+def checkout(make_repo: MakeRepo, agent: Agent) -> Path:
     """A repository with work git cannot give back (an edit, an untracked file, an ignored 600 .env,
     an empty folder, a link, an executable), pylon's guard installed for the client."""
     repo: Path = make_repo({"src/app.py": "print('app')\n", "src/lib/util.py": "X = 1\n", "src/run.sh": "#!/bin/sh\n",
@@ -34,7 +34,7 @@ def checkout(make_repo, agent: Agent) -> Path:  # type: ignore[no-untyped-def]
     return repo
 
 
-def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = checkout(make_repo, agent)
     before = tree(repo)
     shutil.copytree(repo, tmp_path / "copy", symlinks=True)
@@ -51,7 +51,7 @@ def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo, age
     assert tree(repo) == tree(tmp_path / "copy")
 
 
-def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = checkout(make_repo, agent)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
@@ -66,7 +66,7 @@ def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo, a
                        "history (force push)") >= 1, agent.seen()[-3000:]
 
 
-def test_safe_commands_pass_untouched(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_safe_commands_pass_untouched(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
     result = agent.run(repo, [Bash("echo hello > notes.txt && cat notes.txt && git status --short | wc -l"),
                               Text("ok")])
@@ -89,7 +89,7 @@ def later_work(agent: Agent, repo: Path) -> bytes:
     return util
 
 
-def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
     util = later_work(agent, repo)
     argv = restore_command(agent.seen(), paths=True)
@@ -101,7 +101,7 @@ def test_the_notes_restore_of_the_paths_keeps_later_work(make_repo, agent: Agent
     assert (repo / "src/later.txt").read_text() == "new\n"
 
 
-def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_the_notes_first_restore_keeps_later_work(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
     util = later_work(agent, repo)
     restored = run_cmd(*restore_command(agent.seen()), cwd=repo)
@@ -111,7 +111,7 @@ def test_the_notes_first_restore_keeps_later_work(make_repo, agent: Agent) -> No
     assert (repo / "src/later.txt").read_text() == "new\n"
 
 
-def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
     before = tree(repo)
     script = "import shutil, sys; shutil.rmtree(sys.argv[1])"
@@ -122,7 +122,7 @@ def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_rep
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)
-def test_codex_write_stdin_is_kept_and_undone(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_codex_write_stdin_is_kept_and_undone(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
     before = tree(repo)
     result = agent.run(repo, [Terminal(start="bash"), Terminal(chars="rm -r src; exit\n"), Text("done")])

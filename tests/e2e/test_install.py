@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd
+from tests.conftest import MakeRepo, git, run_cmd
 from tests.e2e.conftest import Agent, restore_command
 from tests.e2e.mockmodel import Bash, Text
 
 
-def user_group(marker: Path) -> dict:  # type: ignore[type-arg]
+def user_group(marker: Path) -> dict:
     return {"matcher": "Bash", "hooks": [{"type": "command", "command": f"echo ran >> {shlex.quote(str(marker))}"}]}
 
 
@@ -25,7 +25,7 @@ def install_all(repo: Path, agent: Agent) -> None:
         assert done.code == 0, done
 
 
-def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
+def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_repo: MakeRepo, agent: Agent,
                                                                           tmp_path: Path) -> None:
     repo = make_repo({"src/app.py": "x\n", "src/lib/util.py": "y\n", ".gitignore": ".claude/\n.codex/\n"})
     (repo / ".canon" / "articles").mkdir(parents=True)
@@ -55,7 +55,7 @@ def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_r
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)
-def test_codex_runs_no_hook_that_was_not_trusted(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_codex_runs_no_hook_that_was_not_trusted(make_repo: MakeRepo, agent: Agent) -> None:
     # What `guard install codex` must tell users: in a trusted project, a hook nobody reviewed in
     # /hooks does not run, silently; the command runs with no snapshot.
     repo = make_repo({"src/lib/util.py": "y\n", ".gitignore": ".codex/\n"})

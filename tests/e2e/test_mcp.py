@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.canon.helpers import article
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.e2e.clients import claude_env
 from tests.e2e.conftest import Agent
 from tests.e2e.mockmodel import Mcp, Text
@@ -30,7 +30,7 @@ def register(agent: Agent, repo: Path) -> None:
         agent.config_extra = '[mcp_servers.pylon]\ncommand = "pylon"\nargs = ["mcp"]\nrequired = true\nstartup_timeout_sec = 30\n'
 
 
-def test_a_model_mcp_call_reaches_canon_and_the_answer_comes_back(make_repo, agent: Agent) -> None:  # type: ignore[no-untyped-def]
+def test_a_model_mcp_call_reaches_canon_and_the_answer_comes_back(make_repo: MakeRepo, agent: Agent) -> None:
     if run_cmd("pylon", "mcp", "--help").code != 0:
         pytest.skip("`pylon mcp` is not in this checkout yet (issue 21, item 3)")
     repo = make_repo({".canon/articles/src/app.md": article(CAPSULE, body=BODY), ".canon/journal/.keep": "",
@@ -44,7 +44,7 @@ def test_a_model_mcp_call_reaches_canon_and_the_answer_comes_back(make_repo, age
     assert CAPSULE in results[0] and "The flags are parsed once" in results[0], results[0]
 
 
-def test_the_real_clients_reach_only_the_project_through_mcp(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_real_clients_reach_only_the_project_through_mcp(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     # The model asks for a file outside the project by absolute path and through a symlink; each
     # tool result the client hands back is the refusal, and a read inside still works.
     secret = tmp_path / "outside-secret.txt"

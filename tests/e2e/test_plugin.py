@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.e2e.clients import base_env
 from tests.e2e.conftest import Agent
 from tests.e2e.mockmodel import Bash, Text
@@ -44,7 +44,7 @@ def install_plugin(agent: Agent, tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def test_the_plugin_fails_closed_without_pylon(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_plugin_fails_closed_without_pylon(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = make_repo({"src/lib/util.py": "y\n", "src/app.py": "x\n"})
     install_plugin(agent, tmp_path)
     agent.without_pylon = True
@@ -55,7 +55,7 @@ def test_the_plugin_fails_closed_without_pylon(make_repo, agent: Agent, tmp_path
     assert "Stop hook error" not in result.out + result.err
 
 
-def test_the_plugin_guards_with_pylon(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_plugin_guards_with_pylon(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = make_repo({"src/lib/util.py": "y\n", "notes.txt": "x\n"})
     (repo / "notes.txt").write_text("uncommitted\n")
     install_plugin(agent, tmp_path)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BIN, run_cmd
+from tests.conftest import BIN, MakeRepo, run_cmd
 from tests.e2e import ccusage
 from tests.e2e.clients import CI, Unavailable, base_env
 from tests.e2e.conftest import Agent
@@ -67,7 +67,7 @@ def transcript_calls(path: Path, client: str) -> int:
     return len(ids)
 
 
-def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
+def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(make_repo: MakeRepo, agent: Agent,
                                                                   ccusage_bin: Path) -> None:
     repo = make_repo({"notes.txt": f"hello\n{FILE_SECRET}\n", ".gitignore": ".claude/\n.codex/\n"})
     first: list[Step] = [Bash("cat notes.txt"), Bash("cat missing.txt"), Bash("cat missing.txt"),

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.e2e.conftest import Agent
 from tests.e2e.mockmodel import Bash, Call, Text
 
 ARTICLE = "---\ncapsule: The app's entry point.\n---\nThe app starts here.\n"
 
 
-def person_repo(make_repo, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def person_repo(make_repo: MakeRepo, tmp_path: Path) -> Path:
     """A checkout pushed to `origin`, then a local commit that adds the canon store (never pushed),
     an uncommitted edit, an untracked file, and an ignored `.env` that `.worktreeinclude` names."""
     repo: Path = make_repo({"src/app.py": "print('app')\n", "notes.txt": "pushed\n",
@@ -50,7 +50,7 @@ def results(agent: Agent) -> str:
 LOOK = "pwd; cat notes.txt draft.txt .env; ls .canon/articles/src"
 
 
-def check_made(repo: Path, seen: str, wid_prefix: str, purpose: str) -> dict:  # type: ignore[type-arg]
+def check_made(repo: Path, seen: str, wid_prefix: str, purpose: str) -> dict:
     """The worktree the client worked in is pylon's, with the person's whole state, and logged."""
     listed = run_cmd("pylon", "ws", "list", "--json", cwd=repo).json()
     made = [w for w in listed["worktrees"] if w["id"].startswith(wid_prefix)]
@@ -63,11 +63,11 @@ def check_made(repo: Path, seen: str, wid_prefix: str, purpose: str) -> dict:  #
     assert not (repo / ".claude" / "worktrees").exists()  # not Claude Code's own worktree
     log = run_cmd("pylon", "ws", "undo", "--list", cwd=repo).out
     assert f"new {row['id']} (claude-code {purpose})" in log, log
-    return row  # type: ignore[no-any-return]
+    return row
 
 
 @pytest.mark.parametrize("agent", ["claude"], indirect=True)
-def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
+def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(make_repo: MakeRepo, agent: Agent,
                                                                     tmp_path: Path) -> None:
     repo = person_repo(make_repo, tmp_path)
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
@@ -85,7 +85,7 @@ def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(make_repo, 
 
 
 @pytest.mark.parametrize("agent", ["claude"], indirect=True)
-def test_a_subagent_with_worktree_isolation_works_in_a_pylon_worktree(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
+def test_a_subagent_with_worktree_isolation_works_in_a_pylon_worktree(make_repo: MakeRepo, agent: Agent,
                                                                      tmp_path: Path) -> None:
     repo = person_repo(make_repo, tmp_path)
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
@@ -98,7 +98,7 @@ def test_a_subagent_with_worktree_isolation_works_in_a_pylon_worktree(make_repo,
 
 
 @pytest.mark.parametrize("agent", ["claude"], indirect=True)
-def test_worktree_remove_goes_through_ws_rm(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_worktree_remove_goes_through_ws_rm(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = person_repo(make_repo, tmp_path)
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
     agent.allowed = ("Bash", "EnterWorktree", "ExitWorktree")
@@ -133,7 +133,7 @@ def codex_baseline(repo: Path) -> str:
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)
-def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo, agent: Agent, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
     repo = person_repo(make_repo, tmp_path)
     # Codex's own worktree is a new, untrusted project: only the user's hooks run there
     home_env = {"CODEX_HOME": str(agent.home / ".codex")}
@@ -156,7 +156,7 @@ def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo, agent:
 
 
 @pytest.fixture
-def two_sessions(make_repo):  # type: ignore[no-untyped-def]
+def two_sessions(make_repo: MakeRepo) -> Path:
     """A checkout and an owned session that changed line 2 of src/app.py."""
     repo: Path = make_repo({"src/app.py": "one\ntwo\nthree\n", ".gitignore": ".claude/\n.codex/\n.pylon/\n"})
     made = run_cmd("pylon", "ws", "new", "other", "--json", cwd=repo)

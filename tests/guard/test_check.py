@@ -5,20 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import MakeRepo
 from tests.conftest import run_cmd as run
 
 
-def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     return make_repo({"src/app.py": "x = 1\n", ".gitignore": ".env\n", ".env": "SECRET=1\n"})
 
 
-def test_safe_command_exits_0_and_says_so(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_safe_command_exits_0_and_says_so(make_repo: MakeRepo) -> None:
     r = run("pylon", "guard", "check", "--command", "git status && npm test | tail", cwd=repo(make_repo))
     assert r.code == 0, r
     assert r.out.startswith("safe: git status")
 
 
-def test_reversible_command_names_the_words_and_what_it_destroys(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_reversible_command_names_the_words_and_what_it_destroys(make_repo: MakeRepo) -> None:
     r = run("pylon", "guard", "check", "--command", "echo start\nrm -rf src/", cwd=repo(make_repo))
     assert r.code == 1, r
     assert r.out.splitlines()[0] == "reversible: echo start"
@@ -27,7 +28,7 @@ def test_reversible_command_names_the_words_and_what_it_destroys(make_repo) -> N
     assert "hook answer: keep (allowed: the state before it is kept" in r.out
 
 
-def test_the_description_fits_every_target_kind(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_description_fits_every_target_kind(make_repo: MakeRepo) -> None:
     """Each kind of target is worded as what it is (a `git checkout -- .` is not a `git clean`)."""
     root = repo(make_repo)
     cases = {
@@ -44,7 +45,7 @@ def test_the_description_fits_every_target_kind(make_repo) -> None:  # type: ign
         assert f"  it destroys: {kept}\n" in r.out, (command, r.out)
 
 
-def test_words_after_double_dash_are_one_command(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_words_after_double_dash_are_one_command(make_repo: MakeRepo) -> None:
     r = run("pylon", "guard", "check", "--json", "--", "git", "push", "--force", "origin", "main",
             cwd=repo(make_repo))
     doc = r.json()
@@ -54,7 +55,7 @@ def test_words_after_double_dash_are_one_command(make_repo) -> None:  # type: ig
     assert doc["action"] == "ask"
 
 
-def test_tool_input_takes_the_bash_input_or_a_whole_event(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_tool_input_takes_the_bash_input_or_a_whole_event(make_repo: MakeRepo) -> None:
     root = repo(make_repo)
     plain = run("pylon", "guard", "check", "--json", "--tool-input", json.dumps({"command": "rm -f .env"}), cwd=root)
     event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -f .env"}}
@@ -64,13 +65,13 @@ def test_tool_input_takes_the_bash_input_or_a_whole_event(make_repo) -> None:  #
         assert doc["verdict"] == "reversible" and doc["targets"] == [{"kind": "path", "path": ".env"}], r
 
 
-def test_unknown_is_reported_never_safe(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_is_reported_never_safe(make_repo: MakeRepo) -> None:
     r = run("pylon", "guard", "check", "--json", "--command", 'eval "$cmd"', cwd=repo(make_repo))
     assert r.code == 1 and r.json()["verdict"] == "unknown"
     assert r.json()["reasons"][0]["words"] == 'eval "$cmd"'
 
 
-def test_no_command_or_two_commands_is_a_usage_error(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_no_command_or_two_commands_is_a_usage_error(make_repo: MakeRepo) -> None:
     root = repo(make_repo)
     none = run("pylon", "guard", "check", cwd=root)
     two = run("pylon", "guard", "check", "--json", "--command", "ls", "--", "ls", cwd=root)
@@ -80,7 +81,7 @@ def test_no_command_or_two_commands_is_a_usage_error(make_repo) -> None:  # type
     assert bad.code == 2 and "error[guard-bad-tool-input]" in bad.err and "Traceback" not in bad.err
 
 
-def test_policy_files_and_explain(make_repo, isolated_env) -> None:  # type: ignore[no-untyped-def]
+def test_policy_files_and_explain(make_repo: MakeRepo, isolated_env: dict[str, str]) -> None:
     root = repo(make_repo)
     (root / ".pylon").mkdir()
     (root / ".pylon" / "guard.toml").write_text(
@@ -102,7 +103,7 @@ def test_policy_files_and_explain(make_repo, isolated_env) -> None:  # type: ign
     assert doc["rules"][0]["match"] == ["git", "push", "**"] and doc["verdicts"]["reversible"]["action"] == "snapshot"
 
 
-def test_invalid_policy_is_a_configuration_error(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_policy_is_a_configuration_error(make_repo: MakeRepo) -> None:
     root = repo(make_repo)
     (root / ".pylon").mkdir()
     for text in ('[verdicts]\nirreversible = "maybe"\n', "not toml [", '[[rules]]\nmatch = "git"\naction = "allow"\n'):
@@ -111,7 +112,7 @@ def test_invalid_policy_is_a_configuration_error(make_repo) -> None:  # type: ig
         assert r.code == 2 and "error[guard-policy-invalid]" in r.err and "Traceback" not in r.err, r
 
 
-def test_the_printed_hook_answer_is_the_one_the_hook_gives(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_printed_hook_answer_is_the_one_the_hook_gives(make_repo: MakeRepo) -> None:
     """`guard check` names the answer the hook gives, found the same way and writing nothing: a
     removal of a folder holding a nested repository or a FIFO is asked (no kept state holds them),
     one of ignored data over the `[keep]` budget too, anything else inside the checkout is allowed

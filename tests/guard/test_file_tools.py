@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.conftest import run_cmd as run
 
 FILES = {"src/app.py": "def main():\n    return 1\n", "src/util.py": "X = 1\n", ".gitignore": ".env\n"}
@@ -22,7 +22,7 @@ def pre(agent: str, tool: str, tool_input: dict[str, object], cwd: Path, session
                        "tool_input": tool_input, "tool_use_id": "t1"})
 
 
-def hook(agent: str, tool: str, tool_input: dict[str, object], cwd: Path, session: str = "s-1") -> dict:  # type: ignore[type-arg]
+def hook(agent: str, tool: str, tool_input: dict[str, object], cwd: Path, session: str = "s-1") -> dict:
     r = run("pylon", "hook", agent, cwd=cwd, input=pre(agent, tool, tool_input, cwd, session))
     assert r.code == 0, r
     return json.loads(r.out)
@@ -33,7 +33,7 @@ def guard_refs(root: Path) -> list[str]:
 
 
 @pytest.fixture
-def root(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def root(make_repo: MakeRepo) -> Path:
     return make_repo(FILES)
 
 

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.guard.test_snapshot_exact import guarded, undo
 from tests.keep.hookpath import run_through_hooks, whole_state
 from tests.workspace.ops_helpers import entries as tree
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root: Path = make_repo({".gitignore": "*.pyc\n", "src/app.py": "x = 1\n", "src/pkg/mod.py": "y = 2\n"})
     (root / "src" / "app.pyc").write_bytes(b"\x00compiled\n")
     (root / "src" / "pkg" / "mod.pyc").write_bytes(b"\x00compiled too\n")
@@ -30,8 +31,8 @@ def verdict(root: Path, line: str) -> tuple[str, list[dict[str, object]]]:
     from pylon.guard.classify import classify
     from pylon.guard.context import Context
 
-    result = classify(line, Context(str(root), str(root), branch="main")).to_dict()
-    return str(result["verdict"]), list(result["targets"])  # type: ignore[arg-type]
+    result: dict[str, Any] = classify(line, Context(str(root), str(root), branch="main")).to_dict()
+    return str(result["verdict"]), list(result["targets"])
 
 
 @pytest.mark.parametrize("line", ["find . -type f -delete", "find . -exec rm -f {} \\;", "find . -exec rm -r {} +",

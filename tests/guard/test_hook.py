@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.agents.corpus import payload_text
-from tests.conftest import git
+from tests.conftest import MakeRepo, Result, git
 from tests.conftest import run_cmd as run
-from tests.guard.conftest import disk
 
 FILES = {
     "src/app.py": "def main():\n    return 1\n",
@@ -30,12 +29,12 @@ def event(agent: str, command: str, cwd: Path) -> str:
     return json.dumps(doc)
 
 
-def hook(agent: str, command: str, cwd: Path):  # type: ignore[no-untyped-def]
+def hook(agent: str, command: str, cwd: Path) -> Result:
     return run("pylon", "guard", "hook", agent, cwd=cwd, input=event(agent, command, cwd))
 
 
 @pytest.fixture
-def checkout(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def checkout(make_repo: MakeRepo) -> Path:
     root = make_repo(FILES)
     os.chmod(root / "src" / "tool.sh", 0o755)
     git(root, "add", "-A")
@@ -77,12 +76,12 @@ def test_policy_deny_and_allow(checkout: Path) -> None:
     assert (allowed.code, allowed.out) == (0, "")
 
 
-@pytest.mark.parametrize("data", ['{"hook_event_name": "PostToolUse", "tool_name": "Bash", '
-                                  '"tool_input": {"command": "rm -rf /"}}',
-                                  '{"hook_event_name": "PreToolUse", "tool_name": "Read", '
-                                  '"tool_input": {"file_path": "/etc/passwd"}}',
-                                  '{"hook_event_name": "PreToolUse", "tool_name": "Bash", '
-                                  '"tool_input": {"command": ""}}'])
+@pytest.mark.parametrize("data", [('{"hook_event_name": "PostToolUse", "tool_name": "Bash", '
+                                  '"tool_input": {"command": "rm -rf /"}}'),
+                                  ('{"hook_event_name": "PreToolUse", "tool_name": "Read", '
+                                  '"tool_input": {"file_path": "/etc/passwd"}}'),
+                                  ('{"hook_event_name": "PreToolUse", "tool_name": "Bash", '
+                                  '"tool_input": {"command": ""}}')])
 def test_other_events_and_tools_are_a_silent_no_op(data: str, checkout: Path) -> None:
     r = run("pylon", "guard", "hook", "claude-code", cwd=checkout, input=data)
     assert (r.code, r.out, r.err) == (0, "", ""), r

@@ -6,19 +6,21 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.conftest import MakeRepo
 from tests.conftest import run_cmd as run
 
-OTHER = {"permissions": {"allow": ["Bash(npm test)"]},
+OTHER: dict[str, Any] = {"permissions": {"allow": ["Bash(npm test)"]},
          "hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint-it"}]}],
                    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
 FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
-def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / FILES[agent]
     path.parent.mkdir()
@@ -41,7 +43,7 @@ def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_r
     assert gone.code == 0 and json.loads(path.read_text()) == json.loads(original)
 
 
-def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(make_repo, isolated_env) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(make_repo: MakeRepo, isolated_env: dict[str, str]) -> None:
     root = make_repo({"a.txt": "a\n"})
     r = run("pylon", "guard", "install", "claude-code", "--dry-run", "--json", cwd=root)
     doc = r.json()
@@ -54,7 +56,7 @@ def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(make_repo, is
     assert command.endswith("pylon hook codex") and Path(command.split()[0]).name == "pylon"
 
 
-def test_refusals(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_refusals(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     bad = run("pylon", "guard", "install", "cursor", cwd=root)
     both = run("pylon", "guard", "install", "codex", "--project", "--user", cwd=root)
@@ -78,7 +80,7 @@ def test_refusals(make_repo) -> None:  # type: ignore[no-untyped-def]
 ])
 @pytest.mark.parametrize("command", ["install", "uninstall"])
 def test_malformed_settings_are_refused_with_a_code_and_left_untouched(
-        text: str, why: str, command: str, make_repo) -> None:  # type: ignore[no-untyped-def]
+        text: str, why: str, command: str, make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / ".claude" / "settings.json"
     path.parent.mkdir()
@@ -88,7 +90,7 @@ def test_malformed_settings_are_refused_with_a_code_and_left_untouched(
     assert "Traceback" not in r.err and path.read_text() == text
 
 
-def test_a_read_only_settings_file_is_refused_and_left_untouched(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_only_settings_file_is_refused_and_left_untouched(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / ".codex" / "hooks.json"
     path.parent.mkdir()
@@ -101,7 +103,7 @@ def test_a_read_only_settings_file_is_refused_and_left_untouched(make_repo) -> N
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (the clients' JSON parser)")
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
-def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_repo: MakeRepo) -> None:
     """node's JSON.parse (the parser Claude Code and Codex's npm launcher use) reads the file back
     to the same value pylon meant, with other keys (unicode, big numbers, nesting) kept."""
     root = make_repo({"a.txt": "a\n"})
@@ -110,8 +112,8 @@ def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_re
     other = {**OTHER, "note": "caf\u00e9 \u2603 \"quoted\" \\ back", "n": 12345678901234, "f": 0.5, "e": [], "z": None}
     path.write_text(json.dumps(other))
     assert run("pylon", "guard", "install", agent, cwd=root).code == 0
-    parsed = subprocess.run(["node", "-e", "const fs=require('fs');process.stdout.write(JSON.stringify("
-                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))", str(path)],
+    parsed = subprocess.run(["node", "-e", ("const fs=require('fs');process.stdout.write(JSON.stringify("
+                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))"), str(path)],
                             capture_output=True, text=True, check=True).stdout
     assert json.loads(parsed) == json.loads(path.read_text())
     assert json.loads(parsed)["note"] == other["note"] and json.loads(parsed)["n"] == other["n"]

@@ -18,7 +18,7 @@ from pylon.guard.shell import parse
 def test_a_trailing_redirection_belongs_to_the_last_command_as_in_bash(tmp_path: Path, line: str) -> None:
     subprocess.run(["bash", "-c", line], cwd=tmp_path, check=True)
     assert (tmp_path / "f").read_text() in ("a", "b")  # bash: the last command alone wrote into f
-    commands = [c for c in read(line, str(tmp_path)).commands]
+    commands = list(read(line, str(tmp_path)).commands)
     assert [c.redirs for c in commands[:-1]] == [[] for _ in commands[:-1]]
     assert commands[-1].redirs == [(">", "f")]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd
+from tests.conftest import MakeRepo, git, run_cmd
 from tests.keep.hookpath import run_through_hooks
 
 ID = ("-c", "user.name=t", "-c", "user.email=t@t")
@@ -28,7 +28,7 @@ def refs_now(root: Path) -> str:
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root: Path = make_repo({"a.txt": "one\n"})
     git(root, *ID, "tag", "-a", "v1", "-m", "annotated")
     git(root, "tag", "light")

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.keep.hookpath import event, run_through_hooks, whole_state
 
 FILES = {"src/app.py": "x = 1\n", "src/lib.py": "y = 2\n", "README.md": "readme\n", ".gitignore": ".env\n"}
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root: Path = make_repo(FILES)
     write_files(root, {"notes.txt": "untracked\n", ".env": "SECRET=1\n"})
     return root
@@ -77,10 +77,10 @@ def test_pylon_undo_through_the_hooks_walks_back_without_undoing_itself(repo: Pa
     middle = whole_state(repo)
     run_through_hooks(repo, "git add -A && git commit -qm gone")
     _answer, ran = run_through_hooks(repo, "pylon ws undo")
-    assert ran is not None and ran.returncode == 0, ran.stderr
+    assert ran is not None and ran.returncode == 0, ran and ran.stderr
     assert whole_state(repo) == middle
     _answer, ran = run_through_hooks(repo, "pylon ws undo")
-    assert ran is not None and ran.returncode == 0, ran.stderr
+    assert ran is not None and ran.returncode == 0, ran and ran.stderr
     assert whole_state(repo) == before
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.keep.hookpath import run_through_hooks, whole_state
 
 FILES = {"src/app.py": "def main():\n    return 1\n", "src/lib/util.py": "X = 1\n", "README.md": "readme\n",
@@ -16,7 +16,7 @@ FILES = {"src/app.py": "def main():\n    return 1\n", "src/lib/util.py": "X = 1\
 
 
 @pytest.fixture
-def repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root: Path = make_repo(FILES)
     git(root, "tag", "v1")
     git(root, "branch", "feat")

@@ -26,7 +26,7 @@ def build(who: str) -> Any:
     class Here:  # what Server.reach reads: where the server started, and no client roots
         started_in = os.getcwd()
 
-        class roots:  # noqa: N801
+        class roots:
             folders = None
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -36,7 +36,7 @@ def build(who: str) -> Any:
         raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
         meta = raw if isinstance(raw, Mapping) else None
         doc, is_error = call(params.name, params.arguments, who, session_id(meta), call_folder(meta),
-                             reach(Here()))  # type: ignore[arg-type]
+                             reach(Here()))  # type: ignore[arg-type]  # Here stands in for a Server: reach reads only these two
         return types.CallToolResult(content=[types.TextContent(text=text_of(doc, is_error))],
                                     structured_content=doc, is_error=is_error)
 

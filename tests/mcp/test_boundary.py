@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 from tests.mcp.wire import tool_calls
 
 SECRET = "secret-outside-the-project\n"
 
 
 @pytest.fixture
-def world(make_repo, tmp_path: Path) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+def world(make_repo: MakeRepo, tmp_path: Path) -> dict[str, Path]:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text(SECRET)
@@ -229,19 +229,20 @@ def test_the_clients_roots_are_the_project_when_it_sends_them(world: dict[str, P
     from mcp import types
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
+    from pydantic import FileUrl
 
     root, outside = world["root"], world["outside"]
 
     async def main(roots: list[Path]) -> list[Any]:
         async def list_roots(context: Any) -> types.ListRootsResult:
-            return types.ListRootsResult(roots=[types.Root(uri=r.as_uri()) for r in roots])
+            return types.ListRootsResult(roots=[types.Root(uri=FileUrl(r.as_uri())) for r in roots])
 
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=list_roots) as client:
-                await client.initialize()
-                return [(await client.call_tool("read", {"path": p})).structured_content
-                        for p in ("src/app.py", "README.md", str(outside / "secret.txt"))]
+        async with (stdio_client(params) as (read, write),
+                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+            await client.initialize()
+            return [(await client.call_tool("read", {"path": p})).structured_content
+                    for p in ("src/app.py", "README.md", str(outside / "secret.txt"))]
 
     only_src = asyncio.run(asyncio.wait_for(main([root / "src"]), 60))
     assert only_src[0]["ok"] is True

@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FULL_TIER, run_cmd, script
+from tests.conftest import FULL_TIER, MakeRepo, run_cmd, script
 from tests.mcp.wire import INIT, declaring_roots, line, tool_calls
 
 SECRET = "secret-outside-the-project"
 
 
 @pytest.fixture
-def world(make_repo, tmp_path: Path) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+def world(make_repo: MakeRepo, tmp_path: Path) -> dict[str, Path]:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text(SECRET + "\n")
@@ -234,12 +234,14 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
     proc = subprocess.Popen([script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
 
     def call(i: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",  # type: ignore[union-attr]
-                               "params": {"name": name, "arguments": arguments}}))
-        proc.stdin.flush()  # type: ignore[union-attr]
-        return json.loads(proc.stdout.readline())["result"]["structuredContent"]  # type: ignore[union-attr]
+        stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                          "params": {"name": name, "arguments": arguments}}))
+        stdin.flush()
+        answer: dict[str, Any] = json.loads(stdout.readline())["result"]["structuredContent"]
+        return answer
 
     proc.stdin.write(line(INIT))
     proc.stdin.flush()
@@ -250,7 +252,7 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
     docs: list[dict[str, Any]] = []
     try:
         for k in range(rounds):
-            for name, arguments in [
+            steps: list[tuple[str, dict[str, Any]]] = [
                 ("read", {"path": "src/d/f.txt"}),
                 ("edit", {"target": f"src/d/f.txt#{tag}", "ops": "replace 1\n+inside\n"}),
                 ("edit", {"target": f"src/d/new{k}.txt", "create": True, "ops": NEW}),
@@ -260,7 +262,8 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
                 ("canon_search", {"query": ["c"], "journal": True, "root": "src/d"}),
                 ("canon_journal", {"text": "x", "root": "src/d"}),
                 ("canon_map", {"root": "src/d"}),
-            ]:
+            ]
+            for name, arguments in steps:
                 docs.append(call(len(docs) + 2, name, arguments))
     finally:
         stop.set()

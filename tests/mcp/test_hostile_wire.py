@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 from tests.mcp.wire import INIT, INITIALIZED, declaring_roots, line
 
 PING_AFTER = {"jsonrpc": "2.0", "id": "after", "method": "ping"}
@@ -37,7 +37,7 @@ def converse(folder: Path, data: bytes, timeout: float = 120) -> tuple[list[Any]
 
 
 @pytest.fixture
-def repo(make_repo):  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root = make_repo({"src/app.py": "print('hi')\n"})
     assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry.", "--body", "Prints.", cwd=root).code == 0
     return root
@@ -84,8 +84,8 @@ def test_an_id_no_json_can_echo_gets_a_strict_json_error(repo: Path, number: byt
 
 
 def test_numbers_out_of_range_in_arguments_answer_strict_json(repo: Path) -> None:
-    call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",' \
-           b'"offset":1e400}}}\n'
+    call = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",'
+           b'"offset":1e400}}}\n')
     cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1e400}}\n'
     answers, err, status = converse(repo, line(INIT) + call + cancel + line(PING_AFTER))
     assert status == 0 and b"Traceback" not in err
@@ -155,6 +155,7 @@ def test_memory_stays_bounded_under_a_flood(repo: Path) -> None:
     proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
+    stdout = proc.stdout
     init = json.loads(json.dumps(INIT))
     init["params"]["capabilities"] = {"roots": {}}
     big = line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -163,7 +164,7 @@ def test_memory_stays_bounded_under_a_flood(repo: Path) -> None:
     high = [0]
 
     def read() -> None:
-        for raw in proc.stdout:  # type: ignore[union-attr]
+        for raw in stdout:
             answers.append(strict(raw))
             status = Path(f"/proc/{proc.pid}/status")
             for row in status.read_text().splitlines() if status.exists() else []:

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 from tests.mcp.wire import INIT, INITIALIZED, exchange, line
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def repo(make_repo):  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root = make_repo({"src/app.py": "print('hi')\n"})
     assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry.", "--body", "Prints.", cwd=root).code == 0
     return root
@@ -71,7 +71,7 @@ def test_every_malformed_line_gets_its_error(repo: Path, raw: bytes, code: int, 
 
 
 def test_every_line_is_answered_in_one_stream_and_notifications_never(repo: Path) -> None:
-    notes = [INITIALIZED, {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": 1}},
+    notes: list[dict[str, Any]] = [INITIALIZED, {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": 1}},
              {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}}]
     raw = [line(INIT), *map(line, notes), *(m[0] for m in MALFORMED), b"\n", b"   \n",
            line({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}), line({"jsonrpc": "2.0", "id": "s", "method": "ping"})]

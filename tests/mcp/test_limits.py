@@ -11,12 +11,12 @@ import pytest
 
 from pylon.canon.text import BODY_MAX, CAPSULE_MAX
 from pylon.cli.canon.render import MAP_ANSWER_MAX
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.mcp.wire import tool_calls
 
 
 @pytest.fixture
-def repo(make_repo):  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     return make_repo({"src/app.py": "x = 1\n"})
 
 

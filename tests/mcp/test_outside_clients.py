@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 
 SECRET = "secret-outside-the-project"
 INSPECTOR = os.environ.get("PYLON_MCP_INSPECTOR")  # read at import: the per-test fixture drops PYLON_*
 
 
 @pytest.fixture
-def world(make_repo, tmp_path: Path) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+def world(make_repo: MakeRepo, tmp_path: Path) -> dict[str, Path]:
     outside = tmp_path / "outside"
     (outside / ".canon" / "articles").mkdir(parents=True)
     (outside / "secret.txt").write_text(SECRET + "\n")
@@ -60,9 +60,10 @@ def hostile(outside: Path) -> list[tuple[str, dict[str, Any]]]:
     for folder in folders:
         for tool in ("canon_read", "canon_write", "canon_journal", "canon_map", "canon_search", "canon_resolve",
                      "canon_lint", "canon_check"):
-            need = {"canon_read": {"address": "secret"}, "canon_write": {"address": "x", "capsule": "c", "body": "b"},
+            needs: dict[str, dict[str, Any]] = {"canon_read": {"address": "secret"}, "canon_write": {"address": "x", "capsule": "c", "body": "b"},
                     "canon_journal": {"text": "x"}, "canon_search": {"query": [SECRET]},
-                    "canon_resolve": {"paths": ["secret"]}}.get(tool, {})
+                    "canon_resolve": {"paths": ["secret"]}}
+            need = needs.get(tool, {})
             calls += [(tool, {**need, "root": folder}), (tool, {**need, "mount": ["src", folder]})]
     return calls
 
@@ -76,6 +77,7 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
     from mcp import types
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
+    from pydantic import FileUrl
 
     root, outside = world["root"], world["outside"]
     before = state(outside)
@@ -83,24 +85,24 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
     granted = [root]
 
     async def list_roots(context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=folder.as_uri()) for folder in granted])
+        return types.ListRootsResult(roots=[types.Root(uri=FileUrl(folder.as_uri())) for folder in granted])
 
     async def main() -> tuple[list[Any], list[Any], list[str]]:
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=list_roots) as client:
-                await client.initialize()
-                names = [t.name for t in (await client.list_tools()).tools]
-                docs = [(await client.call_tool(name, arguments)).structured_content for name, arguments in calls]
-                granted[:] = [root / "src"]  # the client narrows its roots, and says so
-                await client.send_roots_list_changed()
-                narrow = [(await client.call_tool("read", {"path": p})).structured_content
-                          for p in ("src/app.py", "README.md")]
-                granted[:] = [root, outside]  # the client widens its roots, and says so
-                await client.send_roots_list_changed()
-                wide = [(await client.call_tool("read", {"path": p})).structured_content
-                        for p in ("README.md", str(outside / "secret.txt"))]
-                return docs, narrow + wide, names
+        async with (stdio_client(params) as (read, write),
+                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+            await client.initialize()
+            names = [t.name for t in (await client.list_tools()).tools]
+            docs = [(await client.call_tool(name, arguments)).structured_content for name, arguments in calls]
+            granted[:] = [root / "src"]  # the client narrows its roots, and says so
+            await client.send_roots_list_changed()
+            narrow = [(await client.call_tool("read", {"path": p})).structured_content
+                      for p in ("src/app.py", "README.md")]
+            granted[:] = [root, outside]  # the client widens its roots, and says so
+            await client.send_roots_list_changed()
+            wide = [(await client.call_tool("read", {"path": p})).structured_content
+                    for p in ("README.md", str(outside / "secret.txt"))]
+            return docs, narrow + wide, names
 
     docs, roots, names = asyncio.run(asyncio.wait_for(main(), 600))
     assert set(names) == {name for name, _ in calls}  # every tool was tried

@@ -20,7 +20,8 @@ import pytest
 
 from pylon import __version__ as VERSION  # the one version source; the manifests must follow it
 from pylon.cli import commands as registry
-from tests.conftest import run_cmd
+from pylon.cli.spec import Command
+from tests.conftest import MakeRepo, run_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
 # Read at import: the isolated_env fixture drops PYLON_* variables before each test.
@@ -76,10 +77,10 @@ def test_manifests_parse_and_agree_with_the_package() -> None:
     one, two = (dirs[a] / "hooks" / "pylon-hook.sh" for a in ("claude-code", "codex"))
     assert one.read_text().replace("${1:-claude-code}", "${1:-codex}") == two.read_text()
     mcp = registry.lookup("mcp")
-    assert mcp is not None and mcp.option("--harness") is not None
+    assert isinstance(mcp, Command) and mcp.option("--harness") is not None
 
 
-def test_the_plugin_server_command_line_parses(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_plugin_server_command_line_parses(make_repo: MakeRepo) -> None:
     # What the plugins run, with stdin at EOF: the server starts, sees the client gone, exits 0.
     repo = make_repo({"a.txt": "x\n"})
     for agent in ("claude-code", "codex"):

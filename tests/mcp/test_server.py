@@ -19,7 +19,7 @@ import pytest
 
 from pylon.cli import commands as registry
 from pylon.cli.spec import FLAG, FLOAT, INT, MANY, ONE, PAIR
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 
 TOOLS = {"read", "edit", "canon_read", "canon_write", "canon_journal", "canon_map", "canon_search",
          "canon_resolve", "canon_lint", "canon_check"}
@@ -38,10 +38,10 @@ def session(repo: Path, body: Callable[[Any], Awaitable[Any]], args: tuple[str, 
 
     async def main() -> Any:
         with errlog.open("a", encoding="utf-8") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    return await body(client)
+            async with (stdio_client(params, errlog=err) as (read, write),
+                        ClientSession(read, write) as client):
+                await client.initialize()
+                return await body(client)
 
     return asyncio.run(asyncio.wait_for(main(), 60))
 
@@ -52,7 +52,7 @@ def stderr_of(repo: Path) -> str:
 
 
 @pytest.fixture
-def repo(make_repo):  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     root = make_repo({"src/app.py": "print('hi')\n", "src/core/config.py": "a = 1\nb = 2\n"})
     assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry point; parses flags.", "--body",
                    "Parses flags, then calls core.", cwd=root).code == 0
@@ -208,7 +208,7 @@ def test_journal_provenance_options_are_checked(repo: Path) -> None:
 def test_nothing_but_protocol_on_stdout(repo: Path) -> None:
     # Raw JSON-RPC lines, no SDK on this side: every stdout line must be a JSON-RPC message, also
     # for calls that run git (canon_check) and calls that fail.
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ def line(message: dict[str, Any]) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
 
-def tool_calls(folder: Path, calls: list[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], dict[str, Any]]],
+def tool_calls(folder: Path, calls: Sequence[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], dict[str, Any]]],
                capabilities: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The structured content of each call, in order (one server for all of them)."""
     init = json.loads(json.dumps(INIT))
@@ -35,7 +36,7 @@ def tool_calls(folder: Path, calls: list[tuple[str, dict[str, Any]] | tuple[str,
     for i, call in enumerate(calls, 1):
         params: dict[str, Any] = {"name": call[0], "arguments": call[1]}
         if len(call) == 3:
-            params["_meta"] = call[2]  # type: ignore[misc]
+            params["_meta"] = call[2]
         sent.append(line({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}))
     answers, err, code = exchange(folder, sent)
     assert code == 0 and b"Traceback" not in err, err.decode()[-3000:]

@@ -40,7 +40,7 @@ class Board:
         conn.close()
         return res.status, {k.lower(): v for k, v in res.getheaders()}, data
 
-    def api(self, name: str) -> dict[str, object]:
+    def api(self, name: str) -> dict[str, Any]:
         status, _, data = self.get(f"/api/{name}")
         doc = json.loads(data)
         assert status == 200, doc
@@ -62,7 +62,7 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
              "src/app": article("The app's entry point.", body="Part of [[src]].\n"),
              "docs": article("Docs.", body="Dead: [[missing/page]].\n")}
     for i in range(articles - 3):
-        store[f"lib/m{i // 10}/f{i}"] = article(f"Module {i}.", body=f"Uses [[src]] and [[lib/m0/f0]].\n")
+        store[f"lib/m{i // 10}/f{i}"] = article(f"Module {i}.", body="Uses [[src]] and [[lib/m0/f0]].\n")
     write_files(repo / ".canon" / "articles", {f"{a}.md": t for a, t in store.items()})
     write_files(repo / ".canon" / "journal", {
         "2026-01-02-entry.md": entry("src/app", "2026-01-02T10:00:00Z", "Raised the retry count to 3.\n"),

@@ -14,14 +14,14 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import git, run_cmd
-from tests.serve.conftest import make_scene, wait_for
+from tests.conftest import MakeRepo, git, run_cmd
+from tests.serve.conftest import Board, make_scene, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -99,7 +99,7 @@ def answer(driver: Any) -> str:
                         what="the action's answer"))
 
 
-def test_without_the_token_the_page_is_refused(make_repo, board_factory, browser) -> None:
+def test_without_the_token_the_page_is_refused(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo({"a.txt": "x\n"})
     board = board_factory(repo)
     browser.get(board.base + "/")
@@ -109,7 +109,7 @@ def test_without_the_token_the_page_is_refused(make_repo, board_factory, browser
     assert browser.current_url == board.base + "/"  # the token left the address bar
 
 
-def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> None:
+def test_each_view_shows_the_repository(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo(name="repo")
     make_scene(repo, articles=200)
     board = board_factory(repo)
@@ -153,7 +153,7 @@ def test_each_view_shows_the_repository(make_repo, board_factory, browser) -> No
     shot(browser, "memory")
 
 
-def test_a_change_on_disk_reaches_the_open_page(make_repo, board_factory, browser) -> None:
+def test_a_change_on_disk_reaches_the_open_page(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo(name="repo")
     paths = make_scene(repo)
     board = board_factory(repo)
@@ -167,7 +167,7 @@ def test_a_change_on_disk_reaches_the_open_page(make_repo, board_factory, browse
     wait_for(lambda: "1M 1?" in (browser.execute_script(row_text) or ""), what="the table redrawn")
 
 
-def test_apply_and_undo_from_the_page_with_allow_actions(make_repo, board_factory, browser) -> None:
+def test_apply_and_undo_from_the_page_with_allow_actions(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo(name="repo")
     make_scene(repo)
     status_before = git(repo, "status", "--porcelain")
@@ -189,7 +189,7 @@ def test_apply_and_undo_from_the_page_with_allow_actions(make_repo, board_factor
     assert run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"][0]["status"] == "undone"
 
 
-def test_without_allow_actions_the_page_cannot_act(make_repo, board_factory, browser) -> None:
+def test_without_allow_actions_the_page_cannot_act(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo(name="repo")
     make_scene(repo)
     board = board_factory(repo)
@@ -222,7 +222,7 @@ def _holding(profile: Path, needles: dict[str, str]) -> dict[str, list[str]]:
 CHAIN_START, CHAIN_END, SERVER_REDIRECT = 0x10000000, 0x20000000, 0x80000000
 
 
-def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo, board_factory, tmp_path: Path) -> None:
+def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo: MakeRepo, board_factory: Callable[..., Board], tmp_path: Path) -> None:
     """Visit, use, close; then read the profile Chromium left: the History database (urls, visits
     and their redirect chains), Top Sites and the Sessions files. The board's key is nowhere; the
     login link survives only as the source of a server redirect (History) and the first request of a
@@ -245,7 +245,7 @@ def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo, board_f
     login = board.url.split("?token=", 1)[1]
     assert board.get(board.url[len(board.base):], token=False)[0] == 403  # spent by the visit
     held = _holding(profile, {"login": login, "key": board.token, "session": cookie["value"]})
-    report = {"login link (spent)": held["login"], "key": held["key"], "session cookie": held["session"]}
+    report: dict[str, list[Any]] = {"login link (spent)": held["login"], "key": held["key"], "session cookie": held["session"]}
     history = sqlite3.connect(f"file:{profile / 'Default' / 'History'}?mode=ro", uri=True)
     urls = history.execute("SELECT id, url FROM urls").fetchall()
     visits = history.execute("SELECT id, url, from_visit, transition FROM visits").fetchall()
@@ -271,7 +271,7 @@ def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo, board_f
                                       for v in redirected)
 
 
-def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(make_repo, board_factory, browser) -> None:
+def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
     repo = make_repo(name="repo")
     paths = make_scene(repo)
     git(Path(paths["agent-2"]), "switch", "-q", "-c", "own-branch")  # agent-2 leaves pylon's ownership
@@ -289,6 +289,6 @@ def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(make_repo, board
     shot(browser, "departed")
 
 
-def test_screenshots_folder_is_named(capsys) -> None:
+def test_screenshots_folder_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     print(f"browser tier screenshots: {SHOTS}")
     assert shutil.which("git")

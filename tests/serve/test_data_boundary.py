@@ -9,10 +9,10 @@ import pytest
 
 from pylon.errors import PylonError
 from pylon.serve.data import Board, article, graph
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 
 
-def test_an_article_linked_out_of_the_checkout_is_not_read(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_article_linked_out_of_the_checkout_is_not_read(make_repo: MakeRepo, tmp_path: Path) -> None:
     secret = tmp_path / "secret.md"
     secret.write_text("---\ncapsule: outside\n---\nsecret body\n")
     root = make_repo({"src/app.py": "x = 1\n"})

@@ -6,13 +6,15 @@ file, so the conflict it reports must be the same afterwards."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git, run_cmd
+from tests.conftest import MakeRepo, git, run_cmd
 from tests.serve.conftest import Board, wait_for
 
 
-def _scene(make_repo) -> tuple[Path, dict[str, Path]]:  # type: ignore[no-untyped-def]
+def _scene(make_repo: MakeRepo) -> tuple[Path, dict[str, Path]]:
     repo = make_repo({"app.py": "def main():\n    return 1\n", "util.py": "U = 1\n", "notes.txt": "n\n"})
     paths = {}
     for wid, line in (("s1", "    return 2\n"), ("s2", "    return 3\n"), ("s3", "    return 1  # s3\n")):
@@ -21,7 +23,7 @@ def _scene(make_repo) -> tuple[Path, dict[str, Path]]:  # type: ignore[no-untype
     return repo, paths
 
 
-def _pair(doc: dict[str, object], a: str, b: str | None) -> dict[str, object]:
+def _pair(doc: dict[str, Any], a: str, b: str | None) -> dict[str, Any]:
     pairs = doc["pairs"]
     assert isinstance(pairs, list)
     found = [p for p in pairs if {p["a"], p["b"]} == {a, b}]
@@ -29,7 +31,7 @@ def _pair(doc: dict[str, object], a: str, b: str | None) -> dict[str, object]:
     return dict(found[0])
 
 
-def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(make_repo, board_factory) -> None:  # type: ignore[no-untyped-def]
+def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     repo, paths = _scene(make_repo)
     before = run_cmd("pylon", "ws", "conflicts", "--json", cwd=repo).json()
     owned_pair = _pair(before, "s1", "s2")
@@ -68,13 +70,13 @@ def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(m
     assert _pair(conflicts, "pylon:s2", "pylon:s3")["conflicts"]  # two departed ones collide with each other too
 
 
-def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo, board_factory) -> None:  # type: ignore[no-untyped-def]
+def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     repo, paths = _scene(make_repo)
     git(paths["s2"], "switch", "-q", "-c", "feature")
     board: Board = board_factory(repo)
     wait_for(lambda: board.api("meta")["watching"], what="the board watching")
 
-    def s2() -> dict[str, object]:
+    def s2() -> dict[str, Any]:
         return next(d for d in board.api("agents")["departed"] if d["label"] == "pylon:s2")
 
     assert s2()["dirty"] == {"tracked": 1, "untracked": 0}
@@ -83,7 +85,7 @@ def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo, board_fact
     wait_for(lambda: s2()["dirty"] == {"tracked": 1, "untracked": 1}, what="the departed worktree read again")
 
 
-def test_the_cli_documents_are_unchanged_without_the_boards_flag(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_documents_are_unchanged_without_the_boards_flag(make_repo: MakeRepo) -> None:
     """`departed` is the board's: `ws list`/`ws conflicts` list such worktrees in `others`, not as owned."""
     repo, paths = _scene(make_repo)
     git(paths["s2"], "switch", "-q", "-c", "feature")

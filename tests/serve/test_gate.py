@@ -8,16 +8,17 @@ import http.client
 import json
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.serve.conftest import Board, start_board, stop_board
 
 
 @pytest.fixture
-def board(make_repo, board_factory) -> Board:  # type: ignore[no-untyped-def]
+def board(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> Board:
     return board_factory(make_repo({"a.txt": "x\n"}))
 
 
@@ -80,7 +81,7 @@ def test_another_site_is_refused_even_with_the_cookie(board: Board) -> None:
         assert _get(board, "/api/meta", {**jar, "Sec-Fetch-Site": site})[0] == 200
 
 
-def test_the_printed_link_opens_the_board_with_one_click(make_repo) -> None:
+def test_the_printed_link_opens_the_board_with_one_click(make_repo: MakeRepo) -> None:
     """The plain `pylon serve` (no --json): its first line is the link a terminal makes clickable."""
     import subprocess
 
@@ -140,7 +141,7 @@ def _request(board: Board, method: str, path: str, body: bytes = b"", headers: d
 
 @pytest.mark.parametrize("case", ["actions-off", "bad-csrf", "bad-token", "not-found", "bad-method", "get-with-body",
                                   "bad-json"])
-def test_a_refused_requests_body_is_never_read_as_the_next_request(board: Board, make_repo, board_factory,  # type: ignore[no-untyped-def]
+def test_a_refused_requests_body_is_never_read_as_the_next_request(board: Board, make_repo: MakeRepo, board_factory: Callable[..., Board],
                                                                   case: str) -> None:
     if case == "bad-json":  # refused after the actions check: a board that allows them
         board = board_factory(make_repo({"a.txt": "x\n"}, name="acting"), "--allow-actions")
@@ -184,7 +185,7 @@ def test_a_body_that_cannot_be_read_within_the_bound_closes_the_connection(board
     assert status == 403 and _code(data) == "actions-off" and b"smuggled" not in data
 
 
-def test_a_client_that_goes_away_mid_answer_is_one_quiet_line(make_repo) -> None:
+def test_a_client_that_goes_away_mid_answer_is_one_quiet_line(make_repo: MakeRepo) -> None:
     import struct
 
     board = start_board(make_repo({"a.txt": "x\n" * 1000}))
@@ -204,7 +205,7 @@ def test_a_client_that_goes_away_mid_answer_is_one_quiet_line(make_repo) -> None
     assert lines and all(ln.startswith("pylon serve: ") and "went away mid-answer" in ln for ln in lines), lines
 
 
-def test_the_listen_backlog_takes_200_simultaneous_connections(make_repo) -> None:
+def test_the_listen_backlog_takes_200_simultaneous_connections(make_repo: MakeRepo) -> None:
     """With no accept() at all, the kernel completes as many handshakes as the backlog allows (and
     drops the other SYNs: their clients retry only after 1 s, 3 s, 7 s...)."""
     import select

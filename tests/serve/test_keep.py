@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 from pylon.serve.keep import Keeper
-from pylon.workspace.worktrees.listing import list_worktrees
 from pylon.workspace.repo import locate
-from tests.conftest import run_cmd
+from pylon.workspace.worktrees.listing import list_worktrees
+from tests.conftest import MakeRepo, run_cmd
 
 
-def _scene(make_repo) -> tuple[Path, Path, Path, Keeper]:  # type: ignore[no-untyped-def]
+def _scene(make_repo: MakeRepo) -> tuple[Path, Path, Path, Keeper]:
     repo = make_repo({"a.txt": "x\n"})
     one = Path(json.loads(run_cmd("pylon", "ws", "new", "w1", "--json", cwd=repo).out)["path"])
     two = Path(json.loads(run_cmd("pylon", "ws", "new", "w2", "--json", cwd=repo).out)["path"])
@@ -23,7 +23,7 @@ def _scene(make_repo) -> tuple[Path, Path, Path, Keeper]:  # type: ignore[no-unt
     return repo, one, two, keep
 
 
-def test_a_side_is_read_again_only_after_a_change_under_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_side_is_read_again_only_after_a_change_under_it(make_repo: MakeRepo) -> None:
     repo, one, two, keep = _scene(make_repo)
     first = {p: keep.side(str(p)) for p in (repo, one, two)}
     assert all(keep.side(str(p)) is first[p] for p in first)  # nothing seen: all kept
@@ -35,7 +35,7 @@ def test_a_side_is_read_again_only_after_a_change_under_it(make_repo) -> None:  
     assert all(keep.side(str(p)) is not again[p] for p in first)
 
 
-def test_a_root_not_watched_is_never_kept_nor_a_survey_using_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_root_not_watched_is_never_kept_nor_a_survey_using_it(make_repo: MakeRepo) -> None:
     repo, one, two, keep = _scene(make_repo)
     keep.watched = frozenset({str(repo), str(one)})  # w2's watch not in place yet
     assert keep.side(str(two)) is not keep.side(str(two))
@@ -47,7 +47,7 @@ def test_a_root_not_watched_is_never_kept_nor_a_survey_using_it(make_repo) -> No
     assert age > 0 and kept["worktrees"] == doc["worktrees"]
 
 
-def test_nothing_is_kept_before_the_watcher_is_ready(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_kept_before_the_watcher_is_ready(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "x\n"})
     keep = Keeper()
     assert keep.side(str(repo)) is not keep.side(str(repo))

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git, inotify_masks, run_cmd
+from tests.conftest import MakeRepo, git, inotify_masks, run_cmd
 from tests.serve.conftest import Board, stop_board, wait_for
 
 VOLATILE = {"age", "last_change", "time"}  # seconds tick between the two reads
@@ -23,14 +25,14 @@ def _steady(doc: object) -> object:
     return doc
 
 
-def _cli(repo: Path, *args: str) -> dict[str, object]:
+def _cli(repo: Path, *args: str) -> dict[str, Any]:
     result = run_cmd(*args, cwd=repo)
     doc = json.loads(result.out)
     doc.pop("ok", None)
     return doc
 
 
-def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene, board_factory) -> None:
+def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     repo, _ = scene
     board: Board = board_factory(repo)
     assert board.base.startswith("http://127.0.0.1:") and len(board.token) >= 32
@@ -59,7 +61,7 @@ def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene, 
             assert sock.connect_ex((other, board.port)) != 0
 
 
-def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
+def test_each_answer_is_the_cli_document(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     repo, _ = scene
     board = board_factory(repo)
     agents = board.api("agents")
@@ -92,7 +94,7 @@ def test_each_answer_is_the_cli_document(scene, board_factory) -> None:
     assert found["capsule"] == "The app's entry point." and "Raised the retry count" in found["journal"][0]["body"]
 
 
-def test_the_graph_folds_folders_until_they_are_opened(make_repo, board_factory) -> None:
+def test_the_graph_folds_folders_until_they_are_opened(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     from tests.serve.conftest import make_scene
 
     repo = make_repo(name="big")
@@ -109,7 +111,7 @@ def test_the_graph_folds_folders_until_they_are_opened(make_repo, board_factory)
     assert "lib/m0/f0" in deeper and "lib/m1/" in deeper
 
 
-def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene, board_factory) -> None:
+def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     repo, _ = scene
     board = board_factory(repo)
     body = json.dumps({"action": "undo"}).encode()
@@ -125,7 +127,7 @@ def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene
     assert status == 403 and json.loads(data)["error"]["code"] == "actions-off"
 
 
-def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo, board_factory) -> None:
+def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     from tests.conftest import git
 
     repo = make_repo({"a.txt": "one\n"})
@@ -148,7 +150,7 @@ def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo, b
     assert status == 409 and json.loads(data)["error"]["code"] == "unknown-worktree"
 
 
-def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene, board_factory) -> None:
+def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     repo, _ = scene
     board = board_factory(repo)
     second = run_cmd("pylon", "serve", cwd=repo, timeout=30)
@@ -168,7 +170,7 @@ def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene
         assert sock.connect_ex(("127.0.0.1", board.port)) != 0
 
 
-def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> None:
+def test_a_file_change_reaches_an_open_event_stream(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     import http.client
 
     repo, paths = scene
@@ -176,7 +178,7 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
     conn = http.client.HTTPConnection("127.0.0.1", board.port, timeout=30)
     conn.request("GET", "/api/events", headers={"X-Pylon-Token": board.token})
     res = conn.getresponse()
-    assert res.status == 200 and res.getheader("Content-Type").startswith("text/event-stream")
+    assert res.status == 200 and (res.getheader("Content-Type") or "").startswith("text/event-stream")
     assert res.readline() == b"retry: 2000\n" and res.readline() == b": connected\n" and res.readline() == b"\n"
     time.sleep(1.0)  # the watcher starts in the background
     listener = http.client.HTTPConnection("127.0.0.1", board.port, timeout=30)
@@ -195,14 +197,19 @@ def test_a_file_change_reaches_an_open_event_stream(scene, board_factory) -> Non
     listener.close()
     assert len(heard) == 3 or not heard[3].startswith(b"event"), f"an event after reads alone: {heard}"
     Path(paths["agent-2"], "src", "util.py").write_text("X = 2\n", encoding="utf-8")
-    lines = []
-    wait_for(lambda: lines.append(res.readline()) or lines[-1].startswith(b"data:"), what="a change event")
+    lines: list[bytes] = []
+
+    def a_data_line() -> bool:
+        lines.append(res.readline())
+        return lines[-1].startswith(b"data:")
+
+    wait_for(a_data_line, what="a change event")
     event = json.loads(lines[-1][5:])
     assert event["kinds"] == ["workspace"]
     conn.close()
 
 
-def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
+def test_json_prints_one_document_when_the_board_listens(make_repo: MakeRepo) -> None:
     import http.client
     import signal
     import subprocess
@@ -226,7 +233,7 @@ def test_json_prints_one_document_when_the_board_listens(make_repo) -> None:
         assert proc.wait(timeout=20) == 0
 
 
-def test_the_agents_answer_names_each_worktrees_watcher(make_repo, board_factory) -> None:
+def test_the_agents_answer_names_each_worktrees_watcher(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     repo = make_repo({"a.txt": "x\n"})
     made = run_cmd("pylon", "ws", "new", "w1", "--watch", "--json", cwd=repo).json()
     try:
@@ -237,7 +244,7 @@ def test_the_agents_answer_names_each_worktrees_watcher(make_repo, board_factory
         assert run_cmd("pylon", "ws", "rm", "w1", cwd=repo).code == 0  # stops the watcher
 
 
-def _listed(board: Board) -> dict[str, object]:
+def _listed(board: Board) -> dict[str, Any]:
     doc = board.api("agents")
     for row in doc["worktrees"]:
         row.pop("watcher")
@@ -245,7 +252,7 @@ def _listed(board: Board) -> dict[str, object]:
     return doc
 
 
-def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo, board_factory) -> None:
+def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
     # The worktree table is answered from the last survey while the board's watcher has seen no
     # change since it began; any change (a file, a commit, a new worktree) makes the next one anew.
     repo = make_repo({"a.txt": "x\n"})
@@ -293,7 +300,7 @@ def test_an_inotify_overflow_makes_every_view_out_of_date(tmp_path: Path) -> Non
         broker.close()
 
 
-def test_the_memory_answers_are_made_again_after_a_change(scene, board_factory) -> None:
+def test_the_memory_answers_are_made_again_after_a_change(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
     # lint, stale and coverage are kept between changes like the surveys: an article written
     # after a first answer is in the next one, as `canon lint` and `canon coverage` see it.
     repo, _ = scene

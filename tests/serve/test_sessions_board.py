@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import run_cmd
-from tests.sessions import transcripts as T
+from tests.conftest import MakeRepo, run_cmd
+from tests.serve.conftest import Board
 from tests.serve.test_browser import browser, css, shot  # noqa: F401 - the fixture, used by name
+from tests.sessions import transcripts as T
 
 
 def _scene(make_repo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
@@ -35,7 +37,7 @@ def _scene(make_repo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> t
     return repo, home
 
 
-def test_the_sessions_answer_is_the_cli_document(make_repo, tmp_path, board_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_sessions_answer_is_the_cli_document(make_repo: MakeRepo, tmp_path: Path, board_factory: Callable[..., Board], monkeypatch: pytest.MonkeyPatch) -> None:
     repo, _ = _scene(make_repo, tmp_path, monkeypatch)
     board = board_factory(repo)
     doc = board.api("sessions")
@@ -47,8 +49,8 @@ def test_the_sessions_answer_is_the_cli_document(make_repo, tmp_path, board_fact
 
 
 @pytest.mark.browser
-def test_the_agents_view_shows_each_worktrees_live_session(make_repo, tmp_path, board_factory, browser,  # noqa: F811
-                                                           monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_agents_view_shows_each_worktrees_live_session(make_repo: MakeRepo, tmp_path: Path, board_factory: Callable[..., Board], browser: Any,  # noqa: F811
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     repo, _ = _scene(make_repo, tmp_path, monkeypatch)
     board = board_factory(repo)
     browser.get(board.url)

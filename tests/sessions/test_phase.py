@@ -15,7 +15,7 @@ import pytest
 from pylon.sessions import live
 from pylon.sessions.phase import DONE, WAITING, WORKING, decide
 from tests.cli.test_startup import HEAVY, imported_modules
-from tests.conftest import run_cmd, script
+from tests.conftest import MakeRepo, run_cmd, script
 from tests.sessions import transcripts as T
 
 NOW = 1_000_000.0
@@ -39,7 +39,8 @@ NOW = 1_000_000.0
     ("answer", NOW - 5, None, None, None, False, DONE),  # `claude -p`, `codex exec` answered
     ("interrupted", NOW - 5, None, None, None, True, WAITING),
 ])
-def test_the_phase_follows_the_best_evidence(turn, last, running, status, mark, can_continue, phase) -> None:  # type: ignore[no-untyped-def]
+def test_the_phase_follows_the_best_evidence(turn: str, last: float | None, running: bool | None, status: str | None,
+                                             mark: tuple[str, float] | None, can_continue: bool, phase: str) -> None:
     assert decide(turn, last, running, status, mark, can_continue, NOW) == phase
 
 
@@ -64,8 +65,8 @@ def test_a_codex_session_runs_while_its_thread_lock_is_held(tmp_path: Path) -> N
     for name in ("held", "left"):
         (folder / f"{name}.lock").write_bytes(b"")
     (folder / ".coordination.lock").write_bytes(b"")
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, sys, time\nf = open(sys.argv[1])\n"
-                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)",
+    holder = subprocess.Popen([sys.executable, "-c", ("import fcntl, sys, time\nf = open(sys.argv[1])\n"
+                               "fcntl.flock(f, fcntl.LOCK_EX)\nprint('locked', flush=True)\ntime.sleep(60)"),
                                str(folder / "held.lock")], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
@@ -76,7 +77,7 @@ def test_a_codex_session_runs_while_its_thread_lock_is_held(tmp_path: Path) -> N
     assert live.codex_running(str(tmp_path)) == set()
 
 
-def test_the_hooks_mark_the_last_event_and_the_phase_follows_it(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_hooks_mark_the_last_event_and_the_phase_follows_it(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     T.claude_file(home, repo, [T.prompt(0, repo, session="s-1"),
                                T.assistant(1, repo, "m1", tools=[("t1", "Bash", {"command": "ls"})], session="s-1")],
@@ -96,7 +97,7 @@ def test_the_hooks_mark_the_last_event_and_the_phase_follows_it(make_repo, tmp_p
     assert sorted(p.name for p in mark.parent.iterdir()) == ["claude-code.s-1"]
 
 
-def test_the_status_line_names_the_worktree_phase_tokens_and_cost(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_status_line_names_the_worktree_phase_tokens_and_cost(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     assert run_cmd("pylon", "ws", "new", "agent-7", cwd=repo).code == 0
     owned = Path(run_cmd("pylon", "ws", "path", "agent-7", cwd=repo).out.strip())
@@ -115,7 +116,7 @@ def test_the_status_line_names_the_worktree_phase_tokens_and_cost(make_repo, tmp
         assert done.code == 0 and done.out == "agent-7\n", (junk, done)
 
 
-def test_watch_prints_a_session_again_when_its_transcript_grows(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_watch_prints_a_session_again_when_its_transcript_grows(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     path = T.claude_file(home, repo, [T.prompt(0, repo), T.assistant(1, repo, "m1")])
     env = {**os.environ, **T.claude_env(home)}
@@ -135,7 +136,7 @@ def test_watch_prints_a_session_again_when_its_transcript_grows(make_repo, tmp_p
         proc.wait()
 
 
-def test_the_plain_list_imports_nothing_heavy(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_plain_list_imports_nothing_heavy(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
     names = imported_modules(["pylon", "sessions"], repo)
     assert not {n for n in names if n.split(".")[0] in (*HEAVY, "typer", "json", "tomllib", "datetime")}, \

@@ -9,17 +9,19 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import git, run_cmd
+import pytest
+
+from tests.conftest import MakeRepo, git, run_cmd
 from tests.sessions import transcripts as T
 
 
 def sessions(repo: Path, home: Path, *extra: str) -> dict[str, Any]:
     done = run_cmd("pylon", "sessions", "--json", *extra, cwd=repo, env=T.claude_env(home))
     assert done.code == 0, done
-    return json.loads(done.out)  # type: ignore[no-any-return]
+    return json.loads(done.out)
 
 
-def test_a_claude_session_is_counted_once_per_message_with_calls_errors_and_retries(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_claude_session_is_counted_once_per_message_with_calls_errors_and_retries(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     big = {"input_tokens": 3, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 40, "output_tokens": 9,
            "output_tokens_details": {"thinking_tokens": 4},
@@ -52,7 +54,7 @@ def test_a_claude_session_is_counted_once_per_message_with_calls_errors_and_retr
     assert s["phase"] == "done" and s["running"] is None  # ... but hours ago
 
 
-def test_a_subagent_transcript_belongs_to_its_session_and_a_sidechain_replay_counts_once(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_subagent_transcript_belongs_to_its_session_and_a_sidechain_replay_counts_once(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     T.claude_file(home, repo, [T.prompt(0, repo), T.assistant(1, repo, "msg_1", tools=[("t1", "Task", {"prompt": "x"})],
                                                                request="req_1", usage={"cache_read_input_tokens": 20})])
@@ -69,7 +71,7 @@ def test_a_subagent_transcript_belongs_to_its_session_and_a_sidechain_replay_cou
     assert s["tokens"]["cached_input"] == 20 and s["tokens"]["input"] == 20  # msg_1 once (the parent's), msg_sub
 
 
-def test_unreadable_lines_are_counted_and_a_partial_line_waits(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unreadable_lines_are_counted_and_a_partial_line_waits(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     path = T.claude_file(home, repo, [T.prompt(0, repo), "not json at all", "[1, 2]", '{"type": "assistant", "message": 5}',
                                       T.assistant(1, repo, "msg_1")])
@@ -84,7 +86,7 @@ def test_unreadable_lines_are_counted_and_a_partial_line_waits(make_repo, tmp_pa
     assert s["skipped_lines"] == 3 and s["tokens"]["input"] == 17
 
 
-def test_a_second_read_reads_only_what_was_appended(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_read_reads_only_what_was_appended(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     first = T.assistant(1, repo, "msg_1", usage={"input_tokens": 5})
     path = T.claude_file(home, repo, [T.prompt(0, repo), first, T.bookkeeping(2)])
@@ -105,7 +107,7 @@ def test_a_second_read_reads_only_what_was_appended(make_repo, tmp_path) -> None
     assert sessions(repo, home)["sessions"][0]["tokens"]["input"] == 16
 
 
-def test_codex_counts_requests_skips_replays_and_forks_and_reads_errors(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_codex_counts_requests_skips_replays_and_forks_and_reads_errors(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     T.codex_file(home, [
         T.meta(0, repo), T.turn_context(0.5, repo), T.event(1, "task_started"),
@@ -150,7 +152,7 @@ def test_codex_counts_requests_skips_replays_and_forks_and_reads_errors(make_rep
                                "result_tokens": (sum(outputs) + 3) // 4}]
 
 
-def test_sessions_of_every_worktree_are_placed_and_others_left_out(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_sessions_of_every_worktree_are_placed_and_others_left_out(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     assert run_cmd("pylon", "ws", "new", "agent-1", cwd=repo).code == 0
     owned = Path(run_cmd("pylon", "ws", "path", "agent-1", cwd=repo).out.strip())
@@ -174,7 +176,7 @@ def test_sessions_of_every_worktree_are_placed_and_others_left_out(make_repo, tm
     assert text.code == 0 and "agent-1" in text.out and "4 session(s) in" in text.out, text
 
 
-def test_refusals_say_what_to_do(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_say_what_to_do(make_repo: MakeRepo, tmp_path: Path) -> None:
     home = tmp_path / "h"
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -192,7 +194,7 @@ def test_refusals_say_what_to_do(make_repo, tmp_path) -> None:  # type: ignore[n
     assert done.code == 2 and json.loads(done.out)["error"]["code"] == "bad-prices" and "models.x.input" in done.out
 
 
-def test_the_price_table_can_be_overridden(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_price_table_can_be_overridden(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     T.claude_file(home, repo, [T.assistant(1, repo, "m1", model="my-gateway-model-20260101"),
                                T.assistant(2, repo, "m2", model="<synthetic>", usage={"input_tokens": 0, "output_tokens": 0})])
@@ -206,7 +208,7 @@ def test_the_price_table_can_be_overridden(make_repo, tmp_path) -> None:  # type
     assert s["cost"] == round((10 * 2.0 + 10 * 8.0) / 1e6, 6) and s["unpriced_models"] == []
 
 
-def test_lines_split_across_reads_come_whole_and_a_partial_line_waits(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_lines_split_across_reads_come_whole_and_a_partial_line_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pylon.sessions import jsonl
 
     lines = [f'{{"n": {i}, "pad": "{"x" * (i * 7 % 23)}"}}'.encode() for i in range(40)]

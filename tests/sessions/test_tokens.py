@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import run_cmd
+from tests.conftest import MakeRepo, run_cmd
 from tests.sessions import transcripts as T
 
 SECRETS = ("PROMPT-SECRET-1", "FILE-SECRET-2", "COMMAND-SECRET-3", "EDIT-SECRET-4")
 PYLON_READ_OUT = "[src/app.py#880553fca8fc]\n1:x = 1\n2:y = 2\n[lines 1-2 of 250; next: pylon read src/app.py --offset 3 --limit 2]"
 
 
-def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo: MakeRepo, tmp_path: Path) -> None:
     app = "".join(f"line_{n} = {n}\n" for n in range(250))
     repo, home = make_repo({"a.txt": "a\n", "b.txt": "b\n", "src/app.py": app}), tmp_path / "h"
     a, b = str(repo / "a.txt"), str(repo / "b.txt")
     lines = [T.prompt(0, repo, f"Fix it. {SECRETS[0]}")]
-    steps = [
+    steps: list[tuple[str, dict[str, Any], str, bool]] = [
         ("Read", {"file_path": a}, f"1\t{SECRETS[1]}", False),
         ("Read", {"file_path": a}, f"1\t{SECRETS[1]}", False),  # the same region again: repeated
         ("Edit", {"file_path": a, "old_string": "a", "new_string": SECRETS[3]}, "ok", False),
@@ -67,7 +68,7 @@ def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo, 
         assert name not in json.dumps({k: v for k, v in doc.items() if k != "session"}) and name not in text.out
 
 
-def test_which_session_is_metered(make_repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_which_session_is_metered(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     empty = run_cmd("pylon", "tokens", cwd=repo, env=T.claude_env(home))
     assert empty.code == 1 and "error[unknown-session]" in empty.err and "pylon sessions --all" in empty.err, empty
@@ -88,7 +89,7 @@ def test_which_session_is_metered(make_repo, tmp_path) -> None:  # type: ignore[
                               env=T.claude_env(home)).out)["session"]["id"] == "other-1"
 
 
-def test_a_session_of_a_removed_file_is_read_from_pylon_reads_own_numbers(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_session_of_a_removed_file_is_read_from_pylon_reads_own_numbers(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
     T.claude_file(home, repo, [T.assistant(1, repo, "m1", tools=[("t1", "Bash", {"command": "pylon read gone.py"})]),
                                T.result(2, repo, "t1", PYLON_READ_OUT)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json as _json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ SESSION = "05defe4d-56bf-4507-a454-0adc312bba22"
 THREAD = "01a24905-37ef-7973-ab3c-3cecf0fa492f"
 
 
-class json:  # noqa: N801 - compact JSON, as the clients write it
+class json:  # compact JSON, as the clients write it
     @staticmethod
     def dumps(value: Any) -> str:
         return _json.dumps(value, separators=(",", ":"))
@@ -52,7 +53,7 @@ def prompt(at: float, cwd: Path, text: str = "Do the task.", session: str = SESS
     return json.dumps(entry)
 
 
-def assistant(at: float, cwd: Path, message_id: str, *, tools: list[tuple[str, str, dict[str, Any]]] = (),  # type: ignore[assignment]
+def assistant(at: float, cwd: Path, message_id: str, *, tools: Sequence[tuple[str, str, dict[str, Any]]] = (),
               text: str = "", usage: dict[str, Any] | None = None, model: str = "claude-sonnet-4-5",
               stop: str | None = None, side: bool = False, request: str | None = None,
               session: str = SESSION) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from tests.conftest import MakeRepo
 
 
 @pytest.fixture
-def repo(make_repo):  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> Path:
     """A small committed repository with a subfolder."""
     return make_repo(
         files={

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import git, run_cmd, write_files
+from tests.conftest import Result, git, run_cmd, write_files
 
 
-def pylon(*args: str, cwd: Path | str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120):  # type: ignore[no-untyped-def]
+def pylon(*args: str, cwd: Path | str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120) -> Result:
     return run_cmd("pylon", *args, cwd=cwd, env=env, input=input, timeout=timeout)
 
 

@@ -11,6 +11,7 @@ import os
 import random
 import stat
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import git
 
@@ -115,7 +116,7 @@ def files(root: Path) -> dict[str, tuple[str, object]]:
     return found
 
 
-def snapshot(root: Path) -> dict[str, object]:
+def snapshot(root: Path) -> dict[str, Any]:
     """git's own view (index entries with modes and blob ids, HEAD, branch) plus every byte on disk,
     every file's permission bits and every folder (empty ones included) with its bits."""
     return {
@@ -128,7 +129,7 @@ def snapshot(root: Path) -> dict[str, object]:
     }
 
 
-def diff_snapshots(a: dict[str, object], b: dict[str, object]) -> list[str]:
+def diff_snapshots(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """What differs between two snapshots, readable in an assertion message."""
     out = []
     fa, fb = a["files"], b["files"]

@@ -17,6 +17,7 @@ import os
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 WORDS = ["alpha", "beta", "gamma", "delta", "omega", "pylon", "merge", "tree", "blob", "index", "héllo", "naïve"]
 DIRS = ["", "src/", "dir with space/", "ünï/", "deep/er/"]
@@ -95,6 +96,126 @@ def untracked(root: Path) -> list[str]:
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
+class _Change:
+    """One random change about to be made: the checkout, the chosen path (may be "") and its state."""
+
+    def __init__(self, root: Path, rng: random.Random, make: Maker, action: str, path: str) -> None:
+        self.root, self.rng, self.make, self.action, self.path = root, rng, make, action, path
+        self.full = root / path
+        self.is_tracked = path in set(tracked(root))
+
+
+def _modify(c: _Change) -> str:
+    if c.full.is_symlink() or not c.full.is_file():
+        c.make.write(c.path, "link" if c.full.is_symlink() else None)
+        return c.path
+    data = c.full.read_bytes()
+    if b"\0" in data:
+        c.full.write_bytes(binary(c.rng))
+        return c.path
+    lines = data.splitlines(keepends=True)
+    at = c.rng.randrange(len(lines)) if lines else 0
+    nl = b"\r\n" if data.endswith(b"\r\n") else b"\n"
+    new = (" ".join(c.rng.choice(WORDS) for _ in range(3))).encode() + nl
+    lines[at:at + 1] = [new] if c.rng.random() < 0.7 else [lines[at] if lines else b"", new]
+    c.full.write_bytes(b"".join(lines))
+    return c.path
+
+
+def _add(c: _Change) -> str:
+    path = c.make.fresh()
+    c.make.write(path)
+    if c.action == "add-staged":
+        git(c.root, "add", "--", path)
+    return path
+
+
+def _stage(c: _Change) -> str:
+    git(c.root, "add", "--", c.path)
+    if c.action == "stage-then-edit":
+        c.make.write(c.path, "text")
+    return c.path
+
+
+def _delete(c: _Change) -> str:
+    c.full.unlink()
+    return c.path
+
+
+def _git_rm(c: _Change) -> str:
+    if c.is_tracked:
+        git(c.root, "rm", "-q", "-f", "--", c.path)
+    else:
+        c.full.unlink()
+    return c.path
+
+
+def _move(c: _Change) -> str:
+    target = c.make.fresh(os.path.splitext(c.path)[1] or ".txt")
+    (c.root / target).parent.mkdir(parents=True, exist_ok=True)
+    if c.action == "git-mv" and c.is_tracked:
+        git(c.root, "mv", "--", c.path, target)
+    else:
+        os.rename(c.full, c.root / target)
+    return f"{c.path} -> {target}"
+
+
+def _chmod(c: _Change) -> str:
+    if c.full.is_symlink():
+        c.make.write(c.path, "exec")
+    elif c.action == "chmod":
+        os.chmod(c.full, c.full.stat().st_mode ^ 0o111)
+    else:  # odd-bits: bits git does not record; pylon's states do (exact.py)
+        os.chmod(c.full, c.rng.choice([0o600, 0o640, 0o700, 0o750, 0o664]))
+    return c.path
+
+
+def _empty_dir(c: _Change) -> str:
+    path = f"{c.rng.choice(['', 'src/', 'docs/'])}empty-{c.rng.randint(1, 4)}" + c.rng.choice(["", "/deeper"])
+    parents = ["/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1)]
+    if not os.path.lexists(c.root / path) and not any(
+            os.path.lexists(c.root / part) and not (c.root / part).is_dir() for part in parents):
+        (c.root / path).mkdir(parents=True)
+    return path
+
+
+def _dir_bits(c: _Change, on_disk: list[str]) -> str:
+    folders = sorted({os.path.dirname(p) for p in on_disk if "/" in p} - {""})
+    if not folders:
+        return c.path
+    path = c.rng.choice(folders)
+    os.chmod(c.root / path, c.rng.choice([0o700, 0o750, 0o755]))
+    return path
+
+
+def _retype(c: _Change) -> str:
+    c.make.write(c.path, "text" if c.full.is_symlink() else "link")
+    return c.path
+
+
+def _ignored(c: _Change) -> str:
+    path = c.rng.choice(["keep.log", "ignored/cache.bin", f"src/run {c.rng.randint(1, 3)}.log"])
+    (c.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (c.root / path).write_bytes(binary(c.rng) if c.rng.random() < 0.5 else text(c.rng))
+    return path
+
+
+def _commit(c: _Change) -> str:
+    git(c.root, "add", "-A")
+    git(c.root, "commit", "-qm", f"work {c.rng.getrandbits(16)}", "--allow-empty")
+    return c.path
+
+
+# action -> what it does; the list is drawn from in this order (modify and add weigh double)
+CHANGES = {"modify": _modify, "add": _add, "add-staged": _add, "stage": _stage, "stage-then-edit": _stage,
+           "delete": _delete, "git-rm": _git_rm, "git-mv": _move, "mv": _move, "chmod": _chmod, "retype": _retype,
+           "ignored": _ignored, "odd-bits": _chmod, "empty-dir": _empty_dir}
+DRAWN = ["modify", "modify", "add", "add-staged", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv",
+         "chmod", "retype", "ignored", "odd-bits", "empty-dir", "dir-bits"]
+# the actions that change an existing path: with nothing on disk, they add one instead
+ON_A_PATH = {"modify", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv", "chmod", "retype", "odd-bits"}
+
+
 def mutate(root: Path, rng: random.Random, steps: int, *, commit: bool = False, make: Maker | None = None) -> list[str]:
     """Apply `steps` random changes to a checkout; returns what was done (for failure messages)."""
     make = make or Maker(root, rng)
@@ -102,83 +223,16 @@ def mutate(root: Path, rng: random.Random, steps: int, *, commit: bool = False, 
     for _ in range(steps):
         files = [p for p in tracked(root) + untracked(root) if p not in (".gitignore", "README.md")]
         on_disk = [p for p in files if os.path.lexists(root / p)]
-        action = rng.choice(["modify", "modify", "add", "add-staged", "stage", "stage-then-edit", "delete",
-                             "git-rm", "git-mv", "mv", "chmod", "retype", "ignored", "odd-bits", "empty-dir",
-                             "dir-bits"] + (["commit"] if commit else []))
-        if action in ("modify", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv", "chmod", "retype",
-                      "odd-bits") and not on_disk:
+        action = rng.choice(DRAWN + (["commit"] if commit else []))
+        if action in ON_A_PATH and not on_disk:
             action = "add"
-        path = rng.choice(on_disk) if on_disk else ""
-        full = root / path
-        is_tracked = path in set(tracked(root))
-        if action == "modify":
-            if full.is_symlink() or not full.is_file():
-                make.write(path, "link" if full.is_symlink() else None)
-            else:
-                data = full.read_bytes()
-                if b"\0" in data:
-                    full.write_bytes(binary(rng))
-                else:
-                    lines = data.splitlines(keepends=True)
-                    at = rng.randrange(len(lines)) if lines else 0
-                    nl = b"\r\n" if data.endswith(b"\r\n") else b"\n"
-                    new = (" ".join(rng.choice(WORDS) for _ in range(3))).encode() + nl
-                    lines[at:at + 1] = [new] if rng.random() < 0.7 else [lines[at] if lines else b"", new]
-                    full.write_bytes(b"".join(lines))
-        elif action in ("add", "add-staged"):
-            path = make.fresh()
-            make.write(path)
-            if action == "add-staged":
-                git(root, "add", "--", path)
-        elif action in ("stage", "stage-then-edit"):
-            git(root, "add", "--", path)
-            if action == "stage-then-edit":
-                make.write(path, "text")
-        elif action == "delete":
-            full.unlink()
-        elif action == "git-rm":
-            if is_tracked:
-                git(root, "rm", "-q", "-f", "--", path)
-            else:
-                full.unlink()
-        elif action in ("git-mv", "mv"):
-            target = make.fresh(os.path.splitext(path)[1] or ".txt")
-            (root / target).parent.mkdir(parents=True, exist_ok=True)
-            if action == "git-mv" and is_tracked:
-                git(root, "mv", "--", path, target)
-            else:
-                os.rename(full, root / target)
-            path = f"{path} -> {target}"
-        elif action == "chmod":
-            if full.is_symlink():
-                make.write(path, "exec")
-            else:
-                os.chmod(full, full.stat().st_mode ^ 0o111)
-        elif action == "odd-bits":  # bits git does not record: pylon's states do (exact.py)
-            if full.is_symlink():
-                make.write(path, "exec")
-            else:
-                os.chmod(full, rng.choice([0o600, 0o640, 0o700, 0o750, 0o664]))
-        elif action == "empty-dir":
-            path = f"{rng.choice(['', 'src/', 'docs/'])}empty-{rng.randint(1, 4)}" + rng.choice(["", "/deeper"])
-            if not os.path.lexists(root / path) and not any(
-                    os.path.lexists(root / part) and not (root / part).is_dir()
-                    for part in ["/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1)]):
-                (root / path).mkdir(parents=True)
-        elif action == "dir-bits":
-            folders = sorted({os.path.dirname(p) for p in on_disk if "/" in p} - {""})
-            if folders:
-                path = rng.choice(folders)
-                os.chmod(root / path, rng.choice([0o700, 0o750, 0o755]))
-        elif action == "retype":
-            make.write(path, "text" if full.is_symlink() else "link")
-        elif action == "ignored":
-            path = rng.choice(["keep.log", "ignored/cache.bin", f"src/run {rng.randint(1, 3)}.log"])
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_bytes(binary(rng) if rng.random() < 0.5 else text(rng))
+        change = _Change(root, rng, make, action, rng.choice(on_disk) if on_disk else "")
+        if action == "dir-bits":
+            path = _dir_bits(change, on_disk)
         elif action == "commit":
-            git(root, "add", "-A")
-            git(root, "commit", "-qm", f"work {rng.getrandbits(16)}", "--allow-empty")
+            path = _commit(change)
+        else:
+            path = CHANGES[action](change)
         done.append(f"{action} {path}".rstrip())
     return done
 
@@ -218,7 +272,7 @@ def folders(root: Path) -> dict[bytes, int]:
     return found
 
 
-def snapshot(root: Path) -> dict[str, object]:
+def snapshot(root: Path) -> dict[str, Any]:
     """The whole checkout state as git plumbing and the file system see it: files with their full
     permission bits, and every folder (empty ones included) with its bits."""
     return {

@@ -197,9 +197,9 @@ def differential_round(tmp_path: Path, seed: int) -> str:
     assert result.code == 0, (where, result)
     assert index_snapshot(repo) == raw_index and after["index"] == before["index"], where
     assert after["head"] == before["head"] and after["branch"] == before["branch"], where
-    assert visible(after["files"]) == expected, where  # type: ignore[arg-type]
-    kept = {p: v for p, v in before["files"].items() if ignored(p)}  # type: ignore[union-attr]
-    assert {p: v for p, v in after["files"].items() if ignored(p)} == kept, where  # type: ignore[union-attr]
+    assert visible(after["files"]) == expected, where
+    kept = {p: v for p, v in before["files"].items() if ignored(p)}
+    assert {p: v for p, v in after["files"].items() if ignored(p)} == kept, where
     return "applied"
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from tests.conftest import MakeRepo
 from tests.workspace.helpers import git, index_snapshot, pylon, write_files
 
 
@@ -83,7 +83,7 @@ def test_outside_a_repository(tmp_path: Path) -> None:
     assert j.code == 2 and j.json()["error"]["code"] == "not-a-git-checkout"
 
 
-def test_unborn_head(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_unborn_head(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n"}, commit=False)
     r = pylon("ws", "baseline", "--json", cwd=repo)
     assert r.code == 0, r

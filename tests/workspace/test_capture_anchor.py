@@ -30,7 +30,7 @@ def _trace(repo: Path, tmp_path: Path, name: str) -> list[str]:
     for line in log.read_text().splitlines():
         event = json.loads(line)
         if event["event"] == "start":
-            argv = [a for a in event["argv"][1:]]
+            argv = list(event["argv"][1:])
             while argv and argv[0] in ("-c", "-C"):
                 argv = argv[2:]
             found.append(argv[0])

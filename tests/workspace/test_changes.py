@@ -98,7 +98,7 @@ def test_staged_only_change_and_subdirectory(repo: Path) -> None:
 def test_awkward_paths(repo: Path) -> None:
     assert pylon("ws", "baseline", cwd=repo).code == 0
     names = ["with space.txt", "ünïcødé/naïve.txt", "glob[ab]*?.txt", "tab\there.txt", 'quote"d.txt']
-    write_files(repo, {n: "x\n" for n in names})
+    write_files(repo, dict.fromkeys(names, "x\n"))
     files = _files(repo)
     assert set(files) == set(names)
     text = pylon("ws", "changes", cwd=repo)

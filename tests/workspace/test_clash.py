@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
@@ -44,7 +44,7 @@ def blob(repo: Path, rev: str, path: str) -> bytes:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_check_agrees_with_git_merge_file(make_repo, seed: int) -> None:  # type: ignore[no-untyped-def]
+def test_the_check_agrees_with_git_merge_file(make_repo: MakeRepo, seed: int) -> None:
     rng = random.Random(seed)
     files = {f"f{n}.txt": "".join(LINES) for n in range(3)}
     repo: Path = make_repo(files)
@@ -73,22 +73,22 @@ def test_the_check_agrees_with_git_merge_file(make_repo, seed: int) -> None:  # 
 
 
 @pytest.fixture
-def pair(make_repo):  # type: ignore[no-untyped-def]
+def pair(make_repo: MakeRepo) -> tuple[Path, Path]:
     repo: Path = make_repo({"src/app.py": "".join(LINES), ".gitignore": ".pylon/\n"})
     session = Path(str(new(repo, "other")["path"]))
     (session / "src/app.py").write_text("".join(LINES).replace("line 3\n", "line 3, the session's\n"))
     return repo, session
 
 
-def hook(repo: Path, agent: str, tool: str, tool_input: dict) -> dict:  # type: ignore[type-arg]
+def hook(repo: Path, agent: str, tool: str, tool_input: dict) -> dict:
     event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(repo),
              "session_id": "t"}
     res = pylon("hook", agent, cwd=repo, input=json.dumps(event))
     assert res.code == 0, res
-    return json.loads(res.out)  # type: ignore[no-any-return]
+    return json.loads(res.out)
 
 
-def test_the_hook_names_the_session_the_path_and_the_lines(pair) -> None:  # type: ignore[no-untyped-def]
+def test_the_hook_names_the_session_the_path_and_the_lines(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     clashing = {"file_path": str(repo / "src/app.py"), "old_string": "line 3\n", "new_string": "line three\n"}
     said = hook(repo, "claude-code", "Edit", clashing)
@@ -107,7 +107,7 @@ def test_the_hook_names_the_session_the_path_and_the_lines(pair) -> None:  # typ
     assert "touches a file another worktree changed" in shell["hookSpecificOutput"]["additionalContext"]
 
 
-def test_ask_and_off_are_read_from_the_project(pair) -> None:  # type: ignore[no-untyped-def]
+def test_ask_and_off_are_read_from_the_project(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     clashing = {"file_path": str(repo / "src/app.py"), "old_string": "line 3\n", "new_string": "line three\n"}
     write_files(repo, {".pylon/worktrees.toml": '[writes]\non_conflict = "ask"\n'})
@@ -123,7 +123,7 @@ def test_ask_and_off_are_read_from_the_project(pair) -> None:  # type: ignore[no
     assert "on_conflict = 'never'; use one of context, ask, off" in said
 
 
-def test_an_applied_session_is_judged_from_its_apply(pair) -> None:  # type: ignore[no-untyped-def]
+def test_an_applied_session_is_judged_from_its_apply(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     assert pylon("ws", "apply", "other", cwd=repo).code == 0
     # the person reworks the applied line: against the session's state at the apply, not a conflict
@@ -132,7 +132,7 @@ def test_an_applied_session_is_judged_from_its_apply(pair) -> None:  # type: ign
     assert "pylon session other" not in said and "guard-1" in said
 
 
-def test_the_clients_worktrees_are_named_by_who_made_them(pair) -> None:  # type: ignore[no-untyped-def]
+def test_the_clients_worktrees_are_named_by_who_made_them(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     claude = repo / ".claude" / "worktrees" / "feat"
     git(repo, "worktree", "add", "-q", "-b", "worktree-feat", str(claude))
@@ -146,7 +146,7 @@ def test_the_clients_worktrees_are_named_by_who_made_them(pair) -> None:  # type
     assert any("claude-code:feat" in (p["a"], p["b"]) for p in conflicts["pairs"])  # in the forecast, touching
 
 
-def test_check_refuses_a_path_outside(pair) -> None:  # type: ignore[no-untyped-def]
+def test_check_refuses_a_path_outside(pair: tuple[Path, Path]) -> None:
     repo, _ = pair
     res = pylon("ws", "check", "../elsewhere.txt", cwd=repo)
     assert res.code == 2 and "error[path-outside]" in res.err

@@ -8,13 +8,14 @@ import os
 import re
 from pathlib import Path
 
+from tests.conftest import MakeRepo
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
 HEX40 = re.compile(r"[0-9a-f]{40}")
 
 
-def test_a_file_folder_clash_is_named_by_its_path_with_each_sides_kind(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_folder_clash_is_named_by_its_path_with_each_sides_kind(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n", "gone.txt": "g\n"})
     s1, s2 = (Path(str(new(repo, wid)["path"])) for wid in ("s1", "s2"))
     (s1 / "clash").write_text("a file\n")
@@ -39,7 +40,7 @@ def test_a_file_folder_clash_is_named_by_its_path_with_each_sides_kind(make_repo
     assert all(not HEX40.search(m.replace(conflicts["clash"]["aside"], "")) for m in conflicts["clash"]["messages"])
 
 
-def test_a_refused_apply_names_the_path_and_the_checkouts_side(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_refused_apply_names_the_path_and_the_checkouts_side(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     s1 = Path(str(new(repo, "s1")["path"]))
     (s1 / "tool").write_text("the session's file\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
@@ -131,7 +131,7 @@ def git_conflicts(repo: Path, ours: str, theirs: str) -> bool:
     return proc.returncode == 1
 
 
-def one_round(make_repo, tmp_path: Path, seed: int, count: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def one_round(make_repo: MakeRepo, tmp_path: Path, seed: int, count: int) -> tuple[int, int]:
     """Returns (pairs checked, pairs git found conflicting); asserts pylon agrees on each."""
     rng = random.Random(seed)
     repo = make_repo(files=BASE, name=f"repo-{seed}")
@@ -165,14 +165,14 @@ def one_round(make_repo, tmp_path: Path, seed: int, count: int) -> tuple[int, in
     return len(ids) * (len(ids) - 1) // 2 + len(ids), len(expected)
 
 
-def test_conflict_forecast_matches_git_merge_tree(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_conflict_forecast_matches_git_merge_tree(make_repo: MakeRepo, tmp_path: Path) -> None:
     """The default tier's round: 16 worktrees, 136 pairs (about 10 s alone)."""
     checked, conflicting = one_round(make_repo, tmp_path, seed=23, count=16)
     assert checked == 136 and 0 < conflicting < checked  # both verdicts occur
 
 
 @pytest.mark.slow
-def test_conflict_forecast_matches_git_merge_tree_at_scale(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_conflict_forecast_matches_git_merge_tree_at_scale(make_repo: MakeRepo, tmp_path: Path) -> None:
     """Rounds of 25 worktrees (325 pairs each) until `PYLON_CONFLICT_PAIRS` pairs are checked
     (default 325: the issue's 300 and more; the CI tier may ask for thousands)."""
     wanted = int(os.environ.get("PYLON_CONFLICT_PAIRS", "325"))
@@ -182,7 +182,7 @@ def test_conflict_forecast_matches_git_merge_tree_at_scale(make_repo, tmp_path: 
         checked += one_round(make_repo, tmp_path, seed=seed, count=25)[0]
 
 
-def test_file_against_folder_is_a_conflict(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_file_against_folder_is_a_conflict(make_repo: MakeRepo) -> None:
     """The case git's merge conflicts on and the touching filter skipped: `clash` vs `clash/x`,
     whichever side has fewer changes."""
     repo = make_repo(files={"seed.txt": "seed\n"})

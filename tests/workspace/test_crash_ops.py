@@ -16,10 +16,11 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import git, sized
+from tests.conftest import MakeRepo, git, sized
 from tests.workspace.crash_helpers import Moments, killed, op_refs_above, timed
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
@@ -53,7 +54,7 @@ class Scene:
             git(repo, "clean", "-qfd")
             mixed_state(repo, seed=13, tag="later")
 
-    def views(self) -> dict[str, object]:
+    def views(self) -> dict[str, Any]:
         return {"main": snapshot(self.repo), "wt": snapshot(self.wt) if self.wt.exists() else None}
 
     def ops(self) -> Path:
@@ -70,7 +71,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
     scene = Scene(repo, command)
     prior = scene.views()
     moments = scene.moments()
-    assert diff_snapshots(scene.views()["main"], prior["main"]) == []  # type: ignore[arg-type]
+    assert diff_snapshots(scene.views()["main"], prior["main"]) == []
     rnd = random.Random(seed)
     seen = {"before-intent": 0, "interrupted": 0, "finished": 0, "completed": 0}
     before = last_seq(repo)
@@ -85,7 +86,8 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
             before = int(new_op["seq"])
             if status["interrupted"] is not None:
                 new_op = dict(new_op, status="interrupted (" + new_op["status"] + ")")
-        where = f"round {i}: killed {delay:.3f} s after the {'intent' if after_intent else 'start'} (exit {code}), seed {seed}"
+        moment = "intent" if after_intent else "start"
+        where = f"round {i}: killed {delay:.3f} s after the {moment} (exit {code}), seed {seed}"
         if new_op is None:
             seen["before-intent"] += 1
             assert status["interrupted"] is None, where
@@ -105,9 +107,9 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
             undone = pylon("ws", "undo", cwd=repo)
             assert undone.code == 0, (where, undone)
         now = scene.views()
-        assert diff_snapshots(now["main"], prior["main"]) == [], where  # type: ignore[arg-type]
+        assert diff_snapshots(now["main"], prior["main"]) == [], where
         assert now["wt"] is not None, where
-        assert diff_snapshots(now["wt"], prior["wt"]) == [], where  # type: ignore[arg-type]
+        assert diff_snapshots(now["wt"], prior["wt"]) == [], where
         if command == "rm":
             listed = pylon("ws", "list", "--json", cwd=repo).json()
             assert [w["id"] for w in listed["worktrees"]] == ["a"], (where, listed)
@@ -116,7 +118,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_sigkill_inside_an_op_loses_nothing(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
+def test_sigkill_inside_an_op_loses_nothing(make_repo: MakeRepo, command: str) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     kills = sized(3, 10)
     seen = crash_rounds(repo, command, kills, seed=COMMANDS.index(command))
@@ -125,7 +127,7 @@ def test_sigkill_inside_an_op_loses_nothing(make_repo, command: str) -> None:  #
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
-def test_sigkill_at_100_moments(make_repo, command: str) -> None:  # type: ignore[no-untyped-def]
+def test_sigkill_at_100_moments(make_repo: MakeRepo, command: str) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     seen = crash_rounds(repo, command, 100, seed=100 + COMMANDS.index(command))
     assert seen["interrupted"] > 0 and seen["completed"] > 0, seen  # kills landed between intent and done
@@ -157,13 +159,13 @@ def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
             assert again.code == 0, (where, again)
         else:
             seen["completed"] += 1
-        assert diff_snapshots(snapshot(scene.wt), prior["wt"]) == [], where  # type: ignore[arg-type]
+        assert diff_snapshots(snapshot(scene.wt), prior["wt"]) == [], where
         assert [w["id"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]] == ["a"], where
     print(f"undo of rm: {rounds} kills: {seen}")
     return seen
 
 
-def test_sigkill_inside_undo_of_rm(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_sigkill_inside_undo_of_rm(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     rounds = sized(3, 6)  # the 40-round test beside it is `slow`
     seen = undo_rounds(repo, rounds, seed=7)
@@ -171,7 +173,7 @@ def test_sigkill_inside_undo_of_rm(make_repo) -> None:  # type: ignore[no-untype
 
 
 @pytest.mark.slow
-def test_sigkill_inside_undo_of_rm_many(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_sigkill_inside_undo_of_rm_many(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     seen = undo_rounds(repo, 40, seed=70)
     assert seen["interrupted"] > 0, seen

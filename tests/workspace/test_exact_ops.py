@@ -18,35 +18,42 @@ import os
 import random
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git, sized
+from tests.conftest import MakeRepo, git, sized
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import guarded, pylon
 from tests.workspace.ops_helpers import entries
 
 
-def view(root: Path) -> tuple[object, ...]:
+def more_entries_than(folder: Path, count: int) -> Callable[[], bool]:
+    """A kill's moment: once `folder` holds more than `count` entries (bound now, not at the loop's end)."""
+    return lambda: len(os.listdir(folder)) > count
+
+
+def view(root: Path) -> tuple[Any, ...]:
     return entries(root), git(root, "ls-files", "-s")
 
 
-def ok(repo: Path | str, *args: str) -> dict[str, object]:
+def ok(repo: Path | str, *args: str) -> dict[str, Any]:
     result = pylon("ws", *args, "--json", cwd=repo)
     assert result.code == 0, result
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
 def session(repo: Path, wid: str) -> Path:
     return Path(str(ok(repo, "new", wid)["path"]))
 
 
-def test_apply_lists_a_mode_change_and_carries_it_alone(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_apply_lists_a_mode_change_and_carries_it_alone(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"secret.txt": "s\n", "app.py": "a\n", "other.txt": "o\n"})
     wt = session(repo, "s1")
     os.chmod(wt / "secret.txt", 0o600)
     (wt / "app.py").write_text("a, edited\n")
     applied = ok(repo, "apply", "s1")
-    files = {f["path"]: f for f in applied["files"]}  # type: ignore[union-attr]
+    files = {f["path"]: f for f in applied["files"]}
     assert files["secret.txt"] == {"path": "secret.txt", "status": "mode", "old_mode": "644", "new_mode": "600"}
     assert files["app.py"]["status"] == "modified" and applied["total"] == 2
     assert stat.S_IMODE(os.lstat(repo / "secret.txt").st_mode) == 0o600
@@ -66,7 +73,7 @@ def test_apply_lists_a_mode_change_and_carries_it_alone(make_repo) -> None:  # t
     assert stat.S_IMODE(os.lstat(repo / "other.txt").st_mode) == 0o644
 
 
-def test_undo_of_a_move_keeps_empty_folders_and_bits_made_after_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_move_keeps_empty_folders_and_bits_made_after_it(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a": "a\n", "d/f": "f\n"})
     wt = session(repo, "s1")
     (wt / "s.txt").write_text("from the session\n")
@@ -80,7 +87,7 @@ def test_undo_of_a_move_keeps_empty_folders_and_bits_made_after_it(make_repo) ->
     assert not (repo / "s.txt").exists()
 
 
-def test_redo_remakes_the_empty_folders_of_its_op(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_redo_remakes_the_empty_folders_of_its_op(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a": "a\n", "b": "one\ntwo\n"})
     wt = session(repo, "s1")
     (wt / "emp" / "ty").mkdir(parents=True)
@@ -103,7 +110,7 @@ def test_redo_remakes_the_empty_folders_of_its_op(make_repo) -> None:  # type: i
     assert entries(repo) == {**applied, "b": later["b"]}
 
 
-def test_a_persons_empty_folder_a_session_file_replaced_comes_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_persons_empty_folder_a_session_file_replaced_comes_back(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a": "a\n"})
     wt = session(repo, "s1")
     (repo / "x").mkdir()
@@ -119,7 +126,7 @@ def test_a_persons_empty_folder_a_session_file_replaced_comes_back(make_repo) ->
     assert view(repo) == before
 
 
-def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"keep.txt": "k\n", "secret/key.txt": "key\n", "secret/inner/more.txt": "m\n"})
     os.chmod(repo / "secret" / "inner", 0o750)
     os.chmod(repo / "secret", 0o700)
@@ -127,7 +134,7 @@ def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo) -> None: 
     before = view(repo)
     guarded(repo, "rm -rf secret")
     assert not (repo / "secret").exists()
-    guard = next(e for e in ok(repo, "log")["entries"] if e.get("op_kind") == "shell")  # type: ignore[union-attr]
+    guard = next(e for e in ok(repo, "log")["entries"] if e.get("op_kind") == "shell")
     ok(repo, "restore", str(guard["name"]))
     assert view(repo) == before
     guarded(repo, "rm -rf secret")
@@ -135,7 +142,7 @@ def test_a_guarded_removal_of_a_0700_folder_comes_back_0700(make_repo) -> None: 
     assert view(repo) == before
 
 
-def _sync_scene(make_repo) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+def _sync_scene(make_repo: MakeRepo) -> tuple[Path, Path]:
     rng = random.Random(5)
     files = {f"src/m{n}.txt": f"module {n}\n" for n in range(200)}
     files.update({"run.sh": "#!/bin/sh\n", "conf/settings.txt": "x\n"})
@@ -160,18 +167,18 @@ def _sync_scene(make_repo) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
     return repo, wt
 
 
-def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo: MakeRepo) -> None:
     repo, wt = _sync_scene(make_repo)
     before = view(wt)
     start = time.monotonic()
     synced_doc = ok(repo, "sync", "s1")
     span = time.monotonic() - start
     synced = view(wt)
-    files = {f["path"]: f for f in synced_doc["files"]}  # type: ignore[union-attr]
+    files = {f["path"]: f for f in synced_doc["files"]}
     assert files["conf/settings.txt"]["new_mode"] == "600"
     assert synced[0]["bin/new3.sh"][1] == "0o700" and synced[0]["bin"] == ("dir", "0o700")
     assert synced[0]["run.sh"][1] == "0o700" and synced[0]["tools/own.sh"][1] == "0o700"
-    assert synced[0]["src/m5.txt"][1] == "0o700" and b"in the checkout" in synced[0]["src/m5.txt"][2]  # type: ignore[operator]
+    assert synced[0]["src/m5.txt"][1] == "0o700" and b"in the checkout" in synced[0]["src/m5.txt"][2]
     assert synced[0]["empty-here"] == ("dir", "0o755")
     ok(repo, "undo")
     assert view(wt) == before
@@ -181,7 +188,7 @@ def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo) -> None: 
     for n in range(sized(6, 30)):
         count = len(os.listdir(ops))
         code, _ = killed(["ws", "sync", "s1"], repo, rng.uniform(0, span * 0.3), group=True,
-                         after=lambda: len(os.listdir(ops)) > count)
+                         after=more_entries_than(ops, count))
         stuck = pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
         if code is None and stuck:
             landed += 1

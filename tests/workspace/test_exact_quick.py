@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pylon.workspace import exact, exact_quick
 from pylon.workspace.repo import locate
 from pylon.workspace.state import capture
-from tests.conftest import git, sized
+from tests.conftest import MakeRepo, git, sized
 from tests.workspace.helpers import pylon
 
 MODES = (0o600, 0o640, 0o700, 0o644, 0o755, 0o664, 0o444)
@@ -72,11 +73,16 @@ def step(root: Path, rng: random.Random, n: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(sized(2, 10)))
-def test_every_capture_records_what_find_sees(make_repo, monkeypatch, seed: int) -> None:  # type: ignore[no-untyped-def]
+def test_every_capture_records_what_find_sees(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     repo = make_repo(files={"a.txt": "a\n", "src/b.py": "b\n", "src/deep/c.py": "c\n", ".gitignore": "build/\n"})
-    walks = []
+    walks: list[tuple[Any, ...]] = []
     real_start = exact.start
-    monkeypatch.setattr(exact_quick.exact, "start", lambda *a, **k: walks.append(a) or real_start(*a, **k))
+
+    def start(*a: Any, **k: Any) -> Any:
+        walks.append(a)
+        return real_start(*a, **k)
+
+    monkeypatch.setattr(exact_quick.exact, "start", start)
     rng = random.Random(seed)
     co = locate(str(repo))
     rounds = sized(25, 120)
@@ -93,7 +99,7 @@ def test_every_capture_records_what_find_sees(make_repo, monkeypatch, seed: int)
     assert walked_here < rounds * 0.6, walked_here
 
 
-def test_the_quick_baseline_is_exact_and_restores(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_quick_baseline_is_exact_and_restores(make_repo: MakeRepo) -> None:
     """`ws baseline` (the `last` one) keeps 600/640/700 bits and empty folders: `ws restore last`
     brings them back after they were changed."""
     repo = make_repo(files={"a.txt": "a\n", "conf/b.ini": "b\n"})
@@ -116,7 +122,7 @@ def test_the_quick_baseline_is_exact_and_restores(make_repo) -> None:  # type: i
     assert (repo / "empty" / "deeper").is_dir()
 
 
-def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo: MakeRepo) -> None:
     import subprocess
     import time
 

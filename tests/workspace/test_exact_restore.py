@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
-from tests.workspace.ops_helpers import entries as tree
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
+from tests.workspace.ops_helpers import entries as tree
 
 
 def git_view(root: Path) -> tuple[str, str, str]:
@@ -36,7 +36,7 @@ def odd_modes(root: Path, tag: str) -> None:
 
 
 @pytest.fixture
-def pair(make_repo):  # type: ignore[no-untyped-def]
+def pair(make_repo: MakeRepo) -> tuple[Path, Path]:
     repo = make_repo(files={"README.md": "# r\n", "tracked.txt": "t\n", ".gitignore": "*.log\n"})
     os.chmod(repo / "tracked.txt", 0o600)  # git records 644 all the same
     made = pylon("ws", "new", "s1", "--json", cwd=repo)
@@ -51,7 +51,7 @@ def pair(make_repo):  # type: ignore[no-untyped-def]
     return repo, wt
 
 
-def test_move_and_back_keep_modes_and_empty_folders(pair) -> None:  # type: ignore[no-untyped-def]
+def test_move_and_back_keep_modes_and_empty_folders(pair: tuple[Path, Path]) -> None:
     repo, wt = pair
     main_before, wt_before, view = tree(repo), tree(wt), git_view(repo)
     assert pylon("ws", "move", "s1", cwd=repo).code == 0
@@ -67,7 +67,7 @@ def test_move_and_back_keep_modes_and_empty_folders(pair) -> None:  # type: igno
     assert tree(wt) == wt_before
 
 
-def test_move_then_undo_keeps_modes_and_empty_folders(pair) -> None:  # type: ignore[no-untyped-def]
+def test_move_then_undo_keeps_modes_and_empty_folders(pair: tuple[Path, Path]) -> None:
     repo, _wt = pair
     before, view = tree(repo), git_view(repo)
     assert pylon("ws", "move", "s1", cwd=repo).code == 0
@@ -77,7 +77,7 @@ def test_move_then_undo_keeps_modes_and_empty_folders(pair) -> None:  # type: ig
     assert git_view(repo) == view
 
 
-def test_restore_of_a_baseline_brings_back_bits_and_folders(pair) -> None:  # type: ignore[no-untyped-def]
+def test_restore_of_a_baseline_brings_back_bits_and_folders(pair: tuple[Path, Path]) -> None:
     repo, _wt = pair
     before = tree(repo)
     assert pylon("ws", "baseline", "b1", cwd=repo).code == 0
@@ -95,7 +95,7 @@ def test_restore_of_a_baseline_brings_back_bits_and_folders(pair) -> None:  # ty
     assert "empty-main/deeper" not in after_undo and "conf/shared-main.ini" not in after_undo
 
 
-def test_apply_then_undo_keeps_a_600_file_600(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_apply_then_undo_keeps_a_600_file_600(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"secret.txt": "one\n", "other.txt": "x\n"})
     os.chmod(repo / "secret.txt", 0o600)
     made = pylon("ws", "new", "s1", "--json", cwd=repo)
@@ -110,15 +110,15 @@ def test_apply_then_undo_keeps_a_600_file_600(make_repo) -> None:  # type: ignor
     assert stat.S_IMODE(os.lstat(repo / "secret.txt").st_mode) == 0o600
 
 
-def test_a_state_commit_without_meta_restores_as_before(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_state_commit_without_meta_restores_as_before(make_repo: MakeRepo) -> None:
     """Old state commits have no pylon-meta line: git's modes, no folders, nothing fails."""
     repo = make_repo(files={"a.txt": "a\n"})
     (repo / "s.txt").write_text("s\n")
     os.chmod(repo / "s.txt", 0o600)
     os.mkdir(repo / "empty")
     assert pylon("ws", "baseline", "old", cwd=repo).code == 0
-    ref = git(repo, "for-each-ref", "--format=%(refname)", "refs/pylon/").split()
-    ref = [r for r in ref if r.endswith("/old")][0]
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/pylon/").split()
+    ref = [r for r in refs if r.endswith("/old")][0]
     body = git(repo, "cat-file", "commit", ref)
     assert "pylon-meta: " in body
     header, message = body.split("\n\n", 1)
@@ -145,7 +145,7 @@ def watcher_pid(wt: Path) -> int | None:
     return watchers.holder(admin) if admin else None
 
 
-def test_rm_force_then_undo_brings_back_bits_folders_copied_files_and_the_watcher(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_rm_force_then_undo_brings_back_bits_folders_copied_files_and_the_watcher(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n", ".gitignore": ".env\n*.log\nlocal/\n", ".worktreeinclude": "local/\n"})
     (repo / ".env").write_text("SECRET=1\n")
     os.chmod(repo / ".env", 0o600)
@@ -175,7 +175,7 @@ def test_rm_force_then_undo_brings_back_bits_folders_copied_files_and_the_watche
 
 
 @pytest.mark.parametrize("what", ["fifo", "nested"])
-def test_rm_force_refuses_what_it_cannot_keep(make_repo, what: str) -> None:  # type: ignore[no-untyped-def]
+def test_rm_force_refuses_what_it_cannot_keep(make_repo: MakeRepo, what: str) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     made = pylon("ws", "new", "s1", "--json", cwd=repo)
     wt = Path(made.json()["path"])

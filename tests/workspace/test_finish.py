@@ -70,7 +70,7 @@ def test_finish_applies_removes_and_undo_brings_both_back(repo: Path, tmp_path: 
     res = pylon("ws", "finish", "a", cwd=repo)
     assert res.code == 0, res
     assert "applied a: 3 path(s)" in res.out and "removed worktree a" in res.out
-    assert visible(snapshot(repo)["files"]) == expected  # type: ignore[arg-type]
+    assert visible(snapshot(repo)["files"]) == expected
     assert not path.exists() and git(repo, "branch", "--list", "pylon-session-a") == ""
     listing = pylon("ws", "undo", "--list", "--json", cwd=repo).json()
     assert [op["kind"] for op in listing["ops"]][:1] == ["finish"]

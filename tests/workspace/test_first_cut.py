@@ -11,9 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import Result
 from tests.workspace.helpers import pylon
 
-_MAKE = "import os\nos.makedirs('gen', exist_ok=True)\nfor i in range(500):\n    open('gen/f%03d.txt' % i, 'w').write('x\\n')\n"
+_MAKE = ("import os\nos.makedirs('gen', exist_ok=True)\nfor i in range(500):\n"
+         "    open('gen/f%03d.txt' % i, 'w').write('x\\n')\n")
 
 
 def _full_tree_diffs(trace: Path) -> list[str]:
@@ -22,7 +24,7 @@ def _full_tree_diffs(trace: Path) -> list[str]:
     return [s for s in starts if " -- " not in s]
 
 
-def _traced(repo: Path, trace: Path, *args: str):  # type: ignore[no-untyped-def]
+def _traced(repo: Path, trace: Path, *args: str) -> Result:
     config = Path(os.environ["HOME"]) / ".gitconfig"
     saved = config.read_text()
     config.write_text(saved + f"[trace2]\n\tnormalTarget = {trace}\n")

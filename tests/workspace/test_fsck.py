@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import guarded, pylon
 
 
@@ -20,13 +21,13 @@ def fsck(repo: Path) -> None:
     assert "missing" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
 
-def ok(repo: Path | str, *args: str) -> dict[str, object]:
+def ok(repo: Path | str, *args: str) -> dict[str, Any]:
     result = pylon("ws", *args, "--json", cwd=repo)
     assert result.code == 0, result
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
-def test_fsck_is_clean_after_every_kind_of_op(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_fsck_is_clean_after_every_kind_of_op(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n", "src/b.txt": "b\n", ".gitignore": "*.log\n"})
     fsck(repo)
     ok(repo, "baseline")
@@ -86,7 +87,7 @@ def test_fsck_is_clean_after_every_kind_of_op(make_repo) -> None:  # type: ignor
     fsck(repo)
 
 
-def test_fsck_is_clean_in_an_empty_checkout(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_fsck_is_clean_in_an_empty_checkout(make_repo: MakeRepo) -> None:
     """States of a checkout with no file at all are the empty tree itself."""
     repo = make_repo(files={"only.txt": "x\n"})
     os.unlink(repo / "only.txt")

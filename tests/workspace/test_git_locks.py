@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from pylon.errors import PylonError
+from pylon.workspace import git as pgit
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, snapshot
 from tests.workspace.wt_helpers import dirty_pair
-from pylon.errors import PylonError
-from pylon.workspace import git as pgit
 
 
 def release_later(lock: Path, after: float) -> threading.Thread:
@@ -29,11 +29,11 @@ def release_later(lock: Path, after: float) -> threading.Thread:
     return thread
 
 
-def scene(make_repo) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+def scene(make_repo: MakeRepo) -> tuple[Path, Path]:
     return dirty_pair(make_repo, "a", (3, 4))
 
 
-def test_writers_start_in_a_process_group_of_their_own(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_writers_start_in_a_process_group_of_their_own(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     head = git(repo, "rev-parse", "HEAD").strip()
     writer = pgit.GitProcess(["update-ref", "refs/pylon/test", head], cwd=str(repo))
@@ -47,7 +47,7 @@ def test_writers_start_in_a_process_group_of_their_own(make_repo) -> None:  # ty
     assert pgit.subcommand(["--no-optional-locks", "status"]) == "status"
 
 
-def test_the_lock_in_gits_message_is_read_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_lock_in_gits_message_is_read_back(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     lock = repo / ".git" / "index.lock"
     lock.write_bytes(b"")
@@ -57,7 +57,7 @@ def test_the_lock_in_gits_message_is_read_back(make_repo) -> None:  # type: igno
     assert pgit.held_lock(b"fatal: not a git repository") is None
 
 
-def test_a_lock_that_stays_is_git_locked_with_the_way_out(make_repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_lock_that_stays_is_git_locked_with_the_way_out(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     lock = repo / ".git" / "index.lock"
     lock.write_bytes(b"")
@@ -71,7 +71,7 @@ def test_a_lock_that_stays_is_git_locked_with_the_way_out(make_repo, monkeypatch
     assert caught.value.details["lock"] == str(lock) and caught.value.details["git_exit"] == 128
 
 
-def test_a_lock_released_within_the_wait_is_waited_for(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_lock_released_within_the_wait_is_waited_for(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n"})
     lock = repo / ".git" / "index.lock"
     lock.write_bytes(b"")
@@ -81,7 +81,7 @@ def test_a_lock_released_within_the_wait_is_waited_for(make_repo) -> None:  # ty
     assert not lock.exists()
 
 
-def test_an_op_waits_for_a_lock_held_briefly(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_op_waits_for_a_lock_held_briefly(make_repo: MakeRepo) -> None:
     repo, wt = scene(make_repo)
     lock = repo / ".git" / "index.lock"
     lock.write_bytes(b"")
@@ -92,7 +92,7 @@ def test_an_op_waits_for_a_lock_held_briefly(make_repo) -> None:  # type: ignore
     assert pylon("ws", "undo", cwd=repo).code == 0
 
 
-def test_a_left_lock_refuses_an_op_before_it_starts(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_left_lock_refuses_an_op_before_it_starts(make_repo: MakeRepo) -> None:
     repo, wt = scene(make_repo)
     before = {"main": snapshot(repo), "wt": snapshot(wt)}
     ops = git(repo, "for-each-ref", "refs/pylon/ops/")
@@ -110,7 +110,7 @@ def test_a_left_lock_refuses_an_op_before_it_starts(make_repo) -> None:  # type:
     assert diff_snapshots(snapshot(repo), before["main"]) == [] and diff_snapshots(snapshot(wt), before["wt"]) == []
 
 
-def test_undo_after_a_killed_git_names_the_lock_then_gives_everything_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_after_a_killed_git_names_the_lock_then_gives_everything_back(make_repo: MakeRepo) -> None:
     repo, wt = scene(make_repo)
     before = {"main": snapshot(repo), "wt": snapshot(wt)}
     assert pylon("ws", "move", "a", cwd=repo).code == 0

@@ -24,6 +24,7 @@ import random
 import stat
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +66,7 @@ def ignored(root: Path, paths: list[str]) -> set[str]:
     return {p for p in out.split("\0") if p}
 
 
-def view(root: Path) -> dict[str, object]:
+def view(root: Path) -> dict[str, Any]:
     files = listing(root)
     tracked = set(git(root, "ls-files", "-z").split("\0"))
     untracked = sorted(p for p in files if p not in tracked)
@@ -179,7 +180,7 @@ def kept_somewhere(repo: Path, data: bytes) -> bool:
     return any(line.split(" ")[0] == oid for line in objects.splitlines())
 
 
-def check(world: World, kind: str, code: int, roots: list[Path], befores: list[dict[str, object]],
+def check(world: World, kind: str, code: int, roots: list[Path], befores: list[dict[str, Any]],
           afters_of_undo: list[str | None]) -> None:
     where = f"seed {world.seed} {kind}: {world.log}"
     for root, before, made in zip(roots, befores, afters_of_undo):
@@ -200,7 +201,7 @@ def check(world: World, kind: str, code: int, roots: list[Path], befores: list[d
                 continue  # the undo of the op that wrote it
             # ignored before: in no state, so never touched; ignored by the rules the op left and
             # gone: the reported loss. Replaced by the target's own copy: the old one must be kept.
-            protected = rel in before["ignored"] or (rel in ignored_now and rel not in after)  # type: ignore[operator]
+            protected = rel in before["ignored"] or (rel in ignored_now and rel not in after)
             assert not protected, (where, root, rel, "an ignored file was deleted or changed", was, after.get(rel))
             assert kept_somewhere(world.repo, was[1]), (where, root, rel, "an untracked file was lost")
 
@@ -215,7 +216,7 @@ def run_world(folder: Path, seed: int, ops: int) -> dict[str, int]:
         args, kind = world.op()
         roots = [world.repo, world.wt]
         befores = [view(r) for r in roots]
-        made = [undone_after(world.repo, r) for r in roots] if kind == "undo" else [None, None]
+        made: list[str | None] = [undone_after(world.repo, r) for r in roots] if kind == "undo" else [None, None]
         result = pylon(*args, "--json", cwd=world.repo)
         world.log.append(" ".join(args) + f" -> {result.code}")
         if result.code not in (0, 1):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import entries
@@ -33,7 +33,7 @@ def interrupt(repo: Path, verb: str, seq: int = 1) -> dict[str, str] | None:
         return None
     stuck = pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
     assert stuck, "the kill landed but ws status names nothing"
-    return stuck  # type: ignore[no-any-return]
+    return stuck
 
 
 @pytest.mark.parametrize("verb,way", [("undo", "finish"), ("undo", "reverse"), ("redo", "finish"),
@@ -72,7 +72,7 @@ def test_each_way_out_does_what_status_says(tmp_path: Path, verb: str, way: str)
         assert pylon("ws", verb_next, cwd=repo).code == 0
 
 
-def test_a_killed_undo_of_rm_is_reversed_by_finish_and_undone_again_exactly(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_undo_of_rm_is_reversed_by_finish_and_undone_again_exactly(make_repo: MakeRepo) -> None:
     """The undo of `ws rm --force` makes the worktree again; killed half-way, `ws undo --finish`
     removes what it made (the op is in effect again) and a later `ws undo` brings it back whole."""
     from tests.workspace.ops_helpers import snapshot

@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import script, sized
+from tests.conftest import MakeRepo, script, sized
 from tests.workspace.wt_helpers import new
 
 COUNTER = itertools.count()
@@ -29,7 +29,7 @@ names = st.binary(min_size=1, max_size=10).filter(
     and not b.endswith(b".log") and b != b"build" and b"\n" not in b)
 
 
-def run(cwd: Path, *args: str) -> dict:  # type: ignore[type-arg]
+def run(cwd: Path, *args: str) -> dict:
     proc = subprocess.run([script("pylon"), *args, "--json"], cwd=cwd, capture_output=True, timeout=120)
     text = proc.stdout.decode("utf-8", "strict")  # the property: raises on any byte that is not UTF-8
     doc = json.loads(text)
@@ -61,7 +61,7 @@ def byte_paths(doc: object) -> set[bytes]:
 @settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES") or sized(2, 5)), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ours=names, mine=names)
-def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo, ours: bytes, mine: bytes) -> None:  # type: ignore[no-untyped-def]
+def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo: MakeRepo, ours: bytes, mine: bytes) -> None:
     if ours == mine:
         mine += b"-2"
     repo = make_repo(files={"seed.txt": "seed\n"}, name=f"repo-{next(COUNTER)}")

@@ -9,19 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from pylon.errors import PylonError
+from pylon.workspace.commits import State
+from pylon.workspace.ops import oplog
+from pylon.workspace.ops.restore_state import restore
+from pylon.workspace.repo import locate
+from pylon.workspace.state import capture
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 from tests.workspace.wt_helpers import new
-from pylon.errors import PylonError
-from pylon.workspace.ops import oplog
-from pylon.workspace.repo import locate
-from pylon.workspace.ops.restore_state import restore
-from pylon.workspace.state import capture
 
 
 @pytest.fixture
-def scene(make_repo):  # type: ignore[no-untyped-def]
+def scene(make_repo: MakeRepo) -> Path:
     """A checkout with a baseline `b1`, then changed again: restoring b1 rewrites and deletes files."""
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
@@ -36,9 +37,9 @@ def b1(repo: Path) -> str:
     return git(repo, "rev-parse", "refs/pylon/baselines/b1").strip()
 
 
-def refused(repo: Path, current_from_before_the_edit: object) -> PylonError:
+def refused(repo: Path, current_from_before_the_edit: State) -> PylonError:
     with pytest.raises(PylonError) as caught:
-        restore(locate(str(repo)), b1(repo), current=current_from_before_the_edit)  # type: ignore[arg-type]
+        restore(locate(str(repo)), b1(repo), current=current_from_before_the_edit)
     return caught.value
 
 
@@ -82,7 +83,7 @@ def test_a_file_deleted_or_touched_in_the_gap_loses_nothing_and_does_not_block(s
     assert (scene / "src/app.py").read_text() == "print('hello')\n"
 
 
-def test_line_ending_conversion_is_judged_as_the_capture_judged_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_line_ending_conversion_is_judged_as_the_capture_judged_it(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     git(repo, "config", "core.autocrlf", "true")
     (repo / ".gitattributes").write_text("*.txt text\n")
@@ -118,7 +119,7 @@ def test_an_op_refused_untouched_is_closed_not_left_interrupted(scene: Path) -> 
     assert diff_snapshots(snapshot(scene), edited) == []
 
 
-def test_a_refusal_after_an_earlier_step_wrote_leaves_the_op_for_undo(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_refusal_after_an_earlier_step_wrote_leaves_the_op_for_undo(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
     wt = Path(str(new(repo, "a")["path"]))

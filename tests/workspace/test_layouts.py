@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.conftest import MakeRepo
 from tests.workspace.helpers import commit_all, git, pylon, write_files
 
 
@@ -39,7 +40,7 @@ def test_filter_drivers_are_named_and_content_is_captured_cleaned(repo: Path) ->
     assert "content filters" in text.err and "fake" in text.err
 
 
-def test_dirty_submodule_is_reported(repo: Path, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_dirty_submodule_is_reported(repo: Path, make_repo: MakeRepo) -> None:
     sub = make_repo(files={"lib.txt": "lib\n"}, name="sublib")
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/lib")
     commit_all(repo, "submodule")
@@ -73,7 +74,7 @@ def test_merge_in_progress_read_commands_work_and_say_so(repo: Path) -> None:
     assert git(repo, "diff", "--name-only", "--diff-filter=U") == "docs/guide.txt\n"  # still unmerged
 
 
-def test_embedded_repository_is_recorded_as_git_does_and_named(repo: Path, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_embedded_repository_is_recorded_as_git_does_and_named(repo: Path, make_repo: MakeRepo) -> None:
     other = make_repo(files={"lib.txt": "lib\n"}, name="other")
     git(repo, "clone", "-q", str(other), "vendor")  # a clone inside the checkout, no .gitmodules
     write_files(repo / "vendor", {"lib.txt": "edited inside the clone\n"})

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, sized, write_files
+from tests.conftest import MakeRepo, git, sized, write_files
 from tests.workspace.crash_helpers import killed
 from tests.workspace.helpers import pylon
 
@@ -73,7 +73,7 @@ def test_leftovers_of_dead_owners_go_live_ones_stay_and_status_reports_the_rest(
         live.wait()
 
 
-def test_every_op_sweeps_before_it_begins(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_every_op_sweeps_before_it_begins(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "one\n"})
     assert pylon("ws", "baseline", "start", cwd=repo).code == 0
     (repo / "a.txt").write_text("two\n")
@@ -110,13 +110,13 @@ def pylon_names(repo: Path) -> list[str]:
     return sorted(found)
 
 
-def _scene(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def _scene(make_repo: MakeRepo) -> Path:
     repo = make_repo(files={f"d{i % 5}/f{i}.txt": f"{i}\n" * 40 for i in range(400)})
     assert pylon("ws", "baseline", "start", cwd=repo).code == 0
     return repo
 
 
-def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo: MakeRepo) -> None:
     repo = _scene(make_repo)
     kills = KILLS
     landed, left = kill_rounds(repo, kills, seed=6)
@@ -126,7 +126,7 @@ def test_after_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> Non
 
 
 @pytest.mark.slow
-def test_after_150_sigkills_the_pylon_folder_holds_only_live_state(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_after_150_sigkills_the_pylon_folder_holds_only_live_state(make_repo: MakeRepo) -> None:
     repo = _scene(make_repo)
     landed, left = kill_rounds(repo, 150, seed=150)
     assert landed > 0 and left > 0, (landed, left)  # kills landed inside writes and left temp files

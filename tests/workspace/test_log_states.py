@@ -10,35 +10,36 @@ import os
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 
 
-def ok(repo: Path | str, *args: str) -> dict[str, object]:
+def ok(repo: Path | str, *args: str) -> dict[str, Any]:
     result = pylon("ws", *args, "--json", cwd=repo)
     assert result.code == 0, result
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
-def log(repo: Path) -> list[dict[str, object]]:
-    return ok(repo, "log")["entries"]  # type: ignore[return-value]
+def log(repo: Path) -> list[dict[str, Any]]:
+    return ok(repo, "log")["entries"]
 
 
-def entry(repo: Path, title: str) -> dict[str, object]:
+def entry(repo: Path, title: str) -> dict[str, Any]:
     return next(e for e in log(repo) if e["kind"] == "op" and e["title"] == title)
 
 
-def run_named(repo: Path, command: str) -> dict[str, object]:
+def run_named(repo: Path, command: str) -> dict[str, Any]:
     """A command `ws log` names, run as written (it may carry `-C DIR`)."""
     argv = shlex.split(command)
     assert argv[0] == "pylon", command
     result = pylon(*argv[1:], "--json", cwd=repo)
     assert result.code == 0, (command, result)
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
-def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "one\ntwo\nthree\n", "src/x.py": "x\n", "src/y.py": "y\n", "src/z.py": "z\n",
                             ".gitignore": "*.log\n"})
     s1, s2, s3, s4 = (Path(str(ok(repo, "new", w)["path"])) for w in ("s1", "s2", "s3", "s4"))
@@ -48,16 +49,16 @@ def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo) 
     (repo / "a.txt").write_text("one\ntwo\nTHREE\n")
     ok(repo, "finish", "s1")
     fin = entry(repo, "finish s1")
-    assert fin["restores"]["session"] == f"pylon ws restore {fin['name']}:session"  # type: ignore[index]
+    assert fin["restores"]["session"] == f"pylon ws restore {fin['name']}:session"
     # s2 holds nothing new: its finish changes nothing here, and is listed all the same
     ok(repo, "finish", "s2")
     quiet = entry(repo, "finish s2")
-    assert quiet["paths"] == 0 and "session" in quiet["restores"]  # type: ignore[operator]
+    assert quiet["paths"] == 0 and "session" in quiet["restores"]
     # a sync from here is in this checkout's log, its states named with the -C that reaches them
     (repo / "src" / "x.py").write_text("x, changed here\n")
     ok(repo, "sync", "s3")
     synced = entry(repo, "sync s3 from checkout")
-    assert synced["restores"]["before"] == f"pylon -C {shlex.quote(str(s3))} ws restore {synced['name']}:before"  # type: ignore[index]
+    assert synced["restores"]["before"] == f"pylon -C {shlex.quote(str(s3))} ws restore {synced['name']}:before"
     # rm --force: the session's own state, and the trash entry naming what was run
     (s4 / "own.txt").write_text("s4's own\n")
     os.chmod(s4 / "own.txt", 0o600)
@@ -83,18 +84,18 @@ def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo) 
     assert (repo / "own.txt").read_text() == "s4's own\n" and os.stat(repo / "own.txt").st_mode & 0o777 == 0o600
     ok(repo, "undo")
     ok(repo, "undo")
-    run_named(repo, str(fin["restores"]["session"]))  # type: ignore[index]
+    run_named(repo, str(fin["restores"]["session"]))
     assert (repo / "kept-empty").is_dir()
     # every command every entry names works, and the next capture too
     for e in log(repo):
-        commands = list(e["restores"].values()) if e["kind"] == "op" else [e["restore"]]  # type: ignore[union-attr]
+        commands = list(e["restores"].values()) if e["kind"] == "op" else [e["restore"]]
         for command in commands:
             if command and str(command).startswith("pylon ") and "ws undo" not in str(command):
                 run_named(repo, str(command))
                 ok(repo, "baseline")
 
 
-def test_a_named_restore_keeps_an_ignored_file_in_the_way_aside(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_named_restore_keeps_an_ignored_file_in_the_way_aside(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"a.txt": "a\n", ".gitignore": "build/\n"})
     (repo / "notes.log").write_text("kept by the state\n")  # not ignored yet: part of the state
     ok(repo, "baseline", "then")
@@ -106,7 +107,7 @@ def test_a_named_restore_keeps_an_ignored_file_in_the_way_aside(make_repo) -> No
     assert "kept aside" in refused.err and "notes.log" in refused.err, refused.err
     assert (repo / "notes.log").read_text() == "kept by the state\n"
     doc = ok(repo, "log")
-    op = next(e for e in doc["entries"] if e["kind"] == "op")  # type: ignore[union-attr]
+    op = next(e for e in doc["entries"] if e["kind"] == "op")
     run_named(repo, f"pylon ws restore {op['name']}:before notes.log")
     assert (repo / "notes.log").read_text() == "the person's log, ignored now\n"
     ok(repo, "undo")

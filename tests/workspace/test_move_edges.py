@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, snapshot
 from tests.workspace.wt_helpers import new
 
 
 @pytest.fixture
-def base(make_repo):  # type: ignore[no-untyped-def]
+def base(make_repo: MakeRepo) -> Path:
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
     return repo

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, Result, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, files, snapshot
 from tests.workspace.wt_helpers import dirty_pair
 
 
 @pytest.fixture
-def pair(make_repo):  # type: ignore[no-untyped-def]
+def pair(make_repo: MakeRepo) -> tuple[Path, Path]:
     """A main checkout and one owned worktree, both with a mixed dirty state of their own."""
     return dirty_pair(make_repo, "agent-1", (1, 2))
 
@@ -25,7 +25,7 @@ def tracked_view(root: Path) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("seed", [3, 4])
-def test_move_then_back_gives_back_both_checkouts_exactly(make_repo, seed: int) -> None:  # type: ignore[no-untyped-def]
+def test_move_then_back_gives_back_both_checkouts_exactly(make_repo: MakeRepo, seed: int) -> None:
     repo, wt = dirty_pair(make_repo, "agent-1", (seed, seed + 10))
     main_before, wt_before = snapshot(repo), snapshot(wt)
     moved = pylon("ws", "move", "agent-1", "--json", cwd=repo)
@@ -43,7 +43,7 @@ def test_move_then_back_gives_back_both_checkouts_exactly(make_repo, seed: int) 
     assert diff_snapshots(snapshot(wt), wt_before) == []
 
 
-def test_move_then_undo_gives_back_the_main_checkout(pair) -> None:  # type: ignore[no-untyped-def]
+def test_move_then_undo_gives_back_the_main_checkout(pair: tuple[Path, Path]) -> None:
     repo, wt = pair
     before = snapshot(repo)
     assert pylon("ws", "move", "agent-1", cwd=repo).code == 0
@@ -52,7 +52,7 @@ def test_move_then_undo_gives_back_the_main_checkout(pair) -> None:  # type: ign
     assert diff_snapshots(snapshot(repo), before) == []
 
 
-def test_back_then_undo_then_undo_walks_back(pair) -> None:  # type: ignore[no-untyped-def]
+def test_back_then_undo_then_undo_walks_back(pair: tuple[Path, Path]) -> None:
     repo, wt = pair
     before, wt_before = snapshot(repo), snapshot(wt)
     assert pylon("ws", "move", "agent-1", cwd=repo).code == 0
@@ -72,7 +72,7 @@ def test_back_then_undo_then_undo_walks_back(pair) -> None:  # type: ignore[no-u
     assert nothing.code == 1 and nothing.json()["error"]["code"] == "nothing-to-undo"
 
 
-def test_commits_made_in_the_main_checkout_go_back_on_the_session_branch(pair) -> None:  # type: ignore[no-untyped-def]
+def test_commits_made_in_the_main_checkout_go_back_on_the_session_branch(pair: tuple[Path, Path]) -> None:
     repo, wt = pair
     before = snapshot(repo)
     assert pylon("ws", "move", "agent-1", cwd=repo).code == 0
@@ -85,11 +85,11 @@ def test_commits_made_in_the_main_checkout_go_back_on_the_session_branch(pair) -
     assert diff_snapshots(snapshot(repo), before) == []
 
 
-def _code(result) -> str:  # type: ignore[no-untyped-def]
+def _code(result: Result) -> str:
     return str(result.json()["error"]["code"])
 
 
-def test_refusals_name_the_way_out_and_change_nothing(pair) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_name_the_way_out_and_change_nothing(pair: tuple[Path, Path]) -> None:
     repo, wt = pair
     before = snapshot(repo)
     back = pylon("ws", "move", "agent-1", "--back", "--json", cwd=repo)
@@ -116,7 +116,7 @@ def test_refusals_name_the_way_out_and_change_nothing(pair) -> None:  # type: ig
     assert diff_snapshots(snapshot(repo), before) == []
 
 
-def test_refused_during_a_merge(pair) -> None:  # type: ignore[no-untyped-def]
+def test_refused_during_a_merge(pair: tuple[Path, Path]) -> None:
     repo, _wt = pair
     (repo / ".git" / "MERGE_HEAD").write_text(git(repo, "rev-parse", "HEAD"))
     before = snapshot(repo)
@@ -126,7 +126,7 @@ def test_refused_during_a_merge(pair) -> None:  # type: ignore[no-untyped-def]
     assert snapshot(repo) == before
 
 
-def test_status_names_the_move_in_effect(pair) -> None:  # type: ignore[no-untyped-def]
+def test_status_names_the_move_in_effect(pair: tuple[Path, Path]) -> None:
     repo, _wt = pair
     assert pylon("ws", "move", "agent-1", cwd=repo).code == 0
     doc = pylon("ws", "status", "--json", cwd=repo).json()
@@ -139,7 +139,7 @@ def test_status_names_the_move_in_effect(pair) -> None:  # type: ignore[no-untyp
     assert "pylon ws move agent-1 --back" in removing.json()["error"]["hint"]
 
 
-def test_undo_is_refused_during_a_merge_too(pair) -> None:  # type: ignore[no-untyped-def]
+def test_undo_is_refused_during_a_merge_too(pair: tuple[Path, Path]) -> None:
     repo, _wt = pair
     before = snapshot(repo)
     assert pylon("ws", "move", "agent-1", cwd=repo).code == 0

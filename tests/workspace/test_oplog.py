@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 
@@ -33,20 +33,20 @@ def half_done(repo: Path) -> None:
     assert proc.returncode == 9, proc.stderr
 
 
-def dirty_repo(make_repo):  # type: ignore[no-untyped-def]
+def dirty_repo(make_repo: MakeRepo) -> Path:
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
     mixed_state(repo, seed=21, tag="t")
     return repo
 
 
-def test_an_interrupted_op_is_named_refused_over_and_reversed(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_interrupted_op_is_named_refused_over_and_reversed(make_repo: MakeRepo) -> None:
     repo = dirty_repo(make_repo)
     before = snapshot(repo)
     half_done(repo)
     status = pylon("ws", "status", cwd=repo)
-    assert "interrupted: `restore test` (op 1, intent): reverse it with `pylon ws undo`, or complete it with " \
-           "`pylon ws undo --finish`" in status.out, status
+    assert ("interrupted: `restore test` (op 1, intent): reverse it with `pylon ws undo`, or complete it with "
+            "`pylon ws undo --finish`") in status.out, status
     refused = pylon("ws", "restore", "nope", "--json", cwd=repo)
     assert refused.code == 1  # unknown-snapshot is checked first; a real one meets the interrupted op:
     assert pylon("ws", "baseline", "b", cwd=repo).code == 0
@@ -60,7 +60,7 @@ def test_an_interrupted_op_is_named_refused_over_and_reversed(make_repo) -> None
     assert pylon("ws", "status", "--json", cwd=repo).json()["interrupted"] is None
 
 
-def test_finish_completes_an_interrupted_op(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_finish_completes_an_interrupted_op(make_repo: MakeRepo) -> None:
     repo = dirty_repo(make_repo)
     before = snapshot(repo)
     half_done(repo)
@@ -74,7 +74,7 @@ def test_finish_completes_an_interrupted_op(make_repo) -> None:  # type: ignore[
     assert diff_snapshots(snapshot(repo), before) == []
 
 
-def test_the_log_survives_gc_and_keeps_what_undo_needs(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_log_survives_gc_and_keeps_what_undo_needs(make_repo: MakeRepo) -> None:
     repo = dirty_repo(make_repo)
     before = snapshot(repo)
     assert pylon("ws", "baseline", "b", cwd=repo).code == 0
@@ -97,7 +97,7 @@ def test_the_log_survives_gc_and_keeps_what_undo_needs(make_repo) -> None:  # ty
     assert message.startswith("pylon op 00000001 restore: undone")
 
 
-def test_undo_blocked_by_an_ignored_file_changes_nothing(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_blocked_by_an_ignored_file_changes_nothing(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n", ".gitignore": "*.log\n"})
     assert pylon("ws", "baseline", "b", cwd=repo).code == 0
     (repo / "out.txt").write_text("untracked, part of the state the restore replaces\n")

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 
 
 @pytest.fixture
-def dirty(make_repo):  # type: ignore[no-untyped-def]
+def dirty(make_repo: MakeRepo) -> Path:
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
     mixed_state(repo, seed=5, tag="b1")
@@ -37,7 +37,7 @@ def test_restore_brings_back_every_kind_of_change(dirty: Path) -> None:
     assert done.code == 0, done
     after = snapshot(dirty)
     assert (dirty / "keep.log").read_text() == "ignored, changed later\n"  # ignored files are never touched
-    after["files"].pop("keep.log"), before["files"].pop("keep.log")  # type: ignore[attr-defined]
+    after["files"].pop("keep.log"), before["files"].pop("keep.log")
     assert diff_snapshots(after, before) == []
     assert "pylon ws undo" in done.err
 
@@ -135,6 +135,6 @@ def test_guard_snapshot_restores_ignored_files_it_holds(dirty: Path) -> None:
     assert result.code == 0, result
     assert (dirty / "build/cache.bin").read_bytes() == b"\x00cache"
     after = snapshot(dirty)
-    after["files"].pop("build/cache.bin")  # type: ignore[attr-defined]
-    after["dirs"].pop("build")  # type: ignore[attr-defined]
+    after["files"].pop("build/cache.bin")
+    after["dirs"].pop("build")
     assert diff_snapshots(after, before) == []

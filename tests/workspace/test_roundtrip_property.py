@@ -3,8 +3,8 @@ state, 0 differences (roundtrips.py; git plumbing and raw bytes as the oracle, s
 
 The default tier runs a fast subset. The full 1,000 rounds are `@pytest.mark.slow`: the full tier
 (`PYLON_TEST_TIER=full`, what .ci/run sets) runs them, and so does
-`PYLON_ROUNDTRIPS=1000 pytest -m slow tests/workspace/test_roundtrip_property.py` (any count). Each round prints nothing; a failure names its seed, the kind of round and
-every random change made, so it replays exactly.
+`PYLON_ROUNDTRIPS=1000 pytest -m slow tests/workspace/test_roundtrip_property.py` (any count). Each
+round prints nothing; a failure names its seed, the kind of round and every random change made, so it replays exactly.
 """
 
 from __future__ import annotations

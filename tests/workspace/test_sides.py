@@ -42,7 +42,7 @@ def git_pair(repo: Path, a: str, b: str) -> list[tuple[str, str]]:
 def test_batched_diff_matches_git_pair_by_pair(repo: Path) -> None:
     rng = random.Random(7)
     trees = [EMPTY_TREE]
-    for n in range(6):
+    for _ in range(6):
         files = {name: f"{name} {rng.randint(0, 2)}\n" for name in NAMES if rng.random() < 0.7}
         trees.append(tree_of(repo, files))
     pairs = [(a, b) for a in trees for b in trees]  # includes equal pairs and empty diffs

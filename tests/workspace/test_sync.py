@@ -45,7 +45,7 @@ def test_sync_brings_committed_and_uncommitted_checkout_work_and_keeps_the_sessi
     assert res.out.startswith("synced a from the checkout: 3 path(s) changed in its worktree\n"), res
     assert "pylon ws undo" in res.err
     after = snapshot(path)
-    assert visible(after["files"]) == expected  # type: ignore[arg-type]
+    assert visible(after["files"]) == expected
     assert (path / "shared.txt").read_text() == "PERSON\n2\n3\n4\n5\nSESSION\n"
     assert index_snapshot(path) == raw_index and after["head"] == before["head"]
     assert differences(checkout_before, snapshot(repo)) == []  # the source is only read
@@ -154,9 +154,9 @@ def differential_round(tmp_path: Path, seed: int) -> str:
         return "conflict"
     assert result.code == 0, (where, result)
     assert index_snapshot(path) == raw_index and after["head"] == before["head"], where
-    assert visible(after["files"]) == expected, where  # type: ignore[arg-type]
-    kept = {p: v for p, v in before["files"].items() if ignored(p)}  # type: ignore[union-attr]
-    assert {p: v for p, v in after["files"].items() if ignored(p)} == kept, where  # type: ignore[union-attr]
+    assert visible(after["files"]) == expected, where
+    kept = {p: v for p, v in before["files"].items() if ignored(p)}
+    assert {p: v for p, v in after["files"].items() if ignored(p)} == kept, where
     return "synced"
 
 

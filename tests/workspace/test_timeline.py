@@ -4,12 +4,11 @@ works); `pylon ws gc` prunes by age, never the newest of a kind without --all.""
 from __future__ import annotations
 
 import json
-
 import os
 import time
 from pathlib import Path
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
@@ -30,7 +29,7 @@ def age_refs(repo: Path, prefix: str, seconds: int) -> None:
         git(repo, "update-ref", ref, new_oid)
 
 
-def test_log_lists_every_kind_newest_first_with_working_restore_commands(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_log_lists_every_kind_newest_first_with_working_restore_commands(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "one\n", "b.txt": "two\n"})
     assert pylon("ws", "baseline", "start", cwd=repo).code == 0
     path = Path(str(new(repo, "agent")["path"]))
@@ -59,7 +58,7 @@ def test_log_lists_every_kind_newest_first_with_working_restore_commands(make_re
     assert "pylon ws restore op-1:before-undo" in text.out and "pylon ws restore start" in text.out
 
 
-def test_shell_ops_and_guard_snapshots_are_listed_with_the_command_that_made_them(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_shell_ops_and_guard_snapshots_are_listed_with_the_command_that_made_them(make_repo: MakeRepo) -> None:
     from tests.keep.hookpath import run_through_hooks
 
     repo = make_repo({"src/a.txt": "one\n", "b.txt": "b\n"})
@@ -79,7 +78,7 @@ def test_shell_ops_and_guard_snapshots_are_listed_with_the_command_that_made_the
     assert guard["restore"] == "pylon ws restore guard-1"
 
 
-def test_gc_prunes_by_age_and_keeps_the_newest_of_each_kind(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_gc_prunes_by_age_and_keeps_the_newest_of_each_kind(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "one\n"})
     for name in ("old1", "old2", "new"):
         assert pylon("ws", "baseline", name, cwd=repo).code == 0
@@ -100,7 +99,7 @@ def test_gc_prunes_by_age_and_keeps_the_newest_of_each_kind(make_repo) -> None: 
     assert os.path.isdir(repo)
 
 
-def test_gc_never_prunes_an_active_move_or_the_apply_a_session_merges_from(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_gc_never_prunes_an_active_move_or_the_apply_a_session_merges_from(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "one\n"})
     path = Path(str(new(repo, "agent")["path"]))
     write_files(path, {"b.txt": "agent\n"})

@@ -20,7 +20,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 
 COUNTER = itertools.count()
@@ -95,7 +95,7 @@ def check(repo: Path) -> None:
     assert captured == oracle_tree(repo)
 
 
-def base_repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def base_repo(make_repo: MakeRepo) -> Path:
     repo = make_repo(files={"a": "a\n", "d/f": "f\n", ".gitignore": "*.log\n"}, name=f"repo-{next(COUNTER)}")
     os.symlink("a", repo / "link")
     git(repo, "add", "-A")
@@ -103,7 +103,7 @@ def base_repo(make_repo) -> Path:  # type: ignore[no-untyped-def]
     return repo
 
 
-def test_a_restored_symlink_does_not_wedge_later_captures(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_restored_symlink_does_not_wedge_later_captures(make_repo: MakeRepo) -> None:
     """The issue's sequence, command for command."""
     repo = base_repo(make_repo)
     assert run(repo, "new", "s1") is None
@@ -128,7 +128,7 @@ steps = st.lists(st.tuples(st.sampled_from(PATHS), st.sampled_from(KINDS),
 @settings(max_examples=int(os.environ.get("PYLON_TYPE_EXAMPLES", "3")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(plan=steps)
-def test_type_changes_through_ops_and_restores_never_wedge(make_repo, plan: list[tuple[str, str, str]]) -> None:  # type: ignore[no-untyped-def]
+def test_type_changes_through_ops_and_restores_never_wedge(make_repo: MakeRepo, plan: list[tuple[str, str, str]]) -> None:
     repo = base_repo(make_repo)
     named: list[str] = []
     sessions = itertools.count(1)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import entries as tree
 from tests.workspace.test_exact_restore import odd_modes
 
 
-def later_work(repo: Path) -> dict[str, tuple[str, ...]]:
+def later_work(repo: Path) -> dict[str, tuple[object, ...]]:
     """Work done after the op, outside what it changed: a new file with odd bits, an empty folder."""
     (repo / "later.txt").write_text("later\n")
     os.chmod(repo / "later.txt", 0o640)
@@ -21,7 +21,7 @@ def later_work(repo: Path) -> dict[str, tuple[str, ...]]:
     return {rel: entry for rel, entry in tree(repo).items() if rel.startswith("later")}
 
 
-def test_undo_of_a_move_after_later_work_brings_back_bits_and_folders(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_move_after_later_work_brings_back_bits_and_folders(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"README.md": "# r\n", "tracked.txt": "t\n"})
     made = pylon("ws", "new", "s1", "--json", cwd=repo)
     assert made.code == 0, made
@@ -38,7 +38,7 @@ def test_undo_of_a_move_after_later_work_brings_back_bits_and_folders(make_repo)
     assert tree(repo) == {**before, **kept}
 
 
-def test_undo_of_a_restore_after_later_work_puts_bits_and_folders_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_restore_after_later_work_puts_bits_and_folders_back(make_repo: MakeRepo) -> None:
     """The restore changed bits alone (no content) and made an empty folder: undo reverses both."""
     repo = make_repo(files={"a.txt": "a\n", "conf/b.ini": "b\n"})
     os.chmod(repo / "a.txt", 0o600)
@@ -63,7 +63,7 @@ def test_undo_of_a_restore_after_later_work_puts_bits_and_folders_back(make_repo
     assert {rel: e for rel, e in tree(repo).items() if rel.startswith("later")} == kept
 
 
-def test_undo_of_an_apply_after_later_edits_keeps_every_bit(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_an_apply_after_later_edits_keeps_every_bit(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"secret.txt": "one\n", "other.txt": "x\n", "run.sh": "#!/bin/sh\n"})
     os.chmod(repo / "secret.txt", 0o600)
     os.chmod(repo / "run.sh", 0o700)
@@ -86,7 +86,7 @@ def test_undo_of_an_apply_after_later_edits_keeps_every_bit(make_repo) -> None: 
     assert {**after, "other.txt": before["other.txt"]} == {**before, **kept}
 
 
-def test_apply_brings_the_sessions_new_bits_and_keeps_the_checkouts(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_apply_brings_the_sessions_new_bits_and_keeps_the_checkouts(make_repo: MakeRepo) -> None:
     """A script the session made 700 arrives 700; a 600 file the session edited stays 600 (the
     session did not change its bits); undo and redo give both back exactly."""
     repo = make_repo(files={"secret.txt": "one\n", "other.txt": "x\n"})

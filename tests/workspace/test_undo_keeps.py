@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, snapshot
 from tests.workspace.wt_helpers import new
@@ -27,7 +27,7 @@ def applied(repo: Path, files: dict[str, str]) -> Path:
     return path
 
 
-def test_undo_of_an_apply_keeps_later_edits_to_other_paths_and_new_files(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_an_apply_keeps_later_edits_to_other_paths_and_new_files(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": TEN, "b.txt": TEN})
     applied(repo, {"a.txt": TEN.replace("line 2\n", "agent 2\n"), "agent.txt": "new\n"})
     write_files(repo, {"b.txt": TEN + "mine\n", "later.txt": "made after the apply\n"})
@@ -40,7 +40,7 @@ def test_undo_of_an_apply_keeps_later_edits_to_other_paths_and_new_files(make_re
     assert "kept 2 path(s) changed since: b.txt, later.txt" in result.err
 
 
-def test_undo_merges_later_edits_to_other_lines_of_the_same_file(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_merges_later_edits_to_other_lines_of_the_same_file(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo = make_repo({"a.txt": TEN})
     agent = TEN.replace("line 2\n", "agent 2\n")
     applied(repo, {"a.txt": agent})
@@ -53,7 +53,7 @@ def test_undo_merges_later_edits_to_other_lines_of_the_same_file(make_repo, tmp_
     assert later["merged"] == ["a.txt"] and later["kept"] == ["a.txt"]
 
 
-def test_undo_conflict_writes_nothing_and_markers_write_both_sides_reversibly(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_conflict_writes_nothing_and_markers_write_both_sides_reversibly(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": TEN, "b.txt": TEN})
     agent = TEN.replace("line 2\n", "agent 2\n")
     applied(repo, {"a.txt": agent, "b.txt": TEN + "agent\n"})
@@ -77,7 +77,7 @@ def test_undo_conflict_writes_nothing_and_markers_write_both_sides_reversibly(ma
     assert diff_snapshots(before, snapshot(repo)) == []
 
 
-def test_undo_then_redo_round_trips_exactly_and_redo_keeps_work_done_after_the_undo(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_then_redo_round_trips_exactly_and_redo_keeps_work_done_after_the_undo(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": TEN, "b.txt": TEN})
     applied(repo, {"a.txt": TEN.replace("line 2\n", "agent 2\n")})
     write_files(repo, {"b.txt": TEN + "later\n"})
@@ -95,7 +95,7 @@ def test_undo_then_redo_round_trips_exactly_and_redo_keeps_work_done_after_the_u
     assert (repo / "a.txt").read_text() == TEN
 
 
-def test_redo_walks_forward_in_the_order_undo_walked_back(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_redo_walks_forward_in_the_order_undo_walked_back(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": TEN})
     git(repo, "tag", "t0")
     assert pylon("ws", "baseline", "b0", cwd=repo).code == 0
@@ -113,7 +113,7 @@ def test_redo_walks_forward_in_the_order_undo_walked_back(make_repo) -> None:  #
     assert (repo / "a.txt").read_text() == "one\n"
 
 
-def test_restore_reaches_every_state_of_an_op(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_restore_reaches_every_state_of_an_op(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": TEN, "b.txt": TEN})
     applied(repo, {"a.txt": "agent\n"})
     write_files(repo, {"b.txt": "later\n"})
@@ -137,12 +137,12 @@ def git_revert(tmp: Path, after: str, now: str, before: str) -> str:
     tmp.mkdir(parents=True, exist_ok=True)
     for name, text in (("now", now), ("after", after), ("before", before)):
         (tmp / name).write_text(text)
-    subprocess.run(["git", "merge-file", "-p", "now", "after", "before"], cwd=tmp, check=False,
-                   stdout=open(tmp / "out", "wb"))
+    with open(tmp / "out", "wb") as out:
+        subprocess.run(["git", "merge-file", "-p", "now", "after", "before"], cwd=tmp, check=False, stdout=out)
     return (tmp / "out").read_text()
 
 
-def test_undo_right_after_a_guarded_rm_rf_brings_the_files_back_and_keeps_later_work(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_right_after_a_guarded_rm_rf_brings_the_files_back_and_keeps_later_work(make_repo: MakeRepo) -> None:
     from tests.keep.hookpath import run_through_hooks
 
     repo = make_repo({"src/a.txt": "one\n", "src/deep/b.txt": "two\n", "other.txt": "three\n"})
@@ -166,7 +166,7 @@ def test_undo_right_after_a_guarded_rm_rf_brings_the_files_back_and_keeps_later_
     assert (repo / "src/a.txt").read_text() == "one\n"
 
 
-def test_undo_of_a_path_restore_merges_text_and_keeps_a_binary_edited_since(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_path_restore_merges_text_and_keeps_a_binary_edited_since(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\nb\nc\n", "b.bin": b"\x00\x01bin", "c.txt": "c\n"})
     assert pylon("ws", "baseline", "b0", cwd=repo).code == 0
     write_files(repo, {"a.txt": "A\nb\nc\n", "b.bin": b"\x00\x02bin"})

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, sized, write_files
+from tests.conftest import MakeRepo, git, sized, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, snapshot
 from tests.workspace.wt_helpers import new
@@ -78,7 +78,7 @@ def git_revert(scratch: Path, before: dict[str, bytes], after: dict[str, bytes],
 
 
 @pytest.mark.parametrize("seed", range(sized(8, 16)))  # 16 seeds in the full tier
-def test_undo_after_random_later_edits_matches_git_revert(make_repo, tmp_path: Path, seed: int) -> None:  # type: ignore[no-untyped-def]
+def test_undo_after_random_later_edits_matches_git_revert(make_repo: MakeRepo, tmp_path: Path, seed: int) -> None:
     rnd = random.Random(seed)
     repo = make_repo({f"f{n}.txt": text(f"f{n}") for n in range(FILES)})
     session = Path(str(new(repo, "a")["path"]))

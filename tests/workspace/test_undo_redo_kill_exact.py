@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +24,12 @@ from tests.workspace.ops_helpers import entries
 from tests.workspace.test_apply_crash import prepared
 
 
-def view(repo: Path) -> tuple[object, ...]:
+def changed_from(ref: Path, first: bytes) -> Callable[[], bool]:
+    """A kill's moment: once the ref no longer holds `first` (bound now, not at the loop's end)."""
+    return lambda: ref.read_bytes() != first
+
+
+def view(repo: Path) -> tuple[Any, ...]:
     return (entries(repo), git(repo, "ls-files", "-s"), git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False),
             git(repo, "symbolic-ref", "-q", "HEAD", check=False))
 
@@ -79,7 +86,7 @@ def test_killed_undo_and_redo_leave_one_state_or_the_other(tmp_path: Path, seed:
             ref = repo / ".git" / "refs" / "pylon" / "ops" / "00000001"
             first = ref.read_bytes()
             code, _ = killed(["ws", verb], repo, rng.uniform(0.0, span * (0.1 if late else 1.1)), group=True,
-                             after=(lambda: ref.read_bytes() != first) if late else None)
+                             after=changed_from(ref, first) if late else None)
             now = view(repo)
             if code is None:  # the kill landed: settled either way, never a mix
                 way = settle(repo, rng)

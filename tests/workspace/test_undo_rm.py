@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 from tests.workspace.ops_helpers import diff_snapshots, make_base, mixed_state, snapshot
 from tests.workspace.wt_helpers import new, porcelain
@@ -15,7 +15,7 @@ def owned_ids(repo: Path) -> list[str]:
     return [w["id"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]]
 
 
-def test_rm_force_then_undo_brings_the_worktree_back_exactly(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_rm_force_then_undo_brings_the_worktree_back_exactly(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     make_base(repo)
     wt = Path(str(new(repo, "a")["path"]))
@@ -41,7 +41,7 @@ def test_rm_force_then_undo_brings_the_worktree_back_exactly(make_repo) -> None:
     assert again.code == 0, again
 
 
-def test_rm_force_text_names_undo(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_rm_force_text_names_undo(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
     wt = Path(str(new(repo, "a")["path"]))
     (wt / "x.txt").write_text("x\n")
@@ -71,7 +71,7 @@ def _rename_module(repo: Path, seq: int, old_name: str) -> None:
     git(repo, "update-ref", ref, commit)
 
 
-def test_an_op_recorded_before_the_modules_moved_still_undoes(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_op_recorded_before_the_modules_moved_still_undoes(make_repo: MakeRepo) -> None:
     # op records name the module that undoes them; the rooms (issue 19) moved rm_undo, finish and
     # guard_op, and a log written by an earlier pylon must still undo
     repo = make_repo(files={"seed.txt": "seed\n"})
@@ -85,9 +85,9 @@ def test_an_op_recorded_before_the_modules_moved_still_undoes(make_repo) -> None
 
 
 def test_every_module_an_old_op_record_names_resolves() -> None:
-    from pylon.workspace.ops.undo import MOVED
-
     import importlib
 
-    for old, new in MOVED.items():
-        assert old.startswith("pylon.workspace.") and hasattr(importlib.import_module(new), "undo_op"), old
+    from pylon.workspace.ops.undo import MOVED
+
+    for old, moved_to in MOVED.items():
+        assert old.startswith("pylon.workspace.") and hasattr(importlib.import_module(moved_to), "undo_op"), old

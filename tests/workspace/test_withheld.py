@@ -18,18 +18,19 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 
 RULES = ".env\n*.log\nbuild/\n"
 BROKEN = {"internal-error", "capture-failed", "git-failed"}
 
 
-def ok(repo: Path | str, *args: str) -> dict[str, object]:
+def ok(repo: Path | str, *args: str) -> dict[str, Any]:
     result = pylon("ws", *args, "--json", cwd=repo)
     assert result.code == 0, result
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
 def secrets(repo: Path, tag: str) -> dict[str, bytes]:
@@ -55,20 +56,20 @@ def leaks(worktree: Path, kept: dict[str, bytes]) -> list[str]:
     return found
 
 
-def base(make_repo) -> Path:  # type: ignore[no-untyped-def]
+def base(make_repo: MakeRepo) -> Path:
     return make_repo(files={".gitignore": RULES, "a.txt": "a\n", "src/m.py": "m = 1\n"})
 
 
-def test_move_back_and_sync_leave_the_persons_ignored_files_out(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_move_back_and_sync_leave_the_persons_ignored_files_out(make_repo: MakeRepo) -> None:
     repo = base(make_repo)
     kept = secrets(repo, "p")
     s1, s2 = (Path(str(ok(repo, "new", wid)["path"])) for wid in ("s1", "s2"))
     (s1 / ".gitignore").write_text("other\n")  # the agent's rules: none of the person's
     ok(repo, "move", "s1")
     synced = ok(repo, "sync", "s2")
-    assert leaks(s2, kept) == [] and [f["path"] for f in synced["files"]] == [".gitignore"]  # type: ignore[union-attr]
+    assert leaks(s2, kept) == [] and [f["path"] for f in synced["files"]] == [".gitignore"]
     back = ok(repo, "move", "s1", "--back")
-    assert sorted(back["withheld"]) == sorted(kept)  # type: ignore[arg-type]
+    assert sorted(back["withheld"]) == sorted(kept)
     assert leaks(s1, kept) == [] and git(s1, "status", "--porcelain") == " M .gitignore\n"
     assert {rel: (repo / rel).read_bytes() for rel in kept} == kept
     ok(repo, "undo")  # the --back
@@ -78,7 +79,7 @@ def test_move_back_and_sync_leave_the_persons_ignored_files_out(make_repo) -> No
     assert leaks(s2, kept) == []
 
 
-def test_an_applied_gitignore_does_not_let_new_or_sync_take_them(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_applied_gitignore_does_not_let_new_or_sync_take_them(make_repo: MakeRepo) -> None:
     repo = base(make_repo)
     kept = secrets(repo, "q")
     s1, s2 = (Path(str(ok(repo, "new", wid)["path"])) for wid in ("s1", "s2"))
@@ -91,7 +92,7 @@ def test_an_applied_gitignore_does_not_let_new_or_sync_take_them(make_repo) -> N
     assert leaks(s2, kept) == []
 
 
-def test_worktreeinclude_still_brings_what_it_names(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_worktreeinclude_still_brings_what_it_names(make_repo: MakeRepo) -> None:
     repo = base(make_repo)
     kept = secrets(repo, "r")
     (repo / ".worktreeinclude").write_text(".env\n")
@@ -99,7 +100,7 @@ def test_worktreeinclude_still_brings_what_it_names(make_repo) -> None:  # type:
     assert (s1 / ".env").read_bytes() == kept[".env"] and leaks(s1, {k: v for k, v in kept.items() if k != ".env"}) == []
 
 
-def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo: MakeRepo) -> None:
     repo = make_repo(files={".gitignore": ".env\n", "a.txt": "a\n"})
     (repo / "cache").mkdir()
     (repo / "cache" / ".gitignore").write_text("*\n")  # ignored by its own rule, as tools make them
@@ -119,7 +120,7 @@ def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo) ->
     again = ok(repo, "move", "s1")
     assert again["left_out"] == ["cache/agent.bin"]
     bring = str(again["bring"])
-    os.system(bring)  # noqa: S605 - the command the note names, run as a person would
+    os.system(bring)  # the command the note names, run as a person would
     assert (repo / "cache" / "agent.bin").read_bytes() == b"the agent's file\n"
     ok(repo, "undo")
     assert (repo / "cache" / "agent.bin").exists()  # brought by hand: ignored here, never taken
@@ -128,7 +129,7 @@ def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo) ->
 GITIGNORES = ["", "other\n", ".env\n", "*.log\nbuild/\n", None, RULES]  # mostly dropping the person's rules
 
 
-def test_randomized_sequences_never_put_the_persons_ignored_files_in_a_worktree(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_randomized_sequences_never_put_the_persons_ignored_files_in_a_worktree(make_repo: MakeRepo) -> None:
     steps = int(os.environ.get("PYLON_WITHHELD_STEPS", "30"))
     for seed in range(int(os.environ.get("PYLON_WITHHELD_SEEDS", "2"))):
         repo = make_repo(files={".gitignore": RULES, "a.txt": "a\n", "src/m.py": "m = 1\n"}, name=f"w{seed}")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import index_snapshot, pylon
 from tests.workspace.wt_helpers import new, status
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 31))
 
 
-def setup(make_repo) -> tuple[Path, Path, Path, Path]:  # type: ignore[no-untyped-def]
+def setup(make_repo: MakeRepo) -> tuple[Path, Path, Path, Path]:
     repo = make_repo(files={"shared.txt": TEXT, "other.txt": TEXT, "solo.txt": TEXT})
     write_files(repo, {"dirty.txt": "the person's dirty file\n"})
     a, b, c = (Path(str(new(repo, n)["path"])) for n in ("a", "b", "c"))
@@ -24,7 +24,7 @@ def setup(make_repo) -> tuple[Path, Path, Path, Path]:  # type: ignore[no-untype
     return repo, a, b, c
 
 
-def test_conflicts_names_paths_with_context_and_touching_pairs(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_conflicts_names_paths_with_context_and_touching_pairs(make_repo: MakeRepo) -> None:
     repo, a, b, c = setup(make_repo)
     states = {p: status(p) for p in (repo, a, b, c)}
     index = index_snapshot(repo)
@@ -51,7 +51,7 @@ def test_conflicts_names_paths_with_context_and_touching_pairs(make_repo) -> Non
     assert listed == {"a": ["b"], "b": ["a"], "c": []}
 
 
-def test_conflicts_against_the_checkout_and_with_named_ids(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_conflicts_against_the_checkout_and_with_named_ids(make_repo: MakeRepo) -> None:
     repo, a, b, c = setup(make_repo)
     write_files(repo, {"solo.txt": TEXT.replace("line 9\n", "line 9 by the person\n"),
                        "dirty.txt": "the person's dirty file\nmore\n"})
@@ -64,7 +64,7 @@ def test_conflicts_against_the_checkout_and_with_named_ids(make_repo) -> None:  
     assert "no conflicts" in pylon("ws", "conflicts", "a", cwd=repo).out
 
 
-def test_an_old_git_is_named_clearly(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_old_git_is_named_clearly(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, *_ = setup(make_repo)
     fake = tmp_path / "fakebin"
     fake.mkdir()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new, porcelain, tree_files, world
 
 
-def untouched(repo: Path, root: Path) -> dict[str, object]:
+def untouched(repo: Path, root: Path) -> dict[str, Any]:
     """world() without the anchors of pylon's own captures (refs/pylon/current, and each linked
     worktree's refs/pylon/worktrees/<admin>/current: `ws list` and `ws conflicts` read the live
     foreign worktrees too, on a private index), plus every byte of git's own admin files of the
@@ -96,4 +97,4 @@ def test_foreign_worktrees_are_never_touched(repo: Path, tmp_path: Path, kind: s
     assert {str(p): tree_files(p) for p in root.iterdir() if p.is_dir()} == files_before
     # and the owned one still works as before
     assert pylon("ws", "rm", "mine", cwd=repo).code == 0
-    assert len(porcelain(repo)) == len(before["worktrees"]) - 1  # type: ignore[arg-type]
+    assert len(porcelain(repo)) == len(before["worktrees"]) - 1

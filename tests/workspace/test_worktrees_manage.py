@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new, porcelain, status, tree_files, world
 
@@ -135,7 +135,7 @@ def test_prune_removes_an_interrupted_new(repo: Path) -> None:
     assert git(repo, "branch", "--list", "pylon-session-half") == "" and not record_path.exists()
 
 
-def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo: MakeRepo) -> None:
     """SIGKILL (pylon and its git together) at several moments; then `prune` (or, when the kill came
     after the end, `rm`) leaves exactly what was there before."""
     import os

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, script, write_files
+from tests.conftest import MakeRepo, git, script, write_files
 from tests.workspace.helpers import index_snapshot, pylon
 from tests.workspace.wt_helpers import immutable, new, porcelain, require_immutable, status, tree_files, world
 
@@ -84,7 +84,7 @@ def test_copy_globs_and_worktreeinclude_copy_only_ignored_files(repo: Path) -> N
     assert stat.S_IMODE(os.stat(path / ".env").st_mode) == 0o600
     assert (path / "conf/local.toml").read_text() == "x = 1\n"
     assert (path / "build/out.log").read_text() == "b\n"
-    assert made["copied"]["files"] == 3  # type: ignore[index]
+    assert made["copied"]["files"] == 3
     assert status(path) == ""  # the dirty .gitignore is in the baseline, so the copies are ignored there too
 
 
@@ -149,7 +149,7 @@ def test_a_root_inside_the_checkout_is_refused(repo: Path) -> None:
     assert not (repo / "wt").exists() and len(porcelain(repo)) == 1
 
 
-def test_pylon_worktree_root_gets_a_folder_per_repository(repo: Path, tmp_path: Path, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_pylon_worktree_root_gets_a_folder_per_repository(repo: Path, tmp_path: Path, make_repo: MakeRepo) -> None:
     # Two repositories under one $PYLON_WORKTREE_ROOT used to collide on ids (`path-taken`).
     root = tmp_path / "roots" / "mine"
     env = {"PYLON_WORKTREE_ROOT": str(root)}

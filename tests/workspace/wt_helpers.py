@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 from tests.workspace.helpers import pylon
 
 
@@ -37,10 +38,10 @@ def world(repo: Path, root: Path) -> dict[str, object]:
     }
 
 
-def new(repo: Path, *args: str) -> dict[str, object]:
+def new(repo: Path, *args: str) -> dict[str, Any]:
     result = pylon("ws", "new", *args, "--json", cwd=repo)
     assert result.code == 0, result
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
 def status(path: Path | str) -> str:
@@ -83,7 +84,7 @@ def require_immutable(path: Path) -> None:
     raise AssertionError(f"chattr +i failed on {path} (a file system without the immutable flag?)")
 
 
-def dirty_pair(make_repo, wid: str = "a", seeds: tuple[int, int] = (1, 2)) -> tuple[Path, Path]:  # type: ignore[no-untyped-def]
+def dirty_pair(make_repo: MakeRepo, wid: str = "a", seeds: tuple[int, int] = (1, 2)) -> tuple[Path, Path]:
     """A main checkout and one owned worktree `wid`, each with a mixed dirty state of its own."""
     from tests.workspace.ops_helpers import make_base, mixed_state
 

@@ -86,15 +86,15 @@ def orientation(project: Project) -> str:
 
     count = sum(1 for entry in walk_articles(project.store) if entry.is_article)
     return "\n".join([
-        f"This project keeps its memory in .canon/ ({count} article{'s' if count != 1 else ''}; "
-        "one markdown article per asset, at the asset's path: src/app.py -> .canon/articles/src/app.md).",
+        (f"This project keeps its memory in .canon/ ({count} article{'s' if count != 1 else ''}; "
+        "one markdown article per asset, at the asset's path: src/app.py -> .canon/articles/src/app.md)."),
         "- Before changing a file, read what governs it: canon read PATH (the nearest article up the tree).",
-        "- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
-        "--body-file FILE (current truth, not history).",
+        ("- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
+        "--body-file FILE (current truth, not history)."),
         "- Events (what happened, when, exact numbers) go to the journal: canon journal \"...\" --subject PATH.",
-        "- The capsules of articles governing the files you touch are shown here once until the context is "
+        ("- The capsules of articles governing the files you touch are shown here once until the context is "
         "compacted or cleared; "
-        "canon search WORDS finds the rest.",
+        "canon search WORDS finds the rest."),
     ])
 
 

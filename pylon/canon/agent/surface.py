@@ -191,8 +191,8 @@ def surface(project: Project, paths: Iterable[str], changed: Iterable[str] = (),
         lines = _take(project, state, budget, cap, capsules, result, shell_quoted)
         result.waiting = len(state["pending"])
         if lines:
-            tail = ([f"({result.waiting} more waiting: they follow with the next tool call, or now with "
-                     "`canon surface`.)"] if result.waiting else [])
+            tail = ([(f"({result.waiting} more waiting: they follow with the next tool call, or now with "
+                     "`canon surface`.)")] if result.waiting else [])
             result.message = "\n".join([HEADER, *lines, *tail])
 
     sessions.update(project.root_dir, sid, change)
@@ -218,8 +218,8 @@ def _take(project: Project, state: dict[str, Any], budget: int, cap: int,
         if capsule and state["spent"] + len(capsule) <= budget:
             line, kind, cost = head + capsule, "capsule", len(capsule)
         elif capsule:
-            line, kind = f"{head}read it: canon read {quoted(address)} (this session's capsule budget of {budget} " \
-                         "characters is spent)", "pointer"
+            line, kind = (f"{head}read it: canon read {quoted(address)} (this session's capsule budget of {budget} "
+                         "characters is spent)"), "pointer"
         else:
             line, kind = f"{head}no capsule; read it: canon read {quoted(address)}", "pointer"
         if lines and used + len(line) + 1 > room:

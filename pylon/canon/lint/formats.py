@@ -73,8 +73,8 @@ def left_out(report: LintReport, limit: int | None = TEXT_LIMIT) -> str | None:
 
 def summary(report: LintReport, strict: bool = False) -> str:
     """One line for stderr: counts, what --fix did or could do."""
-    scanned = f"{report.articles} article{'s' * (report.articles != 1)}, {report.journal} journal " \
-              f"entr{'ies' if report.journal != 1 else 'y'}"
+    scanned = (f"{report.articles} article{'s' * (report.articles != 1)}, {report.journal} journal "
+              f"entr{'ies' if report.journal != 1 else 'y'}")
     fixed = sum(len(f.rules) for f in report.fixed)
     tail = f"; fixed {fixed} problem{'s' * (fixed != 1)} in {len(report.fixed)} file{'s' * (len(report.fixed) != 1)}" \
         if report.fixed else ""

@@ -125,7 +125,7 @@ def hook_uninstall(args: InstallArgs) -> int:
 
 
 def watch(args: WatchArgs) -> int:
-    from pylon.canon.watch import watch as run_watch
+    from pylon.canon.lint.watch import watch as run_watch
     from pylon.cli.canon import agent_render as render
     from pylon.cli.canon.core import project_from
 

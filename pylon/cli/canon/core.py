@@ -65,7 +65,7 @@ def init(args: StoreArgs) -> int:
 
 def read(args: AddressArgs) -> int:
     from pylon.canon.article import read_article
-    from pylon.canon.remarks import standing_notes
+    from pylon.canon.lint.remarks import standing_notes
     from pylon.cli.canon import render
 
     project = project_from(args)
@@ -90,7 +90,7 @@ def _session_mark(project: Project, verb: str, address: str) -> None:
 
 def write(args: WriteArgs) -> int:
     from pylon.canon.article import write_article
-    from pylon.canon.remarks import after_write
+    from pylon.canon.lint.remarks import after_write
     from pylon.cli.canon import render
 
     text = render.text_input(args.body, args.body_file, "--body")

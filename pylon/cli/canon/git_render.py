@@ -55,7 +55,7 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     elif fmt == "github":
         sys.stdout.write(formats.render_github(lint_report))
     else:
-        from pylon.workspace.jsonbytes import text_fields
+        from pylon.jsonbytes import text_fields
 
         output.write(formats.dumps(formats.render_sarif(lint_report, __version__, CHECK_RULES, "canon check",
                                                         text_fields)))

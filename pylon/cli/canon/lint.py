@@ -99,7 +99,7 @@ def lint(args: LintArgs) -> int:
         sys.stdout.write(formats.render_github(report))
     else:
         from pylon import __version__
-        from pylon.workspace.jsonbytes import text_fields
+        from pylon.jsonbytes import text_fields
 
         output.write(formats.dumps(formats.render_sarif(report, __version__, text_fields=text_fields)))
     if fmt != "json":

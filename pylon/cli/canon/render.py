@@ -290,7 +290,8 @@ def status(st: Any, json_: bool) -> None:
         lines.append("mounts: none")
     spent = st.surfacing
     if spent:
-        lines.append(f"session {st.session}: surfacing spent {spent.get('spent', 0)} of {spent.get('budget', 0)} capsule characters")
+        used, budget = spent.get("spent", 0), spent.get("budget", 0)
+        lines.append(f"session {st.session}: surfacing spent {used} of {budget} capsule characters")
     else:
         lines.append(f"session {st.session}: surfacing has shown nothing yet")
     output.out("\n".join(lines))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 
 from pylon.cli import output
 from pylon.cli.guard.hook import context

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 
 def apply(args: ApplyArgs) -> int:
-    from pylon.workspace.worktrees.apply import apply as run_apply
     from pylon.workspace.repo import locate
+    from pylon.workspace.worktrees.apply import apply as run_apply
 
     flags = _marker_flags(args, "apply")
     with conflicts_shown(args.json, _report):
@@ -101,8 +101,8 @@ def sync(args: SyncArgs) -> int:
 
 def finish(args: FinishArgs) -> int:
     from pylon.errors import UsageError
-    from pylon.workspace.worktrees.finish import finish as run_finish
     from pylon.workspace.repo import locate
+    from pylon.workspace.worktrees.finish import finish as run_finish
 
     if args.commit is not None and not args.commit.strip():
         raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
@@ -123,22 +123,29 @@ def finish(args: FinishArgs) -> int:
     else:
         out(f"nothing to apply from {args.id}: this checkout already has its changes\n")
     if result["commit"]:
-        hooks = result.get("hooks") or {}
+        hooks = result.get("hooks")
+        if not isinstance(hooks, dict):
+            hooks = {}
         if hooks.get("output"):
             note(str(hooks["output"]).rstrip("\n"))
         skipped = hooks.get("skipped") or []
         said = f" (--no-verify: the {' and '.join(skipped)} hooks did not run)" if skipped else ""
-        out(f"committed {len(result.get('committed') or [])} path(s) as {str(result['commit'])[:12]}{said}\n")
+        committed = result.get("committed")
+        count = len(committed) if isinstance(committed, list) else 0
+        out(f"committed {count} path(s) as {str(result['commit'])[:12]}{said}\n")
     if not removed:
+        left_out = result.get("left_out")
+        names = ", ".join(show_path(p) for p in left_out) if isinstance(left_out, list) else ""
         out(f"kept worktree {args.id} ({show_path(str(result['path']))}): the commit left out "
-            f"{', '.join(show_path(p) for p in result['left_out'])} (a hook took them out of the index)\n")
+            f"{names} (a hook took them out of the index)\n")
         note(f"pylon: committed without finishing {args.id} (op {result['op']}; `pylon ws undo` moves the branch "
              f"back); commit the rest, then `pylon ws finish {args.id}`")
         return 1
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
     out(f"removed worktree {args.id} ({show_path(str(result['path']))}){kept}\n")
-    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else \
-        f"the worktree back and the branch to where it was; a second undo takes back the apply (op {result['apply_op']})"
+    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else (
+        "the worktree back and the branch to where it was; a second undo takes back the apply "
+        f"(op {result['apply_op']})")
     note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings {undo})")
     return 0
 

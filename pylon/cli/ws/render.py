@@ -33,7 +33,7 @@ def emit(doc: Mapping[str, object]) -> None:
 
 def emit_line(doc: dict[str, object]) -> None:
     """One JSON line (`ws watch`), encoded the same way."""
-    from pylon.workspace.jsonbytes import safe
+    from pylon.jsonbytes import safe
 
     output.emit_json(safe(doc))
 
@@ -73,11 +73,46 @@ def since_name(result: dict[str, object]) -> str:
 
 def since_note(checkout: Checkout, result: dict[str, object], given: str | None) -> None:
     """`pylon: since start (baseline, 2026-12-01 08:03Z)` on stderr: what the answer compares against."""
-    from pylon.workspace.since import describe
-
     since = result["since"]
     if isinstance(since, dict):
         output.err(f"pylon: since {describe(checkout, since, given is None)}")
+
+
+def describe(checkout: Checkout, since: dict[str, object], defaulted: bool) -> str:
+    """What a comparison is against, for people, from `Since.to_dict()`:
+    `start (baseline, 2026-12-01 08:03Z)`, `HEAD (no baseline, commit 1a2b3c4d5e6f)`."""
+    import time
+
+    from pylon.workspace.since import baseline_names, captured_at
+
+    label, kind, commit, tree = (str(since.get(k) or "") for k in ("name", "kind", "commit", "tree"))
+    if kind in ("baseline", "session") and commit:
+        # a session's baseline commit is deterministic (dated like the state it was made from):
+        # the session's own creation time is the one that means something
+        stamp = session_created(checkout, label[len("session:"):]) if kind == "session" else None
+        stamp = stamp or captured_at(checkout, commit)
+        when = time.strftime(", %Y-%m-%d %H:%MZ", time.gmtime(stamp)) if stamp else ""
+        return f"{label} ({kind}{when})"
+    if kind == "empty":
+        return "the empty tree (HEAD is unborn and there is no baseline)"
+    what = f"commit {commit[:12]}" if commit else f"tree {tree[:12]}"
+    if not defaulted:
+        return f"{label} ({what})"
+    named = baseline_names(checkout)
+    if not named:
+        return f"{label} (no baseline, {what})"
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    return f"{label} ({what}; there is no `last` baseline; named: {shown}, e.g. --since {named[0]})"
+
+
+def session_created(checkout: Checkout, worktree_id: str) -> int | None:
+    """When `ws new` created the session (its registry record), as a Unix time."""
+    from pylon.workspace import refs
+    from pylon.workspace.commits import from_iso
+    from pylon.workspace.worktrees.owned import read_record
+
+    record = read_record(checkout, worktree_id) if refs.valid_name(worktree_id) else None
+    return from_iso(str((record or {}).get("created") or ""))
 
 
 def human(n: int) -> str:
@@ -88,7 +123,7 @@ def human(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MiB"
 
 
-class conflicts_shown:  # noqa: N801 - a context manager named for what it does
+class conflicts_shown:  # a context manager named for what it does
     """A refusal on conflicts (`apply-conflicts`, `undo-conflicts`, ...) prints its conflict report on
     stderr before the error (text mode only): `report(code, details)` words it, or None for none."""
 

@@ -83,7 +83,7 @@ def diff(args: DiffArgs) -> int:
                      max_lines=args.max_lines, max_bytes=args.max_bytes, out_path=args.out)
     sys.stdout.buffer.flush()
     if args.json:
-        from pylon.workspace.jsonbytes import bytes_fields
+        from pylon.jsonbytes import bytes_fields
 
         result.update(bytes_fields("diff", b"".join(chunks)))  # `diff_b64` when it is not UTF-8
         emit(result)
@@ -133,7 +133,7 @@ def cat(args: CatArgs) -> int:
     data = result.pop("data")
     assert isinstance(data, bytes)
     if args.json:
-        from pylon.workspace.jsonbytes import bytes_fields
+        from pylon.jsonbytes import bytes_fields
 
         fields = {"content": None} if result["binary"] else bytes_fields("content", data)
         result.update(fields)
@@ -196,7 +196,7 @@ def _bounded_output(captured: dict[str, object], as_json: bool) -> None:
     assert isinstance(head, bytes) and isinstance(tail, bytes)
     omitted = _int(captured["omitted"])
     if as_json:
-        from pylon.workspace.jsonbytes import bytes_fields
+        from pylon.jsonbytes import bytes_fields
 
         captured.update(bytes_fields("head", head))
         captured.update(bytes_fields("tail", tail))

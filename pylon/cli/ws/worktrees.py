@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from pylon.cli.ws import worktrees_render as render
 from pylon.cli.output import err as note
 from pylon.cli.output import out
+from pylon.cli.ws import worktrees_render as render
 from pylon.cli.ws.render import emit, print_notes
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
@@ -86,7 +86,8 @@ def list_command(args: JsonArgs) -> int:
         emit(result)
         return 0
     out(render.worktree_table(result))
-    unlisted = result["foreign"] - len(result.get("others") or [])
+    foreign, others = result["foreign"], result.get("others")
+    unlisted = (foreign if isinstance(foreign, int) else 0) - (len(others) if isinstance(others, list) else 0)
     if unlisted > 0:
         note(f"pylon: {unlisted} foreign worktree(s) or folder(s) not listed (not live worktrees pylon can read; "
              "`pylon ws prune --dry-run` names them)")

@@ -27,7 +27,7 @@ def worktree_table(result: dict[str, Any]) -> str:
     if not rows and not others:
         return "no owned worktrees (`pylon ws new` creates one)\n"
     header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
-    table = [header]
+    table: list[tuple[str, ...]] = [header]
     for r in rows:
         table.append((r["id"] + _maker(r.get("made_by")), *_cells(r, r["commits_since_baseline"], r["behind_checkout"])))
     for r in others:  # not pylon's: read, never changed (their commits count from where they forked)
@@ -132,7 +132,8 @@ def check_report(result: dict[str, Any]) -> str:
     """`ws check`: one line per other worktree that changed a path, the conflicts first."""
     if not result["findings"]:
         n = len(result["paths"])
-        return f"no other worktree changed {'it' if n == 1 else f'these {n} files'} since the base it shares with this one\n"
+        which = "it" if n == 1 else f"these {n} files"
+        return f"no other worktree changed {which} since the base it shares with this one\n"
     lines = []
     for f in sorted(result["findings"], key=lambda f: (not f["conflict"], f["path"])):
         other = f"{f['other']['label']} ({show_path(f['other']['path'])})"

@@ -162,7 +162,7 @@ def judge_find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) 
     i = 1
     while i < len(args) and args[i].text in ("-H", "-L", "-P"):
         i += 1
-    while i < len(args) and not (args[i].text or "x")[0] in "-!(":
+    while i < len(args) and (args[i].text or "x")[0] not in "-!(":
         starts.append(args[i])
         i += 1
     starts = [A(s.text, s.glob, s.raw, under=True) for s in starts or [A(".", False, ".")]]

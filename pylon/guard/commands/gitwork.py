@@ -174,10 +174,7 @@ def _exclusions(rest: list[Arg]) -> list[str]:
 
 def _excluded(rest: list[Arg], arg: Arg) -> bool:
     """Is `arg` the value of a `-e`/`--exclude` (a pattern, not a path to clean)?"""
-    for i, a in enumerate(rest[:-1]):
-        if rest[i + 1] is arg and (a.text or "") in ("-e", "--exclude"):
-            return True
-    return False
+    return any(rest[i + 1] is arg and (a.text or "") in ("-e", "--exclude") for i, a in enumerate(rest[:-1]))
 
 
 def _rm(c: _Call) -> None:
@@ -268,8 +265,7 @@ def _program_setting(walk: Walk, key: str, value: str, state: State, words: str,
     if key == "core.hookspath" or key.startswith("include"):
         walk.add(Finding(UNKNOWN, f"`{words}` makes git run hooks or read settings from {value}, which pylon does "
                          "not read", words, line=line))
-    elif key in _PROGRAM_KEYS or key.startswith("pager.") or key.endswith(_PROGRAM_SUFFIXES) \
-            or key.startswith("alias."):
+    elif key in _PROGRAM_KEYS or key.startswith(("pager.", "alias.")) or key.endswith(_PROGRAM_SUFFIXES):
         if key.startswith("alias.") and not value.startswith("!"):
             return
         if key == "core.fsmonitor" and value.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0", ""):

@@ -81,7 +81,7 @@ def _sql_line(walk: Walk, name: str, client: str, args: list[Arg], state: State)
         if text is not None and text in _EXEC.get(name, ()) and i + 1 < len(args):
             sqls.append(args[i + 1])
             i += 1
-        elif text is not None and (text.startswith("--command=") or text.startswith("--execute=")):
+        elif text is not None and text.startswith(("--command=", "--execute=")):
             sqls.append(type(args[i])(text.split("=", 1)[1], False, args[i].raw))
         elif text == "-cmd" and i + 1 < len(args):
             sqls.append(args[i + 1])

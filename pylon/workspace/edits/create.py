@@ -54,7 +54,7 @@ def content(request: bytes | list[Op]) -> bytes:
 
 def checkout_relative(path: str) -> tuple[str, str]:
     """(root, path relative to it): the checkout holding the current folder, else the folder itself."""
-    from pylon.workspace.beneath import refuse
+    from pylon.beneath import refuse
     from pylon.workspace.ops.guard_snapshot import find_root
 
     from pylon import boundary
@@ -79,7 +79,7 @@ def checkout_relative(path: str) -> tuple[str, str]:
 
 
 def create(path: str, request: bytes | list[Op]) -> CreateResult:
-    from pylon.workspace.beneath import close_made, folder_beneath, remove_made
+    from pylon.beneath import close_made, folder_beneath, remove_made
     from pylon.workspace.edits.ledger import SNAPSHOT_CAP, Ledger
     from pylon.workspace.edits.lines import Doc
     from pylon.workspace.edits.tag import digest

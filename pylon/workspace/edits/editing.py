@@ -272,7 +272,8 @@ def _stale(path: str, rev: Revision, cmp: Any, report: list[dict[str, Any]], tri
 def _stale_unknown(path: str, rev: Revision, doc: Doc, size: int) -> PylonError:
     return PylonError(
         "stale-revision",
-        f"{path} changed since #{rev['tag']} ({rev.get('lines')} lines, {rev.get('size')} bytes then; {doc.nlines} lines, "
+        f"{path} changed since #{rev['tag']} ({rev.get('lines')} lines, {rev.get('size')} bytes then; "
+        f"{doc.nlines} lines, "
         f"{size} bytes now). No snapshot is kept for files over {SNAPSHOT_CAP // (1024 * 1024)} MiB, so pylon cannot "
         "say what changed or rebase.",
         f"pylon read {path}   # then redo the edit with the new tag",

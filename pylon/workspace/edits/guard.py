@@ -10,7 +10,8 @@ a write lease (fcntl F_SETLEASE) closes the gap entirely: from just before the l
 after the rename, any other process opening the file waits in open() and breaks the lease. A
 broken lease after the rename means someone is about to write the old inode, so the old inode is
 put back at the path (a hard link kept for that) and the edit is refused: their write lands in
-the file, nothing is lost. A process opening it only to read waits a few microseconds, nothing more. See docs/explanation/edits.md (The write path).
+the file, nothing is lost. A process opening it only to read waits a few microseconds, nothing more.
+See docs/explanation/edits.md (The write path).
 """
 
 from __future__ import annotations

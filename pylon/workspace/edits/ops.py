@@ -36,7 +36,7 @@ class Op:
         self.lines = lines if lines is not None else []
         self.value = value  # final_newline only
 
-    def moved(self, shift: int) -> "Op":
+    def moved(self, shift: int) -> Op:
         return Op(self.index, self.kind, self.start + shift, self.end + shift, self.lines, self.value)
 
     def __repr__(self) -> str:

@@ -66,7 +66,8 @@ def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) 
                     continue
                 problems.append(Problem(
                     "suspicious-edit",
-                    f"its {'first' if where == 'above' else 'last'} new line repeats line {line_no} just {where} the "
+                    f"its {'first' if where == 'above' else 'last'} new line repeats line {line_no} "
+                    f"just {where} the "
                     f"change (`{new.strip()[:60]}`), which would duplicate it. Drop that line from the new text, "
                     "or add --allow-echo if the repeat is intended.", op.index, op.header))
         if not allow_indent_mix:

@@ -117,7 +117,7 @@ class Locked:
         self.fd, self.st, self.data = fd, st, data
 
 
-class locked:  # noqa: N801 - used like a function: `with locked(path, real) as lk: ...`
+class locked:  # used like a function: `with locked(path, real) as lk: ...`
     """Hold the file's lock and yield its current bytes, read under the lock."""
 
     def __init__(self, path: str, real: str, timeout: float | None = None) -> None:

@@ -84,7 +84,7 @@ def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], co
                              data={"name": name, "ref": snapshot.get("ref"), "paths": paths})
             oplog.complete(checkout, op)
             return op.seq
-    except Exception:  # noqa: BLE001 - the snapshot is taken; the op is a convenience on top of it
+    except Exception:  # the snapshot is taken; the op is a convenience on top of it
         return None
 
 

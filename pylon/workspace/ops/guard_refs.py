@@ -10,10 +10,11 @@ remove (the classifier's REFS targets) in its commit message, one line each:
 and keeps their objects reachable under refs/pylon/guard-refs/<n>/ (the guard ref itself is
 refs/pylon/guard/<n>, a ref, so nothing can be stored below it). `pylon ws restore guard-<n>`
 (put_back) creates each kept ref that is gone now (a ref that exists now is left as it is: later
-work is never overwritten; the result names the `git update-ref` that would), and gives the stash back its entries in their order with their
-messages (`git stash store`), entries made since staying on top. Remote-tracking refs are not
-written: they mirror the remote; the result names the push that puts the remote's old tip back.
-A snapshot whose command touches refs only (`pylon-guard-scope: refs`) restores no file.
+work is never overwritten; the result names the `git update-ref` that would), and gives the stash
+back its entries in their order with their messages (`git stash store`), entries made since staying
+on top. Remote-tracking refs are not written: they mirror the remote; the result names the push that
+puts the remote's old tip back. A snapshot whose command touches refs only
+(`pylon-guard-scope: refs`) restores no file.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def check_keepable(checkout: Checkout, targets: list[Target], found: Scan) -> No
 def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
     """Root-relative files outside git's view (ignored) that the command would remove."""
     found: set[str] = set()
-    paths = [p for p in reached(checkout, [t for t in targets if t.kind == "path"])]
+    paths = list(reached(checkout, [t for t in targets if t.kind == "path"]))
     if paths:
         out = git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--", *paths],
                       cwd=checkout.root)

@@ -108,7 +108,7 @@ def _disk_rules(root: str, name: str) -> bytes | None:
     `.gitignore` either); None when there is none."""
     import stat
 
-    from pylon.workspace.ops.restore_fs import parent_fd
+    from pylon.workspace.restore_fs import parent_fd
 
     parts = name.split("/")
     try:

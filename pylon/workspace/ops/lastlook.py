@@ -2,12 +2,13 @@
 
 An op captures the checkout, then works out what to write (a merge, a move), then writes. A file
 edited in that gap (an agent saving while `ws apply` runs) would be overwritten with content that
-never saw the edit. So, just before the first write, every file the restore is about to replace
-or delete is compared with the captured state: regular files by hashing them the way the capture
-did (`git hash-object --stdin-paths`, the same clean filters and line-ending rules; a file whose
-raw bytes are the captured blob passes too), symlinks by their target. Files that changed make the restore refuse (`changed-meanwhile`) before anything is
-written. A file already gone loses nothing and is not counted. What is left is the moment between
-this look and each write, microseconds instead of the length of the op.
+never saw the edit. So, just before the first write, every file the restore is about to replace or
+delete is compared with the captured state: regular files by hashing them the way the capture did
+(`git hash-object --stdin-paths`, the same clean filters and line-ending rules; a file whose raw
+bytes are the captured blob passes too), symlinks by their target. Files that changed make the
+restore refuse (`changed-meanwhile`) before anything is written. A file already gone loses nothing
+and is not counted. What is left is the moment between this look and each write, microseconds
+instead of the length of the op.
 """
 
 from __future__ import annotations

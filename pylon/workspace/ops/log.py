@@ -120,7 +120,7 @@ def entries(checkout: Checkout) -> list[Entry]:
     """Every kept state of this checkout, newest first (the unsorted parts of `ws log`)."""
     found: list[Entry] = []
     prefix = refs.baselines_prefix(checkout)
-    for ref, oid, when, tree in _refs(checkout, prefix):
+    for ref, oid, when, _tree in _refs(checkout, prefix):
         name = ref[len(prefix):]
         found.append({"kind": "baseline", "name": name, "ref": ref, "commit": oid, "time": when,
                       "made_by": f"pylon ws baseline {name}", "restore": f"pylon ws restore {name}",
@@ -136,7 +136,7 @@ def entries(checkout: Checkout) -> list[Entry]:
     held = anchors_prefix(checkout)
     for ref, _oid, _when, _tree in _refs(checkout, held):
         anchors.setdefault(ref[len(held):].split("/", 1)[0], []).append(ref)
-    for ref, oid, when, tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
+    for ref, oid, when, _tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
         found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,

@@ -317,7 +317,7 @@ def complete(checkout: Checkout, op: Op, **extra: object) -> Op:
     return set_status(checkout, op, "done", finished=int(time.time()), **extra)
 
 
-class closed_if_refused:  # noqa: N801 - used as a context manager, named for what it does
+class closed_if_refused:  # used as a context manager, named for what it does
     """Around an op's writes: a `changed-meanwhile` refusal raised before anything was written (a file
     edited in the gap between the capture and the first write) closes the op with `status` and
     `abandoned` set, instead of leaving it interrupted: there is nothing to reverse or finish."""

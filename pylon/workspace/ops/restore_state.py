@@ -262,7 +262,7 @@ def restore(
     if edited:
         raise changed_error(edited)
     from pylon.workspace import exact, exact_memory
-    from pylon.workspace.ops.restore_fs import delete_paths, missing_dirs
+    from pylon.workspace.restore_fs import delete_paths, missing_dirs
 
     target_meta = todo.target.meta
     # bits remembered for that content there, else the file's own (where the target records none)
@@ -296,7 +296,7 @@ def restore(
 
 
 def _blocked(checkout: Checkout, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
-    from pylon.workspace.ops.restore_fs import blocked
+    from pylon.workspace.restore_fs import blocked
 
     return blocked(checkout.root, writes, deletes, known)
 

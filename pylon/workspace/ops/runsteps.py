@@ -6,6 +6,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Protocol
 
     from pylon.workspace.commits import State
@@ -19,11 +20,11 @@ if TYPE_CHECKING:
         made: str | None
 
 
-def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -> None:
+def preflight(steps: Sequence[Step], *, forward: bool, currents: dict[str, State]) -> None:
     """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
     blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import _blocked_error, plan
+    from pylon.workspace.repo import locate
 
     for step in steps:
         if step.root in currents:
@@ -34,10 +35,10 @@ def preflight(steps: list[Step], *, forward: bool, currents: dict[str, State]) -
                 raise _blocked_error(todo.blocked)
 
 
-def run_steps(steps: list[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
+def run_steps(steps: Sequence[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
     """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import restore
+    from pylon.workspace.repo import locate
 
     results = []
     for step in steps if forward else list(reversed(steps)):

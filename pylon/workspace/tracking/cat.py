@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 from pylon.workspace import git
-from pylon.workspace.beneath import open_beneath
-from pylon.workspace.beneath import refuse as _refuse
+from pylon.beneath import open_beneath
+from pylon.beneath import refuse as _refuse
 from pylon.workspace.tracking.changes import LITERAL
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve

@@ -187,8 +187,8 @@ def listed(checkout: Checkout, old: str, new: str, limit: int) -> tuple[int, lis
     two trees started alongside it, which only counts separators. The shown entries are then
     counted by one more process restricted to their paths. When the last listing was cut (an
     agent asking again about a big change, or the first listing after the base moved from under
-    one), or there was none yet, the first process is skipped: see _cut_listing. A result is memoised under the git dir (one slot): asking again about the
-    same two trees starts no git.
+    one), or there was none yet, the first process is skipped: see _cut_listing. A result is memoised
+    under the git dir (one slot): asking again about the same two trees starts no git.
     """
     key = _memo_key(checkout, old, new)
     memo = _memo_read(checkout, key)

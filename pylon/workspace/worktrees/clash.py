@@ -79,7 +79,7 @@ class Cache:
         table = self.data.setdefault(name, {})
         if len(table) > MAX_CACHE:
             table.clear()
-        return table  # type: ignore[no-any-return]
+        return table
 
     def save(self) -> None:
         if not self.dirty:

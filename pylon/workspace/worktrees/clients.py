@@ -57,7 +57,7 @@ def create(checkout: Checkout, name: str, *, client: str, session: str = "", bas
     found = info.owned.get(wid)
     if found is not None and found.present:
         return {"id": wid, "path": os.path.realpath(found.path), "resumed": True, "branch": found.branch}
-    made_by = {"client": client, "name": name, "purpose": purpose_of(name), "session": session}
+    made_by: dict[str, object] = {"client": client, "name": name, "purpose": purpose_of(name), "session": session}
     last: PylonError | None = None
     for n in range(1, 10):
         candidate = wid if n == 1 else f"{wid[:60]}-{n}"

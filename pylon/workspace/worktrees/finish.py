@@ -151,7 +151,8 @@ def _finish_committing(checkout: Checkout, worktree_id: str, message: str, *, ke
                     f"Nothing of {worktree_id} is left to commit: its applies brought nothing that differs from HEAD"
                     " (none was made, or all of it is committed already); nothing was committed and the worktree "
                     "was kept.",
-                    f"Look with `git status` and `pylon ws list`; remove it without a commit: pylon ws finish {worktree_id}")
+                    "Look with `git status` and `pylon ws list`; remove it without a commit: "
+                    f"pylon ws finish {worktree_id}")
             made = committing.commit(checkout, before.head, head_tree, before.worktree, paths, message, verify=verify)
             index = _with_paths(checkout, before.index_tree or head_tree, made.tree, [{"path": p} for p in paths])
             after = restore_state.make_state(checkout, worktree=before.worktree, index_tree=index, head=made.commit,

@@ -131,13 +131,13 @@ def lacking(root: str) -> str:
         missing = int(out or 0)
     dirty_paths: list[str] = []
     if base_info["dirty"] and main_head:
-        out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", main_head, baseline], cwd=main.root)
+        names = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", main_head, baseline], cwd=main.root)
         # other worktrees inside the main checkout (Claude Code's `.claude/worktrees/`, this one) are
         # not the person's work, though a capture records them (as git add would: gitlinks)
         inside = [os.path.relpath(e.path, info.main_root) for e in info.entries[1:]
                   if owned.same_path(os.path.commonpath([os.path.realpath(e.path), os.path.realpath(info.main_root)]),
                                      info.main_root)]
-        dirty_paths = [p for p in out.decode("utf-8", "surrogateescape").split("\0")
+        dirty_paths = [p for p in names.decode("utf-8", "surrogateescape").split("\0")
                        if p and not any(p == i or p.startswith(i + "/") for i in inside)]
     if not missing and not dirty_paths:
         return ""

@@ -21,11 +21,8 @@ import os
 from collections.abc import Callable
 
 from pylon.workspace import git
-from pylon.workspace.merge import conflicts
-from pylon.workspace.worktrees import departed as away
-from pylon.workspace.worktrees import owned
-from pylon.workspace.worktrees.foreign import Other, bases, others
 from pylon.workspace.commits import from_iso, iso
+from pylon.workspace.merge import conflicts
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 from pylon.workspace.sides import (
     Side,
@@ -36,6 +33,9 @@ from pylon.workspace.sides import (
     tree_diffs,
     unmerged_dirty,
 )
+from pylon.workspace.worktrees import departed as away
+from pylon.workspace.worktrees import owned
+from pylon.workspace.worktrees.foreign import Other, bases, others
 
 LIST_VERSION = 1
 
@@ -98,8 +98,9 @@ def _behind(checkout: Checkout, rows: list[Row], main: Side) -> None:
     """Per row: paths the main checkout changed since the sync base that the session does not hold."""
     from pylon.workspace.worktrees.applied import bases
 
-    starts = bases(checkout, {r.owned.id: r.owned.baseline for r in rows})
-    base_trees = peel_trees(checkout, [starts[r.owned.id].commit for r in rows])
+    mine = [r.owned for r in rows if isinstance(r.owned, owned.Owned)]  # the caller passes owned rows only
+    starts = bases(checkout, {o.id: o.baseline for o in mine})
+    base_trees = peel_trees(checkout, [starts[o.id].commit for o in mine])
     pairs: list[tuple[str, str]] = []
     for row, base_tree in zip(rows, base_trees):
         pairs += [(base_tree, main.state.worktree), (row.side.state.worktree, main.state.worktree)]

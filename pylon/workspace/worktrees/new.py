@@ -30,8 +30,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-LOCK_TIMEOUT = 600.0
-CLIENTS = "pylon.workspace.worktrees.clients"  # the module that undoes a `new` op (a client's worktree)  # a checkout of a large tree can take minutes; waiting is the point
+LOCK_TIMEOUT = 600.0  # a checkout of a large tree can take minutes; waiting is the point
+CLIENTS = "pylon.workspace.worktrees.clients"  # the module that undoes a `new` op (a client's worktree)
 
 
 def resolve_commit(checkout: Checkout, rev: str) -> str | None:

@@ -297,7 +297,8 @@ def survey(checkout: Checkout) -> Survey:
                 claimed.add(os.path.realpath(moved.path))
                 result.foreign.append({
                     "id": worktree_id, "path": moved.path, "why": f"git moved it away from {record['path']}",
-                    "resolve": f"git worktree move --force --force {quoted(moved.path)} {quoted(str(record['path']))}"})
+                    "resolve": "git worktree move --force --force "
+                               f"{quoted(moved.path)} {quoted(str(record['path']))}"})
                 continue
             result.stale[worktree_id] = record  # git lost it (folder and admin entry gone): a leftover
             claimed.add(os.path.realpath(str(record["path"])))

@@ -7,13 +7,14 @@ import subprocess
 from pathlib import Path
 
 from tests.agents.corpus import payload_text
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
 from tests.conftest import run_cmd, script
 
 N = 20
 
 
-def test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing(make_store: MakeStore) -> None:
     # 20 articles; process i touches asset i and asset (i+1) % N, so every article is raced for
     # by two processes, and writes half of them (arming the reminder).
     root: Path = make_store(articles={f"pkg/m{i:02d}": article(f"Module {i:02d} capsule.") for i in range(N)},

@@ -8,26 +8,19 @@ from pathlib import Path
 import pytest
 
 from tests.agents.corpus import names, payload_text
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
 from tests.conftest import run_cmd
 
 
-@pytest.fixture
-def store(make_store):  # type: ignore[no-untyped-def]
-    return make_store(
-        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
-                  "src/core": article("Core: config and pool.", updated="2026-01-03")},
-        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "tests/test_x.py": ""})
-
-
-def hook(root: Path, name: str, session: str = "sess-1", env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
+def hook(root: Path, name: str, session: str = "sess-1", env: dict[str, str] | None = None) -> dict:
     agent = "codex" if name.startswith("codex") else "claude-code"
     result = run_cmd("canon", "hook", agent, cwd=root, input=payload_text(name, root, session), env=env)
     assert result.code == 0, result
     return json.loads(result.out)
 
 
-def context(doc: dict) -> str:  # type: ignore[type-arg]
+def context(doc: dict) -> str:
     return doc["hookSpecificOutput"]["additionalContext"]
 
 
@@ -186,7 +179,7 @@ def test_mcp_tools_surface_and_writing_ones_arm(store: Path) -> None:
     assert "src/core: src/core/config.py" in hook(store, "codex-stop")["reason"]
 
 
-def test_waiting_capsules_come_with_a_call_that_names_no_path(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_waiting_capsules_come_with_a_call_that_names_no_path(make_store: MakeStore) -> None:
     # A packet is bounded (message_chars); what does not fit waits, and the next tool call delivers
     # it even when that call names no path at all.
     root = make_store(articles={f"m{i}": article("c" * 100 + f" {i}") for i in range(3)},

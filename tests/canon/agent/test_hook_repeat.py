@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.canon.agent.test_hook import store  # noqa: F401 - the same store (src/app, src/core)
 from tests.cli.test_startup import wrapper_imports
 from tests.conftest import run_cmd, script
 
@@ -19,7 +18,7 @@ def _batch(root: Path, *commands: str) -> str:
                        "tool_calls": calls})
 
 
-def _hook(root: Path, *commands: str) -> dict:  # type: ignore[type-arg]
+def _hook(root: Path, *commands: str) -> dict:
     result = run_cmd("pylon", "hook", "claude-code", cwd=root, input=_batch(root, *commands))
     assert result.code == 0, result
     return json.loads(result.out)

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.conftest import run_cmd
 
 FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
 
 
 @pytest.fixture
-def root(make_store):  # type: ignore[no-untyped-def]
+def root(make_store: MakeStore) -> Path:
     return make_store(files={"src/app.py": ""})
 
 
@@ -43,7 +45,7 @@ def test_install_dry_run_then_install_then_again_then_uninstall(root: Path, agen
 def test_install_keeps_the_users_own_settings(root: Path) -> None:
     target = root / ".claude" / "settings.json"
     target.parent.mkdir()
-    theirs = {"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [
+    theirs: dict[str, Any] = {"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [
         {"type": "command", "command": "ruff format"}]}]}}
     target.write_text(json.dumps(theirs))
     assert run_cmd("canon", "hook", "install", "claude-code", cwd=root).code == 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.agents.corpus import payload_text
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
 from tests.conftest import run_cmd, script
 
@@ -22,7 +23,7 @@ def imports(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
             if line.startswith("import time:") and "|" in line}
 
 
-def test_the_hook_imports_nothing_heavy(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_the_hook_imports_nothing_heavy(make_store: MakeStore) -> None:
     root = make_store(articles={"src/core": article("Core.")}, files={"src/core/config.py": ""})
     for name in ("claude-code-post-edit", "claude-code-post-bash", "claude-code-stop", "claude-code-session-start"):
         names = imports(["canon", "hook", "claude-code"], root, payload_text(name, root))
@@ -30,7 +31,7 @@ def test_the_hook_imports_nothing_heavy(make_store) -> None:  # type: ignore[no-
         assert not heavy, f"{name}: {heavy}"
 
 
-def test_read_without_a_session_writes_no_state(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_read_without_a_session_writes_no_state(make_store: MakeStore) -> None:
     root = make_store(articles={"src/app": article("App.")}, files={"src/app.py": ""})
     state = Path(os.environ["XDG_STATE_HOME"]) / "pylon"
     assert run_cmd("canon", "read", "src/app.py", cwd=root).code == 0

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article, pi_canon_source, pi_canon_tsx
 from tests.conftest import run_cmd
 
@@ -35,7 +36,7 @@ def pi_hook(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def root(make_store):  # type: ignore[no-untyped-def]
+def root(make_store: MakeStore) -> Path:
     return make_store(
         articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
                   "src/core": article("Core: config and pool.", updated="2026-01-03"),
@@ -49,12 +50,12 @@ def root(make_store):  # type: ignore[no-untyped-def]
 _LINE = re.compile(r"^(?:- )?([^\s:(]+) \(updated [^)]*\):", re.M)
 
 
-def _surfaced(doc: dict) -> list[str]:  # type: ignore[type-arg]
+def _surfaced(doc: dict) -> list[str]:
     text = doc.get("hookSpecificOutput", {}).get("additionalContext", "")
     return sorted(_LINE.findall(text))
 
 
-def _stop(doc: dict) -> list[str]:  # type: ignore[type-arg]
+def _stop(doc: dict) -> list[str]:
     if doc.get("decision") != "block":
         return []
     reason = doc["reason"]
@@ -64,7 +65,7 @@ def _stop(doc: dict) -> list[str]:  # type: ignore[type-arg]
     return sorted(named)
 
 
-def _both(pi_hook: Path, root: Path, state: Path, agent: str, event: dict) -> tuple[dict, dict]:  # type: ignore[type-arg]
+def _both(pi_hook: Path, root: Path, state: Path, agent: str, event: dict) -> tuple[dict, dict]:
     event = {"session_id": "diff-1", "cwd": str(root), **event}
     data = json.dumps(event)
     env = {**os.environ, "PLUGIN_DATA": str(state), "PI_CANON_CALLER": agent}
@@ -76,7 +77,7 @@ def _both(pi_hook: Path, root: Path, state: Path, agent: str, event: dict) -> tu
     return json.loads(ours.out), json.loads(theirs.stdout)
 
 
-def _tool(name: str, **tool_input: object) -> dict:  # type: ignore[type-arg]
+def _tool(name: str, **tool_input: object) -> dict:
     return {"tool_name": name, "tool_input": tool_input, "tool_use_id": f"t-{name}"}
 
 
@@ -87,7 +88,7 @@ def test_claude_code_sequence_agrees_with_pi_canon(pi_hook: Path, root: Path, tm
                             _tool("Grep", pattern="pool", path=str(root / "src/core")),
                             _tool("mcp__docs__search", query="guide", file="docs/guide.md"),
                             _tool("TodoWrite", todos=[])]}
-    steps: list[tuple[str, dict]] = [  # type: ignore[type-arg]
+    steps: list[tuple[str, dict]] = [
         ("start", {"hook_event_name": "SessionStart", "source": "startup"}),
         ("batch", batch),
         ("batch again", batch),

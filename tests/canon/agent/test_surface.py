@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
-from tests.conftest import run_cmd
+from tests.conftest import Result, run_cmd
 
 
 def env(session: str = "s1") -> dict[str, str]:
@@ -17,7 +18,7 @@ def env(session: str = "s1") -> dict[str, str]:
 
 
 @pytest.fixture
-def store(make_store):  # type: ignore[no-untyped-def]
+def store(make_store: MakeStore) -> Path:
     return make_store(
         articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
                   "src/core": article("Core: config and pool.", updated="2026-01-03"),
@@ -25,7 +26,7 @@ def store(make_store):  # type: ignore[no-untyped-def]
         files={"src/app.py": "x\n", "src/core/config.py": "y\n", "docs/intro.md": "z\n", "README.md": "r\n"})
 
 
-def surface(root: Path, *args: str, session: str = "s1"):  # type: ignore[no-untyped-def]
+def surface(root: Path, *args: str, session: str = "s1") -> Result:
     return run_cmd("canon", "surface", *args, cwd=root, env=env(session))
 
 
@@ -47,7 +48,7 @@ def test_json_document_and_ungoverned_paths(store: Path) -> None:
     assert "docs (updated 2020-01-01): no capsule; read it: canon read docs" in doc["message"]
 
 
-def test_budget_then_pointer_lines(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_budget_then_pointer_lines(make_store: MakeStore) -> None:
     capsule = "c" * 900
     root = make_store(articles={f"m{i}": article(capsule + str(i)) for i in range(6)},
                       files={f"m{i}.py": "" for i in range(6)})
@@ -68,7 +69,7 @@ def test_budget_then_pointer_lines(make_store) -> None:  # type: ignore[no-untyp
     assert status["surfacing"]["shown"] == 6
 
 
-def test_message_cap_leaves_the_rest_waiting_and_says_how_many(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_message_cap_leaves_the_rest_waiting_and_says_how_many(make_store: MakeStore) -> None:
     root = make_store(articles={f"a{i}": article(f"capsule {i} " + "w" * 380) for i in range(8)},
                       files={f"a{i}.py": "" for i in range(8)})
     first = surface(root, *[f"a{i}.py" for i in range(8)], "--json").json()
@@ -80,7 +81,7 @@ def test_message_cap_leaves_the_rest_waiting_and_says_how_many(make_store) -> No
     assert len(first["shown"]) + len(second["shown"]) + second["waiting"] == 8
 
 
-def test_config_changes_the_limits(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_config_changes_the_limits(make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("x" * 50), "b": article("y" * 50)}, files={"a.py": "", "b.py": "",
                       ".canon/config.toml": "[surfacing]\nsession_budget = 60\n"})
     doc = surface(root, "a.py", "b.py", "--json").json()
@@ -120,7 +121,7 @@ def test_write_settles_and_read_marks_seen(store: Path) -> None:
     assert surface(store, "docs/intro.md", "--json", session="s3").json()["pointers"] == []  # read: seen
 
 
-def test_state_is_per_project(make_store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_state_is_per_project(make_store: MakeStore, tmp_path: Path) -> None:
     one = make_store(articles={"a": article("One.")}, files={"a.py": ""})
     two = make_store(articles={"a": article("Two.")}, files={"a.py": ""}, root=tmp_path / "two")
     assert "One." in surface(one, "a.py").out

@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.canon.conftest import MakeStore
 from tests.canon.helpers import article
 from tests.conftest import run_cmd, script
 
@@ -25,7 +26,7 @@ def wait_ready(proc: subprocess.Popen[str], json_: bool) -> None:
     assert ("ready" in line) if json_ else line.startswith("watching "), line
 
 
-def test_rename_save_and_plain_writes_are_relinted_as_json_lines(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_rename_save_and_plain_writes_are_relinted_as_json_lines(make_store: MakeStore) -> None:
     root = make_store(articles={"src/app": article("Entry point.", body="B" * 500),
                                 "src": article("Sources.", body="S" * 500)})
     proc = start(root, "--json", "--timeout", "6")
@@ -52,7 +53,7 @@ def test_rename_save_and_plain_writes_are_relinted_as_json_lines(make_store) -> 
     assert not any(".swp" in (f or "") for _, f, _ in files)
 
 
-def test_text_lines_like_lint_and_a_bounded_run(make_store) -> None:  # type: ignore[no-untyped-def]
+def test_text_lines_like_lint_and_a_bounded_run(make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.", body="A" * 500)})
     proc = start(root, "--timeout", "3")
     wait_ready(proc, False)

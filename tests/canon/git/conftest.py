@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result, git, run_cmd
+from tests.conftest import MakeRepo, Result, git, run_cmd
 
 BODY = "Current understanding of this asset, long enough to be a real article. " * 8 + "\n"
 
@@ -46,7 +46,7 @@ class GitStore:
 
 
 @pytest.fixture
-def repo(make_repo) -> GitStore:  # type: ignore[no-untyped-def]
+def repo(make_repo: MakeRepo) -> GitStore:
     """A repository whose first commit has src/core/config.py, src/app.py, docs/intro.md and the
     articles src/core and src (a store made by `canon init`)."""
     root = make_repo()

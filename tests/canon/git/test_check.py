@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tests.canon.git.conftest import GitStore
-from tests.conftest import git
+from tests.conftest import MakeRepo, git
 
 
 def test_asset_change_without_its_article_fails_and_with_it_passes(repo: GitStore) -> None:
@@ -108,7 +108,7 @@ def test_deleted_asset_with_a_living_article(repo: GitStore) -> None:
     assert repo.canon("check", "--staged").code == 0
 
 
-def test_first_commit_has_no_head(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_first_commit_has_no_head(make_repo: MakeRepo) -> None:
     store = GitStore(make_repo())
     store.canon("init")
     store.write("src/app.py")
@@ -203,7 +203,7 @@ def test_sarif_uses_the_check_rules(repo: GitStore) -> None:
                                                                               "uriBaseId": "%SRCROOT%"}
 
 
-def test_no_store_and_no_git(make_repo, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_store_and_no_git(make_repo: MakeRepo, project: Path) -> None:
     bare = GitStore(make_repo(name="nostore"))
     result = bare.canon("check")
     assert result.code == 2 and result.err.startswith("error[no-store]:")
@@ -213,7 +213,7 @@ def test_no_store_and_no_git(make_repo, project: Path) -> None:  # type: ignore[
     assert outside.code == 2 and outside.err.startswith("error[not-a-git-checkout]:")
 
 
-def test_project_in_a_subfolder_of_the_repository(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_project_in_a_subfolder_of_the_repository(make_repo: MakeRepo) -> None:
     root = make_repo()
     store = GitStore(root / "app")
     store.root.mkdir()

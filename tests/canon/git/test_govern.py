@@ -6,16 +6,19 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from pylon.canon.address import resolve, to_address
 from pylon.canon.git.govern import Governance
 from pylon.canon.store import open_project
 from tests.canon.git.conftest import GitStore
+from tests.conftest import MakeRepo
 
 PATHS = ["src/core/config.py", "src/core/config.test.ts", "src/a.tar.gz", ".env", "src/.hidden", "docs/intro.md",
          "src/core", "lib/deep/er/x.py", "top.txt", "src/core.py", "weird name.py", "src/cfg.d/x.conf"]
 
 
-def test_address_and_governing_agree_with_canon(make_repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_address_and_governing_agree_with_canon(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = GitStore(make_repo())
     repo.canon("init")
     for path in PATHS:

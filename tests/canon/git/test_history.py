@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 from tests.canon.git.conftest import GitStore
+from tests.conftest import MakeRepo
 
 
 def _commit_at(repo: GitStore, message: str, when: str) -> str:
@@ -15,7 +17,7 @@ def _commit_at(repo: GitStore, message: str, when: str) -> str:
     return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
 
 
-def test_stale_counts_the_commits_after_the_article(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_stale_counts_the_commits_after_the_article(make_repo: MakeRepo) -> None:
     repo = GitStore(make_repo())
     repo.canon("init")
     repo.write("src/core/config.py")
@@ -48,7 +50,7 @@ def test_stale_counts_the_commits_after_the_article(make_repo) -> None:  # type:
     assert repo.canon("stale", "--json").json()["stale"] == []
 
 
-def test_stale_with_no_commits_and_outside_git(make_repo, project) -> None:  # type: ignore[no-untyped-def]
+def test_stale_with_no_commits_and_outside_git(make_repo: MakeRepo, project: Path) -> None:
     fresh = GitStore(make_repo())
     fresh.canon("init")
     result = fresh.canon("stale")
@@ -84,7 +86,7 @@ def test_coverage_share_folders_and_churn(repo: GitStore) -> None:
     assert text[3].split() == ["tools/", "1", "4"] and "(top-level files)" in "\n".join(text)
 
 
-def test_coverage_lists_broad_articles(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_coverage_lists_broad_articles(make_repo: MakeRepo) -> None:
     repo = GitStore(make_repo())
     repo.canon("init")
     for i in range(201):
@@ -108,7 +110,7 @@ def test_tables_are_rich_on_a_terminal_and_plain_on_a_pipe(repo: GitStore) -> No
     assert piped.out.splitlines()[2].split() == ["folder", "files", "changes"]
 
 
-def test_stale_and_coverage_of_a_project_in_a_subfolder(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_stale_and_coverage_of_a_project_in_a_subfolder(make_repo: MakeRepo) -> None:
     root = GitStore(make_repo())
     app = GitStore(root.root / "app")
     app.root.mkdir()
@@ -140,7 +142,7 @@ def _merge_at(repo: GitStore, branch: str, when: str) -> None:
     subprocess.run(["git", "merge", "-q", "--no-edit", branch], cwd=repo.root, env=env, check=True)
 
 
-def test_stale_by_ancestry_counts_a_merged_branch_dated_before_the_update(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_stale_by_ancestry_counts_a_merged_branch_dated_before_the_update(make_repo: MakeRepo) -> None:
     # The branch's commit is dated before the article's update, but the update does not descend from
     # it: the article never saw that change. Log date order would hide it behind the update.
     repo = GitStore(make_repo())
@@ -167,7 +169,7 @@ def test_stale_by_ancestry_counts_a_merged_branch_dated_before_the_update(make_r
     assert repo.canon("stale", "--json").json()["stale"] == []
 
 
-def test_stale_ancestry_when_the_article_was_updated_on_the_branch(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_stale_ancestry_when_the_article_was_updated_on_the_branch(make_repo: MakeRepo) -> None:
     # The article updated on a branch after a main commit dated earlier: the main commit is not an
     # ancestor of that update, so it stays behind; the branch's own earlier commit is covered.
     repo = GitStore(make_repo(name="sub"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.canon.git.conftest import GitStore
+from tests.conftest import MakeRepo
 
 ENTRY = "---\nsubject: [src]\nlogged: 2026-01-02T00:00:00Z\n---\nRaised the timeout to 30 s.\n"
 
@@ -51,7 +52,7 @@ def test_new_entries_and_renamed_entries(repo: GitStore) -> None:
     assert result.code == 1 and "2026-01-02-timeout.md:1: error[journal-changed] was deleted" in result.out
 
 
-def test_bad_base_and_first_commit(repo: GitStore, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_bad_base_and_first_commit(repo: GitStore, make_repo: MakeRepo) -> None:
     bad = repo.canon("lint", "--since", "nope")
     assert bad.code == 2 and bad.err.startswith("error[bad-revision]: --since nope:")
     fresh = GitStore(make_repo(name="fresh"))
@@ -70,7 +71,7 @@ def test_sarif_knows_the_rule(repo: GitStore) -> None:
     assert rules[result["ruleIndex"]] == "journal-changed" == result["ruleId"]
 
 
-def test_project_in_a_subfolder(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_project_in_a_subfolder(make_repo: MakeRepo) -> None:
     root = make_repo()
     app = GitStore(root / "app")
     app.root.mkdir()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.canon.git.conftest import GitStore
+from tests.conftest import MakeRepo
 
 ROOT = Path(__file__).resolve().parents[3]
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
@@ -32,7 +33,7 @@ def _commit(repo: GitStore, env: dict[str, str], *paths: str) -> subprocess.Comp
 # (`canon check --staged`, `canon lint`) run in the default tier through tests/canon/git.
 @pytest.mark.slow
 @pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed (pip install pre-commit)")
-def test_hooks_gate_real_commits(make_repo, pre_commit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_hooks_gate_real_commits(make_repo: MakeRepo, pre_commit_home: Path) -> None:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("needs this repository's git checkout")
     rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -7,13 +7,15 @@ import os
 import random
 from pathlib import Path
 
+import pytest
+
 from pylon.canon.git.changes import change_set
 from pylon.canon.git.check import judge
 from pylon.canon.git.govern import Governance
 from pylon.canon.git.run import open_repo
 from pylon.canon.store import ArticleProbe, open_project, walk_articles
 from tests.canon.git.conftest import GitStore
-from tests.conftest import sized
+from tests.conftest import MakeRepo, sized
 
 NAMES = ["a", "b", "c d", "x.md", ".obsidian", ".trash", ".git", ".hidden", "é"]
 
@@ -38,7 +40,7 @@ def _tree(base: Path, rng: random.Random, depth: int = 0) -> None:
             os.symlink(".", base / name)  # link to a folder: never entered
 
 
-def test_probe_answers_as_the_walk_does(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_probe_answers_as_the_walk_does(make_repo: MakeRepo) -> None:
     for seed in range(sized(24, 300)):
         rng = random.Random(seed)
         repo = GitStore(make_repo(name=f"r{seed}", commit=False))
@@ -106,7 +108,7 @@ def _random_changes(repo: GitStore, rng: random.Random, files: list[str], articl
             repo.git("add", "-A")
 
 
-def test_check_with_the_probe_matches_the_full_walk(make_repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_check_with_the_probe_matches_the_full_walk(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     files = ["src/core/config.py", "src/core/deep/x.py", "src/app.py", "lib/util.py", "top/readme.md", "loose.py"]
     articles = ["src/core", "src", "src/app", "lib", "src/core/deep/x", "top"]
     for seed in range(sized(10, 80)):

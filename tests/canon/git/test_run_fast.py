@@ -21,6 +21,7 @@ from pylon.canon.git.run import Change, Repo, open_repo
 from pylon.canon.lint import findings
 from pylon.canon.lint.findings import Finding
 from tests.canon.git.conftest import GitStore
+from tests.conftest import MakeRepo
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -35,7 +36,7 @@ def _truth(cwd: Path) -> Repo:
                 _git(cwd, "rev-parse", "--is-shallow-repository") == "true")
 
 
-def test_open_repo_agrees_with_git(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_open_repo_agrees_with_git(make_repo: MakeRepo, tmp_path: Path) -> None:
     unborn = make_repo(name="unborn")
     assert open_repo(str(unborn)) == _truth(unborn) and open_repo(str(unborn)).head is None
     root = make_repo({"src/a.py": "x\n", "HEAD^{commit}": "a file named like the revision\n"}, name="main")
@@ -67,7 +68,7 @@ def test_value_classes_compare_hash_and_replace_like_dataclasses() -> None:
     assert a.replace(severity="warning") == Finding("dead-link", "warning", "m", "p.md", 3)
     assert a.severity == "error"  # replace copies
     with pytest.raises(AttributeError):
-        a.severity = "note"  # type: ignore[misc]
+        a.severity = "note"
     with pytest.raises(TypeError):
         a.replace(colour="red")
     assert repr(Change("R", "a", "b", 90)) == "Change(status='R', old='a', new='b', score=90)"
@@ -91,7 +92,7 @@ def test_every_value_class_takes_its_fields_in_order_and_survives_pickling() -> 
             assert type(copied) is cls and copied == value, cls
 
 
-def test_a_git_started_beside_others_is_reaped_when_abandoned(make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_git_started_beside_others_is_reaped_when_abandoned(make_repo: MakeRepo) -> None:
     import os
 
     root = make_repo({"a.py": "x\n"})

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from tests.canon.git.conftest import GitStore
-from tests.conftest import sized
+from tests.conftest import MakeRepo, sized
 
 ARTICLES = ("a", "a/b", "a/f1", "c")
 FOLDERS = ("a", "a/b", "c", "d")  # d: governed by nothing
@@ -84,7 +84,7 @@ def _random_history(repo: GitStore, app: GitStore, rng: random.Random, steps: in
 
 
 @pytest.mark.parametrize("sub", [False, True], ids=["top", "sub-folder"])
-def test_stale_matches_git_rev_list_on_random_histories(make_repo, sub: bool) -> None:  # type: ignore[no-untyped-def]
+def test_stale_matches_git_rev_list_on_random_histories(make_repo: MakeRepo, sub: bool) -> None:
     for seed in range(sized(1, 6)):
         rng = random.Random(seed * 2 + sub)
         repo = GitStore(make_repo(name=f"r{seed}"))

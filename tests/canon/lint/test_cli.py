@@ -214,8 +214,9 @@ def test_progress_bar_only_on_a_terminal(store: Store) -> None:
     master, slave = pty.openpty()
     proc = subprocess.Popen([script("canon"), "lint"], cwd=store.root, stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
-    out = proc.stdout.read()  # type: ignore[union-attr]
-    proc.stdout.close()  # type: ignore[union-attr]
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    proc.stdout.close()
     assert proc.wait(timeout=60) == 0 and out == b""
     seen = b""
     while True:

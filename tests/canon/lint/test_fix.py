@@ -6,9 +6,10 @@ import os
 import stat
 
 from tests.canon.lint.conftest import LONG_BODY, Store
+from tests.conftest import Result
 
 
-def fix(store: Store, *args: str):  # type: ignore[no-untyped-def]
+def fix(store: Store, *args: str) -> Result:
     return store.lint("--fix", "--json", *args)
 
 

@@ -23,7 +23,7 @@ from pylon.canon.store import Store
 def test_extract_links_offsets_lines_and_labels() -> None:
     text = "intro [[a/b|Label]]\n\n`[[code]]` [[c#H]] ![[d]] ![[pic.png]]\n"
     links = extract_links(text, first_line=10)
-    assert [(l.target, l.label, l.line, l.embed) for l in links] == [
+    assert [(link.target, link.label, link.line, link.embed) for link in links] == [
         ("a/b", "Label", 10, False), ("c#H", None, 12, False), ("d", None, 12, True)]
     first = links[0]
     assert text[first.start:first.end] == "[[a/b|Label]]"
@@ -33,13 +33,13 @@ def test_extract_links_offsets_lines_and_labels() -> None:
 
 def test_code_mask_fences_and_spans() -> None:
     text = "a `x` b\n````\n```\n[[in]]\n```\n````\n[[out]] ``y ` z``\n"
-    assert [l.target for l in extract_links(text)] == ["out"]
+    assert [link.target for link in extract_links(text)] == ["out"]
     assert len(code_mask(text)) == 3
     # An unclosed fence runs to the end; an unmatched backtick is literal.
     assert extract_links("```\n[[hidden]]\n") == []
-    assert [l.target for l in extract_links("a ` b [[seen]]\n")] == ["seen"]
+    assert [link.target for link in extract_links("a ` b [[seen]]\n")] == ["seen"]
     # A code span does not cross a blank line.
-    assert [l.target for l in extract_links("a `b\n\n[[seen]] c`\n")] == ["seen"]
+    assert [link.target for link in extract_links("a `b\n\n[[seen]] c`\n")] == ["seen"]
 
 
 def test_link_address_normalises() -> None:

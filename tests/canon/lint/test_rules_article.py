@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from tests.canon.lint.conftest import LONG_BODY, Store, article
 
@@ -119,7 +120,7 @@ def test_dead_and_live_links(store: Store) -> None:
     result = store.lint("--json")
     dead = [(f["line"], f["message"]) for f in result.json()["findings"] if f["rule"] == "dead-link"]
     assert [line for line, _ in dead] == [6, 6, 14]
-    assert "[[src/gone]] names no article (src governs it; link [[src]] instead)" == dead[0][1]
+    assert dead[0][1] == "[[src/gone]] names no article (src governs it; link [[src]] instead)"
     assert dead[1][1] == "[[nowhere]] names no article"
     assert "embedded/note" in dead[2][1]
     assert result.code == 1
@@ -132,7 +133,7 @@ def test_link_above_the_root_is_dead(store: Store) -> None:
     assert "climbs above" in f["message"]
 
 
-def test_mount_links(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_mount_links(store: Store, tmp_path: Path) -> None:
     lake = tmp_path / "data" / "lake"
     (lake / ".canon" / "articles").mkdir(parents=True)
     (lake / ".canon" / "articles" / "prices.md").write_text(article(body=LONG_BODY), encoding="utf-8")

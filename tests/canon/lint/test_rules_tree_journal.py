@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.canon.lint.conftest import LONG_BODY, Store, article
 
 A = ".canon/articles/"
@@ -63,7 +65,7 @@ def test_journal_names(store: Store) -> None:
     assert result.code == 1
 
 
-def test_unknown_subject(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_subject(store: Store, tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     (lake / ".canon" / "articles").mkdir(parents=True)
     (lake / ".canon" / "articles" / "prices.md").write_text(article(), encoding="utf-8")

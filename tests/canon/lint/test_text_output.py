@@ -9,7 +9,7 @@ import pytest
 
 from tests.canon.lint.conftest import LONG_BODY, Store
 from tests.canon.lint.test_formats import TEXT_LINE, seeded
-from tests.conftest import Result, run_cmd, run_on_terminal, script
+from tests.conftest import Result, run_cmd, run_on_terminal
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -79,7 +79,7 @@ def test_color_always_paints_severities_and_dims_rules(store: Store) -> None:
 
 
 @pytest.mark.parametrize("how", [{}, {"args": ("--color", "never")}, {"env": {"NO_COLOR": "1"}}], ids=["pipe", "never", "NO_COLOR"])
-def test_no_colour_on_a_pipe_or_when_turned_off(store: Store, how: dict) -> None:  # type: ignore[type-arg]
+def test_no_colour_on_a_pipe_or_when_turned_off(store: Store, how: dict) -> None:
     seeded(store)
     result = lint_with_root_options(store, *how.get("args", ()), env=how.get("env"))
     assert result.code == 1 and result.out and "\x1b" not in result.out, result

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 import marshal
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import Result, Run
 
 
 def ledger_docs(folder: Path) -> list[dict]:
@@ -21,7 +24,7 @@ def ledger_docs(folder: Path) -> list[dict]:
 class Ed:
     """`ed.read("f.txt")` -> tag; `ed.edit("f.txt", tag, "replace 1\\n+x\\n")` -> Result. Runs the real `pylon`."""
 
-    def __init__(self, run, root: Path) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, run: Run, root: Path) -> None:
         self.run = run
         self.root = root
 
@@ -43,20 +46,20 @@ class Ed:
         assert res.code == 0, res
         return res.json()["tag"]
 
-    def read_text(self, name: str, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def read_text(self, name: str, *args: str, env: dict[str, str] | None = None) -> Result:
         return self.run("pylon", "read", name, *args, cwd=self.root, env=env)
 
-    def edit(self, name: str, tag: str, request: str | bytes | None = None, *args: str,
-             env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def edit(self, name: str, tag: str, request: str | builtins.bytes | None = None, *args: str,
+             env: dict[str, str] | None = None) -> Result:
         return self.run("pylon", "edit", f"{name}#{tag}", *args, cwd=self.root, input=request if request is not None else b"",
                         env=env)
 
-    def edit_json(self, name: str, tag: str, request: str, *args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    def edit_json(self, name: str, tag: str, request: str, *args: str, env: dict[str, str] | None = None) -> Result:
         return self.edit(name, tag, request, "--json", *args, env=env)
 
 
 @pytest.fixture
-def ed(run, tmp_path: Path) -> Ed:  # type: ignore[no-untyped-def]
+def ed(run: Run, tmp_path: Path) -> Ed:
     root = tmp_path / "work"
     root.mkdir()
     return Ed(run, root)

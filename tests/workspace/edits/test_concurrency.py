@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.workspace.edits.conftest import Ed
+
 BIN = Path(sys.executable).parent
 
 
-def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed) -> None:
+def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed: Ed) -> None:
     original = ed.numbered(200)
     path = ed.write("shared.txt", original)
     tag = ed.read("shared.txt")
     procs = []
-    for i in range(50):
+    for _ in range(50):
         procs.append(subprocess.Popen(
             [str(BIN / "pylon"), "edit", f"shared.txt#{tag}", "--json"], cwd=ed.root,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
@@ -50,7 +52,7 @@ def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed) -> Non
 
 
 @pytest.mark.slow
-def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed) -> None:
+def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed: Ed) -> None:
     line = b"0123456789" * 4 + b"\n"
     original = line * 600_000  # ~24 MB: writing and syncing it takes a while
     path = ed.write("big.txt", original)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import MakeRepo, Run, git
 
 
 def _listing(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if ".git" not in p.parts)
 
 
-def test_create_from_stdin_prints_a_tag_whose_lines_are_all_seen(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_create_from_stdin_prints_a_tag_whose_lines_are_all_seen(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     res = run("pylon", "edit", "src/util/slug.py", "--create", cwd=repo,
               input="insert after 0\n+def slug(text):\n+    return text\n")
@@ -28,7 +28,7 @@ def test_create_from_stdin_prints_a_tag_whose_lines_are_all_seen(run, make_repo)
     assert git(repo, "status", "--porcelain", "-uall") == "?? src/util/slug.py\n"
 
 
-def test_create_with_a_flag_and_json(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_create_with_a_flag_and_json(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     res = run("pylon", "edit", "notes.txt", "--create", "--insert-after", "0", "one line", "--json", cwd=repo)
     assert res.code == 0, res
@@ -39,14 +39,14 @@ def test_create_with_a_flag_and_json(run, make_repo) -> None:  # type: ignore[no
     assert read.json()["tag"] == doc["new_tag"]
 
 
-def test_an_empty_request_makes_an_empty_file(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_request_makes_an_empty_file(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     res = run("pylon", "edit", "empty.txt", "--create", cwd=repo, input=b"")
     assert res.code == 0, res
     assert (repo / "empty.txt").read_bytes() == b""
 
 
-def test_refused_when_anything_is_there(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_refused_when_anything_is_there(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"keep.txt": "old\n", "dir/a": "a\n"})
     os.symlink("nowhere", repo / "dangling")
     for name in ("keep.txt", "dir", "dangling"):
@@ -58,7 +58,7 @@ def test_refused_when_anything_is_there(run, make_repo) -> None:  # type: ignore
     assert git(repo, "status", "--porcelain", "-uall") == "?? dangling\n"
 
 
-def test_refusals_outside_the_checkout_create_nothing(run, make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_outside_the_checkout_create_nothing(run: Run, make_repo: MakeRepo, tmp_path: Path) -> None:
     repo = make_repo({"README": "x\n"})
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -75,7 +75,7 @@ def test_refusals_outside_the_checkout_create_nothing(run, make_repo, tmp_path: 
     assert not (repo / ".git/hooks/x").exists()
 
 
-def test_a_symlinked_folder_inside_the_checkout_is_followed(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_symlinked_folder_inside_the_checkout_is_followed(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"real/keep": "k\n"})
     os.symlink("real", repo / "alias")
     res = run("pylon", "edit", "alias/new.txt", "--create", "--insert-after", "0", "x", cwd=repo)
@@ -83,7 +83,7 @@ def test_a_symlinked_folder_inside_the_checkout_is_followed(run, make_repo) -> N
     assert (repo / "real/new.txt").read_bytes() == b"x\n"
 
 
-def test_a_bad_request_creates_nothing(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_request_creates_nothing(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     before = _listing(repo)
     res = run("pylon", "edit", "a/b/c.txt", "--create", cwd=repo, input="replace 1\n+x\n")
@@ -91,7 +91,7 @@ def test_a_bad_request_creates_nothing(run, make_repo) -> None:  # type: ignore[
     assert _listing(repo) == before
 
 
-def test_a_tag_or_an_edit_only_option_is_a_usage_error(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_a_tag_or_an_edit_only_option_is_a_usage_error(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     res = run("pylon", "edit", "new.txt#0123456789ab", "--create", cwd=repo, input="insert after 0\n+x\n")
     assert res.code == 2 and "pylon edit new.txt --create" in res.err, res
@@ -100,7 +100,7 @@ def test_a_tag_or_an_edit_only_option_is_a_usage_error(run, make_repo) -> None: 
     assert not (repo / "new.txt").exists()
 
 
-def test_outside_any_checkout_the_current_folder_is_the_root(run, project: Path) -> None:  # type: ignore[no-untyped-def]
+def test_outside_any_checkout_the_current_folder_is_the_root(run: Run, project: Path) -> None:
     (project / "sub").mkdir()
     res = run("pylon", "edit", "x.txt", "--create", "--insert-after", "0", "x", cwd=project / "sub")
     assert res.code == 0, res
@@ -108,7 +108,7 @@ def test_outside_any_checkout_the_current_folder_is_the_root(run, project: Path)
     assert res.code == 2 and res.json()["error"]["code"] == "path-outside" and res.json()["error"]["reason"] == "outside", res
 
 
-def test_the_not_found_hint_names_create(run, make_repo) -> None:  # type: ignore[no-untyped-def]
+def test_the_not_found_hint_names_create(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
     for argv in (("read", "missing.py"), ("edit", "missing.py#0123456789ab", "--replace", "1", "x")):
         res = run("pylon", *argv, cwd=repo)

@@ -7,6 +7,7 @@ import contextlib
 from pathlib import Path
 
 from tests.canon.test_disk_errors import small_tmpfs  # noqa: F401 - the fixture: a 64 KiB tmpfs
+from tests.workspace.edits.conftest import Ed
 
 
 def _fill(folder: Path) -> None:
@@ -16,7 +17,7 @@ def _fill(folder: Path) -> None:
             fh.write(b"x" * 1024)
 
 
-def test_an_edit_that_cannot_be_written_is_disk_full_and_changes_nothing(ed, small_tmpfs: Path) -> None:  # noqa: F811
+def test_an_edit_that_cannot_be_written_is_disk_full_and_changes_nothing(ed: Ed, small_tmpfs: Path) -> None:  # noqa: F811
     folder = small_tmpfs / "w"
     folder.mkdir()
     data = "".join(f"line {i}\n" for i in range(1, 2001)).encode()  # about 18 KiB

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.workspace.edits.conftest import Ed
+
 CASES = [
     # (original bytes, request, expected bytes)
     (b"a\r\nb\r\nc\r\n", "replace 2\n+B\n+B2\n", b"a\r\nB\r\nB2\r\nc\r\n"),
@@ -29,7 +31,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("original", "request_text", "expected"), CASES)
-def test_exact_bytes(ed, original: bytes, request_text: str, expected: bytes) -> None:
+def test_exact_bytes(ed: Ed, original: bytes, request_text: str, expected: bytes) -> None:
     ed.write("f.txt", original)
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, request_text.encode("utf-8") if isinstance(request_text, str) else request_text,
@@ -38,7 +40,7 @@ def test_exact_bytes(ed, original: bytes, request_text: str, expected: bytes) ->
     assert ed.bytes("f.txt") == expected
 
 
-def test_untouched_long_lines_and_crlf_survive_many_edits(ed) -> None:
+def test_untouched_long_lines_and_crlf_survive_many_edits(ed: Ed) -> None:
     body = b"".join((b"%d:" % i) + (b"z" * 5000 if i % 7 == 0 else b"v") + (b"\r\n" if i % 3 else b"\n")
                     for i in range(1, 200))
     ed.write("f.txt", body)
@@ -51,7 +53,7 @@ def test_untouched_long_lines_and_crlf_survive_many_edits(ed) -> None:
     assert ed.bytes("f.txt") == expected
 
 
-def test_json_newtext_crlf_is_a_line_break_and_file_decides_terminator(ed) -> None:
+def test_json_newtext_crlf_is_a_line_break_and_file_decides_terminator(ed: Ed) -> None:
     import json
 
     ed.write("f.txt", b"a\r\nb\r\n")
@@ -61,7 +63,7 @@ def test_json_newtext_crlf_is_a_line_break_and_file_decides_terminator(ed) -> No
     assert ed.bytes("f.txt") == b"x\r\ny\r\nb\r\n"
 
 
-def test_mode_is_preserved(ed) -> None:
+def test_mode_is_preserved(ed: Ed) -> None:
     path = ed.write("run.sh", "#!/bin/sh\necho hi\n")
     path.chmod(0o750)
     tag = ed.read("run.sh")
@@ -69,7 +71,7 @@ def test_mode_is_preserved(ed) -> None:
     assert path.stat().st_mode & 0o7777 == 0o750
 
 
-def test_content_ending_in_a_lone_cr_can_be_written(ed) -> None:
+def test_content_ending_in_a_lone_cr_can_be_written(ed: Ed) -> None:
     ed.write("f.txt", b"a\nb")  # unterminated last line: a lone \r at its end is content
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, '[{"operation": "replace", "startLine": 2, "newText": "c\\r"}]')

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+from tests.workspace.edits.conftest import Ed
 
 
-def test_text_form_all_operations_in_one_snapshot(ed) -> None:
+def test_text_form_all_operations_in_one_snapshot(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(8))
     tag = ed.read("f.txt")
     request = (
@@ -21,11 +24,12 @@ def test_text_form_all_operations_in_one_snapshot(ed) -> None:
     new_tag = ed.read("f.txt")
     assert res.out.splitlines() == [
         f"Applied 4 operation(s) to f.txt. New revision: [f.txt#{new_tag}].",
-        "Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); read them again before editing them.",
+        ("Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); "
+         "read them again before editing them."),
     ]
 
 
-def test_success_message_for_a_shift(ed) -> None:
+def test_success_message_for_a_shift(ed: Ed) -> None:
     ed.write("src/app.py", ed.numbered(4812))
     tag = ed.read("src/app.py", "--offset", "30", "--limit", "20")
     res = ed.edit("src/app.py", tag, "replace 40-42\n+    a = 1\n+    b = 2\n+    c = 3\n+    d = 4\n")
@@ -36,14 +40,14 @@ def test_success_message_for_a_shift(ed) -> None:
     assert len(lines) == 2
 
 
-def test_no_second_line_when_nothing_moved(ed) -> None:
+def test_no_second_line_when_nothing_moved(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 3\n+changed\n")
     assert res.code == 0 and len(res.out.splitlines()) == 1
 
 
-def test_plus_prefix_rules(ed) -> None:
+def test_plus_prefix_rules(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 1\n+\n++plus\n+ spaced\n+\ttab\n", "--allow-indent-mix")
@@ -51,7 +55,7 @@ def test_plus_prefix_rules(ed) -> None:
     assert ed.bytes("f.txt") == b"\n+plus\n spaced\n\ttab\nb\n"
 
 
-def test_request_crlf_is_accepted(ed) -> None:
+def test_request_crlf_is_accepted(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, b"replace 1\r\n+A\r\n")
@@ -59,7 +63,7 @@ def test_request_crlf_is_accepted(ed) -> None:
     assert ed.bytes("f.txt") == b"A\nb\n"
 
 
-def test_json_form_list_and_object(ed) -> None:
+def test_json_form_list_and_object(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(6))
     tag = ed.read("f.txt")
     ops = [
@@ -78,7 +82,7 @@ def test_json_form_list_and_object(ed) -> None:
     assert ed.bytes("f.txt") == b"one\ntwo\nx\ny\nline 5\nline 6\nseven"
 
 
-def test_json_form_problems_are_named(ed) -> None:
+def test_json_form_problems_are_named(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, json.dumps([{"operation": "move", "startLine": 1},
@@ -92,7 +96,7 @@ def test_json_form_problems_are_named(ed) -> None:
     assert res.code == 2 and "error[syntax]" in res.err and "does not parse" in res.err
 
 
-def test_one_line_flags(ed) -> None:
+def test_one_line_flags(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "  two", "--delete", "4",
@@ -103,7 +107,7 @@ def test_one_line_flags(ed) -> None:
     assert res.code == 2 and "error[syntax]" in res.err and "--delete takes a line number" in res.err
 
 
-def test_repeated_one_line_flags_apply_together(ed) -> None:
+def test_repeated_one_line_flags_apply_together(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     tag = ed.read("f.txt")
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--delete", "4", "--delete", "9", cwd=ed.root)
@@ -112,7 +116,7 @@ def test_repeated_one_line_flags_apply_together(ed) -> None:
     assert ed.bytes("f.txt") == ed.numbered(10).replace("line 4\n", "").replace("line 9\n", "").encode()
 
 
-def test_repeated_flags_mix_kinds_in_one_snapshot(ed) -> None:
+def test_repeated_flags_mix_kinds_in_one_snapshot(ed: Ed) -> None:
     # Every number refers to the tagged revision, whatever the other flags do to the numbering.
     ed.write("f.txt", ed.numbered(8))
     tag = ed.read("f.txt")
@@ -122,7 +126,7 @@ def test_repeated_flags_mix_kinds_in_one_snapshot(ed) -> None:
     assert ed.bytes("f.txt") == b"top\nline 1\nline 2\ntwo and a half\nline 4\nline 5\nline 6\nsix and a half\n"
 
 
-def test_repeated_replace_of_one_line_is_an_overlap(ed) -> None:
+def test_repeated_replace_of_one_line_is_an_overlap(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "X", "--replace", "2", "Y", cwd=ed.root)
@@ -134,7 +138,7 @@ def test_repeated_replace_of_one_line_is_an_overlap(ed) -> None:
     assert ed.bytes("f.txt") == ed.numbered(5).encode()
 
 
-def test_repeated_flags_with_a_separate_tag(ed) -> None:
+def test_repeated_flags_with_a_separate_tag(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(6))
     tag = ed.read("f.txt")
     res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--delete", "1", "--delete", "6",
@@ -150,7 +154,7 @@ def test_repeated_flags_with_a_separate_tag(ed) -> None:
     assert res.code == 2 and res.err.startswith("error[usage]: --tag was given twice")
     assert ed.read("f.txt") == tag
 
-def test_tag_option_ops_file_and_hash_in_path(ed, tmp_path) -> None:
+def test_tag_option_ops_file_and_hash_in_path(ed: Ed, tmp_path: Path) -> None:
     ed.write("a#b.txt", "x\ny\n")
     tag = ed.read("a#b.txt")
     ops = tmp_path / "ops.txt"
@@ -163,7 +167,7 @@ def test_tag_option_ops_file_and_hash_in_path(ed, tmp_path) -> None:
     assert ed.bytes("a#b.txt") == b"X\nY\n"
 
 
-def test_missing_tag_and_bad_tag_are_usage_errors(ed) -> None:
+def test_missing_tag_and_bad_tag_are_usage_errors(ed: Ed) -> None:
     ed.write("f.txt", "x\n")
     res = ed.run("pylon", "edit", "f.txt", cwd=ed.root, input="replace 1\n+y\n")
     assert res.code == 2 and res.err.startswith("error[usage]: No revision tag given for f.txt.")
@@ -172,7 +176,7 @@ def test_missing_tag_and_bad_tag_are_usage_errors(ed) -> None:
     assert res.code == 2 and "is not a revision tag" in res.err
 
 
-def test_json_output_shape(ed) -> None:
+def test_json_output_shape(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, "insert after 3\n+new\n")
@@ -183,7 +187,7 @@ def test_json_output_shape(ed) -> None:
     assert doc["line_map"] == [[1, 3, 1], [4, 10, 5]]
 
 
-def test_final_newline_operation(ed) -> None:
+def test_final_newline_operation(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     assert ed.edit("f.txt", tag, "final-newline no\n").code == 0
@@ -193,7 +197,7 @@ def test_final_newline_operation(ed) -> None:
     assert ed.bytes("f.txt") == b"a\nb\n"
 
 
-def test_dry_run_prints_diff_and_writes_nothing(ed) -> None:
+def test_dry_run_prints_diff_and_writes_nothing(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 10\n+ten\ninsert after 12\n+extra\n", "--dry-run")
@@ -207,7 +211,7 @@ def test_dry_run_prints_diff_and_writes_nothing(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 10\n+ten\n").code == 0  # the tag is still valid
 
 
-def test_dash_c_for_edit(ed) -> None:
+def test_dash_c_for_edit(ed: Ed) -> None:
     ed.write("sub/f.txt", "x\n")
     res = ed.run("pylon", "-C", str(ed.root / "sub"), "read", "f.txt", "--json", cwd=ed.root)
     tag = res.json()["tag"]
@@ -216,7 +220,7 @@ def test_dash_c_for_edit(ed) -> None:
     assert ed.bytes("sub/f.txt") == b"y\n"
 
 
-def test_dry_run_json(ed) -> None:
+def test_dry_run_json(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     doc = ed.edit_json("f.txt", tag, "replace 2\n+B\n", "--dry-run").json()
@@ -225,14 +229,14 @@ def test_dry_run_json(ed) -> None:
     assert ed.bytes("f.txt") == b"a\nb\n"
 
 
-def test_help_goes_through_typer(ed) -> None:
+def test_help_goes_through_typer(ed: Ed) -> None:
     res = ed.run("pylon", "edit", "--help", cwd=ed.root)
     assert res.code == 0 and "--rebase" in res.out and "--allow-indent-mix" in res.out
     res = ed.run("pylon", "edit", "f.txt#0123456789ab", "--bogus", cwd=ed.root)
     assert res.code == 2 and res.err.startswith("error[usage]: No such option: --bogus")
 
 
-def test_dry_run_shows_a_final_newline_change(ed) -> None:
+def test_dry_run_shows_a_final_newline_change(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "final-newline no\n", "--dry-run")

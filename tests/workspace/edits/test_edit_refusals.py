@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from tests.workspace.edits.conftest import Ed
 
-def test_unknown_revision(ed) -> None:
+
+def test_unknown_revision(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     ed.read("f.txt")
     res = ed.edit("f.txt", "0123456789ab", "replace 1\n+x\n")
@@ -15,7 +17,7 @@ def test_unknown_revision(ed) -> None:
     assert ed.bytes("f.txt") == b"a\n"
 
 
-def test_tag_from_another_session_is_unknown(ed) -> None:
+def test_tag_from_another_session_is_unknown(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     tag = ed.read("f.txt", env={"PYLON_SESSION": "agent-1"})
     res = ed.edit("f.txt", tag, "replace 1\n+x\n", env={"PYLON_SESSION": "agent-2"})
@@ -23,7 +25,7 @@ def test_tag_from_another_session_is_unknown(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 1\n+x\n", env={"PYLON_SESSION": "agent-1"}).code == 0
 
 
-def test_stale_revision_after_outside_change_summarises(ed) -> None:
+def test_stale_revision_after_outside_change_summarises(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     ed.write("f.txt", ed.numbered(20).replace("line 5\n", "line 5\nextra a\nextra b\n"))
@@ -39,7 +41,7 @@ def test_stale_revision_after_outside_change_summarises(ed) -> None:
     assert b"three" not in ed.bytes("f.txt")
 
 
-def test_rebase_applies_when_targets_and_neighbours_are_unchanged(ed) -> None:
+def test_rebase_applies_when_targets_and_neighbours_are_unchanged(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     ed.write("f.txt", ed.numbered(20).replace("line 5\n", "line 5\nextra a\nextra b\n"))
@@ -51,7 +53,7 @@ def test_rebase_applies_when_targets_and_neighbours_are_unchanged(ed) -> None:
     assert ed.bytes("f.txt") == expected.encode()
 
 
-def test_rebase_refused_when_a_neighbour_changed(ed) -> None:
+def test_rebase_refused_when_a_neighbour_changed(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     tag = ed.read("f.txt")
     ed.write("f.txt", ed.numbered(10).replace("line 4\n", "LINE FOUR\n"))
@@ -62,7 +64,7 @@ def test_rebase_refused_when_a_neighbour_changed(ed) -> None:
     assert b"eight" not in ed.bytes("f.txt")
 
 
-def test_stale_without_snapshot_for_big_files(ed) -> None:
+def test_stale_without_snapshot_for_big_files(ed: Ed) -> None:
     big = "x" * 100 + "\n"
     ed.write("big.txt", big * 25000)  # 2.5 MB: over the snapshot cap
     tag = ed.read("big.txt", "--limit", "5")
@@ -71,7 +73,7 @@ def test_stale_without_snapshot_for_big_files(ed) -> None:
     assert res.code == 1 and "error[stale-revision]" in res.err and "No snapshot is kept" in res.err
 
 
-def test_out_of_range(ed) -> None:
+def test_out_of_range(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 4-6\n+x\n")
@@ -85,14 +87,14 @@ def test_out_of_range(ed) -> None:
     assert res.code == 2 and "write `delete 2-4`" in res.err
 
 
-def test_empty_file_hint(ed) -> None:
+def test_empty_file_hint(ed: Ed) -> None:
     ed.write("e.txt", "")
     tag = ed.read("e.txt")
     res = ed.edit("e.txt", tag, "replace 1\n+x\n")
     assert res.code == 2 and "add lines with `insert after 0`" in res.err
 
 
-def test_overlap_and_same_boundary(ed) -> None:
+def test_overlap_and_same_boundary(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 3-5\n+x\ndelete 5-6\n")
@@ -106,7 +108,7 @@ def test_overlap_and_same_boundary(ed) -> None:
     assert res.code == 0, res
 
 
-def test_every_problem_is_reported_together(ed) -> None:
+def test_every_problem_is_reported_together(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     tag = ed.read("f.txt", "--limit", "8")
     request = "replace 2\n+ok\nreplace 11\n+x\nfrobnicate 3\ninsert after 9\n+y\nreplace 5-6\n+a\ndelete 6\n"
@@ -122,7 +124,7 @@ def test_every_problem_is_reported_together(ed) -> None:
     assert ed.bytes("f.txt") == ed.numbered(10).encode()
 
 
-def test_unseen_lines_are_printed_marked_seen_and_retry_works(ed) -> None:
+def test_unseen_lines_are_printed_marked_seen_and_retry_works(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(100))
     tag = ed.read("f.txt", "--limit", "10")
     res = ed.edit_json("f.txt", tag, "replace 50-51\n+x\n")
@@ -136,7 +138,7 @@ def test_unseen_lines_are_printed_marked_seen_and_retry_works(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 60\n+y\n").code == 0
 
 
-def test_unseen_listing_is_capped_at_40(ed) -> None:
+def test_unseen_listing_is_capped_at_40(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(200))
     tag = ed.read("f.txt", "--limit", "1")
     res = ed.edit_json("f.txt", tag, "delete 100-199\n")
@@ -145,7 +147,7 @@ def test_unseen_listing_is_capped_at_40(ed) -> None:
     assert "[60 more unseen lines not shown; pylon read f.txt --offset 140]" in err["message"]
 
 
-def test_syntax_errors(ed) -> None:
+def test_syntax_errors(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     cases = {
@@ -164,7 +166,7 @@ def test_syntax_errors(ed) -> None:
     assert ed.bytes("f.txt") == b"a\nb\n"
 
 
-def test_line_number_prefix(ed) -> None:
+def test_line_number_prefix(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 4-5\n+4:line four\n+5:line five\n")
@@ -176,7 +178,7 @@ def test_line_number_prefix(ed) -> None:
     assert ed.edit("g.yaml", tag, "replace 2\n+2: zwei\n").code == 0
 
 
-def test_suspicious_echo_and_overrides(ed) -> None:
+def test_suspicious_echo_and_overrides(ed: Ed) -> None:
     ed.write("f.py", "def f():\n    a = 1\n    b = 2\n    return a\n")
     tag = ed.read("f.py")
     res = ed.edit("f.py", tag, "replace 2-3\n+def f():\n+    a = 10\n")
@@ -188,7 +190,7 @@ def test_suspicious_echo_and_overrides(ed) -> None:
     assert res.code == 0, res
 
 
-def test_closing_brackets_only_warn(ed) -> None:
+def test_closing_brackets_only_warn(ed: Ed) -> None:
     ed.write("f.js", "function f() {\n  if (x) {\n    y();\n  }\n}\n")
     tag = ed.read("f.js")
     res = ed.edit("f.js", tag, "replace 3\n+    z();\n+  }\n")
@@ -196,7 +198,7 @@ def test_closing_brackets_only_warn(ed) -> None:
     assert "warning: operation 1 (`replace 3`): its last new line `}` repeats line 4 below it." in res.err
 
 
-def test_suspicious_indent_mix(ed) -> None:
+def test_suspicious_indent_mix(ed: Ed) -> None:
     ed.write("f.py", "def f():\n    a = 1\n    b = 2\n")
     tag = ed.read("f.py")
     res = ed.edit_json("f.py", tag, "insert after 3\n+\tc = 3\n")
@@ -206,7 +208,7 @@ def test_suspicious_indent_mix(ed) -> None:
     assert ed.edit("f.py", tag, "insert after 3\n+\tc = 3\n", "--allow-indent-mix").code == 0
 
 
-def test_no_change_exit_5_keeps_tag(ed) -> None:
+def test_no_change_exit_5_keeps_tag(ed: Ed) -> None:
     ed.write("f.txt", "a\nb\n")
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 2\n+b\n")
@@ -214,7 +216,7 @@ def test_no_change_exit_5_keeps_tag(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 2\n+B\n").code == 0
 
 
-def test_cannot_edit_exit_4(ed) -> None:
+def test_cannot_edit_exit_4(ed: Ed) -> None:
     res = ed.edit("missing.txt", "0123456789ab", "replace 1\n+x\n")
     assert res.code == 4 and res.err.startswith("error[not-found]: missing.txt does not exist.")
     (ed.root / "dir").mkdir()
@@ -222,7 +224,7 @@ def test_cannot_edit_exit_4(ed) -> None:
     assert res.code == 4 and "error[is-directory]" in res.err
 
 
-def test_read_only_file(ed) -> None:
+def test_read_only_file(ed: Ed) -> None:
     path = ed.write("ro.txt", "a\n")
     tag = ed.read("ro.txt")
     path.chmod(0o444)
@@ -231,7 +233,7 @@ def test_read_only_file(ed) -> None:
     assert path.stat().st_mode & 0o777 == 0o444 and path.read_bytes() == b"a\n"
 
 
-def test_json_error_envelope_is_one_document(ed) -> None:
+def test_json_error_envelope_is_one_document(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, "replace 9\n+x\n")
@@ -241,7 +243,7 @@ def test_json_error_envelope_is_one_document(ed) -> None:
     assert doc["error"]["problems"][0]["index"] == 1 and doc["error"]["problems"][0]["header"] == "replace 9"
 
 
-def test_block_keyword_repeat_only_warns(ed) -> None:
+def test_block_keyword_repeat_only_warns(ed: Ed) -> None:
     ed.write("f.py", "try:\n    a()\nexcept E:\n    pass\n")
     tag = ed.read("f.py")
     res = ed.edit("f.py", tag, "replace 2\n+try:\n+        a()\n+    finally:\n+        b()\n")
@@ -249,7 +251,7 @@ def test_block_keyword_repeat_only_warns(ed) -> None:
     assert "warning: operation 1 (`replace 2`): its first new line `try:` repeats line 1 above it." in res.err
 
 
-def test_unseen_lines_and_a_suspicious_edit_come_in_one_answer(ed) -> None:
+def test_unseen_lines_and_a_suspicious_edit_come_in_one_answer(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt", "--limit", "10")
     # Operation 1 echoes line 4 above it; operation 2 names unseen line 20.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tests.workspace.edits.conftest import Ed
 
-def test_new_tag_keeps_unmoved_lines_and_authored_lines(ed) -> None:
+
+def test_new_tag_keeps_unmoved_lines_and_authored_lines(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(100))
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, "insert after 10\n+a\n+b\n+c\n")
@@ -12,7 +14,7 @@ def test_new_tag_keeps_unmoved_lines_and_authored_lines(ed) -> None:
     assert ed.edit("f.txt", new, "replace 5\n+five\n").code == 0  # above the change: still seen
 
 
-def test_fresh_tag_with_pre_edit_numbers_below_an_insertion_is_refused(ed) -> None:
+def test_fresh_tag_with_pre_edit_numbers_below_an_insertion_is_refused(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(100))
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, "insert after 10\n+a\n+b\n+c\n")
@@ -27,7 +29,7 @@ def test_fresh_tag_with_pre_edit_numbers_below_an_insertion_is_refused(ed) -> No
     assert b"fifty" not in ed.bytes("f.txt")
 
 
-def test_authored_lines_can_be_edited_with_the_new_tag(ed) -> None:
+def test_authored_lines_can_be_edited_with_the_new_tag(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "replace 5\n+x\n+y\n").json()["new_tag"]
@@ -36,7 +38,7 @@ def test_authored_lines_can_be_edited_with_the_new_tag(ed) -> None:
     assert ed.bytes("f.txt").splitlines()[4:7] == [b"X", b"y", b"line 6"]
 
 
-def test_authored_line_at_a_moved_number_needs_confirmation(ed) -> None:
+def test_authored_line_at_a_moved_number_needs_confirmation(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "replace 5\n+x\n+y\n").json()["new_tag"]
@@ -46,7 +48,7 @@ def test_authored_line_at_a_moved_number_needs_confirmation(ed) -> None:
     assert ed.bytes("f.txt").splitlines()[4:7] == [b"x", b"Y", b"line 6"]
 
 
-def test_moved_lines_must_be_read_again(ed) -> None:
+def test_moved_lines_must_be_read_again(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "delete 3\n").json()["new_tag"]
@@ -57,7 +59,7 @@ def test_moved_lines_must_be_read_again(ed) -> None:
     assert ed.edit("f.txt", new, "replace 10\n+ten\n").code == 0
 
 
-def test_same_length_replace_keeps_everything_seen(ed) -> None:
+def test_same_length_replace_keeps_everything_seen(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(50))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "replace 10\n+ten\n").json()["new_tag"]
@@ -65,7 +67,7 @@ def test_same_length_replace_keeps_everything_seen(ed) -> None:
     assert res.code == 0, res
 
 
-def test_show_prints_changed_regions_which_count_as_seen(ed) -> None:
+def test_show_prints_changed_regions_which_count_as_seen(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "insert after 10\n+new\n", "--show")
@@ -80,7 +82,7 @@ def test_show_prints_changed_regions_which_count_as_seen(ed) -> None:
     assert res.code == 2 and res.json()["error"]["code"] == "unseen-lines"
 
 
-def test_show_in_json(ed) -> None:
+def test_show_in_json(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     doc = ed.edit_json("f.txt", tag, "replace 3\n+three\n", "--show").json()
@@ -88,7 +90,7 @@ def test_show_in_json(ed) -> None:
                              "cut": []}]
 
 
-def test_show_window_makes_moved_neighbours_editable(ed) -> None:
+def test_show_window_makes_moved_neighbours_editable(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt")
     res = ed.edit_json("f.txt", tag, "delete 10\n", "--show")
@@ -96,7 +98,7 @@ def test_show_window_makes_moved_neighbours_editable(ed) -> None:
     assert ed.edit("f.txt", new, "replace 11\n+moved but shown\n").code == 0
 
 
-def test_unseen_refusal_after_an_edit_names_rewritten_lines(ed) -> None:
+def test_unseen_refusal_after_an_edit_names_rewritten_lines(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "replace 10-12\n+x\n").json()["new_tag"]
@@ -105,7 +107,7 @@ def test_unseen_refusal_after_an_edit_names_rewritten_lines(ed) -> None:
     assert f"line 20 of #{tag} is now line 18" in message
 
 
-def test_pre_edit_number_landing_on_a_line_you_wrote_is_refused(ed) -> None:
+def test_pre_edit_number_landing_on_a_line_you_wrote_is_refused(ed: Ed) -> None:
     ed.write("app.py", ed.numbered(13))
     tag = ed.read("app.py")
     new = ed.edit_json("app.py", tag, "replace 9-10\n+a\n+b\n+c\n+d\ninsert before 1\n+#!/bin/sh\n").json()["new_tag"]
@@ -121,7 +123,7 @@ def test_pre_edit_number_landing_on_a_line_you_wrote_is_refused(ed) -> None:
     assert ed.edit("app.py", new, "replace 12\n+C\n").code == 0  # confirmed by the refusal: now it applies
 
 
-def test_numbers_from_two_edits_ago_are_still_refused(ed) -> None:
+def test_numbers_from_two_edits_ago_are_still_refused(ed: Ed) -> None:
     ed.write("m.txt", ed.numbered(100))
     t0 = ed.read("m.txt")
     t1 = ed.edit_json("m.txt", t0, "insert before 1\n+top\n", "--show").json()["new_tag"]
@@ -131,14 +133,14 @@ def test_numbers_from_two_edits_ago_are_still_refused(ed) -> None:
     assert b"meant" not in ed.bytes("m.txt")
 
 
-def test_show_confirms_the_lines_you_wrote(ed) -> None:
+def test_show_confirms_the_lines_you_wrote(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "insert after 10\n+a\n+b\n", "--show").json()["new_tag"]
     assert ed.edit("f.txt", new, "replace 12\n+B\n").code == 0  # shown with its new number
 
 
-def test_reading_again_clears_stale_numbers(ed) -> None:
+def test_reading_again_clears_stale_numbers(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt")
     new = ed.edit_json("f.txt", tag, "insert after 10\n+a\n+b\n").json()["new_tag"]
@@ -146,7 +148,7 @@ def test_reading_again_clears_stale_numbers(ed) -> None:
     assert ed.edit("f.txt", new, "replace 12\n+B\n").code == 0
 
 
-def test_the_classic_stale_number_mistake_takes_two_calls(ed) -> None:
+def test_the_classic_stale_number_mistake_takes_two_calls(ed: Ed) -> None:
     # New tag, number from before the previous edit: the refusal shows both the line now at that
     # number and where the intended line went, both marked seen, so the corrected call applies.
     ed.write("f.txt", ed.numbered(100))
@@ -162,7 +164,7 @@ def test_the_classic_stale_number_mistake_takes_two_calls(ed) -> None:
     assert ed.bytes("f.txt").decode().splitlines()[52] == "fifty"
 
 
-def test_moved_lines_in_the_json_refusal(ed) -> None:
+def test_moved_lines_in_the_json_refusal(ed: Ed) -> None:
     ed.write("app.py", ed.numbered(13))
     tag = ed.read("app.py")
     new = ed.edit_json("app.py", tag, "replace 9-10\n+a\n+b\n+c\n+d\ninsert before 1\n+#!/bin/sh\n").json()["new_tag"]

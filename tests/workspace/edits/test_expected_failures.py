@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.workspace.edits.conftest import Ed
+
 BIN = Path(sys.executable).parent
 
 
@@ -15,7 +17,7 @@ def _clean(err: str) -> None:
     assert "Traceback" not in err and "internal-error" not in err, err
 
 
-def test_symlink_loop(ed) -> None:
+def test_symlink_loop(ed: Ed) -> None:
     (ed.root / "a").symlink_to("b")
     (ed.root / "b").symlink_to("a")
     res = ed.read_text("a")
@@ -23,7 +25,7 @@ def test_symlink_loop(ed) -> None:
     _clean(res.err)
 
 
-def test_lone_surrogate_in_json_text(ed) -> None:
+def test_lone_surrogate_in_json_text(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
     request = '[{"operation": "replace", "startLine": 1, "newText": "\\ud800"}]'
@@ -33,14 +35,14 @@ def test_lone_surrogate_in_json_text(ed) -> None:
     assert ed.bytes("f.txt") == b"a\n"
 
 
-def test_unusable_state_dir(ed) -> None:
+def test_unusable_state_dir(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     res = ed.read_text("f.txt", env={"PYLON_STATE_DIR": str(ed.root / "f.txt")})  # a file, not a folder
     assert res.code == 2 and res.err.startswith("error[bad-state-dir]:") and "export PYLON_STATE_DIR=" in res.err
     _clean(res.err)
 
 
-def test_stdout_on_a_full_device(ed) -> None:
+def test_stdout_on_a_full_device(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     for extra in ([], ["--json"]):
         with open("/dev/full", "w") as full:
@@ -51,7 +53,7 @@ def test_stdout_on_a_full_device(ed) -> None:
         _clean(proc.stderr)
 
 
-def test_stdout_closed(ed) -> None:
+def test_stdout_closed(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     proc = subprocess.run(f"{BIN / 'pylon'} read f.txt >&-", shell=True, cwd=ed.root, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 1 and proc.stderr.startswith("error[stdout-closed]:"), proc.stderr
@@ -66,7 +68,7 @@ def _tag_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]  # the documented tag: never printed to the agent here
 
 
-def test_lines_printed_to_a_full_device_are_not_seen(ed) -> None:
+def test_lines_printed_to_a_full_device_are_not_seen(ed: Ed) -> None:
     data = ed.numbered(30).encode()
     ed.write("f.txt", data)
     # A refusal prints the unseen lines it names (and so marks them seen): one line per attempt.
@@ -83,7 +85,7 @@ def test_lines_printed_to_a_full_device_are_not_seen(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 12\n+twelve\n").code == 0
 
 
-def test_lines_not_printed_to_a_closed_stdout_are_not_seen(ed) -> None:
+def test_lines_not_printed_to_a_closed_stdout_are_not_seen(ed: Ed) -> None:
     data = ed.numbered(30).encode()
     ed.write("f.txt", data)
     proc = subprocess.run(f"{BIN / 'pylon'} read f.txt >&-", shell=True, cwd=ed.root, stderr=subprocess.PIPE, text=True)
@@ -93,7 +95,7 @@ def test_lines_not_printed_to_a_closed_stdout_are_not_seen(ed) -> None:
     assert ed.bytes("f.txt") == data
 
 
-def _edit_to_full(ed, tag: str, request: str, *args: str, stream: str) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+def _edit_to_full(ed: Ed, tag: str, request: str, *args: str, stream: str) -> subprocess.CompletedProcess[str]:
     with open("/dev/full", "w") as full:
         out = full if stream == "stdout" else subprocess.PIPE
         err = full if stream == "stderr" else subprocess.PIPE
@@ -101,7 +103,7 @@ def _edit_to_full(ed, tag: str, request: str, *args: str, stream: str) -> subpro
                               stdout=out, stderr=err, text=True)
 
 
-def test_lines_of_a_refusal_that_could_not_be_printed_are_not_seen(ed) -> None:
+def test_lines_of_a_refusal_that_could_not_be_printed_are_not_seen(ed: Ed) -> None:
     data = ed.numbered(30).encode()
     ed.write("f.txt", data)
     tag = ed.read("f.txt", "--limit", "3")
@@ -116,7 +118,7 @@ def test_lines_of_a_refusal_that_could_not_be_printed_are_not_seen(ed) -> None:
     assert ed.edit_json("f.txt", tag, "replace 12\n+twelve\n").code == 0  # shown once: now seen
 
 
-def test_lines_of_edit_show_that_could_not_be_printed_are_not_seen(ed) -> None:
+def test_lines_of_edit_show_that_could_not_be_printed_are_not_seen(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt", "--limit", "3")
     proc = _edit_to_full(ed, tag, "replace 3\n+three\n", "--show", stream="stdout")

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.workspace.edits.conftest import ledger_docs
+from tests.workspace.edits.conftest import Ed, ledger_docs
 
 
-def _ledger(isolated_env, session: str = "default") -> dict:
+def _ledger(isolated_env: dict[str, str], session: str = "default") -> dict:
     docs = ledger_docs(Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / session)
     assert len(docs) == 1
     return docs[0]
 
 
-def test_ranges_merge_and_storage_stays_small(ed, isolated_env) -> None:
+def test_ranges_merge_and_storage_stays_small(ed: Ed, isolated_env: dict[str, str]) -> None:
     ed.write("big.txt", ed.numbered(10000))
     tags = {ed.read("big.txt", "--offset", str(offset)) for offset in range(1, 10001, 2000)}
     assert len(tags) == 1
@@ -28,7 +28,7 @@ def test_ranges_merge_and_storage_stays_small(ed, isolated_env) -> None:
     assert len(marshal.dumps(doc)) < 1000
 
 
-def test_at_most_32_revisions_oldest_dropped(ed) -> None:
+def test_at_most_32_revisions_oldest_dropped(ed: Ed) -> None:
     tags = []
     for i in range(33):
         ed.write("f.txt", f"version {i}\n")
@@ -40,7 +40,7 @@ def test_at_most_32_revisions_oldest_dropped(ed) -> None:
     assert ed.edit("f.txt", tags[1], "replace 1\n+x\n").code == 0
 
 
-def test_snapshot_kept_for_small_files(ed, isolated_env) -> None:
+def test_snapshot_kept_for_small_files(ed: Ed, isolated_env: dict[str, str]) -> None:
     ed.write("f.txt", "a\n")
     ed.read("f.txt")
     assert _ledger(isolated_env)["revisions"][0]["snap"] is True
@@ -48,7 +48,7 @@ def test_snapshot_kept_for_small_files(ed, isolated_env) -> None:
     assert len(snaps) == 1
 
 
-def test_state_dir_override(ed, tmp_path) -> None:
+def test_state_dir_override(ed: Ed, tmp_path: Path) -> None:
     ed.write("f.txt", "a\n")
     env = {"PYLON_STATE_DIR": str(tmp_path / "state")}
     tag = ed.read("f.txt", env=env)
@@ -57,7 +57,7 @@ def test_state_dir_override(ed, tmp_path) -> None:
     assert ed.edit("f.txt", tag, "replace 1\n+b\n", env=env).code == 0
 
 
-def test_bad_session_name(ed) -> None:
+def test_bad_session_name(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     res = ed.read_text("f.txt", env={"PYLON_SESSION": "a/b"})
     assert res.code == 2 and "error[bad-session]" in res.err
@@ -74,7 +74,7 @@ def test_tag_grows_when_a_prefix_is_shared() -> None:
     assert make_tag(c, [a, b]) == c[:20]
 
 
-def test_longer_tag_prefix_is_accepted(ed) -> None:
+def test_longer_tag_prefix_is_accepted(ed: Ed) -> None:
     import hashlib
 
     ed.write("f.txt", "a\n")
@@ -87,7 +87,7 @@ def _big(lines: int, width: int) -> bytes:
     return b"".join(b"%07d:" % i + b"x" * width + b"\n" for i in range(1, lines + 1))
 
 
-def test_large_files_keep_a_line_index_that_later_calls_reuse(ed, isolated_env) -> None:
+def test_large_files_keep_a_line_index_that_later_calls_reuse(ed: Ed, isolated_env: dict[str, str]) -> None:
     ed.write("big.txt", _big(60000, 20))  # 1.7 MB
     tag = ed.read("big.txt", "--offset", "30000", "--limit", "10")
     folder = Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
@@ -98,7 +98,7 @@ def test_large_files_keep_a_line_index_that_later_calls_reuse(ed, isolated_env) 
     assert ed.bytes("big.txt").split(b"\n")[30004] == b"changed"
 
 
-def test_same_inode_size_and_mtime_with_other_bytes_is_not_fooled(ed) -> None:
+def test_same_inode_size_and_mtime_with_other_bytes_is_not_fooled(ed: Ed) -> None:
     import hashlib
     import os
 
@@ -121,7 +121,7 @@ def test_same_inode_size_and_mtime_with_other_bytes_is_not_fooled(ed) -> None:
     assert doc["total_lines"] == second.count(b"\n")
 
 
-def test_corrupt_index_file_is_ignored(ed, isolated_env) -> None:
+def test_corrupt_index_file_is_ignored(ed: Ed, isolated_env: dict[str, str]) -> None:
     ed.write("big.txt", _big(60000, 20))
     tag = ed.read("big.txt", "--limit", "5")
     folder = Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
@@ -133,7 +133,7 @@ def test_corrupt_index_file_is_ignored(ed, isolated_env) -> None:
     assert ed.run("pylon", "read", "big.txt", "--offset", "59999", "--json", cwd=ed.root).json()["lines"][0][0] == 59999
 
 
-def test_trusted_window_reads_match_the_file(ed) -> None:
+def test_trusted_window_reads_match_the_file(ed: Ed) -> None:
     import time
 
     data = _big(60000, 20).replace(b"0001000:", b"\xc3\xa9\r\n0001000:")  # one CRLF, some UTF-8
@@ -156,7 +156,7 @@ def test_trusted_window_reads_match_the_file(ed) -> None:
     assert res.code == 0, res
 
 
-def _session_folder(isolated_env) -> Path:
+def _session_folder(isolated_env: dict[str, str]) -> Path:
     return Path(isolated_env["XDG_STATE_HOME"]) / "pylon" / "edits" / "default"
 
 
@@ -164,7 +164,7 @@ def _key(path: Path) -> str:
     return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:32]
 
 
-def test_a_ledger_of_the_json_format_is_carried_over(ed, isolated_env) -> None:
+def test_a_ledger_of_the_json_format_is_carried_over(ed: Ed, isolated_env: dict[str, str]) -> None:
     # The format before the marshal one: its seen marks still count, and it is then rewritten.
     path = ed.write("f.txt", "a\nb\nc\n")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -184,7 +184,7 @@ def test_a_ledger_of_the_json_format_is_carried_over(ed, isolated_env) -> None:
     b"PYLNLED1" + marshal.dumps({"path": "x", "revisions": 3}),
     b"PYLNLED1" + marshal.dumps({"path": "REAL", "revisions": [{"digest": 1}, "x", {"tag": "a", "seen": [[1]]}]}),
 ], ids=["empty", "bytes", "magic only", "truncated", "a list", "foreign path", "bad revisions"])
-def test_a_damaged_ledger_counts_as_empty_and_never_crashes(ed, isolated_env, content: bytes) -> None:
+def test_a_damaged_ledger_counts_as_empty_and_never_crashes(ed: Ed, isolated_env: dict[str, str], content: bytes) -> None:
     path = ed.write("f.txt", "a\nb\n")
     folder = _session_folder(isolated_env)
     folder.mkdir(parents=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.workspace.edits.conftest import Ed
+
 BOUND = 60 * 1024  # 50 KiB of numbered lines plus the header, notes and hints
 
 
@@ -9,7 +11,7 @@ def _tag(out: str) -> str:
     return out.splitlines()[0].rsplit("#", 1)[1].rstrip("]")
 
 
-def test_a_ten_megabyte_line_is_cut_everywhere_and_counts_as_seen(ed) -> None:
+def test_a_ten_megabyte_line_is_cut_everywhere_and_counts_as_seen(ed: Ed) -> None:
     huge = "x" * 10_000_000
     ed.write("f.txt", f"short\n{huge}\nend\n")
     read = ed.read_text("f.txt")
@@ -25,7 +27,7 @@ def test_a_ten_megabyte_line_is_cut_everywhere_and_counts_as_seen(ed) -> None:
     assert ed.bytes("f.txt") == b"short\ny\nend\n"
 
 
-def test_a_refusal_for_an_unseen_long_line_is_bounded(ed) -> None:
+def test_a_refusal_for_an_unseen_long_line_is_bounded(ed: Ed) -> None:
     huge = "z" * 10_000_000
     ed.write("f.txt", "a\n" * 10 + huge + "\n")
     tag = _tag(ed.read_text("f.txt", "--limit", "1").out)

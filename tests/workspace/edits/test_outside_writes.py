@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 
 from tests.conftest import sized
+from tests.workspace.edits.conftest import Ed
 
 BIN = Path(sys.executable).parent
 
 
-def _start_edit(ed, tag: str, request: bytes, env: dict[str, str] | None = None) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+def _start_edit(ed: Ed, tag: str, request: bytes, env: dict[str, str] | None = None) -> subprocess.Popen:
     proc = subprocess.Popen([str(BIN / "pylon"), "edit", f"f.txt#{tag}", "--json"], cwd=ed.root,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, **(env or {})})
@@ -31,7 +32,7 @@ def _start_edit(ed, tag: str, request: bytes, env: dict[str, str] | None = None)
     return proc
 
 
-def _finish(proc: subprocess.Popen) -> tuple[bytes, bytes]:  # type: ignore[type-arg]
+def _finish(proc: subprocess.Popen) -> tuple[bytes, bytes]:
     assert proc.stdout is not None and proc.stderr is not None
     out, err = proc.stdout.read(), proc.stderr.read()
     proc.wait(timeout=60)
@@ -43,7 +44,7 @@ def _append(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
+def test_an_append_after_the_hash_is_refused_not_lost(ed: Ed) -> None:
     # PYLON_TEST_WRITE_DELAY holds pylon between writing its temp file and renaming it over the
     # file: exactly the window in which the append used to be lost.
     original = ed.numbered(200)
@@ -71,7 +72,7 @@ def test_an_append_after_the_hash_is_refused_not_lost(ed) -> None:
 OUTSIDE_EDITS = int(os.environ.get("PYLON_OUTSIDE_EDITS") or sized(20, 200))
 
 
-def test_random_outside_appends_during_edits_are_never_lost(ed) -> None:
+def test_random_outside_appends_during_edits_are_never_lost(ed: Ed) -> None:
     original = ed.numbered(2000)
     path = ed.write("f.txt", original)
     tag = ed.read("f.txt")
@@ -118,7 +119,7 @@ def _wait_for_lease(path: Path) -> None:
     raise AssertionError("pylon never took its write lease on the file")
 
 
-def test_a_writer_that_opened_before_the_rename_and_writes_after_it_is_not_lost(ed) -> None:
+def test_a_writer_that_opened_before_the_rename_and_writes_after_it_is_not_lost(ed: Ed) -> None:
     """The case the checks alone cannot see: a program opens the file while pylon is about to
     rename, and writes only after pylon has finished (it holds the old inode). The write lease
     makes its open wait and tells pylon, which refuses; its write then lands in the file."""

@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.workspace.edits.conftest import ledger_docs
+from tests.workspace.edits.conftest import Ed, ledger_docs
 
 BIN = Path(sys.executable).parent
 
 
-def test_header_and_numbered_lines_without_phantom_line(ed) -> None:
+def test_header_and_numbered_lines_without_phantom_line(ed: Ed) -> None:
     ed.write("src/app.py", "import os\nimport sys\n")
     res = ed.read_text("src/app.py")
     assert res.code == 0, res
@@ -23,7 +23,7 @@ def test_header_and_numbered_lines_without_phantom_line(ed) -> None:
     assert res.err == ""
 
 
-def test_tag_is_sha256_prefix_of_exact_bytes(ed) -> None:
+def test_tag_is_sha256_prefix_of_exact_bytes(ed: Ed) -> None:
     import hashlib
 
     data = b"a\r\nb\n\tc"
@@ -31,7 +31,7 @@ def test_tag_is_sha256_prefix_of_exact_bytes(ed) -> None:
     assert ed.read("f.txt") == hashlib.sha256(data).hexdigest()[:12]
 
 
-def test_empty_file(ed) -> None:
+def test_empty_file(ed: Ed) -> None:
     ed.write("e.txt", b"")
     res = ed.read_text("e.txt")
     assert res.code == 0
@@ -40,7 +40,7 @@ def test_empty_file(ed) -> None:
     assert doc["total_lines"] == 0 and doc["lines"] == [] and doc["next_offset"] is None
 
 
-def test_line_limit_footer_names_next_command(ed) -> None:
+def test_line_limit_footer_names_next_command(ed: Ed) -> None:
     ed.write("big.txt", ed.numbered(4812))
     res = ed.read_text("big.txt")
     lines = res.out.splitlines()
@@ -52,7 +52,7 @@ def test_line_limit_footer_names_next_command(ed) -> None:
     assert lines[1] == "4001:line 4001" and lines[-1] == "4812:line 4812"
 
 
-def test_limit_option_is_repeated_in_next_command(ed) -> None:
+def test_limit_option_is_repeated_in_next_command(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     res = ed.read_text("f.txt", "--offset", "3", "--limit", "2")
     assert res.out.splitlines()[1:] == ["3:line 3", "4:line 4", "[lines 3-4 of 10; next: pylon read f.txt --offset 5 --limit 2]"]
@@ -60,7 +60,7 @@ def test_limit_option_is_repeated_in_next_command(ed) -> None:
     assert res.out.splitlines()[-1] == "10:line 10"
 
 
-def test_byte_limit_stops_at_50_kib(ed) -> None:
+def test_byte_limit_stops_at_50_kib(ed: Ed) -> None:
     ed.write("wide.txt", "".join(f"{i}:" + "x" * 1000 + "\n" for i in range(1, 201)))
     res = ed.read_text("wide.txt")
     assert len(res.out.encode()) <= 50 * 1024 + 200
@@ -70,7 +70,7 @@ def test_byte_limit_stops_at_50_kib(ed) -> None:
     assert 45 <= shown <= 51
 
 
-def test_long_line_is_cut_and_counts_as_seen(ed) -> None:
+def test_long_line_is_cut_and_counts_as_seen(ed: Ed) -> None:
     long = "y" * 5000
     ed.write("long.txt", f"short\n{long}\nend\n")
     res = ed.read_text("long.txt")
@@ -84,7 +84,7 @@ def test_long_line_is_cut_and_counts_as_seen(ed) -> None:
     assert ed.bytes("long.txt") == b"short\nz\nend\n"
 
 
-def test_footer_for_crlf_bom_and_no_final_newline(ed) -> None:
+def test_footer_for_crlf_bom_and_no_final_newline(ed: Ed) -> None:
     ed.write("w.txt", b"\xef\xbb\xbfone\r\ntwo\r\nthree")
     res = ed.read_text("w.txt")
     lines = res.out.splitlines()
@@ -94,7 +94,7 @@ def test_footer_for_crlf_bom_and_no_final_newline(ed) -> None:
     assert (doc["eol"], doc["final_newline"], doc["bom"]) == ("crlf", False, True)
 
 
-def test_mixed_endings_and_lone_cr_is_content(ed) -> None:
+def test_mixed_endings_and_lone_cr_is_content(ed: Ed) -> None:
     ed.write("m.txt", b"a\r\nb\nc\rd\n")
     res = ed.read_text("m.txt")
     assert res.out.split("\n")[1:4] == ["1:a", "2:b", "3:c\rd"]
@@ -102,12 +102,12 @@ def test_mixed_endings_and_lone_cr_is_content(ed) -> None:
     assert ed.run("pylon", "read", "m.txt", "--json", cwd=ed.root).json()["eol"] == "mixed"
 
 
-def test_plain_lf_file_has_no_footer(ed) -> None:
+def test_plain_lf_file_has_no_footer(ed: Ed) -> None:
     ed.write("p.txt", "a\nb\n")
     assert "[file has" not in ed.read_text("p.txt").out
 
 
-def test_json_shape(ed) -> None:
+def test_json_shape(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(3))
     res = ed.run("pylon", "read", "f.txt", "--offset", "2", "--limit", "1", "--json", cwd=ed.root)
     doc = res.json()
@@ -118,7 +118,7 @@ def test_json_shape(ed) -> None:
     assert doc["lines"] == [[2, "line 2"]]
 
 
-def test_not_text_is_refused_with_exit_4(ed) -> None:
+def test_not_text_is_refused_with_exit_4(ed: Ed) -> None:
     ed.write("bin.dat", b"abc\x00def\n")
     res = ed.read_text("bin.dat")
     assert res.code == 4 and res.err.startswith("error[not-text]: bin.dat cannot be numbered: it contains a NUL byte")
@@ -129,7 +129,7 @@ def test_not_text_is_refused_with_exit_4(ed) -> None:
     assert "not valid UTF-8" in res.json()["error"]["message"]
 
 
-def test_missing_file_and_directory(ed) -> None:
+def test_missing_file_and_directory(ed: Ed) -> None:
     res = ed.read_text("nope.txt")
     assert res.code == 4 and res.err.startswith("error[not-found]: nope.txt does not exist.")
     (ed.root / "d").mkdir()
@@ -137,7 +137,7 @@ def test_missing_file_and_directory(ed) -> None:
     assert res.code == 4 and res.err.startswith("error[is-directory]:")
 
 
-def test_offset_past_end_and_bad_values(ed) -> None:
+def test_offset_past_end_and_bad_values(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     res = ed.read_text("f.txt", "--offset", "9")
     assert res.code == 2 and res.err.startswith("error[out-of-range]: --offset 9 is past the last line of f.txt (5).")
@@ -147,7 +147,7 @@ def test_offset_past_end_and_bad_values(ed) -> None:
     assert res.code == 2 and "error[usage]" in res.err
 
 
-def test_reads_merge_into_one_ledger_entry(ed, isolated_env) -> None:
+def test_reads_merge_into_one_ledger_entry(ed: Ed, isolated_env: dict[str, str]) -> None:
     ed.write("f.txt", ed.numbered(30))
     tag = ed.read("f.txt", "--offset", "1", "--limit", "10")
     assert ed.read("f.txt", "--offset", "11", "--limit", "10") == tag
@@ -161,13 +161,13 @@ def test_reads_merge_into_one_ledger_entry(ed, isolated_env) -> None:
     assert res.code == 2 and "error[unseen-lines]" in res.err
 
 
-def test_dash_c_and_paths_relative_to_cwd(ed) -> None:
+def test_dash_c_and_paths_relative_to_cwd(ed: Ed) -> None:
     ed.write("sub/f.txt", "x\n")
     res = ed.run("pylon", "-C", str(ed.root / "sub"), "read", "f.txt", cwd=ed.root)
     assert res.code == 0 and res.out.startswith("[f.txt#")
 
 
-def test_symlink_and_target_share_the_ledger(ed) -> None:
+def test_symlink_and_target_share_the_ledger(ed: Ed) -> None:
     ed.write("real.txt", "a\nb\n")
     (ed.root / "link.txt").symlink_to("real.txt")
     tag = ed.read("link.txt")
@@ -175,7 +175,7 @@ def test_symlink_and_target_share_the_ledger(ed) -> None:
     assert res.code == 0, res
 
 
-def test_read_imports_no_heavy_modules(ed) -> None:
+def test_read_imports_no_heavy_modules(ed: Ed) -> None:
     ed.write("f.txt", "x\n")
     proc = subprocess.run([sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", "f.txt"],
                           cwd=ed.root, capture_output=True, text=True)
@@ -185,7 +185,7 @@ def test_read_imports_no_heavy_modules(ed) -> None:
         assert heavy not in imported, heavy
 
 
-def test_next_command_quotes_the_path(ed) -> None:
+def test_next_command_quotes_the_path(ed: Ed) -> None:
     ed.write("sp ace.txt", ed.numbered(5))
     res = ed.read_text("sp ace.txt", "--limit", "2")
     assert res.out.splitlines()[-1] == "[lines 1-2 of 5; next: pylon read 'sp ace.txt' --offset 3 --limit 2]"

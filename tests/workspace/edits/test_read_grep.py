@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.workspace.edits.conftest import Ed
+
 BIN = Path(sys.executable).parent
 
 
@@ -16,7 +18,7 @@ def _tag(out: str, name: str) -> str:
     return head[len(name) + 2 : -1]
 
 
-def test_matches_with_context_merge_and_separator(ed) -> None:
+def test_matches_with_context_merge_and_separator(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     # 5 and 7 with one line of context overlap (4-6, 6-8): one group; 20 is alone.
     res = ed.read_text("f.txt", "--grep", r"^line (5|7|20)$", "--context", "1")
@@ -31,7 +33,7 @@ def test_matches_with_context_merge_and_separator(ed) -> None:
     assert res.err == ""
 
 
-def test_adjacent_groups_join_without_separator_and_context_stops_at_the_ends(ed) -> None:
+def test_adjacent_groups_join_without_separator_and_context_stops_at_the_ends(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(8))
     res = ed.read_text("f.txt", "--grep", r"^line [158]$", "--context", "1")
     # 1 -> 1-2, 5 -> 4-6, 8 -> 7-8: 4-6 and 7-8 touch, 1-2 and 4-6 do not.
@@ -41,7 +43,7 @@ def test_adjacent_groups_join_without_separator_and_context_stops_at_the_ends(ed
     assert one.out.splitlines()[1:] == ["3:line 3", "[1 line matches]"]
 
 
-def test_printed_lines_count_as_seen_and_the_others_do_not(ed) -> None:
+def test_printed_lines_count_as_seen_and_the_others_do_not(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(40))
     res = ed.read_text("f.txt", "--grep", "^line 2[05]$", "--context", "2")
     assert res.code == 0, res
@@ -60,7 +62,7 @@ def test_printed_lines_count_as_seen_and_the_others_do_not(ed) -> None:
     assert ed.edit("g.txt", tag, "replace 20\n+twenty\n").code == 0
 
 
-def test_output_is_bounded_and_the_next_command_really_continues(ed) -> None:
+def test_output_is_bounded_and_the_next_command_really_continues(ed: Ed) -> None:
     ed.write("f.txt", "".join(f"hit {i}\nmiss {i}\n" for i in range(1, 2501)))  # 5000 lines, 2500 matches
     res = ed.read_text("f.txt", "--grep", "^hit", "--context", "1")
     assert res.code == 0, res
@@ -85,11 +87,11 @@ def test_output_is_bounded_and_the_next_command_really_continues(ed) -> None:
     assert done.code == 0, done
 
 
-def test_byte_budget_and_limit_cut_the_output(ed) -> None:
+def test_byte_budget_and_limit_cut_the_output(ed: Ed) -> None:
     ed.write("wide.txt", "".join(f"{i:04d} " + "x" * 195 + "\n" for i in range(1, 601)))  # 600 lines of 200 chars
     res = ed.read_text("wide.txt", "--grep", "x")
     lines = res.out.splitlines()
-    printed = [line for line in lines[1:-1]]
+    printed = list(lines[1:-1])
     assert 200 < len(printed) < 300  # 50 KiB of output, not 2000 lines
     assert sum(len(line) + 1 for line in printed) <= 50 * 1024
     last = int(printed[-1].split(":", 1)[0])
@@ -101,7 +103,7 @@ def test_byte_budget_and_limit_cut_the_output(ed) -> None:
                                         "next: pylon read wide.txt --grep '^00[0-9][05] ' --limit 3 --offset 16]")
 
 
-def test_offset_searches_from_line_n_and_keeps_context_of_a_match_just_above(ed) -> None:
+def test_offset_searches_from_line_n_and_keeps_context_of_a_match_just_above(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     res = ed.read_text("f.txt", "--grep", "^line (9|12)$", "--context", "2", "--offset", "10")
     assert res.out.splitlines()[1:] == ["10:line 10", "11:line 11", "12:line 12", "13:line 13", "14:line 14",
@@ -112,7 +114,7 @@ def test_offset_searches_from_line_n_and_keeps_context_of_a_match_just_above(ed)
     assert past.code == 2 and past.err.startswith("error[out-of-range]: --offset 31 is past the last line")
 
 
-def test_long_matching_line_is_cut_and_counts_as_seen(ed) -> None:
+def test_long_matching_line_is_cut_and_counts_as_seen(ed: Ed) -> None:
     ed.write("f.txt", "short\n" + "y" * 5000 + "\nend\n")
     res = ed.read_text("f.txt", "--grep", "y")
     lines = res.out.splitlines()
@@ -120,7 +122,7 @@ def test_long_matching_line_is_cut_and_counts_as_seen(ed) -> None:
     assert ed.edit("f.txt", _tag(res.out, "f.txt"), "replace 2\n+z\n").code == 0
 
 
-def test_invalid_pattern_is_a_usage_error(ed) -> None:
+def test_invalid_pattern_is_a_usage_error(ed: Ed) -> None:
     ed.write("f.txt", "a(b\n")
     res = ed.read_text("f.txt", "--grep", "a(b")
     assert res.code == 2, res
@@ -134,7 +136,7 @@ def test_invalid_pattern_is_a_usage_error(ed) -> None:
     assert escaped.code == 0 and escaped.out.splitlines()[1:] == ["1:a(b", "[1 line matches]"]
 
 
-def test_context_is_checked(ed) -> None:
+def test_context_is_checked(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     res = ed.read_text("f.txt", "--grep", "a", "--context", "51")
     assert res.code == 2 and res.err.startswith("error[usage]: --context must be at most 50, not 51.")
@@ -142,7 +144,7 @@ def test_context_is_checked(ed) -> None:
     assert res.code == 2 and res.err.startswith("error[usage]: --context only applies with --grep.")
 
 
-def test_no_match_prints_the_header_and_a_usable_tag(ed) -> None:
+def test_no_match_prints_the_header_and_a_usable_tag(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(3))
     res = ed.read_text("f.txt", "--grep", "nothing here")
     assert res.code == 0, res
@@ -155,7 +157,7 @@ def test_no_match_prints_the_header_and_a_usable_tag(ed) -> None:
     assert empty.code == 0 and empty.out.splitlines()[1:] == ["[empty file]", "[no line matches a]"]
 
 
-def test_crlf_file_matches_text_without_terminator(ed) -> None:
+def test_crlf_file_matches_text_without_terminator(ed: Ed) -> None:
     ed.write("w.txt", b"one\r\ntwo\r\nthree\r\n")
     res = ed.read_text("w.txt", "--grep", "o$")
     assert res.code == 0, res
@@ -170,7 +172,7 @@ def test_crlf_file_matches_text_without_terminator(ed) -> None:
                                       "[3 lines match]", ""]
 
 
-def test_json_document(ed) -> None:
+def test_json_document(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20) + "tail")
     res = ed.run("pylon", "read", "f.txt", "--grep", "^line 1[05]$", "--context", "1", "--json", cwd=ed.root)
     assert res.code == 0, res
@@ -190,14 +192,14 @@ def test_json_document(ed) -> None:
     assert none["matches"] == 0 and none["lines"] == [] and none["groups"] == [] and none["next_offset"] is None
 
 
-def _imported(ed, *args: str) -> set[str]:  # type: ignore[no-untyped-def]
+def _imported(ed: Ed, *args: str) -> set[str]:
     proc = subprocess.run([sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", *args],
                           cwd=ed.root, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
 
 
-def test_plain_read_does_not_load_the_grep_engine(ed) -> None:
+def test_plain_read_does_not_load_the_grep_engine(ed: Ed) -> None:
     ed.write("f.txt", "x\n")
     plain = _imported(ed, "f.txt")
     assert "pylon.workspace.edits.reading" in plain
@@ -206,7 +208,7 @@ def test_plain_read_does_not_load_the_grep_engine(ed) -> None:
     assert "pylon.workspace.edits.grep" in _imported(ed, "f.txt", "--grep", "x")
 
 
-def test_a_cut_grep_names_the_command_that_continues(ed) -> None:
+def test_a_cut_grep_names_the_command_that_continues(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     res = ed.read_text("f.txt", "--grep", "^line 1[28]$", "--context", "2", "--limit", "6")
     assert res.code == 0, res

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import MakeRepo
+
 ROOT = Path(__file__).resolve().parents[3]
 
 VERSIONS: list[dict[str, bytes]] = [
@@ -42,10 +44,10 @@ VERSIONS: list[dict[str, bytes]] = [
 ]
 
 
-def test_replay_of_edge_case_history_is_exact(make_repo, tmp_path: Path) -> None:
-    repo = make_repo(files={k: v for k, v in VERSIONS[0].items()})
-    for files in VERSIONS[1:]:
-        for name, data in files.items():
+def test_replay_of_edge_case_history_is_exact(make_repo: MakeRepo, tmp_path: Path) -> None:
+    repo = make_repo(files=dict(VERSIONS[0]))
+    for version in VERSIONS[1:]:
+        for name, data in version.items():
             (repo / name).write_bytes(data)
         subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
         subprocess.run(["git", "commit", "-q", "-m", "next"], cwd=repo, check=True)

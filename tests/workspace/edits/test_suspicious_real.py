@@ -7,14 +7,17 @@ commits did introduce by mistake must still be refused.
 
 from __future__ import annotations
 
+from tests.conftest import Result
+from tests.workspace.edits.conftest import Ed
 
-def _apply(ed, name: str, content: str | bytes, request: str):  # type: ignore[no-untyped-def]
+
+def _apply(ed: Ed, name: str, content: str | bytes, request: str) -> Result:
     """Write the file, read it whole with the installed `pylon read`, send the request."""
     ed.write(name, content)
     return ed.edit(name, ed.read(name), request)
 
 
-def test_a_closing_end_semicolon_only_warns(ed) -> None:
+def test_a_closing_end_semicolon_only_warns(ed: Ed) -> None:
     # pallets/click 19fd4d6e18, src/click/shell_completion.py (a fish script in a string)
     res = _apply(ed, "shell_completion.py", (
         '        else if test $metadata[1] = "plain";\n'
@@ -32,7 +35,7 @@ def test_a_closing_end_semicolon_only_warns(ed) -> None:
     assert "its last new line `end;` repeats line 3 below it." in res.err
 
 
-def test_an_opening_bracket_only_warns(ed) -> None:
+def test_an_opening_bracket_only_warns(ed: Ed) -> None:
     # simonw/sqlite-utils b4735f794a, tests/test_create.py
     res = _apply(ed, "test_create.py", (
         '    "col_name,col_type,not_null_default,expected_schema",\n'
@@ -50,7 +53,7 @@ def test_an_opening_bracket_only_warns(ed) -> None:
     assert "its first new line `(` repeats line 2 above it." in res.err
 
 
-def test_a_repeated_list_item_only_warns(ed) -> None:
+def test_a_repeated_list_item_only_warns(ed: Ed) -> None:
     # simonw/sqlite-utils 2fed87da6e, tests/test_create.py: a new column of values in a table
     res = _apply(ed, "test_create.py", (
         "        (\n"
@@ -62,17 +65,18 @@ def test_a_repeated_list_item_only_warns(ed) -> None:
     assert "its first new line `None,` repeats line 3 above it." in res.err
 
 
-def test_a_line_the_neighbourhood_already_repeats_only_warns(ed) -> None:
+def test_a_line_the_neighbourhood_already_repeats_only_warns(ed: Ed) -> None:
     # simonw/sqlite-utils 094b010fd8, tests/test_tracer.py: an expected trace gains one more query
     view = "        (\"select name from sqlite_master where type = 'view'\", None),\n"
     table = "        (\"select name from sqlite_master where type = 'table'\", None),\n"
-    res = _apply(ed, "test_tracer.py", "    assert collected == [\n" + '        ("PRAGMA recursive_triggers=on;", None),\n'
-             + view + table + view + table, "insert after 5\n+" + view[:-1] + "\n")
+    pragma = '        ("PRAGMA recursive_triggers=on;", None),\n'
+    res = _apply(ed, "test_tracer.py", "    assert collected == [\n" + pragma + view + table + view + table,
+                 "insert after 5\n+" + view[:-1] + "\n")
     assert res.code == 0, res
     assert "repeats line 5 above it" in res.err and "warning:" in res.err
 
 
-def test_repeated_tokens_in_a_crlf_file_only_warn(ed) -> None:
+def test_repeated_tokens_in_a_crlf_file_only_warn(ed: Ed) -> None:
     # PowerShell/PSReadLine 355bd0894a, test/DynamicHelpTest.cs (CRLF)
     pad = " " * 24
     res = _apply(ed, "DynamicHelpTest.cs", "".join(f"{pad}{t}\r\n" for t in (
@@ -83,7 +87,7 @@ def test_repeated_tokens_in_a_crlf_file_only_warn(ed) -> None:
     assert ed.bytes("DynamicHelpTest.cs").count(b"NextLine,\r\n") == 4
 
 
-def test_whitespace_only_lines_do_not_decide_the_indentation(ed) -> None:
+def test_whitespace_only_lines_do_not_decide_the_indentation(ed: Ed) -> None:
     # psf/requests f66eafdffd, requests/core.py ("Docstring whitespace"): tab-indented docstrings
     # become space-indented; the lines left around hold only a tab, which is not indentation.
     res = _apply(ed, "core.py", (
@@ -102,7 +106,7 @@ def test_whitespace_only_lines_do_not_decide_the_indentation(ed) -> None:
     assert res.code == 0, res
 
 
-def test_a_reindent_is_judged_by_the_lines_it_leaves(ed) -> None:
+def test_a_reindent_is_judged_by_the_lines_it_leaves(ed: Ed) -> None:
     # PowerShell/PSReadLine ba44b6dbbb, PSReadline.dll-help.xml: tabs become spaces in every
     # indented line; the lines being replaced do not count as the style around the change.
     res = _apply(ed, "help.xml", (
@@ -124,7 +128,7 @@ def test_a_reindent_is_judged_by_the_lines_it_leaves(ed) -> None:
     assert res.code == 0, res
 
 
-def test_a_duplicated_comment_line_is_still_refused(ed) -> None:
+def test_a_duplicated_comment_line_is_still_refused(ed: Ed) -> None:
     # psf/requests ba45b9d890, docs/conf.py: the commit kept the comment and added a copy of it
     res = _apply(ed, "conf.py", (
         "#html_use_smartypants = True\n"
@@ -140,7 +144,7 @@ def test_a_duplicated_comment_line_is_still_refused(ed) -> None:
     assert res.code == 3 and "its first new line repeats line 3 just above the change" in res.err, res
 
 
-def test_a_duplicated_yaml_key_is_still_refused(ed) -> None:
+def test_a_duplicated_yaml_key_is_still_refused(ed: Ed) -> None:
     # simonw/sqlite-utils dfb2dbe967, .github/workflows/test-sqlite-support.yml: the commit added
     # the key a second time (a YAML mapping's keys must be unique); a later commit removed it.
     res = _apply(ed, "test.yml", (
@@ -151,12 +155,12 @@ def test_a_duplicated_yaml_key_is_still_refused(ed) -> None:
     assert res.code == 3 and "its first new line repeats line 3 just above the change" in res.err, res
 
 
-def test_the_first_line_after_a_bom_counts_as_indentation(ed) -> None:
+def test_the_first_line_after_a_bom_counts_as_indentation(ed: Ed) -> None:
     res = _apply(ed, "bom.cs", b"\xef\xbb\xbf\tint a;\nint b;\n", "insert after 2\n+    int c;\n")
     assert res.code == 3 and "the lines around it indent only with tabs" in res.err, res
 
 
-def test_re_indenting_the_same_text_is_intended(ed) -> None:
+def test_re_indenting_the_same_text_is_intended(ed: Ed) -> None:
     # psf/requests f66eafdffd, requests/core.py: tab-indented code stays above, the docstrings
     # below are re-indented with spaces, text unchanged.
     res = _apply(ed, "core.py", (
@@ -175,13 +179,13 @@ def test_re_indenting_the_same_text_is_intended(ed) -> None:
     assert res.code == 0, res
 
 
-def test_rewritten_lines_in_the_wrong_style_are_still_refused(ed) -> None:
+def test_rewritten_lines_in_the_wrong_style_are_still_refused(ed: Ed) -> None:
     # The mistake the rule is for: lines re-sent with spaces in a tab file, one of them changed.
     res = _apply(ed, "f.c", "int f(void) {\n\tint a = 1;\n\tint b = 2;\n\treturn a + b;\n}\n\nint g(void) {\n\treturn 0;\n}\n", "replace 2-4\n+    int a = 1;\n+    int b = 3;\n+    return a + b;\n")
     assert res.code == 3 and "indent with spaces, but the lines around it indent only with tabs" in res.err, res
 
 
-def test_new_text_mostly_in_the_local_style_may_hold_other_lines(ed) -> None:
+def test_new_text_mostly_in_the_local_style_may_hold_other_lines(ed: Ed) -> None:
     # PowerShell/PSReadLine 98d9927b26, PSReadline.dll-help.xml: a code sample inside a tab-indented
     # XML example keeps its own four-space indentation.
     res = _apply(ed, "help.xml", (

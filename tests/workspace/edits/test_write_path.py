@@ -9,8 +9,10 @@ import time
 
 import pytest
 
+from tests.workspace.edits.conftest import Ed
 
-def test_symlink_is_followed_and_stays_a_link(ed) -> None:
+
+def test_symlink_is_followed_and_stays_a_link(ed: Ed) -> None:
     target = ed.write("real/target.txt", "a\nb\n")
     link = ed.root / "link.txt"
     link.symlink_to("real/target.txt")
@@ -21,7 +23,7 @@ def test_symlink_is_followed_and_stays_a_link(ed) -> None:
     assert target.read_bytes() == b"a\nB\n"
 
 
-def test_hard_linked_file_is_replaced_atomically_and_the_note_says_the_link_broke(ed) -> None:
+def test_hard_linked_file_is_replaced_atomically_and_the_note_says_the_link_broke(ed: Ed) -> None:
     # Decision: never rewrite in place (a crash could tear the file); the other name keeps the old bytes.
     first = ed.write("one.txt", "a\nb\n")
     second = ed.root / "two.txt"
@@ -36,7 +38,7 @@ def test_hard_linked_file_is_replaced_atomically_and_the_note_says_the_link_brok
     assert first.stat().st_nlink == 1 and second.stat().st_nlink == 1
 
 
-def test_temp_files_of_a_killed_edit_are_removed_by_the_next_edit(ed) -> None:
+def test_temp_files_of_a_killed_edit_are_removed_by_the_next_edit(ed: Ed) -> None:
     path = ed.write("f.txt", "a\n")
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()  # a PID that no longer runs, as a killed pylon's
@@ -54,7 +56,7 @@ def test_temp_files_of_a_killed_edit_are_removed_by_the_next_edit(ed) -> None:
     assert path.read_bytes() == b"b\n"
 
 
-def test_no_temp_files_left_and_inode_replaced(ed) -> None:
+def test_no_temp_files_left_and_inode_replaced(ed: Ed) -> None:
     path = ed.write("f.txt", "a\n")
     inode = path.stat().st_ino
     tag = ed.read("f.txt")
@@ -72,7 +74,7 @@ time.sleep(float(sys.argv[2]))
 """
 
 
-def test_lock_timeout_when_another_process_holds_the_file_lock(ed) -> None:
+def test_lock_timeout_when_another_process_holds_the_file_lock(ed: Ed) -> None:
     path = ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), "5"], stdout=subprocess.PIPE, text=True)
@@ -87,7 +89,7 @@ def test_lock_timeout_when_another_process_holds_the_file_lock(ed) -> None:
     assert ed.edit("f.txt", tag, "replace 1\n+b\n").code == 0
 
 
-def test_edit_waits_for_a_short_lock(ed) -> None:
+def test_edit_waits_for_a_short_lock(ed: Ed) -> None:
     path = ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path), "0.7"], stdout=subprocess.PIPE, text=True)
@@ -119,7 +121,7 @@ while time.time() < deadline:
 """
 
 
-def test_read_back_detects_a_formatter_that_changed_the_file(ed) -> None:
+def test_read_back_detects_a_formatter_that_changed_the_file(ed: Ed) -> None:
     path = ed.write("f.py", ed.numbered(40))
     tag = ed.read("f.py")
     watcher = subprocess.Popen([sys.executable, "-c", FORMATTER, str(path)], stdout=subprocess.PIPE, text=True)
@@ -139,7 +141,7 @@ def test_read_back_detects_a_formatter_that_changed_the_file(ed) -> None:
     assert ed.edit("f.py", doc["new_tag"], "replace 24\n+ok\n").code == 0  # inside the window: seen
 
 
-def test_read_back_text_output(ed) -> None:
+def test_read_back_text_output(ed: Ed) -> None:
     path = ed.write("f.py", ed.numbered(10))
     tag = ed.read("f.py")
     watcher = subprocess.Popen([sys.executable, "-c", FORMATTER, str(path)], stdout=subprocess.PIPE, text=True)
@@ -155,7 +157,7 @@ def test_read_back_text_output(ed) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="as another user os.access refuses it (test_edit_refusals)")
-def test_read_only_file_refused_as_root_unless_force(ed) -> None:
+def test_read_only_file_refused_as_root_unless_force(ed: Ed) -> None:
     path = ed.write("ro.txt", "a\n")
     path.chmod(0o444)
     tag = ed.read("ro.txt")

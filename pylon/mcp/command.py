@@ -1,4 +1,5 @@
-"""Handler of `pylon mcp`: the server itself lives in pylon/mcp/ (imported only here)."""
+"""Handler of `pylon mcp`: starts the server beside it (pylon/mcp/server.py). It lives with the server, not in
+pylon/cli, so that cli never imports mcp (mcp builds on the registry: pylon/mcp/tools.py)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def refuse(path: str, reason: str, why: str, who: str = "pylon ws cat") -> None:
     from typing import cast  # here only (a refusal): typing costs start-up time
 
     from pylon.errors import PylonError, UsageError
-    from pylon.workspace.jsonbytes import safe
+    from pylon.jsonbytes import safe
 
     message = f"{who} refuses {path!r}: {why}."
     hint = "Pass a path of a regular file inside the checkout, relative to the current folder, without '..'."
