@@ -42,7 +42,7 @@ SCRATCH = WORK / "guard"
 def accuracy(parser_name: str, parser: Callable[[str], Any] | None, checkout: Path, env: dict[str, str]) -> dict[str, object]:
     """Both corpus files (ours and dcg's); the scratch checkout is not under /tmp, so the default
     temporary folders apply to both."""
-    from pylon.guard.classify import classify
+    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
     from tests.guard.conftest import DCG, entries
 
@@ -132,7 +132,7 @@ def main() -> None:
 _CLASSIFY_ALL = """
 import json, sys, time
 from pathlib import Path
-from pylon.guard.classify import classify
+from pylon.guard.judge.classify import classify
 from pylon.guard.context import Context
 commands = json.loads(Path(sys.argv[1]).read_text())
 ctx = Context(sys.argv[2], sys.argv[2], env=json.loads(sys.argv[3]), branch="main")

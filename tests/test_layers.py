@@ -186,10 +186,6 @@ ENTRY_POINTS = {"pylon.__main__"}
 # Package cycles known and owned elsewhere, each with the move that breaks it. The test fails on any
 # other cycle, and on one of these once it is gone (so the entry is removed with the fix).
 KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {
-    # guard/rules.py and guard/reading.py dispatch to the families in guard/commands/, which build on
-    # the guard's core (words, walk, verdict, ...): the judge (classify, rules, reading) belongs in a
-    # room of its own above both, a move that changes pylon/hooks/guard.py's imports (being rewritten).
-    frozenset({"pylon.guard", "pylon.guard.commands"}): "the judge moves to a room above guard/commands",
     # workspace/keep/shellop.py (the shell op kind) builds on ops/ while ops/oplog, log and redo read
     # keep/'s chain, store and ledger: keep/ is being rewritten.
     frozenset({"pylon.workspace.keep", "pylon.workspace.ops"}): "keep/ and ops/ settle which one is below",
@@ -299,7 +295,7 @@ REACHED_FROM = {
     "pylon.canon.agent": (*ABOVE, "pylon.canon.views"),  # `canon status` shows a session's spending
     "pylon.canon.views": ABOVE,  # map, search, status, graph
     # the families, reached through rules.py's dispatch; reading.py peels wrappers as the judge does
-    "pylon.guard.commands": ("pylon.guard.rules", "pylon.guard.reading"),
+    "pylon.guard.commands": ("pylon.guard.judge.rules", "pylon.guard.judge.reading"),
 }
 
 

@@ -60,8 +60,8 @@ def judge(event: HookEvent) -> dict[str, Any]:
             continue
         by_root.setdefault(root, {})[rel] = after
     found: list[tuple[str, Finding]] = []
-    for root, after in by_root.items():
-        found += [(root, f) for f in check(root, list(after), after) if f.conflict is not False]
+    for root, writes in by_root.items():
+        found += [(root, f) for f in check(root, list(writes), writes) if f.conflict is not False]
     if not found:
         return {}
     return _answer(event, found)

@@ -81,7 +81,7 @@ def judge(event: HookEvent) -> dict[str, Any]:
 
 def _before(event: HookEvent, command: str) -> dict[str, Any]:
     """PreToolUse of the shell tool: keep the state, read the command, answer."""
-    from pylon.guard.classify import classify
+    from pylon.guard.judge.classify import classify
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
@@ -207,7 +207,7 @@ def _keep_reading(session: str, command: str, cwd: str) -> None:
     """Hand this process's reading of `command` to canon's hook after the call (guard/readout.py):
     the folder is the one canon's hook reads in (the event's cwd, else the current one)."""
     try:
-        from pylon.guard.reading import read
+        from pylon.guard.judge.reading import read
         from pylon.guard.readout import keep
 
         keep(session, command, cwd, read(command, cwd))

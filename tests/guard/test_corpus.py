@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pylon.guard.classify import classify
+from pylon.guard.judge.classify import classify
 from pylon.guard.context import Context
 from tests.guard.conftest import DCG, ESCAPES, PEERS, entries
 

@@ -28,7 +28,7 @@ def repo(make_repo: MakeRepo) -> Path:
 
 
 def verdict(root: Path, line: str) -> tuple[str, list[dict[str, object]]]:
-    from pylon.guard.classify import classify
+    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
 
     result: dict[str, Any] = classify(line, Context(str(root), str(root), branch="main")).to_dict()

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pylon.guard.classify import classify
+from pylon.guard.judge.classify import classify
 from pylon.guard.context import Context
 from pylon.guard.verdict import VERDICTS
 from tests.conftest import sized

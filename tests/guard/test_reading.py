@@ -1,4 +1,4 @@
-"""The guard's reading of shell text (pylon.guard.shell + pylon.guard.reading), checked against
+"""The guard's reading of shell text (pylon.guard.shell + pylon.guard.judge.reading), checked against
 bash: where a redirection lands, and what each simple command is after the walk."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pylon.guard.model import Cmd, Pipe, Seq
-from pylon.guard.reading import read
+from pylon.guard.judge.reading import read
 from pylon.guard.shell import parse
 
 

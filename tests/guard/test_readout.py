@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pylon.guard import readout
-from pylon.guard.reading import read
+from pylon.guard.judge.reading import read
 from tests.canon.agent.test_shell_writes_bash import COMMANDS, FILES
 from tests.conftest import git, run_cmd, write_files
 

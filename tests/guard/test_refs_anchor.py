@@ -121,7 +121,7 @@ def _remote_and_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def test_force_wins_over_a_lease_and_both_are_asked(tmp_path: Path) -> None:
-    from pylon.guard.classify import classify
+    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
 
     remote, mine, theirs = _remote_and_clones(tmp_path)

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from pylon.guard.classify import classify, refused_everywhere
+from pylon.guard.judge.classify import classify, refused_everywhere
 from pylon.guard.context import Context
 
 REFUSED = ["rm -rf /some/path 'unterminated", "git push -f origin main 'oops", 'echo "find . -delete',

@@ -6,7 +6,7 @@ folder does (a file about to be created), relative to the tool's working folder.
 call *changed* is decided by the tool: file-writing tools, `apply_patch` envelopes, and the
 usual writing shapes of a shell command (redirections, `tee`, `sed -i`, `perl -i`, `mv`, `cp`,
 `rm`, `touch`, `mkdir`, `patch`, `git mv|rm|checkout -- |restore|apply`). Shell text is read
-once, by the guard's reader (pylon.guard.reading), never by a word splitter of canon's own.
+once, by the guard's reader (pylon.guard.judge.reading), never by a word splitter of canon's own.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _path_shaped(token: str) -> bool:
 
 def command_paths(command: str, cwd: str) -> tuple[list[str], list[str]]:
     """(paths the command names, paths it writes): absolute, each once, in order. The command is
-    read as the guard reads it (pylon.guard.reading): the same parser and walk, so `cd DIR && ...`,
+    read as the guard reads it (pylon.guard.judge.reading): the same parser and walk, so `cd DIR && ...`,
     `bash -c '...'`, `sudo`/`env` wrappers, variables set earlier and globs resolve for both."""
     from pylon.guard.readout import WRITING
 
@@ -308,7 +308,7 @@ def reading_of(text: str, cwd: str) -> Reading:
     found = remembered(text, cwd)
     if found is not None:
         return found
-    from pylon.guard.reading import read
+    from pylon.guard.judge.reading import read
 
     return read(text, cwd)
 

@@ -60,7 +60,7 @@ def _command_text(args: CheckArgs) -> str:
 
 
 def check(args: CheckArgs) -> int:
-    from pylon.guard.classify import classify
+    from pylon.guard.judge.classify import classify
     from pylon.guard.policy import load
 
     text = _command_text(args)

@@ -1,6 +1,6 @@
 """Which files a shell command writes, as canon's agent hook reads it, against what bash itself
 changes: each command runs for real in a scratch checkout, and the files that differ afterwards
-are the oracle. Canon reads the command with the guard's reader (pylon.guard.reading), so this
+are the oracle. Canon reads the command with the guard's reader (pylon.guard.judge.reading), so this
 also checks that one reading: `cd`, `bash -c`, wrappers, variables, globs and the redirection
 at the end of a pipeline or list."""
 

@@ -25,7 +25,7 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
     """The verdict on one shell command line (or script) run in ctx.cwd; `unknown` when it cannot
     be read within `budget` seconds."""
     from pylon.guard import model
-    from pylon.guard.rules import judge
+    from pylon.guard.judge.rules import judge
 
     walk = Walk(ctx, judge, parser)
     if "\0" in command:
