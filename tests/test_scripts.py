@@ -34,8 +34,9 @@ def test_demo_runs_every_part() -> None:
         "watching it in the background (pid ",  # ws new --watch (ws rm --force stops it)
         "reversible: `rm -rf src/core` removes src/core inside the checkout (line 2)",  # guard check
         "irreversible: `git push --force origin main` overwrites the remote's history",  # guard check
-        "bring back only what it destroys with `pylon ws restore guard-1 src/core`",  # the hook's note
-        "restored guard-1:",  # and the restore
+        "pylon: the checkout's state before this command is kept (op ",  # the hook's note before it
+        "undid `shell: rm -rf src/core` (op ",  # what it changed is an op, and ws undo reverses it
+        "kept the changes made since the last op that no op recorded (1 path(s)): src/later.py",  # later work
         "bytes left out; all of it: ",  # ws run --max-bytes
         "Installed canon's claude-code hooks in ",  # canon hook install
         "- src/core/config (updated ",  # the hook surfaces the governing capsule
@@ -45,8 +46,8 @@ def test_demo_runs_every_part() -> None:
         "moved worktree agent-a's state back",  # ws move --back
         "tools: read edit canon_read",  # pylon mcp lists the registry's MCP tools (raw JSON-RPC lines)
         "canon_read src/core/config.py -> Loads layered config",  # and a tools/call answers
-        "GET /api/agents without the token: 403",  # pylon serve refuses a request without its token
-        "GET /api/agents?token=...: worktrees ['agent-a', 'agent-b', 'agent-c']",  # and answers with it
+        "GET /api/agents without the key: 403",  # pylon serve refuses a request without its key
+        "GET /api/agents (X-Pylon-Token): worktrees ['agent-a', 'agent-b', 'agent-c']",  # and answers with it
         "flowchart LR",  # canon graph --format mermaid
         "error[article-not-updated] changed, but its article src/core/config did not change",  # canon check
         "1 of 2 tracked files have a governing article",  # canon coverage

@@ -333,6 +333,8 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
         if covered(rel):
             default = 0o755 if mode == "100755" else 0o644
             bits = recorded.get(rel, default)
+            if (bits & 0o100 != 0) != (mode == "100755"):
+                bits = default  # the tree's mode decides the owner's x bit (a merged meta may carry one side's)
             if bits != default & ~mask:  # what git's checkout wrote
                 wanted[rel] = bits
         elif rel in before and (before[rel] & 0o100 != 0) == (mode == "100755"):
