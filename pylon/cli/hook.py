@@ -66,7 +66,7 @@ def _helped(prog: str, argv: list[str]) -> int | None:
     from pylon.hooks.helper_ask import ask, enabled
 
     data = _data() if enabled() else None
-    got = ask(prog, argv, data) if data is not None else None
+    got = ask(prog, argv, data, "pylon.cli.hook:serve_helper") if data is not None else None
     if got is None:
         return None
     code, out, err = got
@@ -76,6 +76,14 @@ def _helped(prog: str, argv: list[str]) -> int | None:
     sys.stderr.buffer.write(err)
     sys.stderr.flush()
     return code
+
+
+def serve_helper() -> None:
+    """The resident helper's process (started by helper_ask.start): it answers with the entry above."""
+    from pylon.cli.main import run
+    from pylon.hooks.helper import main
+
+    main(run)
 
 
 def hook_claude_code(args: HookArgs) -> int:

@@ -29,11 +29,14 @@ from pylon.hooks import helper_ask
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
+    from typing import Callable
+
+    Runner = Callable[[str, list[str]], int]  # pylon.cli.main.run: the hook process's own entry
 
 IDLE = 120.0  # seconds without an event before the helper exits (PYLON_HOOK_HELPER_IDLE)
 # What the hook's events import (the rest follows from these); a fork starts with them in memory.
 PRELOAD = (
-    "pylon.cli.main", "pylon.cli.hook", "pylon.agents.events", "pylon.agents.answers", "pylon.hooks.entry",
+    "pylon.agents.events", "pylon.agents.answers", "pylon.hooks.entry",
     "pylon.hooks.guard", "pylon.hooks.keep", "pylon.hooks.files", "pylon.hooks.clash", "pylon.hooks.note",
     "pylon.hooks.worktrees", "pylon.guard.classify", "pylon.guard.walk", "pylon.guard.rules", "pylon.guard.readout",
     "pylon.guard.reading", "pylon.guard.shell", "pylon.guard.policy", "pylon.guard.commands.findrm",
@@ -47,8 +50,9 @@ PRELOAD = (
 )
 
 
-def main() -> None:
-    """`python -c '... main()' KEY` (helper_ask.start)."""
+def main(runner: Runner) -> None:
+    """The helper's life (`python -c '... serve_helper()' KEY`: helper_ask.start, pylon/cli/hook.py),
+    answering each event with `runner(prog, argv)`, the entry a hook process runs."""
     name = sys.argv[1] if len(sys.argv) > 1 else ""
     if not name.isalnum():
         return
@@ -80,7 +84,7 @@ def main() -> None:
     server.listen(64)
     bound = os.stat(path).st_ino
     try:
-        _serve(server, env, sources, _idle(), path, bound, (lock, fd))
+        _serve(server, env, sources, _idle(), path, bound, (lock, fd), runner)
     finally:
         try:
             if _still_bound(path, bound):
@@ -91,21 +95,26 @@ def main() -> None:
 
 
 def _serve(server: socket.socket, env: bytes, sources: dict[str, int], idle: float, path: str, bound: int,
-           private: tuple[int, int]) -> None:
+           private: tuple[int, int], runner: Runner) -> None:
     """Keep one fork waiting in accept() (the spare), so an event never waits for a fork: the spare
     that took a connection says so on a pipe (b"+", or b"!" when pylon changed under the helper) and
     the helper forks the next one."""
     import select
 
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: the spare with it, the socket removed
     quiet = 0.0
+    helper = os.getpid()
     while True:
         said_r, said_w = os.pipe()
         spare = os.fork()
         if spare == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.close(said_r)
             for fd in private:
                 os.close(fd)  # the key's lock stays the helper's alone
-            _spare(server, env, sources, said_w)  # never returns
+            _spare(server, env, sources, said_w, runner, helper)  # never returns
         os.close(said_w)
         try:
             while True:
@@ -118,6 +127,9 @@ def _serve(server: socket.socket, env: bytes, sources: dict[str, int], idle: flo
                     _stop(spare)
                     return
             said = os.read(said_r, 1)
+        except BaseException:
+            _stop(spare)
+            raise
         finally:
             os.close(said_r)
         if said != b"+":
@@ -136,11 +148,24 @@ def _stop(pid: int) -> None:
         pass
 
 
-def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int) -> None:
-    """The waiting fork: take one connection, tell the helper, answer it, exit."""
+def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int, runner: Runner,
+           helper: int) -> None:
+    """The waiting fork: take one connection, tell the helper, answer it, exit. It exits too when the
+    helper is gone (killed without a word): it must not answer for a helper nobody watches."""
+    import select
+
     try:
+        server.setblocking(False)  # a connection another process took first is not waited for
         while True:
-            conn, _ = server.accept()
+            ready, _, _ = select.select([server], [], [], 2.0)
+            if os.getppid() != helper:
+                os._exit(0)
+            if not ready:
+                continue
+            try:
+                conn, _ = server.accept()
+            except BlockingIOError:
+                continue
             if helper_ask.peer_uid(conn) == os.getuid():
                 break
             conn.close()  # another user's process: not answered
@@ -152,7 +177,7 @@ def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int
             os._exit(0)  # closed without an answer: the hook answers in-process
     except BaseException:  # noqa: BLE001
         os._exit(1)
-    _answer(conn, env)
+    _answer(conn, env, runner)
 
 
 def _lock(fd: int, name: str) -> int | None:
@@ -236,7 +261,7 @@ def _reap() -> None:
             return
 
 
-def _answer(conn: socket.socket, env: bytes) -> None:
+def _answer(conn: socket.socket, env: bytes, runner: Runner) -> None:
     """In the fork: read the event, run it as `pylon hook` would, send the answer, exit."""
     code = 1
     try:
@@ -245,7 +270,7 @@ def _answer(conn: socket.socket, env: bytes) -> None:
         if their_env != env:
             os._exit(0)  # closed without an answer: the hook answers in-process
         os.chdir(cwd)
-        out, err = _run(prog.decode(), argv.decode("utf-8", "surrogateescape").split("\0"), data)
+        out, err = _run(runner, prog.decode(), argv.decode("utf-8", "surrogateescape").split("\0"), data)
         conn.sendall(helper_ask.pack(_status(out[0]), out[1], err))
         code = 0
     except BaseException:  # noqa: BLE001 - no answer: the hook process answers instead
@@ -257,7 +282,7 @@ def _status(code: int) -> bytes:
     return int(code).to_bytes(4, "little", signed=True)
 
 
-def _run(prog: str, argv: list[str], data: bytes) -> tuple[tuple[int, bytes], bytes]:
+def _run(runner: Runner, prog: str, argv: list[str], data: bytes) -> tuple[tuple[int, bytes], bytes]:
     """((exit status, stdout), stderr) of `prog argv` with `data` as stdin."""
     import io
 
@@ -267,10 +292,8 @@ def _run(prog: str, argv: list[str], data: bytes) -> tuple[tuple[int, bytes], by
     sys.stdout = io.TextIOWrapper(out, encoding=encoding, errors=errors)
     sys.stderr = io.TextIOWrapper(err, encoding=sys.stderr.encoding, errors="backslashreplace")
     helper_ask.IN_HELPER = True
-    from pylon.cli.main import run
-
     try:
-        code = run(prog, argv)
+        code = runner(prog, argv)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 0
     sys.stdout.flush()

@@ -124,8 +124,9 @@ def peer_uid(sock: Sock) -> int:
     return int.from_bytes(cred[4:8], sys.byteorder)  # struct ucred: pid, uid, gid
 
 
-def ask(prog: str, argv: list[str], data: bytes) -> tuple[int, bytes, bytes] | None:
-    """(exit status, stdout, stderr) of the command line as the helper ran it, or None."""
+def ask(prog: str, argv: list[str], data: bytes, boot: str) -> tuple[int, bytes, bytes] | None:
+    """(exit status, stdout, stderr) of the command line as the helper ran it, or None. `boot`:
+    "module:function" that runs the helper (helper.main with the hook's entry), started when none runs."""
     if not enabled():
         return None
     env = env_blob()
@@ -142,7 +143,7 @@ def ask(prog: str, argv: list[str], data: bytes) -> tuple[int, bytes, bytes] | N
             try:
                 sock.connect(f"/proc/self/fd/{fd}/{name}.sock")
             except OSError:
-                start(fd, name)
+                start(fd, name, boot)
                 return None
             if peer_uid(sock) != os.getuid():
                 return None
@@ -160,14 +161,15 @@ def ask(prog: str, argv: list[str], data: bytes) -> tuple[int, bytes, bytes] | N
     return int.from_bytes(code, "little", signed=True), out, err
 
 
-def start(fd: int, name: str) -> None:
+def start(fd: int, name: str, boot: str) -> None:
     """Start the helper for this key (in its own session, without the client's pipes); this event is
     answered in-process meanwhile. Never raises."""
     try:
         null = os.open(os.devnull, os.O_RDWR)
-        boot = f"import sys; sys.path.insert(0, {package_parent()!r}); from pylon.hooks.helper import main; main()"
+        module, _, function = boot.partition(":")
+        code = f"import sys; sys.path.insert(0, {package_parent()!r}); from {module} import {function}; {function}()"
         try:
-            os.posix_spawn(sys.executable, [sys.executable, "-c", boot, name], os.environ,
+            os.posix_spawn(sys.executable, [sys.executable, "-c", code, name], os.environ,
                            file_actions=[(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
                                          (os.POSIX_SPAWN_DUP2, null, 2)], setsid=True)
         finally:

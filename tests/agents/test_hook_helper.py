@@ -19,6 +19,8 @@ from pylon.hooks import helper_ask
 from tests.conftest import git, run_cmd, script
 from tests.keep.hookpath import event, whole_state
 
+BOOT = "pylon.cli.hook:serve_helper"
+
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="the helper is Linux only")
 
 
@@ -119,7 +121,7 @@ def test_the_helper_answers_every_event_as_the_hook_process_does(tmp_path: Path,
     monkeypatch.setenv("PYLON_HOOK_HELPER", "1")
     pid = start_helper(helped)
     # the helper itself answers (not this process's fallback): asked directly, it returns the answer
-    got = helper_ask.ask("pylon", ["hook", "claude-code"], b'{"hook_event_name": "Stop", "session_id": "x"}')
+    got = helper_ask.ask("pylon", ["hook", "claude-code"], b"{\"hook_event_name\": \"Stop\", \"session_id\": \"x\"}", BOOT)
     assert got is not None and got[0] == 0 and json.loads(got[1]) == {}
     assert answers(helped) == expected
     assert any("ask" in out for _code, out, _err in expected)  # the events did reach the guard
@@ -146,7 +148,7 @@ def test_only_a_private_folder_and_the_same_environment_are_served(tmp_path: Pat
     # a folder others can enter is not used: the hook answers in its own process
     os.chmod(folder(), 0o755)
     try:
-        assert helper_ask.ask("pylon", ["hook", "claude-code"], b'{"hook_event_name": "Stop"}') is None
+        assert helper_ask.ask("pylon", ["hook", "claude-code"], b"{}", BOOT) is None
         r = run_cmd("pylon", "hook", "claude-code", cwd=repo, input='{"hook_event_name": "Stop", "session_id": "x"}')
         assert (r.code, r.out.strip()) == (0, "{}")
     finally:
