@@ -62,11 +62,15 @@ def _data() -> bytes | None:
 
 
 def _helped(prog: str, argv: list[str]) -> int | None:
-    """The helper's exit status after its output is written here; None: answer in this process."""
+    """The helper's exit status after its output is written here; None: answer in this process.
+    Only a PreToolUse goes to the helper: the imports it saves (the classifier, the keep) outweigh
+    the hop there, not on the lighter events (docs/benchmarks.md, bench:agents-e2e)."""
     from pylon.hooks.helper_ask import ask, enabled
 
     data = _data() if enabled() else None
-    got = ask(prog, argv, data, "pylon.cli.hook:serve_helper") if data is not None else None
+    if data is None or b'"PreToolUse"' not in data:  # a false match only costs the hop
+        return None
+    got = ask(prog, argv, data, "pylon.cli.hook:serve_helper")
     if got is None:
         return None
     code, out, err = got

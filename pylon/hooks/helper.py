@@ -97,8 +97,9 @@ def main(runner: Runner) -> None:
 def _serve(server: socket.socket, env: bytes, sources: dict[str, int], idle: float, path: str, bound: int,
            private: tuple[int, int], runner: Runner) -> None:
     """Keep one fork waiting in accept() (the spare), so an event never waits for a fork: the spare
-    that took a connection says so on a pipe (b"+", or b"!" when pylon changed under the helper) and
-    the helper forks the next one."""
+    that took a connection says so on a pipe (b"a", or b"!" when pylon changed under the helper),
+    then b"+" once it answered, and the helper forks the next one (not while the answer is being
+    made: a fork of this process costs the CPU that answer needs)."""
     import select
 
     import signal
@@ -127,6 +128,10 @@ def _serve(server: socket.socket, env: bytes, sources: dict[str, int], idle: flo
                     _stop(spare)
                     return
             said = os.read(said_r, 1)
+            if said == b"a":  # taken: the next spare once this one answered (or a second has passed)
+                if select.select([said_r], [], [], 1.0)[0]:
+                    os.read(said_r, 1)
+                said = b"+"
         except BaseException:
             _stop(spare)
             raise
@@ -171,13 +176,17 @@ def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int
             conn.close()  # another user's process: not answered
         server.close()
         stale = _changed(sources)
-        os.write(said, b"!" if stale else b"+")
-        os.close(said)
+        os.write(said, b"!" if stale else b"a")
         if stale:
             os._exit(0)  # closed without an answer: the hook answers in-process
     except BaseException:  # noqa: BLE001
         os._exit(1)
-    _answer(conn, env, runner)
+    code = _answer(conn, env, runner)
+    try:
+        os.write(said, b"+")  # answered: the next spare may be forked now, off the client's way
+    except OSError:
+        pass
+    os._exit(code)
 
 
 def _lock(fd: int, name: str) -> int | None:
@@ -261,21 +270,21 @@ def _reap() -> None:
             return
 
 
-def _answer(conn: socket.socket, env: bytes, runner: Runner) -> None:
-    """In the fork: read the event, run it as `pylon hook` would, send the answer, exit."""
-    code = 1
+def _answer(conn: socket.socket, env: bytes, runner: Runner) -> int:
+    """In the fork: read the event, run it as `pylon hook` would, send the answer (0), or close
+    without one (1: the hook process answers instead)."""
     try:
         conn.settimeout(helper_ask.ASK_WAIT)
         prog, argv, cwd, their_env, data = helper_ask.read_fields(conn, 5)
         if their_env != env:
-            os._exit(0)  # closed without an answer: the hook answers in-process
+            return 1
         os.chdir(cwd)
         out, err = _run(runner, prog.decode(), argv.decode("utf-8", "surrogateescape").split("\0"), data)
         conn.sendall(helper_ask.pack(_status(out[0]), out[1], err))
-        code = 0
+        conn.close()
+        return 0
     except BaseException:  # noqa: BLE001 - no answer: the hook process answers instead
-        pass
-    os._exit(code)
+        return 1
 
 
 def _status(code: int) -> bytes:

@@ -63,7 +63,9 @@ def wait_for_helper(seconds: float = 20.0) -> int:
 
 
 def start_helper(repo: Path) -> int:
-    run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps({"hook_event_name": "Stop", "session_id": "x"}))
+    """The first PreToolUse starts it (only PreToolUse events go to it: pylon/cli/hook.py)."""
+    run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(
+        {"hook_event_name": "PreToolUse", "session_id": "x", "cwd": str(repo), "tool_name": "Read", "tool_input": {}}))
     return wait_for_helper()
 
 
