@@ -62,7 +62,7 @@ def test_the_plugin_guards_with_pylon(make_repo, agent: Agent, tmp_path: Path) -
     result = agent.run(repo, [Bash("rm -r src/lib"), Text("done")])
     assert result.code == 0, result
     assert not (repo / "src/lib").exists()
-    assert "pylon ws restore guard-" in agent.seen()  # the wrapper ran pylon's own hook
+    assert "pylon ws restore op-" in agent.seen()  # the wrapper ran pylon's own hook (its note)
     doctor = run_cmd("pylon", "doctor", "--json", cwd=repo, env={
         "CLAUDE_CONFIG_DIR": str(agent.home / ".claude"), "CODEX_HOME": str(agent.home / ".codex")})
     hooks = [f for f in doctor.json()["findings"] if f["check"] == "hooks"]
