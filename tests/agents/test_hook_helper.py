@@ -41,9 +41,11 @@ def folder() -> Path:
     return Path(helper_ask.state_home()) / helper_ask.FOLDER
 
 
-def helper_pids() -> list[int]:
+def helper_pids(where: Path | None = None) -> list[int]:
+    """The helpers running for the state folder `where` (default: this test's)."""
     pids = []
-    for lock in folder().glob("*.lock") if folder().is_dir() else []:
+    where = where or folder()
+    for lock in where.glob("*.lock") if where.is_dir() else []:
         text = lock.read_text().strip()
         if text.isdigit() and os.path.exists(f"/proc/{text}"):
             pids.append(int(text))
