@@ -162,7 +162,7 @@ def main() -> None:
     if not args.no_record:
         load = os.getloadavg()[0]
         record("agents-e2e", f"## Real clients: added latency per shell call (`bench/agents_e2e.py`)\n\n"
-               f"{args.calls} shell calls per run, {args.rounds} rounds, the three ways interleaved in each round "
+               f"{args.calls} shell calls per run, {args.rounds} rounds, the ways interleaved in each round "
                f"({args.calls * args.rounds} calls per cell); time per call read at the mock model server (tool call "
                f"sent to result received). Bar: pylon's hooks add at most 80 ms per shell call over no hooks. "
                f"1-minute load average at the end: {load:.1f}.\n\n{text}")
