@@ -83,11 +83,17 @@ def _helped(prog: str, argv: list[str]) -> int | None:
 
 
 def serve_helper() -> None:
-    """The resident helper's process (started by helper_ask.start): it answers with the entry above."""
-    from pylon.cli.main import run
+    """The resident helper's process (started by helper_ask.start): it answers with `fast` above,
+    the entry `pylon.cli.main.run` gives these command lines (2: a line that is not a hook's)."""
     from pylon.hooks.helper import main
 
-    main(run)
+    main(lambda prog, argv: _in_fork(prog, argv))
+
+
+def _in_fork(prog: str, argv: list[str]) -> int:
+    sys.argv = [prog, *argv]  # what a lock held by this fork says it is (pylon/locks.py)
+    answered = fast(prog, argv)
+    return 2 if answered is None else answered
 
 
 def hook_claude_code(args: HookArgs) -> int:
