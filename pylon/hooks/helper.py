@@ -9,11 +9,13 @@ holds `<state>/helpers/<key>.lock` (one helper per key; the file holds its pid) 
 `<key>.sock` beside it, in a folder only this user can enter; it answers only this user's processes
 (SO_PEERCRED).
 
-Each event is answered by a fork of the helper, exactly as the hook process would answer it: the same
+Only PreToolUse events come here (pylon/cli/hook.py: there the imports it saves outweigh the hop).
+Each is answered by a fork of the helper, exactly as the hook process would answer it: the same
 code (pylon.cli.hook.fast), in the hook's working directory, with the event's bytes as stdin and
 stdout and stderr collected and sent back. The fork starts from the helper's state as it was after
 its imports (the helper itself never runs an event), so nothing one event leaves in memory reaches
-another, and two events are answered at the same time as two hook processes would be. A fork that
+another. One fork waits for the next event; the one after it is forked once that answer is sent
+(or after a second), so a second event that arrives meanwhile waits that long. A fork that
 dies before its answer is complete leaves the event to the hook process (helper_ask.py), which
 answers it in its own process; the keep's lock and atomic writes make that safe at any point
 (pylon/workspace/keep/chain.py).
