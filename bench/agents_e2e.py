@@ -7,7 +7,9 @@ ways in the same run, interleaved round by round:
 - `none`: no hooks at all (the baseline);
 - `no-op`: one `true` command hook on each event pylon uses (the clients' own cost of a hook);
 - `pylon`: whatever `pylon guard install AGENT` and `canon hook install AGENT` write into the
-  project's settings (so the figure follows the hook entry they install, whichever it is).
+  project's settings (so the figure follows the hook entry they install, whichever it is);
+- `pylon, no helper`: the same with `PYLON_HOOK_HELPER=0` (every event answered in its own hook
+  process, as before the resident helper: pylon/hooks/helper.py).
 
 The time of one shell call is read at the mock server: from the moment it sent the tool call to
 the moment the client's next request (carrying the result) arrived, so the model's own time is
@@ -39,7 +41,7 @@ from tests.e2e.clients import PINNED, install, run_claude, run_codex
 from tests.e2e.mockmodel import Bash, MockModel, Step, Text
 
 BAR = 0.080
-WAYS = ("none", "no-op", "pylon")
+WAYS = ("none", "no-op", "pylon", "pylon, no helper")
 AGENT = {"claude": "claude-code", "codex": "codex"}
 # the events pylon's installs use, per client (docs/reference/agents.md)
 EVENTS = {"claude": ("PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionStart"),
@@ -51,7 +53,7 @@ def git(repo: Path, *args: str) -> None:
 
 
 def make_repo(root: Path, client: str, way: str, files: int = 5000) -> Path:
-    repo = root / f"{client}-{way}"
+    repo = root / f"{client}-{way.replace(', ', '-').replace(' ', '-')}"
     (repo / "src").mkdir(parents=True)
     for i in range(files):  # the repository's size: the keep's capture reads every file's stat data
         folder = repo / "pkg" / f"m{i % 50:02d}" / f"s{i % 7}"
@@ -66,7 +68,7 @@ def make_repo(root: Path, client: str, way: str, files: int = 5000) -> Path:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
-    if way == "pylon":
+    if way.startswith("pylon"):
         for line in ([tool("pylon"), "guard", "install", AGENT[client]], [tool("canon"), "hook", "install", AGENT[client]]):
             subprocess.run(line, cwd=repo, check=True, capture_output=True)
     elif way == "no-op":
@@ -128,7 +130,9 @@ def main() -> None:
                 for way in WAYS:
                     root = work / f"round{n}"
                     repo = make_repo(root, client, way, args.files)
-                    gaps[client, way] += one_run(binaries, client, repo, root / f"home-{client}-{way}", args.calls)
+                    os.environ["PYLON_HOOK_HELPER"] = "0" if way == "pylon, no helper" else "1"
+                    home_dir = root / f"home-{client}-{way.replace(', ', '-').replace(' ', '-')}"
+                    gaps[client, way] += one_run(binaries, client, repo, home_dir, args.calls)
                     print(f"round {n + 1}: {client} {way}: median {statistics.median(gaps[client, way]) * 1000:.1f} ms",
                           file=sys.stderr)
     finally:
@@ -158,7 +162,7 @@ def main() -> None:
     if not args.no_record:
         load = os.getloadavg()[0]
         record("agents-e2e", f"## Real clients: added latency per shell call (`bench/agents_e2e.py`)\n\n"
-               f"{args.calls} shell calls per run, {args.rounds} rounds, the three ways interleaved in each round "
+               f"{args.calls} shell calls per run, {args.rounds} rounds, the ways interleaved in each round "
                f"({args.calls * args.rounds} calls per cell); time per call read at the mock model server (tool call "
                f"sent to result received). Bar: pylon's hooks add at most 80 ms per shell call over no hooks. "
                f"1-minute load average at the end: {load:.1f}.\n\n{text}")

@@ -149,6 +149,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "GIT_CONFIG_NOSYSTEM": "1",
+        # the hook's resident helper (pylon/hooks/helper.py) would outlive each test's HOME by its idle
+        # time; tests/hooks/test_helper.py turns it on where it is the subject
+        "PYLON_HOOK_HELPER": "0",
         "GIT_AUTHOR_NAME": "Test Author",
         "GIT_AUTHOR_EMAIL": "author@example.com",
         "GIT_COMMITTER_NAME": "Test Committer",

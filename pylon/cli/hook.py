@@ -32,14 +32,68 @@ AGENTS = ("claude-code", "codex")  # = pylon.cli.options.AGENTS (tests/cli/test_
 
 
 def fast(prog: str, argv: list[str]) -> int | None:
-    """Answer the exact hook command lines without the registry and the parser (None: not one)."""
+    """Answer the exact hook command lines without the registry and the parser (None: not one):
+    through the resident helper when one serves this environment (pylon/hooks/helper.py), else here."""
+    parts: tuple[str, ...]
     if prog == "pylon" and len(argv) == 2 and argv[0] == "hook" and argv[1] in AGENTS:
-        return run_hook(argv[1])
-    if prog == "pylon" and len(argv) == 3 and argv[:2] == ["guard", "hook"] and argv[2] in AGENTS:
-        return run_hook(argv[2], ("guard",), quiet=True)
-    if prog == "canon" and len(argv) == 2 and argv[0] == "hook" and argv[1] in AGENTS:
-        return run_hook(argv[1], ("canon",))
-    return None
+        agent, parts, quiet = argv[1], ("guard", "canon", "ws"), False
+    elif prog == "pylon" and len(argv) == 3 and argv[:2] == ["guard", "hook"] and argv[2] in AGENTS:
+        agent, parts, quiet = argv[2], ("guard",), True
+    elif prog == "canon" and len(argv) == 2 and argv[0] == "hook" and argv[1] in AGENTS:
+        agent, parts, quiet = argv[1], ("canon",), False
+    else:
+        return None
+    helped = _helped(prog, argv)
+    return helped if helped is not None else run_hook(agent, parts, quiet=quiet, data=_data())
+
+
+_STDIN: list[bytes | None] = []  # the event's bytes, read once: the helper's and this process's answer share them
+
+
+def _data() -> bytes | None:
+    if not _STDIN:
+        from pylon.hooks.helper_ask import MAX_EVENT_BYTES
+
+        try:
+            _STDIN.append(sys.stdin.buffer.read(MAX_EVENT_BYTES + 1))
+        except (OSError, ValueError, AttributeError):  # closed or unreadable: read_event says so
+            _STDIN.append(None)
+    return _STDIN[0]
+
+
+def _helped(prog: str, argv: list[str]) -> int | None:
+    """The helper's exit status after its output is written here; None: answer in this process.
+    Only a PreToolUse goes to the helper: the imports it saves (the classifier, the keep) outweigh
+    the hop there, not on the lighter events (docs/benchmarks.md, bench:agents-e2e)."""
+    from pylon.hooks.helper_ask import ask, enabled
+
+    data = _data() if enabled() else None
+    if data is None or b'"PreToolUse"' not in data:  # a false match only costs the hop
+        return None
+    got = ask(prog, argv, data, "pylon.cli.hook:serve_helper")
+    if got is None:
+        return None
+    code, out, err = got
+    sys.stdout.flush()
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.flush()
+    return code
+
+
+def serve_helper() -> None:
+    """The resident helper's process (started by helper_ask.start): it answers with `fast` above,
+    the entry `pylon.cli.main.run` gives these command lines (2: a line that is not a hook's)."""
+    from pylon.hooks.helper import main
+
+    main(lambda prog, argv: _in_fork(prog, argv))
+
+
+def _in_fork(prog: str, argv: list[str]) -> int:
+    sys.argv = [prog, *argv]  # what a lock held by this fork says it is (pylon/locks.py)
+    answered = fast(prog, argv)
+    return 2 if answered is None else answered
 
 
 def hook_claude_code(args: HookArgs) -> int:
@@ -122,7 +176,7 @@ def twice_note(agent: str, path: str, root: str) -> list[str]:
 
 
 def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, root: str | None = None,
-             mounts: list[str] | None = None, quiet: bool = False) -> int:
+             mounts: list[str] | None = None, quiet: bool = False, data: bytes | None = None) -> int:
     """Read one event from stdin, answer it for `parts`; `quiet`: print nothing for no answer (the
     guard's old command), else always one JSON line (Codex requires JSON on Stop). WorktreeCreate
     and WorktreeRemove are answered in plain text with an exit status (pylon.hooks.worktrees)."""
@@ -132,7 +186,12 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, r
         from pylon.agents.events import read_event
         from pylon.hooks.entry import WS_EVENTS, answer
 
-        event = read_event(agent)
+        if data is not None:
+            import io
+
+            event = read_event(agent, io.BytesIO(data))
+        else:
+            event = read_event(agent)
         if not event.problem:  # the session's last event, for `pylon sessions` (pylon/sessions/marks.py)
             from pylon.sessions.marks import note
 

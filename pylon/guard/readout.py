@@ -101,13 +101,14 @@ def keep(session: str, text: str, cwd: str, reading: Reading) -> None:
     import time
 
     from pylon.agents.jsonio import dumps
-    from pylon.atomic import atomic_write
+    from pylon.atomic import replace_unsynced
 
     path = _path(session, text, cwd)
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     doc = {**reading.to_json(), "text": text, "cwd": cwd}
-    atomic_write(path, dumps(doc).encode("utf-8", "surrogatepass"))
+    # a cache for the next hook (one lost in a crash is read again): no fsync before every command
+    replace_unsynced(path, dumps(doc).encode("utf-8", "surrogatepass"))
     names = os.listdir(folder)
     if len(names) > _PRUNE_OVER:
         now = time.time()

@@ -81,6 +81,21 @@ class Checkout:
             return text[4:].strip(), None
         return None, text or None
 
+    def head_by_files(self) -> str | None:
+        """HEAD's commit id read from the ref files (loose, then packed-refs), without git; None
+        when they do not say it plainly (unborn, a reftable, a ref only git can resolve)."""
+        if os.path.exists(os.path.join(self.common_dir, "reftable")):
+            return None
+        text = _read_small(os.path.join(self.git_dir, "HEAD"))
+        for _ in range(5):  # a symbolic ref may name another
+            if not text.startswith("ref:"):
+                break
+            ref = text[4:].strip()
+            if not ref.startswith("refs/") or ".." in ref:
+                return None
+            text = _read_small(os.path.join(self.common_dir, ref)) or _packed_ref(self.common_dir, ref)
+        return text if len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text) else None
+
     def in_progress(self) -> list[str]:
         """Operations git has in progress here (merge, rebase, cherry-pick, revert, bisect)."""
         found: list[str] = []
@@ -112,6 +127,27 @@ class Checkout:
                 "Pass a path inside the checkout, relative to the current folder.",
             )
         return rel.replace(os.sep, "/")
+
+
+def _read_small(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def _packed_ref(common_dir: str, ref: str) -> str:
+    """`ref`'s id in packed-refs ("" when it is not there)."""
+    try:
+        with open(os.path.join(common_dir, "packed-refs"), "rb") as fh:
+            for line in fh:
+                oid, _, name = line.rstrip(b"\n").partition(b" ")
+                if name == ref.encode("utf-8", "surrogateescape"):
+                    return oid.decode("ascii", "replace")
+    except OSError:
+        pass
+    return ""
 
 
 def _discover(here: str) -> Checkout | None:

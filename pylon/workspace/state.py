@@ -111,7 +111,8 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
              quick: Quick) -> State:
     meta_path = os.path.join(private.dir, "state.json")
     meta = read_json(meta_path) if private.persistent else None
-    head_proc = start_head_query(checkout)
+    head_kept = _head_kept(checkout, meta)  # HEAD where the last capture saw it: its tree is known
+    head_proc = None if head_kept else start_head_query(checkout)
     config_sig = [file_sig(p) for p in _config_paths(checkout)]
     config_kept = meta.get("config") if meta and meta.get("config_sig") == config_sig else None
     config_proc = None if isinstance(config_kept, dict) else git.start(
@@ -166,7 +167,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             reuse = False  # entries added before may be ignored now: start again from the real index
             continue
         break
-    head, head_tree = head_info(head_proc)
+    head, head_tree = head_info(head_proc) if head_proc is not None else head_kept or (None, None)
     branch, _detached = checkout.head_file()
     config = _parse_config(config_proc) if config_proc is not None else config_kept
     assert isinstance(config, dict)
@@ -195,6 +196,7 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         "unmerged": unmerged,
         "worktree": worktree,
         "head": head,
+        "head_tree": head_tree,
         "branch": branch,
         "notes": notes,
         "embedded": embedded,
@@ -240,6 +242,17 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
         new_meta["private_sig"] = file_sig(private.path)
         write_json(meta_path, new_meta)
     return state
+
+
+def _head_kept(checkout: Checkout, meta: dict[str, object] | None) -> tuple[str, str] | None:
+    """(HEAD, its tree) from the last capture's record when HEAD's ref files still name that commit
+    (a commit's tree never changes): one git process less per capture."""
+    if not meta or meta.get("v") != _META_VERSION:
+        return None
+    head, tree = meta.get("head"), meta.get("head_tree")
+    if not (isinstance(head, str) and isinstance(tree, str) and head and tree):
+        return None
+    return (head, tree) if checkout.head_by_files() == head else None
 
 
 def _anchored(checkout: Checkout, commit: object) -> bool:

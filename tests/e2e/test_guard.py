@@ -6,7 +6,9 @@ which fires no hook, is recorded by the next pylon command (issues 18 and 29).""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,31 @@ def test_codex_write_stdin_is_kept_and_undone(make_repo: MakeRepo, agent: Agent)
     undone = run_cmd("pylon", "ws", "undo", cwd=repo)
     assert undone.code == 0, undone
     assert tree(repo) == before
+
+
+def test_through_the_resident_helper_every_command_is_kept_and_undone(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with the hook's resident helper on (pylon/hooks/helper.py): the first PreToolUse
+    starts it, the later ones are answered by it; each command is undone, newest first, exactly."""
+    from tests.agents.test_hook_helper import helper_pids
+
+    monkeypatch.setenv("PYLON_HOOK_HELPER", "1")
+    monkeypatch.setenv("PYLON_HOOK_HELPER_IDLE", "20")
+    repo = checkout(make_repo, agent)
+    before = tree(repo)
+    helpers = agent.home / ".local" / "state" / "pylon" / "helpers"  # the client's hooks' state (clients.py)
+    try:
+        result = agent.run(repo, [Bash("python3 -c 'import shutil; shutil.rmtree(\"src/lib\")'"),
+                                  Bash("sleep 1; echo more >> README.md"),
+                                  Bash("python3 -c 'import os; os.remove(\"src/run.sh\"); os.remove(\"src/.env\")'"),
+                                  Text("done")])
+        assert result.code == 0, result
+        assert not (repo / "src/lib").exists() and not (repo / "src/run.sh").exists()  # they ran
+        assert helper_pids(helpers), "no helper served the client"
+        for _ in range(3):
+            undone = run_cmd("pylon", "ws", "undo", cwd=repo)
+            assert undone.code == 0, undone
+        assert tree(repo) == before
+    finally:
+        for pid in helper_pids(helpers):
+            os.killpg(pid, signal.SIGKILL)

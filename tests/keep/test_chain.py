@@ -113,3 +113,27 @@ def test_a_command_refused_by_the_person_records_nothing(repo: Path) -> None:
     assert [e["title"] for e in ops if e["status"] == "done"] == ["shell: echo after > after.txt"], ops
     assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
     assert whole_state(repo) == before
+
+
+def test_a_command_whose_capture_after_it_died_is_finished_by_the_next_command(repo: Path) -> None:
+    """A PostToolUse marks its command ended and its capture holds the keep's lock until the op is
+    written; a capture killed on the way (a helper's fork, the detached child) leaves the mark. The
+    next command's keep, holding the lock, finishes it: both commands are ops, undone exactly."""
+    from tests.keep.hookpath import hook
+
+    before = whole_state(repo)
+    hook("claude-code", event("PreToolUse", "rm -f src/lib.py", repo, "toolu_died"), repo)
+    subprocess.run(["bash", "-c", "rm -f src/lib.py"], cwd=repo, check=True)
+    keep_dir = Path((repo / ".git" / "pylon" / "keep-id").read_text().split("\n")[1])  # store.py: id, folder
+    chain_file = next(keep_dir.glob("checkouts/*/chain.json"))
+    chain = json.loads(chain_file.read_text())
+    chain["running"]["toolu_died"]["ended"] = True  # the PostToolUse came; its capture never finished
+    chain_file.write_text(json.dumps(chain))
+    middle = whole_state(repo)
+    run_through_hooks(repo, "echo more >> README.md")
+    titles = [e.get("title", "") for e in json.loads(run_cmd("pylon", "ws", "log", "--json", cwd=repo).out)["entries"]]
+    assert any("rm -f src/lib.py" in t for t in titles) and any("echo more" in t for t in titles), titles
+    assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
+    assert whole_state(repo) == middle
+    assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
+    assert whole_state(repo) == before

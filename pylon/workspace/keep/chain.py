@@ -134,7 +134,10 @@ def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, tu
     for hook_id, run in sorted(chain.running.items(), key=lambda item: int(str(item[1].get("seq") or 0))):
         old = now - float(str(run.get("time") or 0)) > STALE
         other_turn = bool(turn) and run.get("session") == session and run.get("turn") not in ("", turn)
-        if old or other_turn:
+        # marked ended by its PostToolUse, whose capture holds the lock until the op is written: seen
+        # here, under the lock, that capture died on the way (killed, a helper stopped), so its op is
+        # what changed until now
+        if old or other_turn or run.get("ended"):
             finish(checkout, chain, hook_id, kept)
 
 
