@@ -81,7 +81,7 @@ def _targets(event: HookEvent, cwd: str) -> dict[str, bytes | None]:
             return {}
         from pylon.canon.agent.toolpaths import command_paths
 
-        return {path: None for path in command_paths(command, cwd)[1]}
+        return dict.fromkeys(command_paths(command, cwd)[1])
     from pylon.hooks.files import tool_paths
 
     paths = tool_paths(event) or []

@@ -79,7 +79,7 @@ def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None
                 from pylon.canon.agent.hook import answer as canon_answer
 
                 replies.append(canon_answer(event, root, mounts))
-        except Exception as exc:  # noqa: BLE001 - one part failing must not silence the other
+        except Exception as exc:  # one part failing must not silence the other
             if on_failure is not None:
                 on_failure(part, exc)
             if part == GUARD and (event.name == "PreToolUse" or event.problem or not event.name):

@@ -83,14 +83,14 @@ def judge(event: HookEvent) -> dict[str, Any]:
 
     try:
         policy = load(root)
-    except Exception:  # noqa: BLE001 - a broken policy falls back to the defaults (the shell path says why)
+    except Exception:  # a broken policy falls back to the defaults (the shell path says why)
         policy = Policy()
     label = f"{event.tool_name} {' '.join(at_risk)}"
     try:
         snap = take(checkout, [Target("path", p) for p in at_risk], command=label, max_bytes=policy.max_bytes[0])
     except PylonError as exc:
         return _refuse(event, f"no snapshot was taken ({exc.message})")
-    except Exception as exc:  # noqa: BLE001 - without a snapshot the overwrite must not pass silently
+    except Exception as exc:  # without a snapshot the overwrite must not pass silently
         return _refuse(event, f"no snapshot was taken ({type(exc).__name__}: {exc})")
     name = str(snap["name"])
     remember(checkout, event.session_id, snap, at_risk)
@@ -146,7 +146,7 @@ def remember(checkout: Checkout, session: str, snap: dict[str, object], paths: l
         items = prune(checkout, items, time.time())
         os.makedirs(os.path.dirname(where), exist_ok=True)
         replace_unsynced(where, (json.dumps(items, indent=1) + "\n").encode())
-    except Exception:  # noqa: BLE001 - pruning is housekeeping
+    except Exception:  # pruning is housekeeping
         return
 
 

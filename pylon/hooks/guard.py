@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pylon.agents.events import HookEvent
     from pylon.guard.context import Context
 
-from pylon.agents.events import SHELL_TOOLS  # noqa: E402 - one list for routing and judging
+from pylon.agents.events import SHELL_TOOLS  # one list for routing and judging
 # The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
 # openai/codex#18391, with the patch text as tool_input.command).
 FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -138,7 +138,7 @@ def _keep(event: HookEvent, command: str, root: str | None) -> tuple[int, list[l
         from pylon.hooks.keep import before
 
         return before(event, command, root)
-    except Exception as exc:  # noqa: BLE001 - logged, and answered with the reason
+    except Exception as exc:  # logged, and answered with the reason
         from pylon.hooks.keep import _log
 
         _log(exc)
@@ -157,7 +157,7 @@ def _answer(event: HookEvent, result: Any, root: str | None, command: str,
     problem = ""
     try:
         policy = load(root)
-    except Exception as exc:  # noqa: BLE001 - a broken policy falls back to the defaults, and says so
+    except Exception as exc:  # a broken policy falls back to the defaults, and says so
         policy, problem = Policy(), f" (policy ignored: {getattr(exc, 'message', exc)})"
     action, _why = policy.decide(result.findings)
     reasons = "; ".join(f.reason for f in result.findings if f.verdict != "safe")[:1500]
@@ -196,7 +196,7 @@ def _after(event: HookEvent, command: object) -> dict[str, Any]:
 
     try:
         return after(event, command if isinstance(command, str) else "")
-    except Exception as exc:  # noqa: BLE001 - the command ran; the next hook records what it changed
+    except Exception as exc:  # the command ran; the next hook records what it changed
         from pylon.hooks.keep import _log
 
         _log(exc)
@@ -211,7 +211,7 @@ def _keep_reading(session: str, command: str, cwd: str) -> None:
         from pylon.guard.readout import keep
 
         keep(session, command, cwd, read(command, cwd))
-    except Exception:  # noqa: BLE001 - the hook after the call reads the command itself
+    except Exception:  # the hook after the call reads the command itself
         pass
 
 
@@ -225,16 +225,16 @@ def _missing(event: Any, command: object) -> str:
         return ""
     if not event.tool_name:
         return "has no tool_name"
-    if event.tool_name in SHELL_TOOLS or event.tool_name in FILE_TOOLS:
-        if not isinstance(event.raw.get("tool_input"), dict):
-            return "has no tool_input object"
+    if (event.tool_name in SHELL_TOOLS or event.tool_name in FILE_TOOLS) and not isinstance(
+            event.raw.get("tool_input"), dict):
+        return "has no tool_input object"
     if event.tool_name in FILE_TOOLS:
         from pylon.hooks.files import missing
 
         return missing(event)
-    if event.tool_name in SHELL_TOOLS:
-        if not (isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))):
-            return "has no command string in its tool_input"
+    if event.tool_name in SHELL_TOOLS and not (
+            isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))):
+        return "has no command string in its tool_input"
     return ""
 
 
@@ -257,7 +257,7 @@ def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple
         snap = take(locate(root), result.targets, command=command, max_bytes=policy.max_bytes[0])
     except PylonError as exc:
         return f"no snapshot was taken ({exc.message})", without_snapshot(policy, exc)
-    except Exception as exc:  # noqa: BLE001 - without a snapshot the command must not pass silently
+    except Exception as exc:  # without a snapshot the command must not pass silently
         return f"no snapshot was taken ({type(exc).__name__}: {exc})", "ask"
     name = snap["name"]
     head = f"pylon guard: snapshot {name} taken before this command ({reasons[:600]}); "

@@ -31,7 +31,7 @@ from pylon.hooks import helper_ask
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
-    from typing import Callable
+    from collections.abc import Callable
 
     Runner = Callable[[str, list[str]], int]  # pylon.cli.main.run: the hook process's own entry
 
@@ -181,7 +181,7 @@ def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int
         os.write(said, b"!" if stale else b"a")
         if stale:
             os._exit(0)  # closed without an answer: the hook answers in-process
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         os._exit(1)
     code = _answer(conn, env, runner)
     try:
@@ -221,13 +221,13 @@ def _preload() -> None:
     for module in PRELOAD:
         try:
             importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - a fork imports what is missing itself, as a hook process would
+        except Exception:  # a fork imports what is missing itself, as a hook process would
             pass
     try:
         from pylon.guard.shell import _parser
 
         _parser()  # the bash grammar, loaded once
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
 
 
@@ -285,7 +285,7 @@ def _answer(conn: socket.socket, env: bytes, runner: Runner) -> int:
         conn.sendall(helper_ask.pack(_status(out[0]), out[1], err))
         conn.close()
         return 0
-    except BaseException:  # noqa: BLE001 - no answer: the hook process answers instead
+    except BaseException:  # no answer: the hook process answers instead
         return 1
 
 

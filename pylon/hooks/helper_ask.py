@@ -56,7 +56,7 @@ def key(env: bytes) -> str:
     import binascii
 
     data = b"\0\0".join([str(os.getuid()).encode(), os.fsencode(sys.executable), os.fsencode(package_parent()), env])
-    return "%08x%08x" % (binascii.crc32(data), binascii.crc32(data[::-1]))
+    return f"{binascii.crc32(data):08x}{binascii.crc32(data[::-1]):08x}"
 
 
 def state_home() -> str:

@@ -130,7 +130,10 @@ def plan(agent: str, path: str, part: str | tuple[str, ...], *, install: bool, p
     asked = {part} if isinstance(part, str) else set(part)
     wanted = (have | asked) if install else (have - asked)
     which = part_of(agent)
-    owned = lambda event, command: which(event, command) is not None  # noqa: E731
+
+    def owned(event: str, command: str) -> bool:
+        return which(event, command) is not None
+
     positional = agent == "codex"
     command = command_for(agent, program)
     wanted_entries = merged([e for p in PARTS if p in wanted for e in entries(agent, p, command)])

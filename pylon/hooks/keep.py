@@ -65,7 +65,7 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
         return {}
     try:
         after_locked(checkout, store, hook_id=hook_id(event, command), command=command, git_present=present)
-    except Exception as exc:  # noqa: BLE001 - logged; the next hook records what changed instead
+    except Exception as exc:  # logged; the next hook records what changed instead
         _log(exc)
     finally:
         if detach:
@@ -91,7 +91,7 @@ def batch_done(event: HookEvent) -> dict[str, object]:
     Never an answer, never a failure (the next hook settles what this one could not)."""
     try:
         _batch_done(event)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _log(exc)
     return {}
 
@@ -130,7 +130,7 @@ def wait_for_capture(event: HookEvent) -> None:
 
             with file_lock(os.path.join(os.path.dirname(found[1]), "lock"), timeout=10.0, what="a capture"):
                 pass
-    except Exception as exc:  # noqa: BLE001 - the write goes on; at worst the op names it too
+    except Exception as exc:  # the write goes on; at worst the op names it too
         _log(exc)
 
 

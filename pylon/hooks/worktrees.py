@@ -37,7 +37,7 @@ def run(event: HookEvent) -> int:
         hint = f" Next: {exc.hint}" if getattr(exc, "hint", "") else ""
         sys.stderr.write(f"pylon: {exc.message}{hint}\n")
         return 1
-    except Exception as exc:  # noqa: BLE001 - the client shows this line; never a traceback
+    except Exception as exc:  # the client shows this line; never a traceback
         sys.stderr.write(f"pylon: {event.name} failed ({type(exc).__name__}: {exc}); nothing was made or removed "
                          "by this hook. `pylon doctor` checks the installation.\n")
         return 1

@@ -338,7 +338,7 @@ def after_op(checkout: Checkout, op: Op) -> None:
         if os.path.exists(os.path.join(store.checkout_dir(root, create=False), CHAIN)) and os.path.isdir(root):
             try:
                 moved(root, store)
-            except Exception:  # noqa: BLE001 - the op is done; the next hook records the difference instead
+            except Exception:  # the op is done; the next hook records the difference instead
                 pass
 
 

@@ -27,7 +27,7 @@ def _gitdir_of(root: str, text: str) -> str | None:
     return os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
 
 
-from pylon.workspace.keep.store import usable  # noqa: E402,F401 - where callers found it
+from pylon.workspace.keep.store import usable  # where callers found it
 
 
 def lost(folder: str) -> tuple[Checkout, Store] | None:
