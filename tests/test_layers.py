@@ -186,9 +186,6 @@ ENTRY_POINTS = {"pylon.__main__"}
 # Package cycles known and owned elsewhere, each with the move that breaks it. The test fails on any
 # other cycle, and on one of these once it is gone (so the entry is removed with the fix).
 KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {
-    # workspace/keep/shellop.py (the shell op kind) builds on ops/ while ops/oplog, log and redo read
-    # keep/'s chain, store and ledger: keep/ is being rewritten.
-    frozenset({"pylon.workspace.keep", "pylon.workspace.ops"}): "keep/ and ops/ settle which one is below",
 }
 
 

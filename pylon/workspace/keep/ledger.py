@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     Entry = tuple[int, str, dict[str, object]]  # (number, file, record): oplog.entries() makes ops of them
 
-MODULE = "pylon.workspace.keep.shellop"
+MODULE = "pylon.workspace.ops.shellop"
 
 
 def ops_dir(store: Store, root: str) -> str:

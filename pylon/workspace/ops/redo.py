@@ -63,7 +63,7 @@ def redo(checkout: Checkout, *, markers: bool = False) -> dict[str, object]:
                                 "See the timeline with `pylon ws log`; `pylon ws restore op-N:before-undo` brings "
                                 "back the state any undo replaced.")
         if op.home:
-            from pylon.workspace.keep.shellop import redo_shell
+            from pylon.workspace.ops.shellop import redo_shell
 
             return redo_shell(checkout, op, markers=markers)
         if op.record.get("module"):

@@ -150,8 +150,8 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     if rel is not None and "" in rel:
         rel = None  # the checkout root itself: everything
     shell = _shell_op(checkout, name)
-    if shell is not None:  # a state of a shell op: kept in pylon's store (keep/shellop.py)
-        from pylon.workspace.keep.shellop import restore_kept
+    if shell is not None:  # a state of a shell op: kept in pylon's store (ops/shellop.py)
+        from pylon.workspace.ops.shellop import restore_kept
 
         with oplog.op_lock(checkout):
             return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)  # type: ignore[return-value]

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 # moved into rooms (issue 19) name the old paths; they live in users' repositories, so they resolve.
 MOVED = {"pylon.workspace.rm_undo": "pylon.workspace.worktrees.rm_undo",
          "pylon.workspace.finish": "pylon.workspace.worktrees.finish",
-         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op"}
+         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op",
+         "pylon.workspace.keep.shellop": "pylon.workspace.ops.shellop"}
 
 
 def _module(op: oplog.Op) -> ModuleType | None:
@@ -139,7 +140,7 @@ def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str
     if op is None:
         raise _nothing(finish)
     if op.home:
-        from pylon.workspace.keep.shellop import undo_shell
+        from pylon.workspace.ops.shellop import undo_shell
 
         return undo_shell(checkout, op, markers=markers)
     module = _module(op)
