@@ -54,8 +54,11 @@ def whole(kc: KeepCheckout, kept: Kept) -> State:
     modes.update(exact.modes_of({"m": ign.get("modes") or {}}))
     kept_dirs = ign.get("dirs")
     dirs = sorted({*exact.dirs_of(meta), *[str(d) for d in (kept_dirs if isinstance(kept_dirs, list) else [])]})
+    whole_meta = exact.grouped(modes, dirs, exact.modes_of(meta, "dm"))  # the folders' bits too (0700 stays 0700)
+    if "dm" not in meta:
+        del whole_meta["dm"]  # a record that says nothing of folders still says nothing
     commit = make_state(kc, worktree=tree, index_tree=state.index_tree, head=state.head, branch=state.branch,
-                        label="kept, whole", meta_raw=exact.encode(exact.grouped(modes, dirs)))
+                        label="kept, whole", meta_raw=exact.encode(whole_meta))
     return read_state(kc, commit)
 
 
