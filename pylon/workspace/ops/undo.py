@@ -49,8 +49,7 @@ if TYPE_CHECKING:
 # moved into rooms (issue 19) name the old paths; they live in users' repositories, so they resolve.
 MOVED = {"pylon.workspace.rm_undo": "pylon.workspace.worktrees.rm_undo",
          "pylon.workspace.finish": "pylon.workspace.worktrees.finish",
-         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op",
-         "pylon.workspace.keep.shellop": "pylon.workspace.ops.shellop"}
+         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op"}
 
 
 def _module(op: oplog.Op) -> ModuleType | None:
