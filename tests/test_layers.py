@@ -111,8 +111,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
-    """pylon module -> the pylon modules it imports anywhere (function-level imports included)."""
+    """pylon module -> the pylon modules it imports anywhere (function-level imports included); built
+    once per test process (two tests read it; neither changes it)."""
     files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in files}
     for name, path in files.items():
