@@ -197,10 +197,12 @@ def run_cmd(
     return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), [str(a) for a in args])
 
 
-# The default tier runs `pylon`/`canon` command lines through a fork server (tests/forkserver.py):
-# each is still a process of its own with real pipes, without paying Python's start and pylon's
-# imports every time. The full tier and PYLON_TEST_FORK=0 start the real console scripts.
-FORK = not FULL_TIER and os.environ.get("PYLON_TEST_FORK", "1") != "0"
+# Both tiers run `pylon`/`canon` command lines through a fork server (tests/forkserver.py): each is
+# still a process of its own with real pipes, without paying Python's start and pylon's imports
+# every time (the full tier's larger loops made that most of its CI time). The real console scripts
+# still start in the start-up, kill, terminal and e2e tests and wherever a test Popens a script;
+# PYLON_TEST_FORK=0 starts them for every command line.
+FORK = os.environ.get("PYLON_TEST_FORK", "1") != "0"
 _SERVER: ForkServer | None = None
 
 

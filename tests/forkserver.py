@@ -9,8 +9,8 @@ killed it) reaches the test exactly as from `subprocess.run`.
 
 What it does not reproduce is the interpreter's start and pylon's imports. The start-up budget
 tests (tests/cli/test_startup.py), the kill tests and the other `Popen`s of a script still start
-the real console scripts, and the full tier (`PYLON_TEST_TIER=full`, .ci/run) runs every command
-line through them; `PYLON_TEST_FORK=0` does the same in any run.
+the real console scripts, as the e2e tier's agent clients do; `PYLON_TEST_FORK=0` runs every
+command line through them.
 
 Protocol, one connection per command line: the client sends a JSON header with three fds
 (SCM_RIGHTS); the server forks the command and answers its pid, then, once the command's pidfd

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import FORK, run_cmd, run_many, start_cmd
 
-pytestmark = pytest.mark.skipif(not FORK, reason="the fork server serves the default tier only")
+pytestmark = pytest.mark.skipif(not FORK, reason="PYLON_TEST_FORK=0: every command line is a real script")
 
 
 def state(pid: int) -> str:
