@@ -145,6 +145,29 @@ def in_tree(root: str, tree: str, paths: list[str], kind: str = "blob") -> list[
     return [rel for rel, found in zip(names, out) if found == kind]
 
 
+def git_modes(root: str, tree: str, paths: list[str]) -> dict[str, str]:
+    """git's mode (100644 or 100755) of each of `paths` that is a regular file of `tree`."""
+    if not paths:
+        return {}
+    many = len(paths) > 500  # the whole listing, not a command line that could grow too long
+    out = git.run(["ls-tree", "-z", "--full-tree", *(["-r", tree] if many else [tree, "--", *paths])], cwd=root,
+                  env={"GIT_LITERAL_PATHSPECS": "1"})
+    wanted = set(paths)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        info, _, raw = record.partition(b"\t")
+        mode = info.split(b" ")[0].decode() if info else ""
+        path = raw.decode("utf-8", "surrogateescape")
+        if mode in ("100644", "100755") and path in wanted:
+            found[path] = mode
+    return found
+
+
+def agrees(bits: int, mode: str) -> bool:
+    """Do recorded bits agree with git's mode (the owner's x bit is git's to decide)?"""
+    return (bits & 0o100 != 0) == (mode == "100755")
+
+
 def free_dirs(root: str, tree: str, dirs: list[str]) -> list[str]:
     """Those empty folders that `tree` leaves room for: nothing at that path in it, and no file
     above it (a folder a state records as empty that its tree fills, or where its tree has a file,
@@ -333,11 +356,11 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
         if covered(rel):
             default = 0o755 if mode == "100755" else 0o644
             bits = recorded.get(rel, default)
-            if (bits & 0o100 != 0) != (mode == "100755"):
+            if not agrees(bits, mode):
                 bits = default  # the tree's mode decides the owner's x bit (a merged meta may carry one side's)
             if bits != default & ~mask:  # what git's checkout wrote
                 wanted[rel] = bits
-        elif rel in before and (before[rel] & 0o100 != 0) == (mode == "100755"):
+        elif rel in before and agrees(before[rel], mode):
             wanted[rel] = before[rel]
     if target is not None:
         for rel in set(recorded) | set(modes_of(current)):

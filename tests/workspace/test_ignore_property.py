@@ -154,17 +154,27 @@ class World:
         return args, kind
 
 
+def _step(repo: Path, root: Path, op: dict[str, Any], side: str) -> str | None:
+    record = json.loads(git(repo, "cat-file", "commit", op["ref"]).rstrip("\n").rsplit("\n", 1)[1])
+    for step in record.get("steps") or []:
+        if os.path.realpath(step["root"]) == os.path.realpath(root):
+            return str(step[side])
+    return None
+
+
 def undone_after(repo: Path, root: Path) -> str | None:
     """The `after` state, for `root`, of the op that `ws undo` is about to reverse."""
     listed = pylon("ws", "undo", "--list", "--json", cwd=repo).json()
     for op in listed["ops"]:
         if op["status"] in ("intent", "done", "undoing") or str(op["status"]).startswith("interrupted"):
-            record = json.loads(git(repo, "cat-file", "commit", op["ref"]).rstrip("\n").rsplit("\n", 1)[1])
-            for step in record.get("steps") or []:
-                if os.path.realpath(step["root"]) == os.path.realpath(root):
-                    return str(step["after"])
-            return None
+            return _step(repo, root, op, "after")
     return None
+
+
+def replaced_state(repo: Path, root: Path, seq: object) -> str | None:
+    """The `before` state, for `root`, of op `seq` (the state it replaced, which `ws undo` restores)."""
+    listed = pylon("ws", "undo", "--list", "--json", cwd=repo).json()
+    return next((_step(repo, root, op, "before") for op in listed["ops"] if op["seq"] == seq), None)
 
 
 def made_by(root: Path, after: str | None, rel: str, data: bytes) -> bool:
@@ -181,8 +191,9 @@ def kept_somewhere(repo: Path, data: bytes) -> bool:
 
 
 def check(world: World, kind: str, code: int, roots: list[Path], befores: list[dict[str, Any]],
-          afters_of_undo: list[str | None]) -> None:
+          afters_of_undo: list[str | None], done: dict[str, Any] | None = None) -> None:
     where = f"seed {world.seed} {kind}: {world.log}"
+    aside = set(done.get("aside") or []) if done else set()
     for root, before, made in zip(roots, befores, afters_of_undo):
         files_before = before["files"]
         assert isinstance(files_before, dict)
@@ -199,6 +210,14 @@ def check(world: World, kind: str, code: int, roots: list[Path], befores: list[d
                 continue
             if kind == "undo" and made_by(root, made, rel, was[1]):
                 continue  # the undo of the op that wrote it
+            if rel in aside and rel in after and done is not None:
+                # a named restore puts the ignored file in its way aside (the spec's issue 33.4):
+                # replaced by the kept state's own copy, the person's bytes and bits held in the
+                # state the restore replaced, which `ws undo` writes back
+                assert made_by(root, done["commit"], rel, after[rel][1]), (where, root, rel, "not the kept copy")
+                held = replaced_state(world.repo, root, done["op"])
+                assert made_by(root, held, rel, was[1]), (where, root, rel, "an ignored file set aside was lost")
+                continue
             # ignored before: in no state, so never touched; ignored by the rules the op left and
             # gone: the reported loss. Replaced by the target's own copy: the old one must be kept.
             protected = rel in before["ignored"] or (rel in ignored_now and rel not in after)
@@ -221,7 +240,7 @@ def run_world(folder: Path, seed: int, ops: int) -> dict[str, int]:
         world.log.append(" ".join(args) + f" -> {result.code}")
         if result.code not in (0, 1):
             raise AssertionError((world.log, result))
-        check(world, kind, result.code, roots, befores, made)
+        check(world, kind, result.code, roots, befores, made, result.json() if kind == "restore" else None)
         if result.code == 0:
             if kind == "move":
                 world.moved = True

@@ -105,3 +105,24 @@ def test_apply_brings_the_sessions_new_bits_and_keeps_the_checkouts(make_repo: M
     assert tree(repo) == before
     assert pylon("ws", "redo", cwd=repo).code == 0
     assert tree(repo) == applied
+
+
+def test_undo_of_an_apply_that_made_a_file_a_symlink_gives_back_its_odd_bits(make_repo: MakeRepo) -> None:
+    """The session turns notes.txt into a symlink while the checkout makes it 664 (bits git does not
+    see): the merged record must not carry 664 for the symlink, or the undo, seeing the bits
+    unchanged, drops them (seeds 900060, 1100060, 1400060 of the round trips)."""
+    repo = make_repo(files={"notes.txt": "n\n", "a.txt": "a\n"})
+    made = pylon("ws", "new", "s1", "--json", cwd=repo)
+    wt = Path(made.json()["path"])
+    (wt / "notes.txt").unlink()
+    os.symlink("a.txt", wt / "notes.txt")
+    git(wt, "add", "-A")
+    git(wt, "commit", "-qm", "a link")
+    os.chmod(repo / "notes.txt", 0o664)
+    before = tree(repo)
+    assert pylon("ws", "apply", "s1", cwd=repo).code == 0
+    assert os.path.islink(repo / "notes.txt")
+    undone = pylon("ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
+    assert tree(repo) == before
+    assert tree(repo)["notes.txt"] == ("file", "0o664", b"n\n")

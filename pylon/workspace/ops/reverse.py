@@ -188,19 +188,25 @@ def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: st
     to_modes, now_modes = exact.modes_of(to_meta), exact.modes_of(now_meta)
     frm_modes = exact.modes_of(frm_meta) if frm_meta is not None else None
     touched = set(changed_paths(checkout, frm.worktree, to.worktree)) if frm_modes is None else set()
+    paths = set(to_modes) | set(now_modes) | set(frm_modes or {})
+    in_tree = exact.git_modes(checkout.root, tree, sorted(paths))
     modes: dict[str, int] = {}
-    for rel in set(to_modes) | set(now_modes) | set(frm_modes or {}):
+    for rel in paths & set(in_tree):
         changed = rel in touched if frm_modes is None else frm_modes.get(rel) != to_modes.get(rel)
-        bits = to_modes.get(rel) if changed else now_modes.get(rel)
-        if bits is not None:
-            modes[rel] = bits
-    kept = exact.in_tree(checkout.root, tree, sorted(modes))
+        sides = (to_modes, now_modes) if changed else (now_modes, to_modes)
+        # the tree's mode decides the owner's x bit: where the chosen side's bits disagree with it,
+        # the merge took the other side's mode, so its bits (or none: git's 644/755)
+        chosen, other = sides[0].get(rel), sides[1].get(rel)
+        if chosen is not None and not exact.agrees(chosen, in_tree[rel]):
+            chosen = other if other is not None and exact.agrees(other, in_tree[rel]) else None
+        if chosen is not None:
+            modes[rel] = chosen
     dirs = set(exact.dirs_of(now_meta))
     if frm_meta is not None:
         before, after = set(exact.dirs_of(frm_meta)), set(exact.dirs_of(to_meta))
         dirs = (dirs - (before - after)) | (after - before)
     empty = exact.free_dirs(checkout.root, tree, sorted(dirs))  # not where the tree has a file now
-    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, empty,
+    return exact.encode(exact.grouped(modes, empty,
                                       _carried_folders(checkout, frm_meta, to_meta, now_meta, tree, empty)))
 
 

@@ -140,7 +140,7 @@ def with_modes(checkout: Checkout, files: list[dict[str, str]], before: State, m
     odd = sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
     if not odd:
         return files
-    then, now = _git_modes(checkout, before.worktree, odd), _git_modes(checkout, merged, odd)
+    then, now = exact.git_modes(checkout.root, before.worktree, odd), exact.git_modes(checkout.root, merged, odd)
     listed = {f["path"]: f for f in files}
     found = list(files)
     for rel in odd:
@@ -156,19 +156,6 @@ def with_modes(checkout: Checkout, files: list[dict[str, str]], before: State, m
             found.append(entry)
         entry.update(old_mode=format(a, "o"), new_mode=format(b, "o"))
     return sorted(found, key=lambda f: f["path"].encode("utf-8", "surrogateescape"))
-
-
-def _git_modes(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
-    """git's mode of each of `paths` that is a regular file of `tree`."""
-    out = git.run(["ls-tree", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root,
-                  env={"GIT_LITERAL_PATHSPECS": "1"})
-    found: dict[str, str] = {}
-    for record in out.split(b"\0"):
-        meta, _, path = record.partition(b"\t")
-        mode = meta.split(b" ")[0].decode() if meta else ""
-        if mode in ("100644", "100755"):
-            found[path.decode("utf-8", "surrogateescape")] = mode
-    return found
 
 
 def conflicts_error(worktree_id: str, conflicts: list[ConflictFile]) -> Exception:
