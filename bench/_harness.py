@@ -62,11 +62,25 @@ def time_command(
     samples: list[float] = []
     for i in range(warmup + runs):
         if setup is not None:
-            subprocess.run(setup, cwd=cwd, env=full_env, shell=isinstance(setup, str), check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                setup,
+                cwd=cwd,
+                env=full_env,
+                shell=isinstance(setup, str),
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         start = time.perf_counter()
-        proc = subprocess.run(argv, cwd=cwd, env=full_env, shell=shell, input=stdin_data,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=full_env,
+            shell=shell,
+            input=stdin_data,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         elapsed = time.perf_counter() - start
         if proc.returncode not in ok_codes:
             raise RuntimeError(f"{label}: {argv!r} exited {proc.returncode}: {proc.stderr.decode()[-2000:]}")

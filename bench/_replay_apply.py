@@ -57,8 +57,9 @@ def apply_cli(pylon: str, folder: Path, request: bytes) -> Outcome:
     """`pylon read f --json` window by window, then `pylon edit f#TAG` with the request on stdin."""
     offset, tag = 1, ""
     while True:
-        res = subprocess.run([pylon, "read", "file", "--offset", str(offset), "--json"], cwd=folder,
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [pylon, "read", "file", "--offset", str(offset), "--json"], cwd=folder, capture_output=True, text=True
+        )
         doc = json.loads(res.stdout)
         if not doc.get("ok"):
             return Outcome(refused=(doc["error"]["code"], doc["error"]["message"][:200]))
@@ -69,8 +70,9 @@ def apply_cli(pylon: str, folder: Path, request: bytes) -> Outcome:
     out = Outcome()
     for flags in ([], ["--allow-echo", "--allow-indent-mix"]):
         for _attempt in range(2):
-            done = subprocess.run([pylon, "edit", f"file#{tag}", "--json", *flags], cwd=folder, input=request,
-                                  capture_output=True)
+            done = subprocess.run(
+                [pylon, "edit", f"file#{tag}", "--json", *flags], cwd=folder, input=request, capture_output=True
+            )
             if done.returncode == 0:
                 return out
             err = json.loads(done.stdout)["error"]

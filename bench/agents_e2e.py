@@ -44,8 +44,10 @@ BAR = 0.080
 WAYS = ("none", "no-op", "pylon", "pylon, no helper")
 AGENT = {"claude": "claude-code", "codex": "codex"}
 # the events pylon's installs use, per client (docs/reference/agents.md)
-EVENTS = {"claude": ("PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionStart"),
-          "codex": ("PreToolUse", "PostToolUse", "Stop", "SessionStart")}
+EVENTS = {
+    "claude": ("PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionStart"),
+    "codex": ("PreToolUse", "PostToolUse", "Stop", "SessionStart"),
+}
 
 
 def git(repo: Path, *args: str) -> None:
@@ -63,13 +65,17 @@ def make_repo(root: Path, client: str, way: str, files: int = 5000) -> Path:
     (repo / ".canon" / "articles" / "src").mkdir(parents=True)
     (repo / ".canon" / "journal").mkdir()
     (repo / ".canon" / "articles" / "src" / "app.md").write_text(
-        "---\ncapsule: Entry point; parses the flags.\nupdated: 2026-01-02\n---\nBody.\n")
+        "---\ncapsule: Entry point; parses the flags.\nupdated: 2026-01-02\n---\nBody.\n"
+    )
     (repo / ".gitignore").write_text(".claude/\n.codex/\n")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
     if way.startswith("pylon"):
-        for line in ([tool("pylon"), "guard", "install", AGENT[client]], [tool("canon"), "hook", "install", AGENT[client]]):
+        for line in (
+            [tool("pylon"), "guard", "install", AGENT[client]],
+            [tool("canon"), "hook", "install", AGENT[client]],
+        ):
             subprocess.run(line, cwd=repo, check=True, capture_output=True)
     elif way == "no-op":
         settings = repo / (".claude/settings.json" if client == "claude" else ".codex/hooks.json")
@@ -133,8 +139,10 @@ def main() -> None:
                     os.environ["PYLON_HOOK_HELPER"] = "0" if way == "pylon, no helper" else "1"
                     home_dir = root / f"home-{client}-{way.replace(', ', '-').replace(' ', '-')}"
                     gaps[client, way] += one_run(binaries, client, repo, home_dir, args.calls)
-                    print(f"round {n + 1}: {client} {way}: median {statistics.median(gaps[client, way]) * 1000:.1f} ms",
-                          file=sys.stderr)
+                    print(
+                        f"round {n + 1}: {client} {way}: median {statistics.median(gaps[client, way]) * 1000:.1f} ms",
+                        file=sys.stderr,
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = []
@@ -147,25 +155,37 @@ def main() -> None:
             added = median - base
             p90 = statistics.quantiles(samples, n=10)[-1]
             bar = verdict(added <= BAR) if way == "pylon" else ""
-            rows.append((f"{client} {PINNED['@anthropic-ai/claude-code' if client == 'claude' else '@openai/codex']}",
-                         way, f"{median * 1000:.1f} ms", f"{p90 * 1000:.1f} ms",
-                         "(baseline)" if way == "none" else f"{added * 1000:+.1f} ms", bar))
+            rows.append(
+                (
+                    f"{client} {PINNED['@anthropic-ai/claude-code' if client == 'claude' else '@openai/codex']}",
+                    way,
+                    f"{median * 1000:.1f} ms",
+                    f"{p90 * 1000:.1f} ms",
+                    "(baseline)" if way == "none" else f"{added * 1000:+.1f} ms",
+                    bar,
+                )
+            )
             summary[f"{client}/{way}"] = round(median * 1000, 1)
     text = table(rows, ("client", "hooks", "median per shell call", "p90", "added over none", "80 ms bar"))
-    text += (f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
-             f"{len(start_up)}); a {args.files:,}-file repository. pylon's hooks start a process on the "
-             "PreToolUse before each shell call (the state kept, the command read) and on the PostToolUse after "
-             "it (the op: a child records it while the client goes on), and Claude Code's PostToolBatch "
-             "(canon).")
+    text += (
+        f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
+        f"{len(start_up)}); a {args.files:,}-file repository. pylon's hooks start a process on the "
+        "PreToolUse before each shell call (the state kept, the command read) and on the PostToolUse after "
+        "it (the op: a child records it while the client goes on), and Claude Code's PostToolBatch "
+        "(canon)."
+    )
     print(text)
     print(json.dumps(summary))
     if not args.no_record:
         load = os.getloadavg()[0]
-        record("agents-e2e", f"## Real clients: added latency per shell call (`bench/agents_e2e.py`)\n\n"
-               f"{args.calls} shell calls per run, {args.rounds} rounds, the ways interleaved in each round "
-               f"({args.calls * args.rounds} calls per cell); time per call read at the mock model server (tool call "
-               f"sent to result received). Bar: pylon's hooks add at most 80 ms per shell call over no hooks. "
-               f"1-minute load average at the end: {load:.1f}.\n\n{text}")
+        record(
+            "agents-e2e",
+            f"## Real clients: added latency per shell call (`bench/agents_e2e.py`)\n\n"
+            f"{args.calls} shell calls per run, {args.rounds} rounds, the ways interleaved in each round "
+            f"({args.calls * args.rounds} calls per cell); time per call read at the mock model server (tool call "
+            f"sent to result received). Bar: pylon's hooks add at most 80 ms per shell call over no hooks. "
+            f"1-minute load average at the end: {load:.1f}.\n\n{text}",
+        )
 
 
 if __name__ == "__main__":

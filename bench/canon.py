@@ -49,7 +49,8 @@ def build(root: Path) -> None:
         path.write_text(
             f"---\ncapsule: Module {i} handles part of the service; retries are bounded.\n"
             f"updated: 2026-01-{1 + i % 28:02d}\nowner: team-{i % 7}\n---\n"
-            + f"Module {i} body. It must never block the event loop.\n" * 6,
+            + f"Module {i} body. It must never block the event loop.\n"
+            * 6,
             encoding="utf-8",
         )
     assert len(set(addresses)) == ARTICLES
@@ -124,8 +125,7 @@ def main() -> None:
 
     base = typer_t.median
     table_rows = [
-        (t.label, t.ms, f"{t.median / base:.2f}x")
-        for t in (typer_t, version_t, cat_t, warm_t, added_t, journal_t)
+        (t.label, t.ms, f"{t.median / base:.2f}x") for t in (typer_t, version_t, cat_t, warm_t, added_t, journal_t)
     ]
     ok_read = warm_t.median < 0.150 and added_t.median < 0.150
     ok_version = version_t.median <= 1.3 * base

@@ -35,8 +35,11 @@ def build(root: Path) -> None:
         address = f"svc/s{i % 20:02d}/mod{i // 20:02d}/leaf"
         path = root / ".canon" / "articles" / f"{address}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\ncapsule: Module {i}: parses input, retries twice, never blocks.\n"
-                        f"updated: 2026-01-{1 + i % 28:02d}\n---\nBody of module {i}.\n", encoding="utf-8")
+        path.write_text(
+            f"---\ncapsule: Module {i}: parses input, retries twice, never blocks.\n"
+            f"updated: 2026-01-{1 + i % 28:02d}\n---\nBody of module {i}.\n",
+            encoding="utf-8",
+        )
         asset = root / f"{address}.py"
         asset.parent.mkdir(parents=True, exist_ok=True)
         asset.write_text("x = 1\n", encoding="utf-8")
@@ -44,8 +47,14 @@ def build(root: Path) -> None:
 
 
 def event(name: str, **extra: object) -> bytes:
-    doc = {"session_id": "bench-session", "transcript_path": "/tmp/t.jsonl", "cwd": str(ROOT),
-           "permission_mode": "default", "hook_event_name": name, **extra}
+    doc = {
+        "session_id": "bench-session",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(ROOT),
+        "permission_mode": "default",
+        "hook_event_name": name,
+        **extra,
+    }
     return json.dumps(doc).encode()
 
 
@@ -58,42 +67,107 @@ def main() -> None:
     canon = tool("canon")
     env = {"PYLON_STATE_DIR": str(STATE), "PYLON_SESSION": "bench-session"}
     reset = f"rm -rf {STATE}"
-    post = event("PostToolUse", tool_name="Edit", tool_use_id="t1",
-                 tool_input={"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"})
-    bash = event("PostToolUse", tool_name="Bash", tool_use_id="t2",
-                 tool_input={"command": f"sed -i s/1/2/ {ASSET} && grep -n x svc/s01/mod01/leaf.py"})
-    batch = event("PostToolBatch", tool_calls=[
-        {"tool_name": "Read", "tool_use_id": "b1", "tool_input": {"file_path": str(ROOT / "svc/s01/mod01/leaf.py")}},
-        {"tool_name": "Edit", "tool_use_id": "b2",
-         "tool_input": {"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"}},
-        {"tool_name": "mcp__docs__search", "tool_use_id": "b3", "tool_input": {"query": "pool sizes"}}])
-    pathless = event("PostToolBatch", tool_calls=[{"tool_name": "TodoWrite", "tool_use_id": "b4",
-                                                   "tool_input": {"todos": []}}])
+    post = event(
+        "PostToolUse",
+        tool_name="Edit",
+        tool_use_id="t1",
+        tool_input={"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"},
+    )
+    bash = event(
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="t2",
+        tool_input={"command": f"sed -i s/1/2/ {ASSET} && grep -n x svc/s01/mod01/leaf.py"},
+    )
+    batch = event(
+        "PostToolBatch",
+        tool_calls=[
+            {
+                "tool_name": "Read",
+                "tool_use_id": "b1",
+                "tool_input": {"file_path": str(ROOT / "svc/s01/mod01/leaf.py")},
+            },
+            {
+                "tool_name": "Edit",
+                "tool_use_id": "b2",
+                "tool_input": {"file_path": str(ROOT / ASSET), "old_string": "x = 1", "new_string": "x = 2"},
+            },
+            {"tool_name": "mcp__docs__search", "tool_use_id": "b3", "tool_input": {"query": "pool sizes"}},
+        ],
+    )
+    pathless = event(
+        "PostToolBatch", tool_calls=[{"tool_name": "TodoWrite", "tool_use_id": "b4", "tool_input": {"todos": []}}]
+    )
     timings = [
         ("python -c pass (baseline)", time_command("pass", [sys.executable, "-c", "pass"], runs=args.runs)),
-        ("canon read PATH (reference)", time_command("read", [canon, "read", ASSET], runs=args.runs, cwd=ROOT,
-                                                     env=env)),
-        ("canon surface PATH", time_command("surface", [canon, "surface", ASSET], runs=args.runs, cwd=ROOT, env=env,
-                                            setup=reset)),
-        ("canon hook claude-code: PostToolUse Edit", time_command("post", [canon, "hook", "claude-code"], cwd=ROOT,
-                                                                  runs=args.runs, env=env, setup=reset,
-                                                                  stdin_data=post)),
-        ("canon hook claude-code: PostToolUse Bash", time_command("bash", [canon, "hook", "claude-code"], cwd=ROOT,
-                                                                  runs=args.runs, env=env, setup=reset,
-                                                                  stdin_data=bash)),
-        ("canon hook claude-code: PostToolBatch (Read, Edit, an MCP call)",
-         time_command("batch", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
-                      stdin_data=batch)),
-        ("canon hook claude-code: PostToolBatch naming no path",
-         time_command("pathless", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
-                      stdin_data=pathless)),
-        ("canon hook codex: SessionStart (no greeting: a new cycle)",
-         time_command("start", [canon, "hook", "codex"], cwd=ROOT, runs=args.runs, env=env, setup=reset,
-                      stdin_data=event("SessionStart", source="startup"))),
-        ("canon hook claude-code: Stop (after an Edit)",
-         time_command("stop", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env,
-                      setup=f"{reset} && {canon} surface --changed {ASSET} >/dev/null",
-                      stdin_data=event("Stop", stop_hook_active=False))),
+        (
+            "canon read PATH (reference)",
+            time_command("read", [canon, "read", ASSET], runs=args.runs, cwd=ROOT, env=env),
+        ),
+        (
+            "canon surface PATH",
+            time_command("surface", [canon, "surface", ASSET], runs=args.runs, cwd=ROOT, env=env, setup=reset),
+        ),
+        (
+            "canon hook claude-code: PostToolUse Edit",
+            time_command(
+                "post", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset, stdin_data=post
+            ),
+        ),
+        (
+            "canon hook claude-code: PostToolUse Bash",
+            time_command(
+                "bash", [canon, "hook", "claude-code"], cwd=ROOT, runs=args.runs, env=env, setup=reset, stdin_data=bash
+            ),
+        ),
+        (
+            "canon hook claude-code: PostToolBatch (Read, Edit, an MCP call)",
+            time_command(
+                "batch",
+                [canon, "hook", "claude-code"],
+                cwd=ROOT,
+                runs=args.runs,
+                env=env,
+                setup=reset,
+                stdin_data=batch,
+            ),
+        ),
+        (
+            "canon hook claude-code: PostToolBatch naming no path",
+            time_command(
+                "pathless",
+                [canon, "hook", "claude-code"],
+                cwd=ROOT,
+                runs=args.runs,
+                env=env,
+                setup=reset,
+                stdin_data=pathless,
+            ),
+        ),
+        (
+            "canon hook codex: SessionStart (no greeting: a new cycle)",
+            time_command(
+                "start",
+                [canon, "hook", "codex"],
+                cwd=ROOT,
+                runs=args.runs,
+                env=env,
+                setup=reset,
+                stdin_data=event("SessionStart", source="startup"),
+            ),
+        ),
+        (
+            "canon hook claude-code: Stop (after an Edit)",
+            time_command(
+                "stop",
+                [canon, "hook", "claude-code"],
+                cwd=ROOT,
+                runs=args.runs,
+                env=env,
+                setup=f"{reset} && {canon} surface --changed {ASSET} >/dev/null",
+                stdin_data=event("Stop", stop_hook_active=False),
+            ),
+        ),
     ]
     load = os.getloadavg()[0]  # shared machines: the figures below are only as quiet as this
     base = timings[0][1].median
@@ -102,11 +176,14 @@ def main() -> None:
         bar = "" if "baseline" in label or "reference" in label else verdict(timing.median < BAR)
         rows.append((label, timing.ms, f"{timing.median / base:.2f}x", bar))
     shutil.rmtree(STATE, ignore_errors=True)
-    record("canon-agent", "## canon agent hooks (`bench/canon_agent.py`)\n\n"
-           f"Store of {ARTICLES:,} articles; medians of {args.runs} whole processes; session state removed "
-           "before every sample (full work each time). Bar: under 150 ms per call. 1-minute load average "
-           f"at the end of the run: {load:.1f} (the ratios to `python -c pass` are the stabler figure).\n\n"
-           + table(rows, ("command", "median", "vs python -c pass", "150 ms bar")))
+    record(
+        "canon-agent",
+        "## canon agent hooks (`bench/canon_agent.py`)\n\n"
+        f"Store of {ARTICLES:,} articles; medians of {args.runs} whole processes; session state removed "
+        "before every sample (full work each time). Bar: under 150 ms per call. 1-minute load average "
+        f"at the end of the run: {load:.1f} (the ratios to `python -c pass` are the stabler figure).\n\n"
+        + table(rows, ("command", "median", "vs python -c pass", "150 ms bar")),
+    )
     for row in rows:
         print(" | ".join(row))
 

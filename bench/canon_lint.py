@@ -27,8 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import WORK, Timing, record, table, time_command, tool, verdict
 
 BAR_SECONDS = 5.0
-WORDS = ("config loader cache token session retry budget index shard replica queue worker parser "
-         "schema router handler metric tracer ledger policy secret vault mount bridge codec").split()
+WORDS = (
+    "config loader cache token session retry budget index shard replica queue worker parser "
+    "schema router handler metric tracer ledger policy secret vault mount bridge codec"
+).split()
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -43,11 +45,16 @@ def build(root: Path, count: int, seed: int = 7) -> None:
     journal = root / ".canon" / "journal"
     journal.mkdir(parents=True)
     (root / ".git").mkdir()  # marks the repository root (no git needed for lint)
-    (root / ".canon" / "schema.json").write_text(json.dumps({
-        "capsule": {"required": True, "max_chars": 600},
-        "body": {"max_chars": 20000},
-        "relations": {"refs": {"min_count": 0}},
-    }), encoding="utf-8")
+    (root / ".canon" / "schema.json").write_text(
+        json.dumps(
+            {
+                "capsule": {"required": True, "max_chars": 600},
+                "body": {"max_chars": 20000},
+                "relations": {"refs": {"min_count": 0}},
+            }
+        ),
+        encoding="utf-8",
+    )
     addresses: list[str] = []
     # Folders: 40 packages x 10 modules, articles for folders and for files in them.
     for pkg in range(40):
@@ -74,7 +81,10 @@ def build(root: Path, count: int, seed: int = 7) -> None:
             paragraphs.append(text)
         if rng.random() < 0.2:
             paragraphs.append("```python\nvalue = load('[[not-a-link]]')\n```")
-        front = [f"capsule: {sentence(rng, rng.randint(6, 20))}", f"updated: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"]
+        front = [
+            f"capsule: {sentence(rng, rng.randint(6, 20))}",
+            f"updated: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
+        ]
         if rng.random() < 0.1:
             front.append("owner: team-" + rng.choice(WORDS))
         if rng.random() < 0.05:
@@ -106,15 +116,29 @@ def main() -> None:
     canon = tool("canon")
     commands: list[tuple[str, Any, dict[str, Any]]] = [
         ("canon lint", [canon, "lint"], {"ok_codes": (0, 1)}),
-        ("canon lint, one process (PYLON_LINT_JOBS=1)", [canon, "lint"],
-         {"ok_codes": (0, 1), "env": {"PYLON_LINT_JOBS": "1"}}),
+        (
+            "canon lint, one process (PYLON_LINT_JOBS=1)",
+            [canon, "lint"],
+            {"ok_codes": (0, 1), "env": {"PYLON_LINT_JOBS": "1"}},
+        ),
         ("canon lint --format sarif", [canon, "lint", "--format", "sarif"], {"ok_codes": (0, 1)}),
-        ("cat of every article and journal file", "find .canon -name '*.md' -exec cat {} + > /dev/null",
-         {"shell": True}),
-        ("python start-up + read of every file", [sys.executable, "-c",
-         ("import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n"
-          "        open(os.path.join(d, f), 'rb').read()")],
-         {}),
+        (
+            "cat of every article and journal file",
+            "find .canon -name '*.md' -exec cat {} + > /dev/null",
+            {"shell": True},
+        ),
+        (
+            "python start-up + read of every file",
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import os\nfor d, _, fs in os.walk('.canon'):\n    for f in fs:\n"
+                    "        open(os.path.join(d, f), 'rb').read()"
+                ),
+            ],
+            {},
+        ),
     ]
     load_before = os.getloadavg()[0]
     # Interleaved rounds, so load from other work on the machine falls on every row alike.
@@ -132,8 +156,13 @@ def main() -> None:
     lint, serial, sarif, cat, py_read = (Timing(label, samples[label]) for label, _, _ in commands)
     runs_each = args.rounds * (per_round + 1)  # warm-up runs are counted in the CPU totals too
     rows = [
-        (t.label, f"{t.median:.2f} s", f"{t.median / cat.median:.1f}x", f"{t.median / py_read.median:.1f}x",
-         f"{cpu[t.label] / runs_each:.2f} s")
+        (
+            t.label,
+            f"{t.median:.2f} s",
+            f"{t.median / cat.median:.1f}x",
+            f"{t.median / py_read.median:.1f}x",
+            f"{cpu[t.label] / runs_each:.2f} s",
+        )
         for t in (lint, serial, sarif, cat, py_read)
     ]
     ok = lint.median < BAR_SECONDS

@@ -51,8 +51,9 @@ def make(name: str, env: dict[str, str], crowded: bool) -> Path:
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init")
     if crowded:
-        made = subprocess.run([tool("pylon"), "ws", "new", "s1", "--json"], cwd=repo, env=env, check=True,
-                              capture_output=True, text=True)
+        made = subprocess.run(
+            [tool("pylon"), "ws", "new", "s1", "--json"], cwd=repo, env=env, check=True, capture_output=True, text=True
+        )
         session = Path(json.loads(made.stdout)["path"])
         (session / "src/pkg1/mod1.py").write_text("changed by the session\n")
         git(repo, "worktree", "add", "-q", "-b", "plain", str(SCRATCH / f"{name}-plain"))
@@ -63,15 +64,28 @@ def make(name: str, env: dict[str, str], crowded: bool) -> Path:
 
 
 def event(repo: Path, rel: str) -> bytes:
-    return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(repo), "session_id": "bench",
-                       "tool_input": {"file_path": str(repo / rel), "old_string": "line 7 of",
-                                      "new_string": "line seven of"}}).encode()
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "cwd": str(repo),
+            "session_id": "bench",
+            "tool_input": {"file_path": str(repo / rel), "old_string": "line 7 of", "new_string": "line seven of"},
+        }
+    ).encode()
 
 
 def shell(repo: Path) -> bytes:
     """A shell command that writes a file nobody else changed (the guard calls it safe: no snapshot)."""
-    return json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo), "session_id": "bench",
-                       "tool_input": {"command": "echo done > build-notes.txt && wc -l src/pkg0/mod0.py"}}).encode()
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": str(repo),
+            "session_id": "bench",
+            "tool_input": {"command": "echo done > build-notes.txt && wc -l src/pkg0/mod0.py"},
+        }
+    ).encode()
 
 
 def once(repo: Path, data: bytes, env: dict[str, str]) -> float:
@@ -93,12 +107,25 @@ def main() -> None:
     cache = crowded / ".git" / "pylon" / "clash.cache"
     cache.unlink(missing_ok=True)
     cold = once(crowded, event(crowded, target), env)
-    said = subprocess.run([tool("pylon"), "hook", "claude-code"], cwd=crowded, env=env, input=event(crowded, target),
-                          capture_output=True).stdout.decode().strip()
+    said = (
+        subprocess.run(
+            [tool("pylon"), "hook", "claude-code"],
+            cwd=crowded,
+            env=env,
+            input=event(crowded, target),
+            capture_output=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     assert said == "{}", said  # nothing conflicts: nothing said
     touching = once(crowded, event(crowded, "src/pkg1/mod1.py"), env)
-    cases = {"alone": (alone, event(alone, target)), "crowded": (crowded, event(crowded, target)),
-             "shell alone": (alone, shell(alone)), "shell crowded": (crowded, shell(crowded))}
+    cases = {
+        "alone": (alone, event(alone, target)),
+        "crowded": (crowded, event(crowded, target)),
+        "shell alone": (alone, shell(alone)),
+        "shell crowded": (crowded, shell(crowded)),
+    }
     samples: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(3):  # warm-up
         for repo, data in cases.values():
@@ -110,20 +137,37 @@ def main() -> None:
     p95 = {k: sorted(v)[int(len(v) * 0.95) - 1] * 1000 for k, v in samples.items()}
     added = med["crowded"] - med["alone"]
     added_shell = med["shell crowded"] - med["shell alone"]
-    rows = [("Edit, alone (baseline: no other worktree)", f"{med['alone']:.1f} ms", f"{p95['alone']:.1f} ms", "1.00x"),
-            ("Edit, crowded (3 other worktrees, nothing conflicts)", f"{med['crowded']:.1f} ms",
-             f"{p95['crowded']:.1f} ms", f"{med['crowded'] / med['alone']:.2f}x"),
-            ("Bash writing a file, alone (baseline)", f"{med['shell alone']:.1f} ms", f"{p95['shell alone']:.1f} ms",
-             "1.00x"),
-            ("Bash writing a file, crowded", f"{med['shell crowded']:.1f} ms", f"{p95['shell crowded']:.1f} ms",
-             f"{med['shell crowded'] / med['shell alone']:.2f}x"),
-            ("crowded, first check (cold cache), once", f"{cold * 1000:.1f} ms", "", ""),
-            ("crowded, a file the session changed (merged), once", f"{touching * 1000:.1f} ms", "", "")]
-    text = (f"`pylon hook claude-code` on the PreToolUse of an Edit, {FILES} files, {runs} rounds; "
-            f"{machine_line()}\n\n" + table(rows, ("case", "median", "p95", "ratio")) +
-            f"\n\nAdded by the check when nothing conflicts: {added:.1f} ms to an Edit, {added_shell:.1f} ms to a "
-            f"shell command that writes (its reading for the written paths) (bar {BAR_MS:.0f} ms): "
-            f"{verdict(max(added, added_shell) <= BAR_MS)}\n")
+    rows = [
+        ("Edit, alone (baseline: no other worktree)", f"{med['alone']:.1f} ms", f"{p95['alone']:.1f} ms", "1.00x"),
+        (
+            "Edit, crowded (3 other worktrees, nothing conflicts)",
+            f"{med['crowded']:.1f} ms",
+            f"{p95['crowded']:.1f} ms",
+            f"{med['crowded'] / med['alone']:.2f}x",
+        ),
+        (
+            "Bash writing a file, alone (baseline)",
+            f"{med['shell alone']:.1f} ms",
+            f"{p95['shell alone']:.1f} ms",
+            "1.00x",
+        ),
+        (
+            "Bash writing a file, crowded",
+            f"{med['shell crowded']:.1f} ms",
+            f"{p95['shell crowded']:.1f} ms",
+            f"{med['shell crowded'] / med['shell alone']:.2f}x",
+        ),
+        ("crowded, first check (cold cache), once", f"{cold * 1000:.1f} ms", "", ""),
+        ("crowded, a file the session changed (merged), once", f"{touching * 1000:.1f} ms", "", ""),
+    ]
+    text = (
+        f"`pylon hook claude-code` on the PreToolUse of an Edit, {FILES} files, {runs} rounds; "
+        f"{machine_line()}\n\n"
+        + table(rows, ("case", "median", "p95", "ratio"))
+        + f"\n\nAdded by the check when nothing conflicts: {added:.1f} ms to an Edit, {added_shell:.1f} ms to a "
+        f"shell command that writes (its reading for the written paths) (bar {BAR_MS:.0f} ms): "
+        f"{verdict(max(added, added_shell) <= BAR_MS)}\n"
+    )
     print(text)
     record("clash", text)
 

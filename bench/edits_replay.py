@@ -126,7 +126,7 @@ def build_request(change: FileChange, old: bytes) -> bytes:
     parts: list[bytes] = []
     for a, b, c, plus in change.hunks:
         if c == 1 and plus and plus[0].startswith(BOM) and old.startswith(BOM):
-            plus = [plus[0][len(BOM):], *plus[1:]]
+            plus = [plus[0][len(BOM) :], *plus[1:]]
         if b == 0:
             parts.append(b"insert after %d\n" % a)
         elif not plus:
@@ -161,7 +161,9 @@ def commit_list(repo: Path, env: dict[str, str], count: int | None, newest: bool
     cmd = ["git", "rev-list", "--topo-order", "--parents", "HEAD"]
     if newest and count is not None:
         cmd[2:2] = ["-n", str(count)]
-        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[::-1]
+        return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[
+            ::-1
+        ]
     cmd.insert(2, "--reverse")
     return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=True).stdout.split("\n")
 
@@ -170,8 +172,9 @@ class Blobs:
     """`git cat-file --batch` kept open for the whole replay."""
 
     def __init__(self, repo: Path, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=repo, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     def get(self, oid: str) -> bytes:
         if oid.strip("0") == "":
@@ -193,8 +196,9 @@ class Blobs:
         self.proc.wait()
 
 
-def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None, newest: bool = False,
-           through_cli: bool = False) -> Stats:
+def replay(
+    repo: Path, scratch: Path, cli_sample: int, max_commits: int | None, newest: bool = False, through_cli: bool = False
+) -> Stats:
     from pylon.workspace.edits.lines import check_text
 
     pylon = tool("pylon")
@@ -217,9 +221,26 @@ def replay(repo: Path, scratch: Path, cli_sample: int, max_commits: int | None, 
         stats.commits += 1
         commit, parent = ids[0], ids[1]
         proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index",
-             "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "-U0", parent, commit],
-            cwd=repo, env=env, capture_output=True)
+            [
+                "git",
+                "-c",
+                "core.quotepath=off",
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-renames",
+                "--full-index",
+                "--no-textconv",
+                "--src-prefix=a/",
+                "--dst-prefix=b/",
+                "-U0",
+                parent,
+                commit,
+            ],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+        )
         if proc.returncode != 0:
             # A partial mirror (large blobs left out) cannot diff some commits: count, go on.
             stats.skipped["commit with missing objects"] += 1
@@ -299,8 +320,9 @@ def replay_cli(cases: list[tuple[bytes, bytes, bytes]], scratch: Path) -> tuple[
         (folder / "f").write_bytes(old)
         offset, tag = 1, ""
         while True:
-            res = subprocess.run([pylon, "read", "f", "--offset", str(offset), "--json"], cwd=folder,
-                                 capture_output=True, text=True)
+            res = subprocess.run(
+                [pylon, "read", "f", "--offset", str(offset), "--json"], cwd=folder, capture_output=True, text=True
+            )
             import json
 
             doc = json.loads(res.stdout)
@@ -309,8 +331,12 @@ def replay_cli(cases: list[tuple[bytes, bytes, bytes]], scratch: Path) -> tuple[
                 break
             offset = doc["next_offset"]
         for _attempt in range(2):  # a second try after an unseen-lines refusal (lines over 4096 characters)
-            done = subprocess.run([pylon, "edit", f"f#{tag}", "--allow-echo", "--allow-indent-mix"], cwd=folder,
-                                  input=request, capture_output=True)
+            done = subprocess.run(
+                [pylon, "edit", f"f#{tag}", "--allow-echo", "--allow-indent-mix"],
+                cwd=folder,
+                input=request,
+                capture_output=True,
+            )
             if done.returncode != 2 or b"unseen-lines" not in done.stderr:
                 break
         exact += (folder / "f").read_bytes() == new
@@ -344,11 +370,28 @@ def make_stdlib_repo(target: Path) -> Path:
             shutil.copy2(src, target / src.name)
         for package in ("json", "email", "asyncio", "unittest", "importlib", "http"):
             if (lib / package).is_dir():
-                shutil.copytree(lib / package, target / package,
-                                ignore=shutil.ignore_patterns("__pycache__", "test", "tests", "*.pyc"))
+                shutil.copytree(
+                    lib / package,
+                    target / package,
+                    ignore=shutil.ignore_patterns("__pycache__", "test", "tests", "*.pyc"),
+                )
         subprocess.run(["git", "add", "-A"], cwd=target, env=env, check=True)
-        subprocess.run(["git", "-c", "user.name=replay", "-c", "user.email=replay@localhost", "commit", "-q",
-                        "-m", f"CPython {version.name} stdlib"], cwd=target, env=env, check=True)
+        subprocess.run(
+            [
+                "git",
+                "-c",
+                "user.name=replay",
+                "-c",
+                "user.email=replay@localhost",
+                "commit",
+                "-q",
+                "-m",
+                f"CPython {version.name} stdlib",
+            ],
+            cwd=target,
+            env=env,
+            check=True,
+        )
     return target
 
 
@@ -359,12 +402,41 @@ def report(all_stats: list[Stats]) -> str:
         skipped = ", ".join(f"{v} {k}" for k, v in sorted(s.skipped.items())) or "none"
         refused = ", ".join(f"{v} {k}" for k, v in sorted(s.refused.items())) or "none"
         other = s.files - s.exact - sum(s.refused.values()) - s.eol_only - s.bom_changes
-        rows.append((s.repo, str(s.commits), str(s.files), str(s.hunks), f"{s.exact} ({pct:.2f}%)",
-                     f"{s.eol_only} / {s.bom_changes}", str(other), refused, str(s.suspicious), str(s.unseen_retries),
-                     f"{s.cli_exact}/{s.cli_checked}", skipped, f"{s.seconds:.0f} s"))
-    return table(rows, ("repository", "commits", "files", "hunks", "exact matches",
-                        "not expressible (EOL / BOM)", "other mismatches", "refused", "flagged suspicious",
-                        "long-line retries", "CLI sample exact", "skipped", "time"))
+        rows.append(
+            (
+                s.repo,
+                str(s.commits),
+                str(s.files),
+                str(s.hunks),
+                f"{s.exact} ({pct:.2f}%)",
+                f"{s.eol_only} / {s.bom_changes}",
+                str(other),
+                refused,
+                str(s.suspicious),
+                str(s.unseen_retries),
+                f"{s.cli_exact}/{s.cli_checked}",
+                skipped,
+                f"{s.seconds:.0f} s",
+            )
+        )
+    return table(
+        rows,
+        (
+            "repository",
+            "commits",
+            "files",
+            "hunks",
+            "exact matches",
+            "not expressible (EOL / BOM)",
+            "other mismatches",
+            "refused",
+            "flagged suspicious",
+            "long-line retries",
+            "CLI sample exact",
+            "skipped",
+            "time",
+        ),
+    )
 
 
 def _false_positive_line(all_stats: list[Stats]) -> str:
@@ -373,8 +445,10 @@ def _false_positive_line(all_stats: list[Stats]) -> str:
     files = sum(s.files for s in all_stats)
     flagged = sum(s.suspicious for s in all_stats)
     rate = 100 * flagged / files if files else 0.0
-    return (f"Suspicious-edit false positives (requests replayed without `--allow-echo --allow-indent-mix`): "
-            f"{flagged} of {files} real file changes ({rate:.2f}%).")
+    return (
+        f"Suspicious-edit false positives (requests replayed without `--allow-echo --allow-indent-mix`): "
+        f"{flagged} of {files} real file changes ({rate:.2f}%)."
+    )
 
 
 def _command_line() -> str:
@@ -383,13 +457,27 @@ def _command_line() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repo", action="append", type=Path, help="repository to replay (repeatable); default: this project")
-    parser.add_argument("--make-stdlib-repo", type=Path, metavar="DIR", help="build the CPython stdlib history repo in DIR and replay it too")
+    parser.add_argument(
+        "--repo", action="append", type=Path, help="repository to replay (repeatable); default: this project"
+    )
+    parser.add_argument(
+        "--make-stdlib-repo",
+        type=Path,
+        metavar="DIR",
+        help="build the CPython stdlib history repo in DIR and replay it too",
+    )
     parser.add_argument("--max-commits", type=int, default=None)
-    parser.add_argument("--newest", action="store_true", help="with --max-commits: the newest N commits, not the first N")
-    parser.add_argument("--through-cli", action="store_true",
-                        help="send every change through the installed pylon read/edit commands, not only a sample")
-    parser.add_argument("--cli-sample", type=int, default=25, help="file edits replayed again through the installed commands")
+    parser.add_argument(
+        "--newest", action="store_true", help="with --max-commits: the newest N commits, not the first N"
+    )
+    parser.add_argument(
+        "--through-cli",
+        action="store_true",
+        help="send every change through the installed pylon read/edit commands, not only a sample",
+    )
+    parser.add_argument(
+        "--cli-sample", type=int, default=25, help="file edits replayed again through the installed commands"
+    )
     parser.add_argument("--section", default="edits-replay", help="the docs/benchmarks.md section to write")
     parser.add_argument("--no-record", action="store_true", help="print only; do not write docs/benchmarks.md")
     args = parser.parse_args()
@@ -402,47 +490,64 @@ def main() -> int:
         os.environ["PYLON_SESSION"] = "replay"
         sys.path.insert(0, str(ROOT))
         for i, repo in enumerate(repos):
-            stats = replay(repo.resolve(), Path(tmp) / f"scratch-{i}", args.cli_sample, args.max_commits, args.newest,
-                           args.through_cli)
+            stats = replay(
+                repo.resolve(),
+                Path(tmp) / f"scratch-{i}",
+                args.cli_sample,
+                args.max_commits,
+                args.newest,
+                args.through_cli,
+            )
             all_stats.append(stats)
-            print(f"{stats.repo}: {stats.commits} commits, {stats.files} files, {stats.hunks} hunks, "
-                  f"{stats.exact} exact matches ({100.0 * stats.exact / max(stats.files, 1):.2f}%), "
-                  f"{stats.suspicious} flagged suspicious, {stats.unseen_retries} long-line retries, "
-                  f"{stats.eol_only} line-ending-only, {stats.bom_changes} BOM changes, "
-                  f"CLI sample {stats.cli_exact}/{stats.cli_checked} exact, "
-                  f"skipped {dict(stats.skipped)}, {stats.seconds:.1f} s")
+            print(
+                f"{stats.repo}: {stats.commits} commits, {stats.files} files, {stats.hunks} hunks, "
+                f"{stats.exact} exact matches ({100.0 * stats.exact / max(stats.files, 1):.2f}%), "
+                f"{stats.suspicious} flagged suspicious, {stats.unseen_retries} long-line retries, "
+                f"{stats.eol_only} line-ending-only, {stats.bom_changes} BOM changes, "
+                f"CLI sample {stats.cli_exact}/{stats.cli_checked} exact, "
+                f"skipped {dict(stats.skipped)}, {stats.seconds:.1f} s"
+            )
             for line in stats.mismatched[:20]:
                 print("  not exact:", line)
             for line in stats.flagged:  # every one: each is a real change the heuristics refused
                 print("  flagged suspicious:", line)
     if not args.no_record:
-        window = (f"the {'newest' if args.newest else 'first'} {args.max_commits} commits of each"
-                  if args.max_commits else "every commit")
-        how = ("through the installed `pylon read` / `pylon edit` commands (one process per call, every change)"
-               if args.through_cli else "through the engine (a sample of each again through the installed commands)")
+        window = (
+            f"the {'newest' if args.newest else 'first'} {args.max_commits} commits of each"
+            if args.max_commits
+            else "every commit"
+        )
+        how = (
+            "through the installed `pylon read` / `pylon edit` commands (one process per call, every change)"
+            if args.through_cli
+            else "through the engine (a sample of each again through the installed commands)"
+        )
         through = "commands" if args.through_cli else "engine"
         body = [
             f"### Numbered edits: replay of real git history ({window}, {through})",
             "",
             "Every commit's `-U0` hunks per file, turned into one `pylon edit` request against the parent",
             f"version, applied {how} and compared byte for byte with the commit's version",
-            f"(`bench/edits_replay.py {_command_line()}`, repository paths shortened). \"files\" counts",
+            f'(`bench/edits_replay.py {_command_line()}`, repository paths shortened). "files" counts',
             "file changes (one request each). Each request is first sent WITHOUT `--allow-echo",
-            "--allow-indent-mix`: \"flagged suspicious\" counts real changes the heuristics refused (exit 3;",
+            '--allow-indent-mix`: "flagged suspicious" counts real changes the heuristics refused (exit 3;',
             "each is listed below), which are then sent again with the overrides so exactness covers them.",
-            "\"not expressible\" counts changes a request cannot make by design: a commit that gives some",
+            '"not expressible" counts changes a request cannot make by design: a commit that gives some',
             "lines other terminators than the file's dominant one (a mixed-ending file edited by an editor",
             "that writes CRLF), or adds or drops a BOM; their results equal the commit's but for those",
-            "terminators. \"exact matches\" are byte for byte.",
+            'terminators. "exact matches" are byte for byte.',
             "",
             report(all_stats),
             "",
             _false_positive_line(all_stats),
         ]
         if args.make_stdlib_repo:
-            body += ["", "The CPython repository is built by `--make-stdlib-repo`: one commit per CPython release",
-                     "installed on this machine (3.6 to 3.13), holding the top-level stdlib modules and six",
-                     "packages; the hunks are the real changes between releases, the commits are synthetic."]
+            body += [
+                "",
+                "The CPython repository is built by `--make-stdlib-repo`: one commit per CPython release",
+                "installed on this machine (3.6 to 3.13), holding the top-level stdlib modules and six",
+                "packages; the hunks are the real changes between releases, the commits are synthetic.",
+            ]
         flagged = [f"- {s.repo} {line}" for s in all_stats for line in s.flagged]
         if flagged:
             body += ["", "Real changes the heuristics refused (without the overrides):", "", *flagged]

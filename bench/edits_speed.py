@@ -48,20 +48,33 @@ def read_everything(pylon: str, path: Path, env: dict[str, str]) -> str:
     """Read the whole file window by window (so every line is seen); return the tag."""
     offset, tag = 1, ""
     while offset:
-        out = subprocess.run([pylon, "read", path.name, "--offset", str(offset), "--json"], cwd=path.parent,
-                             env=env, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [pylon, "read", path.name, "--offset", str(offset), "--json"],
+            cwd=path.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         doc = json.loads(out)
         tag, offset = doc["tag"], doc["next_offset"]
     return tag
 
 
-def interleaved(pairs: list[tuple[str, list[str] | str, bool]], runs: int, cwd: Path, setup: str,
-                env: dict[str, str], stdin: dict[str, bytes]) -> dict[str, list[float]]:
+def interleaved(
+    pairs: list[tuple[str, list[str] | str, bool]],
+    runs: int,
+    cwd: Path,
+    setup: str,
+    env: dict[str, str],
+    stdin: dict[str, bytes],
+) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {label: [] for label, _, _ in pairs}
     for i in range(runs + 1):
         for label, argv, shell in pairs:
-            t = time_command(label, argv, runs=1, warmup=0, cwd=cwd, env=env, shell=shell, setup=setup,
-                             stdin_data=stdin.get(label))
+            t = time_command(
+                label, argv, runs=1, warmup=0, cwd=cwd, env=env, shell=shell, setup=setup, stdin_data=stdin.get(label)
+            )
             if i:  # the first round is a warm-up
                 samples[label] += t.samples
     return samples
@@ -101,8 +114,14 @@ def main() -> int:
     new_line = "    replaced by the benchmark = 0"
     edit_argv = [pylon, "edit", f"big.txt#{tag}", "--replace", str(TARGET), new_line]
     sed_cmd = f"sed -i '{TARGET}s/.*/{new_line}/' big.txt"
-    one = interleaved([("pylon edit (1 line)", edit_argv, False), ("sed -i (1 line)", sed_cmd, True)],
-                      args.runs, work, restore, env, {})
+    one = interleaved(
+        [("pylon edit (1 line)", edit_argv, False), ("sed -i (1 line)", sed_cmd, True)],
+        args.runs,
+        work,
+        restore,
+        env,
+        {},
+    )
     subprocess.run(restore, shell=True, check=True)
     subprocess.run(edit_argv, cwd=work, env=env, check=True, capture_output=True)
     by_pylon = target.read_bytes()
@@ -120,8 +139,14 @@ def main() -> int:
     # Its same-run baseline: this interpreter reading the file, hashing it and counting its
     # newlines, the work a cold read cannot skip (the tag is the hash; the numbers need the count).
     floor_argv = [sys.executable, "-c", FLOOR, "big.txt"]
-    cold = interleaved([("pylon read window (cold)", read_argv, False), ("floor", floor_argv, False)], args.runs, work,
-                       "touch big.txt", env, {})
+    cold = interleaved(
+        [("pylon read window (cold)", read_argv, False), ("floor", floor_argv, False)],
+        args.runs,
+        work,
+        "touch big.txt",
+        env,
+        {},
+    )
     cold_med, floor_med = statistics.median(cold["pylon read window (cold)"]), statistics.median(cold["floor"])
     subprocess.run(read_argv, cwd=work, env=env, check=True, capture_output=True)
     time.sleep(2.2)
@@ -145,8 +170,15 @@ def main() -> int:
     rng.shuffle(ops)  # one snapshot: order does not matter
     ops_file = work / "ops.txt"
     ops_file.write_text("".join(ops), encoding="utf-8")
-    batch_t = time_command("pylon edit (1000 operations)", [pylon, "edit", f"big.txt#{tag}", "--ops-file", str(ops_file)],
-                           runs=max(5, args.runs // 2), warmup=1, cwd=work, env=env, setup=restore)
+    batch_t = time_command(
+        "pylon edit (1000 operations)",
+        [pylon, "edit", f"big.txt#{tag}", "--ops-file", str(ops_file)],
+        runs=max(5, args.runs // 2),
+        warmup=1,
+        cwd=work,
+        env=env,
+        setup=restore,
+    )
 
     # 4. small file: an edit vs the interpreter's start-up
     small = work / "small.txt"
@@ -155,27 +187,61 @@ def main() -> int:
     shutil.copyfile(small, small_orig)
     small_tag = read_everything(pylon, small, env)
     small_restore = f"cp {small_orig} {small}"
-    small_samples = interleaved([
-        ("python -c pass", [sys.executable, "-c", "pass"], False),
-        ("pylon edit, 10k-line file", [pylon, "edit", f"small.txt#{small_tag}", "--replace", "5000", "    x = 1"], False),
-        ("pylon --version (start-up)", [pylon, "--version"], False),
-    ], args.runs, work, small_restore, env, {})
+    small_samples = interleaved(
+        [
+            ("python -c pass", [sys.executable, "-c", "pass"], False),
+            (
+                "pylon edit, 10k-line file",
+                [pylon, "edit", f"small.txt#{small_tag}", "--replace", "5000", "    x = 1"],
+                False,
+            ),
+            ("pylon --version (start-up)", [pylon, "--version"], False),
+        ],
+        args.runs,
+        work,
+        small_restore,
+        env,
+        {},
+    )
 
     med = {k: statistics.median(v) for d in (one, synced, small_samples) for k, v in d.items()}
     ratio = med["pylon edit (1 line)"] / med["sed -i (1 line)"]
     ms = lambda s: f"{s * 1000:.0f} ms"  # noqa: E731
     rows = [
-        ("one-line replace at line 500,000", ms(med["pylon edit (1 line)"]), f"sed -i: {ms(med['sed -i (1 line)'])}",
-         f"{ratio:.2f}x", "<= 1.2x", verdict(ratio <= 1.2)),
+        (
+            "one-line replace at line 500,000",
+            ms(med["pylon edit (1 line)"]),
+            f"sed -i: {ms(med['sed -i (1 line)'])}",
+            f"{ratio:.2f}x",
+            "<= 1.2x",
+            verdict(ratio <= 1.2),
+        ),
         ("(for reference) sed -i + sync", ms(med["sed -i + sync (1 line)"]), "", "", "", ""),
-        ("read --offset 500000 --limit 2000, cold (file just changed)", ms(cold_med),
-         f"python reading, hashing and counting the file: {ms(floor_med)}", f"{cold_med / floor_med:.2f}x", "< 150 ms",
-         verdict(cold_med < 0.150)),
-        ("read --offset 500000 --limit 2000, warm (unchanged since last read)", ms(read_t.median), "", "", "< 150 ms",
-         verdict(read_t.median < 0.150)),
+        (
+            "read --offset 500000 --limit 2000, cold (file just changed)",
+            ms(cold_med),
+            f"python reading, hashing and counting the file: {ms(floor_med)}",
+            f"{cold_med / floor_med:.2f}x",
+            "< 150 ms",
+            verdict(cold_med < 0.150),
+        ),
+        (
+            "read --offset 500000 --limit 2000, warm (unchanged since last read)",
+            ms(read_t.median),
+            "",
+            "",
+            "< 150 ms",
+            verdict(read_t.median < 0.150),
+        ),
         ("1000-operation batch", ms(batch_t.median), "", "", "< 500 ms", verdict(batch_t.median < 0.5)),
-        ("one-line edit, 10,000-line file", ms(med["pylon edit, 10k-line file"]),
-         f"python -c pass: {ms(med['python -c pass'])}", "", "", ""),
+        (
+            "one-line edit, 10,000-line file",
+            ms(med["pylon edit, 10k-line file"]),
+            f"python -c pass: {ms(med['python -c pass'])}",
+            "",
+            "",
+            "",
+        ),
         ("(for reference) pylon --version (start-up)", ms(med["pylon --version (start-up)"]), "", "", "", ""),
     ]
     text = table(rows, ("what", "pylon (median)", "baseline", "ratio", "bar", "verdict"))

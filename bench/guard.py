@@ -39,11 +39,13 @@ from _harness import ROOT, WORK, machine_line, record, table, time_command, tool
 SCRATCH = WORK / "guard"
 
 
-def accuracy(parser_name: str, parser: Callable[[str], Any] | None, checkout: Path, env: dict[str, str]) -> dict[str, object]:
+def accuracy(
+    parser_name: str, parser: Callable[[str], Any] | None, checkout: Path, env: dict[str, str]
+) -> dict[str, object]:
     """Both corpus files (ours and dcg's); the scratch checkout is not under /tmp, so the default
     temporary folders apply to both."""
-    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
+    from pylon.guard.judge.classify import classify
     from tests.guard.conftest import DCG, entries
 
     rows = entries() + entries(DCG)
@@ -60,8 +62,16 @@ def accuracy(parser_name: str, parser: Callable[[str], Any] | None, checkout: Pa
         flagged += want == "safe" and got != "safe"
         opaque += any("cannot read" in f.reason for f in result.findings)
     elapsed = time.perf_counter() - started
-    return {"parser": parser_name, "total": len(rows), "right": right, "missed": missed, "flagged": flagged,
-            "safe_total": safe_total, "unreadable": opaque, "ms_per_command": 1000 * elapsed / len(rows)}
+    return {
+        "parser": parser_name,
+        "total": len(rows),
+        "right": right,
+        "missed": missed,
+        "flagged": flagged,
+        "safe_total": safe_total,
+        "unreadable": opaque,
+        "ms_per_command": 1000 * elapsed / len(rows),
+    }
 
 
 def main() -> None:
@@ -91,40 +101,85 @@ def main() -> None:
     py = sys.executable
     base = time_command("python -c pass", [py, "-c", "pass"], runs=runs)
     imports = [
-        time_command("import tree_sitter + tree_sitter_bash + Parser", [py, "-c", ("import tree_sitter, tree_sitter_bash;"
-                     "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))")], runs=runs),
+        time_command(
+            "import tree_sitter + tree_sitter_bash + Parser",
+            [
+                py,
+                "-c",
+                (
+                    "import tree_sitter, tree_sitter_bash;"
+                    "tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))"
+                ),
+            ],
+            runs=runs,
+        ),
         time_command("import bashlex", [py, "-c", "import bashlex; bashlex.parse('true')"], runs=runs),
         time_command("import sqlglot (only for SQL)", [py, "-c", "import sqlglot"], runs=runs),
     ]
     true = time_command("true", ["true"], runs=runs)
     pylon = tool("pylon")
-    event = json.dumps({"session_id": "s", "transcript_path": "/t.jsonl", "cwd": str(checkout),
-                        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                        "tool_input": {"command": "git status && npm test 2>&1 | tail -20"},
-                        "tool_use_id": "toolu_1"}).encode()
+    event = json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": "/t.jsonl",
+            "cwd": str(checkout),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git status && npm test 2>&1 | tail -20"},
+            "tool_use_id": "toolu_1",
+        }
+    ).encode()
     latency = [
-        time_command("pylon guard check (safe)", [pylon, "guard", "check", "--command", "git status"], runs=runs,
-                     cwd=checkout),
-        time_command("pylon guard hook claude-code (safe event)", [pylon, "guard", "hook", "claude-code"], runs=runs,
-                     cwd=checkout, stdin_data=event),
+        time_command(
+            "pylon guard check (safe)", [pylon, "guard", "check", "--command", "git status"], runs=runs, cwd=checkout
+        ),
+        time_command(
+            "pylon guard hook claude-code (safe event)",
+            [pylon, "guard", "hook", "claude-code"],
+            runs=runs,
+            cwd=checkout,
+            stdin_data=event,
+        ),
     ]
-    rows = [(str(s["parser"]), f"{s['right']}/{s['total']}", str(s["missed"]), f"{s['flagged']}/{s['safe_total']}",
-             str(s["unreadable"]), f"{s['ms_per_command']:.2f} ms") for s in scores]
+    rows = [
+        (
+            str(s["parser"]),
+            f"{s['right']}/{s['total']}",
+            str(s["missed"]),
+            f"{s['flagged']}/{s['safe_total']}",
+            str(s["unreadable"]),
+            f"{s['ms_per_command']:.2f} ms",
+        )
+        for s in scores
+    ]
     imp = [(t.label, t.ms, f"+{(t.median - base.median) * 1000:.1f} ms") for t in imports]
     lat = [(t.label, t.ms, f"{t.median / base.median:.2f}x", f"{t.median / true.median:.1f}x") for t in latency]
     hook_ms = latency[1].median * 1000
-    md = "\n".join([
-        "## guard (`bench/guard.py`)", "", machine_line(), "",
-        "Correctness on the corpus (tests/guard/corpus/commands.txt and dcg.txt), same classifier, two parsers:",
-        "",
-        table(rows, ("parser", "right", "destructive judged safe", "safe flagged", "unreadable", "per command")), "",
-        f"Import cost against `python -c pass` ({base.ms}), same run:", "",
-        table(imp, ("import", "median", "over python -c pass")), "",
-        f"Latency of whole processes against `python -c pass` ({base.ms}) and `true` ({true.ms}):", "",
-        table(lat, ("command", "median", "vs python -c pass", "vs true")), "",
-        f"Bar: the hook on a safe event under 100 ms: {verdict(hook_ms < 100)} ({hook_ms:.1f} ms).", "",
-        *classify_rows(opts.baseline, checkout, env, max(3, runs // 4)),
-        *(snapshot_rows(pylon, max(5, runs // 2)) if opts.snapshot else [])])
+    md = "\n".join(
+        [
+            "## guard (`bench/guard.py`)",
+            "",
+            machine_line(),
+            "",
+            "Correctness on the corpus (tests/guard/corpus/commands.txt and dcg.txt), same classifier, two parsers:",
+            "",
+            table(rows, ("parser", "right", "destructive judged safe", "safe flagged", "unreadable", "per command")),
+            "",
+            f"Import cost against `python -c pass` ({base.ms}), same run:",
+            "",
+            table(imp, ("import", "median", "over python -c pass")),
+            "",
+            f"Latency of whole processes against `python -c pass` ({base.ms}) and `true` ({true.ms}):",
+            "",
+            table(lat, ("command", "median", "vs python -c pass", "vs true")),
+            "",
+            f"Bar: the hook on a safe event under 100 ms: {verdict(hook_ms < 100)} ({hook_ms:.1f} ms).",
+            "",
+            *classify_rows(opts.baseline, checkout, env, max(3, runs // 4)),
+            *(snapshot_rows(pylon, max(5, runs // 2)) if opts.snapshot else []),
+        ]
+    )
     record("guard", md)
     print(md)
 
@@ -161,14 +216,26 @@ def classify_rows(baseline: str, checkout: Path, env: dict[str, str], passes: in
     best: dict[str, float] = {}
     for _ in range(passes):
         for label, tree in trees.items():
-            out = subprocess.run([sys.executable, "-c", _CLASSIFY_ALL, str(listed), str(checkout), json.dumps(env)],
-                                 cwd=tree, env={**env, "PYTHONPATH": tree}, capture_output=True, text=True,
-                                 check=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", _CLASSIFY_ALL, str(listed), str(checkout), json.dumps(env)],
+                cwd=tree,
+                env={**env, "PYTHONPATH": tree},
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             best[label] = min(best.get(label, float("inf")), float(out))
     base = best[f"baseline {baseline}"]
     rows = [(label, f"{1000 * t / len(commands):.2f} ms", f"{t / base:.2f}x") for label, t in best.items()]
-    return [(f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
-            f"{passes} passes, alternated in one run:"), "", table(rows, ("tree", "per command", "vs baseline")), ""]
+    return [
+        (
+            f"Classify time per command over the four corpus files ({len(commands)} commands), best of "
+            f"{passes} passes, alternated in one run:"
+        ),
+        "",
+        table(rows, ("tree", "per command", "vs baseline")),
+        "",
+    ]
 
 
 def snapshot_rows(pylon: str, runs: int) -> list[str]:
@@ -178,15 +245,23 @@ def snapshot_rows(pylon: str, runs: int) -> list[str]:
     ws80.build(False)
     dirty = ws80.make_dirty()
     repo = ws80.REPO
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": "rm -rf pkg00/mod0001 && git checkout -- pkg01"}}).encode()
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": str(repo),
+            "tool_input": {"command": "rm -rf pkg00/mod0001 && git checkout -- pkg01"},
+        }
+    ).encode()
     status_t: list[float] = []
     hook_t: list[float] = []
     import subprocess
 
     for i in range(runs + 2):
-        for sink, argv, data in ((status_t, ["git", "status", "--porcelain"], None),
-                                 (hook_t, [pylon, "guard", "hook", "claude-code"], event)):
+        for sink, argv, data in (
+            (status_t, ["git", "status", "--porcelain"], None),
+            (hook_t, [pylon, "guard", "hook", "claude-code"], event),
+        ):
             start = time.perf_counter()
             out = subprocess.run(argv, cwd=repo, input=data, capture_output=True, check=True).stdout
             if i >= 2:
@@ -195,15 +270,29 @@ def snapshot_rows(pylon: str, runs: int) -> list[str]:
     import statistics
 
     s_med, h_med = statistics.median(status_t), statistics.median(hook_t)
-    refs = subprocess.run(["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/guard/"], cwd=repo,
-                          capture_output=True, text=True, check=True).stdout
+    refs = subprocess.run(
+        ["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/guard/"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs, text=True, check=True)
     ratio = h_med / s_med
-    return [f"Snapshot + allow on 80,000 files ({dirty} dirty paths), paired with `git status --porcelain`:", "",
-            table([("git status --porcelain", f"{s_med * 1000:.1f} ms", "1.00x"),
-                   ("pylon guard hook (rm -rf + checkout --)", f"{h_med * 1000:.1f} ms", f"{ratio:.2f}x")],
-                  ("command", "median", "ratio")), "",
-            f"Bar: within 1.5x of git status: {verdict(ratio <= 1.5)}.", ""]
+    return [
+        f"Snapshot + allow on 80,000 files ({dirty} dirty paths), paired with `git status --porcelain`:",
+        "",
+        table(
+            [
+                ("git status --porcelain", f"{s_med * 1000:.1f} ms", "1.00x"),
+                ("pylon guard hook (rm -rf + checkout --)", f"{h_med * 1000:.1f} ms", f"{ratio:.2f}x"),
+            ],
+            ("command", "median", "ratio"),
+        ),
+        "",
+        f"Bar: within 1.5x of git status: {verdict(ratio <= 1.5)}.",
+        "",
+    ]
 
 
 if __name__ == "__main__":

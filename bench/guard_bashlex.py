@@ -44,12 +44,13 @@ class _Reader:
             values = [self.word(w) for w in words[1:]] if has_in else None
             return Loop(words[0].word if words else "", values, Seq([self.node(b) for b in body]))
         if kind in ("if", "while", "until", "function"):
-            return Seq([self.node(p) for p in getattr(n, "parts", []) if p.kind not in ("reservedword", "operator",
-                                                                                         "word")]
-                       + ([self.node(n.body)] if kind == "function" else []))
+            return Seq(
+                [self.node(p) for p in getattr(n, "parts", []) if p.kind not in ("reservedword", "operator", "word")]
+                + ([self.node(n.body)] if kind == "function" else [])
+            )
         if kind in ("operator", "reservedword", "pipe"):
             return Seq([])
-        return Opaque(self.text[n.pos[0]:n.pos[1]], f"bashlex node {kind} not handled")
+        return Opaque(self.text[n.pos[0] : n.pos[1]], f"bashlex node {kind} not handled")
 
     def command(self, n: Any) -> Node:
         words: list[Word] = []
@@ -64,23 +65,32 @@ class _Reader:
             elif p.kind == "redirect":
                 body = p.heredoc.value.rsplit("\n", 1)[0] + "\n" if getattr(p, "heredoc", None) else None
                 target = p.output if getattr(p.output, "kind", "") == "word" else None
-                redirs.append(Redir(p.type, str(p.input) if isinstance(p.input, int) else "",
-                                    self.word(target) if target is not None else Word.literal(str(p.output)),
-                                    body))
+                redirs.append(
+                    Redir(
+                        p.type,
+                        str(p.input) if isinstance(p.input, int) else "",
+                        self.word(target) if target is not None else Word.literal(str(p.output)),
+                        body,
+                    )
+                )
         subs = [s for w in words for s in w.subs]
         cmd = Cmd(words, redirs, assigns, self.text.count("\n", 0, n.pos[0]) + 1)
         return Seq([*subs, cmd]) if subs else cmd
 
     def word(self, w: Any) -> Word:
-        raw = self.text[w.pos[0]:w.pos[1]]
+        raw = self.text[w.pos[0] : w.pos[1]]
         parts = getattr(w, "parts", []) or []
-        subs: list[Node] = [self.node(p.command) for p in parts if p.kind in ("commandsubstitution",
-                                                                           "processsubstitution")]
+        subs: list[Node] = [
+            self.node(p.command) for p in parts if p.kind in ("commandsubstitution", "processsubstitution")
+        ]
         dynamic = [p for p in parts if p.kind != "tilde"]
         quoted = raw[:1] in ("'", '"')
         if not dynamic:
             return Word(raw, [Part(LIT, w.word, quoted)], subs)
-        if len(dynamic) == 1 and dynamic[0].kind == "parameter" and raw.strip('"') in (
-                f"${dynamic[0].value}", f"${{{dynamic[0].value}}}"):
+        if (
+            len(dynamic) == 1
+            and dynamic[0].kind == "parameter"
+            and raw.strip('"') in (f"${dynamic[0].value}", f"${{{dynamic[0].value}}}")
+        ):
             return Word(raw, [Part(VAR, dynamic[0].value, quoted)], subs)
         return Word(raw, [Part(DYN, raw, quoted)], subs)

@@ -55,8 +55,9 @@ def _old_scripts(revision: str) -> dict[str, str]:
     tree = SCRATCH / f"tree-{revision}"
     if not tree.exists():
         tree.mkdir(parents=True)
-        archive = subprocess.run(["git", "archive", revision, "pylon"], cwd=ROOT, capture_output=True,
-                                 check=True).stdout
+        archive = subprocess.run(
+            ["git", "archive", revision, "pylon"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         import compileall
 
@@ -80,14 +81,19 @@ def _checkout() -> Path:
     (repo / ".gitignore").write_text("build/\n")
     (repo / "build").mkdir()
     (repo / "build" / "out.o").write_text("obj\n")
-    env = dict(os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b", GIT_COMMITTER_NAME="b",
-               GIT_COMMITTER_EMAIL="b@b")
+    env = dict(
+        os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b", GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@b"
+    )
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True, env=env)
     subprocess.run([tool("canon"), "init"], cwd=repo, check=True, capture_output=True)
     for i in range(10):
-        subprocess.run([tool("canon"), "write", f"src/pkg{i}", "--capsule", f"package {i}", "--body", "body"],
-                       cwd=repo, check=True, capture_output=True)
+        subprocess.run(
+            [tool("canon"), "write", f"src/pkg{i}", "--capsule", f"package {i}", "--body", "body"],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+        )
     return repo
 
 
@@ -96,17 +102,35 @@ def _events(repo: Path) -> dict[str, bytes]:
     safe = {"command": "git status && npm test 2>&1 | tail -20"}
     governed = {"command": "echo call && cat src/pkg1/mod1.py"}
     return {
-        "pre-safe": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": safe,
-                                "tool_use_id": "t1"}).encode(),
-        "post": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
-            {"tool_name": "Bash", "tool_input": safe, "tool_use_id": "t1"}]}).encode(),
-        "pre-governed": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                    "tool_input": governed, "tool_use_id": "t3"}).encode(),
-        "post-governed": json.dumps({**base, "hook_event_name": "PostToolBatch", "tool_calls": [
-            {"tool_name": "Bash", "tool_input": governed, "tool_use_id": "t3"}]}).encode(),
-        "pre-destructive": json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                       "tool_input": {"command": "rm -rf build src/pkg1"},
-                                       "tool_use_id": "t2"}).encode(),
+        "pre-safe": json.dumps(
+            {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": safe, "tool_use_id": "t1"}
+        ).encode(),
+        "post": json.dumps(
+            {
+                **base,
+                "hook_event_name": "PostToolBatch",
+                "tool_calls": [{"tool_name": "Bash", "tool_input": safe, "tool_use_id": "t1"}],
+            }
+        ).encode(),
+        "pre-governed": json.dumps(
+            {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": governed, "tool_use_id": "t3"}
+        ).encode(),
+        "post-governed": json.dumps(
+            {
+                **base,
+                "hook_event_name": "PostToolBatch",
+                "tool_calls": [{"tool_name": "Bash", "tool_input": governed, "tool_use_id": "t3"}],
+            }
+        ).encode(),
+        "pre-destructive": json.dumps(
+            {
+                **base,
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "rm -rf build src/pkg1"},
+                "tool_use_id": "t2",
+            }
+        ).encode(),
     }
 
 
@@ -124,8 +148,13 @@ def instructions(argv: list[str], data: bytes, cwd: Path, env: dict[str, str]) -
     if shutil.which("valgrind") is None:
         return None
     with tempfile.TemporaryDirectory() as folder:
-        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/out", *argv],
-                              cwd=cwd, input=data, capture_output=True, env=env)
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/out", *argv],
+            cwd=cwd,
+            input=data,
+            capture_output=True,
+            env=env,
+        )
     for line in proc.stderr.decode(errors="replace").splitlines():
         if "Collected :" in line:
             return int(line.rsplit(":", 1)[1]) / 1e6
@@ -151,20 +180,30 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
         "new: pylon hook (PostToolBatch)": ([pylon, "hook", "claude-code"], events["post"]),
         "new: pylon hook (PostToolBatch, no reading kept)": ([pylon, "hook", "claude-code"], events["post"]),
         "new: pylon hook (PreToolUse, a governed file)": ([pylon, "hook", "claude-code"], events["pre-governed"]),
-        "new: pylon hook (PostToolBatch, a governed file shown already)": ([pylon, "hook", "claude-code"],
-                                                                           events["post-governed"]),
+        "new: pylon hook (PostToolBatch, a governed file shown already)": (
+            [pylon, "hook", "claude-code"],
+            events["post-governed"],
+        ),
         f"prev ({prev}): pylon hook (PreToolUse, safe)": ([prevs["pylon"], "hook", "claude-code"], events["pre-safe"]),
         f"prev ({prev}): pylon hook (PostToolBatch)": ([prevs["pylon"], "hook", "claude-code"], events["post"]),
-        f"prev ({prev}): pylon hook (PreToolUse, a governed file)": ([prevs["pylon"], "hook", "claude-code"],
-                                                                     events["pre-governed"]),
+        f"prev ({prev}): pylon hook (PreToolUse, a governed file)": (
+            [prevs["pylon"], "hook", "claude-code"],
+            events["pre-governed"],
+        ),
         f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)": (
-            [prevs["pylon"], "hook", "claude-code"], events["post-governed"]),
-        "old: pylon guard hook (PreToolUse, safe)": ([olds["pylon"], "guard", "hook", "claude-code"],
-                                                     events["pre-safe"]),
+            [prevs["pylon"], "hook", "claude-code"],
+            events["post-governed"],
+        ),
+        "old: pylon guard hook (PreToolUse, safe)": (
+            [olds["pylon"], "guard", "hook", "claude-code"],
+            events["pre-safe"],
+        ),
         "old: canon hook (PostToolBatch)": ([olds["canon"], "hook", "claude-code"], events["post"]),
         "new: pylon hook (PreToolUse, rm -rf: snapshot)": ([pylon, "hook", "claude-code"], events["pre-destructive"]),
-        "old: pylon guard hook (PreToolUse, rm -rf: snapshot)": ([olds["pylon"], "guard", "hook", "claude-code"],
-                                                                 events["pre-destructive"]),
+        "old: pylon guard hook (PreToolUse, rm -rf: snapshot)": (
+            [olds["pylon"], "guard", "hook", "claude-code"],
+            events["pre-destructive"],
+        ),
     }
     samples: dict[str, list[float]] = {label: [] for label in commands}
     cpu: dict[str, list[float]] = {label: [] for label in commands}
@@ -182,25 +221,43 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
             if i >= 2:
                 samples[label].append(elapsed)
                 cpu[label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    pairs = {"new: one shell call (PreToolUse + PostToolBatch)": ("new: pylon hook (PreToolUse, safe)",
-                                                                    "new: pylon hook (PostToolBatch)"),
-             "new: one shell call naming a governed file": ("new: pylon hook (PreToolUse, a governed file)",
-                                                            "new: pylon hook (PostToolBatch, a governed file shown already)"),
-             f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)": (
-                 f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)"),
-             f"prev ({prev}): one shell call naming a governed file": (
-                 f"prev ({prev}): pylon hook (PreToolUse, a governed file)",
-                 f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"),
-             "old: one shell call (guard hook + canon hook)": ("old: pylon guard hook (PreToolUse, safe)",
-                                                              "old: canon hook (PostToolBatch)")}
+    pairs = {
+        "new: one shell call (PreToolUse + PostToolBatch)": (
+            "new: pylon hook (PreToolUse, safe)",
+            "new: pylon hook (PostToolBatch)",
+        ),
+        "new: one shell call naming a governed file": (
+            "new: pylon hook (PreToolUse, a governed file)",
+            "new: pylon hook (PostToolBatch, a governed file shown already)",
+        ),
+        f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)": (
+            f"prev ({prev}): pylon hook (PreToolUse, safe)",
+            f"prev ({prev}): pylon hook (PostToolBatch)",
+        ),
+        f"prev ({prev}): one shell call naming a governed file": (
+            f"prev ({prev}): pylon hook (PreToolUse, a governed file)",
+            f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)",
+        ),
+        "old: one shell call (guard hook + canon hook)": (
+            "old: pylon guard hook (PreToolUse, safe)",
+            "old: canon hook (PostToolBatch)",
+        ),
+    }
     for label, (pre, post) in pairs.items():
         samples[label] = [a + b for a, b in zip(samples[pre], samples[post])]
         cpu[label] = [a + b for a, b in zip(cpu[pre], cpu[post])]
     per_call = {label: samples[label] for label in pairs}
     floor = statistics.median(samples["python -c pass"])
-    rows = [(label, f"{_pct(s, 0.5) * 1000:.1f} ms", f"{_pct(s, 0.95) * 1000:.1f} ms",
-             f"{_pct(s, 0.5) / floor:.2f}x", f"{_pct(cpu[label], 0.5) * 1000:.1f} ms")
-            for label, s in samples.items()]
+    rows = [
+        (
+            label,
+            f"{_pct(s, 0.5) * 1000:.1f} ms",
+            f"{_pct(s, 0.95) * 1000:.1f} ms",
+            f"{_pct(s, 0.5) / floor:.2f}x",
+            f"{_pct(cpu[label], 0.5) * 1000:.1f} ms",
+        )
+        for label, s in samples.items()
+    ]
     cpu_new = statistics.median(cpu["new: one shell call (PreToolUse + PostToolBatch)"])
     cpu_old = statistics.median(cpu["old: one shell call (guard hook + canon hook)"])
     cpu_floor = statistics.median(cpu["python -c pass"])
@@ -210,42 +267,75 @@ def measure(runs: int, old: str, prev: str = "93ee968", count: bool = False) -> 
     cpu_prev = statistics.median(cpu[f"prev ({prev}): one shell call (PreToolUse + PostToolBatch)"])
     counted = ""
     if count:
-        names = ["python -c pass", "new: pylon hook (PreToolUse, safe)", "new: pylon hook (PostToolBatch)",
-                 "new: pylon hook (PostToolBatch, no reading kept)", "new: pylon hook (PreToolUse, a governed file)",
-                 "new: pylon hook (PostToolBatch, a governed file shown already)",
-                 f"prev ({prev}): pylon hook (PreToolUse, safe)", f"prev ({prev}): pylon hook (PostToolBatch)",
-                 f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)"]
+        names = [
+            "python -c pass",
+            "new: pylon hook (PreToolUse, safe)",
+            "new: pylon hook (PostToolBatch)",
+            "new: pylon hook (PostToolBatch, no reading kept)",
+            "new: pylon hook (PreToolUse, a governed file)",
+            "new: pylon hook (PostToolBatch, a governed file shown already)",
+            f"prev ({prev}): pylon hook (PreToolUse, safe)",
+            f"prev ({prev}): pylon hook (PostToolBatch)",
+            f"prev ({prev}): pylon hook (PostToolBatch, a governed file shown already)",
+        ]
         got = {name: instructions(commands[name][0], commands[name][1], repo, env) for name in names}
         if all(v is not None for v in got.values()):
             base_i = got["python -c pass"] or 1.0
-            counted = "\n".join([
-                "Instructions per process (valgrind callgrind; load-independent, one run each):", "",
-                table([(name, f"{v:.1f} M", f"{(v or 0) / base_i:.2f}x") for name, v in got.items()],
-                      ("process", "instructions", "vs python -c pass")), ""])
-    refs = subprocess.run(["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/"], cwd=repo,
-                          check=True, capture_output=True).stdout
+            counted = "\n".join(
+                [
+                    "Instructions per process (valgrind callgrind; load-independent, one run each):",
+                    "",
+                    table(
+                        [(name, f"{v:.1f} M", f"{(v or 0) / base_i:.2f}x") for name, v in got.items()],
+                        ("process", "instructions", "vs python -c pass"),
+                    ),
+                    "",
+                ]
+            )
+    refs = subprocess.run(
+        ["git", "for-each-ref", "--format=delete %(refname)", "refs/pylon/"], cwd=repo, check=True, capture_output=True
+    ).stdout
     subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=refs, check=True)  # the snapshots taken
-    return "\n".join([
-        "## the hook entry (`bench/hook_latency.py`, `bench/guard.py --hook-only`)", "", machine_line(), "",
-        ("Whole processes on a 200-file checkout with a canon "
-         f"store, {runs} rounds, each command once per round, "
-        f"against `python -c pass` ({floor * 1000:.1f} ms) in the same rounds; the old setup is the tree of "
-        f"{old} (two commands, `pylon guard hook` and `canon hook`, each through the registry and parser):"), "",
-        table(rows, ("process", "p50", "p95", "p50 vs python -c pass", "CPU p50 (user+sys)")), "",
-        (f"Per shell call, pylon's two hook processes: {new_call * 1000:.1f} ms now against "
-        f"{old_call * 1000:.1f} ms before ({new_call / old_call:.2f}x); over two bare Python starts: "
-        f"+{(new_call - 2 * floor) * 1000:.1f} ms now, "
-        f"+{(old_call - 2 * floor) * 1000:.1f} ms before. CPU time "
-        f"(steadier on a shared machine): {cpu_new * 1000:.1f} ms now against {cpu_old * 1000:.1f} ms before "
-        f"({cpu_new / cpu_old:.2f}x; two bare Python starts: {2 * cpu_floor * 1000:.1f} ms)."), "",
-        (f"Against the previous hook ({prev}), same rounds: {new_call * 1000:.1f} ms against "
-        f"{prev_call * 1000:.1f} ms "
-        f"wall ({new_call / prev_call:.2f}x), {cpu_new * 1000:.1f} ms against {cpu_prev * 1000:.1f} ms CPU "
-        f"({cpu_new / cpu_prev:.2f}x)."), "",
-        counted,
-        (f"Bar (issue 18, real clients: at most 80 ms per shell call over no hooks), the processes alone: "
-        f"{verdict(new_call * 1000 <= 80)} ({new_call * 1000:.1f} ms; 1-minute load average "
-        f"{os.getloadavg()[0]:.1f})."), ""])
+    return "\n".join(
+        [
+            "## the hook entry (`bench/hook_latency.py`, `bench/guard.py --hook-only`)",
+            "",
+            machine_line(),
+            "",
+            (
+                "Whole processes on a 200-file checkout with a canon "
+                f"store, {runs} rounds, each command once per round, "
+                f"against `python -c pass` ({floor * 1000:.1f} ms) in the same rounds; the old setup is the tree of "
+                f"{old} (two commands, `pylon guard hook` and `canon hook`, each through the registry and parser):"
+            ),
+            "",
+            table(rows, ("process", "p50", "p95", "p50 vs python -c pass", "CPU p50 (user+sys)")),
+            "",
+            (
+                f"Per shell call, pylon's two hook processes: {new_call * 1000:.1f} ms now against "
+                f"{old_call * 1000:.1f} ms before ({new_call / old_call:.2f}x); over two bare Python starts: "
+                f"+{(new_call - 2 * floor) * 1000:.1f} ms now, "
+                f"+{(old_call - 2 * floor) * 1000:.1f} ms before. CPU time "
+                f"(steadier on a shared machine): {cpu_new * 1000:.1f} ms now against {cpu_old * 1000:.1f} ms before "
+                f"({cpu_new / cpu_old:.2f}x; two bare Python starts: {2 * cpu_floor * 1000:.1f} ms)."
+            ),
+            "",
+            (
+                f"Against the previous hook ({prev}), same rounds: {new_call * 1000:.1f} ms against "
+                f"{prev_call * 1000:.1f} ms "
+                f"wall ({new_call / prev_call:.2f}x), {cpu_new * 1000:.1f} ms against {cpu_prev * 1000:.1f} ms CPU "
+                f"({cpu_new / cpu_prev:.2f}x)."
+            ),
+            "",
+            counted,
+            (
+                f"Bar (issue 18, real clients: at most 80 ms per shell call over no hooks), the processes alone: "
+                f"{verdict(new_call * 1000 <= 80)} ({new_call * 1000:.1f} ms; 1-minute load average "
+                f"{os.getloadavg()[0]:.1f})."
+            ),
+            "",
+        ]
+    )
 
 
 def main(runs: int = 20, old: str = "4ef2f1e", prev: str = "93ee968", count: bool = False) -> None:

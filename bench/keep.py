@@ -32,8 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import ROOT, WORK, Timing, record, start_watch, stop_watch, table, tool, verdict
 
-ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-       "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+ENV = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
 
 
 def build(files: int, changed: int = 0) -> Path:
@@ -58,14 +62,29 @@ def build(files: int, changed: int = 0) -> Path:
 
 def timed(argv: list[str], cwd: Path, data: bytes | None = None, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env={**os.environ, **(env or {})}, check=False)
+    subprocess.run(
+        argv,
+        cwd=cwd,
+        input=data,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
     return time.perf_counter() - start
 
 
 def event(name: str, repo: Path, n: int) -> bytes:
-    return json.dumps({"session_id": "bench", "cwd": str(repo), "hook_event_name": name, "tool_name": "Bash",
-                       "tool_input": {"command": "echo hi"}, "tool_use_id": f"toolu_{n}"}).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": str(repo),
+            "hook_event_name": name,
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo hi"},
+            "tool_use_id": f"toolu_{n}",
+        }
+    ).encode()
 
 
 def hooks_of_one_call(repo: Path, runs: int) -> tuple[Timing, Timing, Timing]:
@@ -109,34 +128,60 @@ def main() -> None:
         for files in (5000, 80000):
             repo = build(files)
             hook, status, python = hooks_of_one_call(repo, args.runs)
-            rows.append((f"{files:,} files: PreToolUse + PostToolUse (capture in the hook)", hook.ms, status.ms,
-                         f"{hook.median / status.median:.2f}x", f"+{(hook.median - 2 * python.median) * 1000:.1f} ms"))
+            rows.append(
+                (
+                    f"{files:,} files: PreToolUse + PostToolUse (capture in the hook)",
+                    hook.ms,
+                    status.ms,
+                    f"{hook.median / status.median:.2f}x",
+                    f"+{(hook.median - 2 * python.median) * 1000:.1f} ms",
+                )
+            )
         repo = build(80000)
         watcher = start_watch(tool("pylon"), repo)
         try:
             hook, status, python = hooks_of_one_call(repo, args.runs)
         finally:
             stop_watch(watcher)
-        rows.append(("80,000 files, `ws watch` running: the same", hook.ms, status.ms,
-                     f"{hook.median / status.median:.2f}x", f"+{(hook.median - 2 * python.median) * 1000:.1f} ms"))
+        rows.append(
+            (
+                "80,000 files, `ws watch` running: the same",
+                hook.ms,
+                status.ms,
+                f"{hook.median / status.median:.2f}x",
+                f"+{(hook.median - 2 * python.median) * 1000:.1f} ms",
+            )
+        )
         repo = build(40000, changed=200)
         fp, status = fingerprint(repo, args.runs)
         ratio = fp.median / status.median
-        rows.append(("40,000 files, 200 changed: `ws fingerprint`", fp.ms, status.ms, f"{ratio:.2f}x",
-                     verdict(ratio <= 1.2) + " (1.2x)"))
+        rows.append(
+            (
+                "40,000 files, 200 changed: `ws fingerprint`",
+                fp.ms,
+                status.ms,
+                f"{ratio:.2f}x",
+                verdict(ratio <= 1.2) + " (1.2x)",
+            )
+        )
     finally:
         shutil.rmtree(state, ignore_errors=True)
     text = table(rows, ("what", "median", "`git status --porcelain`", "ratio", "over two `python -c pass`"))
-    text += ("\n\nThe hooks row is both hook processes of one shell call with the capture after the command run "
-             "inside the hook (in real use a child the hook leaves running does it while the client goes on); "
-             "the last column is what they add beyond the two interpreters' start. The keep's capture does not "
-             "use a running `ws watch` yet: the row with a watcher shows the same scan.")
+    text += (
+        "\n\nThe hooks row is both hook processes of one shell call with the capture after the command run "
+        "inside the hook (in real use a child the hook leaves running does it while the client goes on); "
+        "the last column is what they add beyond the two interpreters' start. The keep's capture does not "
+        "use a running `ws watch` yet: the row with a watcher shows the same scan."
+    )
     print(text)
     if not args.no_record:
         load = os.getloadavg()[0]
-        record("keep", "## Keeping the state before every shell command (`bench/keep.py`)\n\n"
-               f"{args.runs} samples per row, pylon and git alternated. 1-minute load average at the end: {load:.1f}."
-               f"\n\n{text}")
+        record(
+            "keep",
+            "## Keeping the state before every shell command (`bench/keep.py`)\n\n"
+            f"{args.runs} samples per row, pylon and git alternated. 1-minute load average at the end: {load:.1f}."
+            f"\n\n{text}",
+        )
 
 
 if __name__ == "__main__":

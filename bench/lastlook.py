@@ -62,8 +62,11 @@ def main() -> None:
     status = time_command("git status --porcelain", ["git", "status", "--porcelain"], runs=ns.runs, cwd=REPO)
     load_after = os.getloadavg()[0]
     rows = [
-        (f"last look over {len(entries)} files (hash-object, in-process)", look.ms,
-         f"{look.median / status.median:.3f}x"),
+        (
+            f"last look over {len(entries)} files (hash-object, in-process)",
+            look.ms,
+            f"{look.median / status.median:.3f}x",
+        ),
         ("git status --porcelain (one scan of 80,000 files)", status.ms, "1.00x"),
     ]
     text = f"""## the last look before a restore writes (`bench/lastlook.py`)

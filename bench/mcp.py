@@ -34,15 +34,17 @@ class Server:
     """`pylon mcp` over raw pipes: one request line out, its answer line back."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
         self.next_id = 0
 
     def request(self, method: str, params: dict[str, object]) -> dict[str, object]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.next_id += 1
-        self.proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,
-                                           "params": params}) + "\n").encode())
+        self.proc.stdin.write(
+            (json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n").encode()
+        )
         self.proc.stdin.flush()
         while True:
             answer = json.loads(self.proc.stdout.readline())
@@ -60,7 +62,11 @@ class Server:
         self.proc.wait(timeout=60)
 
 
-INIT: dict[str, object] = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+INIT: dict[str, object] = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"},
+}
 
 
 def main() -> None:
@@ -74,10 +80,12 @@ def main() -> None:
     env = dict(os.environ, PYLON_STATE_DIR=str(STATE))
     pylon, canon = tool("pylon"), tool("canon")
     floor = time_command("python -c pass", [sys.executable, "-c", "pass"], runs=args.runs)
-    canon_cli = time_command(f"canon read {ASSET} --json (a process)", [canon, "read", ASSET, "--json"], cwd=ROOT,
-                             env=env, runs=args.runs)
-    read_cli = time_command(f"pylon read {ASSET} --json (a process)", [pylon, "read", ASSET, "--json"], cwd=ROOT,
-                            env=env, runs=args.runs)
+    canon_cli = time_command(
+        f"canon read {ASSET} --json (a process)", [canon, "read", ASSET, "--json"], cwd=ROOT, env=env, runs=args.runs
+    )
+    read_cli = time_command(
+        f"pylon read {ASSET} --json (a process)", [pylon, "read", ASSET, "--json"], cwd=ROOT, env=env, runs=args.runs
+    )
     ours, sdk = [pylon, "mcp"], [sys.executable, "-m", "tests.mcp.sdk_server"]
     sdk_env = dict(env, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     starts: dict[str, list[float]] = {"ours": [], "sdk": []}
@@ -118,13 +126,17 @@ def main() -> None:
     start, sdk_start = statistics.median(starts["ours"]), statistics.median(starts["sdk"])
     rows += [
         ("python -c pass (floor)", floor.ms, "1.00x (baseline)"),
-        ("pylon mcp start (spawn to the initialize answer, once a session)", ms(start),
-         f"{start / floor.median:.1f}x"),
-        ("the same tools on the SDK's server (tests/mcp/sdk_server.py)", ms(sdk_start),
-         f"{sdk_start / floor.median:.1f}x ({sdk_start / start:.1f}x pylon mcp's)"),
+        ("pylon mcp start (spawn to the initialize answer, once a session)", ms(start), f"{start / floor.median:.1f}x"),
+        (
+            "the same tools on the SDK's server (tests/mcp/sdk_server.py)",
+            ms(sdk_start),
+            f"{sdk_start / floor.median:.1f}x ({sdk_start / start:.1f}x pylon mcp's)",
+        ),
     ]
     load = os.getloadavg()[0]
-    record("mcp", f"""## MCP server (`bench/mcp.py`)
+    record(
+        "mcp",
+        f"""## MCP server (`bench/mcp.py`)
 
 Store of {ARTICLES:,} articles; medians of {args.runs} calls (after 2 warm-up calls) on one live `pylon mcp`
 over raw stdio pipes, against the same command as a whole process in the same run. A tools/call runs
@@ -133,7 +145,8 @@ start nor pylon's imports. The starts: medians of {args.runs} each, interleaved,
 1-minute load average at the end: {load:.1f}.
 
 {table(rows, ("what", "median", "vs the same command as a process"))}
-""")
+""",
+    )
     print("\n".join(" | ".join(r) for r in rows))
 
 

@@ -48,7 +48,9 @@ def tree() -> None:
 def store() -> int:
     """20,000 articles governing the tree's folders and files (pkgNN, pkgNN/modNNNN, then files),
     each linking its parent and a sibling, and a journal; committed, so the tree starts clean."""
-    if (REPO / ".canon" / "articles").is_dir() and run(["git", "ls-files", ".canon/articles"]).stdout.count("\n") >= ARTICLES:
+    if (REPO / ".canon" / "articles").is_dir() and run(["git", "ls-files", ".canon/articles"]).stdout.count(
+        "\n"
+    ) >= ARTICLES:
         return ARTICLES
     addresses = [f"pkg{p:02d}" for p in range(20)] + [f"pkg{f // 100:02d}/mod{f:04d}" for f in range(2000)]
     i = 0
@@ -62,14 +64,19 @@ def store() -> int:
         links = (f"Part of [[{parent}]]. " if parent else "") + f"See [[{addresses[(k * 7919) % ARTICLES]}]]."
         path = base / f"{address}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\ncapsule: What {address} does, in one line.\nupdated: 2026-01-{1 + k % 28:02d}\n---\n"
-                        f"{links}\nIt must never block the event loop.\n", encoding="utf-8")
+        path.write_text(
+            f"---\ncapsule: What {address} does, in one line.\nupdated: 2026-01-{1 + k % 28:02d}\n---\n"
+            f"{links}\nIt must never block the event loop.\n",
+            encoding="utf-8",
+        )
     journal = REPO / ".canon" / "journal"
     journal.mkdir(parents=True, exist_ok=True)
     for n in range(500):
         (journal / f"2026-02-{1 + n % 28:02d}-event-{n}.md").write_text(
             f"---\nsubject: [{addresses[n * 37 % ARTICLES]}]\nlogged: 2026-02-{1 + n % 28:02d}T10:00:{n % 60:02d}Z\n"
-            f"---\nEvent {n}: latency rose to {n % 500} ms.\n", encoding="utf-8")
+            f"---\nEvent {n}: latency rose to {n % 500} ms.\n",
+            encoding="utf-8",
+        )
     (REPO / ".canon" / ".gitignore").write_text(".cache/\n")
     run(["git", "add", ".canon"])
     run(["git", "-c", "gc.auto=0", "commit", "-q", "-m", "memory: 20,000 articles"])
@@ -81,8 +88,13 @@ KEY: list[str] = [""]  # the running board's key (paint() logs in with a link mi
 
 def start_board() -> tuple[subprocess.Popen[bytes], str, int, str]:
     """(process, the bare address, port, the board's key for the X-Pylon-Token header)."""
-    proc = subprocess.Popen([PYLON, "serve", "--json"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **ENV})
+    proc = subprocess.Popen(
+        [PYLON, "serve", "--json"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **ENV},
+    )
     assert proc.stdout is not None
     doc = json.loads(proc.stdout.readline())
     return proc, doc["address"], doc["port"], doc["token"]
@@ -118,8 +130,9 @@ def watching(port: int, token: str, wait: float = 600) -> bool:
     return False
 
 
-def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
-          agents: bool = True, key: str = "") -> tuple[Timing, Timing, Timing]:
+def paint(
+    url: str, runs: int, memory: bool = True, change: Path | None = None, agents: bool = True, key: str = ""
+) -> tuple[Timing, Timing, Timing]:
     """Page loads after one warm-up; `change`: a worktree where a scratch file is written before each
     load (and time given for the board's watcher to see it), so the page waits for a survey made anew.
     Measure the Memory view last: its answers (lint, stale, coverage of 20,000 articles) run on in
@@ -129,8 +142,16 @@ def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
 
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     found: dict[str, list[float]] = {"firstPaint": [], "conflictsPaint": [], "graphPaint": []}
@@ -147,8 +168,9 @@ def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
                     time.sleep(1.0)  # the watcher sees it at once; the debounced event follows 0.3 s later
                 driver.get(url + view)
                 deadline = time.monotonic() + 120
-                while not driver.execute_script("return document.body && " + " && ".join(
-                        f"window.pylonBoard.{mark}" for mark in marks)):
+                while not driver.execute_script(
+                    "return document.body && " + " && ".join(f"window.pylonBoard.{mark}" for mark in marks)
+                ):
                     if time.monotonic() > deadline:
                         raise RuntimeError(f"{ready} never drawn")
                     time.sleep(0.02)
@@ -159,21 +181,27 @@ def paint(url: str, runs: int, memory: bool = True, change: Path | None = None,
         driver.quit()
         if change is not None:
             (change / "bench-scratch.txt").unlink(missing_ok=True)
-    return (Timing("Agents: the worktree table", found["firstPaint"]),
-            Timing("Agents: the conflicts matrix", found["conflictsPaint"]),
-            Timing("Memory: the folded graph", found["graphPaint"] or [float("nan")]))
+    return (
+        Timing("Agents: the worktree table", found["firstPaint"]),
+        Timing("Agents: the conflicts matrix", found["conflictsPaint"]),
+        Timing("Memory: the folded graph", found["graphPaint"] or [float("nan")]),
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--reuse", action="store_true", help="keep the 10 worktrees an earlier run made")
-    parser.add_argument("--paint-only", action="store_true", help="only the first paint, scanning and watched "
-                        "(section serve-paint)")
+    parser.add_argument(
+        "--paint-only", action="store_true", help="only the first paint, scanning and watched (section serve-paint)"
+    )
     ns = parser.parse_args()
     load_before = os.getloadavg()[0]
-    reuse = ns.reuse and REPO.is_dir() and len(json.loads(
-        run([PYLON, "ws", "list", "--json"], check=False).stdout or "{}").get("worktrees", [])) == 10
+    reuse = (
+        ns.reuse
+        and REPO.is_dir()
+        and len(json.loads(run([PYLON, "ws", "list", "--json"], check=False).stdout or "{}").get("worktrees", [])) == 10
+    )
     if not reuse:  # build() resets the checkout and pylon's state: only when the worktrees are made anew
         tree()
     articles = store()
@@ -228,8 +256,15 @@ def main() -> None:
                 cli = time_command(" ".join(argv), argv, runs=ns.runs, cwd=REPO, env=ENV, ok_codes=(0, 1))
                 ok &= served.median <= 2 * cli.median
                 command = " ".join(Path(argv[0]).name if i == 0 else a for i, a in enumerate(argv))
-                watched.append((f"`{path}` (watched)", served.ms, f"`{command}` (watched)", cli.ms,
-                                f"{served.median / cli.median:.2f}x"))
+                watched.append(
+                    (
+                        f"`{path}` (watched)",
+                        served.ms,
+                        f"`{command}` (watched)",
+                        cli.ms,
+                        f"{served.median / cli.median:.2f}x",
+                    )
+                )
             rows[2:2] = watched
             wfirst, wmatrix, _ = paint(url, ns.runs, memory=False, change=paths[0])
         finally:
@@ -253,8 +288,10 @@ def paint_only(url: str, runs: int) -> None:
     changed, cmatrix, _ = paint(url, runs, memory=False, change=paths[0])
     changed = Timing(changed.label + ", after a change", changed.samples)
     cmatrix = Timing(cmatrix.label + ", after a change", cmatrix.samples)
-    rows = [(t.label, t.ms, ", ".join(f"{s * 1000:.0f}" for s in t.samples) + " ms")
-            for t in (first, matrix, changed, cmatrix)]
+    rows = [
+        (t.label, t.ms, ", ".join(f"{s * 1000:.0f}" for s in t.samples) + " ms")
+        for t in (first, matrix, changed, cmatrix)
+    ]
     print(rows, file=sys.stderr, flush=True)
     nan = Timing("not measured: a watcher did not vouch within 120 s on this loaded host", [float("nan")])
     wfirst = wmatrix = nan
@@ -268,8 +305,15 @@ def paint_only(url: str, runs: int) -> None:
         finally:
             for path in paths:
                 watchers.stop(str(owned.admin_dir_of(str(path))))
-    rows += [(f"{t.label}, after a change, a `ws watch` in every worktree", t.ms,
-              ", ".join(f"{s * 1000:.0f}" for s in t.samples) + " ms") for t in (wfirst, wmatrix) if t is not nan]
+    rows += [
+        (
+            f"{t.label}, after a change, a `ws watch` in every worktree",
+            t.ms,
+            ", ".join(f"{s * 1000:.0f}" for s in t.samples) + " ms",
+        )
+        for t in (wfirst, wmatrix)
+        if t is not nan
+    ]
     memory = paint(url, runs, agents=False)[2]  # last (paint's docstring)
     rows.append((memory.label, memory.ms, ", ".join(f"{s * 1000:.0f}" for s in memory.samples) + " ms"))
     text = f"""## pylon serve: first useful paint (`bench/serve.py --paint-only`)
@@ -293,26 +337,39 @@ agent-0 read again, the other worktrees' and the checkout's sides kept).
     print(text, flush=True)
 
 
-def report(runs: int, articles: int, load_before: float, rows: Sequence[Sequence[str]], ok: bool, first: Timing,
-           matrix: Timing, memory: Timing, changed: tuple[Timing, Timing],
-           watched: tuple[Timing, Timing] | None) -> None:
+def report(
+    runs: int,
+    articles: int,
+    load_before: float,
+    rows: Sequence[Sequence[str]],
+    ok: bool,
+    first: Timing,
+    matrix: Timing,
+    memory: Timing,
+    changed: tuple[Timing, Timing],
+    watched: tuple[Timing, Timing] | None,
+) -> None:
     def samples(t: Timing) -> str:
         return ", ".join(f"{s * 1000:.0f}" for s in t.samples)
 
     watched_rows = watched_line = ""
     if watched:
         wfirst, wmatrix = watched
-        watched_rows = (f"| after a change, a `ws watch` in every worktree (`ws new --watch`): the worktree table | "
-                        f"{wfirst.ms} | {samples(wfirst)} ms |\n| after a change, a `ws watch` in every worktree: the "
-                        f"conflicts matrix | {wmatrix.ms} | {samples(wmatrix)} ms |\n")
-        watched_line = f"{wfirst.ms} after a change with a `ws watch` in every worktree, {verdict(wfirst.median < 1.5)}; "
+        watched_rows = (
+            f"| after a change, a `ws watch` in every worktree (`ws new --watch`): the worktree table | "
+            f"{wfirst.ms} | {samples(wfirst)} ms |\n| after a change, a `ws watch` in every worktree: the "
+            f"conflicts matrix | {wmatrix.ms} | {samples(wmatrix)} ms |\n"
+        )
+        watched_line = (
+            f"{wfirst.ms} after a change with a `ws watch` in every worktree, {verdict(wfirst.median < 1.5)}; "
+        )
     cfirst, cmatrix = changed
     load_after = os.getloadavg()[0]
     graph = json.loads(run([CANON, "graph", "--format", "json"]).stdout)
     text = f"""## pylon serve (`bench/serve.py`)
 
 Repository: the 80,000-file tree of `bench/workspace.py` with a {articles:,}-article store committed in
-it (20 package articles, 2,000 folder articles, the rest file articles; {graph['counts']['edges']:,} links) and the
+it (20 package articles, 2,000 folder articles, the rest file articles; {graph["counts"]["edges"]:,} links) and the
 10 owned worktrees of `bench/worktrees.py` (4 of them conflicting on one line). Board answers are
 HTTP requests to a running `pylon serve` (median of {runs}, after one warm-up); CLI commands are
 whole processes (median of {runs}), measured in the same run. Load average {load_before:.1f} before,

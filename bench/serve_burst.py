@@ -87,23 +87,45 @@ def main() -> None:
             server.shutdown()
             server.server_close()
     board, base = Timing("board", samples["board"]), Timing("baseline", samples["baseline"])
-    somaxconn = Path("/proc/sys/net/core/somaxconn").read_text().strip() if os.path.exists(
-        "/proc/sys/net/core/somaxconn") else "?"
-    rows = [("backlog 5 (socketserver's default; baseline)", base.ms, ", ".join(f"{s:.2f}" for s in base.samples),
-             ", ".join(map(str, failed["baseline"])), "1.00x"),
-            (f"backlog {BACKLOG} (the board)", board.ms, ", ".join(f"{s:.2f}" for s in board.samples),
-             ", ".join(map(str, failed["board"])), f"{board.median / base.median:.2g}x")]
-    record("serve-burst", "\n".join([
-        "## pylon serve: a burst of connections (`bench/serve_burst.py`)",
-        "",
-        (f"{ns.clients} clients connect at once, each asks `GET /api/meta`; wall time until the last answer "
-        "or error "
-        f"(median of {ns.runs}, the two servers alternating "
-        f"in one process; net.core.somaxconn {somaxconn}). "
-        f"1-minute load average at the end: {os.getloadavg()[0]:.1f}."),
-        "",
-        table(rows, ("listen backlog", "median", "runs (s)", "requests failed per run", "vs baseline")),
-    ]))
+    somaxconn = (
+        Path("/proc/sys/net/core/somaxconn").read_text().strip()
+        if os.path.exists("/proc/sys/net/core/somaxconn")
+        else "?"
+    )
+    rows = [
+        (
+            "backlog 5 (socketserver's default; baseline)",
+            base.ms,
+            ", ".join(f"{s:.2f}" for s in base.samples),
+            ", ".join(map(str, failed["baseline"])),
+            "1.00x",
+        ),
+        (
+            f"backlog {BACKLOG} (the board)",
+            board.ms,
+            ", ".join(f"{s:.2f}" for s in board.samples),
+            ", ".join(map(str, failed["board"])),
+            f"{board.median / base.median:.2g}x",
+        ),
+    ]
+    record(
+        "serve-burst",
+        "\n".join(
+            [
+                "## pylon serve: a burst of connections (`bench/serve_burst.py`)",
+                "",
+                (
+                    f"{ns.clients} clients connect at once, each asks `GET /api/meta`; wall time until the last answer "
+                    "or error "
+                    f"(median of {ns.runs}, the two servers alternating "
+                    f"in one process; net.core.somaxconn {somaxconn}). "
+                    f"1-minute load average at the end: {os.getloadavg()[0]:.1f}."
+                ),
+                "",
+                table(rows, ("listen backlog", "median", "runs (s)", "requests failed per run", "vs baseline")),
+            ]
+        ),
+    )
 
 
 if __name__ == "__main__":

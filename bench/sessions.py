@@ -37,11 +37,22 @@ import tests.sessions.transcripts as T
 
 PYLON = tool("pylon")
 BAR = 2.0
-CCUSAGE = Path(os.environ.get("PYLON_E2E_NPM") or Path(__file__).resolve().parent.parent / "tests" / "e2e" / ".npm") \
-    / "ccusage" / "node_modules" / ".bin" / "ccusage"
-SHAPE = json.dumps({"type": "api-request-shape", "sessionId": "x", "timestamp": "2025-06-01T01:00:00.000Z",
-                    "shape": {"tools": [{"name": f"Tool{i}", "description": "d" * 1200} for i in range(48)]}},
-                   separators=(",", ":"))
+CCUSAGE = (
+    Path(os.environ.get("PYLON_E2E_NPM") or Path(__file__).resolve().parent.parent / "tests" / "e2e" / ".npm")
+    / "ccusage"
+    / "node_modules"
+    / ".bin"
+    / "ccusage"
+)
+SHAPE = json.dumps(
+    {
+        "type": "api-request-shape",
+        "sessionId": "x",
+        "timestamp": "2025-06-01T01:00:00.000Z",
+        "shape": {"tools": [{"name": f"Tool{i}", "description": "d" * 1200} for i in range(48)]},
+    },
+    separators=(",", ":"),
+)
 RESULT = "".join(f"{n:5d}\tline {n} of a file that was read, with some code = value({n})\n" for n in range(50))[:3000]
 
 
@@ -50,12 +61,30 @@ def claude_session(home: Path, cwd: Path, n: int) -> int:
     lines = [T.prompt(0, cwd, session=sid)]
     for turn in range(200):
         at = 1 + turn
-        lines.append(T.assistant(at, cwd, f"msg_{n}_{turn}", session=sid, request=f"req_{n}_{turn}",
-                                 tools=[(f"toolu_{n}_{turn}", "Read" if turn % 3 else "Bash",
-                                         {"file_path": f"{cwd}/src/m{turn % 17}.py"} if turn % 3 else
-                                         {"command": f"pytest -q tests/test_{turn % 9}.py", "description": "run"})],
-                                 usage={"input_tokens": 3, "cache_read_input_tokens": 20_000 + turn * 90,
-                                        "cache_creation_input_tokens": 400, "output_tokens": 150}))
+        lines.append(
+            T.assistant(
+                at,
+                cwd,
+                f"msg_{n}_{turn}",
+                session=sid,
+                request=f"req_{n}_{turn}",
+                tools=[
+                    (
+                        f"toolu_{n}_{turn}",
+                        "Read" if turn % 3 else "Bash",
+                        {"file_path": f"{cwd}/src/m{turn % 17}.py"}
+                        if turn % 3
+                        else {"command": f"pytest -q tests/test_{turn % 9}.py", "description": "run"},
+                    )
+                ],
+                usage={
+                    "input_tokens": 3,
+                    "cache_read_input_tokens": 20_000 + turn * 90,
+                    "cache_creation_input_tokens": 400,
+                    "output_tokens": 150,
+                },
+            )
+        )
         lines.append(T.result(at + 0.5, cwd, f"toolu_{n}_{turn}", RESULT, error=turn % 23 == 0, session=sid))
         if turn % 10 == 0:
             lines.append(SHAPE)
@@ -70,10 +99,21 @@ def codex_session(home: Path, cwd: Path, n: int) -> int:
     for turn in range(150):
         at = 1 + turn
         cid = f"call_{n}_{turn}"
-        lines += [T.call(at, cid, f"sed -n 1,200p src/m{turn % 17}.py"),
-                  T.event(at + 0.1, "item_completed", item={"type": "CommandExecution", "id": cid, "status": "completed",
-                                                            "exit_code": 0, "aggregated_output": RESULT[:400]}),
-                  T.output(at + 0.2, cid, 0, RESULT)]
+        lines += [
+            T.call(at, cid, f"sed -n 1,200p src/m{turn % 17}.py"),
+            T.event(
+                at + 0.1,
+                "item_completed",
+                item={
+                    "type": "CommandExecution",
+                    "id": cid,
+                    "status": "completed",
+                    "exit_code": 0,
+                    "aggregated_output": RESULT[:400],
+                },
+            ),
+            T.output(at + 0.2, cid, 0, RESULT),
+        ]
         last = [21_000 + turn * 80, 20_000 + turn * 80, 180, 60, 21_180 + turn * 80]
         total = [a + b for a, b in zip(total, last)]
         lines.append(T.tokens(at + 0.3, total, last))
@@ -125,10 +165,11 @@ def main() -> None:
     env = {**T.claude_env(home), "HOME": str(home), "PYLON_STATE_DIR": str(state)}
     cache = state / "sessions" / "files"
     grow = [f for f in files if "/projects/" in f][:5] + [f for f in files if "/sessions/" in f and "/.codex/" in f][:5]
-    appender = (f"{sys.executable} -c \"import sys\nfor f in sys.argv[1:]:\n  d = open(f, 'rb').read()\n"
-                f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n"
-                f"  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" "
-                + " ".join(grow))
+    appender = (
+        f"{sys.executable} -c \"import sys\nfor f in sys.argv[1:]:\n  d = open(f, 'rb').read()\n"
+        f"  tail = d[d.rfind(b'\\\\n', 0, len(d) - 1) + 1:]\n"
+        f"  open(f, 'ab').write(tail * (100_000 // len(tail) + 1))\" " + " ".join(grow)
+    )
     runs = args.runs
     load_before = os.getloadavg()[0]
     rows = []
@@ -144,11 +185,15 @@ def main() -> None:
     timed("cat every transcript", "cat " + " ".join(files) + " > /dev/null", shell=True)
     if CCUSAGE.exists():
         timed("ccusage session --json --offline", [str(CCUSAGE), "session", "--json", "--offline"])
-    cold = timed("pylon sessions --all --json, no cache", [PYLON, "sessions", "--all", "--json"],
-                 setup=f"rm -rf {cache}")
+    cold = timed(
+        "pylon sessions --all --json, no cache", [PYLON, "sessions", "--all", "--json"], setup=f"rm -rf {cache}"
+    )
     warm = timed("pylon sessions --all --json, cached, nothing changed", [PYLON, "sessions", "--all", "--json"])
-    grown = timed("pylon sessions --all --json, cached, 10 transcripts grew 100 KB", [PYLON, "sessions", "--all", "--json"],
-                  setup=appender)
+    grown = timed(
+        "pylon sessions --all --json, cached, 10 transcripts grew 100 KB",
+        [PYLON, "sessions", "--all", "--json"],
+        setup=appender,
+    )
     timed("pylon sessions (this repository), cached", [PYLON, "sessions"])
     big = next(f for f in files if "/projects/" in f)
     event = json.dumps({"session_id": Path(big).stem, "transcript_path": big, "workspace": {"current_dir": str(repo)}})
@@ -157,19 +202,24 @@ def main() -> None:
     for label, median in timings.items():
         rows.append((label, f"{median * 1000:.1f} ms", f"{median / python:.1f}x", f"{median / raw:.1f}x"))
     done = (base / "done").read_text().strip()
-    text = (f"History: {size / 1024 / 1024:.1f} MB in {len(files)} transcripts ({done}), generated by "
-            "`bench/sessions.py` in the clients' shapes; whole processes, median of "
-            f"{runs} after one warm-up, in the same run; load average {load_before:.1f} before, "
-            f"{os.getloadavg()[0]:.1f} after (2 cores).\n\n"
-            + table(rows, ("command", "median", "/ python -c pass", "/ cat of the files")) + "\n\n"
-            f"- First read of {size / 1024 / 1024:.0f} MB without a cache: {cold:.2f} s, bar {BAR:.0f} s: "
-            f"{verdict(cold <= BAR)}.\n"
-            f"- With the cache: {warm * 1000:.0f} ms when nothing changed ({cold / warm:.1f}x faster), "
-            f"{grown * 1000:.0f} ms after 1 MB was appended to 10 transcripts (only the new lines are read).\n")
+    text = (
+        f"History: {size / 1024 / 1024:.1f} MB in {len(files)} transcripts ({done}), generated by "
+        "`bench/sessions.py` in the clients' shapes; whole processes, median of "
+        f"{runs} after one warm-up, in the same run; load average {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after (2 cores).\n\n"
+        + table(rows, ("command", "median", "/ python -c pass", "/ cat of the files"))
+        + "\n\n"
+        f"- First read of {size / 1024 / 1024:.0f} MB without a cache: {cold:.2f} s, bar {BAR:.0f} s: "
+        f"{verdict(cold <= BAR)}.\n"
+        f"- With the cache: {warm * 1000:.0f} ms when nothing changed ({cold / warm:.1f}x faster), "
+        f"{grown * 1000:.0f} ms after 1 MB was appended to 10 transcripts (only the new lines are read).\n"
+    )
     if "ccusage session --json --offline" in timings:
         ccu = timings["ccusage session --json --offline"]
-        text += (f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is "
-                f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n")
+        text += (
+            f"- ccusage (native, multi-threaded) on the same files: {ccu * 1000:.0f} ms; pylon's first read is "
+            f"{cold / ccu:.1f}x that, its cached reads {warm / ccu:.2f}x.\n"
+        )
     record("sessions", "## pylon sessions (`bench/sessions.py`)\n\n" + text)
 
 

@@ -37,12 +37,21 @@ def scratch() -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=SCRATCH, check=True)
     (SCRATCH / "src").mkdir()
     (SCRATCH / "src" / "app.py").write_text("".join(f"line {i}\n" for i in range(200)), encoding="utf-8")
-    subprocess.run([tool("canon"), "write", "src/app.py", "--capsule", "The app.", "--body", "Runs. [[src]]"],
-                   cwd=SCRATCH, check=True, capture_output=True)
-    subprocess.run([tool("canon"), "write", "src", "--capsule", "Sources.", "--body", "All code."],
-                   cwd=SCRATCH, check=True, capture_output=True)
-    subprocess.run([tool("canon"), "journal", "Started.", "--subject", "src"], cwd=SCRATCH, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [tool("canon"), "write", "src/app.py", "--capsule", "The app.", "--body", "Runs. [[src]]"],
+        cwd=SCRATCH,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [tool("canon"), "write", "src", "--capsule", "Sources.", "--body", "All code."],
+        cwd=SCRATCH,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [tool("canon"), "journal", "Started.", "--subject", "src"], cwd=SCRATCH, check=True, capture_output=True
+    )
     env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
     subprocess.run(["git", "add", "-A"], cwd=SCRATCH, check=True)
     subprocess.run(["git", "commit", "-qm", "init"], cwd=SCRATCH, check=True, env={**env, "PATH": "/usr/bin:/bin"})
@@ -74,9 +83,12 @@ def main() -> None:
         t = time_command(label, argv, runs=runs, cwd=where, ok_codes=(0, 1))
         ratio = t.median / base.median
         rows.append((f"`{label}`", t.ms, f"{ratio:.2f}x", f"within {bar:g}x: {verdict(ratio <= bar)}" if bar else "-"))
-    record("startup", "## Start-up (`bench/startup.py`)\n\nMedians of whole processes on a two-article store and "
-           "a 200-line file; the baseline is this venv's interpreter doing nothing, timed in the same run.\n\n"
-           + table(rows, ("command", "median", "vs python -c pass", "bar")))
+    record(
+        "startup",
+        "## Start-up (`bench/startup.py`)\n\nMedians of whole processes on a two-article store and "
+        "a 200-line file; the baseline is this venv's interpreter doing nothing, timed in the same run.\n\n"
+        + table(rows, ("command", "median", "vs python -c pass", "bar")),
+    )
     print(table(rows, ("command", "median", "vs python -c pass", "bar")))
 
 

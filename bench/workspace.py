@@ -38,8 +38,10 @@ from _harness import start_watch as harness_start_watch
 REPO = WORK / "ws-80k"
 FOLDERS, PER_FOLDER = 2000, 40
 ENV = {
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
 }
 
 
@@ -95,7 +97,9 @@ def make_dirty() -> int:
     return len(sh("git", "status", "--porcelain", "-uall").splitlines())
 
 
-def paired(a: tuple[str, list[str] | str], b: tuple[str, list[str] | str], runs: int, warmup: int = 2) -> tuple[Timing, Timing]:
+def paired(
+    a: tuple[str, list[str] | str], b: tuple[str, list[str] | str], runs: int, warmup: int = 2
+) -> tuple[Timing, Timing]:
     """Alternate two commands sample by sample; medians of each."""
     ta, tb = Timing(a[0], []), Timing(b[0], [])
     for i in range(warmup + runs):
@@ -128,13 +132,23 @@ def engine_rows(runs: int) -> list[tuple[str, str, str, str]]:
         ("import only", [py, "-c", "import pygit2"], [py, "-c", "pass"]),
         ("status scan", [py, "-c", "import pygit2; pygit2.Repository('.').status()"], ["git", "status", "--porcelain"]),
         # pygit2 stages in memory only (the real index is never written); git works on a copy
-        ("stage all + write tree",
-         [py, "-c", "import pygit2; r=pygit2.Repository('.'); i=r.index; i.add_all(); i.write_tree()"],
-         f"{copy} && GIT_INDEX_FILE={index_copy} git add -A && GIT_INDEX_FILE={index_copy} git write-tree"),
-        ("tree-to-tree diff (names)",
-         [py, "-c", (f"import pygit2; r=pygit2.Repository('.'); d=r.diff(r['{base}'], r['{cur}']); "
-                     "[p.delta.new_file.path for p in d]")],
-         ["git", "diff-tree", "-r", "--raw", base, cur]),
+        (
+            "stage all + write tree",
+            [py, "-c", "import pygit2; r=pygit2.Repository('.'); i=r.index; i.add_all(); i.write_tree()"],
+            f"{copy} && GIT_INDEX_FILE={index_copy} git add -A && GIT_INDEX_FILE={index_copy} git write-tree",
+        ),
+        (
+            "tree-to-tree diff (names)",
+            [
+                py,
+                "-c",
+                (
+                    f"import pygit2; r=pygit2.Repository('.'); d=r.diff(r['{base}'], r['{cur}']); "
+                    "[p.delta.new_file.path for p in d]"
+                ),
+            ],
+            ["git", "diff-tree", "-r", "--raw", base, cur],
+        ),
     ]
     for label, pg, cli in cases:
         try:
@@ -162,35 +176,89 @@ def main() -> None:
     rows: list[tuple[str, ...]] = []
     sh(pylon, "ws", "baseline")  # warm the private index once, as any first use does
 
-    status, base = paired(("git status --porcelain", ["git", "status", "--porcelain"]),
-                          ("pylon ws baseline", [pylon, "ws", "baseline"]), runs)
-    status2, fp = paired(("git status --porcelain", ["git", "status", "--porcelain"]),
-                         ("pylon ws fingerprint", [pylon, "ws", "fingerprint"]), runs)
+    status, base = paired(
+        ("git status --porcelain", ["git", "status", "--porcelain"]),
+        ("pylon ws baseline", [pylon, "ws", "baseline"]),
+        runs,
+    )
+    status2, fp = paired(
+        ("git status --porcelain", ["git", "status", "--porcelain"]),
+        ("pylon ws fingerprint", [pylon, "ws", "fingerprint"]),
+        runs,
+    )
     r_base, r_fp = base.median / status.median, fp.median / status2.median
-    rows.append(("`ws baseline` / `git status --porcelain`", f"{base.ms} / {status.ms}", f"{r_base:.2f}x", "<= 1.2x", verdict(r_base <= 1.2)))
-    rows.append(("`ws fingerprint` / `git status --porcelain`", f"{fp.ms} / {status2.ms}", f"{r_fp:.2f}x", "<= 1.2x", verdict(r_fp <= 1.2)))
+    rows.append(
+        (
+            "`ws baseline` / `git status --porcelain`",
+            f"{base.ms} / {status.ms}",
+            f"{r_base:.2f}x",
+            "<= 1.2x",
+            verdict(r_base <= 1.2),
+        )
+    )
+    rows.append(
+        (
+            "`ws fingerprint` / `git status --porcelain`",
+            f"{fp.ms} / {status2.ms}",
+            f"{r_fp:.2f}x",
+            "<= 1.2x",
+            verdict(r_fp <= 1.2),
+        )
+    )
 
     scan = time_command("changes (scan)", [pylon, "ws", "changes", "--since", "last"], runs=runs, cwd=REPO)
     watcher = start_watch()
     try:
         ch = time_command("changes (watch)", [pylon, "ws", "changes", "--since", "last"], runs=runs * 2, cwd=REPO)
-        chj = time_command("changes --json (watch)", [pylon, "ws", "changes", "--since", "last", "--json"], runs=runs * 2, cwd=REPO)
-        status_w, run_w = paired(("git status --porcelain", ["git", "status", "--porcelain"]),
-                                 ("pylon ws run -- true (watch)", [pylon, "ws", "run", "--", "true"]), runs)
+        chj = time_command(
+            "changes --json (watch)", [pylon, "ws", "changes", "--since", "last", "--json"], runs=runs * 2, cwd=REPO
+        )
+        status_w, run_w = paired(
+            ("git status --porcelain", ["git", "status", "--porcelain"]),
+            ("pylon ws run -- true (watch)", [pylon, "ws", "run", "--", "true"]),
+            runs,
+        )
     finally:
         stop_watch(watcher)
-    rows.append(("`ws changes --since last`, current state kept by `ws watch`", ch.ms, "", "< 50 ms", verdict(ch.median < 0.050)))
+    rows.append(
+        (
+            "`ws changes --since last`, current state kept by `ws watch`",
+            ch.ms,
+            "",
+            "< 50 ms",
+            verdict(ch.median < 0.050),
+        )
+    )
     rows.append(("same, `--json`", chj.ms, "", "< 50 ms", verdict(chj.median < 0.050)))
     rows.append(("`ws changes --since last`, no watcher (one scan)", scan.ms, "", "(reference)", ""))
 
-    status3, run_t = paired(("git status --porcelain", ["git", "status", "--porcelain"]),
-                            ("pylon ws run -- true", [pylon, "ws", "run", "--", "true"]), runs)
+    status3, run_t = paired(
+        ("git status --porcelain", ["git", "status", "--porcelain"]),
+        ("pylon ws run -- true", [pylon, "ws", "run", "--", "true"]),
+        runs,
+    )
     true_t = time_command("true", ["true"], runs=runs, cwd=REPO)
     overhead = run_t.median - true_t.median
     scans = overhead / status3.median
-    rows.append(("`ws run -- true` overhead, in `git status` scans", f"{overhead * 1000:.1f} ms / {status3.ms}", f"{scans:.2f} scans", "<= 2 scans", verdict(scans <= 2)))
+    rows.append(
+        (
+            "`ws run -- true` overhead, in `git status` scans",
+            f"{overhead * 1000:.1f} ms / {status3.ms}",
+            f"{scans:.2f} scans",
+            "<= 2 scans",
+            verdict(scans <= 2),
+        )
+    )
     w_scans = (run_w.median - true_t.median) / status_w.median
-    rows.append(("same, with `ws watch` running", f"{(run_w.median - true_t.median) * 1000:.1f} ms", f"{w_scans:.2f} scans", "(less)", verdict(w_scans < scans)))
+    rows.append(
+        (
+            "same, with `ws watch` running",
+            f"{(run_w.median - true_t.median) * 1000:.1f} ms",
+            f"{w_scans:.2f} scans",
+            "(less)",
+            verdict(w_scans < scans),
+        )
+    )
 
     engines = engine_rows(max(3, runs // 2))
 
@@ -215,35 +283,62 @@ def main() -> None:
         assert first.returncode == 0, first.stderr
         if stat is None:
             note = first.stderr.decode().strip().splitlines()[-1] if first.stderr else ""
-            stat, diff = paired(("git diff --stat", ["git", "diff", "--stat"]),
-                                ("pylon ws diff", [pylon, "ws", "diff", "--since", "before-big"]), max(3, runs // 2), warmup=1)
+            stat, diff = paired(
+                ("git diff --stat", ["git", "diff", "--stat"]),
+                ("pylon ws diff", [pylon, "ws", "diff", "--since", "before-big"]),
+                max(3, runs // 2),
+                warmup=1,
+            )
         change_50k(f"{round_}b")
         shutil.copy2(REPO / ".git" / "index", REPO / ".git" / "bench-index")
         start = time.perf_counter()
-        subprocess.run(["git", "add", "-A"], cwd=REPO, check=True,
-                       env={**os.environ, "GIT_INDEX_FILE": str(REPO / ".git" / "bench-index")})
+        subprocess.run(
+            ["git", "add", "-A"],
+            cwd=REPO,
+            check=True,
+            env={**os.environ, "GIT_INDEX_FILE": str(REPO / ".git" / "bench-index")},
+        )
         adds.append(time.perf_counter() - start)
         (REPO / ".git" / "bench-index").unlink()
     assert stat is not None and diff is not None
     r_diff = diff.median / stat.median
-    rows.append(("`ws diff` (default bounds) / `git diff --stat`, 50,000 files changed", f"{diff.ms} / {stat.ms}", f"{r_diff:.2f}x", "<= 1.0x", verdict(r_diff <= 1.0)))
+    rows.append(
+        (
+            "`ws diff` (default bounds) / `git diff --stat`, 50,000 files changed",
+            f"{diff.ms} / {stat.ms}",
+            f"{r_diff:.2f}x",
+            "<= 1.0x",
+            verdict(r_diff <= 1.0),
+        )
+    )
     first_s, add_s = statistics.median(firsts), statistics.median(adds)
-    rows.append(("`ws diff`, first run after the change (stores 50,000 new blobs) / `git add -A` of such a change",
-                 f"{first_s * 1000:.0f} ms / {add_s * 1000:.0f} ms", f"{first_s / add_s:.2f}x", "(reference)", ""))
+    rows.append(
+        (
+            "`ws diff`, first run after the change (stores 50,000 new blobs) / `git add -A` of such a change",
+            f"{first_s * 1000:.0f} ms / {add_s * 1000:.0f} ms",
+            f"{first_s / add_s:.2f}x",
+            "(reference)",
+            "",
+        )
+    )
     sh("git", "checkout", "-q", "--", ".")
 
-    md = "\n\n".join([
-        "## workspace (`bench/workspace.py`)",
-        (f"Synthetic repository: {FOLDERS * PER_FOLDER:,} files in {FOLDERS:,} folders, packed; {dirty} dirty "
-        "paths (200 modified, 50 deleted, 100 untracked) plus ignored files. Medians of whole processes; "
-        "pylon and git samples alternate so machine load hits both alike. `baseline`/`fingerprint` "
-        "run on a warm private index (the first capture after the real index changes costs about "
-        "one `git status` more)."),
-        table(rows, ("measure", "time (pylon / git)", "ratio", "bar", "verdict")),
-        "Engine choice, same operations as whole processes (pygit2 timings include its import):",
-        table(engines, ("operation", "pygit2", "git CLI", "faster")),
-        f"Note printed by the bounded diff: `{note}`",
-    ])
+    md = "\n\n".join(
+        [
+            "## workspace (`bench/workspace.py`)",
+            (
+                f"Synthetic repository: {FOLDERS * PER_FOLDER:,} files in {FOLDERS:,} folders, packed; {dirty} dirty "
+                "paths (200 modified, 50 deleted, 100 untracked) plus ignored files. Medians of whole processes; "
+                "pylon and git samples alternate so machine load hits both alike. `baseline`/`fingerprint` "
+                "run on a warm private index (the first capture after the real index changes costs about "
+                "one `git status` more)."
+            ),
+            table(rows, ("measure", "time (pylon / git)", "ratio", "bar", "verdict")),
+            "Engine choice, same operations as whole processes (pygit2 timings include its import):",
+            table(engines, ("operation", "pygit2", "git CLI", "faster")),
+            f"Note printed by the bounded diff: `{note}`",
+        ]
+    )
     record("workspace", md)
     print(md)
 

@@ -31,8 +31,13 @@ from _harness import ROOT, WORK, Timing, record, table, time_command, tool, verd
 from workspace import REPO, build, make_dirty, path_of
 
 WT_ROOT = WORK / "ws-80k-worktrees"
-ENV = {"PYLON_WORKTREE_ROOT": str(WT_ROOT), "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
-       "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+ENV = {
+    "PYLON_WORKTREE_ROOT": str(WT_ROOT),
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+}
 PYLON = tool("pylon")
 
 
@@ -58,13 +63,25 @@ def reset() -> None:
     run(["git", "worktree", "prune"])
     shutil.rmtree(WT_ROOT, ignore_errors=True)
     shutil.rmtree(REPO / ".git" / "pylon" / "owned", ignore_errors=True)
-    refs = run(["git", "for-each-ref", "--format=delete %(refname)", "refs/heads/pylon-session-*", "refs/heads/gitwt-*",
-                "refs/pylon/"]).stdout
+    refs = run(
+        [
+            "git",
+            "for-each-ref",
+            "--format=delete %(refname)",
+            "refs/heads/pylon-session-*",
+            "refs/heads/gitwt-*",
+            "refs/pylon/",
+        ]
+    ).stdout
     subprocess.run(["git", "update-ref", "--stdin"], cwd=REPO, input=refs, text=True, check=True)
 
 
 def bench_new(runs: int) -> tuple[Timing, Timing, Timing]:
-    git_t, new_t, clean_t = Timing("git worktree add", []), Timing("pylon ws new", []), Timing("pylon ws new --clean", [])
+    git_t, new_t, clean_t = (
+        Timing("git worktree add", []),
+        Timing("pylon ws new", []),
+        Timing("pylon ws new --clean", []),
+    )
     WT_ROOT.mkdir(parents=True, exist_ok=True)
     for i in range(runs + 1):
         g = timed(["git", "worktree", "add", "-q", "-b", f"gitwt-{i}", str(WT_ROOT / f"git-{i}"), "HEAD"])
@@ -125,8 +142,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--keep", action="store_true", help="leave the 10 worktrees in place (for profiling)")
-    parser.add_argument("--reads-only", action="store_true",
-                        help="time list/conflicts on the 10 worktrees a --keep run left (section worktrees-reads)")
+    parser.add_argument(
+        "--reads-only",
+        action="store_true",
+        help="time list/conflicts on the 10 worktrees a --keep run left (section worktrees-reads)",
+    )
     ns = parser.parse_args()
     compileall.compile_dir(str(ROOT / "pylon"), quiet=1)
     load_before = os.getloadavg()[0]
@@ -143,13 +163,24 @@ def main() -> None:
         paths = ten_worktrees()
     run([PYLON, "ws", "list"])  # the first read of each worktree builds its private index
     list_t = time_command("pylon ws list", [PYLON, "ws", "list"], runs=ns.runs + 2, cwd=REPO, env=ENV)
-    status_t = time_command("git status --porcelain (one worktree)", ["git", "status", "--porcelain"], runs=ns.runs + 2,
-                            cwd=paths[0], env=ENV)
+    status_t = time_command(
+        "git status --porcelain (one worktree)",
+        ["git", "status", "--porcelain"],
+        runs=ns.runs + 2,
+        cwd=paths[0],
+        env=ENV,
+    )
     each = " ".join(f"'{p}'" for p in paths)
-    par_t = time_command("git status in all 10 at once", ["bash", "-c", (f"for d in {each}; do git -C \"$d\" status "
-                         "--porcelain >/dev/null & done; wait")], runs=ns.runs + 2, cwd=REPO, env=ENV)
-    conf_t = time_command("pylon ws conflicts", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO, env=ENV,
-                          ok_codes=(0, 1))
+    par_t = time_command(
+        "git status in all 10 at once",
+        ["bash", "-c", (f'for d in {each}; do git -C "$d" status --porcelain >/dev/null & done; wait')],
+        runs=ns.runs + 2,
+        cwd=REPO,
+        env=ENV,
+    )
+    conf_t = time_command(
+        "pylon ws conflicts", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO, env=ENV, ok_codes=(0, 1)
+    )
     # the same reads while `pylon ws watch` runs in every worktree: their states are then vouched
     # for by the watchers and no worktree is scanned
     from pylon.workspace.worktrees import owned, watchers
@@ -158,8 +189,14 @@ def main() -> None:
     try:
         run([PYLON, "ws", "list"])
         wlist_t = time_command("pylon ws list (watchers)", [PYLON, "ws", "list"], runs=ns.runs + 2, cwd=REPO, env=ENV)
-        wconf_t = time_command("pylon ws conflicts (watchers)", [PYLON, "ws", "conflicts"], runs=ns.runs + 2, cwd=REPO,
-                               env=ENV, ok_codes=(0, 1))
+        wconf_t = time_command(
+            "pylon ws conflicts (watchers)",
+            [PYLON, "ws", "conflicts"],
+            runs=ns.runs + 2,
+            cwd=REPO,
+            env=ENV,
+            ok_codes=(0, 1),
+        )
     finally:
         for path in paths:  # as `ws rm` does
             watchers.stop(str(owned.admin_dir_of(str(path))))
@@ -186,8 +223,8 @@ def main() -> None:
 Repository: the 80,000-file one of `bench/workspace.py` ({dirty} dirty paths in the main checkout).
 `ws new` and `git worktree add` alternate sample by sample ({ns.runs} each, after one warm-up round).
 `list` and `conflicts` run over 10 owned worktrees, each with 20 edited and 5 new files and one
-shared file (4 of them change the same line of it: {report['conflicting']} conflicting pairs,
-{report['touching_pairs']} touching pairs; {report['merged']} of {report['checked']} pairs needed a merge).
+shared file (4 of them change the same line of it: {report["conflicting"]} conflicting pairs,
+{report["touching_pairs"]} touching pairs; {report["merged"]} of {report["checked"]} pairs needed a merge).
 
 {table(rows, ("command", "median", "vs git worktree add"))}
 
@@ -201,13 +238,21 @@ shared file (4 of them change the same line of it: {report['conflicting']} confl
   themselves take a few ms each. Ten `git status` at once, the same reads with nothing else, take
   {par_t.ms}: `ws list` costs {list_t.median / par_t.median:.2f}x of that floor, `ws conflicts`
   {conf_t.median / par_t.median:.2f}x.
-- Samples: new {', '.join(f'{s:.2f}' for s in new_t.samples)} s; git {', '.join(f'{s:.2f}' for s in git_t.samples)} s.
+- Samples: new {", ".join(f"{s:.2f}" for s in new_t.samples)} s; git {", ".join(f"{s:.2f}" for s in git_t.samples)} s.
 - 1-minute load average {load_before:.1f} before and {load_after:.1f} after (2 cores, shared machine).
 """
     if ns.reads_only:  # only the read rows: the new/add figures stay those of the last full run
-        text = text.replace("## owned worktrees (`bench/worktrees.py`)", "## owned worktrees: list and conflicts (`bench/worktrees.py --reads-only`)")
-        text = "\n".join(ln for ln in text.splitlines() if not ("nan" in ln or ln.startswith(("- `ws new`", "- Samples"))))
-        text = text.replace(f"`ws new` and `git worktree add` alternate sample by sample ({ns.runs} each, after one warm-up round).\n", "")
+        text = text.replace(
+            "## owned worktrees (`bench/worktrees.py`)",
+            "## owned worktrees: list and conflicts (`bench/worktrees.py --reads-only`)",
+        )
+        text = "\n".join(
+            ln for ln in text.splitlines() if not ("nan" in ln or ln.startswith(("- `ws new`", "- Samples")))
+        )
+        text = text.replace(
+            f"`ws new` and `git worktree add` alternate sample by sample ({ns.runs} each, after one warm-up round).\n",
+            "",
+        )
     print(text)
     record("worktrees-reads" if ns.reads_only else "worktrees", text)
     if not ns.keep and not ns.reads_only:

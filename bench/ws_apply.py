@@ -59,7 +59,9 @@ LATER, FIRST = b"# later\n", b"# later, first line\n"
 def later_edits() -> list[Path]:
     """Work done after the apply: 20 files it did not touch appended to, and 5 it touched given a
     new first line (the apply appended); returns them, for take_back()."""
-    picks = [path_of((i * 104729 + 5) % 80000) for i in range(20)] + [path_of((i * 7919 + 13) % 80000) for i in range(5)]
+    picks = [path_of((i * 104729 + 5) % 80000) for i in range(20)] + [
+        path_of((i * 7919 + 13) % 80000) for i in range(5)
+    ]
     done: list[Path] = []
     for n, rel in enumerate(picks):
         full = REPO / rel
@@ -76,7 +78,7 @@ def take_back(edited: list[Path]) -> None:
     for full in edited:
         data = full.read_bytes()
         if data.startswith(FIRST):
-            data = data[len(FIRST):]
+            data = data[len(FIRST) :]
         elif data.endswith(LATER):
             data = data[: -len(LATER)]
         else:
@@ -135,24 +137,30 @@ def main() -> None:
     p, g, c = statistics.median(pylon_t), statistics.median(git_t), statistics.median(scan_t)
     u, m, r = statistics.median(undo_t), statistics.median(later_t), statistics.median(redo_t)
     st = statistics.median(stash_t)
-    rows = [("`pylon ws apply` + `pylon ws undo`", f"{p * 1000:.0f} ms", f"{p / g:.2f}x"),
-            ("`git diff --binary B S \\| git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x"),
-            ("`git status --porcelain` (one scan, for scale)", f"{c * 1000:.0f} ms", f"{c / g:.2f}x"),
-            ("`pylon ws undo` of the apply (bar: under 1 s)", f"{u * 1000:.0f} ms", f"{u / g:.2f}x"),
-            ("`pylon ws undo` after later edits (three-way, 25 paths kept)", f"{m * 1000:.0f} ms", f"{m / g:.2f}x"),
-            ("`pylon ws redo` of that undo", f"{r * 1000:.0f} ms", f"{r / g:.2f}x"),
-            ("`git stash push -u` + `git stash pop --index` of the dirty checkout", f"{st * 1000:.0f} ms",
-             f"{st / g:.2f}x")]
-    text = (f"Checkout with {dirty} dirty paths; the session changes 350 paths (300 modified, "
-            f"50 added), committed. Medians of {opts.runs} alternating samples. apply captures both "
-            "checkouts (each about one status scan, in parallel), merges, writes the intent, the 350 "
-            "paths and the completion; undo captures again and restores. The baseline has no merge base, "
-            "no conflict check, no untracked files, no log and no undo of its own. Undo alone costs "
-            f"{u / c:.2f}x one status scan of the same run (its capture is one; the plan, the last look at "
-            "the 350 files and their writes are the rest); with later edits it merges three-way first "
-            f"({m / c:.2f}x), and redo reverses that undo ({r / c:.2f}x). Undo against git's stash pair "
-            f"of the same checkout: {u / st:.2f}x.\n\n"
-            + table(rows, ("what", "median", "ratio")))
+    rows = [
+        ("`pylon ws apply` + `pylon ws undo`", f"{p * 1000:.0f} ms", f"{p / g:.2f}x"),
+        ("`git diff --binary B S \\| git apply` + `git apply -R`", f"{g * 1000:.0f} ms", "1.00x"),
+        ("`git status --porcelain` (one scan, for scale)", f"{c * 1000:.0f} ms", f"{c / g:.2f}x"),
+        ("`pylon ws undo` of the apply (bar: under 1 s)", f"{u * 1000:.0f} ms", f"{u / g:.2f}x"),
+        ("`pylon ws undo` after later edits (three-way, 25 paths kept)", f"{m * 1000:.0f} ms", f"{m / g:.2f}x"),
+        ("`pylon ws redo` of that undo", f"{r * 1000:.0f} ms", f"{r / g:.2f}x"),
+        (
+            "`git stash push -u` + `git stash pop --index` of the dirty checkout",
+            f"{st * 1000:.0f} ms",
+            f"{st / g:.2f}x",
+        ),
+    ]
+    text = (
+        f"Checkout with {dirty} dirty paths; the session changes 350 paths (300 modified, "
+        f"50 added), committed. Medians of {opts.runs} alternating samples. apply captures both "
+        "checkouts (each about one status scan, in parallel), merges, writes the intent, the 350 "
+        "paths and the completion; undo captures again and restores. The baseline has no merge base, "
+        "no conflict check, no untracked files, no log and no undo of its own. Undo alone costs "
+        f"{u / c:.2f}x one status scan of the same run (its capture is one; the plan, the last look at "
+        "the 350 files and their writes are the rest); with later edits it merges three-way first "
+        f"({m / c:.2f}x), and redo reverses that undo ({r / c:.2f}x). Undo against git's stash pair "
+        f"of the same checkout: {u / st:.2f}x.\n\n" + table(rows, ("what", "median", "ratio"))
+    )
     print(text)
     record("ws-apply", "### ws apply + undo (80,000 files)\n\n" + text)
     reset()

@@ -29,8 +29,13 @@ from _harness import WORK, Timing, record, table, tool, verdict
 
 REPO = WORK / "ws-copy-repo"
 WT_ROOT = WORK / "ws-copy-worktrees"
-ENV = {"PYLON_WORKTREE_ROOT": str(WT_ROOT), "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
-       "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+ENV = {
+    "PYLON_WORKTREE_ROOT": str(WT_ROOT),
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+}
 PYLON = tool("pylon")
 
 
@@ -100,8 +105,7 @@ def main() -> None:
             copy_t.samples.append(c)
     pats = WORK / "ws-copy-patterns"
     pats.write_text("*.env\n/build/\n")
-    sel_t, walk_t = Timing("select (two ls-files walks)", []), \
-        Timing("git ls-files -o -i --exclude-standard", [])
+    sel_t, walk_t = Timing("select (two ls-files walks)", []), Timing("git ls-files -o -i --exclude-standard", [])
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from pylon.workspace.worktrees.copying import select
 
@@ -120,8 +124,11 @@ def main() -> None:
         ("pylon ws new", new_t.ms, f"{ratio:.2f}x"),
         (f"pylon ws new --copy '*.env' --copy /build/ ({len(chosen)} files)", copy_t.ms, f"{copy_ratio:.2f}x"),
         ("git ls-files -o -i --exclude-standard (20,000 ignored files)", walk_t.ms, "—"),
-        ("copying.select: ls-files --exclude-from + --exclude-standard, alongside", sel_t.ms,
-         f"{sel_t.median / walk_t.median:.2f}x the walk"),
+        (
+            "copying.select: ls-files --exclude-from + --exclude-standard, alongside",
+            sel_t.ms,
+            f"{sel_t.median / walk_t.median:.2f}x the walk",
+        ),
     ]
     text = f"""### ws new --copy (git matches the patterns)
 

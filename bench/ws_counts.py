@@ -29,15 +29,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import (
-    ROOT, WORK, Timing, record, start_watch, stop_watch, table, time_command, tool, verdict,
+    ROOT,
+    WORK,
+    Timing,
+    record,
+    start_watch,
+    stop_watch,
+    table,
+    time_command,
+    tool,
+    verdict,
 )
 
 REPO = WORK / "ws-counts"
 STAGE = WORK / "ws-counts-stage"
 N = 20000
 ENV = {
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
 }
 MAKE = (
     "import os, sys\n"
@@ -138,8 +149,9 @@ def cut_cost(pylons: list[str], runs: int, rounds: int = 3) -> dict[str, list[Ti
                 time.sleep(1.0)
                 try:
                     for kind, setup in setups.items():
-                        t = time_command(pylon, [pylon, "ws", "changes", "--json"], runs=runs, warmup=1, cwd=REPO,
-                                         setup=setup)
+                        t = time_command(
+                            pylon, [pylon, "ws", "changes", "--json"], runs=runs, warmup=1, cwd=REPO, setup=setup
+                        )
                         timings[kind][i].samples.extend(t.samples)
                 finally:
                     stop_watch(watcher)
@@ -166,21 +178,41 @@ def main() -> None:
         rows.append(("`ws changes`, reference install", f"{ref} of {args.runs}", "(reference)"))
     installs = [pylon] + ([args.reference] if args.reference else [])
     timings = cut_cost(installs, 7)
-    labels = {"again": "asked again from the same base (memo removed)",
-              "first": "first listing from this base (memo and hint removed)"}
-    cost_rows = [(labels[kind], "this install" if t.label == pylon else "reference (before)", t.ms,
-                  f"{min(t.samples) * 1000:.1f} ms", str(len(t.samples)))
-                 for kind, ts in timings.items() for t in ts]
-    md = ["## workspace counts (`bench/ws_counts.py`)", "",
-          (f"A change of {N:,} new files in 200 folders over 1,000 committed files. Exact total: the JSON `total` "
-          f"equals git's own count (`git status --porcelain -uall`), {args.runs} runs each (`watch`: one watcher, "
-          f"{args.runs} batches, the folder moved in and out)."), "",
-          table(rows, ("command", "exact total", "verdict")), "",
-          ("Cost of the cut: `pylon ws changes --json` (limit 200) while `ws watch` keeps the current state, so the "
-          "process only lists; 3 interleaved rounds, one watcher per install and round. \"first listing\": no "
-          "memo and no hint of an earlier listing, as after the base moved (or before any listing). The reference "
-          "is the install given by `--reference` (the code before the change being measured)."), "",
-          table(cost_rows, ("case", "install", "median", "fastest", "samples"))]
+    labels = {
+        "again": "asked again from the same base (memo removed)",
+        "first": "first listing from this base (memo and hint removed)",
+    }
+    cost_rows = [
+        (
+            labels[kind],
+            "this install" if t.label == pylon else "reference (before)",
+            t.ms,
+            f"{min(t.samples) * 1000:.1f} ms",
+            str(len(t.samples)),
+        )
+        for kind, ts in timings.items()
+        for t in ts
+    ]
+    md = [
+        "## workspace counts (`bench/ws_counts.py`)",
+        "",
+        (
+            f"A change of {N:,} new files in 200 folders over 1,000 committed files. Exact total: the JSON `total` "
+            f"equals git's own count (`git status --porcelain -uall`), {args.runs} runs each (`watch`: one watcher, "
+            f"{args.runs} batches, the folder moved in and out)."
+        ),
+        "",
+        table(rows, ("command", "exact total", "verdict")),
+        "",
+        (
+            "Cost of the cut: `pylon ws changes --json` (limit 200) while `ws watch` keeps the current state, so the "
+            'process only lists; 3 interleaved rounds, one watcher per install and round. "first listing": no '
+            "memo and no hint of an earlier listing, as after the base moved (or before any listing). The reference "
+            "is the install given by `--reference` (the code before the change being measured)."
+        ),
+        "",
+        table(cost_rows, ("case", "install", "median", "fastest", "samples")),
+    ]
     if len(installs) == 2:
         for kind, ts in timings.items():
             ratio = ts[0].median / ts[1].median

@@ -95,8 +95,11 @@ def main() -> None:
         ("pylon ws move + pylon ws move --back", pylon_t.ms, f"{ratio:.2f}x"),
         ("of which pylon ws move", move_t.ms, "—"),
         ("of which pylon ws move --back", back_t.ms, "—"),
-        *([(f"the same pair by the pylon of {ns.before}", old_t.ms, f"{old_t.median / git_t.median:.2f}x")]
-          if old is not None else []),
+        *(
+            [(f"the same pair by the pylon of {ns.before}", old_t.ms, f"{old_t.median / git_t.median:.2f}x")]
+            if old is not None
+            else []
+        ),
     ]
     pylon_samples = ", ".join(f"{s:.2f}" for s in pylon_t.samples)
     git_samples = ", ".join(f"{s:.2f}" for s in git_t.samples)

@@ -61,8 +61,11 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
             # Renaming over a device (a link to /dev/null, say) would replace the device itself.
             from pylon.errors import PylonError
 
-            raise PylonError("not-regular", f"{path} is not a regular file (a device, FIFO or socket); "
-                             "nothing was written.", f"Replace {path} with a regular file, then run the command again.")
+            raise PylonError(
+                "not-regular",
+                f"{path} is not a regular file (a device, FIFO or socket); nothing was written.",
+                f"Replace {path} with a regular file, then run the command again.",
+            )
         existing_mode = stat.S_IMODE(st.st_mode)
     tmp = _temp_beside(target, data)
     try:

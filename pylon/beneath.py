@@ -64,15 +64,22 @@ def _target_parts(root: str, target: str, path: str, who: str) -> tuple[bool, li
     raise AssertionError("unreachable")
 
 
-def open_beneath(root: str, rel: str, path: str, who: str = "pylon ws cat",
-                 missing: Callable[[str], None] | None = None) -> int:
+def open_beneath(
+    root: str, rel: str, path: str, who: str = "pylon ws cat", missing: Callable[[str], None] | None = None
+) -> int:
     """A read-only descriptor of the regular file `rel` (root-relative, already checked lexically).
     `missing(path)` raises for a path that does not exist (default: `not-found`, in the checkout's words)."""
     return _walk(root, rel, path, None, who, missing or _not_found)
 
 
-def folder_beneath(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str,
-                   missing: Callable[[str], None] | None = None) -> int:
+def folder_beneath(
+    root: str,
+    rel: str,
+    path: str,
+    made: list[tuple[int, str]] | None,
+    who: str,
+    missing: Callable[[str], None] | None = None,
+) -> int:
     """A descriptor of the folder `rel` beneath `root`, creating the folders missing on the way.
 
     Each folder created is appended to `made` as (a descriptor of its parent, its name), so that a
@@ -80,8 +87,7 @@ def folder_beneath(root: str, rel: str, path: str, made: list[tuple[int, str]] |
     walked as for a read and may not leave the root. With `made` None nothing is created: a
     missing folder is `missing(path)`.
     """
-    return _walk(root, rel, path, made if made is not None else [], who, missing or _not_found,
-                 create=made is not None)
+    return _walk(root, rel, path, made if made is not None else [], who, missing or _not_found, create=made is not None)
 
 
 def remove_made(made: list[tuple[int, str]]) -> None:
@@ -100,8 +106,15 @@ def close_made(made: list[tuple[int, str]]) -> None:
     made.clear()
 
 
-def _walk(root: str, rel: str, path: str, made: list[tuple[int, str]] | None, who: str,
-          missing: Callable[[str], None], create: bool = True) -> int:
+def _walk(
+    root: str,
+    rel: str,
+    path: str,
+    made: list[tuple[int, str]] | None,
+    who: str,
+    missing: Callable[[str], None],
+    create: bool = True,
+) -> int:
     """Open `rel` beneath `root`: a regular file when `made` is None, else a folder (created when
     missing, with `create`)."""
     stack = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]  # the folders walked, root first

@@ -59,7 +59,7 @@ class Reach:
                 base = folder.rstrip("/")
                 inside = full == folder or full.startswith(base + "/")
                 if inside and (best is None or len(folder) > len(best[0])):
-                    best = (folder, full[len(base):].lstrip("/"))
+                    best = (folder, full[len(base) :].lstrip("/"))
             if best is not None or attempt or self._more is None:
                 return best
             more, self._more = self._more, None
@@ -98,8 +98,7 @@ class confined:  # used like a function: `with confined(Reach(...)):`
         self.token = _CURRENT.set(self.reach)
         return self.reach
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         _CURRENT.reset(self.token)
         self.reach.close()
 
@@ -115,9 +114,13 @@ def outside(path: str, reason: str, why: str, reach: Reach | None = None) -> Exc
     who = reach.who if reach else "pylon"
     where = ", ".join(reach.folders[:3]) if reach else "the checkout"
     details = cast("dict[str, object]", safe({"reason": reason, "path": path, "entry": who}))
-    return UsageError("path-outside", f"{who} refuses {path!r}: {why}.",
-                      f"{who} reaches only files inside {where}; pass a path inside it (relative, or absolute "
-                      "under it), with no '..' and no symlink leading out.", details=details)
+    return UsageError(
+        "path-outside",
+        f"{who} refuses {path!r}: {why}.",
+        f"{who} reaches only files inside {where}; pass a path inside it (relative, or absolute "
+        "under it), with no '..' and no symlink leading out.",
+        details=details,
+    )
 
 
 def _place(path: str, reach: Reach) -> tuple[str, str]:
@@ -148,8 +151,16 @@ def _place(path: str, reach: Reach) -> tuple[str, str]:
 # Files that widen what an agent may reach or run: canon's mounts, the guard's policy, the clients'
 # hooks, permissions and MCP servers. A confined entry point (pylon mcp) never writes them: an MCP
 # tool is not covered by the client's permission rules, so a write there would be the way around them.
-_CONFIG_FILES = frozenset({".canon/config.toml", ".claude/settings.json", ".claude/settings.local.json",
-                           ".mcp.json", ".codex/config.toml", ".codex/hooks.json"})
+_CONFIG_FILES = frozenset(
+    {
+        ".canon/config.toml",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".mcp.json",
+        ".codex/config.toml",
+        ".codex/hooks.json",
+    }
+)
 _CONFIG_FOLDERS = (".pylon/",)
 _STORE = ".canon"  # canon's store: its articles and entries are written by the canon tools, within their limits
 
@@ -164,13 +175,14 @@ def refuse_config(path: str, rest: str, reach: Reach | None = None) -> None:
         return
     rel = os.path.normpath(rest).lstrip("/")
     parts = rel.split("/")
-    if rel in _CONFIG_FILES or any((rel + "/").startswith(f) for f in _CONFIG_FOLDERS) \
-            or parts[-2:] == [_STORE, "config.toml"]:
-        raise outside(path, "config", "it configures pylon or an agent client, which a tool call may not change",
-                      reach)
+    if (
+        rel in _CONFIG_FILES
+        or any((rel + "/").startswith(f) for f in _CONFIG_FOLDERS)
+        or parts[-2:] == [_STORE, "config.toml"]
+    ):
+        raise outside(path, "config", "it configures pylon or an agent client, which a tool call may not change", reach)
     if _STORE in parts[:-1]:
-        raise outside(path, "canon-store", "it is in canon's store, which canon_write and canon_journal write",
-                      reach)
+        raise outside(path, "canon-store", "it is in canon's store, which canon_write and canon_journal write", reach)
 
 
 def refuse_config_at(path: str, real: str, reach: Reach | None = None) -> None:
@@ -181,7 +193,6 @@ def refuse_config_at(path: str, real: str, reach: Reach | None = None) -> None:
         return
     found = reach.folder_of(real)
     refuse_config(path, found[1] if found else os.path.basename(real), reach)
-
 
 
 def place(path: str, write: bool = False) -> tuple[str, str] | None:
@@ -200,6 +211,7 @@ def place(path: str, write: bool = False) -> tuple[str, str] | None:
 def _walk_error(path: str) -> Callable[[str], None]:
     def missing(shown: str) -> None:
         raise FileNotFoundError(2, "No such file or directory", path)
+
     return missing
 
 
@@ -264,8 +276,9 @@ def check_folder(path: str) -> str:
     except FileNotFoundError:
         from pylon.errors import NotFoundError
 
-        raise NotFoundError("not-found", f"{path} is not a folder.", "Pass an existing folder inside the project.") \
-            from None
+        raise NotFoundError(
+            "not-found", f"{path} is not a folder.", "Pass an existing folder inside the project."
+        ) from None
     try:
         return real_of(fd, path)
     finally:
@@ -315,8 +328,12 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
     except Exception as exc:  # re-worded for the whole path, never swallowed
         if getattr(exc, "code", "") != "path-outside":
             raise
-        raise outside(path, str(getattr(exc, "details", {}).get("reason", "symlink-outside")),
-                      "a symlink on the way leads out of what this entry point may reach", reach) from None
+        raise outside(
+            path,
+            str(getattr(exc, "details", {}).get("reason", "symlink-outside")),
+            "a symlink on the way leads out of what this entry point may reach",
+            reach,
+        ) from None
     real = os.path.join(real_of(fd, head or "."), name)
     try:
         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -332,10 +349,15 @@ def edit_path(path: str, _hops: int = 0, write: bool = False) -> str | None:
         try:
             return edit_path(os.path.join(os.path.dirname(real), target), _hops + 1, write)
         except Exception as exc:  # re-worded for the name given, never swallowed
-            if getattr(exc, "code", "") != "path-outside" or _hops or getattr(exc, "details", {}).get("reason") == "config":
+            if (
+                getattr(exc, "code", "") != "path-outside"
+                or _hops
+                or getattr(exc, "details", {}).get("reason") == "config"
+            ):
                 raise
-            raise outside(path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point "
-                          "may reach", reach) from None
+            raise outside(
+                path, "symlink-outside", f"it is a symlink to {target}, outside what this entry point may reach", reach
+            ) from None
     if write:  # the file a link leads to, or a link on the way, is checked too
         try:
             refuse_config_at(path, real, reach)

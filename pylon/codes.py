@@ -205,7 +205,9 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = (
 
 # The file faults for which `pylon read` and `pylon edit` exit 4 (the file cannot be edited).
 EDIT_EXIT = 4
-CANNOT_EDIT = frozenset({"file-exists", "not-found", "is-directory", "permission", "symlink-loop", "lock-timeout", "not-regular"})
+CANNOT_EDIT = frozenset(
+    {"file-exists", "not-found", "is-directory", "permission", "symlink-loop", "lock-timeout", "not-regular"}
+)
 
 
 def table() -> dict[str, tuple[int, str]]:

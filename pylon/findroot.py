@@ -36,7 +36,7 @@ def _branch(dotgit: str) -> str | None:
             head = fh.read(4096).strip()
     except OSError:
         return None
-    return head[len("ref: refs/heads/"):] if head.startswith("ref: refs/heads/") else None
+    return head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None
 
 
 def store_root(cwd: str | os.PathLike[str]) -> str:

@@ -26,9 +26,7 @@ _KEEP_PREFIXES = (
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """A copy of os.environ with inherited GIT_* scrubbed, GIT_OPTIONAL_LOCKS=0, LC_ALL=C."""
     env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("GIT_") or key.startswith(_KEEP_PREFIXES)
+        key: value for key, value in os.environ.items() if not key.startswith("GIT_") or key.startswith(_KEEP_PREFIXES)
     }
     env["GIT_OPTIONAL_LOCKS"] = "0"  # `git status` must never take index.lock to refresh stats
     env["LC_ALL"] = "C"

@@ -25,8 +25,9 @@ def size_text(limit: int) -> str:
 
 
 def too_large(shown: str, what: str, limit: int, hint: str) -> PylonError:
-    return PylonError("too-large", f"{shown} is over {size_text(limit)}, too large for a {what}.", hint,
-                      details={"limit": limit})
+    return PylonError(
+        "too-large", f"{shown} is over {size_text(limit)}, too large for a {what}.", hint, details={"limit": limit}
+    )
 
 
 def open_error(exc: OSError, shown: str, what: str, hint: str, missing: bool = True) -> PylonError:
@@ -43,20 +44,26 @@ def open_error(exc: OSError, shown: str, what: str, hint: str, missing: bool = T
     if number == errno.ENAMETOOLONG:
         return UsageError("name-too-long", f"{shown[:80]}... is longer than the file system allows for a path.", hint)
     if number == errno.ELOOP:
-        return PylonError("symlink-loop", f"{shown} is a symbolic link that leads back to itself (or through too "
-                          "many links).", hint)
+        return PylonError(
+            "symlink-loop", f"{shown} is a symbolic link that leads back to itself (or through too many links).", hint
+        )
     if number == errno.ENXIO:  # a socket, or a FIFO with no writer under O_NONBLOCK on some systems
         return not_regular(shown, what, hint)
     return PylonError("unreadable", f"{shown} cannot be read ({exc.strerror}).", hint)
 
 
 def not_regular(shown: str, what: str, hint: str) -> PylonError:
-    return PylonError("not-regular", f"{shown} is not a regular file (a FIFO, socket or device) where a {what} "
-                      "belongs; it is not read, so nothing hangs.", hint)
+    return PylonError(
+        "not-regular",
+        f"{shown} is not a regular file (a FIFO, socket or device) where a {what} "
+        "belongs; it is not read, so nothing hangs.",
+        hint,
+    )
 
 
-def read_file(path: str, limit: int, *, shown: str = "", what: str = "file", hint: str = "",
-              missing: bool = True) -> bytes:
+def read_file(
+    path: str, limit: int, *, shown: str = "", what: str = "file", hint: str = "", missing: bool = True
+) -> bytes:
     """The bytes of the regular file at `path` (links followed), never blocking, never over `limit`.
 
     `shown` names it in messages (default: the path); `missing` False lets FileNotFoundError pass

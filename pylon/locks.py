@@ -115,8 +115,15 @@ class file_lock:  # used like a function: `with file_lock(path): ...`
     who holds it, since when, and how long it will wait.
     """
 
-    def __init__(self, lock_path: str | os.PathLike[str], *, timeout: float = 10.0, what: str = "",
-                 exit_code: int = Exit.FAILED, announce: bool = False) -> None:
+    def __init__(
+        self,
+        lock_path: str | os.PathLike[str],
+        *,
+        timeout: float = 10.0,
+        what: str = "",
+        exit_code: int = Exit.FAILED,
+        announce: bool = False,
+    ) -> None:
         self.path = os.fspath(lock_path)
         self.timeout, self.what, self.exit_code, self.announce = timeout, what, exit_code, announce
         self.fd = -1
@@ -156,8 +163,10 @@ class file_lock:  # used like a function: `with file_lock(path): ...`
     def _notice(self, fd: int) -> None:
         import sys
 
-        text = (f"pylon: waiting for {self.what or self.path}: held by {holder_text(_holder(fd))}; "
-                f"giving up after {self.timeout:g} s\n")
+        text = (
+            f"pylon: waiting for {self.what or self.path}: held by {holder_text(_holder(fd))}; "
+            f"giving up after {self.timeout:g} s\n"
+        )
         try:
             sys.stderr.write(text)
             sys.stderr.flush()

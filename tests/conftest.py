@@ -39,13 +39,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     problems = []
     for device in ("/dev/null", "/dev/zero"):
         if os.path.exists(device) and not stat.S_ISCHR(os.stat(device).st_mode):
-            problems.append(f"{device} is not a character device (restore it: rm {device}; mknod -m 666 {device} c 1 "
-                            f"{3 if device.endswith('null') else 5})")
+            problems.append(
+                f"{device} is not a character device (restore it: rm {device}; mknod -m 666 {device} c 1 "
+                f"{3 if device.endswith('null') else 5})"
+            )
     folder = os.path.realpath(tempfile.gettempdir())
     while True:
         if os.path.isdir(os.path.join(folder, ".canon")):
-            problems.append(f"{os.path.join(folder, '.canon')} exists: canon would find that store above every "
-                            "test's temp folder (remove it)")
+            problems.append(
+                f"{os.path.join(folder, '.canon')} exists: canon would find that store above every "
+                "test's temp folder (remove it)"
+            )
         parent = os.path.dirname(folder)
         if parent == folder:
             break
@@ -139,8 +143,12 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     home.mkdir()
     for key in list(os.environ):
         # PYTHONUNBUFFERED too: a machine that sets it hid a failure that only buffered stderr shows
-        if key.startswith(("GIT_", "PYLON_", "XDG_")) or key in ("NO_COLOR", "PYTHONUNBUFFERED", "CLAUDE_CONFIG_DIR",
-                                                                   "CODEX_HOME"):
+        if key.startswith(("GIT_", "PYLON_", "XDG_")) or key in (
+            "NO_COLOR",
+            "PYTHONUNBUFFERED",
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+        ):
             monkeypatch.delenv(key, raising=False)
     env = {
         "HOME": str(home),
@@ -187,12 +195,11 @@ def run_cmd(
         full_env.update(env)
     data = input.encode("utf-8") if isinstance(input, str) else input
     if FORK and str(args[0]) in ("pylon", "canon"):
-        code, out, err = _fork_server().run(str(args[0]), argv[0], argv[1:], str(cwd or os.getcwd()), full_env,
-                                            data, timeout)
-    else:
-        proc = subprocess.run(
-            argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout
+        code, out, err = _fork_server().run(
+            str(args[0]), argv[0], argv[1:], str(cwd or os.getcwd()), full_env, data, timeout
         )
+    else:
+        proc = subprocess.run(argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout)
         code, out, err = proc.returncode, proc.stdout, proc.stderr
     return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), [str(a) for a in args])
 
@@ -218,24 +225,54 @@ def _fork_server() -> ForkServer:
     return _SERVER
 
 
-def start_cmd(*args: str | os.PathLike[str], cwd: str | os.PathLike[str], env: dict[str, str] | None = None,
-              stdin: Any = None, stdout: Any = None, stderr: Any = None, text: bool = False,
-              start_new_session: bool = False) -> Any:
+def start_cmd(
+    *args: str | os.PathLike[str],
+    cwd: str | os.PathLike[str],
+    env: dict[str, str] | None = None,
+    stdin: Any = None,
+    stdout: Any = None,
+    stderr: Any = None,
+    text: bool = False,
+    start_new_session: bool = False,
+) -> Any:
     """Start `pylon ...`/`canon ...` without waiting: a `subprocess.Popen` of the installed script, or
     in the default tier the fork server's `Forked`, which has the same pid, pipes, poll, wait,
     communicate and signals. For commands that run until stopped (watchers, `pylon serve`)."""
     full_env = {**os.environ, **(env or {})}
     if FORK and str(args[0]) in ("pylon", "canon"):
-        return _fork_server().start(str(args[0]), script(str(args[0])), [str(a) for a in args[1:]],
-                                    str(cwd), full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
-                                    start_new_session=start_new_session)
+        return _fork_server().start(
+            str(args[0]),
+            script(str(args[0])),
+            [str(a) for a in args[1:]],
+            str(cwd),
+            full_env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            text=text,
+            start_new_session=start_new_session,
+        )
     argv = [script(str(args[0])) if str(args[0]) in ("pylon", "canon") else str(args[0]), *map(str, args[1:])]
-    return subprocess.Popen(argv, cwd=cwd, env=full_env, stdin=stdin, stdout=stdout, stderr=stderr, text=text,
-                            start_new_session=start_new_session)
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=full_env,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        text=text,
+        start_new_session=start_new_session,
+    )
 
 
-def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: list[bytes] | None = None,
-             env: dict[str, str] | None = None, timeout: float = 120) -> list[Result]:
+def run_many(
+    commands: list[list[str]],
+    cwd: str | os.PathLike[str],
+    *,
+    inputs: list[bytes] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> list[Result]:
     """Run command lines at the same moment, each a process of its own (`run_cmd` from one thread each).
 
     For races between processes (locks, first writes): in the default tier the fork server starts
@@ -252,12 +289,19 @@ def run_many(commands: list[list[str]], cwd: str | os.PathLike[str], *, inputs: 
 
     with ThreadPoolExecutor(len(commands)) as pool:
         return list(pool.map(one, range(len(commands))))
+
+
 class Run(Protocol):
     """The type of the `run` fixture (run_cmd)."""
 
-    def __call__(self, *args: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None,
-                 input: str | bytes | None = None, env: dict[str, str] | None = None,
-                 timeout: float = 60) -> Result: ...
+    def __call__(
+        self,
+        *args: str | os.PathLike[str],
+        cwd: str | os.PathLike[str] | None = None,
+        input: str | bytes | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+    ) -> Result: ...
 
 
 @pytest.fixture
@@ -286,8 +330,9 @@ def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:
 class MakeRepo(Protocol):
     """The type of the `make_repo` fixture."""
 
-    def __call__(self, files: Mapping[str, str | bytes] | None = None, *, commit: bool = True,
-                 name: str = "repo") -> Path: ...
+    def __call__(
+        self, files: Mapping[str, str | bytes] | None = None, *, commit: bool = True, name: str = "repo"
+    ) -> Path: ...
 
 
 @pytest.fixture
@@ -316,15 +361,17 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def run_on_terminal(*args: str, cwd: str | os.PathLike[str], env: dict[str, str] | None = None,
-                    timeout: float = 60) -> tuple[int, bytes]:
+def run_on_terminal(
+    *args: str, cwd: str | os.PathLike[str], env: dict[str, str] | None = None, timeout: float = 60
+) -> tuple[int, bytes]:
     """(exit status, stdout) of an installed console script whose stdout is a real pseudo-terminal."""
     import pty
 
     argv = [script(args[0]) if args[0] in ("pylon", "canon") else args[0], *args[1:]]
     leader, follower = pty.openpty()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=follower, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=follower, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+    )
     os.close(follower)
     chunks = []
     while True:
@@ -349,6 +396,11 @@ def inotify_masks(pid: int) -> list[int]:
             info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
         except OSError:
             continue
-        masks += [int(part[5:], 16) for line in info.splitlines() if line.startswith("inotify ")
-                  for part in line.split() if part.startswith("mask:")]
+        masks += [
+            int(part[5:], 16)
+            for line in info.splitlines()
+            if line.startswith("inotify ")
+            for part in line.split()
+            if part.startswith("mask:")
+        ]
     return masks

@@ -55,8 +55,16 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes:
 # fork each would be imported again every time (frontmatter alone costs about 20 ms, sqlite3 4 ms;
 # one command line in five reads the journal index). The rarely reached heavy ones (sqlglot,
 # watchdog, rich) stay out: every fork pays a little for each page the server holds.
-LAZY = ("sqlite3", "concurrent.futures", "frontmatter", "tomllib", "_strptime", "glob", "tree_sitter",
-        "tree_sitter_bash")
+LAZY = (
+    "sqlite3",
+    "concurrent.futures",
+    "frontmatter",
+    "tomllib",
+    "_strptime",
+    "glob",
+    "tree_sitter",
+    "tree_sitter_bash",
+)
 
 
 def _preload() -> None:
@@ -174,8 +182,12 @@ def serve(path: str, bin_dir: str) -> None:
                 conn.close()
 
 
-def _start(listener: socket.socket, poller: select.poll, running: dict[int, tuple[int, socket.socket]],
-           ended: dict[int, tuple[int, socket.socket]]) -> None:
+def _start(
+    listener: socket.socket,
+    poller: select.poll,
+    running: dict[int, tuple[int, socket.socket]],
+    ended: dict[int, tuple[int, socket.socket]],
+) -> None:
     conn, _ = listener.accept()
     conn.settimeout(30)  # the client sends its header at once; this only bounds a broken one
     try:
@@ -188,8 +200,14 @@ def _start(listener: socket.socket, poller: select.poll, running: dict[int, tupl
         header["session_ready"] = ready[1]
     pid = os.fork()
     if pid == 0:  # the command: none of the server's descriptors stay open in it
-        for fd in (listener.fileno(), conn.fileno(), *running, *ended,
-                   *(c.fileno() for _, c in running.values()), *(ready[:1] if ready else ())):
+        for fd in (
+            listener.fileno(),
+            conn.fileno(),
+            *running,
+            *ended,
+            *(c.fileno() for _, c in running.values()),
+            *(ready[:1] if ready else ()),
+        ):
             os.close(fd)
         _run_command(header, fds)
     for fd in fds:
@@ -224,28 +242,54 @@ class ForkServer:
                 self.path = os.path.join(self._dir, "sock")
                 env = {k: v for k, v in os.environ.items() if not k.startswith(("PYLON_", "GIT_"))}
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-c", "import sys; from tests.forkserver import serve; serve(*sys.argv[1:])",
-                     self.path, os.path.dirname(sys.executable)],
+                    [
+                        sys.executable,
+                        "-c",
+                        "import sys; from tests.forkserver import serve; serve(*sys.argv[1:])",
+                        self.path,
+                        os.path.dirname(sys.executable),
+                    ],
                     cwd=str(Path(__file__).resolve().parent.parent),
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    env=env,
                 )
                 assert self._proc.stdout is not None
                 if self._proc.stdout.readline() != b"ready\n":
                     raise RuntimeError("the tests' fork server did not start")
             return self.path
 
-    def start(self, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str], *,
-              stdin: Stream = None, stdout: Stream = None, stderr: Stream = None, text: bool = False,
-              start_new_session: bool = False) -> Forked:
+    def start(
+        self,
+        prog: str,
+        script_path: str,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        *,
+        stdin: Stream = None,
+        stdout: Stream = None,
+        stderr: Stream = None,
+        text: bool = False,
+        start_new_session: bool = False,
+    ) -> Forked:
         """Start one command line; the part of `subprocess.Popen` that the tests use."""
-        return Forked(self._ensure(), prog, script_path, argv, cwd, env, stdin, stdout, stderr, text,
-                      start_new_session)
+        return Forked(self._ensure(), prog, script_path, argv, cwd, env, stdin, stdout, stderr, text, start_new_session)
 
-    def run(self, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str],
-            input: bytes | None, timeout: float) -> tuple[int, bytes, bytes]:
+    def run(
+        self,
+        prog: str,
+        script_path: str,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        input: bytes | None,
+        timeout: float,
+    ) -> tuple[int, bytes, bytes]:
         """(returncode, stdout, stderr) of one command line, as `subprocess.run` would give them."""
-        proc = self.start(prog, script_path, argv, cwd, env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE)
+        proc = self.start(
+            prog, script_path, argv, cwd, env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         try:
             out, err = proc.communicate(input, timeout)
         except subprocess.TimeoutExpired:
@@ -269,8 +313,20 @@ class Forked:
     `subprocess.Popen`. Its parent is the server; it stays a zombie (its pid reserved) until this
     handle has its status."""
 
-    def __init__(self, path: str, prog: str, script_path: str, argv: list[str], cwd: str, env: dict[str, str],
-                 stdin: Stream, stdout: Stream, stderr: Stream, text: bool, start_new_session: bool) -> None:
+    def __init__(
+        self,
+        path: str,
+        prog: str,
+        script_path: str,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+        stdin: Stream,
+        stdout: Stream,
+        stderr: Stream,
+        text: bool,
+        start_new_session: bool,
+    ) -> None:
         self.args = [script_path, *argv]
         self.returncode: int | None = None
         self._pending = b""
@@ -296,8 +352,16 @@ class Forked:
                 theirs.append(target)  # the test worker's own (pytest's capture), as Popen inherits it
             else:
                 theirs.append(spec if isinstance(spec, int) else spec.fileno())
-        header = json.dumps({"prog": prog, "script": script_path, "argv": argv, "cwd": os.path.abspath(cwd),
-                             "env": env, "new_session": start_new_session}).encode()
+        header = json.dumps(
+            {
+                "prog": prog,
+                "script": script_path,
+                "argv": argv,
+                "cwd": os.path.abspath(cwd),
+                "env": env,
+                "new_session": start_new_session,
+            }
+        ).encode()
         if len(header) > _HEADER_MAX:
             raise ValueError("command line too large for the fork server")
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -40,8 +40,7 @@ def map_scopes() -> tuple[dict[str, str], set[str]]:
             stack.append((indent, ""))
         scopes.setdefault(folder, []).append(line)
     texts = {folder: _expand("\n".join(lines)) for folder, lines in scopes.items()}
-    in_words = {folder for folder, text in texts.items()
-                if folder and not re.search(r"^\s*\w+\.py\b", text, re.M)}
+    in_words = {folder for folder, text in texts.items() if folder and not re.search(r"^\s*\w+\.py\b", text, re.M)}
     return texts, in_words
 
 
@@ -57,8 +56,9 @@ def test_every_module_is_on_the_map() -> None:
         if path.name == "__init__.py" and folder:
             continue  # a package: its `name/` line is its entry
         text = texts[folder]
-        named = re.search(rf"(?<![\w/]){re.escape(path.name)}\b", text) or \
-            (folder in in_words and re.search(rf"(?<![\w/.]){re.escape(path.stem)}\b", text))
+        named = re.search(rf"(?<![\w/]){re.escape(path.name)}\b", text) or (
+            folder in in_words and re.search(rf"(?<![\w/.]){re.escape(path.stem)}\b", text)
+        )
         if not named:
             missing.append(str(rel))
     assert len(texts) > 5, "the map was not found under '## Module map' in docs/architecture.md"
@@ -67,7 +67,10 @@ def test_every_module_is_on_the_map() -> None:
 
 def test_every_module_on_the_map_exists() -> None:
     texts, _ = map_scopes()
-    stale = [f"{folder}{name}" for folder, text in texts.items()
-             for name in re.findall(r"(?<![\w/.])(\w+\.py)\b", text)
-             if not (ROOT / "pylon" / folder / name).exists()]
+    stale = [
+        f"{folder}{name}"
+        for folder, text in texts.items()
+        for name in re.findall(r"(?<![\w/.])(\w+\.py)\b", text)
+        if not (ROOT / "pylon" / folder / name).exists()
+    ]
     assert not stale, f"the module map names modules that do not exist: {stale}"

@@ -66,8 +66,11 @@ def test_dated_timings_only_on_the_benchmarks_page() -> None:
     assert dated_timings("Measured 2026-12-02 on 2 cores:\ncheck 101 ms against 59 ms.")  # the pattern bites
     assert not dated_timings("Released 2026-12-02.\n\nIt takes 5 s.")  # separate paragraphs
     assert dated_timings((DOCS / "benchmarks.md").read_text(encoding="utf-8")), "benchmarks.md has no dated figure?"
-    found = [f"{p.relative_to(ROOT)}: {para[:160]!r}" for p in [*user_docs(), ROOT / "README.md"]
-             for para in dated_timings(p.read_text(encoding="utf-8"))]
+    found = [
+        f"{p.relative_to(ROOT)}: {para[:160]!r}"
+        for p in [*user_docs(), ROOT / "README.md"]
+        for para in dated_timings(p.read_text(encoding="utf-8"))
+    ]
     assert not found, "move these measurements to docs/benchmarks.md:\n" + "\n".join(found)
 
 
@@ -90,10 +93,15 @@ def test_links_between_pages_resolve() -> None:
 
 
 def test_the_link_checker_reads_markdown_as_github_does() -> None:
-    assert slugs("# A\n## `pylon ws diff [PATH]...`\n## A\n```\n# not a heading\n```\n") == \
-        {"a", "pylon-ws-diff-path", "a-1"}
-    assert links("[x](a.md#b) `[y](code.md)` ![i](img/p.png)\n```\n[z](fenced.md)\n```\n[[wiki]]") == \
-        ["a.md#b", "img/p.png"]
+    assert slugs("# A\n## `pylon ws diff [PATH]...`\n## A\n```\n# not a heading\n```\n") == {
+        "a",
+        "pylon-ws-diff-path",
+        "a-1",
+    }
+    assert links("[x](a.md#b) `[y](code.md)` ![i](img/p.png)\n```\n[z](fenced.md)\n```\n[[wiki]]") == [
+        "a.md#b",
+        "img/p.png",
+    ]
 
 
 def tutorial_script() -> str:
@@ -107,14 +115,18 @@ def test_the_tutorial_runs_verbatim(tmp_path: Path) -> None:
     script = tutorial_script()
     assert script.count("\n") >= 20 and "pylon ws undo" in script, script
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     shown = f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert proc.returncode == 0, shown
     assert "Traceback" not in proc.stdout + proc.stderr and "internal-error" not in proc.stdout + proc.stderr, shown
     page = (DOCS / "tutorial.md").read_text(encoding="utf-8")
     tag = re.search(r"^\[cart\.py#([0-9a-f]{12})\]$", page, re.M)
     assert tag and f"[cart.py#{tag.group(1)}]" in proc.stdout, shown
-    assert (tmp_path / "shop" / "cart.py").read_text().endswith("return round(amount * 0.2, 2)\n\n\n"
-                                                               "def discount(amount):\n    return amount * 0.9\n")
+    assert (
+        (tmp_path / "shop" / "cart.py")
+        .read_text()
+        .endswith("return round(amount * 0.2, 2)\n\n\ndef discount(amount):\n    return amount * 0.9\n")
+    )
     assert "not safe: exit 1" in proc.stdout, shown

@@ -13,8 +13,14 @@ from pylon.errors import Exit
 ROOT = Path(__file__).resolve().parent.parent
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # Constructors whose first argument is an error code, and the exit status each gives by default.
-CONSTRUCTORS = {"PylonError": Exit.FAILED, "UsageError": Exit.USAGE, "NotFoundError": Exit.FAILED,
-                "cannot_edit": Exit.CANNOT_EDIT, "fail": None, "Problem": None}
+CONSTRUCTORS = {
+    "PylonError": Exit.FAILED,
+    "UsageError": Exit.USAGE,
+    "NotFoundError": Exit.FAILED,
+    "cannot_edit": Exit.CANNOT_EDIT,
+    "fail": None,
+    "Problem": None,
+}
 # The edit request problems (`Problem(code, ...)`) exit 2, or 3 when suspicious (problems.py).
 EXITS = {name: getattr(Exit, name) for name in dir(Exit) if name.isupper()}
 
@@ -62,8 +68,11 @@ def test_every_raised_code_is_in_the_table_with_its_exit_status() -> None:
         allowed = {status, codes.EDIT_EXIT} if code in codes.CANNOT_EDIT else {status}
         if code in ("suspicious-edit", "bad-request"):
             allowed |= {Exit.USAGE, Exit.SUSPICIOUS}  # a request's problems share one answer (problems.py)
-        wrong += [f"{where}: {code} exits {got}, the table says {status}"
-                  for where, got in sites if got is not None and got not in allowed]
+        wrong += [
+            f"{where}: {code} exits {got}, the table says {status}"
+            for where, got in sites
+            if got is not None and got not in allowed
+        ]
     assert not wrong, "one code, one exit status:\n" + "\n".join(wrong)
 
 
@@ -83,7 +92,9 @@ def test_every_code_in_the_table_is_raised_somewhere() -> None:
     """No stale rows: each code is raised in the source (or written by the failure renderer)."""
     source = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "pylon").rglob("*.py") if p.name != "codes.py")
     spelt_otherwise = {"stdout-closed": "error[stdout-closed]", "bad-baseline-name": 'f"bad-{what}-name"'}
-    stale = [code for code in codes.table() if f'"{code}"' not in source and spelt_otherwise.get(code, code) not in source]
+    stale = [
+        code for code in codes.table() if f'"{code}"' not in source and spelt_otherwise.get(code, code) not in source
+    ]
     assert not stale, f"codes in pylon/codes.py that nothing raises: {stale}"
 
 

@@ -21,8 +21,15 @@ def state(pid: int) -> str:
 
 
 def test_a_command_blocked_on_stdin_is_killed_and_reserved_until_waited(project: Path) -> None:
-    proc = start_cmd("canon", "hook", "claude-code", cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE)
+    proc = start_cmd(
+        "canon",
+        "hook",
+        "claude-code",
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.poll() is None and proc.pid != os.getpid()
     os.kill(proc.pid, signal.SIGKILL)
     deadline = 600
@@ -36,19 +43,33 @@ def test_a_command_blocked_on_stdin_is_killed_and_reserved_until_waited(project:
 
 
 def test_pipes_text_and_exit_status(project: Path) -> None:
-    proc = start_cmd("canon", "bogus-command", cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                     text=True)
+    proc = start_cmd("canon", "bogus-command", cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and err is None and "bogus-command" in out
-    hook = start_cmd("canon", "hook", "claude-code", cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                     stderr=subprocess.DEVNULL)
+    hook = start_cmd(
+        "canon",
+        "hook",
+        "claude-code",
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     out, _ = hook.communicate(b"{}", timeout=60)
     assert hook.returncode == run_cmd("canon", "hook", "claude-code", cwd=project, input="{}").code
 
 
 def test_a_session_of_its_own_and_signals_by_group(project: Path) -> None:
-    proc = start_cmd("canon", "hook", "claude-code", cwd=project, stdin=subprocess.PIPE,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = start_cmd(
+        "canon",
+        "hook",
+        "claude-code",
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         assert os.getsid(proc.pid) == proc.pid
     finally:

@@ -20,9 +20,16 @@ import pytest
 pytestmark = pytest.mark.xdist_group("layers")
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pylon"
-LIBRARY_FILES = sorted([*PACKAGE.joinpath("canon").rglob("*.py"), *PACKAGE.joinpath("workspace").rglob("*.py"),
-                        *PACKAGE.joinpath("agents").rglob("*.py"), *PACKAGE.joinpath("hooks").rglob("*.py"),
-                        *PACKAGE.joinpath("sessions").rglob("*.py"), *PACKAGE.joinpath("doctor").rglob("*.py")])
+LIBRARY_FILES = sorted(
+    [
+        *PACKAGE.joinpath("canon").rglob("*.py"),
+        *PACKAGE.joinpath("workspace").rglob("*.py"),
+        *PACKAGE.joinpath("agents").rglob("*.py"),
+        *PACKAGE.joinpath("hooks").rglob("*.py"),
+        *PACKAGE.joinpath("sessions").rglob("*.py"),
+        *PACKAGE.joinpath("doctor").rglob("*.py"),
+    ]
+)
 
 
 @functools.cache
@@ -65,8 +72,11 @@ def test_canon_imports_pygit2_only_in_its_git_module(path: Path) -> None:
 CANON_GIT = PACKAGE / "canon" / "git"
 
 
-@pytest.mark.parametrize("path", [p for p in sorted(PACKAGE.joinpath("canon").rglob("*.py")) if CANON_GIT not in p.parents],
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize(
+    "path",
+    [p for p in sorted(PACKAGE.joinpath("canon").rglob("*.py")) if CANON_GIT not in p.parents],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
 def test_the_canon_core_never_imports_its_git_aware_part(path: Path) -> None:
     # `canon read`/`lint` outside git must not depend on git; only pylon.cli reaches pylon.canon.git.
     assert not {n for n in imported(path) if n == "pylon.canon.git" or n.startswith("pylon.canon.git.")}
@@ -76,8 +86,13 @@ def test_the_canon_core_never_imports_its_git_aware_part(path: Path) -> None:
 def test_canon_git_runs_git_only_through_the_one_runner(path: Path) -> None:
     # The workspace's runner (scrubbed env, posix_spawn) is the only piece of pylon.workspace it uses.
     used = {n for n in imported(path) if n.startswith("pylon.workspace")}
-    assert used <= {"pylon.workspace.git", "pylon.workspace.git.run", "pylon.workspace.git.run_full",
-                    "pylon.workspace.git.start", "pylon.workspace.git.finish_run"}, used  # start: runs beside another
+    assert used <= {
+        "pylon.workspace.git",
+        "pylon.workspace.git.run",
+        "pylon.workspace.git.run_full",
+        "pylon.workspace.git.start",
+        "pylon.workspace.git.finish_run",
+    }, used  # start: runs beside another
     assert "subprocess" not in imported(path)
 
 
@@ -187,8 +202,7 @@ def package_of(module: str) -> str:
 ENTRY_POINTS = {"pylon.__main__"}
 # Package cycles known and owned elsewhere, each with the move that breaks it. The test fails on any
 # other cycle, and on one of these once it is gone (so the entry is removed with the fix).
-KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {
-}
+KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {}
 
 
 def package_graph() -> tuple[dict[str, set[str]], dict[tuple[str, str], list[str]]]:
@@ -214,8 +228,15 @@ def test_no_import_cycles_between_packages() -> None:
     # Every folder with an __init__.py is a package; a package importing another that imports it
     # back (directly or through others) is a cycle, even when no two modules form one.
     graph, why = package_graph()
-    assert {"pylon", "pylon.cli", "pylon.mcp", "pylon.canon.lint", "pylon.guard.commands",
-            "pylon.workspace.ops", "pylon.workspace.worktrees"} <= set(graph)
+    assert {
+        "pylon",
+        "pylon.cli",
+        "pylon.mcp",
+        "pylon.canon.lint",
+        "pylon.guard.commands",
+        "pylon.workspace.ops",
+        "pylon.workspace.worktrees",
+    } <= set(graph)
     found = {frozenset(c) for c in cycles(graph)}
     new = [sorted(c) for c in found if c not in KNOWN_PACKAGE_CYCLES]
     edges = ["; ".join(f"{a} -> {b} ({why[a, b][0]})" for a in c for b in c if (a, b) in why) for c in new]
@@ -230,7 +251,8 @@ def test_the_package_cycle_finder_sees_a_cycle_through_a_parent() -> None:
     assert package_of("pylon.errors") == "pylon"
     # canon/x.py -> canon/lint/y.py and canon/lint/z.py -> canon/w.py: no module cycle, a package one
     assert cycles({"pylon.canon": {"pylon.canon.lint"}, "pylon.canon.lint": {"pylon.canon"}}) == [
-        ["pylon.canon", "pylon.canon.lint"]]
+        ["pylon.canon", "pylon.canon.lint"]
+    ]
 
 
 def test_no_generic_top_level_packages_are_installed() -> None:
@@ -239,9 +261,18 @@ def test_no_generic_top_level_packages_are_installed() -> None:
     assert 'packages = ["pylon"]' in text
 
 
-IMPORT_NAMES = {"typer": "typer", "python-frontmatter": "frontmatter", "PyYAML": "yaml", "rich": "rich",
-                "watchdog": "watchdog", "pygit2": "pygit2",
-                "tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash", "sqlglot": "sqlglot", "mcp": "mcp"}
+IMPORT_NAMES = {
+    "typer": "typer",
+    "python-frontmatter": "frontmatter",
+    "PyYAML": "yaml",
+    "rich": "rich",
+    "watchdog": "watchdog",
+    "pygit2": "pygit2",
+    "tree-sitter": "tree_sitter",
+    "tree-sitter-bash": "tree_sitter_bash",
+    "sqlglot": "sqlglot",
+    "mcp": "mcp",
+}
 
 
 def test_every_dependency_is_imported_by_pylon() -> None:
@@ -281,8 +312,11 @@ def test_merge_is_shared_and_imports_neither_room(path: Path) -> None:
 
 def test_no_folder_holds_more_than_about_20_modules() -> None:
     folders = {p.parent for p in PACKAGE.rglob("*.py")}
-    crowded = {str(f.relative_to(PACKAGE.parent)): n for f in folders
-               if (n := len([p for p in f.glob("*.py") if p.name != "__init__.py"])) > MAX_MODULES}
+    crowded = {
+        str(f.relative_to(PACKAGE.parent)): n
+        for f in folders
+        if (n := len([p for p in f.glob("*.py") if p.name != "__init__.py"])) > MAX_MODULES
+    }
     assert not crowded, f"give these folders rooms (subpackages by responsibility): {crowded}"
 
 
@@ -316,15 +350,19 @@ CLI = PACKAGE / "cli"
 CLI_ROOMS = sorted(p.parent.name for p in CLI.glob("*/__init__.py"))
 
 
-@pytest.mark.parametrize("path", sorted(p for room in CLI_ROOMS for p in CLI.joinpath(room).rglob("*.py")),
-                         ids=lambda p: str(p.relative_to(CLI)))
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for room in CLI_ROOMS for p in CLI.joinpath(room).rglob("*.py")),
+    ids=lambda p: str(p.relative_to(CLI)),
+)
 def test_cli_rooms_use_libraries_and_shared_cli_helpers_only(path: Path) -> None:
     # cli/canon, cli/ws, cli/guard: handlers call libraries and the shared helpers at cli/'s top level
     # (output, failure, options, ...), never another room's internals
     room = path.relative_to(CLI).parts[0]
     shared = {f"pylon.cli.{p.stem}" for p in CLI.glob("*.py")} | {"pylon.cli"}
-    foreign = {n for n in _under(imported(path), "pylon.cli")
-               if n not in shared and n.rpartition(".")[0] not in shared} - _under(imported(path), f"pylon.cli.{room}")
+    foreign = {
+        n for n in _under(imported(path), "pylon.cli") if n not in shared and n.rpartition(".")[0] not in shared
+    } - _under(imported(path), f"pylon.cli.{room}")
     assert not foreign, f"{path.relative_to(CLI)} reaches into another cli room: {sorted(foreign)}"
 
 

@@ -21,8 +21,9 @@ PHASE_2 = "the tree is formatted and its findings fixed in phase 2 of issue 31; 
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ruff", *args, "--no-cache"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_configuration_is_read_and_names_the_rules() -> None:
@@ -32,8 +33,14 @@ def test_the_configuration_is_read_and_names_the_rules() -> None:
     assert "max_complexity = 25" in proc.stdout
     # a file that passes gives 0, and the check sees findings where there are some
     assert ruff("check", "pylon/__init__.py").returncode == 0
-    bad = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--stdin-filename", "x.py", "-"],
-                         cwd=ROOT, input="import os\n", capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--stdin-filename", "x.py", "-"],
+        cwd=ROOT,
+        input="import os\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 1 and "F401" in bad.stdout
 
 

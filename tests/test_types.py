@@ -16,8 +16,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def mypy(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=900, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
 
 
 def test_the_settings_check_every_body_and_every_ignore() -> None:

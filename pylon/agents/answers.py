@@ -19,8 +19,17 @@ if TYPE_CHECKING:
     from pylon.agents.events import HookEvent
 
 # Events whose answer may carry additionalContext.
-CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
-                            "PostToolUseFailure", "SubagentStart"})
+CONTEXT_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolBatch",
+        "PostToolUseFailure",
+        "SubagentStart",
+    }
+)
 
 
 def noop() -> dict[str, Any]:

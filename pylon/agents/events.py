@@ -37,8 +37,19 @@ class ToolCall:
 class HookEvent:
     """A decoded hook event (see the package docstring for the fields)."""
 
-    __slots__ = ("agent", "name", "session_id", "cwd", "tool_name", "tool_input", "calls", "source",
-                 "stop_hook_active", "raw", "problem")
+    __slots__ = (
+        "agent",
+        "name",
+        "session_id",
+        "cwd",
+        "tool_name",
+        "tool_input",
+        "calls",
+        "source",
+        "stop_hook_active",
+        "raw",
+        "problem",
+    )
 
     def __init__(self, agent: str, raw: dict[str, Any], problem: str | None = None) -> None:
         self.agent, self.raw, self.problem = agent, raw, problem
@@ -59,9 +70,13 @@ class HookEvent:
                 for item in batch:
                     if isinstance(item, dict):
                         given = item.get("tool_input")
-                        self.calls.append(ToolCall(_text(item.get("tool_name")),
-                                                   given if isinstance(given, dict) else {},
-                                                   _text(item.get("tool_use_id"))))
+                        self.calls.append(
+                            ToolCall(
+                                _text(item.get("tool_name")),
+                                given if isinstance(given, dict) else {},
+                                _text(item.get("tool_use_id")),
+                            )
+                        )
                 break
 
     def __repr__(self) -> str:
@@ -109,7 +124,7 @@ def patch_paths(text: str) -> list[str]:
         line = line.rstrip("\r")
         for marker in _PATCH_MARKERS:
             if line.startswith(marker):
-                path = line[len(marker):].strip()
+                path = line[len(marker) :].strip()
                 if path and path not in found:
                     found.append(path)
                 break

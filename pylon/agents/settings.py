@@ -46,8 +46,11 @@ class HookEntry:
 def settings_path(agent: str, scope: str, project_root: str) -> str:
     """The settings file of `agent` for `scope` ("project" or "user")."""
     if agent not in _FILES:
-        raise UsageError("unknown-agent", f"{agent!r} is not an agent pylon knows (claude-code, codex).",
-                         "canon hook install claude-code")
+        raise UsageError(
+            "unknown-agent",
+            f"{agent!r} is not an agent pylon knows (claude-code, codex).",
+            "canon hook install claude-code",
+        )
     folder, name = _FILES[agent]
     if scope == "project":
         return os.path.join(project_root, folder, name)
@@ -83,8 +86,14 @@ class Plan:
         old = (self.before or "").splitlines(keepends=True)
         new = self.after.splitlines(keepends=True)
         label = self.path
-        return "".join(difflib.unified_diff(old, new, fromfile="a/" + label.lstrip("/") if self.before is not None
-                                            else "/dev/null", tofile="b/" + label.lstrip("/")))
+        return "".join(
+            difflib.unified_diff(
+                old,
+                new,
+                fromfile="a/" + label.lstrip("/") if self.before is not None else "/dev/null",
+                tofile="b/" + label.lstrip("/"),
+            )
+        )
 
 
 def _never(event: str, command: str) -> bool:
@@ -113,7 +122,7 @@ def _load(path: str) -> tuple[str | None, dict[str, Any]]:
         raise _invalid(path, f'has a "hooks" value that is not an object ({json.dumps(data["hooks"])[:40]})')
     for event, groups in data.get("hooks", {}).items():
         if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
-            raise _invalid(path, f'has hooks.{event} that is not a list of matcher groups')
+            raise _invalid(path, f"has hooks.{event} that is not a list of matcher groups")
         for group in groups:
             handlers = group.get("hooks", [])
             if not isinstance(handlers, list) or not all(isinstance(h, dict) for h in handlers):
@@ -141,8 +150,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _invalid(path: str, why: str) -> UsageError:
-    return UsageError("agent-settings-invalid", f"{path} {why}; it was left untouched.",
-                      f"Fix or move the file, then run the same command again (inspect: cat {path}).")
+    return UsageError(
+        "agent-settings-invalid",
+        f"{path} {why}; it was left untouched.",
+        f"Fix or move the file, then run the same command again (inspect: cat {path}).",
+    )
 
 
 def _dump(data: dict[str, Any]) -> str:
@@ -203,8 +215,9 @@ def _owned(owns: Callable[[str, str], bool], event: str, handler: object) -> boo
     return isinstance(handler, dict) and isinstance(handler.get("command"), str) and owns(event, handler["command"])
 
 
-def _merge(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[str, str], bool],
-           positional: bool) -> tuple[int, int]:
+def _merge(
+    data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[str, str], bool], positional: bool
+) -> tuple[int, int]:
     """Put each entry where an owned handler of its event already is (in place: same group, same
     index), else (positional) where an uninstall left an empty place holder, else in a new group
     at the end; then remove every other owned handler. Returns (added, removed)."""
@@ -213,8 +226,15 @@ def _merge(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[s
     placed: list[object] = []
     for entry in entries:
         groups = hooks.setdefault(entry.event, [])
-        spot = next(((group, i) for group in groups for i, h in enumerate(group.get("hooks", []))
-                     if _owned(owns, entry.event, h) and not any(h is p for p in placed)), None)
+        spot = next(
+            (
+                (group, i)
+                for group in groups
+                for i, h in enumerate(group.get("hooks", []))
+                if _owned(owns, entry.event, h) and not any(h is p for p in placed)
+            ),
+            None,
+        )
         new = entry.handler()
         if spot is not None:
             group, i = spot
@@ -244,8 +264,9 @@ def _merge(data: dict[str, Any], entries: Sequence[HookEntry], owns: Callable[[s
     return added, removed
 
 
-def _plan(path: str, entries: Sequence[HookEntry], owns: Callable[[str, str], bool], install: bool,
-          positional: bool = False) -> Plan:
+def _plan(
+    path: str, entries: Sequence[HookEntry], owns: Callable[[str, str], bool], install: bool, positional: bool = False
+) -> Plan:
     before, data = _load(path)
     original = json.loads(json.dumps(data))
     if install:
@@ -263,26 +284,43 @@ def _plan(path: str, entries: Sequence[HookEntry], owns: Callable[[str, str], bo
 def _writable(path: str) -> None:
     """Refuse a settings file (or its folder) that is read-only: its owner made it so."""
     if os.path.lexists(path) and (not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222):
-        raise UsageError("agent-settings-read-only", f"{path} is read-only; it was left untouched.",
-                         f"Make it writable (chmod u+w {path}) or edit it by hand, then run the same command again.")
+        raise UsageError(
+            "agent-settings-read-only",
+            f"{path} is read-only; it was left untouched.",
+            f"Make it writable (chmod u+w {path}) or edit it by hand, then run the same command again.",
+        )
     folder = os.path.dirname(path)
     while folder and not os.path.isdir(folder):
         folder = os.path.dirname(folder)
     if folder and (not os.access(folder, os.W_OK) or not os.stat(folder).st_mode & 0o222):
-        raise UsageError("agent-settings-read-only", f"{folder} is read-only, so {path} cannot be written; "
-                         "nothing was changed.", f"Make {folder} writable, then run the same command again.")
+        raise UsageError(
+            "agent-settings-read-only",
+            f"{folder} is read-only, so {path} cannot be written; nothing was changed.",
+            f"Make {folder} writable, then run the same command again.",
+        )
 
 
 def read_handlers(path: str) -> list[tuple[str, str]]:
     """(event, command) of every command handler in the file, in order ([] when it is absent);
     an invalid file is `agent-settings-invalid`, as for an install."""
     data = _load(path)[1]
-    return [(event, h["command"]) for event, groups in (data.get("hooks") or {}).items() for group in groups
-            for h in group.get("hooks", []) if isinstance(h, dict) and isinstance(h.get("command"), str)]
+    return [
+        (event, h["command"])
+        for event, groups in (data.get("hooks") or {}).items()
+        for group in groups
+        for h in group.get("hooks", [])
+        if isinstance(h, dict) and isinstance(h.get("command"), str)
+    ]
 
 
-def plan_install(path: str, entries: Sequence[HookEntry], owns: Callable[[str], bool] | None = None, *,
-                 owned: Callable[[str, str], bool] | None = None, positional: bool = False) -> Plan:
+def plan_install(
+    path: str,
+    entries: Sequence[HookEntry],
+    owns: Callable[[str], bool] | None = None,
+    *,
+    owned: Callable[[str, str], bool] | None = None,
+    positional: bool = False,
+) -> Plan:
     """The file after adding `entries`, in place of every handler `owns(command)` (or
     `owned(event, command)`) accepts (default: the same commands). `positional`: the agent keys
     trust by position (Codex), so emptied groups stay as place holders (see _drop_emptied)."""
@@ -291,8 +329,13 @@ def plan_install(path: str, entries: Sequence[HookEntry], owns: Callable[[str], 
     return _plan(path, entries, test, True, positional)
 
 
-def plan_uninstall(path: str, owns: Callable[[str], bool] | None = None, *,
-                   owned: Callable[[str, str], bool] | None = None, positional: bool = False) -> Plan:
+def plan_uninstall(
+    path: str,
+    owns: Callable[[str], bool] | None = None,
+    *,
+    owned: Callable[[str, str], bool] | None = None,
+    positional: bool = False,
+) -> Plan:
     """The file without the handlers `owns(command)` (or `owned(event, command)`) accepts."""
     return _plan(path, (), owned or _by_command(owns or (lambda command: False)), False, positional)
 

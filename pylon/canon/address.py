@@ -273,8 +273,10 @@ def dotted_folders(root_dir: str, path: str) -> list[str]:
 def move_hint(address: str, folders: list[str]) -> str:
     """What `canon read` and `canon lint` say about an article pi-canon stored for a dotted folder."""
     shown = " and ".join(f"{f}/" for f in folders)
-    return (f"pi-canon stored the article of {shown} at {address} (it drops a dot from folder names too); "
-            f"canon reads it for that folder; give it the folder's own address: canon mv {address} {folders[0]}")
+    return (
+        f"pi-canon stored the article of {shown} at {address} (it drops a dot from folder names too); "
+        f"canon reads it for that folder; give it the folder's own address: canon mv {address} {folders[0]}"
+    )
 
 
 def stored_address(address: Address, store: Store) -> Address:

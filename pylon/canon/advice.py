@@ -94,8 +94,11 @@ def recorded_values(text: str) -> list[str]:
             if outside(match.start()):
                 value = match.group(1).rstrip("()")
                 # Sentence-ending dots and file names like `e.g.` are not identifiers.
-                if pattern is _IDENT and "." in value and (value.count(".") == len(value.split(".")) - 1) and any(
-                    len(part) <= 1 for part in value.split(".")
+                if (
+                    pattern is _IDENT
+                    and "." in value
+                    and (value.count(".") == len(value.split(".")) - 1)
+                    and any(len(part) <= 1 for part in value.split("."))
                 ):
                     continue
                 found.append(value)

@@ -7,16 +7,20 @@ keys are set (pylon.canon.frontmatter). A write that changes nothing leaves the 
 from __future__ import annotations
 
 import os
+from datetime import UTC
 
 from pylon.canon.address import (
-    Address, Resolution, resolve, stored_address, to_address,
+    Address,
+    Resolution,
+    resolve,
+    stored_address,
+    to_address,
 )
 from pylon.canon.frontmatter import Document, fold_capsule, parse
 from pylon.canon.pasted import find_pasted
 from pylon.canon.store import Project, Store, as_path
 from pylon.canon.text import check_text, has_control
 from pylon.errors import PylonError, UsageError
-from datetime import UTC
 
 TYPE_CHECKING = False  # typing costs start-up time on every `canon read`
 if TYPE_CHECKING:
@@ -47,12 +51,28 @@ class ArticleView:
 class WriteResult:
     """What `canon write` did to one article."""
 
-    __slots__ = ("address", "path", "created", "changed", "updated", "stripped_front_matter", "doc", "old_doc",
-                 "created_store")
+    __slots__ = (
+        "address",
+        "path",
+        "created",
+        "changed",
+        "updated",
+        "stripped_front_matter",
+        "doc",
+        "old_doc",
+        "created_store",
+    )
 
     def __init__(
-        self, address: Address, path: Path, created: bool, changed: bool, updated: str | None,
-        stripped_front_matter: bool = False, doc: Document | None = None, old_doc: Document | None = None,
+        self,
+        address: Address,
+        path: Path,
+        created: bool,
+        changed: bool,
+        updated: str | None,
+        stripped_front_matter: bool = False,
+        doc: Document | None = None,
+        old_doc: Document | None = None,
     ) -> None:
         self.address = address
         self.path = path
@@ -152,6 +172,7 @@ def read_article(project: Project, arg: str, *, journal_limit: int = 3) -> Artic
 
 # ---- writing --------------------------------------------------------------------------------
 
+
 def strip_pasted_front_matter(body: str) -> tuple[str, bool]:
     """Remove a leading `---` block whose every line is `key: value` or blank."""
     pasted = find_pasted(body)
@@ -210,7 +231,9 @@ def write_article(
 ) -> WriteResult:
     """Create or update the article at `arg`'s address. Blank fields are left as they were."""
     if scope not in (None, "", *SCOPES):
-        raise UsageError("bad-scope", f"--scope takes rule or asset, not {scope!r}.", "canon write ADDRESS --scope rule")
+        raise UsageError(
+            "bad-scope", f"--scope takes rule or asset, not {scope!r}.", "canon write ADDRESS --scope rule"
+        )
     check_text(capsule, "--capsule")
     check_text(body, "--body")
     address = to_address(arg, project)
@@ -281,8 +304,15 @@ def _read_old(store: Store, parts: list[str], address: Address, path: Path) -> s
 
 
 def _write(
-    project: Project, store: Store, address: Address, path: Path, new_capsule: str | None, new_body: str | None,
-    scope: str | None, stripped: bool, locked: bool,
+    project: Project,
+    store: Store,
+    address: Address,
+    path: Path,
+    new_capsule: str | None,
+    new_body: str | None,
+    scope: str | None,
+    stripped: bool,
+    locked: bool,
 ) -> WriteResult:
     from pylon.canon.init import ensure_store, relative_paths, remove_created
     from pylon.canon.safeio import StoreDir, check_size, store_parts
@@ -363,7 +393,9 @@ def _healable(doc: Document, line: int) -> bool:
     writes `capsule: - item`): canon reads the text shown, and a write of that field heals it."""
     from pylon.canon.frontmatter import needs_quotes
 
-    return any(start <= line - 2 < end and needs_quotes(doc.owned.get(key, "")) for key, (start, end) in doc.spans.items())
+    return any(
+        start <= line - 2 < end and needs_quotes(doc.owned.get(key, "")) for key, (start, end) in doc.spans.items()
+    )
 
 
 def _check_schema(store: Store, old_doc: Document | None, doc: Document, address: Address) -> None:

@@ -151,12 +151,12 @@ def parse(text: str) -> Document:
         return doc
     doc.newline = "\r\n" if first.endswith("\r\n") else "\n"
     doc.open_fence = first
-    rest = _split_lines(text[len(first):])
+    rest = _split_lines(text[len(first) :])
     for i, line in enumerate(rest):
         if line.rstrip("\r\n") in ("---", "..."):
             doc.fm_lines = rest[:i]
             doc.close_fence = line
-            doc.body = "".join(rest[i + 1:])
+            doc.body = "".join(rest[i + 1 :])
             break
     else:
         doc.fm_lines = rest
@@ -175,9 +175,7 @@ def _owned_line(raw: str) -> tuple[str | None, str]:
     return key, rest.strip(" \t")
 
 
-def _scan_owned(
-    lines: list[str], first_line: int
-) -> tuple[dict[str, str], dict[str, tuple[int, int]], list[Problem]]:
+def _scan_owned(lines: list[str], first_line: int) -> tuple[dict[str, str], dict[str, tuple[int, int]], list[Problem]]:
     owned: dict[str, str] = {}
     spans: dict[str, tuple[int, int]] = {}
     problems: list[Problem] = []
@@ -300,8 +298,9 @@ def quote(value: str) -> str:
     escaped = (
         value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     )
-    escaped = "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if _escaped(c) else c
-                      for c in escaped)
+    escaped = "".join(
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") if _escaped(c) else c for c in escaped
+    )
     return f'"{escaped}"'
 
 

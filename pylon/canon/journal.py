@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,8 +82,14 @@ def _first_free_guess(folder: Path, date: str, slug: str) -> int:
     return n
 
 
-def create_entry(journal_dir: Path, subjects: list[str], text: str, slug: str, now: datetime | None = None,
-                 provenance: dict[str, str] | None = None) -> Path:
+def create_entry(
+    journal_dir: Path,
+    subjects: list[str],
+    text: str,
+    slug: str,
+    now: datetime | None = None,
+    provenance: dict[str, str] | None = None,
+) -> Path:
     """Create the entry file exclusively: `<date>-<slug>.md`, else `-2`, `-3`, ...; returns its path."""
     from pylon.canon.safeio import StoreDir
 
@@ -236,7 +242,6 @@ def is_entry_name(name: str) -> bool:
     return bool(JOURNAL_NAME.match(name))
 
 
-
 # ---- `canon journal` --------------------------------------------------------------------------
 
 
@@ -285,13 +290,17 @@ def subject_address(project: Project, arg: str) -> tuple[str, Address | None]:
     return str(governing or address), governing
 
 
-def journal(project: Project, text: str, subjects: list[str] | None = None, slug: str | None = None,
-            provenance: dict[str, str] | None = None) -> JournalResult:
+def journal(
+    project: Project,
+    text: str,
+    subjects: list[str] | None = None,
+    slug: str | None = None,
+    provenance: dict[str, str] | None = None,
+) -> JournalResult:
     """Create one journal entry in the project store (never in a mount); never overwrite one.
     `provenance` (check_provenance): who wrote it, as `harness:`/`session:` front matter."""
     from pylon.canon.advice import Advice, missing_values, value_warning
     from pylon.canon.init import ensure_store, relative_paths
-
     from pylon.canon.text import check_text
 
     check_text(text, "TEXT")
@@ -320,16 +329,19 @@ def journal(project: Project, text: str, subjects: list[str] | None = None, slug
     created = relative_paths(ensure_store(project.store), project.root)
     now = utc_now()
     path = create_entry(project.store.journal, stored, text.strip("\n"), clean_slug, now, provenance)
-    result = JournalResult(path, path.name, stored, logged_instant(now), created_store=created,
-                           provenance=dict(provenance or {}))
+    result = JournalResult(
+        path, path.name, stored, logged_instant(now), created_store=created, provenance=dict(provenance or {})
+    )
     for subject in stored:
         governing = governing_of[subject]
         if governing is None:
-            result.advice.append(Advice(
-                "unknown-subject",
-                f"subject {subject} names no article, so no `canon read` will list this entry. "
-                f'Create it: canon write {subject} --capsule "..." --body "..."',
-            ))
+            result.advice.append(
+                Advice(
+                    "unknown-subject",
+                    f"subject {subject} names no article, so no `canon read` will list this entry. "
+                    f'Create it: canon write {subject} --capsule "..." --body "..."',
+                )
+            )
             continue
         article = project.store_for(governing.mount).article_path(governing.path)
         from pylon.canon.safeio import read_regular

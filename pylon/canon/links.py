@@ -22,7 +22,9 @@ from pylon.errors import PylonError
 # Starts with a literal so the regex engine can skip ahead; a preceding `!` marks an embed.
 _LINK = re.compile(r"\[\[([^\[\]\n|]*)(?:\|([^\[\]\n]*))?\]\]")
 # Targets that are already canonical addresses (the common case) skip normalisation.
-_SIMPLE_TARGET = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*(?:/[A-Za-z0-9_-][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)*")
+_SIMPLE_TARGET = re.compile(
+    r"[A-Za-z0-9_-][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*(?:/[A-Za-z0-9_-][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)*"
+)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _BLANK = re.compile(r"\n[ \t]*\r?\n")
 _MOUNT = re.compile(r"^([A-Za-z0-9._-]+):(.*)$")
@@ -59,7 +61,9 @@ def code_mask(text: str) -> list[tuple[int, int]]:
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 spans.extend(_inline_code(text, prose_start, pos))
                 fence, fence_start = match.group(1), pos
-        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not match.group(2).strip():
+        elif (
+            match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not match.group(2).strip()
+        ):
             spans.append((fence_start, pos + len(line)))
             fence = None
             prose_start = pos + len(line)
@@ -193,21 +197,18 @@ class LinkCheck:
     reason: str = ""  # why a dead link is dead, for the message
 
 
-def dead_links(
-    links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]
-) -> list[LinkCheck]:
+def dead_links(links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]) -> list[LinkCheck]:
     """Only the links that name no article (the fast path for lint: live links cost a set lookup)."""
     known = articles.get(mount, ())
     suspects = [
-        link for link in links
+        link
+        for link in links
         if not (_SIMPLE_TARGET.fullmatch(link.target) and not link.target.endswith(".md") and link.target in known)
     ]
     return [check for check in check_links(suspects, mount, articles) if not check.exists]
 
 
-def check_links(
-    links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]
-) -> list[LinkCheck]:
+def check_links(links: list[Link], mount: str | None, articles: Mapping[str | None, Container[str]]) -> list[LinkCheck]:
     """Resolve each link against `articles` (mount name or None -> set of in-store addresses)."""
     out: list[LinkCheck] = []
     mount_names = [m for m in articles if m is not None]

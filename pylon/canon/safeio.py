@@ -45,18 +45,28 @@ def check_size(data: bytes, shown: str) -> None:
     from pylon.inputs import too_large
 
     if len(data) > ARTICLE_MAX:
-        raise too_large(f"{shown} would be {len(data):,} bytes, which", "file canon reads back", ARTICLE_MAX,
-                        "Shorten the text (split it over several articles or entries); nothing was written.")
+        raise too_large(
+            f"{shown} would be {len(data):,} bytes, which",
+            "file canon reads back",
+            ARTICLE_MAX,
+            "Shorten the text (split it over several articles or entries); nothing was written.",
+        )
 
 
 def not_regular(path: str, what: str) -> PylonError:
-    return PylonError("not-regular", f"{path} is not a regular file (a FIFO, socket or device) where a {what} belongs.",
-                      f"Remove it: rm {path}")
+    return PylonError(
+        "not-regular",
+        f"{path} is not a regular file (a FIFO, socket or device) where a {what} belongs.",
+        f"Remove it: rm {path}",
+    )
 
 
 def too_large(path: str, what: str, limit: int) -> PylonError:
-    return PylonError("too-large", f"{path} is over {limit // (1024 * 1024)} MiB, too large for a {what}.",
-                      f"Split it or move it out of .canon/: ls -l {path}")
+    return PylonError(
+        "too-large",
+        f"{path} is over {limit // (1024 * 1024)} MiB, too large for a {what}.",
+        f"Split it or move it out of .canon/: ls -l {path}",
+    )
 
 
 def check_name_lengths(segments: list[str], suffix: str = ".md", base: str | None = None) -> None:
@@ -70,9 +80,12 @@ def check_name_lengths(segments: list[str], suffix: str = ".md", base: str | Non
         size = len((seg + (suffix if last else "")).encode("utf-8", "surrogatepass"))
         if size > NAME_MAX or (last and size > NAME_MAX - TEMP_OVERHEAD):
             room = NAME_MAX - TEMP_OVERHEAD if last else NAME_MAX
-            raise UsageError("name-too-long", f"The address segment {seg[:40]!r}... is {size} bytes as a file name; "
-                             f"the limit is {room}" + (" (the temp file of a write needs the rest)." if last else "."),
-                             hint)
+            raise UsageError(
+                "name-too-long",
+                f"The address segment {seg[:40]!r}... is {size} bytes as a file name; "
+                f"the limit is {room}" + (" (the temp file of a write needs the rest)." if last else "."),
+                hint,
+            )
     if base is not None:
         check_path_length(os.path.join(base, *segments) + suffix, hint)
 
@@ -81,24 +94,37 @@ def check_path_length(path: str, hint: str) -> None:
     """`name-too-long` for a path of PATH_MAX (4096) bytes or more, the file system's limit."""
     size = len(os.fsencode(path))
     if size >= PATH_MAX:
-        raise UsageError("name-too-long", f"The path {path[:60]}... is {size} bytes; the limit for a whole path is "
-                         f"{PATH_MAX - 1}.", hint)
+        raise UsageError(
+            "name-too-long",
+            f"The path {path[:60]}... is {size} bytes; the limit for a whole path is {PATH_MAX - 1}.",
+            hint,
+        )
 
 
 def os_error(exc: OSError, path: str) -> PylonError:
     """A coded error for what the file system refused while writing `path`."""
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
-        return PylonError("disk-full", f"The disk holding {path} is full; nothing was written.",
-                          f"Free some space (df -h {os.path.dirname(path)}), then run the command again.")
+        return PylonError(
+            "disk-full",
+            f"The disk holding {path} is full; nothing was written.",
+            f"Free some space (df -h {os.path.dirname(path)}), then run the command again.",
+        )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return PylonError("permission", f"{path} cannot be written ({exc.strerror}); nothing was written.",
-                          f"ls -ld {os.path.dirname(path)}   # fix the permissions, then run the command again")
+        return PylonError(
+            "permission",
+            f"{path} cannot be written ({exc.strerror}); nothing was written.",
+            f"ls -ld {os.path.dirname(path)}   # fix the permissions, then run the command again",
+        )
     if exc.errno == errno.ENAMETOOLONG:
-        return UsageError("name-too-long", f"A file name in {path} is too long for the file system.",
-                          "Use a shorter address.")
+        return UsageError(
+            "name-too-long", f"A file name in {path} is too long for the file system.", "Use a shorter address."
+        )
     if exc.errno == errno.ENOTDIR:
-        return PylonError("not-a-directory", f"A file sits where a folder of {path} belongs.",
-                          "Move it out of the way, then run the command again.")
+        return PylonError(
+            "not-a-directory",
+            f"A file sits where a folder of {path} belongs.",
+            "Move it out of the way, then run the command again.",
+        )
     return PylonError("unwritable", f"{path} cannot be written ({exc.strerror}); nothing was written.", f"ls -l {path}")
 
 
@@ -126,8 +152,11 @@ def open_dir(fd: int, name: str, shown: str, create: bool, made: list[str]) -> i
                 is_link = False
             if is_link:
                 raise symlink_refused(shown) from None
-            raise PylonError("not-a-directory", f"{shown} exists but is not a folder.",
-                             f"Move {shown} out of the way, then run the command again.") from None
+            raise PylonError(
+                "not-a-directory",
+                f"{shown} exists but is not a folder.",
+                f"Move {shown} out of the way, then run the command again.",
+            ) from None
         raise os_error(exc, shown) from None
     try:
         os.mkdir(name, dir_fd=fd)
@@ -252,7 +281,7 @@ class StoreDir:
                 os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except BaseException:
             os.close(fd)
@@ -276,7 +305,7 @@ class StoreDir:
 
         prefix = f".{name}{TEMP_MARK}"
         for entry in os.listdir(self.fd):
-            pid = entry[len(prefix):].split("-", 1)[0]
+            pid = entry[len(prefix) :].split("-", 1)[0]
             if entry.startswith(prefix) and not (pid.isdigit() and pid_alive(int(pid))):
                 self._unlink(entry)
 
@@ -290,8 +319,9 @@ class StoreDir:
         if stat.S_ISLNK(info.st_mode):
             raise symlink_refused(shown)
         if stat.S_ISDIR(info.st_mode):
-            raise PylonError("is-directory", f"{shown} is a folder where an article file belongs.",
-                             f"Move {shown} out of the way.")
+            raise PylonError(
+                "is-directory", f"{shown} is a folder where an article file belongs.", f"Move {shown} out of the way."
+            )
         if not stat.S_ISREG(info.st_mode):
             raise not_regular(shown, "file")
         return info
@@ -321,8 +351,11 @@ class StoreDir:
         shown = os.path.join(self.path, name)
         info = self.existing(name)
         if info is not None and not info.st_mode & 0o222:
-            raise PylonError("permission", f"{shown} is read-only (mode {stat.filemode(info.st_mode)}); nothing was written.",
-                             f"chmod u+w {shown}   # then run the same command again")
+            raise PylonError(
+                "permission",
+                f"{shown} is read-only (mode {stat.filemode(info.st_mode)}); nothing was written.",
+                f"chmod u+w {shown}   # then run the same command again",
+            )
         try:
             tmp = self._temp(name, data, stat.S_IMODE(info.st_mode) if info is not None else None)
         except OSError as exc:

@@ -43,11 +43,14 @@ _REFS_KEYS = {"required": bool, "min_count": int, "hint": str}
 DEFAULT_SCHEMA: dict[str, Any] = {
     "schema_version": 1,
     "about": "Article schema for this canon store: a rule marked required rejects a write that breaks it; "
-             "every other rule warns. Fields: capsule, title (the body's leading # heading), body; rule keys: "
-             "required, min_chars, max_chars, hint. relations.refs counts an article's outgoing [[links]].",
+    "every other rule warns. Fields: capsule, title (the body's leading # heading), body; rule keys: "
+    "required, min_chars, max_chars, hint. relations.refs counts an article's outgoing [[links]].",
     "article": {
-        "capsule": {"required": False, "max_chars": 1000,
-                    "hint": "One dense line stating the current truth about this asset."},
+        "capsule": {
+            "required": False,
+            "max_chars": 1000,
+            "hint": "One dense line stating the current truth about this asset.",
+        },
         "title": {"required": False},
         "body": {"max_chars": 20000, "hint": "Split a large article into child articles."},
     },
@@ -67,8 +70,9 @@ class Rule:
 
     __slots__ = ("required", "min_chars", "max_chars", "hint")
 
-    def __init__(self, required: bool = False, min_chars: int | None = None, max_chars: int | None = None,
-                 hint: str = "") -> None:
+    def __init__(
+        self, required: bool = False, min_chars: int | None = None, max_chars: int | None = None, hint: str = ""
+    ) -> None:
         self.required = required
         self.min_chars = min_chars
         self.max_chars = max_chars
@@ -176,8 +180,13 @@ def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Sch
     flat = [key for key in data if key in FIELDS]
     if flat:
         # pylon's earlier shape: the field rules at the top level. Still enforced, with a warning.
-        schema.problems.append(SchemaProblem(_line_of(text, flat[0]), "schema.json puts field rules at the top level "
-                               "(pylon's earlier shape); they belong under \"article\". canon lint --fix moves them"))
+        schema.problems.append(
+            SchemaProblem(
+                _line_of(text, flat[0]),
+                "schema.json puts field rules at the top level "
+                '(pylon\'s earlier shape); they belong under "article". canon lint --fix moves them',
+            )
+        )
         schema.flat = True
     for key, value in data.items():
         if key.startswith("$") or key == "about":
@@ -194,8 +203,7 @@ def parse_schema(data: Any, text: str = "", schema: Schema | None = None) -> Sch
                     continue
                 _parse_field(name, rule, f"article.{name}", schema, report)
         elif key == "relations":
-            for sub, sub_value in _members(value, key, "must be an object such as {\"refs\": {\"min_count\": 1}}",
-                                           report):
+            for sub, sub_value in _members(value, key, 'must be an object such as {"refs": {"min_count": 1}}', report):
                 if sub in _GRAPH_RELATIONS:
                     _parse_rule(sub_value, _GRAPH_RELATIONS[sub], f"relations.{sub}", report)
                     continue
@@ -343,22 +351,46 @@ def check_article(schema: Schema, doc: Document, refs: int | None = None) -> lis
         if not value:
             continue
         if rule.min_chars is not None and len(value) < rule.min_chars:
-            out.append(Violation(name, False, _hinted(
-                f"{name} has {len(value)} characters, under the schema minimum of {rule.min_chars}", rule), line))
+            out.append(
+                Violation(
+                    name,
+                    False,
+                    _hinted(f"{name} has {len(value)} characters, under the schema minimum of {rule.min_chars}", rule),
+                    line,
+                )
+            )
         if rule.max_chars is not None and len(value) > rule.max_chars:
-            out.append(Violation(name, False, _hinted(
-                f"{name} has {len(value)} characters, over the schema maximum of {rule.max_chars}", rule), line))
+            out.append(
+                Violation(
+                    name,
+                    False,
+                    _hinted(f"{name} has {len(value)} characters, over the schema maximum of {rule.max_chars}", rule),
+                    line,
+                )
+            )
     if schema.refs is not None and (schema.refs.required or schema.refs.min_chars is not None):
         # Only a rule that can be broken costs the link scan (and the re it imports): the default
         # schema's refs rule has neither `required` nor `min_count`.
         rule = schema.refs
         count = ref_count(doc) if refs is None else refs
         if rule.required and count == 0:
-            out.append(Violation("relations.refs", True, _hinted(
-                "schema.json requires at least one [[link]] to another article", rule), doc.body_line))
+            out.append(
+                Violation(
+                    "relations.refs",
+                    True,
+                    _hinted("schema.json requires at least one [[link]] to another article", rule),
+                    doc.body_line,
+                )
+            )
         elif rule.min_chars is not None and count < rule.min_chars:
-            out.append(Violation("relations.refs", False, _hinted(
-                f"{count} outgoing [[link]](s), under the schema minimum of {rule.min_chars}", rule), doc.body_line))
+            out.append(
+                Violation(
+                    "relations.refs",
+                    False,
+                    _hinted(f"{count} outgoing [[link]](s), under the schema minimum of {rule.min_chars}", rule),
+                    doc.body_line,
+                )
+            )
     return out
 
 

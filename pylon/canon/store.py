@@ -173,7 +173,8 @@ def read_config(store: Store) -> dict[str, object]:
 
 
 def open_project(
-    cwd: str | os.PathLike[str] | None = None, root: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None = None,
     mounts: list[str] | None = None,
 ) -> Project:
     """The project seen from `cwd` (default: the current directory), with configured and extra mounts."""
@@ -318,8 +319,11 @@ def walk_articles(store: Store, prefix: str = "") -> list[ArticleFile]:
                 pending.append(entry.path)
             if len(name) > 3 and name.endswith(".md"):
                 address = entry.path[cut:-3]
-                found.append(ArticleFile(address if os.sep == "/" else address.replace(os.sep, "/"),
-                                         entry.path, _entry_kind(entry)))
+                found.append(
+                    ArticleFile(
+                        address if os.sep == "/" else address.replace(os.sep, "/"), entry.path, _entry_kind(entry)
+                    )
+                )
     found.sort(key=lambda a: a.address)
     return found
 
@@ -345,9 +349,14 @@ class ArticleProbe:
         except OSError:
             found = None
         else:
-            found = (frozenset(e.name for e in entries if _descend(e) and not (not folder and e.name in SKIP_DIRS)),
-                     frozenset(e.name[:-3] for e in entries
-                               if len(e.name) > 3 and e.name.endswith(".md") and _entry_kind(e) == FILE))
+            found = (
+                frozenset(e.name for e in entries if _descend(e) and not (not folder and e.name in SKIP_DIRS)),
+                frozenset(
+                    e.name[:-3]
+                    for e in entries
+                    if len(e.name) > 3 and e.name.endswith(".md") and _entry_kind(e) == FILE
+                ),
+            )
         self._listed[folder] = found
         return found
 
@@ -372,4 +381,3 @@ class ArticleProbe:
 
     def __len__(self) -> int:
         return len(self._all())
-

@@ -25,13 +25,19 @@ def check_text(value: str | None, option: str) -> None:
     if not value:
         return
     if "\0" in value:
-        raise UsageError("bad-text", f"{option} contains a NUL byte, which an article cannot hold.",
-                         f"Remove the NUL bytes from {option}, then run the command again.")
+        raise UsageError(
+            "bad-text",
+            f"{option} contains a NUL byte, which an article cannot hold.",
+            f"Remove the NUL bytes from {option}, then run the command again.",
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise UsageError("bad-text", f"{option} is not valid UTF-8 text.",
-                         f"Pass {option} as UTF-8 (or use --body-file with a UTF-8 file).") from None
+        raise UsageError(
+            "bad-text",
+            f"{option} is not valid UTF-8 text.",
+            f"Pass {option} as UTF-8 (or use --body-file with a UTF-8 file).",
+        ) from None
     check_limit(value, option)
 
 
@@ -53,13 +59,18 @@ def _within(length: int, limit: int, what: str) -> None:
 
     if boundary.current() is None or length <= limit:
         return
-    hint = {"capsule": "Write one dense line of current truth; put the detail in the body.",
-            "body": "Keep this article as the summary and move the detail into articles under its address.",
-            "entry": "Name the few articles the entry is about, and keep its text to what happened."}[what]
+    hint = {
+        "capsule": "Write one dense line of current truth; put the detail in the body.",
+        "body": "Keep this article as the summary and move the detail into articles under its address.",
+        "entry": "Name the few articles the entry is about, and keep its text to what happened.",
+    }[what]
     shown = "journal entry (its text and subjects)" if what == "entry" else what
-    raise UsageError("too-long", f"The {shown} is {length:,} characters; the limit where an agent writes "
-                     f"is {limit:,}. Nothing was written.", hint, details={"limit": limit, "length": length,
-                                                                            "field": what})
+    raise UsageError(
+        "too-long",
+        f"The {shown} is {length:,} characters; the limit where an agent writes is {limit:,}. Nothing was written.",
+        hint,
+        details={"limit": limit, "length": length, "field": what},
+    )
 
 
 _NAME_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -72,11 +83,20 @@ def check_provenance(harness: str | None, session: str | None) -> dict[str, str]
     checks its `--harness` before it serves, on the path to its first answer."""
     from pylon.errors import PylonError
 
-    if harness is not None and not (0 < len(harness) <= 64 and harness[0] in _NAME_FIRST
-                                    and all(c in _NAME_REST for c in harness)):
-        raise PylonError("bad-provenance", f"--harness {harness[:80]!r} is not a client name (1-64 of A-Za-z0-9._-).",
-                         "Name the agent client: --harness claude-code", exit_code=2)
+    if harness is not None and not (
+        0 < len(harness) <= 64 and harness[0] in _NAME_FIRST and all(c in _NAME_REST for c in harness)
+    ):
+        raise PylonError(
+            "bad-provenance",
+            f"--harness {harness[:80]!r} is not a client name (1-64 of A-Za-z0-9._-).",
+            "Name the agent client: --harness claude-code",
+            exit_code=2,
+        )
     if session is not None and (not session or len(session) > 200 or not session.isprintable()):
-        raise PylonError("bad-provenance", "--session must be one line of 1-200 printable characters.",
-                         "Pass the agent session's id: --session ID", exit_code=2)
+        raise PylonError(
+            "bad-provenance",
+            "--session must be one line of 1-200 printable characters.",
+            "Pass the agent session's id: --session ID",
+            exit_code=2,
+        )
     return {key: value for key, value in (("harness", harness), ("session", session)) if value}

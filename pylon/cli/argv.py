@@ -19,8 +19,9 @@ def option_like(word: str) -> bool:
     """A word an option value must not be without `--` before it or `=`: it reads as an option
     (`--json`, `--limit=3`). `---` (front matter) or `-- note` read as text and pass."""
     name = word[2:].partition("=")[0]
-    return word.startswith("--") and name[:1].isalnum() and name.isascii() and \
-        all(c.isalnum() or c in "-_" for c in name)
+    return (
+        word.startswith("--") and name[:1].isalnum() and name.isascii() and all(c.isalnum() or c in "-_" for c in name)
+    )
 
 
 class Args:
@@ -116,9 +117,15 @@ def plain(number: float) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | None, prog: str,
-             stop: str = "", head: list[str] | None = None,
-             notes: list[str] | None = None) -> tuple[dict[str, object], list[str]] | None:
+def _options(
+    args: list[str],
+    opts: tuple[Opt, ...],
+    target: Command | Group | None,
+    prog: str,
+    stop: str = "",
+    head: list[str] | None = None,
+    notes: list[str] | None = None,
+) -> tuple[dict[str, object], list[str]] | None:
     """Option values and positional words; None when help was asked for.
 
     `stop`: "rest" keeps every word from the first positional on as it is (`ws run make --json`);
@@ -136,7 +143,7 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
     while i < len(args):
         arg = args[i]
         if arg == "--" and stop != "word":
-            words += args[i + 1:]
+            words += args[i + 1 :]
             break
         if (stop == "rest" and words) or (stop == "word" and not arg.startswith("-")):
             words += args[i:]
@@ -155,7 +162,7 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
             opt = old_names[name]
             if notes is not None and not any(name in n for n in notes):
                 notes.append(f"{name} is deprecated and will go in a coming release; use {opt.name} (the same option).")
-            arg = opt.name + arg[len(name):]
+            arg = opt.name + arg[len(name) :]
             name = opt.name
         if opt is None:
             visible = [o.name for o in opts if not o.hidden]
@@ -167,8 +174,12 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
             i += 1
             continue
         if name in given and not opt.repeat:
-            raise _fail(f"{name} was given twice ({given[name]!r}, then {(inline if eq else _peek(args, i))!r}); "
-                        "it takes one value.", target, prog)
+            raise _fail(
+                f"{name} was given twice ({given[name]!r}, then {(inline if eq else _peek(args, i))!r}); "
+                "it takes one value.",
+                target,
+                prog,
+            )
         count = 2 if opt.kind == PAIR else 1
         if eq and count == 2:
             raise _fail(f"{name} takes two values ({opt.metavar}): write `{name} {opt.metavar}`.", target, prog)
@@ -185,8 +196,9 @@ def _options(args: list[str], opts: tuple[Opt, ...], target: Command | Group | N
     return values, words
 
 
-def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], target: Command | Group | None,
-            prog: str) -> tuple[list[str], int]:
+def _values(
+    args: list[str], i: int, opt: Opt, count: int, head: list[str], target: Command | Group | None, prog: str
+) -> tuple[list[str], int]:
     """The `count` value words of the option at args[i], and the index after them.
 
     A value word that reads as an option (option_like) is an option the user meant, not a value
@@ -203,11 +215,17 @@ def _values(args: list[str], i: int, opt: Opt, count: int, head: list[str], targ
             j += 2
             continue
         if option_like(word):
-            fixed = args[:j] + ["--"] + args[j:] if count == 2 else args[:j - 1] + [f"{opt.name}={word}"] + args[j + 1:]
+            fixed = (
+                args[:j] + ["--"] + args[j:] if count == 2 else args[: j - 1] + [f"{opt.name}={word}"] + args[j + 1 :]
+            )
             import shlex  # only on the error path
 
-            error = _fail(f"{opt.name} takes {opt.metavar}, and {word!r} looks like an option, not its value; "
-                          f"to give it as the value, write the line in the hint.", target, prog)
+            error = _fail(
+                f"{opt.name} takes {opt.metavar}, and {word!r} looks like an option, not its value; "
+                f"to give it as the value, write the line in the hint.",
+                target,
+                prog,
+            )
             error.hint = shlex.join(head + fixed)
             error.details["corrected"] = error.hint
             raise error
@@ -225,21 +243,30 @@ def _positionals(command: Command, words: list[str], values: dict[str, object], 
     tail = next((a for a in command.args if a.count in (MANY, ANY, REST)), None)
     required = sum(1 for a in command.args if a.count in (ONE, MANY, REST))
     if len(words) < required:
-        missing = [a.metavar for a in command.args if a.count in (ONE, MANY, REST)][len(words):] or ["ARGS"]
+        missing = [a.metavar for a in command.args if a.count in (ONE, MANY, REST)][len(words) :] or ["ARGS"]
         raise _fail(f"Missing argument {missing[0]}.", command, prog)
     if tail is None and len(words) > len(fixed):
-        extra = " ".join(words[len(fixed):])
-        raise _fail(f"Got unexpected extra argument{'s' if len(words) - len(fixed) > 1 else ''} ({extra}).",
-                    command, prog)
+        extra = " ".join(words[len(fixed) :])
+        raise _fail(
+            f"Got unexpected extra argument{'s' if len(words) - len(fixed) > 1 else ''} ({extra}).", command, prog
+        )
     # Fixed arguments take one word each (an OPTIONAL one only if words remain for the tail's minimum).
     spare = len(words) - required
     pos = 0
     for arg in command.args:
-        if arg.choices and arg.count in (ONE, OPTIONAL) and pos < len(words) and words[pos] not in arg.choices \
-                and (arg.count == ONE or spare > 0):
+        if (
+            arg.choices
+            and arg.count in (ONE, OPTIONAL)
+            and pos < len(words)
+            and words[pos] not in arg.choices
+            and (arg.count == ONE or spare > 0)
+        ):
             listed = ", ".join(arg.choices[:-1]) + f" or {arg.choices[-1]}"
-            raise _fail(f"{arg.metavar} is {listed}, not {words[pos]!r}{_suggest(words[pos], list(arg.choices))}.",
-                        command, prog)
+            raise _fail(
+                f"{arg.metavar} is {listed}, not {words[pos]!r}{_suggest(words[pos], list(arg.choices))}.",
+                command,
+                prog,
+            )
         if arg.count == ONE:
             values[arg.dest] = words[pos]
             pos += 1
@@ -300,4 +327,3 @@ def parse(prog: str, argv: list[str]) -> Parsed:
     _positionals(target, words, values, prog)
     parsed.args = Args(values)
     return parsed
-

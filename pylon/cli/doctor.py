@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     class DoctorArgs(Protocol):
         json: bool
 
+
 MARK = {"ok": "ok     ", "note": "note   ", "problem": "PROBLEM"}
 
 
@@ -21,8 +22,9 @@ def doctor(args: DoctorArgs) -> int:
     found = run(os.getcwd())
     bad = failed(found)
     if args.json:
-        output.ok_json({"healthy": not bad, "problems": sum(1 for f in found if f["status"] == "problem"),
-                        "findings": found})
+        output.ok_json(
+            {"healthy": not bad, "problems": sum(1 for f in found if f["status"] == "problem"), "findings": found}
+        )
         return 1 if bad else 0
     lines = []
     for f in found:

@@ -44,15 +44,19 @@ def read(args: ReadArgs) -> int:
     if args.grep is not None:
         from pylon.workspace.edits.grep import grep
 
-        res = grep(args.path, args.grep, 0 if args.context is None else args.context, args.offset, args.limit,
-                   defer_seen=True)
+        res = grep(
+            args.path, args.grep, 0 if args.context is None else args.context, args.offset, args.limit, defer_seen=True
+        )
         render = edit_render.render_grep
     else:
         if args.context is not None:
             from pylon.errors import UsageError
 
-            raise UsageError("usage", "--context only applies with --grep.",
-                             f"pylon read {edit_render.quote(args.path)} --grep PATTERN --context {args.context}")
+            raise UsageError(
+                "usage",
+                "--context only applies with --grep.",
+                f"pylon read {edit_render.quote(args.path)} --grep PATTERN --context {args.context}",
+            )
         from pylon.workspace.edits.reading import read as read_window
 
         res = read_window(args.path, args.offset, args.limit, defer_seen=True)
@@ -76,26 +80,40 @@ REQUEST_MAX = 16 * 1024 * 1024
 
 def _request(ops_file: str | None) -> bytes:
     from pylon.errors import UsageError
-
     from pylon.inputs import read_input
 
-    hint = "Pass a regular file of edit operations (at most 16 MiB), or - for stdin: pylon edit PATH#TAG --ops-file FILE"
+    hint = (
+        "Pass a regular file of edit operations (at most 16 MiB), or - for stdin: pylon edit PATH#TAG --ops-file FILE"
+    )
     if ops_file is None and (sys.stdin is None or sys.stdin.isatty()):
-        raise UsageError("usage", "No operations given: pipe them on stdin, or use --ops-file or a one-line flag.",
-                         "printf 'replace 3\\n+new text\\n' | pylon edit PATH#TAG")
+        raise UsageError(
+            "usage",
+            "No operations given: pipe them on stdin, or use --ops-file or a one-line flag.",
+            "printf 'replace 3\\n+new text\\n' | pylon edit PATH#TAG",
+        )
     return read_input(ops_file or "-", REQUEST_MAX, option="--ops-file", what="edit request", hint=hint)
 
 
 def edit(args: EditArgs) -> int:
     from pylon.cli.output import ok_json, warn
-    from pylon.workspace.edits.editing import edit as apply_request, split_target
+    from pylon.workspace.edits.editing import edit as apply_request
+    from pylon.workspace.edits.editing import split_target
 
     if args.create:
         return _create(args)
     path, norm = split_target(args.target, args.tag)
     request = _ops(args)
-    res = apply_request(path, norm, request, rebase=args.rebase, dry_run=args.dry_run, show=args.show,
-                        allow_echo=args.allow_echo, allow_indent_mix=args.allow_indent_mix, force=args.force)
+    res = apply_request(
+        path,
+        norm,
+        request,
+        rebase=args.rebase,
+        dry_run=args.dry_run,
+        show=args.show,
+        allow_echo=args.allow_echo,
+        allow_indent_mix=args.allow_indent_mix,
+        force=args.force,
+    )
     for w in res.warnings:
         warn(w)
     if args.json:
@@ -115,11 +133,18 @@ def _create(args: EditArgs) -> int:
     from pylon.workspace.edits.create import check_target, create
 
     path = check_target(args.target, args.tag)
-    for flag, used in (("--rebase", args.rebase), ("--dry-run", args.dry_run), ("--show", args.show),
-                       ("--force", args.force)):
+    for flag, used in (
+        ("--rebase", args.rebase),
+        ("--dry-run", args.dry_run),
+        ("--show", args.show),
+        ("--force", args.force),
+    ):
         if used:
-            raise UsageError("usage", f"{flag} does not apply with --create (the file is new).",
-                             f"pylon edit {path} --create --insert-after 0 'first line'")
+            raise UsageError(
+                "usage",
+                f"{flag} does not apply with --create (the file is new).",
+                f"pylon edit {path} --create --insert-after 0 'first line'",
+            )
     res = create(path, _ops(args))
     if args.json:
         ok_json(res.to_json())

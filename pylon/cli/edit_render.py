@@ -46,8 +46,10 @@ def render_read(res: Any) -> str:
     out = _numbered(res)
     if res.next_offset is not None:
         more = f" --limit {res.limit}" if res.limit else ""
-        out.append(f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {quote(res.path)} "
-                   f"--offset {res.next_offset}{more}]")
+        out.append(
+            f"[lines {res.start}-{res.end} of {res.total_lines}; next: pylon read {quote(res.path)} "
+            f"--offset {res.next_offset}{more}]"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -89,16 +91,19 @@ def render_edit(res: EditResult) -> str:
 
     ops = f"{res.applied} operation(s)"
     if res.dry_run:
-        return (res.diff or "") + (f"[dry run: {ops} would apply to {res.path}; nothing was written, "
-                                   f"#{res.old_tag} is still valid]\n")
+        return (res.diff or "") + (
+            f"[dry run: {ops} would apply to {res.path}; nothing was written, #{res.old_tag} is still valid]\n"
+        )
     out = []
     if res.rebased:
         moves = ", ".join(f"`{r['header']}` -> `{r['rebased']}`" for r in res.rebased if r["rebased"] != r["header"])
         out.append(f"Rebased onto the current file{': ' + moves if moves else ''}.")
     if res.transformed:
         t = res.transformed
-        out.append(f"Applied {ops} to {res.path}, but another process changed it right after the write. "
-                   f"Current revision: [{res.path}#{res.new_tag}]; first difference at line {t['first_changed_line']}:")
+        out.append(
+            f"Applied {ops} to {res.path}, but another process changed it right after the write. "
+            f"Current revision: [{res.path}#{res.new_tag}]; first difference at line {t['first_changed_line']}:"
+        )
         out += [numbered(n, text) for n, text in t["lines"]]
         out.append("[only these lines count as seen; read the rest again]")
         return "\n".join(out) + "\n"

@@ -42,8 +42,9 @@ def _utf8(value: object) -> bool:
     return True
 
 
-def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: bool,
-         extra: dict[str, Any] | None = None) -> int:
+def fail(
+    code: str, message: str, hint: str | None, exit_code: int, json_mode: bool, extra: dict[str, Any] | None = None
+) -> int:
     if json_mode:
         body: dict[str, Any] = {"code": code, "message": message, "hint": hint}
         body.update(extra or {})
@@ -53,8 +54,9 @@ def fail(code: str, message: str, hint: str | None, exit_code: int, json_mode: b
 
             error = safe(body)
         # A stream's lines all have one shape, its failure too: {"ok": false, "event": "error", ...}.
-        output.emit_json({"ok": False, "event": "error", "error": error} if output.streaming() else
-                         {"ok": False, "error": error})
+        output.emit_json(
+            {"ok": False, "event": "error", "error": error} if output.streaming() else {"ok": False, "error": error}
+        )
     else:
         usage = (extra or {}).get("usage")
         output.render_error(code, message, hint, usage if isinstance(usage, str) else None)
@@ -86,15 +88,25 @@ def os_error(exc: OSError) -> PylonError | None:
     top uncaught, worded from the error itself; None for the rest (those stay internal errors)."""
     from pylon.inputs import open_error
 
-    if exc.errno not in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR,
-                         errno.ENOTDIR, errno.ENOENT, errno.ENXIO):
+    if exc.errno not in (
+        errno.ENAMETOOLONG,
+        errno.ELOOP,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EROFS,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ENOENT,
+        errno.ENXIO,
+    ):
         return None
     from pylon.boundary import key_of
 
     name = key_of(exc.filename) if isinstance(exc.filename, str) else "a path"  # never a /proc/self/fd name
     shown = name if len(name) <= 200 else name[:200] + "..."
-    error = open_error(exc, shown, "file", "Check the path (it is relative to the current folder), then run the "
-                       "command again.")
+    error = open_error(
+        exc, shown, "file", "Check the path (it is relative to the current folder), then run the command again."
+    )
     if exc.errno == errno.EROFS:
         error = PylonError("permission", f"{shown} is on a read-only file system.", error.hint)
     return error
@@ -120,8 +132,12 @@ def handle_exception(exc: BaseException, argv: Sequence[str], json_mode: bool | 
         output.err("interrupted")
         return 130
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        args = ("disk-full", "No space left on the device; the command stopped (a file being edited keeps its old content).",
-                "Free some space (df -h shows where), then run the same command again.", Exit.FAILED)
+        args = (
+            "disk-full",
+            "No space left on the device; the command stopped (a file being edited keeps its old content).",
+            "Free some space (df -h shows where), then run the same command again.",
+            Exit.FAILED,
+        )
         try:
             return fail(*args, json_mode)
         except OSError:  # stdout itself is the full device: say it on stderr

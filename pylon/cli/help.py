@@ -28,8 +28,14 @@ def _option(opt: Opt) -> inspect.Parameter:
     base: Any = Enum(opt.dest, {c: c for c in opt.choices}) if opt.choices else _TYPES.get(opt.kind, str)
     kind: Any = list[str] if opt.repeat else tuple[str, str] if opt.kind == PAIR else base
     default = None if opt.repeat else opt.default
-    info = typer.Option(default, opt.name, help=opt.help + _bounds(opt), metavar=opt.metavar or None,
-                        hidden=opt.hidden, show_default=opt.default not in (None, False, ""))
+    info = typer.Option(
+        default,
+        opt.name,
+        help=opt.help + _bounds(opt),
+        metavar=opt.metavar or None,
+        hidden=opt.hidden,
+        show_default=opt.default not in (None, False, ""),
+    )
     return inspect.Parameter(opt.dest, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=kind)
 
 
@@ -80,24 +86,43 @@ def _typer(prog: str, group: Group | None, expand: str | None) -> typer.Typer:
     prefix = group.name if group is not None else ""
     root_opts = [_option(o) for o in registry.ROOT_OPTS] if group is None or prog == "canon" else []
     top = group if group is not None else registry.ROOT
-    app = typer.Typer(name=prog if group is None else top.words[-1], help=_doc(top), epilog=_epilog(top),
-                      add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False,
-                      context_settings=_SETTINGS, cls=_sorted_group())
+    app = typer.Typer(
+        name=prog if group is None else top.words[-1],
+        help=_doc(top),
+        epilog=_epilog(top),
+        add_completion=False,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings=_SETTINGS,
+        cls=_sorted_group(),
+    )
     app.callback(invoke_without_command=True)(_function(top.name, root_opts, _doc(top)))
     for child in registry.children(prefix):
         if isinstance(child, Group):
             wanted = expand is None or expand == child.name or expand.startswith(child.name + " ")
             sub = _typer(prog, child, expand) if wanted else None
             if sub is None:
-                sub = typer.Typer(name=child.words[-1], help=child.summary, add_completion=False,
-                                  rich_markup_mode=None, context_settings=_SETTINGS, cls=_sorted_group())
+                sub = typer.Typer(
+                    name=child.words[-1],
+                    help=child.summary,
+                    add_completion=False,
+                    rich_markup_mode=None,
+                    context_settings=_SETTINGS,
+                    cls=_sorted_group(),
+                )
                 sub.callback()(_function(child.name, [], child.summary))
             app.add_typer(sub, name=child.words[-1], help=child.summary, short_help=child.summary)
             continue
         params = [_argument(a) for a in child.args] + [_option(o) for o in child.opts]
         settings = dict(_SETTINGS, allow_interspersed_args=not any(a.count == REST for a in child.args))
-        app.command(child.words[-1], help=_doc(child), short_help=child.summary, epilog=_epilog(child),
-                    context_settings=settings, cls=_command_class(child))(_function(child.name, params, _doc(child)))
+        app.command(
+            child.words[-1],
+            help=_doc(child),
+            short_help=child.summary,
+            epilog=_epilog(child),
+            context_settings=settings,
+            cls=_command_class(child),
+        )(_function(child.name, params, _doc(child)))
     return app
 
 
@@ -129,7 +154,7 @@ def _command_class(command: Command) -> Any:
     from pylon.cli.argv import usage_line
 
     pairs = {o.name for o in command.opts if o.kind == PAIR}
-    pieces = usage_line(command, "pylon").split()[2 + len(command.words):]
+    pieces = usage_line(command, "pylon").split()[2 + len(command.words) :]
 
     class Declared(TyperCommand):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -170,5 +195,10 @@ def completion_script(shell: str) -> str:
     """The script that makes `shell` complete both `pylon` and `canon`."""
     from typer._completion_shared import get_completion_script
 
-    return "\n\n".join(get_completion_script(prog_name=prog, complete_var=f"_{prog.upper()}_COMPLETE", shell=shell)
-                       for prog in ("pylon", "canon")) + "\n"
+    return (
+        "\n\n".join(
+            get_completion_script(prog_name=prog, complete_var=f"_{prog.upper()}_COMPLETE", shell=shell)
+            for prog in ("pylon", "canon")
+        )
+        + "\n"
+    )

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         user: bool
         dry_run: bool
 
+
 AGENTS = ("claude-code", "codex")  # = pylon.cli.options.AGENTS (tests/cli/test_hook_entry.py checks)
 
 
@@ -113,8 +114,16 @@ def uninstall(args: InstallArgs) -> int:
     return install_parts(args, ("guard", "canon", "ws"), remove=True, what="pylon's hooks")
 
 
-def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, what: str = "pylon's hooks",
-                  has: str = "has pylon's hooks", lacks: str = "has none of pylon's hooks", root: str | None = None) -> int:
+def install_parts(
+    args: InstallArgs,
+    parts: tuple[str, ...],
+    *,
+    remove: bool,
+    what: str = "pylon's hooks",
+    has: str = "has pylon's hooks",
+    lacks: str = "has none of pylon's hooks",
+    root: str | None = None,
+) -> int:
     """Install (or remove) `parts` in the settings file of args.agent and scope, saying so in the
     words given (`what` installed, `has`/`lacks` when nothing changed). Shared by `pylon hook
     install|uninstall` and `pylon guard install|uninstall`; warns when pylon would run twice."""
@@ -125,8 +134,11 @@ def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, wh
 
     command = "pylon guard install" if parts == ("guard",) else "pylon hook install"
     if args.agent not in AGENTS:
-        raise UsageError("unknown-agent", f"{args.agent!r} is not an agent pylon installs into (claude-code, codex).",
-                         f"{command} claude-code")
+        raise UsageError(
+            "unknown-agent",
+            f"{args.agent!r} is not an agent pylon installs into (claude-code, codex).",
+            f"{command} claude-code",
+        )
     if args.project and args.user:
         raise UsageError("usage", "--project and --user exclude each other.", f"{command} --help")
     scope = "user" if args.user else "project"
@@ -139,14 +151,27 @@ def install_parts(args: InstallArgs, parts: tuple[str, ...], *, remove: bool, wh
     written = False if args.dry_run else apply(the_plan)
     doubles = [] if remove else twice_note(args.agent, path, root)
     if args.json:
-        output.ok_json({"agent": args.agent, "scope": scope, "path": path, "changed": the_plan.changed,
-                        "written": written, "dry_run": args.dry_run, "added": the_plan.added,
-                        "removed": the_plan.removed, "diff": the_plan.diff(), "warnings": doubles})
+        output.ok_json(
+            {
+                "agent": args.agent,
+                "scope": scope,
+                "path": path,
+                "changed": the_plan.changed,
+                "written": written,
+                "dry_run": args.dry_run,
+                "added": the_plan.added,
+                "removed": the_plan.removed,
+                "diff": the_plan.diff(),
+                "warnings": doubles,
+            }
+        )
         return 0
     if args.dry_run:
         output.out(the_plan.diff() or "")
-        output.err(f"pylon: {path}: " + ("would change (dry run; nothing written)" if the_plan.changed
-                                         else "already as wanted; nothing to do"))
+        output.err(
+            f"pylon: {path}: "
+            + ("would change (dry run; nothing written)" if the_plan.changed else "already as wanted; nothing to do")
+        )
     elif written:
         output.err(f"pylon: {'removed ' + what + ' from' if remove else 'installed ' + what + ' in'} {path}")
         if not remove and args.agent == "codex":
@@ -168,15 +193,25 @@ def twice_note(agent: str, path: str, root: str) -> list[str]:
         others = overlapping(agent, "", path, root)
     except Exception:  # a warning must never fail the install
         return []
-    mine = f"pylon hook uninstall {agent}" + (" --user" if not os.path.realpath(path).startswith(
-        os.path.realpath(root) + os.sep) else "")
-    return [f"{other.where()} runs pylon's hooks too ({', '.join(other.events)}): each of these events would run "
-            f"pylon twice (two snapshots, two notes). Keep one: `{mine}` (this install) or `{remove_command(other)}`."
-            for other in others]
+    mine = f"pylon hook uninstall {agent}" + (
+        " --user" if not os.path.realpath(path).startswith(os.path.realpath(root) + os.sep) else ""
+    )
+    return [
+        f"{other.where()} runs pylon's hooks too ({', '.join(other.events)}): each of these events would run "
+        f"pylon twice (two snapshots, two notes). Keep one: `{mine}` (this install) or `{remove_command(other)}`."
+        for other in others
+    ]
 
 
-def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, root: str | None = None,
-             mounts: list[str] | None = None, quiet: bool = False, data: bytes | None = None) -> int:
+def run_hook(
+    agent: str,
+    parts: tuple[str, ...] = ("guard", "canon", "ws"),
+    *,
+    root: str | None = None,
+    mounts: list[str] | None = None,
+    quiet: bool = False,
+    data: bytes | None = None,
+) -> int:
     """Read one event from stdin, answer it for `parts`; `quiet`: print nothing for no answer (the
     guard's old command), else always one JSON line (Codex requires JSON on Stop). WorktreeCreate
     and WorktreeRemove are answered in plain text with an exit status (pylon.hooks.worktrees)."""
@@ -207,10 +242,14 @@ def run_hook(agent: str, parts: tuple[str, ...] = ("guard", "canon", "ws"), *, r
         _log_failure("guard" if "guard" in parts else "canon", exc)
         reply = {}
         if "guard" in parts:  # the same shape as pylon.hooks.guard.refusal, built without it
-            reply = {"hookSpecificOutput": {
-                "hookEventName": "PreToolUse", "permissionDecision": "deny" if agent == "codex" else "ask",
-                "permissionDecisionReason": f"pylon hook failed ({type(exc).__name__}: {str(exc)[:200]}), so the "
-                                            "command was not checked. Run it only if you know it is safe."}}
+            reply = {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny" if agent == "codex" else "ask",
+                    "permissionDecisionReason": f"pylon hook failed ({type(exc).__name__}: {str(exc)[:200]}), so the "
+                    "command was not checked. Run it only if you know it is safe.",
+                }
+            }
     if reply or not quiet:
         sys.stdout.write(dumps(reply) + "\n")
         sys.stdout.flush()

@@ -31,8 +31,11 @@ def run(prog: str, argv: list[str]) -> int:
         return complete(prog)
     parsed: Parsed | None = None
     if sys.stdout is None:  # started with stdout closed (`>&-`): report it before doing anything
-        os.write(2, b"error[stdout-closed]: stdout is closed, so nothing could be printed; nothing was done.\n"
-                    b"hint: Run the same command with stdout open, e.g. redirected to a file (> out.txt).\n")
+        os.write(
+            2,
+            b"error[stdout-closed]: stdout is closed, so nothing could be printed; nothing was done.\n"
+            b"hint: Run the same command with stdout open, e.g. redirected to a file (> out.txt).\n",
+        )
         return 1
     if argv[-1:] and argv[-1] in ("claude-code", "codex"):  # an agent's hook: no registry, no parser
         from pylon.cli.hook import fast
@@ -105,8 +108,9 @@ def change_directory(folder: str) -> None:
     except OSError as exc:
         from pylon.errors import UsageError
 
-        raise UsageError("bad-directory", f"Cannot run in {folder!r}: {exc.strerror}.",
-                         "Pass an existing directory to -C.") from None
+        raise UsageError(
+            "bad-directory", f"Cannot run in {folder!r}: {exc.strerror}.", "Pass an existing directory to -C."
+        ) from None
 
 
 def _finish(code: int) -> None:

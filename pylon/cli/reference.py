@@ -86,8 +86,16 @@ def _section(group: Group | None) -> list[str]:
 
 def markdown() -> str:
     """docs/reference.md."""
-    out = ["# Command reference", "", INTRO, "", "## Root options", "",
-           "Given before the first word (`pylon -C DIR ws status`); `canon` takes them too.", ""]
+    out = [
+        "# Command reference",
+        "",
+        INTRO,
+        "",
+        "## Root options",
+        "",
+        "Given before the first word (`pylon -C DIR ws status`); `canon` takes them too.",
+        "",
+    ]
     out += _options(registry.ROOT_OPTS)
     out += ["## pylon", "", registry.ROOT.summary, ""] + _section(None)
     return "\n".join(out).rstrip("\n") + "\n"

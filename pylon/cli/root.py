@@ -25,13 +25,16 @@ if TYPE_CHECKING:
         shell: str
         json: bool
 
+
 GUIDE_PARTS = ("overview", "canon", "edits", "workspace", "guard")
 SHELLS = ("bash", "zsh", "fish")
 
 
 def guide(args: GuideArgs) -> int:
     if args.part is not None and args.part not in GUIDE_PARTS:
-        raise UsageError("usage", f"No guide part named {args.part!r}.", "pylon guide [overview|canon|edits|workspace|guard]")
+        raise UsageError(
+            "usage", f"No guide part named {args.part!r}.", "pylon guide [overview|canon|edits|workspace|guard]"
+        )
     folder = os.path.join(os.path.dirname(__file__), "guide")
     texts: dict[str, str] = {}
     for name in [args.part] if args.part else GUIDE_PARTS:
@@ -60,8 +63,11 @@ def help_command(args: HelpArgs) -> int:
 
 def completion(args: CompletionArgs) -> int:
     if args.shell not in SHELLS:
-        raise UsageError("usage", f"No completion for {args.shell!r}; pylon completes bash, zsh and fish.",
-                         'eval "$(pylon completion bash)"')
+        raise UsageError(
+            "usage",
+            f"No completion for {args.shell!r}; pylon completes bash, zsh and fish.",
+            'eval "$(pylon completion bash)"',
+        )
     from pylon.cli.help import completion_script
 
     script = completion_script(args.shell)
@@ -87,9 +93,21 @@ def declaration(target: Command | Group | None) -> dict[str, object]:
     if isinstance(target, Command):
         doc["description"] = target.description
         doc["arguments"] = [{"name": a.metavar, "count": a.count, "help": a.help} for a in target.args]
-        doc["options"] = [{"name": o.name, "kind": o.kind, "metavar": o.metavar or None, "help": o.help,
-                           "default": o.default, "choices": list(o.choices) or None, "min": o.min, "max": o.max,
-                           "repeatable": o.repeat} for o in target.opts if not o.hidden]
+        doc["options"] = [
+            {
+                "name": o.name,
+                "kind": o.kind,
+                "metavar": o.metavar or None,
+                "help": o.help,
+                "default": o.default,
+                "choices": list(o.choices) or None,
+                "min": o.min,
+                "max": o.max,
+                "repeatable": o.repeat,
+            }
+            for o in target.opts
+            if not o.hidden
+        ]
     else:
         doc["commands"] = [{"name": c.name, "summary": c.summary} for c in registry.children(name)]
     return doc

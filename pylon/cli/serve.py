@@ -26,13 +26,22 @@ def serve(args: ServeArgs) -> int:
             from pylon.cli.output import ok_json
 
             parts = urlsplit(url)
-            ok_json({"url": url, "address": f"{parts.scheme}://{parts.netloc}/", "port": parts.port, "token": key,
-                     "allow_actions": args.allow_actions})
+            ok_json(
+                {
+                    "url": url,
+                    "address": f"{parts.scheme}://{parts.netloc}/",
+                    "port": parts.port,
+                    "token": key,
+                    "allow_actions": args.allow_actions,
+                }
+            )
             return
         out(url)
         mode = "actions allowed (apply, sync, undo, restore, rm)" if args.allow_actions else "read-only"
-        err(f"pylon: serving this checkout on 127.0.0.1 only, {mode}; open the link above (it opens the board once, "
-            "then your browser holds a session cookie). Ctrl-C stops it.")
+        err(
+            f"pylon: serving this checkout on 127.0.0.1 only, {mode}; open the link above (it opens the board once, "
+            "then your browser holds a session cookie). Ctrl-C stops it."
+        )
 
     run(os.getcwd(), port=args.port, open_browser=args.open, allow_actions=args.allow_actions, announce=announce)
     err("pylon: stopped")

@@ -24,14 +24,14 @@ if TYPE_CHECKING:
         all: bool
         json: bool
 
+
 STATUSLINE_INPUT = 1024 * 1024  # Claude Code's status line JSON is a few kilobytes
 
 
 def _places(everywhere: bool) -> Places | None:
     """This repository's worktrees, or None for `--all` (outside a checkout: None too, with --all)."""
-    from pylon.sessions import codex, where
-
     from pylon.errors import PylonError, UsageError
+    from pylon.sessions import codex, where
 
     try:
         return where.places(os.getcwd(), codex.home())
@@ -39,8 +39,9 @@ def _places(everywhere: bool) -> Places | None:
         if everywhere:
             return None  # outside a checkout, --all still lists everything
         if exc.code in ("not-a-git-checkout", "not-a-checkout"):
-            raise UsageError(exc.code, exc.message, "cd into the repository, or add --all for every session "
-                             "in the clients' folders.") from None
+            raise UsageError(
+                exc.code, exc.message, "cd into the repository, or add --all for every session in the clients' folders."
+            ) from None
         raise
 
 
@@ -49,8 +50,12 @@ def sessions(args: SessionsArgs) -> int:
 
     if args.view == "statusline":
         if args.watch or args.all:
-            raise UsageError("usage", "`pylon sessions statusline` takes no --watch or --all: Claude Code runs it "
-                             "with its status JSON on stdin.", "pylon sessions statusline < status.json")
+            raise UsageError(
+                "usage",
+                "`pylon sessions statusline` takes no --watch or --all: Claude Code runs it "
+                "with its status JSON on stdin.",
+                "pylon sessions statusline < status.json",
+            )
         return statusline()
     if args.timeout is not None and not args.watch:
         raise UsageError("usage", "--timeout applies to --watch only.", "pylon sessions --watch --timeout 60")
@@ -117,15 +122,19 @@ def _pick(found: list[Session], wanted: str | None, places: Places | None) -> Se
         if found:
             return found[0]
         where = places.main_root if places is not None else "the clients' folders"
-        raise NotFoundError("unknown-session", f"No Claude Code or Codex session ran in {where}.",
-                            "pylon sessions --all")
+        raise NotFoundError(
+            "unknown-session", f"No Claude Code or Codex session ran in {where}.", "pylon sessions --all"
+        )
     exact = [s for s in found if s.id == wanted]
     matches = exact or [s for s in found if s.id.startswith(wanted)]
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise NotFoundError("unknown-session", f"No session's id is or starts with {wanted!r}.",
-                            "pylon sessions --all")
+        raise NotFoundError("unknown-session", f"No session's id is or starts with {wanted!r}.", "pylon sessions --all")
     shown = ", ".join(s.id for s in matches[:5]) + (" ..." if len(matches) > 5 else "")
-    raise NotFoundError("ambiguous-session", f"{len(matches)} sessions' ids start with {wanted!r}: {shown}.",
-                        f"pylon tokens {matches[0].id}", details={"matches": [s.id for s in matches]})
+    raise NotFoundError(
+        "ambiguous-session",
+        f"{len(matches)} sessions' ids start with {wanted!r}: {shown}.",
+        f"pylon tokens {matches[0].id}",
+        details={"matches": [s.id for s in matches]},
+    )

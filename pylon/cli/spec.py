@@ -18,12 +18,37 @@ class Opt:
     second occurrence is a usage error. `dest` is the attribute the handler reads. `aliases`: old
     spellings still accepted, with a deprecation warning on stderr (docs/reference/cli.md, one name per idea)."""
 
-    __slots__ = ("name", "kind", "default", "help", "metavar", "min", "max", "choices", "repeat", "hidden", "dest",
-                 "aliases")
+    __slots__ = (
+        "name",
+        "kind",
+        "default",
+        "help",
+        "metavar",
+        "min",
+        "max",
+        "choices",
+        "repeat",
+        "hidden",
+        "dest",
+        "aliases",
+    )
 
-    def __init__(self, name: str, kind: str = FLAG, help: str = "", *, default: object = None, metavar: str = "",
-                 min: float | None = None, max: float | None = None, choices: tuple[str, ...] = (),
-                 repeat: bool = False, hidden: bool = False, dest: str = "", aliases: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: str = FLAG,
+        help: str = "",
+        *,
+        default: object = None,
+        metavar: str = "",
+        min: float | None = None,
+        max: float | None = None,
+        choices: tuple[str, ...] = (),
+        repeat: bool = False,
+        hidden: bool = False,
+        dest: str = "",
+        aliases: tuple[str, ...] = (),
+    ) -> None:
         self.name, self.kind, self.help, self.metavar = name, kind, help, metavar
         self.default = False if kind == FLAG else default
         self.min, self.max, self.choices, self.repeat, self.hidden = min, max, choices, repeat, hidden
@@ -36,8 +61,15 @@ class Arg:
 
     __slots__ = ("dest", "metavar", "count", "help", "default", "choices")
 
-    def __init__(self, dest: str, metavar: str, help: str, count: str = ONE, default: object = None,
-                 choices: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        dest: str,
+        metavar: str,
+        help: str,
+        count: str = ONE,
+        default: object = None,
+        choices: tuple[str, ...] = (),
+    ) -> None:
         self.dest, self.metavar, self.help, self.count, self.default = dest, metavar, help, count, default
         self.choices = choices  # a ONE/OPTIONAL word must be one of these (when given)
 
@@ -60,8 +92,18 @@ class Command:
 
     __slots__ = ("name", "summary", "example", "args", "opts", "handler", "description", "mcp")
 
-    def __init__(self, name: str, summary: str, example: str, handler: str, *, args: tuple[Arg, ...] = (),
-                 opts: tuple[Opt, ...] = (), description: str = "", mcp: Tool | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        summary: str,
+        example: str,
+        handler: str,
+        *,
+        args: tuple[Arg, ...] = (),
+        opts: tuple[Opt, ...] = (),
+        description: str = "",
+        mcp: Tool | None = None,
+    ) -> None:
         self.name, self.summary, self.example, self.handler = name, summary, example, handler
         self.args, self.opts, self.description, self.mcp = args, opts, description, mcp
 

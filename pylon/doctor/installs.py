@@ -66,11 +66,22 @@ class Install:
         return sorted({h.event for h in self.handlers})
 
     def where(self) -> str:
-        return f"the pylon plugin ({self.plugin}, {self.scope})" if self.kind == "plugin" else f"{self.path} ({self.scope})"
+        return (
+            f"the pylon plugin ({self.plugin}, {self.scope})"
+            if self.kind == "plugin"
+            else f"{self.path} ({self.scope})"
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"client": self.client, "scope": self.scope, "kind": self.kind, "path": self.path,
-                "plugin": self.plugin or None, "events": self.events, "problem": self.problem or None}
+        return {
+            "client": self.client,
+            "scope": self.scope,
+            "kind": self.kind,
+            "path": self.path,
+            "plugin": self.plugin or None,
+            "events": self.events,
+            "problem": self.problem or None,
+        }
 
 
 def claude_home(env: dict[str, str] | None = None) -> str:
@@ -110,14 +121,17 @@ def _read(install: Install) -> Install | None:
         install.problem = f"{install.path} does not parse ({doc})"
         return install
     hooks = doc.get("hooks")
-    for event, groups in (hooks.items() if isinstance(hooks, dict) else []):
+    for event, groups in hooks.items() if isinstance(hooks, dict) else []:
         for g, group in enumerate(groups if isinstance(groups, list) else []):
             if not isinstance(group, dict):
                 continue
             matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
             for i, handler in enumerate(group.get("hooks") or []):
-                if isinstance(handler, dict) and isinstance(handler.get("command"), str) and \
-                        _is_pylon(install.client, event, handler["command"]):
+                if (
+                    isinstance(handler, dict)
+                    and isinstance(handler.get("command"), str)
+                    and _is_pylon(install.client, event, handler["command"])
+                ):
                     install.handlers.append(Handler(event, g, i, handler, matcher))
     return install if install.handlers else None
 
@@ -137,11 +151,15 @@ def find(project: str | None, env: dict[str, str] | None = None) -> list[Install
     claude, codex = claude_home(env), codex_home(env)
     places = []
     if project:
-        places += [Install("claude-code", "project", "settings", os.path.join(project, ".claude", "settings.json")),
-                   Install("claude-code", "local", "settings", os.path.join(project, ".claude", "settings.local.json")),
-                   Install("codex", "project", "settings", os.path.join(project, ".codex", "hooks.json"))]
-    places += [Install("claude-code", "user", "settings", os.path.join(claude, "settings.json")),
-               Install("codex", "user", "settings", os.path.join(codex, "hooks.json"))]
+        places += [
+            Install("claude-code", "project", "settings", os.path.join(project, ".claude", "settings.json")),
+            Install("claude-code", "local", "settings", os.path.join(project, ".claude", "settings.local.json")),
+            Install("codex", "project", "settings", os.path.join(project, ".codex", "hooks.json")),
+        ]
+    places += [
+        Install("claude-code", "user", "settings", os.path.join(claude, "settings.json")),
+        Install("codex", "user", "settings", os.path.join(codex, "hooks.json")),
+    ]
     found = [i for i in (_read(p) for p in places) if i is not None]
     found += _claude_plugins(claude, project)
     found += _codex_plugins(codex)
@@ -154,9 +172,14 @@ def _claude_plugins(home: str, project: str | None) -> list[Install]:
     if not isinstance(plugins, dict):
         return []
     enabled: dict[str, bool] = {}
-    for settings in (os.path.join(home, "settings.json"), *([os.path.join(project, ".claude", "settings.json"),
-                                                              os.path.join(project, ".claude", "settings.local.json")]
-                                                             if project else [])):
+    for settings in (
+        os.path.join(home, "settings.json"),
+        *(
+            [os.path.join(project, ".claude", "settings.json"), os.path.join(project, ".claude", "settings.local.json")]
+            if project
+            else []
+        ),
+    ):
         data = _json(settings)
         flags = data.get("enabledPlugins") if isinstance(data, dict) else None
         if isinstance(flags, dict):
@@ -167,8 +190,9 @@ def _claude_plugins(home: str, project: str | None) -> list[Install]:
             if not isinstance(entry, dict) or not enabled.get(name):
                 continue
             where = entry.get("projectPath")
-            if entry.get("scope") in ("project", "local") and (not project or not where or
-                                                              os.path.realpath(str(where)) != os.path.realpath(project)):
+            if entry.get("scope") in ("project", "local") and (
+                not project or not where or os.path.realpath(str(where)) != os.path.realpath(project)
+            ):
                 continue
             path = os.path.join(str(entry.get("installPath") or ""), "hooks", "hooks.json")
             got = _read(Install("claude-code", str(entry.get("scope") or "user"), "plugin", path, name))
@@ -203,7 +227,11 @@ def remove_command(install: Install) -> str:
     """The command that removes pylon's hooks from `install`."""
     agent = install.client
     if install.kind == "plugin":
-        return f"claude plugin uninstall {install.plugin}" if agent == "claude-code" else f"codex plugin remove {install.plugin}"
+        return (
+            f"claude plugin uninstall {install.plugin}"
+            if agent == "claude-code"
+            else f"codex plugin remove {install.plugin}"
+        )
     flag = {"user": " --user", "local": ""}.get(install.scope, "")
     if install.scope == "local":
         return f"edit {install.path} (remove its `pylon hook {agent}` handlers)"
@@ -219,7 +247,9 @@ def twice(installs: list[Install]) -> dict[tuple[str, str], list[Install]]:
     return {k: v for k, v in by.items() if len(v) > 1}
 
 
-def overlapping(client: str, scope: str, path: str, project: str | None, env: dict[str, str] | None = None) -> list[Install]:
+def overlapping(
+    client: str, scope: str, path: str, project: str | None, env: dict[str, str] | None = None
+) -> list[Install]:
     """The other places that run pylon's hooks for `client` (what an install into `path` doubles)."""
     real = os.path.realpath(path)
     return [i for i in find(project, env) if i.client == client and os.path.realpath(i.path) != real]
@@ -236,9 +266,12 @@ def handler_hash(handler: Handler) -> str:
     """Codex's hash of a handler's normalised definition (the module docstring)."""
     from pylon.digest import sha256_hex
 
-    entry: dict[str, object] = {"type": "command", "command": handler.command,
-                                "timeout": handler.timeout if handler.timeout is not None else DEFAULT_TIMEOUT,
-                                "async": False}
+    entry: dict[str, object] = {
+        "type": "command",
+        "command": handler.command,
+        "timeout": handler.timeout if handler.timeout is not None else DEFAULT_TIMEOUT,
+        "async": False,
+    }
     if handler.status_message is not None:
         entry["statusMessage"] = handler.status_message
     doc: dict[str, object] = {"event_name": snake(handler.event), "hooks": [entry]}

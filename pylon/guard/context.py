@@ -12,7 +12,13 @@ if TYPE_CHECKING:
 # Where a path lies. GIT_DATA: inside the checkout's .git (history, stashes, refs): no snapshot
 # of the working tree brings that back. CONTAINS_CHECKOUT: the path is the checkout or above it.
 TMP, INSIDE, GIT_DATA, CONTAINS_CHECKOUT, OUTSIDE, DEVICE = (
-    "tmp", "inside", "git-data", "contains-checkout", "outside", "device")
+    "tmp",
+    "inside",
+    "git-data",
+    "contains-checkout",
+    "outside",
+    "device",
+)
 # Names a default branch usually has; `push --force-with-lease` to any other is allowed.
 DEFAULT_BRANCHES = ("main", "master", "trunk", "develop", "development", "production", "release")
 # The variables the classifier reads from the environment (the rest are run-time values).
@@ -25,9 +31,16 @@ class Context:
 
     __slots__ = ("cwd", "root", "env", "tmp_dirs", "home", "branch", "git_dirs", "probe")
 
-    def __init__(self, cwd: str, root: str | None = None, *, env: dict[str, str] | None = None,
-                 branch: str | None = None, tmp_dirs: list[str] | None = None,
-                 probe: Callable[[str, str, list[str]], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        root: str | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        branch: str | None = None,
+        tmp_dirs: list[str] | None = None,
+        probe: Callable[[str, str, list[str]], str | None] | None = None,
+    ) -> None:
         self.env = dict(os.environ if env is None else env)
         self.cwd = os.path.abspath(cwd)
         self.root = _real(root) if root else None

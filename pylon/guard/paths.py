@@ -25,8 +25,12 @@ def _names(loss: _Loss, arg: Arg) -> list[str] | None:
     if arg.text is None:
         loss.add(UNKNOWN, f"{arg.raw}, a path known only when it runs", arg.raw)
         return None
-    if arg.under and state.cwd is not None and ctx.locate(ctx.absolute(arg.text, state.cwd)) == cx.CONTAINS_CHECKOUT \
-            and ctx.absolute(arg.text, state.cwd) != ctx.root:
+    if (
+        arg.under
+        and state.cwd is not None
+        and ctx.locate(ctx.absolute(arg.text, state.cwd)) == cx.CONTAINS_CHECKOUT
+        and ctx.absolute(arg.text, state.cwd) != ctx.root
+    ):
         loss.add(IRREVERSIBLE, f"{arg.text}, which holds the whole checkout", arg.raw)
         return None
     if state.cwd is None and not os.path.isabs(arg.text) and not arg.text.startswith("~"):
@@ -70,11 +74,34 @@ def _pattern_dir(path: str) -> str:
 class _Loss:
     """What one command does to the paths it names, as `destroyed` judges each of them."""
 
-    __slots__ = ("walk", "state", "verb", "words", "line", "recursive", "sudo", "must_exist", "checkout_ok", "kind",
-                 "args_of_target")
+    __slots__ = (
+        "walk",
+        "state",
+        "verb",
+        "words",
+        "line",
+        "recursive",
+        "sudo",
+        "must_exist",
+        "checkout_ok",
+        "kind",
+        "args_of_target",
+    )
 
-    def __init__(self, walk: Walk, state: State, verb: str, words: str, line: int, recursive: bool, sudo: bool,
-                 must_exist: bool, checkout_ok: bool, kind: str, args_of_target: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        walk: Walk,
+        state: State,
+        verb: str,
+        words: str,
+        line: int,
+        recursive: bool,
+        sudo: bool,
+        must_exist: bool,
+        checkout_ok: bool,
+        kind: str,
+        args_of_target: tuple[str, ...],
+    ) -> None:
         self.walk, self.state, self.verb, self.words, self.line = walk, state, verb, words, line
         self.recursive, self.sudo, self.must_exist, self.checkout_ok = recursive, sudo, must_exist, checkout_ok
         self.kind, self.args_of_target = kind, args_of_target
@@ -83,9 +110,21 @@ class _Loss:
         self.walk.add(Finding(verdict, f"`{self.words}` {self.verb} {why}", raw, line=self.line))
 
 
-def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: str, line: int,
-              recursive: bool = True, sudo: bool = False, must_exist: bool = False,
-              checkout_ok: bool = False, kind: str = PATH, args_of_target: tuple[str, ...] = ()) -> None:
+def destroyed(
+    walk: Walk,
+    state: State,
+    args: list[Arg],
+    *,
+    verb: str,
+    words: str,
+    line: int,
+    recursive: bool = True,
+    sudo: bool = False,
+    must_exist: bool = False,
+    checkout_ok: bool = False,
+    kind: str = PATH,
+    args_of_target: tuple[str, ...] = (),
+) -> None:
     """Add the findings for a command that removes or overwrites the paths `args` name."""
     loss = _Loss(walk, state, verb, words, line, recursive, sudo, must_exist, checkout_ok, kind, args_of_target)
     targets: list[Target] = []
@@ -97,7 +136,7 @@ def destroyed(walk: Walk, state: State, args: list[Arg], *, verb: str, words: st
             if target is not None:
                 targets.append(target)
     if targets:
-        shown_paths = ", ".join((t.path or ".") for t in targets[:5]) + (f" and {len(targets) - 5} more"
-                                                                           if len(targets) > 5 else "")
-        walk.add(Finding(REVERSIBLE, f"`{words}` {verb} {shown_paths} inside the checkout", words, targets,
-                         line=line))
+        shown_paths = ", ".join((t.path or ".") for t in targets[:5]) + (
+            f" and {len(targets) - 5} more" if len(targets) > 5 else ""
+        )
+        walk.add(Finding(REVERSIBLE, f"`{words}` {verb} {shown_paths} inside the checkout", words, targets, line=line))

@@ -99,8 +99,10 @@ class Policy:
         return {
             "files": self.files,
             "verdicts": {v: {"action": a, "source": s} for v, (a, s) in self.verdicts.items()},
-            "snapshot": {"max_bytes": {"value": self.max_bytes[0], "source": self.max_bytes[1]},
-                         "over_limit": {"action": self.over_limit[0], "source": self.over_limit[1]}},
+            "snapshot": {
+                "max_bytes": {"value": self.max_bytes[0], "source": self.max_bytes[1]},
+                "over_limit": {"action": self.over_limit[0], "source": self.over_limit[1]},
+            },
             "keep": {k: {"value": v, "source": src} for k, (v, src) in self.keep.items()},
             "rules": [r.to_dict() for r in self.rules],
         }
@@ -192,7 +194,7 @@ def _rule(path: str, n: int, rule: object) -> Rule:
         raise _invalid(path, f"rule {n} must be a table")
     match, action, only = rule.get("match"), rule.get("action"), rule.get("verdicts", [])
     if not isinstance(match, list) or not match or not all(isinstance(w, str) for w in match):
-        raise _invalid(path, f"rule {n}: match must be a list of words, e.g. [\"git\", \"push\", \"**\"]")
+        raise _invalid(path, f'rule {n}: match must be a list of words, e.g. ["git", "push", "**"]')
     if action not in ("allow", "ask", "deny"):
         raise _invalid(path, f"rule {n}: action must be allow, ask or deny")
     if not isinstance(only, list) or any(v not in DEFAULTS for v in only):
@@ -228,5 +230,8 @@ def keep_budget(project_root: str | None) -> tuple[int, int]:
 def _invalid(path: str, why: str) -> Exception:
     from pylon.errors import UsageError
 
-    return UsageError("guard-policy-invalid", f"The guard policy {path} is not valid: {why}.",
-                      "Fix the file (see `pylon guard explain` and docs/reference/guard.md), or move it aside.")
+    return UsageError(
+        "guard-policy-invalid",
+        f"The guard policy {path} is not valid: {why}.",
+        "Fix the file (see `pylon guard explain` and docs/reference/guard.md), or move it aside.",
+    )

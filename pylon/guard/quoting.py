@@ -3,8 +3,21 @@ strings (ANSI-C escapes), for the words the guard reads."""
 
 from __future__ import annotations
 
-_ESCAPES_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "e": "\x1b",
-              "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
+_ESCAPES_C = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "?": "?",
+}
 
 
 def unescape(text: str, escapable: str | None = None) -> str:

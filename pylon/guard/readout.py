@@ -57,8 +57,11 @@ class Reading:
         self.commands, self.unread = commands, unread
 
     def to_json(self) -> dict[str, object]:
-        return {"v": 1, "commands": [[c.argv, c.cwd, [list(r) for r in c.redirs]] for c in self.commands],
-                "unread": self.unread}
+        return {
+            "v": 1,
+            "commands": [[c.argv, c.cwd, [list(r) for r in c.redirs]] for c in self.commands],
+            "unread": self.unread,
+        }
 
     @classmethod
     def from_json(cls, doc: object) -> Reading | None:
@@ -66,10 +69,14 @@ class Reading:
         if not isinstance(doc, dict) or doc.get("v") != 1:
             return None
         try:
-            commands = [Simple([w if isinstance(w, str) else None for w in argv],
-                               cwd if isinstance(cwd, str) else None,
-                               [(str(op), t if isinstance(t, str) else None) for op, t in redirs])
-                        for argv, cwd, redirs in doc["commands"]]
+            commands = [
+                Simple(
+                    [w if isinstance(w, str) else None for w in argv],
+                    cwd if isinstance(cwd, str) else None,
+                    [(str(op), t if isinstance(t, str) else None) for op, t in redirs],
+                )
+                for argv, cwd, redirs in doc["commands"]
+            ]
             unread = [str(t) for t in doc["unread"]]
         except (KeyError, TypeError, ValueError):
             return None

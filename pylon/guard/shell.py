@@ -5,10 +5,26 @@ never judged on a guess. (bashlex was measured too: docs/explanation/guard.md.)"
 
 from __future__ import annotations
 
-from pylon.guard.model import (DYN, LIT, UNREADABLE, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Redir,
-                               Seq, Sub, Word)
-
-from pylon.guard.quoting import ansi_c, unescape as _unescape, unescape_dq as _unescape_dq
+from pylon.guard.model import (
+    DYN,
+    LIT,
+    UNREADABLE,
+    VAR,
+    Cmd,
+    Loop,
+    Node,
+    Opaque,
+    Part,
+    Pipe,
+    Redir,
+    Seq,
+    Sub,
+    Word,
+    check_deadline,
+)
+from pylon.guard.quoting import ansi_c
+from pylon.guard.quoting import unescape as _unescape
+from pylon.guard.quoting import unescape_dq as _unescape_dq
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,12 +35,42 @@ if TYPE_CHECKING:
 
 _PARSER: list[Parser] = []
 # Statements whose children are all run, one after another.
-_SEQUENCE = frozenset({"program", "list", "compound_statement", "do_group", "if_statement", "elif_clause",
-                       "else_clause", "while_statement", "case_statement", "case_item", "negated_command",
-                       "function_definition", "c_style_for_statement", "until_statement"})
-_WORDISH = frozenset({"word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
-                      "command_substitution", "number", "ansi_c_string", "translated_string", "arithmetic_expansion",
-                      "process_substitution", "array", "extglob_pattern"})
+_SEQUENCE = frozenset(
+    {
+        "program",
+        "list",
+        "compound_statement",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "while_statement",
+        "case_statement",
+        "case_item",
+        "negated_command",
+        "function_definition",
+        "c_style_for_statement",
+        "until_statement",
+    }
+)
+_WORDISH = frozenset(
+    {
+        "word",
+        "string",
+        "raw_string",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "number",
+        "ansi_c_string",
+        "translated_string",
+        "arithmetic_expansion",
+        "process_substitution",
+        "array",
+        "extglob_pattern",
+    }
+)
 
 
 def _parser() -> Parser:
@@ -78,7 +124,7 @@ _SOURCE: list[bytes] = [b""]  # the text being read (Node.text costs time that g
 
 
 def _text(node: TsNode) -> str:
-    return _SOURCE[0][node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
+    return _SOURCE[0][node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
 
 class _Reader:
@@ -137,8 +183,9 @@ class _Reader:
         values = [self.word(v) for v in n.children_by_field_name("value")]
         has_in = any(c.type == "in" for c in n.children)
         subs = [s for w in values for s in w.subs]
-        loop = Loop(_text(var) if var else "", values if has_in else None,
-                    self.node(body) if body is not None else Seq([]))
+        loop = Loop(
+            _text(var) if var else "", values if has_in else None, self.node(body) if body is not None else Seq([])
+        )
         return Seq([*subs, loop])
 
     def assignment_like(self, n: TsNode) -> Node:
@@ -252,8 +299,12 @@ class _Reader:
             elif c.type in _WORDISH and (target is not None or n.type == "heredoc_redirect"):
                 extra.append(self.word(c))
             elif n.type == "heredoc_redirect" and c.is_named:
-                rest.append(("|" if c.type == "pipeline" and c.children and c.children[0].type == "|" else ";",
-                             self.pipeline_tail(c)))
+                rest.append(
+                    (
+                        "|" if c.type == "pipeline" and c.children and c.children[0].type == "|" else ";",
+                        self.pipeline_tail(c),
+                    )
+                )
             elif c.is_named and target is None:
                 target = self.word(c)
         if n.type == "herestring_redirect" and target is not None:
@@ -320,8 +371,10 @@ class _Reader:
 
 # Word pieces that are text as they stand: (text, quoted) from the node and the quoting around it.
 _LITERALS: dict[str, Callable[[TsNode, bool], tuple[str, bool]]] = {
-    "word": lambda n, q: (_unescape(_text(n)), q), "number": lambda n, q: (_unescape(_text(n)), q),
-    "extglob_pattern": lambda n, q: (_unescape(_text(n)), q), "raw_string": lambda n, q: (_text(n)[1:-1], True),
+    "word": lambda n, q: (_unescape(_text(n)), q),
+    "number": lambda n, q: (_unescape(_text(n)), q),
+    "extglob_pattern": lambda n, q: (_unescape(_text(n)), q),
+    "raw_string": lambda n, q: (_text(n)[1:-1], True),
     "ansi_c_string": lambda n, q: (ansi_c(_text(n)[2:-1]), True),
 }
 

@@ -38,8 +38,9 @@ class Finding:
 
     __slots__ = ("verdict", "reason", "words", "targets", "line", "argv")
 
-    def __init__(self, verdict: str, reason: str, words: str, targets: list[Target] | None = None,
-                 line: int = 0) -> None:
+    def __init__(
+        self, verdict: str, reason: str, words: str, targets: list[Target] | None = None, line: int = 0
+    ) -> None:
         self.verdict, self.reason, self.words, self.targets, self.line = verdict, reason, words, targets or [], line
         self.argv: list[str] = []  # the simple command it came from (policy rules match these words)
 

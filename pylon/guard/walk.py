@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from pylon.guard.context import Context
-from pylon.guard.model import DYN, LIT, VAR, Cmd, check_deadline, Loop, Node, Opaque, Part, Pipe, Seq, Sub, Word
+from pylon.guard.model import DYN, LIT, VAR, Cmd, Loop, Node, Opaque, Part, Pipe, Seq, Sub, Word, check_deadline
 from pylon.guard.verdict import UNKNOWN, Finding
 from pylon.guard.words import MAX_EXPANSIONS, Arg, State
 
@@ -152,8 +152,9 @@ class Walk:
 
             self.parser = parse
         node = self.parser(text + " " + " ".join(w.raw for w in cmd.words[1:]) if len(cmd.words) > 1 else text)
-        inner = State(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
-                                                               if k != cmd.words[0].value})
+        inner = State(
+            state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items() if k != cmd.words[0].value}
+        )
         only = node.items[0] if isinstance(node, Seq) and len(node.items) == 1 else node
         if isinstance(only, Cmd):  # keep the command's own redirections and assignments
             only.redirs.extend(cmd.redirs)
@@ -245,8 +246,13 @@ def temp_file(word: Word, env: dict[str, str]) -> str | None:
     if len(word.parts) != 1 or word.parts[0].kind != DYN:
         return None
     text = word.parts[0].text.strip()
-    inner = text[2:-1] if text.startswith("$(") and text.endswith(")") else text[1:-1] if text.startswith("`") \
-        and text.endswith("`") else None
+    inner = (
+        text[2:-1]
+        if text.startswith("$(") and text.endswith(")")
+        else text[1:-1]
+        if text.startswith("`") and text.endswith("`")
+        else None
+    )
     try:
         argv = shlex.split(inner) if inner is not None else []
     except ValueError:
@@ -296,5 +302,3 @@ def _last_cmd(node: Node) -> Cmd | None:
     if isinstance(node, (Sub, Loop)):
         return _last_cmd(node.body)
     return None
-
-

@@ -31,14 +31,14 @@ class State:
 
     __slots__ = ("cwd", "vars", "depth", "aliases")
 
-    def __init__(self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0,
-                 aliases: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, cwd: str | None, vars: dict[str, list[str]], depth: int = 0, aliases: dict[str, str] | None = None
+    ) -> None:
         self.cwd, self.vars, self.depth = cwd, vars, depth
         self.aliases: dict[str, str] = {} if aliases is None else aliases
 
     def copy(self) -> State:
         return State(self.cwd, dict(self.vars), self.depth, dict(self.aliases))
-
 
 
 def basename(word: str) -> str:

@@ -29,9 +29,43 @@ EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 # The programs whose words name files they write (canon's command_paths knows each shape), and the
 # shells and wrappers a write may hide behind: a command naming none of them, with no `>`, writes
 # nothing the reading would name, so it is not read a second time (the guard read it already).
-WRITING = frozenset({"tee", "rm", "touch", "mkdir", "rmdir", "truncate", "unlink", "shred", "mv", "cp", "install",
-                     "ln", "rsync", "sed", "gsed", "perl", "git", "patch", "sh", "bash", "zsh", "dash", "env",
-                     "sudo", "xargs", "eval", "exec", "nohup", "timeout", "nice", "command", "builtin", "time"})
+WRITING = frozenset(
+    {
+        "tee",
+        "rm",
+        "touch",
+        "mkdir",
+        "rmdir",
+        "truncate",
+        "unlink",
+        "shred",
+        "mv",
+        "cp",
+        "install",
+        "ln",
+        "rsync",
+        "sed",
+        "gsed",
+        "perl",
+        "git",
+        "patch",
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "env",
+        "sudo",
+        "xargs",
+        "eval",
+        "exec",
+        "nohup",
+        "timeout",
+        "nice",
+        "command",
+        "builtin",
+        "time",
+    }
+)
 SHOWN = 5  # findings spelled out in one answer
 
 
@@ -188,7 +222,10 @@ def _answer(event: HookEvent, found: list[tuple[str, Finding]]) -> dict[str, Any
     text = "pylon: " + "\npylon: ".join(lines) + (f"\npylon: {problem}" if problem else "")
     if mode == "ask" and any(f.conflict for _, f in found):
         if event.agent == "codex":  # Codex does not enforce `ask` (it fails open): refuse, and say how to go ahead
-            return answers.deny(event, text + "\nAsk the user; to let such writes through, set [writes] on_conflict = "
-                                "\"context\" in .pylon/worktrees.toml.")
+            return answers.deny(
+                event,
+                text + "\nAsk the user; to let such writes through, set [writes] on_conflict = "
+                '"context" in .pylon/worktrees.toml.',
+            )
         return answers.ask(event, text)
     return answers.message(text, answers.context(event, text))

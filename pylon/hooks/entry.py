@@ -44,8 +44,7 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
 
     after_shell = event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS
     batch_done = event.name in ("PostToolBatch", "Stop")  # commands a person refused end here
-    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell
-                           or batch_done):
+    if GUARD in parts and (event.problem or not event.name or event.name == "PreToolUse" or after_shell or batch_done):
         out.append(GUARD)
     if GUARD in parts and event.name == "PreToolUse" and not event.problem:
         out.append(CLASH)
@@ -56,8 +55,14 @@ def concerned(event: HookEvent, parts: tuple[str, ...] = PARTS) -> list[str]:
     return out
 
 
-def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None = None,
-           mounts: list[str] | None = None, on_failure: Any = None) -> dict[str, Any]:
+def answer(
+    event: HookEvent,
+    parts: tuple[str, ...] = PARTS,
+    *,
+    root: str | None = None,
+    mounts: list[str] | None = None,
+    on_failure: Any = None,
+) -> dict[str, Any]:
     """The combined answer to one decoded event ({} when nobody has anything to say).
     `on_failure(part, exc)` is called when a part raised (the hook logs it)."""
     replies = []
@@ -85,8 +90,13 @@ def answer(event: HookEvent, parts: tuple[str, ...] = PARTS, *, root: str | None
             if part == GUARD and (event.name == "PreToolUse" or event.problem or not event.name):
                 from pylon.hooks.guard import refusal
 
-                replies.append(refusal(event.agent, f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), "
-                                                    "so the command was not checked. Run it only if you know it is safe."))
+                replies.append(
+                    refusal(
+                        event.agent,
+                        f"pylon guard failed ({type(exc).__name__}: {str(exc)[:200]}), "
+                        "so the command was not checked. Run it only if you know it is safe.",
+                    )
+                )
     return combine(replies)
 
 

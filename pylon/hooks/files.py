@@ -35,8 +35,14 @@ def tool_paths(event: HookEvent) -> list[str] | None:
     """The paths the tool call will overwrite, delete or create, as given; None when the input
     does not say (a field missing or of the wrong type)."""
     if event.tool_name == "apply_patch":
-        text = next((event.tool_input.get(k) for k in ("command", "patch", "input")
-                     if isinstance(event.tool_input.get(k), str)), None)
+        text = next(
+            (
+                event.tool_input.get(k)
+                for k in ("command", "patch", "input")
+                if isinstance(event.tool_input.get(k), str)
+            ),
+            None,
+        )
         if text is None:
             return None
         from pylon.agents.events import patch_paths
@@ -97,16 +103,20 @@ def judge(event: HookEvent) -> dict[str, Any]:
     import shlex
 
     shown = " ".join(shlex.quote(p) for p in at_risk[:10]) + (" ..." if len(at_risk) > 10 else "")
-    note = (f"pylon guard: snapshot {name} keeps the uncommitted work in {shown} before {event.tool_name} "
-            f"changes it; bring it back with `pylon ws restore {name} {shown}`")
+    note = (
+        f"pylon guard: snapshot {name} keeps the uncommitted work in {shown} before {event.tool_name} "
+        f"changes it; bring it back with `pylon ws restore {name} {shown}`"
+    )
     return answers.message(note, answers.context(event, note))
 
 
 def _refuse(event: HookEvent, why: str) -> dict[str, Any]:
     from pylon.agents import answers
 
-    text = (f"pylon guard: {event.tool_name} would overwrite uncommitted work, and {why}. Commit or copy it "
-            "first, or go ahead knowing it cannot be undone.")
+    text = (
+        f"pylon guard: {event.tool_name} would overwrite uncommitted work, and {why}. Commit or copy it "
+        "first, or go ahead knowing it cannot be undone."
+    )
     return answers.deny(event, text) if event.agent == "codex" else answers.ask(event, text)
 
 
@@ -118,8 +128,20 @@ def unrecoverable(root: str, rels: list[str]) -> list[str]:
         return []
     from pylon.workspace import git
 
-    out = git.run(["status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=all",
-                   "--no-renames", "--", *present], cwd=root, env={"GIT_LITERAL_PATHSPECS": "1"})
+    out = git.run(
+        [
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--ignored=matching",
+            "--untracked-files=all",
+            "--no-renames",
+            "--",
+            *present,
+        ],
+        cwd=root,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     listed = {item[3:] for item in out.decode("utf-8", "surrogateescape").split("\0") if len(item) > 3}
     return [p for p in present if p in listed or any(x.startswith(p.rstrip("/") + "/") for x in listed)]
 
@@ -161,8 +183,9 @@ def _load(where: str) -> list[dict[str, Any]]:
     return [d for d in data if isinstance(d, dict) and isinstance(d.get("ref"), str)] if isinstance(data, list) else []
 
 
-def prune(checkout: Checkout, items: list[dict[str, Any]], now: float, count: int = KEEP_COUNT,
-          days: float = KEEP_DAYS) -> list[dict[str, Any]]:
+def prune(
+    checkout: Checkout, items: list[dict[str, Any]], now: float, count: int = KEEP_COUNT, days: float = KEEP_DAYS
+) -> list[dict[str, Any]]:
     """Delete the refs of the session's snapshots beyond `count` or older than `days`, never the
     newest snapshot holding a given path; the list of those kept, oldest first."""
     from pylon.workspace import git

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pylon.guard.context import Context
 
 from pylon.agents.events import SHELL_TOOLS  # one list for routing and judging
+
 # The agents' own file tools: Claude Code's, and Codex's apply_patch (its hook names it so since
 # openai/codex#18391, with the patch text as tool_input.command).
 FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"})
@@ -30,9 +31,9 @@ HOOK_TIMEOUT = 30
 def context(cwd: str | None = None) -> Context:
     """Where the command runs: the folder, the checkout around it (found by its .git, without
     running git: the hook runs before every shell command), the current branch."""
+    from pylon.findroot import find_root
     from pylon.guard.context import Context
     from pylon.workspace.ops.guard_probe import probe
-    from pylon.findroot import find_root
 
     here = os.path.abspath(cwd or os.getcwd())
     root, branch = find_root(here)
@@ -51,8 +52,11 @@ def judge(event: HookEvent) -> dict[str, Any]:
     command = event.tool_input.get("command")
     missing = _missing(event, command)
     if missing:  # never silence: the agent would run a command nobody checked
-        return refusal(event.agent, f"pylon guard: the hook event {missing}, so the command was not checked. Check "
-                       "the hook's input (pylon guard check --tool-input EVENT) before running it.")
+        return refusal(
+            event.agent,
+            f"pylon guard: the hook event {missing}, so the command was not checked. Check "
+            "the hook's input (pylon guard check --tool-input EVENT) before running it.",
+        )
     if event.name == "PostToolUse" and event.tool_name in SHELL_TOOLS:
         return _after(event, command)
     if event.name in ("PostToolBatch", "Stop"):
@@ -143,12 +147,16 @@ def _keep(event: HookEvent, command: str, root: str | None) -> tuple[int, list[l
 
         _log(exc)
         why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-        return refusal(event.agent, f"pylon could not keep the state of the checkout before this command "
-                       f"({str(why)[:300]}), so it could not be undone. Run it only if you know it is safe.")
+        return refusal(
+            event.agent,
+            f"pylon could not keep the state of the checkout before this command "
+            f"({str(why)[:300]}), so it could not be undone. Run it only if you know it is safe.",
+        )
 
 
-def _answer(event: HookEvent, result: Any, root: str | None, command: str,
-            kept: tuple[int, list[list[object]]] | None) -> dict[str, Any]:
+def _answer(
+    event: HookEvent, result: Any, root: str | None, command: str, kept: tuple[int, list[list[object]]] | None
+) -> dict[str, Any]:
     """The policy's answer to a command that is not safe: the note (kept, allowed), or ask/deny."""
     from pylon.agents import answers
     from pylon.guard.policy import Policy, load
@@ -179,11 +187,8 @@ def _answer(event: HookEvent, result: Any, root: str | None, command: str,
     if action == "ask" and agent != "codex":
         return answers.ask(event, text)
     if action == "ask":
-        text += (". Ask the user; to let such commands through, add a rule to .pylon/guard.toml "
-                 "(`pylon guard explain`).")
+        text += ". Ask the user; to let such commands through, add a rule to .pylon/guard.toml (`pylon guard explain`)."
     return answers.deny(event, text)
-
-
 
 
 def _after(event: HookEvent, command: object) -> dict[str, Any]:
@@ -226,14 +231,16 @@ def _missing(event: Any, command: object) -> str:
     if not event.tool_name:
         return "has no tool_name"
     if (event.tool_name in SHELL_TOOLS or event.tool_name in FILE_TOOLS) and not isinstance(
-            event.raw.get("tool_input"), dict):
+        event.raw.get("tool_input"), dict
+    ):
         return "has no tool_input object"
     if event.tool_name in FILE_TOOLS:
         from pylon.hooks.files import missing
 
         return missing(event)
     if event.tool_name in SHELL_TOOLS and not (
-            isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))):
+        isinstance(command, str) or (isinstance(command, list) and all(isinstance(w, str) for w in command))
+    ):
         return "has no command string in its tool_input"
     return ""
 
@@ -242,8 +249,13 @@ def refusal(agent: str, reason: str) -> dict[str, Any]:
     """A PreToolUse refusal in the agent's format: ask in Claude Code (the user decides), deny in
     Codex (which does not enforce ask). Used when the guard could not judge the command at all."""
     decision = "deny" if agent == "codex" else "ask"
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                                   "permissionDecisionReason": reason}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def _snapshot(result: Any, policy: Any, root: str | None, command: str) -> tuple[str, str]:
@@ -291,8 +303,10 @@ def _how_back(root: str | None, snap: Any, targets: Any, command: str) -> str:
     if refs and all(t.kind == "refs" for t in targets):  # `git branch -D`, `git stash drop`: no file
         advice = f"bring back what it deletes with `pylon ws restore {name}` (the refs alone; no file is touched)"
         return advice + (f", or `pylon ws undo` (op {seq})" if seq is not None else "")
-    whole = (f"`pylon ws restore {name}` (the whole checkout as it was before the command; what it replaces "
-             "is kept in the op log)")
+    whole = (
+        f"`pylon ws restore {name}` (the whole checkout as it was before the command; what it replaces "
+        "is kept in the op log)"
+    )
     paths = sorted(set(gone) | set(changed))
     if not paths:
         return f"undo it with {whole}"

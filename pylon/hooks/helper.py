@@ -38,17 +38,45 @@ if TYPE_CHECKING:
 IDLE = 120.0  # seconds without an event before the helper exits (PYLON_HOOK_HELPER_IDLE)
 # What the hook's events import (the rest follows from these); a fork starts with them in memory.
 PRELOAD = (
-    "pylon.agents.events", "pylon.agents.answers", "pylon.hooks.entry",
-    "pylon.hooks.guard", "pylon.hooks.keep", "pylon.hooks.files", "pylon.hooks.clash", "pylon.hooks.note",
-    "pylon.hooks.worktrees", "pylon.guard.classify", "pylon.guard.walk", "pylon.guard.rules", "pylon.guard.readout",
-    "pylon.guard.reading", "pylon.guard.shell", "pylon.guard.policy", "pylon.guard.commands.findrm",
-    "pylon.guard.commands.gitrefs", "pylon.guard.commands.gitrules", "pylon.guard.commands.gitwork",
-    "pylon.guard.commands.interp", "pylon.guard.commands.remote", "pylon.guard.commands.wrappers",
-    "pylon.workspace.keep.chain", "pylon.workspace.keep.kept", "pylon.workspace.keep.ignored",
-    "pylon.workspace.keep.mirror", "pylon.workspace.keep.recover", "pylon.workspace.keep.refsnap",
-    "pylon.workspace.keep.loose", "pylon.workspace.keep.ledger", "pylon.workspace.keep.changes",
-    "pylon.workspace.state", "pylon.workspace.exact_quick", "pylon.workspace.ops.guard_probe",
-    "pylon.workspace.ops.guard_op", "pylon.canon.agent.hook", "pylon.sessions.marks", "pylon.locks",
+    "pylon.agents.events",
+    "pylon.agents.answers",
+    "pylon.hooks.entry",
+    "pylon.hooks.guard",
+    "pylon.hooks.keep",
+    "pylon.hooks.files",
+    "pylon.hooks.clash",
+    "pylon.hooks.note",
+    "pylon.hooks.worktrees",
+    "pylon.guard.classify",
+    "pylon.guard.walk",
+    "pylon.guard.rules",
+    "pylon.guard.readout",
+    "pylon.guard.reading",
+    "pylon.guard.shell",
+    "pylon.guard.policy",
+    "pylon.guard.commands.findrm",
+    "pylon.guard.commands.gitrefs",
+    "pylon.guard.commands.gitrules",
+    "pylon.guard.commands.gitwork",
+    "pylon.guard.commands.interp",
+    "pylon.guard.commands.remote",
+    "pylon.guard.commands.wrappers",
+    "pylon.workspace.keep.chain",
+    "pylon.workspace.keep.kept",
+    "pylon.workspace.keep.ignored",
+    "pylon.workspace.keep.mirror",
+    "pylon.workspace.keep.recover",
+    "pylon.workspace.keep.refsnap",
+    "pylon.workspace.keep.loose",
+    "pylon.workspace.keep.ledger",
+    "pylon.workspace.keep.changes",
+    "pylon.workspace.state",
+    "pylon.workspace.exact_quick",
+    "pylon.workspace.ops.guard_probe",
+    "pylon.workspace.ops.guard_op",
+    "pylon.canon.agent.hook",
+    "pylon.sessions.marks",
+    "pylon.locks",
 )
 
 
@@ -96,14 +124,21 @@ def main(runner: Runner) -> None:
         os.close(lock)
 
 
-def _serve(server: socket.socket, env: bytes, sources: dict[str, int], idle: float, path: str, bound: int,
-           private: tuple[int, int], runner: Runner) -> None:
+def _serve(
+    server: socket.socket,
+    env: bytes,
+    sources: dict[str, int],
+    idle: float,
+    path: str,
+    bound: int,
+    private: tuple[int, int],
+    runner: Runner,
+) -> None:
     """Keep one fork waiting in accept() (the spare), so an event never waits for a fork: the spare
     that took a connection says so on a pipe (b"a", or b"!" when pylon changed under the helper),
     then b"+" once it answered, and the helper forks the next one (not while the answer is being
     made: a fork of this process costs the CPU that answer needs)."""
     import select
-
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: the spare with it, the socket removed
@@ -155,8 +190,7 @@ def _stop(pid: int) -> None:
         pass
 
 
-def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int, runner: Runner,
-           helper: int) -> None:
+def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int, runner: Runner, helper: int) -> None:
     """The waiting fork: take one connection, tell the helper, answer it, exit. It exits too when the
     helper is gone (killed without a word): it must not answer for a helper nobody watches."""
     import select

@@ -147,8 +147,15 @@ def ask(prog: str, argv: list[str], data: bytes, boot: str) -> tuple[int, bytes,
                 return None
             if peer_uid(sock) != os.getuid():
                 return None
-            sock.sendall(pack(prog.encode(), "\0".join(argv).encode("utf-8", "surrogateescape"),
-                              os.fsencode(os.getcwd()), env, data))
+            sock.sendall(
+                pack(
+                    prog.encode(),
+                    "\0".join(argv).encode("utf-8", "surrogateescape"),
+                    os.fsencode(os.getcwd()),
+                    env,
+                    data,
+                )
+            )
             code, out, err = read_fields(sock, 3)
         finally:
             sock.close()
@@ -169,9 +176,17 @@ def start(fd: int, name: str, boot: str) -> None:
         module, _, function = boot.partition(":")
         code = f"import sys; sys.path.insert(0, {package_parent()!r}); from {module} import {function}; {function}()"
         try:
-            os.posix_spawn(sys.executable, [sys.executable, "-c", code, name], os.environ,
-                           file_actions=[(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
-                                         (os.POSIX_SPAWN_DUP2, null, 2)], setsid=True)
+            os.posix_spawn(
+                sys.executable,
+                [sys.executable, "-c", code, name],
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, null, 0),
+                    (os.POSIX_SPAWN_DUP2, null, 1),
+                    (os.POSIX_SPAWN_DUP2, null, 2),
+                ],
+                setsid=True,
+            )
         finally:
             os.close(null)
     except OSError:

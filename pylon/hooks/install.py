@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 GUARD_TIMEOUT = 30
 WS_TIMEOUT = 600  # WorktreeCreate makes a worktree (a checkout, copies of ignored files): minutes on a large tree
-CODEX_NOTE = ("Codex runs project hooks only once the project is trusted, and each new or changed hook only "
-              "after you approve it in /hooks (then start a new session).")
+CODEX_NOTE = (
+    "Codex runs project hooks only once the project is trusted, and each new or changed hook only "
+    "after you approve it in /hooks (then start a new session)."
+)
 # The tools whose PreToolUse the guard answers: the shell, and the agent's own file tools; and the
 # tool whose PostToolUse records the op of what a command changed (the shell).
 GUARD_MATCHERS = {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}
@@ -60,8 +62,10 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
     from pylon.agents.settings import HookEntry
 
     if part == GUARD:
-        return [HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
-                HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT)]
+        return [
+            HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
+            HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT),
+        ]
     if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/explanation/agents.md)
         return [HookEntry(e, command, timeout=WS_TIMEOUT) for e in sorted(WS_EVENTS)] if agent == "claude-code" else []
     from pylon.canon.agent.hook import hook_entries
@@ -109,6 +113,7 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
         if canon.search(command):
             return CANON
         return None
+
     return which
 
 

@@ -44,8 +44,9 @@ def before(event: HookEvent, command: str, root: str) -> tuple[int, list[list[ob
     from pylon.workspace.keep.chain import before as keep_before
     from pylon.workspace.repo import locate
 
-    return keep_before(locate(root), command=command, hook_id=hook_id(event, command),
-                       session=event.session_id, turn=turn_of(event))
+    return keep_before(
+        locate(root), command=command, hook_id=hook_id(event, command), session=event.session_id, turn=turn_of(event)
+    )
 
 
 def after(event: HookEvent, command: str) -> dict[str, object]:
@@ -105,8 +106,11 @@ def _batch_done(event: HookEvent) -> None:
     from pylon.workspace.index import read_json
 
     running = (read_json(chain_path) or {}).get("running") or {}
-    mine = [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == event.session_id
-            and not v.get("ended")]
+    mine = [
+        k
+        for k, v in running.items()
+        if isinstance(v, dict) and v.get("session") == event.session_id and not v.get("ended")
+    ]
     if mine:
         from pylon.workspace.keep.chain import finished
         from pylon.workspace.repo import locate
@@ -148,7 +152,7 @@ def _chain_file(cwd: str) -> tuple[str, str] | None:
         if os.path.isfile(dotgit):
             with open(dotgit, encoding="utf-8", errors="surrogateescape") as fh:
                 text = fh.read(4096).strip()
-            git_dir = os.path.join(root, text[len("gitdir:"):].strip()) if text.startswith("gitdir:") else ""
+            git_dir = os.path.join(root, text[len("gitdir:") :].strip()) if text.startswith("gitdir:") else ""
             with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
                 common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
     except OSError:

@@ -76,8 +76,10 @@ def unkeepable(root: str, targets: list[Target], not_kept: list[list[object]] | 
         if any(p == ".git" or p.startswith(".git/") for p in paths):
             lost += _outside_store(root)
         if lost:
-            return ("pylon cannot keep what this command would destroy, so `pylon ws undo` could not bring it back: "
-                    + ", ".join(lost))
+            return (
+                "pylon cannot keep what this command would destroy, so `pylon ws undo` could not bring it back: "
+                + ", ".join(lost)
+            )
     if not_kept is None:
         not_kept = _over(root, targets)
     return over_budget(root, targets, not_kept)
@@ -130,10 +132,15 @@ def over_budget(root: str, targets: list[Target], not_kept: list[list[object]]) 
     hit = []
     for entry in not_kept:
         path, size, why = str(entry[0]), entry[1], entry[2] if len(entry) > 2 else ""
-        if any(g in (".", "") or path == g or path.startswith(g.rstrip("/") + "/") or g.startswith(path + "/")
-               for g in gone):
+        if any(
+            g in (".", "") or path == g or path.startswith(g.rstrip("/") + "/") or g.startswith(path + "/")
+            for g in gone
+        ):
             hit.append(f"{path} ({size} bytes: {why})")
     if not hit:
         return ""
-    return ("pylon could not keep what this command would destroy, so `pylon ws undo` cannot bring it back: "
-            + ", ".join(hit) + " (raise [keep] in .pylon/guard.toml to keep it)")
+    return (
+        "pylon could not keep what this command would destroy, so `pylon ws undo` cannot bring it back: "
+        + ", ".join(hit)
+        + " (raise [keep] in .pylon/guard.toml to keep it)"
+    )

@@ -38,8 +38,10 @@ def run(event: HookEvent) -> int:
         sys.stderr.write(f"pylon: {exc.message}{hint}\n")
         return 1
     except Exception as exc:  # the client shows this line; never a traceback
-        sys.stderr.write(f"pylon: {event.name} failed ({type(exc).__name__}: {exc}); nothing was made or removed "
-                         "by this hook. `pylon doctor` checks the installation.\n")
+        sys.stderr.write(
+            f"pylon: {event.name} failed ({type(exc).__name__}: {exc}); nothing was made or removed "
+            "by this hook. `pylon doctor` checks the installation.\n"
+        )
         return 1
     if line:
         sys.stdout.write(line + "\n")
@@ -59,20 +61,28 @@ def answer(event: HookEvent) -> str:
         if not name:
             from pylon.errors import UsageError
 
-            raise UsageError("usage", "The WorktreeCreate event names no worktree (no `name`).",
-                             "Check the hook's input: pylon hook claude-code < event.json")
+            raise UsageError(
+                "usage",
+                "The WorktreeCreate event names no worktree (no `name`).",
+                "Check the hook's input: pylon hook claude-code < event.json",
+            )
         base = _text(event.raw, "base_commit", "base_ref") or None
         made = clients.create(checkout, name, client=event.agent, session=event.session_id, base=base)
         where = "resumed" if made.get("resumed") else "made"
-        sys.stderr.write(f"pylon: {where} worktree {made['id']} ({made['path']}) for {event.agent}; "
-                         f"`pylon ws list` shows it, `pylon ws finish {made['id']}` brings its work back\n")
+        sys.stderr.write(
+            f"pylon: {where} worktree {made['id']} ({made['path']}) for {event.agent}; "
+            f"`pylon ws list` shows it, `pylon ws finish {made['id']}` brings its work back\n"
+        )
         return str(made["path"])
     path = _text(event.raw, "worktree_path", "path")
     if not path:
         from pylon.errors import UsageError
 
-        raise UsageError("usage", "The WorktreeRemove event names no worktree (no `worktree_path`).",
-                         "Check the hook's input: pylon hook claude-code < event.json")
+        raise UsageError(
+            "usage",
+            "The WorktreeRemove event names no worktree (no `worktree_path`).",
+            "Check the hook's input: pylon hook claude-code < event.json",
+        )
     done = clients.remove(checkout, path)
     sys.stderr.write(f"pylon: removed worktree {done['id']} (op {done['op']}; `pylon ws undo` brings it back)\n")
     return ""

@@ -58,8 +58,9 @@ def _text(stream: io.TextIOWrapper) -> str:
     return buffer.getvalue().decode("utf-8", "replace")
 
 
-def run_line(line: list[str], stdin: str | None = None, env: dict[str, str] | None = None,
-             folder: str | None = None) -> Outcome:
+def run_line(
+    line: list[str], stdin: str | None = None, env: dict[str, str] | None = None, folder: str | None = None
+) -> Outcome:
     """Run `pylon LINE...` as the console script would (in `folder`, else here), capturing what it prints."""
     from pylon.cli.main import run
 
@@ -83,8 +84,9 @@ def run_line(line: list[str], stdin: str | None = None, env: dict[str, str] | No
         return Outcome(status, _text(out), _text(err))
 
 
-def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str | None,
-         folder: str | None, reach: Reach) -> tuple[dict[str, Any], bool]:
+def call(
+    name: str, arguments: Mapping[str, Any] | None, who: str, session: str | None, folder: str | None, reach: Reach
+) -> tuple[dict[str, Any], bool]:
     """Run one tool call confined to `reach`: (the JSON document, is it an error). Never raises for bad input."""
     from pylon.boundary import confined
     from pylon.errors import PylonError
@@ -112,5 +114,11 @@ def call(name: str, arguments: Mapping[str, Any] | None, who: str, session: str 
 def _no_document(outcome: Outcome) -> dict[str, Any]:
     # Every tool command prints one JSON document with --json; this is the guard for one that did not.
     last = (outcome.stderr.strip().splitlines() or ["no output"])[-1]
-    return {"ok": False, "error": {"code": "internal", "message": f"The command printed no JSON ({last}).",
-                                   "hint": "Run the same command in a shell with --json to see what it says."}}
+    return {
+        "ok": False,
+        "error": {
+            "code": "internal",
+            "message": f"The command printed no JSON ({last}).",
+            "hint": "Run the same command in a shell with --json to see what it says.",
+        },
+    }

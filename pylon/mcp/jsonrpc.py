@@ -105,16 +105,21 @@ _BOM = b"\xef\xbb\xbf"
 def parse(line: bytes) -> Message | dict[str, Any]:
     """The message on one line, or the error answer the line gets."""
     if line.startswith(_BOM):
-        line = line[len(_BOM):]
+        line = line[len(_BOM) :]
     try:
         doc = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_float=_float, parse_int=_int)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = "the line is not UTF-8" if isinstance(exc, UnicodeDecodeError) else "the line is not JSON"
         return error(None, PARSE_ERROR, "Parse error", f"{why}: {exc}"[:300])
     if isinstance(doc, list):
-        return error(None, INVALID_REQUEST, "Invalid Request",
-                     "batches are not supported: send each message on its own line" if doc
-                     else "an empty array is not a message")
+        return error(
+            None,
+            INVALID_REQUEST,
+            "Invalid Request",
+            "batches are not supported: send each message on its own line"
+            if doc
+            else "an empty array is not a message",
+        )
     if not isinstance(doc, dict):
         return error(None, INVALID_REQUEST, "Invalid Request", "a message is a JSON object")
     request_id = doc.get("id")
@@ -153,6 +158,10 @@ def dump(message: dict[str, Any]) -> bytes:
             return (json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
     except (ValueError, TypeError, RecursionError) as exc:
         request_id = message.get("id")
-        fallback = error(request_id if isinstance(request_id, str) or type(request_id) is int else None,
-                         INTERNAL_ERROR, "Internal error", f"the answer is not JSON: {exc}"[:300])
+        fallback = error(
+            request_id if isinstance(request_id, str) or type(request_id) is int else None,
+            INTERNAL_ERROR,
+            "Internal error",
+            f"the answer is not JSON: {exc}"[:300],
+        )
         return (json.dumps(fallback) + "\n").encode("ascii")

@@ -22,6 +22,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Mapping
+
 from pylon.mcp import jsonrpc
 
 TYPE_CHECKING = False  # typing costs the start-up an agent waits for (the `initialize` answer)
@@ -42,9 +43,11 @@ BUSY = -32000  # JSON-RPC's range for a server's own errors
 ROOTS_WAIT = 10.0  # seconds a tool call waits for the client's answer to roots/list
 # Codex sends the thread's working folder in each call's _meta to servers that declare this capability.
 SANDBOX_META = "codex/sandbox-state-meta"
-INSTRUCTIONS = ("pylon: project memory (canon) and numbered edits. Before changing a file, canon_read it (its "
-                "article); after a real change, canon_write the article; canon_journal records events. read/edit: "
-                "whole-line edits by the line numbers and tag read printed.")
+INSTRUCTIONS = (
+    "pylon: project memory (canon) and numbered edits. Before changing a file, canon_read it (its "
+    "article); after a real change, canon_write the article; canon_journal records events. read/edit: "
+    "whole-line edits by the line numbers and tag read printed."
+)
 
 
 class Roots:
@@ -114,7 +117,7 @@ class Server:
         with self.write_lock:
             while data and not self.broken:
                 try:
-                    data = data[os.write(self.sink, data):]
+                    data = data[os.write(self.sink, data) :]
                 except InterruptedError:
                     continue
                 except OSError:
@@ -130,15 +133,21 @@ class Server:
                 if len(line) > MAX_LINE and not line.endswith(b"\n"):
                     while (rest := self.source.readline(1 << 20)) and not rest.endswith(b"\n"):
                         pass
-                    self.send(jsonrpc.error(None, jsonrpc.INVALID_REQUEST, "Invalid Request",
-                                            f"a message is at most {MAX_LINE} bytes"))
+                    self.send(
+                        jsonrpc.error(
+                            None, jsonrpc.INVALID_REQUEST, "Invalid Request", f"a message is at most {MAX_LINE} bytes"
+                        )
+                    )
                     continue
                 if line.strip():  # a blank line carries no message
                     try:
                         self.take(line)
                     except Exception as exc:  # no line may end the reader
-                        self.send(jsonrpc.error(None, jsonrpc.INTERNAL_ERROR, "Internal error",
-                                                f"{type(exc).__name__}: {exc}"[:300]))
+                        self.send(
+                            jsonrpc.error(
+                                None, jsonrpc.INTERNAL_ERROR, "Internal error", f"{type(exc).__name__}: {exc}"[:300]
+                            )
+                        )
         except (OSError, ValueError):
             pass  # stdin broke: as its end
         finally:
@@ -159,8 +168,9 @@ class Server:
         if parsed.kind == jsonrpc.NOTIFICATION and parsed.method == "notifications/cancelled":
             named = parsed.params.get("requestId")
             with self.ready:  # only a request waiting or running: a late cancel is forgotten (spec: MAY ignore)
-                if jsonrpc.valid_id(named) and (named == self.running or any(
-                        e is not None and e[0].id == named for e in self.queue)):
+                if jsonrpc.valid_id(named) and (
+                    named == self.running or any(e is not None and e[0].id == named for e in self.queue)
+                ):
                     self.cancelled.add(named)
             return
         if parsed.kind == jsonrpc.REQUEST and parsed.method == "ping":
@@ -176,9 +186,15 @@ class Server:
                 self.pending += weight
                 self.ready.notify_all()
         if busy:  # a notification over the bound is dropped, as a lost one would be
-            self.send(jsonrpc.error(parsed.id, BUSY, "Server busy",
-                                    f"over {MAX_PENDING >> 20} MiB of requests wait for an answer: send it again "
-                                    "once some are answered"))
+            self.send(
+                jsonrpc.error(
+                    parsed.id,
+                    BUSY,
+                    "Server busy",
+                    f"over {MAX_PENDING >> 20} MiB of requests wait for an answer: send it again "
+                    "once some are answered",
+                )
+            )
 
     # -- the main thread ------------------------------------------------------------------------
     def serve(self) -> int:
@@ -215,11 +231,13 @@ class Server:
             try:
                 answer = self.answer(message)
             except KeyboardInterrupt:
-                answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
-                                       "the server was interrupted (SIGINT) and ends")
+                answer = jsonrpc.error(
+                    message.id, jsonrpc.INTERNAL_ERROR, "Internal error", "the server was interrupted (SIGINT) and ends"
+                )
             except Exception as exc:  # a request is answered whatever fails
-                answer = jsonrpc.error(message.id, jsonrpc.INTERNAL_ERROR, "Internal error",
-                                       f"{type(exc).__name__}: {exc}"[:500])
+                answer = jsonrpc.error(
+                    message.id, jsonrpc.INTERNAL_ERROR, "Internal error", f"{type(exc).__name__}: {exc}"[:500]
+                )
             with self.ready:
                 self.running = None
                 dropped = message.id in self.cancelled
@@ -234,7 +252,12 @@ class Server:
         return 130
 
     def notified(self, message: Message) -> None:
-        if message.method == "notifications/initialized" and self.roots.supported or message.method == "notifications/roots/list_changed" and self.roots.supported:
+        if (
+            message.method == "notifications/initialized"
+            and self.roots.supported
+            or message.method == "notifications/roots/list_changed"
+            and self.roots.supported
+        ):
             self.roots.ask(self.send)
 
     def answer(self, message: Message) -> dict[str, Any]:
@@ -250,12 +273,19 @@ class Server:
             if not isinstance(name, str):
                 return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params", '"name" must be a string')
             if arguments is not None and not isinstance(arguments, dict):
-                return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params",
-                                     '"arguments" must be an object')
+                return jsonrpc.error(
+                    request_id, jsonrpc.INVALID_PARAMS, "Invalid params", '"arguments" must be an object'
+                )
             raw = params.get("_meta")
             doc, is_error = self.call(name, arguments, raw if isinstance(raw, Mapping) else None)
-            return jsonrpc.result(request_id, {"content": [{"type": "text", "text": text_of(doc, is_error)}],
-                                               "structuredContent": doc, "isError": is_error})
+            return jsonrpc.result(
+                request_id,
+                {
+                    "content": [{"type": "text", "text": text_of(doc, is_error)}],
+                    "structuredContent": doc,
+                    "isError": is_error,
+                },
+            )
         return jsonrpc.error(request_id, jsonrpc.METHOD_NOT_FOUND, "Method not found", method)
 
     def initialize(self, request_id: object, params: dict[str, Any]) -> dict[str, Any]:
@@ -263,34 +293,47 @@ class Server:
 
         asked = params.get("protocolVersion")
         if not isinstance(asked, str):
-            return jsonrpc.error(request_id, jsonrpc.INVALID_PARAMS, "Invalid params",
-                                 '"protocolVersion" must be a string')
+            return jsonrpc.error(
+                request_id, jsonrpc.INVALID_PARAMS, "Invalid params", '"protocolVersion" must be a string'
+            )
         capabilities = params.get("capabilities")
         self.roots.supported = isinstance(capabilities, dict) and isinstance(capabilities.get("roots"), dict)
-        return jsonrpc.result(request_id, {
-            "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
-            "capabilities": {"experimental": {SANDBOX_META: {}}, "tools": {"listChanged": False}},
-            "serverInfo": {"name": "pylon", "version": __version__},
-            "instructions": INSTRUCTIONS,
-        })
+        return jsonrpc.result(
+            request_id,
+            {
+                "protocolVersion": asked if asked in VERSIONS else VERSIONS[0],
+                "capabilities": {"experimental": {SANDBOX_META: {}}, "tools": {"listChanged": False}},
+                "serverInfo": {"name": "pylon", "version": __version__},
+                "instructions": INSTRUCTIONS,
+            },
+        )
 
     def tools(self) -> list[dict[str, Any]]:
         if self.listed is None:
             from pylon.mcp import tools
 
-            self.listed = [{"name": tools.tool_name(c), "description": tools.description(c),
-                            "inputSchema": tools.input_schema(c)} for c in tools.tool_commands()]
+            self.listed = [
+                {"name": tools.tool_name(c), "description": tools.description(c), "inputSchema": tools.input_schema(c)}
+                for c in tools.tool_commands()
+            ]
         return self.listed
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None,
-             meta: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+    def call(
+        self, name: str, arguments: Mapping[str, Any] | None, meta: Mapping[str, Any] | None
+    ) -> tuple[dict[str, Any], bool]:
         from pylon.mcp.calls import call
 
         if self.roots.supported and not self.ended.is_set() and not self.roots.answered.wait(ROOTS_WAIT):
             self.roots.answered.set()  # no answer yet: the checkout, and no more waiting (a late one still counts)
         if not os.path.isdir(self.started_in):  # removed under the server: each call would fail in getcwd()
-            return {"ok": False, "error": {"code": "not-found", "message": f"The folder pylon mcp was started in "
-                    f"({self.started_in}) no longer exists.", "hint": "Restart the MCP server from the project."}}, True
+            return {
+                "ok": False,
+                "error": {
+                    "code": "not-found",
+                    "message": f"The folder pylon mcp was started in ({self.started_in}) no longer exists.",
+                    "hint": "Restart the MCP server from the project.",
+                },
+            }, True
         return call(name, arguments, self.who, session_id(meta), call_folder(meta), self.reach())
 
     def reach(self) -> Any:

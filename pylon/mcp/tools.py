@@ -45,8 +45,7 @@ def find(name: str) -> Command:
         if tool_name(command) == name:
             return command
     names = ", ".join(tool_name(c) for c in tool_commands())
-    raise PylonError("bad-tool-call", f"No tool is named {name!r}.", f"Call one of: {names} (tools/list).",
-                     exit_code=2)
+    raise PylonError("bad-tool-call", f"No tool is named {name!r}.", f"Call one of: {names} (tools/list).", exit_code=2)
 
 
 def _described(text: str, metavar: str) -> str:
@@ -121,16 +120,20 @@ def description(command: Command) -> str:
 
 
 def _bad(command: Command, message: str) -> PylonError:
-    return PylonError("bad-tool-call", message, f"See the input schema of {tool_name(command)} (tools/list).",
-                      exit_code=2)
+    return PylonError(
+        "bad-tool-call", message, f"See the input schema of {tool_name(command)} (tools/list).", exit_code=2
+    )
 
 
 def _check_type(command: Command, key: str, value: object, schema: dict[str, Any]) -> None:
     kind = schema["type"]
-    ok = {"string": isinstance(value, str), "boolean": isinstance(value, bool),
-          "integer": isinstance(value, int) and not isinstance(value, bool),
-          "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-          "array": isinstance(value, list)}[kind]
+    ok = {
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "array": isinstance(value, list),
+    }[kind]
     if not ok:
         raise _bad(command, f"{key}: expected {'an' if kind[0] in 'aeiou' else 'a'} {kind}, got {_shown(value)}.")
     if isinstance(value, list):  # kind "array" (checked above)

@@ -14,8 +14,11 @@ KINDS = ("apply", "sync", "undo", "restore", "rm")
 def _word(body: dict[str, Any], key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value:
-        raise PylonError("bad-action", f"This action needs `{key}` (a non-empty string).",
-                         "Use the board's buttons, or the matching `pylon ws` command.")
+        raise PylonError(
+            "bad-action",
+            f"This action needs `{key}` (a non-empty string).",
+            "Use the board's buttons, or the matching `pylon ws` command.",
+        )
     return value
 
 
@@ -23,8 +26,11 @@ def run(board: Board, body: dict[str, Any]) -> dict[str, object]:
     """Run one action; PylonError passes through (refusals such as `apply-conflicts` included)."""
     kind = body.get("action")
     if kind not in KINDS:
-        raise PylonError("bad-action", f"Unknown action {kind!r}: the board runs {', '.join(KINDS)}.",
-                         "Use the board's buttons, or the matching `pylon ws` command.")
+        raise PylonError(
+            "bad-action",
+            f"Unknown action {kind!r}: the board runs {', '.join(KINDS)}.",
+            "Use the board's buttons, or the matching `pylon ws` command.",
+        )
     with board.action_lock:
         checkout = board.checkout()
         if kind == "apply":

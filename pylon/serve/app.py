@@ -117,8 +117,11 @@ class Handler(BaseHTTPRequestHandler):
         closes after the answer."""
         lengths = self.headers.get_all("Content-Length") or []
         raw = lengths[0].strip() if len(lengths) == 1 else ""
-        if self.headers.get("Transfer-Encoding") is not None or len(lengths) > 1 or (
-                lengths and not (raw.isascii() and raw.isdigit())):
+        if (
+            self.headers.get("Transfer-Encoding") is not None
+            or len(lengths) > 1
+            or (lengths and not (raw.isascii() and raw.isdigit()))
+        ):
             self.close_connection = self._linger = True
             return None
         length = int(raw) if lengths else 0
@@ -179,19 +182,35 @@ class Handler(BaseHTTPRequestHandler):
         if token is not None and self.command == "GET":
             session = gate.login(token)
             if session is None and not known:
-                self._refuse(Refusal(403, "bad-token", "This link was used already, or is not this board's: each link "
-                                     "`pylon serve` prints opens the board once. Run `pylon serve` in this checkout "
-                                     "again: it prints a new link to the board that runs."))
+                self._refuse(
+                    Refusal(
+                        403,
+                        "bad-token",
+                        "This link was used already, or is not this board's: each link "
+                        "`pylon serve` prints opens the board once. Run `pylon serve` in this checkout "
+                        "again: it prints a new link to the board that runs.",
+                    )
+                )
                 return None
             # the token leaves the address bar: the same path without it ("//host" would leave the board)
             rest = urlencode([(k, v) for k, v in pairs if k != "token"])
             location = "/" + parts.path.lstrip("/\\") + ("?" + rest if rest else "")
-            self._headers(303, "text/plain; charset=utf-8", 0,
-                          {"Location": location, **({"Set-Cookie": gate.set_cookie(session)} if session else {})})
+            self._headers(
+                303,
+                "text/plain; charset=utf-8",
+                0,
+                {"Location": location, **({"Set-Cookie": gate.set_cookie(session)} if session else {})},
+            )
             return None
         if not known:
-            self._refuse(Refusal(403, "bad-token", "This board needs the link `pylon serve` printed (…/?token=…): open "
-                                 "it (each link opens the board once; run `pylon serve` again for a new one)."))
+            self._refuse(
+                Refusal(
+                    403,
+                    "bad-token",
+                    "This board needs the link `pylon serve` printed (…/?token=…): open "
+                    "it (each link opens the board once; run `pylon serve` again for a new one).",
+                )
+            )
             return None
         return parts.path, query
 
@@ -205,9 +224,11 @@ class Handler(BaseHTTPRequestHandler):
 
             nonce = secrets.token_urlsafe(16)
             body = page(nonce, self.server.gate.new_page())
-            policy = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
-                      "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
-                      "frame-ancestors 'none'")
+            policy = (
+                f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+                "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
+                "frame-ancestors 'none'"
+            )
             self._headers(200, "text/html; charset=utf-8", len(body), {"Content-Security-Policy": policy})
             self.wfile.write(body)
             return
@@ -239,24 +260,32 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(refusal)
             return
         if not self.server.board.allow_actions:
-            self._error(403, "actions-off", "This board is read-only: it was started without --allow-actions.",
-                        "Run the command shown on the page in a terminal, or restart with `pylon serve --allow-actions`.")
+            self._error(
+                403,
+                "actions-off",
+                "This board is read-only: it was started without --allow-actions.",
+                "Run the command shown on the page in a terminal, or restart with `pylon serve --allow-actions`.",
+            )
             return
         try:
             body = json.loads(self._body or b"{}") if self._body is not None else None
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            self._error(413 if self._body is None else 400, "bad-action",
-                        f"An action is one JSON object of at most {MAX_BODY} bytes, sent with a Content-Length.")
+            self._error(
+                413 if self._body is None else 400,
+                "bad-action",
+                f"An action is one JSON object of at most {MAX_BODY} bytes, sent with a Content-Length.",
+            )
             return
         from pylon.serve.actions import run
 
         try:
             result = run(self.server.board, body)
         except PylonError as exc:
-            self._json(409, {"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint,
-                                                    **exc.details}})
+            self._json(
+                409, {"ok": False, "error": {"code": exc.code, "message": exc.message, "hint": exc.hint, **exc.details}}
+            )
             return
         self._json(200, {"ok": True, "action": body.get("action"), "result": result})
 
@@ -297,5 +326,8 @@ def bind(port: int, board: Board) -> BoardServer:
     try:
         return BoardServer(port, board)
     except OSError as exc:
-        raise PylonError("port-taken", f"Cannot listen on 127.0.0.1:{port} ({os.strerror(exc.errno or 0)}).",
-                         "Pick another port with --port N, or leave --port out to let the system choose one.") from None
+        raise PylonError(
+            "port-taken",
+            f"Cannot listen on 127.0.0.1:{port} ({os.strerror(exc.errno or 0)}).",
+            "Pick another port with --port N, or leave --port out to let the system choose one.",
+        ) from None

@@ -50,8 +50,13 @@ def meta(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon import __version__
 
     project = board.project()
-    return {"root": board.root, "allow_actions": board.allow_actions, "version": __version__,
-            "store": project.store.exists(), "watching": board.keep.watching}
+    return {
+        "root": board.root,
+        "allow_actions": board.allow_actions,
+        "version": __version__,
+        "store": project.store.exists(),
+        "watching": board.keep.watching,
+    }
 
 
 def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
@@ -59,12 +64,13 @@ def agents(board: Board, query: dict[str, str]) -> dict[str, object]:
     the `ws watch` that `ws new --watch` keeps running there, or None; plus `departed`, every
     foreign worktree shown as such (where `ws list` only counts them). Kept between changes
     (keep.py); `fresh=1` reads every worktree anew."""
+    from pylon.workspace.worktrees.listing import list_worktrees
     from pylon.workspace.worktrees.proof import admin_dir_of
     from pylon.workspace.worktrees.watchers import holder
-    from pylon.workspace.worktrees.listing import list_worktrees
 
-    listed, age = board.keep.survey("agents", lambda read: list_worktrees(board.checkout(), read, departed=True),
-                                    query.get("fresh") == "1")
+    listed, age = board.keep.survey(
+        "agents", lambda read: list_worktrees(board.checkout(), read, departed=True), query.get("fresh") == "1"
+    )
     rows = listed["worktrees"]
     assert isinstance(rows, list)  # the `ws list --json` document's list
     answer = {**listed, "worktrees": [dict(row) for row in rows], "survey": _survey(age)}  # (the kept one unchanged)
@@ -80,8 +86,9 @@ def conflicts(board: Board, query: dict[str, str]) -> dict[str, object]:
     like `agents`."""
     from pylon.workspace.worktrees.listing import check_conflicts
 
-    doc, age = board.keep.survey("conflicts", lambda read: check_conflicts(board.checkout(), [], read, departed=True),
-                                 query.get("fresh") == "1")
+    doc, age = board.keep.survey(
+        "conflicts", lambda read: check_conflicts(board.checkout(), [], read, departed=True), query.get("fresh") == "1"
+    )
     return {**doc, "survey": _survey(age)}
 
 
@@ -102,8 +109,8 @@ def _survey(age: float) -> dict[str, object]:
 
 def diff(board: Board, query: dict[str, str]) -> dict[str, object]:
     """`ws diff --json --in ID`: the session's bounded diff against its baseline."""
-    from pylon.workspace.tracking.diff import diff as run_diff
     from pylon.workspace.repo import locate
+    from pylon.workspace.tracking.diff import diff as run_diff
     from pylon.workspace.worktrees.new import path
 
     chunks: list[bytes] = []
@@ -176,10 +183,17 @@ def article(board: Board, query: dict[str, str]) -> dict[str, object]:
             except (OSError, PylonError):
                 continue
             entries.append({"name": name, "logged": entry.logged, "subjects": entry.subjects, "body": entry.text})
-    return {"address": str(view.address), "requested": str(view.requested), "file": view.file,
-            "capsule": view.doc.owned.get("capsule"), "updated": view.doc.owned.get("updated"),
-            "scope": view.doc.owned.get("scope"), "body": view.doc.body, "journal": entries,
-            "journal_total": view.journal_total}
+    return {
+        "address": str(view.address),
+        "requested": str(view.requested),
+        "file": view.file,
+        "capsule": view.doc.owned.get("capsule"),
+        "updated": view.doc.owned.get("updated"),
+        "scope": view.doc.owned.get("scope"),
+        "body": view.doc.body,
+        "journal": entries,
+        "journal_total": view.journal_total,
+    }
 
 
 def journal(board: Board, query: dict[str, str]) -> dict[str, object]:
@@ -199,8 +213,14 @@ def journal(board: Board, query: dict[str, str]) -> dict[str, object]:
             entry = read_entry(os.path.join(folder, name))
         except (OSError, PylonError):
             continue
-        entries.append({"name": name, "logged": entry.logged, "subjects": entry.subjects,
-                        "first_line": next((ln for ln in entry.text.splitlines() if ln.strip()), "")[:200]})
+        entries.append(
+            {
+                "name": name,
+                "logged": entry.logged,
+                "subjects": entry.subjects,
+                "first_line": next((ln for ln in entry.text.splitlines() if ln.strip()), "")[:200],
+            }
+        )
     entries.sort(key=lambda e: sort_key(e["logged"], e["name"]), reverse=True)
     return {"entries": entries[:limit], "total": len(names)}
 
@@ -210,10 +230,17 @@ def search(board: Board, query: dict[str, str]) -> dict[str, object]:
     from pylon.canon.views.search import search as run_search
 
     found = run_search(board.project(), query.get("q", ""), journal=True, limit=_int(query.get("limit"), 20))
-    return {"query": found.query, "terms": found.terms, "total": found.total, "more": found.more,
-            "journal_matches": found.journal_matches, "results": [
-                {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
-                for h in found.hits]}
+    return {
+        "query": found.query,
+        "terms": found.terms,
+        "total": found.total,
+        "more": found.more,
+        "journal_matches": found.journal_matches,
+        "results": [
+            {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
+            for h in found.hits
+        ],
+    }
 
 
 def _kept(name: str, make: Any) -> Any:
@@ -232,12 +259,17 @@ def _coverage(board: Board) -> dict[str, object]:
     from pylon.canon.git.history import coverage as run_coverage
 
     report = run_coverage(board.project())
-    return {"tracked": report.tracked, "governed": report.governed, "share": round(report.share, 4),
-            "churn_days": report.churn_days,
-            "ungoverned": [{"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose}
-                           for f in report.ungoverned],
-            "broad": [{"article": str(a), "files": n} for a, n in report.broad],
-            "articles": {str(a): n for a, n in sorted(report.per_article.items())}}
+    return {
+        "tracked": report.tracked,
+        "governed": report.governed,
+        "share": round(report.share, 4),
+        "churn_days": report.churn_days,
+        "ungoverned": [
+            {"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose} for f in report.ungoverned
+        ],
+        "broad": [{"article": str(a), "files": n} for a, n in report.broad],
+        "articles": {str(a): n for a, n in sorted(report.per_article.items())},
+    }
 
 
 def _stale(board: Board) -> dict[str, object]:
@@ -245,15 +277,27 @@ def _stale(board: Board) -> dict[str, object]:
     from pylon.canon.git.history import stale as run_stale
 
     report = run_stale(board.project())
-    return {"articles": report.articles, "commits_scanned": report.commits, "stale": [
-        {"address": str(s.address), "file": s.file, "commits_behind": s.count, "days_behind": round(s.days_behind, 1),
-         "newest": s.behind[0].subject if s.behind else None} for s in report.stale]}
+    return {
+        "articles": report.articles,
+        "commits_scanned": report.commits,
+        "stale": [
+            {
+                "address": str(s.address),
+                "file": s.file,
+                "commits_behind": s.count,
+                "days_behind": round(s.days_behind, 1),
+                "newest": s.behind[0].subject if s.behind else None,
+            }
+            for s in report.stale
+        ],
+    }
 
 
 def _lint(board: Board) -> dict[str, object]:
     """`canon lint --json` of the whole store (git's journal-changed rule included, as the CLI runs it)."""
     from pylon.canon.git.journal import committed_entries, journal_findings
-    from pylon.canon.lint import formats, lint as run_lint
+    from pylon.canon.lint import formats
+    from pylon.canon.lint import lint as run_lint
 
     project = board.project()
     report = run_lint(project, None, committed=committed_entries)
@@ -265,7 +309,18 @@ def _lint(board: Board) -> dict[str, object]:
 
 coverage, stale, lint = _kept("coverage", _coverage), _kept("stale", _stale), _kept("lint", _lint)
 
-ENDPOINTS = {"meta": meta, "agents": agents, "conflicts": conflicts, "diff": diff, "timeline": timeline, "graph": graph,
-             "article": article, "journal": journal, "search": search, "coverage": coverage, "stale": stale,
-             "lint": lint}
+ENDPOINTS = {
+    "meta": meta,
+    "agents": agents,
+    "conflicts": conflicts,
+    "diff": diff,
+    "timeline": timeline,
+    "graph": graph,
+    "article": article,
+    "journal": journal,
+    "search": search,
+    "coverage": coverage,
+    "stale": stale,
+    "lint": lint,
+}
 ENDPOINTS["sessions"] = sessions  # the Agents view's sessions (issue 32)

@@ -81,7 +81,7 @@ def classify(path: str, git_dirs: list[str], folder: bool = False) -> str | None
     """`workspace`, `memory` or None (ignored) for a changed path (`folder`: the path is a folder)."""
     for git_dir in git_dirs:
         if path == git_dir or path.startswith(git_dir + os.sep):
-            rel = path[len(git_dir) + 1:]
+            rel = path[len(git_dir) + 1 :]
             if rel.startswith("worktrees" + os.sep):  # a linked worktree's admin folder: its HEAD, index
                 rel = rel.split(os.sep, 2)[2] if rel.count(os.sep) >= 2 else ""
             if folder or rel.endswith(".lock") or rel.startswith("refs/pylon/") and rel.endswith(_READER_REFS):
@@ -133,7 +133,8 @@ class Watcher:
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: Any) -> None:
                 if event.event_type in ("opened", "closed", "closed_no_write") or (
-                        event.is_directory and event.event_type == "modified"):
+                    event.is_directory and event.event_type == "modified"
+                ):
                     return  # a folder's "modified" repeats the event of the file inside it
                 for raw in (event.src_path, getattr(event, "dest_path", "")):
                     path = os.fsdecode(raw) if raw else ""
@@ -149,8 +150,9 @@ class Watcher:
             for root in roots:
                 if root not in self._watched and os.path.isdir(root):
                     try:
-                        self._watched[root] = self._observer.schedule(Handler(), root, recursive=True,
-                                                                      event_filter=change_events())
+                        self._watched[root] = self._observer.schedule(
+                            Handler(), root, recursive=True, event_filter=change_events()
+                        )
                     except OSError:
                         pass  # inotify limits: the page still refreshes on its own actions
             for root in [r for r in self._watched if r not in roots]:

@@ -34,8 +34,13 @@ def fold(graph: Graph, opened: list[str], limit: int = 300) -> dict[str, object]
         name = of[node.address] = _unit(node.address, open_set)
         unit = units.get(name)
         if unit is None:
-            unit = units[name] = {"id": name, "folder": name.endswith("/"), "capsule": None, "asset": None,
-                                  "asset_kind": None}
+            unit = units[name] = {
+                "id": name,
+                "folder": name.endswith("/"),
+                "capsule": None,
+                "asset": None,
+                "asset_kind": None,
+            }
             counted[name] = [0, 0, 0]
         counted[name][0] += 1
         counted[name][1] += node.problem is not None
@@ -53,8 +58,12 @@ def fold(graph: Graph, opened: list[str], limit: int = 300) -> dict[str, object]
     order = sorted(units, key=lambda name: (-counted[name][0], name))
     cut = order[limit:]
     names = set(order[:limit])
-    return {"open": sorted(open_set), "nodes": [units[name] for name in sorted(names)],
-            "edges": [{"source": a, "target": b, "links": n} for (a, b), n in sorted(links.items())
-                      if a in names and b in names],
-            "hidden": {"units": len(cut), "articles": sum(counted[name][0] for name in cut)},
-            "counts": {"articles": len(graph.nodes), "links": len(graph.edges), "dead": len(graph.dead)}}
+    return {
+        "open": sorted(open_set),
+        "nodes": [units[name] for name in sorted(names)],
+        "edges": [
+            {"source": a, "target": b, "links": n} for (a, b), n in sorted(links.items()) if a in names and b in names
+        ],
+        "hidden": {"units": len(cut), "articles": sum(counted[name][0] for name in cut)},
+        "counts": {"articles": len(graph.nodes), "links": len(graph.edges), "dead": len(graph.dead)},
+    }

@@ -73,9 +73,16 @@ def claim(folder: str) -> Instance:
             from pylon.serve.security import login_link
 
             link = login_link(port, key)
-        hint = (f"Open {link} (a new link: each opens the board once), or stop that `pylon serve` (Ctrl-C in its "
-                "terminal) and start again." if link else
-                "Stop that `pylon serve` (Ctrl-C in its terminal) and start again.")
-        raise PylonError("serve-running", f"A board already runs for this checkout{where}.", hint,
-                         details={"url": link, "pid": doc.get("pid")}) from None
+        hint = (
+            f"Open {link} (a new link: each opens the board once), or stop that `pylon serve` (Ctrl-C in its "
+            "terminal) and start again."
+            if link
+            else "Stop that `pylon serve` (Ctrl-C in its terminal) and start again."
+        )
+        raise PylonError(
+            "serve-running",
+            f"A board already runs for this checkout{where}.",
+            hint,
+            details={"url": link, "pid": doc.get("pid")},
+        ) from None
     return Instance(folder, fd)

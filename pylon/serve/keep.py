@@ -79,8 +79,9 @@ class Keeper:
             self._sides.pop(path, None)
         return side
 
-    def survey(self, name: str, make: Callable[[Callable[[str], Side]], dict[str, Any]],
-               fresh: bool = False) -> tuple[dict[str, Any], float]:
+    def survey(
+        self, name: str, make: Callable[[Callable[[str], Side]], dict[str, Any]], fresh: bool = False
+    ) -> tuple[dict[str, Any], float]:
         """The survey `name` (agents, conflicts; or a memory answer: lint, stale, coverage, which
         ignore the reader): kept while nothing changed since it began, else made now by
         `make(side_reader)` (every side read anew with `fresh`). One at a time per name: a page
@@ -90,8 +91,13 @@ class Keeper:
             lock = self._locks.setdefault(name, threading.Lock())
         with lock:
             generation, hit = self.generation, self._docs.get(name)
-            if not fresh and hit is not None and self.watching and hit[0] == generation \
-                    and time.monotonic() - hit[1] < KEEP_FOR:
+            if (
+                not fresh
+                and hit is not None
+                and self.watching
+                and hit[0] == generation
+                and time.monotonic() - hit[1] < KEEP_FOR
+            ):
                 return hit[2], time.monotonic() - hit[1]
             unwatched = self._unwatched_reads
             doc = make((lambda path: self.side(path, reuse=False)) if fresh else self.side)

@@ -62,6 +62,7 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
                 agents(board, {})  # the page's first question, answered before it is asked
             except Exception:  # the page asks again and shows the error itself
                 pass
+
     threading.Thread(target=start, name="pylon-serve-watch", daemon=True).start()
 
     def follow() -> None:  # worktrees come and go: follow them on each workspace batch
@@ -72,12 +73,19 @@ def _watch(server: BoardServer, board: Board) -> Watcher | None:
                 return
             watcher.refresh(_owned_roots(board))
             board.keep.watched = watcher.covered()
+
     threading.Thread(target=follow, name="pylon-serve-follow", daemon=True).start()
     return watcher
 
 
-def serve(root: str, *, port: int = 0, open_browser: bool = False, allow_actions: bool = False,
-          announce: Callable[[str, str], None] = lambda url, key: print(url)) -> None:
+def serve(
+    root: str,
+    *,
+    port: int = 0,
+    open_browser: bool = False,
+    allow_actions: bool = False,
+    announce: Callable[[str, str], None] = lambda url, key: print(url),
+) -> None:
     """Serve until Ctrl-C; `announce(login link, key)` once the board listens."""
     from pylon.serve.app import bind
     from pylon.serve.instance import claim

@@ -91,13 +91,23 @@ class Gate:
         """None when the request may go on to authentication, else why not (403: the board answers
         nobody else)."""
         if host not in self.hosts:
-            return Refusal(403, "bad-host", f"This board answers only to Host {self.hosts[0]} or {self.hosts[1]} "
-                           f"(got {host or 'none'}): a foreign Host header is how DNS rebinding reaches a local server.")
+            return Refusal(
+                403,
+                "bad-host",
+                f"This board answers only to Host {self.hosts[0]} or {self.hosts[1]} "
+                f"(got {host or 'none'}): a foreign Host header is how DNS rebinding reaches a local server.",
+            )
         if origin is not None and origin not in self.origins:
-            return Refusal(403, "bad-origin", f"Requests from {origin} are refused: the board serves its own page only.")
+            return Refusal(
+                403, "bad-origin", f"Requests from {origin} are refused: the board serves its own page only."
+            )
         if fetch_site is not None and fetch_site not in FETCH_SITES:
-            return Refusal(403, "bad-origin", f"The browser says this request comes from another site "
-                           f"(Sec-Fetch-Site: {fetch_site}); open the board's link from a terminal or the address bar.")
+            return Refusal(
+                403,
+                "bad-origin",
+                f"The browser says this request comes from another site "
+                f"(Sec-Fetch-Site: {fetch_site}); open the board's link from a terminal or the address bar.",
+            )
         return None
 
     def authenticated(self, header_key: str | None, cookie_header: str | None) -> bool:

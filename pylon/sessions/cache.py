@@ -47,7 +47,7 @@ def load(path: str) -> list[Any] | None:
     if not data.startswith(_MAGIC):
         return None
     try:
-        entry = marshal.loads(data[len(_MAGIC):])
+        entry = marshal.loads(data[len(_MAGIC) :])
     except (EOFError, ValueError, TypeError):
         return None
     if not isinstance(entry, list) or len(entry) != 9 or entry[0] != VERSION or entry[1] != path:
@@ -81,8 +81,15 @@ def unread(entry: list[Any] | None, st: os.stat_result) -> int:
     return st.st_size - entry[6]
 
 
-def read(client: str, path: str, session: str, st: os.stat_result, decode: Any = None,
-         keep: bool = True, entry: list[Any] | None = _ABSENT) -> dict[str, Any]:
+def read(
+    client: str,
+    path: str,
+    session: str,
+    st: os.stat_result,
+    decode: Any = None,
+    keep: bool = True,
+    entry: list[Any] | None = _ABSENT,
+) -> dict[str, Any]:
     """The state of one transcript, brought up to date from the cache and the file's new lines
     (`entry`: its cache entry when the caller loaded it already)."""
     if entry is _ABSENT:
@@ -125,7 +132,7 @@ def prune(kept: set[str]) -> None:
         try:
             with open(full, "rb") as fh:
                 data = fh.read()
-            entry = marshal.loads(data[len(_MAGIC):]) if data.startswith(_MAGIC) else None
+            entry = marshal.loads(data[len(_MAGIC) :]) if data.startswith(_MAGIC) else None
             if isinstance(entry, list) and len(entry) > 1 and isinstance(entry[1], str) and os.path.exists(entry[1]):
                 continue
             os.unlink(full)

@@ -120,7 +120,7 @@ def _patch_paths(patch: str) -> list[str]:
     for line in patch.splitlines():
         for head in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
             if line.startswith(head):
-                found.append(line[len(head):].strip())
+                found.append(line[len(head) :].strip())
     return found
 
 
@@ -169,7 +169,7 @@ def whole_from_result(record: list[Any], text: str) -> None:
         digits = text.split('"total_lines": ', 1)[1].split(",", 1)[0].strip()
         total = int(digits) if digits.isdigit() else -1
     elif marker >= 0:
-        digits = text[marker + 4:].split(";", 1)[0].split("]", 1)[0].strip()
+        digits = text[marker + 4 :].split(";", 1)[0].split("]", 1)[0].strip()
         total = int(digits) if digits.isdigit() else -1
     shown = [line for line in text.splitlines() if line[:1].isdigit() and ":" in line]
     if total < 0:

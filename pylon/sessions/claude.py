@@ -65,9 +65,22 @@ def session_of(path: str, projects: str) -> str:
 
 
 def start(session: str) -> dict[str, Any]:
-    return {"client": CLIENT, "session": session, "cwd": "", "entry": "", "first": None, "last": None,
-            "model": "", "bad": 0, "foreign": 0, "usage": [], "calls": [], "orphans": {}, "turn": ["", None],
-            "subagent": False}
+    return {
+        "client": CLIENT,
+        "session": session,
+        "cwd": "",
+        "entry": "",
+        "first": None,
+        "last": None,
+        "model": "",
+        "bad": 0,
+        "foreign": 0,
+        "usage": [],
+        "calls": [],
+        "orphans": {},
+        "turn": ["", None],
+        "subagent": False,
+    }
 
 
 class Reader(LineReader):
@@ -123,8 +136,7 @@ class Reader(LineReader):
         elif kind == "system" and entry.get("subtype") == "api_error" and not side:
             state["turn"] = ["prompt", ts]  # the client retries the request: still working
 
-    def usage(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], side: bool,
-              ts: str) -> None:
+    def usage(self, entry: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], side: bool, ts: str) -> None:
         """One usage record, under the rules ccusage applies (docs/reference/serve.md, `pylon sessions`)."""
         tokens = [usage.get(k) for k in ("input_tokens", "output_tokens")]
         if not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
@@ -154,9 +166,22 @@ class Reader(LineReader):
         thinking = _int(details.get("thinking_tokens")) if isinstance(details, dict) else 0
         message_id = message.get("id") if isinstance(message.get("id"), str) else ""
         request_id = entry.get("requestId") if isinstance(entry.get("requestId"), str) else ""
-        self.state["usage"].append([message_id, request_id, side, ts, model, tokens[0], written, min(hour, written),
-                                    _int(usage.get("cache_read_input_tokens")), tokens[1], thinking,
-                                    usage["speed"] if isinstance(usage.get("speed"), str) else ""])
+        self.state["usage"].append(
+            [
+                message_id,
+                request_id,
+                side,
+                ts,
+                model,
+                tokens[0],
+                written,
+                min(hour, written),
+                _int(usage.get("cache_read_input_tokens")),
+                tokens[1],
+                thinking,
+                usage["speed"] if isinstance(usage.get("speed"), str) else "",
+            ]
+        )
 
     def assistant(self, message: dict[str, Any], side: bool, ts: str | None) -> None:
         content = message.get("content")
@@ -180,8 +205,11 @@ class Reader(LineReader):
 
     def user(self, entry: dict[str, Any], message: dict[str, Any], side: bool, ts: str | None) -> None:
         content = message.get("content")
-        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
-            if isinstance(content, list) else []
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
         for block in results:
             call_id = block.get("tool_use_id")
             if not isinstance(call_id, str):
@@ -211,7 +239,7 @@ def _spaced(raw: bytes) -> bool:
     """Whether a line is JSON written with spaces after its colons (the markers above are
     compact, as the client writes): such a line is decoded rather than guessed at."""
     at = raw.find(b'":', 0, 300)
-    return at >= 0 and raw[at + 2:at + 3] == b" "
+    return at >= 0 and raw[at + 2 : at + 3] == b" "
 
 
 def _cheap_time(raw: bytes) -> str | None:
@@ -220,7 +248,7 @@ def _cheap_time(raw: bytes) -> str | None:
     if at < 0:
         return None
     end = raw.find(b'"', at + 13)
-    return stamp(raw[at + 13:end].decode("ascii", "replace")) if end > 0 else None
+    return stamp(raw[at + 13 : end].decode("ascii", "replace")) if end > 0 else None
 
 
 def _semver(text: str) -> bool:
@@ -238,7 +266,13 @@ def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part["text"]) if part.get("type") == "text" and isinstance(part.get("text"), str)
-                          else " " * IMAGE_BYTES if part.get("type") == "image" else _encode(part)
-                          for part in content if isinstance(part, dict))
+        return "\n".join(
+            str(part["text"])
+            if part.get("type") == "text" and isinstance(part.get("text"), str)
+            else " " * IMAGE_BYTES
+            if part.get("type") == "image"
+            else _encode(part)
+            for part in content
+            if isinstance(part, dict)
+        )
     return "" if content is None else _encode(content)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 
 from pylon.sessions import calls as C
-from pylon.sessions.jsonl import stamp as _stamp
 from pylon.sessions.jsonl import LineReader
+from pylon.sessions.jsonl import stamp as _stamp
 from pylon.sessions.jsonl import touch as _touch
 
 TYPE_CHECKING = False
@@ -30,11 +30,32 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_c
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 # The entries this reader uses, by their type and their payload's (`{"timestamp":..,"type":"event_msg",
 # "payload":{"type":"token_count",..`): every other line only tells the time and is not decoded.
-_EVENTS = frozenset({b"token_count", b"task_started", b"turn_started", b"user_message", b"task_complete",
-                     b"turn_complete", b"turn_aborted", b"exec_command_begin", b"exec_command_end", b"patch_apply_end",
-                     b"mcp_tool_call_end", b"item_completed"})
-_ITEMS = frozenset({b"function_call", b"custom_tool_call", b"local_shell_call", b"web_search_call",
-                    b"function_call_output", b"custom_tool_call_output"})
+_EVENTS = frozenset(
+    {
+        b"token_count",
+        b"task_started",
+        b"turn_started",
+        b"user_message",
+        b"task_complete",
+        b"turn_complete",
+        b"turn_aborted",
+        b"exec_command_begin",
+        b"exec_command_end",
+        b"patch_apply_end",
+        b"mcp_tool_call_end",
+        b"item_completed",
+    }
+)
+_ITEMS = frozenset(
+    {
+        b"function_call",
+        b"custom_tool_call",
+        b"local_shell_call",
+        b"web_search_call",
+        b"function_call_output",
+        b"custom_tool_call_output",
+    }
+)
 SPAWN_WINDOW = 16 * 1024  # a subagent's rollout says `thread_spawn` this early (see Reader.tokens)
 
 
@@ -46,9 +67,27 @@ def start(name: str) -> dict[str, Any]:
     # a rollout's name ends with its session id: rollout-2026-12-06T01-43-28-<uuid>.jsonl
     stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
     guess = stem[-36:] if len(stem) > 36 and stem[-37] == "-" else stem
-    return {"client": CLIENT, "session": guess, "cwd": "", "entry": "", "first": None, "last": None, "model": "",
-            "bad": 0, "foreign": 0, "usage": [], "calls": [], "orphans": {}, "turn": ["", None],
-            "prev": None, "spawn": False, "replay": None, "held": [], "subagent": False, "read": 0}
+    return {
+        "client": CLIENT,
+        "session": guess,
+        "cwd": "",
+        "entry": "",
+        "first": None,
+        "last": None,
+        "model": "",
+        "bad": 0,
+        "foreign": 0,
+        "usage": [],
+        "calls": [],
+        "orphans": {},
+        "turn": ["", None],
+        "prev": None,
+        "spawn": False,
+        "replay": None,
+        "held": [],
+        "subagent": False,
+        "read": 0,
+    }
 
 
 class Reader(LineReader):
@@ -62,7 +101,7 @@ class Reader(LineReader):
             state["read"] += len(raw) + 1
             if _wanted(raw) is False:
                 at = raw.find(b'"timestamp":"')
-                ts = _stamp(raw[at + 13:raw.find(b'"', at + 13)].decode("ascii", "replace")) if at >= 0 else None
+                ts = _stamp(raw[at + 13 : raw.find(b'"', at + 13)].decode("ascii", "replace")) if at >= 0 else None
                 if ts is not None:
                     _touch(state, ts)
                 continue
@@ -128,8 +167,13 @@ class Reader(LineReader):
                     given = {}
             namespace = payload.get("namespace")
             # an MCP tool is named as Claude Code names it: mcp__<server>__<tool> (Codex: namespace mcp__<server>)
-            tool = str(name or kind) if not isinstance(namespace, str) or not namespace else \
-                f"{namespace}__{name}" if namespace.startswith("mcp__") else f"{namespace}.{name}"
+            tool = (
+                str(name or kind)
+                if not isinstance(namespace, str) or not namespace
+                else f"{namespace}__{name}"
+                if namespace.startswith("mcp__")
+                else f"{namespace}.{name}"
+            )
             record = C.new(call_id, tool, given, raw, ts, self.state["cwd"])
             self.state["calls"].append(record)
             self.index[call_id] = record
@@ -150,8 +194,11 @@ class Reader(LineReader):
                     called[C.FAILED] = bool(failed)
                 C.whole_from_result(called, _output_text(output, text))
             self.state["turn"] = ["result", ts]
-        elif kind == "message" and payload.get("role") == "user" and self.state["turn"][0] in ("", "answer",
-                                                                                               "interrupted"):
+        elif (
+            kind == "message"
+            and payload.get("role") == "user"
+            and self.state["turn"][0] in ("", "answer", "interrupted")
+        ):
             self.state["turn"] = ["prompt", ts]
 
     def event(self, payload: dict[str, Any], stamp: object, ts: str | None) -> None:
@@ -170,14 +217,18 @@ class Reader(LineReader):
             self.ended(payload.get("call_id"), payload.get("success") is False)
         elif kind == "mcp_tool_call_end":
             result = payload.get("result")
-            self.ended(payload.get("call_id"), isinstance(result, dict) and (
-                "Err" in result or (isinstance(result.get("Ok"), dict) and result["Ok"].get("isError") is True)))
+            self.ended(
+                payload.get("call_id"),
+                isinstance(result, dict)
+                and ("Err" in result or (isinstance(result.get("Ok"), dict) and result["Ok"].get("isError") is True)),
+            )
         elif kind == "item_completed" and isinstance(payload.get("item"), dict):
             item = payload["item"]
             status = item.get("status")
             if status is not None or "exit_code" in item:
-                self.ended(item.get("id"), status in ("failed", "declined", "error")
-                           or item.get("exit_code") not in (0, None))
+                self.ended(
+                    item.get("id"), status in ("failed", "declined", "error") or item.get("exit_code") not in (0, None)
+                )
         if kind in ("exec_command_begin", "item_completed"):
             self.classify(payload)
 
@@ -245,8 +296,19 @@ class Reader(LineReader):
         if last is None or not any(last[:4]):
             return
         given, cached, output, reasoning, whole, written = last
-        state["usage"].append([stamp, model, given, min(cached, given), output, reasoning,
-                               whole if whole > 0 else given + output, written, ts])
+        state["usage"].append(
+            [
+                stamp,
+                model,
+                given,
+                min(cached, given),
+                output,
+                reasoning,
+                whole if whole > 0 else given + output,
+                written,
+                ts,
+            ]
+        )
 
     def model(self, payload: dict[str, Any], info: dict[str, Any]) -> str:
         for where in (payload, info):
@@ -264,17 +326,17 @@ def _wanted(raw: bytes) -> bool | None:
     if at < 0:
         return None
     end = raw.find(b'"', at + 8)
-    top = raw[at + 8:end]
+    top = raw[at + 8 : end]
     if top == b"session_meta" or top == b"turn_context":
         return True
     inner = raw.find(b'"payload":{"type":"', end)
     if inner < 0:
         return None
-    kind = raw[inner + 19:raw.find(b'"', inner + 19)]
+    kind = raw[inner + 19 : raw.find(b'"', inner + 19)]
     if top == b"event_msg":
         return kind in _EVENTS
     if top == b"response_item":
-        return kind in _ITEMS or (kind == b"message" and b'"role":"user"' in raw[inner:inner + 400])
+        return kind in _ITEMS or (kind == b"message" and b'"role":"user"' in raw[inner : inner + 400])
     return False
 
 
@@ -297,10 +359,21 @@ def _usage(raw: object) -> list[int] | None:
     if not isinstance(raw, dict):
         return None
     get = raw.get
-    values = [get("input_tokens"), get("cached_input_tokens"), get("output_tokens"), get("reasoning_output_tokens"),
-              get("total_tokens"), get("cache_write_input_tokens")]
-    for i, others in ((0, ("prompt_tokens",)), (1, ("cache_read_input_tokens", "cached_tokens")),
-                      (2, ("completion_tokens",)), (3, ("reasoning_tokens",)), (5, ("cache_creation_input_tokens",))):
+    values = [
+        get("input_tokens"),
+        get("cached_input_tokens"),
+        get("output_tokens"),
+        get("reasoning_output_tokens"),
+        get("total_tokens"),
+        get("cache_write_input_tokens"),
+    ]
+    for i, others in (
+        (0, ("prompt_tokens",)),
+        (1, ("cache_read_input_tokens", "cached_tokens")),
+        (2, ("completion_tokens",)),
+        (3, ("reasoning_tokens",)),
+        (5, ("cache_creation_input_tokens",)),
+    ):
         if values[i] is None:
             values[i] = next((get(k) for k in others if get(k) is not None), 0)
     return [v if type(v) is int and v > 0 else 0 for v in values]
@@ -313,8 +386,11 @@ def _failed_output(output: object, text: str) -> bool:
     for marker in ("Process exited with code ", "Exit code: "):
         at = text.find(marker)
         if 0 <= at < 400:  # the header Codex puts before the command's output
-            digits = text[at + len(marker):at + len(marker) + 6].split()[0].rstrip(".,") if \
-                text[at + len(marker):].strip() else ""
+            digits = (
+                text[at + len(marker) : at + len(marker) + 6].split()[0].rstrip(".,")
+                if text[at + len(marker) :].strip()
+                else ""
+            )
             return digits.lstrip("-").isdigit() and int(digits) != 0
     if text.startswith("{") and '"exit_code"' in text[:200]:
         code = text.split('"exit_code"', 1)[1].lstrip(" :").split(",", 1)[0].split("}", 1)[0].strip()

@@ -87,6 +87,7 @@ def read(found: list[Source], keep: bool = True, prune: bool = True) -> None:
 
         unread = [cache.unread(entry, s.st) for s, entry in zip(found, entries)]
         if sum(unread) >= parallel.WORTH and parallel.usable():
+
             def work(i: int) -> dict[str, Any]:
                 s = found[i]
                 return cache.read(s.client, s.path, s.session, s.st, decode, keep, entries[i])
@@ -151,15 +152,26 @@ class Session:
         main = self.main
         place = self.place
         return {
-            "client": self.client, "id": self.id, "worktree": place.id if place else None,
-            "place": place.kind if place else None, "root": place.root if place else None, "cwd": main["cwd"],
-            "phase": self.phase, "running": self.running, "started": iso(self.first()),
-            "last_activity": iso(self.last()), "model": main["model"] or None,
+            "client": self.client,
+            "id": self.id,
+            "worktree": place.id if place else None,
+            "place": place.kind if place else None,
+            "root": place.root if place else None,
+            "cwd": main["cwd"],
+            "phase": self.phase,
+            "running": self.running,
+            "started": iso(self.first()),
+            "last_activity": iso(self.last()),
+            "model": main["model"] or None,
             "models": [m for m, _ in sorted(self.models.items(), key=lambda kv: -kv[1]) if m],
-            "tool_calls": count, "tools": dict(sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "errors": errors, "retries": retries, "tokens": dict(self.tokens),
+            "tool_calls": count,
+            "tools": dict(sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "errors": errors,
+            "retries": retries,
+            "tokens": dict(self.tokens),
             "cost": None if self.cost is None or self.unpriced else round(self.cost, 6),
-            "unpriced_models": sorted(self.unpriced), "transcript": self.sources[0].path,
+            "unpriced_models": sorted(self.unpriced),
+            "transcript": self.sources[0].path,
             "transcripts": len(self.sources),
             "skipped_lines": sum(s.state["bad"] + s.state["foreign"] for s in self.sources),
         }
@@ -201,8 +213,9 @@ def _claude_usage(sessions: list[Session], rates: dict[str, prices.Rates]) -> No
     kept: list[tuple[list[Any], Session]] = []
     exact: dict[tuple[str, str], int] = {}
     by_message: dict[str, list[int]] = {}
-    pairs = sorted(((src.path, rec, s) for s in sessions for src in s.sources for rec in src.state["usage"]),
-                   key=lambda t: t[0])  # stable: each file's records stay in their order
+    pairs = sorted(
+        ((src.path, rec, s) for s in sessions for src in s.sources for rec in src.state["usage"]), key=lambda t: t[0]
+    )  # stable: each file's records stay in their order
     for _, rec, session in pairs:
         message = rec[U.U_MSG]
         if not message:
@@ -236,8 +249,13 @@ def _claude_usage(sessions: list[Session], rates: dict[str, prices.Rates]) -> No
         dollars = 0.0
         if base is not None:
             r = base.at(given + written + read)
-            dollars = (given * r.input + (written - hour) * r.cache_write + hour * r.cache_write_1h
-                       + read * r.cache_read + out * r.output) / 1e6
+            dollars = (
+                given * r.input
+                + (written - hour) * r.cache_write
+                + hour * r.cache_write_1h
+                + read * r.cache_read
+                + out * r.output
+            ) / 1e6
         session.price(base, model, dollars, given + written + read + out)
 
 
@@ -261,7 +279,7 @@ def _codex_usage(sessions: list[Session], rates: dict[str, prices.Rates]) -> Non
     for session in sessions:
         for source in session.sources:
             for rec in codex.settled_usage(source.state):
-                key = (rec[U.U_STAMP], rec[U.U_MODEL], *rec[U.U_IN:U.U_TOTAL + 1])
+                key = (rec[U.U_STAMP], rec[U.U_MODEL], *rec[U.U_IN : U.U_TOTAL + 1])
                 if key in seen:  # a fork's copy of its parent's history
                     continue
                 seen.add(key)
@@ -277,8 +295,12 @@ def _codex_usage(sessions: list[Session], rates: dict[str, prices.Rates]) -> Non
                 dollars = 0.0
                 if base is not None:
                     r = base.at(rec[U.U_IN])
-                    dollars = ((rec[U.U_IN] - rec[U.U_CACHED]) * r.input + rec[U.U_CACHED] * r.cache_read
-                               + rec[U.U_CW] * r.cache_write + rec[U.U_OUT] * r.output) / 1e6
+                    dollars = (
+                        (rec[U.U_IN] - rec[U.U_CACHED]) * r.input
+                        + rec[U.U_CACHED] * r.cache_read
+                        + rec[U.U_CW] * r.cache_write
+                        + rec[U.U_OUT] * r.output
+                    ) / 1e6
                 session.price(base, model, dollars, rec[U.U_TOTAL])
 
 
@@ -305,12 +327,20 @@ def settle(sessions: list[Session], now: float | None = None) -> None:
             running = None if held is None else session.id in held
         mark = marks.read(session.client, session.id)
         session.running = running
-        session.phase = phase.decide(main["turn"][0], session.last(), running, status, mark,
-                                     phase.interactive(session.client, main["entry"]), now)
+        session.phase = phase.decide(
+            main["turn"][0],
+            session.last(),
+            running,
+            status,
+            mark,
+            phase.interactive(session.client, main["entry"]),
+            now,
+        )
 
 
-def collect(places: Places | None, *, within: bool = True, keep: bool = True,
-            now: float | None = None) -> list[Session]:
+def collect(
+    places: Places | None, *, within: bool = True, keep: bool = True, now: float | None = None
+) -> list[Session]:
     """Every session, newest first, each placed in one of `places` where its working folder lies;
     `within`: only those (with `places` None: every session)."""
     found = sources()
@@ -329,6 +359,11 @@ def collect(places: Places | None, *, within: bool = True, keep: bool = True,
 def document(sessions: list[Session], places: Places | None) -> dict[str, Any]:
     """`pylon sessions --json`: the sessions and where they were read from."""
     docs = [s.to_doc() for s in sessions]
-    return {"repository": places.main_root if places is not None else None,
-            "claude_config": claude.config_dirs(), "codex_home": codex.home(),
-            "total": len(docs), "sessions": docs, "skipped_lines": sum(d["skipped_lines"] for d in docs)}
+    return {
+        "repository": places.main_root if places is not None else None,
+        "claude_config": claude.config_dirs(),
+        "codex_home": codex.home(),
+        "total": len(docs),
+        "sessions": docs,
+        "skipped_lines": sum(d["skipped_lines"] for d in docs),
+    }

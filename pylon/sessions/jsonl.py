@@ -93,8 +93,8 @@ def whole_lines(path: str, offset: int, feed: Callable[[list[bytes]], None]) -> 
                 continue
             feed([line for line in data[:cut].split(b"\n") if line.strip()])
             end = position - (len(data) - cut - 1)
-            tail = (tail + data[max(0, cut + 1 - 64):cut + 1])[-64:]  # data starts where the last cut ended
-            carry = data[cut + 1:]
+            tail = (tail + data[max(0, cut + 1 - 64) : cut + 1])[-64:]  # data starts where the last cut ended
+            carry = data[cut + 1 :]
             if len(block) < CHUNK:
                 break
     finally:
@@ -124,8 +124,14 @@ def stamp(value: object) -> str | None:
     """A time as the clients write it (`2026-12-06T01:43:27.522Z`: UTC, milliseconds), which sorts
     as text; any other form a time may take (an offset, seconds, no fraction) brought to it. Times
     are kept as this text so that a line's time costs no arithmetic."""
-    if type(value) is str and len(value) == 24 and value[23] == "Z" and value[19] == "." and value[10] == "T" \
-            and value[:4].isdigit():
+    if (
+        type(value) is str
+        and len(value) == 24
+        and value[23] == "Z"
+        and value[19] == "."
+        and value[10] == "T"
+        and value[:4].isdigit()
+    ):
         return value
     return iso(epoch(value))
 
@@ -157,8 +163,13 @@ def epoch(text: object) -> float | None:
                 return None
             days = _DAY_CACHE[text[:10]] = int(whole // 86400)
         try:
-            return days * 86400 + int(text[11:13]) * 3600 + int(text[14:16]) * 60 + int(text[17:19]) + \
-                int(text[20:23]) / 1000
+            return (
+                days * 86400
+                + int(text[11:13]) * 3600
+                + int(text[14:16]) * 60
+                + int(text[17:19])
+                + int(text[20:23]) / 1000
+            )
         except ValueError:
             return None
     return _slow(text)

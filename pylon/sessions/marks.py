@@ -13,9 +13,17 @@ from __future__ import annotations
 import os
 
 # What each event pylon's hooks receive says about the session right after it.
-PHASE = {"SessionStart": "waiting", "UserPromptSubmit": "working", "PreToolUse": "working", "PostToolUse": "working",
-         "PostToolBatch": "working", "SubagentStop": "working", "Stop": "waiting", "Notification": "waiting",
-         "SessionEnd": "done"}
+PHASE = {
+    "SessionStart": "waiting",
+    "UserPromptSubmit": "working",
+    "PreToolUse": "working",
+    "PostToolUse": "working",
+    "PostToolBatch": "working",
+    "SubagentStop": "working",
+    "Stop": "waiting",
+    "Notification": "waiting",
+    "SessionEnd": "done",
+}
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
@@ -28,8 +36,13 @@ def folder() -> str:
 def note(agent: str, session_id: str, event: str) -> None:
     """Record `event` as the session's latest (a no-op for an id that could not be a file name,
     or an event that says nothing about the phase). Never raises."""
-    if event not in PHASE or not session_id or len(session_id) > 128 or not _SAFE.issuperset(session_id) \
-            or session_id in (".", ".."):
+    if (
+        event not in PHASE
+        or not session_id
+        or len(session_id) > 128
+        or not _SAFE.issuperset(session_id)
+        or session_id in (".", "..")
+    ):
         return
     import time
 

@@ -87,22 +87,44 @@ def meter(session: Session) -> dict[str, Any]:
             pylon_edits["retried"] += retry
     rows: list[dict[str, Any]] = []
     for name, row in tools.items():
-        rows.append({"tool": name, **row, "input_tokens": estimate(row["input_bytes"]),
-                     "result_tokens": estimate(row["result_bytes"])})
+        rows.append(
+            {
+                "tool": name,
+                **row,
+                "input_tokens": estimate(row["input_bytes"]),
+                "result_tokens": estimate(row["result_bytes"]),
+            }
+        )
     rows.sort(key=lambda r: (-(r["input_tokens"] + r["result_tokens"]), r["tool"]))
     return {
-        "session": session.to_doc(), "bytes_per_token": BYTES_PER_TOKEN, "tools": rows,
-        "payload": {"input_bytes": sum(r["input_bytes"] for r in rows), "result_bytes": sum(r["result_bytes"] for r in rows),
-                    "input_tokens": sum(r["input_tokens"] for r in rows),
-                    "result_tokens": sum(r["result_tokens"] for r in rows)},
+        "session": session.to_doc(),
+        "bytes_per_token": BYTES_PER_TOKEN,
+        "tools": rows,
+        "payload": {
+            "input_bytes": sum(r["input_bytes"] for r in rows),
+            "result_bytes": sum(r["result_bytes"] for r in rows),
+            "input_tokens": sum(r["input_tokens"] for r in rows),
+            "result_tokens": sum(r["result_tokens"] for r in rows),
+        },
         "cache": _cache(session),
-        "repeated_reads": {**repeated, "regions": [{"file": f, "region": r, "reads": n}
-                                                   for (f, r), n in sorted(repeats.items(), key=lambda kv: -kv[1])]},
+        "repeated_reads": {
+            **repeated,
+            "regions": [
+                {"file": f, "region": r, "reads": n} for (f, r), n in sorted(repeats.items(), key=lambda kv: -kv[1])
+            ],
+        },
         "failed_edits": {**failed_edits, "files": [{"file": f, **n} for f, n in sorted(edits.items())]},
-        "pylon": {"read": {"calls": reads["calls"], "files": len(read_files), "tokens": reads["tokens"],
-                           "whole_file_tokens": reads["whole_file_tokens"], "measured_calls": reads["measured"],
-                           "saved_tokens": max(0, reads["whole_file_tokens"] - reads["tokens"]) if reads["measured"] else 0},
-                  "edit": pylon_edits},
+        "pylon": {
+            "read": {
+                "calls": reads["calls"],
+                "files": len(read_files),
+                "tokens": reads["tokens"],
+                "whole_file_tokens": reads["whole_file_tokens"],
+                "measured_calls": reads["measured"],
+                "saved_tokens": max(0, reads["whole_file_tokens"] - reads["tokens"]) if reads["measured"] else 0,
+            },
+            "edit": pylon_edits,
+        },
     }
 
 
@@ -110,5 +132,9 @@ def _cache(session: Session) -> dict[str, Any]:
     """How much of the input the provider served from its prompt cache."""
     t = session.tokens
     prompt = t["input"] + t["cached_input"] + t["cache_creation"]
-    return {"prompt_tokens": prompt, "cached_input": t["cached_input"], "cache_creation": t["cache_creation"],
-            "hit_rate": round(t["cached_input"] / prompt, 4) if prompt else None}
+    return {
+        "prompt_tokens": prompt,
+        "cached_input": t["cached_input"],
+        "cache_creation": t["cache_creation"],
+        "hit_rate": round(t["cached_input"] / prompt, 4) if prompt else None,
+    }

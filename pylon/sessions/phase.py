@@ -27,8 +27,15 @@ def interactive(client: str, entry: str) -> bool:
     return not entry.startswith("sdk")
 
 
-def decide(turn: str, last: float | None, running: bool | None, status: str | None,
-           mark: tuple[str, float] | None, can_continue: bool, now: float) -> str:
+def decide(
+    turn: str,
+    last: float | None,
+    running: bool | None,
+    status: str | None,
+    mark: tuple[str, float] | None,
+    can_continue: bool,
+    now: float,
+) -> str:
     if running is False:
         return DONE
     if running and status in _STATUS:

@@ -89,8 +89,15 @@ def _builtin() -> dict[str, Rates]:
         longer = None
         if long is not None:
             scale = long[1] / given
-            longer = Rates({"input": long[1], "output": long[2], "cache_read": values.get("cache_read", given * 0.1) * scale,
-                            "cache_write": given * 1.25 * scale, "cache_write_1h": given * 2 * scale})
+            longer = Rates(
+                {
+                    "input": long[1],
+                    "output": long[2],
+                    "cache_read": values.get("cache_read", given * 0.1) * scale,
+                    "cache_write": given * 1.25 * scale,
+                    "cache_write_1h": given * 2 * scale,
+                }
+            )
         table[model] = Rates(values, long[0] if long else None, longer)
     return table
 
@@ -138,7 +145,9 @@ def _entry(path: str, model: str, entry: object, base: Rates | None) -> Rates:
         if key in FIELDS:
             values[key] = _number(path, model, key, value)
         elif key not in ("long_above", "long"):
-            raise _bad(path, f"models.{model} has an unknown key {key!r} (known: {', '.join(FIELDS)}, long_above, long)")
+            raise _bad(
+                path, f"models.{model} has an unknown key {key!r} (known: {', '.join(FIELDS)}, long_above, long)"
+            )
     if "input" not in values or "output" not in values:
         raise _bad(path, f"models.{model} needs both `input` and `output`")
     above = entry.get("long_above", base.long_above if base is not None else None)
@@ -159,8 +168,11 @@ def _number(path: str, model: str, key: str, value: Any) -> float:
 
 
 def _bad(path: str, why: str) -> UsageError:
-    return UsageError("bad-prices", f"The price table {path} cannot be used: {why}.",
-                      f"Fix or remove {path} (docs/reference/serve.md, Prices, shows its form).")
+    return UsageError(
+        "bad-prices",
+        f"The price table {path} cannot be used: {why}.",
+        f"Fix or remove {path} (docs/reference/serve.md, Prices, shows its form).",
+    )
 
 
 def find(rates: dict[str, Rates], model: str) -> Rates | None:

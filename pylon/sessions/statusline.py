@@ -26,7 +26,7 @@ def worktree_name(cwd: str) -> str:
 
     root, branch = find_root(cwd) if cwd else (None, None)
     if branch and branch.startswith("pylon-session-"):
-        return branch[len("pylon-session-"):]
+        return branch[len("pylon-session-") :]
     return os.path.basename((root or cwd or os.getcwd()).rstrip(os.sep)) or "/"
 
 

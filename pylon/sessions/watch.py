@@ -33,8 +33,13 @@ def _folders() -> list[tuple[str, bool]]:
     for home in claude.config_dirs():
         wanted += [(home, False), (os.path.join(home, "projects"), True), (os.path.join(home, "sessions"), False)]
     home = codex.home()
-    wanted += [(home, False), (os.path.join(home, "sessions"), True), (os.path.join(home, "archived_sessions"), True),
-               (os.path.join(home, "thread-writer-locks"), False), (marks.folder(), False)]
+    wanted += [
+        (home, False),
+        (os.path.join(home, "sessions"), True),
+        (os.path.join(home, "archived_sessions"), True),
+        (os.path.join(home, "thread-writer-locks"), False),
+        (marks.folder(), False),
+    ]
     return [(folder, deep) for folder, deep in wanted if os.path.isdir(folder)]
 
 

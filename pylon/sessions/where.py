@@ -40,8 +40,9 @@ class Places:
         for form in forms:
             for place, roots in self._keys:
                 for root in roots:
-                    if (form == root or form.startswith(root.rstrip(os.sep) + os.sep)) and \
-                            (best is None or len(root) > best[0]):
+                    if (form == root or form.startswith(root.rstrip(os.sep) + os.sep)) and (
+                        best is None or len(root) > best[0]
+                    ):
                         best = (len(root), place)
         if best is None or best[1].kind == CHECKOUT:
             for form in forms:
@@ -62,7 +63,7 @@ def _under(path: str, folder: str) -> str | None:
     prefix = folder.rstrip(os.sep) + os.sep
     if not path.startswith(prefix):
         return None
-    name = path[len(prefix):].split(os.sep, 1)[0]
+    name = path[len(prefix) :].split(os.sep, 1)[0]
     return name or None
 
 

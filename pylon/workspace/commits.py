@@ -40,8 +40,18 @@ def from_iso(text: str) -> int | None:
 class State:
     """One captured checkout state (the commit is None until anchored)."""
 
-    __slots__ = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "head_tree",
-                 "meta_raw")
+    __slots__ = (
+        "commit",
+        "head",
+        "branch",
+        "index_tree",
+        "worktree",
+        "notes",
+        "captured_at",
+        "label",
+        "head_tree",
+        "meta_raw",
+    )
 
     def __init__(
         self,
@@ -118,7 +128,9 @@ def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str)
 def update_refs(checkout: Checkout, updates: list[tuple[str, str]], deletes: list[str] | None = None) -> None:
     """One `git update-ref --stdin` transaction (all refs move or none)."""
     lines = [f"update {ref} {oid}" for ref, oid in updates] + [f"delete {ref}" for ref in deletes or []]
-    git.run(["update-ref", "--stdin"], cwd=checkout.root, input=("\n".join(lines) + "\n").encode(), what="git update-ref")
+    git.run(
+        ["update-ref", "--stdin"], cwd=checkout.root, input=("\n".join(lines) + "\n").encode(), what="git update-ref"
+    )
 
 
 def read_state(checkout: Checkout, commitish: str) -> State:
@@ -169,8 +181,11 @@ def tree_with_files(checkout: Checkout, base_tree: str, files: list[str]) -> str
     env = {"GIT_INDEX_FILE": index}
     try:
         git.run(["read-tree", base_tree], cwd=checkout.root, env=env)
-        regular = [f for f in files if not os.path.islink(os.path.join(checkout.root, f))
-                   and os.path.isfile(os.path.join(checkout.root, f))]
+        regular = [
+            f
+            for f in files
+            if not os.path.islink(os.path.join(checkout.root, f)) and os.path.isfile(os.path.join(checkout.root, f))
+        ]
         entries: list[bytes] = []
         if regular:
             listing = "".join(f + "\n" for f in regular).encode("utf-8", "surrogateescape")
@@ -200,8 +215,12 @@ def edited_tree(checkout: Checkout, base_tree: str | None, index_info: str, name
     env = {"GIT_INDEX_FILE": index}
     try:
         git.run(["read-tree", base_tree] if base_tree else ["read-tree", "--empty"], cwd=checkout.root, env=env)
-        git.run(["update-index", "-z", "--add", "--remove", "--replace", "--index-info"], cwd=checkout.root, env=env,
-                input=index_info.encode("utf-8", "surrogateescape"))
+        git.run(
+            ["update-index", "-z", "--add", "--remove", "--replace", "--index-info"],
+            cwd=checkout.root,
+            env=env,
+            input=index_info.encode("utf-8", "surrogateescape"),
+        )
         return git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()
     finally:
         remove_index(index)

@@ -37,14 +37,72 @@ if TYPE_CHECKING:
     Meta = dict[str, object]
 
 _TESTS = [
-    "(", "-name", ".git", "-type", "d", "-printf", "g\t%h\\0", "-prune", ")",
-    "-o", "(", "-name", ".git", "-prune", ")",
+    "(",
+    "-name",
+    ".git",
+    "-type",
+    "d",
+    "-printf",
+    "g\t%h\\0",
+    "-prune",
+    ")",
+    "-o",
+    "(",
+    "-name",
+    ".git",
+    "-prune",
+    ")",
     # a folder's own bits when not 755 (then on to the tests below: it may be empty too)
-    "-o", "(", "-type", "d", "!", "-perm", "755", "-printf", "D\t%m\t%p\\0", "-false", ")",
-    "-o", "(", "-type", "d", "-empty", "-printf", "d\t%p\\0", ")",
-    "-o", "(", "-type", "f", "!", "-perm", "644", "!", "-perm", "755", "-printf", "f\t%m\t%p\\0", ")",
-    "-o", "(", "(", "-type", "p", "-o", "-type", "s", "-o", "-type", "b", "-o", "-type", "c", ")",
-    "-printf", "s\t%p\\0", ")",
+    "-o",
+    "(",
+    "-type",
+    "d",
+    "!",
+    "-perm",
+    "755",
+    "-printf",
+    "D\t%m\t%p\\0",
+    "-false",
+    ")",
+    "-o",
+    "(",
+    "-type",
+    "d",
+    "-empty",
+    "-printf",
+    "d\t%p\\0",
+    ")",
+    "-o",
+    "(",
+    "-type",
+    "f",
+    "!",
+    "-perm",
+    "644",
+    "!",
+    "-perm",
+    "755",
+    "-printf",
+    "f\t%m\t%p\\0",
+    ")",
+    "-o",
+    "(",
+    "(",
+    "-type",
+    "p",
+    "-o",
+    "-type",
+    "s",
+    "-o",
+    "-type",
+    "b",
+    "-o",
+    "-type",
+    "c",
+    ")",
+    "-printf",
+    "s\t%p\\0",
+    ")",
 ]
 
 
@@ -82,11 +140,20 @@ def start(root: str, paths: list[str] | None = None, recent: int | None = None) 
     `recent` (a Unix time) it also lists the files whose ctime is that second or later."""
     import subprocess
 
-    tops = ["."] if paths is None or "." in paths or "" in paths else [
-        "./" + p.strip("/") for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    tops = (
+        ["."]
+        if paths is None or "." in paths or "" in paths
+        else ["./" + p.strip("/") for p in dict.fromkeys(paths) if os.path.lexists(os.path.join(root, p))]
+    )
     extra = [] if recent is None else [",", "-type", "f", "-newerct", f"@{recent - 1}", "-printf", "r\t%p\\0"]
-    return subprocess.Popen(["find", *(tops or ["/nonexistent-pylon"]), *_TESTS, *extra], cwd=root, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, close_fds=True)
+    return subprocess.Popen(
+        ["find", *(tops or ["/nonexistent-pylon"]), *_TESTS, *extra],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        close_fds=True,
+    )
 
 
 def _rel(raw: bytes) -> str:
@@ -150,8 +217,11 @@ def git_modes(root: str, tree: str, paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
     many = len(paths) > 500  # the whole listing, not a command line that could grow too long
-    out = git.run(["ls-tree", "-z", "--full-tree", *(["-r", tree] if many else [tree, "--", *paths])], cwd=root,
-                  env={"GIT_LITERAL_PATHSPECS": "1"})
+    out = git.run(
+        ["ls-tree", "-z", "--full-tree", *(["-r", tree] if many else [tree, "--", *paths])],
+        cwd=root,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     wanted = set(paths)
     found: dict[str, str] = {}
     for record in out.split(b"\0"):
@@ -178,8 +248,13 @@ def free_dirs(root: str, tree: str, dirs: list[str]) -> list[str]:
     query = "".join(f"{tree}:{p}\n" for p in ask).encode("utf-8", "surrogateescape")
     out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
     kind = dict(zip(ask, out))
-    return [d for d in dirs if "\n" not in d and kind.get(d, "").endswith("missing")
-            and all(kind.get(a) in ("tree",) or kind.get(a, "").endswith("missing") for a in _leading(d))]
+    return [
+        d
+        for d in dirs
+        if "\n" not in d
+        and kind.get(d, "").endswith("missing")
+        and all(kind.get(a) in ("tree",) or kind.get(a, "").endswith("missing") for a in _leading(d))
+    ]
 
 
 def _leading(rel: str) -> list[str]:
@@ -291,13 +366,12 @@ def inside(rel: str, paths: list[str] | None) -> bool:
     return paths is None or any(rel == p or rel.startswith(p + "/") for p in paths)
 
 
-
-
 def bits_before(root: str, writes: list[tuple[str, str, str]], replaced: set[str]) -> dict[str, int]:
     """The permission bits of the files a restore is about to overwrite (where the target records
     none, they are kept when git's mode agrees)."""
-    return file_bits(root, [rel for mode, _oid, rel in writes if rel in replaced and mode in ("100644", "100755")],
-                     odd=False)
+    return file_bits(
+        root, [rel for mode, _oid, rel in writes if rel in replaced and mode in ("100644", "100755")], odd=False
+    )
 
 
 def _umask() -> int:
@@ -317,8 +391,11 @@ def differs(target: Meta | None, current: Meta | None, paths: list[str] | None) 
         return inside(rel, paths) and (scope is None or "." in scope or inside(rel, scope))
 
     def part(meta: Meta | None) -> tuple[dict[str, int], set[str], dict[str, int]]:
-        return ({k: v for k, v in modes_of(meta).items() if mine(k)}, {d for d in dirs_of(meta) if mine(d)},
-                {k: v for k, v in modes_of(meta, "dm").items() if mine(k)})
+        return (
+            {k: v for k, v in modes_of(meta).items() if mine(k)},
+            {d for d in dirs_of(meta) if mine(d)},
+            {k: v for k, v in modes_of(meta, "dm").items() if mine(k)},
+        )
 
     return part(target) != part(current)
 
@@ -329,9 +406,17 @@ def scope_of(meta: Meta | None) -> list[str] | None:
     return [str(p) for p in raw] if isinstance(raw, list) else None
 
 
-def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tuple[str, str, str]],
-           before: dict[str, int], skip: set[str], paths: list[str] | None, *,
-           made: dict[str, int | None] | None = None) -> dict[str, int]:
+def settle(
+    root: str,
+    target: Meta | None,
+    current: Meta | None,
+    writes: list[tuple[str, str, str]],
+    before: dict[str, int],
+    skip: set[str],
+    paths: list[str] | None,
+    *,
+    made: dict[str, int | None] | None = None,
+) -> dict[str, int]:
     """After a restore's writes: the permission bits and empty folders the target recorded (within
     its scope); elsewhere `before` (remembered bits of that content, else the bits the file had)
     where git's mode agrees. `made`: the folders this restore made, with their remembered bits (or
@@ -379,8 +464,13 @@ def settle(root: str, target: Meta | None, current: Meta | None, writes: list[tu
     return pruned
 
 
-def folder_bits(target: Meta | None, current: Meta | None, made: dict[str, int | None], paths: list[str] | None,
-                covered: Callable[[str], bool]) -> dict[str, int]:
+def folder_bits(
+    target: Meta | None,
+    current: Meta | None,
+    made: dict[str, int | None],
+    paths: list[str] | None,
+    covered: Callable[[str], bool],
+) -> dict[str, int]:
     """The bits each folder is set to: one the restore made gets the target's recorded bits (a
     target that records folder bits and not this one: 755), else (an older target) its remembered
     bits; one that existed changes only where the target and the current state both record folder

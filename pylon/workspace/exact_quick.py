@@ -104,8 +104,11 @@ class Quick:
             return
         self.fresh = fresh
         if ext is None or ext != extensions(self.pre) or b"UNTR" not in ext:
-            self.dirs = git.start(["ls-files", "-z", "--others", "--directory", "--exclude-standard"],
-                                  cwd=self.checkout.root, env={"GIT_INDEX_FILE": self.index})
+            self.dirs = git.start(
+                ["ls-files", "-z", "--others", "--directory", "--exclude-standard"],
+                cwd=self.checkout.root,
+                env={"GIT_INDEX_FILE": self.index},
+            )
             # the folders git looked at again (a chmod changes a folder's ctime, which it checks)
             was, now = untracked_dirs(self.pre), untracked_dirs(post) if post is not None else None
             self.looked = None if was is None or now is None else {d for d, st in now.items() if was.get(d) != st}
@@ -130,8 +133,12 @@ class Quick:
             cache = self.cache
             old = exact.modes_of(cache)
             recent = cache.get("recent")
-            check = set(old) | set(self.fresh) | {os.fsdecode(p) for p in staged} | set(
-                recent if isinstance(recent, list) else [])
+            check = (
+                set(old)
+                | set(self.fresh)
+                | {os.fsdecode(p) for p in staged}
+                | set(recent if isinstance(recent, list) else [])
+            )
             modes, self.recent = _bits(root, sorted(check), self.started - 1)
             dirs, new = _recheck(root, exact.dirs_of(cache))
             new += _emptied(root, staged)
@@ -148,7 +155,11 @@ class Quick:
             # folder bits: the last record's, and every folder above what this capture staged or found
             folders = set(exact.modes_of(cache, "dm")) | set(empty) | set(listed) | _above(staged)
             folders |= set(self.looked) - {""} if self.looked is not None else set(exact.scan(root).dir_modes)
-            meta = exact.grouped(modes, empty, exact.state_dirs(root, tree, exact.file_bits(root, sorted(folders), odd=True, folders=True), empty))
+            meta = exact.grouped(
+                modes,
+                empty,
+                exact.state_dirs(root, tree, exact.file_bits(root, sorted(folders), odd=True, folders=True), empty),
+            )
         return meta
 
     def save(self, meta: exact.Meta) -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     class _SpawnGroup(TypedDict, total=False):
         setpgroup: int  # posix_spawnp takes no None here before Python 3.15: the key is left out
 
+
 _BASE_ENV: dict[str, str] | None = None
 _CHUNK = 1 << 16
 # Subcommands pylon runs that hold a lock (the index, a ref) while they write, briefly. Killed
@@ -221,7 +222,7 @@ def held_lock(err: bytes) -> str | None:
     start = err.rfind(b"Unable to create '", 0, end) if end > 0 else -1
     if start < 0 or not err[:end].endswith(b".lock"):
         return None
-    return os.fsdecode(err[start + len(b"Unable to create '"):end])
+    return os.fsdecode(err[start + len(b"Unable to create '") : end])
 
 
 def wait_unlocked(lock: str, seconds: float = LOCK_WAIT) -> bool:
@@ -314,6 +315,7 @@ def run_full(
     args: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None, input: bytes | None = None
 ) -> tuple[int, bytes, bytes]:
     """Run git and return (code, stdout, stderr), after waiting out a lock held by someone else."""
+
     def start() -> GitProcess:
         return GitProcess(args, cwd=cwd, env=env, input=input)
 

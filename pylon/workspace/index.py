@@ -27,10 +27,19 @@ if TYPE_CHECKING:
 # afresh every time; trusting less stat data for them than git trusts for tracked files would miss
 # a same-size edit with the mtime restored, so ctime and the full stat check are always on here.
 STATUS_CONFIG = [
-    "-c", "core.untrackedCache=true", "-c", "core.safecrlf=false", "-c", "status.showUntrackedFiles=normal",
-    "-c", "core.trustctime=true", "-c", "core.checkStat=default",
+    "-c",
+    "core.untrackedCache=true",
+    "-c",
+    "core.safecrlf=false",
+    "-c",
+    "status.showUntrackedFiles=normal",
+    "-c",
+    "core.trustctime=true",
+    "-c",
+    "core.checkStat=default",
     # where the entries end, so exact_quick.py compares them without walking every entry
-    "-c", "index.recordEndOfIndexEntries=true",
+    "-c",
+    "index.recordEndOfIndexEntries=true",
 ]
 BULK_PATHS = 500
 
@@ -48,7 +57,10 @@ def _config_paths(checkout: Checkout) -> list[str]:
     """The config files git reads here (system, global, repository, worktree)."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    paths = [os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    paths = [
+        os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+    ]
     if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
         paths.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
     return [*paths, os.path.join(checkout.common_dir, "config"), os.path.join(checkout.git_dir, "config.worktree")]
@@ -227,8 +239,15 @@ class Staged:
 
     __slots__ = ("paths", "window", "embedded", "empty", "filter_errors", "dropped")
 
-    def __init__(self, paths: list[bytes], window: tuple[int, int], embedded: list[str], empty: list[str], errors: bytes,
-                 dropped: bool = False) -> None:
+    def __init__(
+        self,
+        paths: list[bytes],
+        window: tuple[int, int],
+        embedded: list[str],
+        empty: list[str],
+        errors: bytes,
+        dropped: bool = False,
+    ) -> None:
         self.dropped = dropped  # entries were removed from the private index before staging
         self.paths = paths  # hashed by update-index in this capture
         self.window = window  # the seconds during which their stat data was recorded
@@ -256,8 +275,9 @@ def at_risk(checkout: Checkout, recent: list[str], window: list[int]) -> list[by
     return found
 
 
-def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None = None,
-                   after_status: Callable[[], None] | None = None) -> Staged:
+def stage_worktree(
+    checkout: Checkout, index: str, recheck: list[bytes] | None = None, after_status: Callable[[], None] | None = None
+) -> Staged:
     """Make the private `index` match the working tree (like `git add -A`).
 
     `git add -A` cannot use git's untracked cache (its directory walk needs other flags), so a
@@ -311,7 +331,14 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
             (dirs if rec.endswith(b"/") else paths).append(rec[2:])
     if dirs:
         listed = git.run(
-            ["ls-files", "-z", "--others", "--exclude-standard", "--", *[d.decode("utf-8", "surrogateescape") for d in dirs]],
+            [
+                "ls-files",
+                "-z",
+                "--others",
+                "--exclude-standard",
+                "--",
+                *[d.decode("utf-8", "surrogateescape") for d in dirs],
+            ],
             cwd=checkout.root,
             env={"GIT_INDEX_FILE": index, "GIT_LITERAL_PATHSPECS": "1"},
         )
@@ -320,12 +347,17 @@ def stage_worktree(checkout: Checkout, index: str, recheck: list[bytes] | None =
                 (embedded if has_commit(os.path.join(checkout.root, os.fsdecode(p))) else empty).append(p)
             elif p:
                 paths.append(p)
-    paths += [p.rstrip(b"/") for p in embedded]  # recorded as git add records them: a gitlink to their checked-out commit
+    paths += [
+        p.rstrip(b"/") for p in embedded
+    ]  # recorded as git add records them: a gitlink to their checked-out commit
     found = ([os.fsdecode(p.rstrip(b"/")) for p in embedded], [os.fsdecode(p) for p in empty])
     if drop:
-        git.run([*STATUS_CONFIG, "update-index", "-z", "--force-remove", "--stdin"], cwd=checkout.root,
-                env={"GIT_INDEX_FILE": index},
-                input=b"\0".join(drop) + b"\0")
+        git.run(
+            [*STATUS_CONFIG, "update-index", "-z", "--force-remove", "--stdin"],
+            cwd=checkout.root,
+            env={"GIT_INDEX_FILE": index},
+            input=b"\0".join(drop) + b"\0",
+        )
     if recheck:
         # hashed again (they were dropped above), unless a folder stands there now (status listed
         # what it holds) or a symlink or file above them

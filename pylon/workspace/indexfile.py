@@ -16,8 +16,8 @@ _STAT = 36  # ondisk stat data: ctime, mtime (sec, nsec), dev, ino, uid, gid, si
 def entries_end(data: bytes) -> int | None:
     """Where the entries end, from the EOIE extension (None without one)."""
     tail = len(data) - 20 - _EOIE
-    if tail >= 12 and data[tail:tail + 8] == b"EOIE\0\0\0\x18":
-        end = int.from_bytes(data[tail + 8:tail + 12], "big")
+    if tail >= 12 and data[tail : tail + 8] == b"EOIE\0\0\0\x18":
+        end = int.from_bytes(data[tail + 8 : tail + 12], "big")
         if 12 <= end <= tail:
             return end
     return None
@@ -40,15 +40,15 @@ def refreshed(pre: bytes, post: bytes) -> list[str] | None:
     for _ in range(int.from_bytes(pre[8:12], "big")):
         if pos + 62 > size:
             return None
-        flags = int.from_bytes(pre[pos + 60:pos + 62], "big")
+        flags = int.from_bytes(pre[pos + 60 : pos + 62], "big")
         head = 64 if version == 3 and flags & 0x4000 else 62
         length = flags & 0xFFF
         if length == 0xFFF:
             length = pre.index(b"\0", pos + head) - pos - head
-        name = pre[pos + head:pos + head + length]
-        if post[pos + head:pos + head + length] != name:
+        name = pre[pos + head : pos + head + length]
+        if post[pos + head : pos + head + length] != name:
             return None  # not the same entries
-        if pre[pos:pos + head] != post[pos:pos + head]:
+        if pre[pos : pos + head] != post[pos : pos + head]:
             found.append(name.decode("utf-8", "surrogateescape"))
         pos += (head + length + 8) & ~7
     return found
@@ -56,7 +56,7 @@ def refreshed(pre: bytes, post: bytes) -> list[str] | None:
 
 def extensions(data: bytes) -> bytes | None:
     end = entries_end(data)
-    return None if end is None else data[end:len(data) - 20 - _EOIE]
+    return None if end is None else data[end : len(data) - 20 - _EOIE]
 
 
 def _sections(ext: bytes) -> dict[bytes, bytes]:
@@ -64,8 +64,8 @@ def _sections(ext: bytes) -> dict[bytes, bytes]:
     found: dict[bytes, bytes] = {}
     pos = 0
     while pos + 8 <= len(ext):
-        size = int.from_bytes(ext[pos + 4:pos + 8], "big")
-        found[ext[pos:pos + 4]] = ext[pos + 8:pos + 8 + size]
+        size = int.from_bytes(ext[pos + 4 : pos + 8], "big")
+        found[ext[pos : pos + 4]] = ext[pos + 8 : pos + 8 + size]
         pos += 8 + size
     return found
 
@@ -84,22 +84,22 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def _ewah(data: bytes, pos: int) -> tuple[list[int], int]:
     """The set bits of an EWAH bitmap (ewah/ewah_io.c), and where it ends."""
-    bits = int.from_bytes(data[pos:pos + 4], "big")
-    words = int.from_bytes(data[pos + 4:pos + 8], "big")
-    body = data[pos + 8:pos + 8 + 8 * words]
+    bits = int.from_bytes(data[pos : pos + 4], "big")
+    words = int.from_bytes(data[pos + 4 : pos + 8], "big")
+    body = data[pos + 8 : pos + 8 + 8 * words]
     if len(body) != 8 * words:
         raise ValueError("short bitmap")
     found: list[int] = []
     at = i = 0
     while i < words:
-        rlw = int.from_bytes(body[8 * i:8 * i + 8], "big")
+        rlw = int.from_bytes(body[8 * i : 8 * i + 8], "big")
         i += 1
         run, literals = (rlw >> 1) & 0xFFFFFFFF, rlw >> 33
         if rlw & 1:
             found += range(at, at + 64 * run)
         at += 64 * run
         for _ in range(literals):
-            word = int.from_bytes(body[8 * i:8 * i + 8], "big")
+            word = int.from_bytes(body[8 * i : 8 * i + 8], "big")
             i += 1
             found += [at + b for b in range(64) if word >> b & 1]
             at += 64
@@ -141,7 +141,7 @@ def untracked_dirs(index: bytes) -> dict[str, bytes] | None:
         _hashed, pos = _ewah(data, pos)
         found: dict[str, bytes] = {}
         for n, index_of in enumerate(valid):
-            found[names[index_of]] = data[pos + n * _STAT:pos + (n + 1) * _STAT]
+            found[names[index_of]] = data[pos + n * _STAT : pos + (n + 1) * _STAT]
         if pos + len(valid) * _STAT > len(data):
             return None
         return found

@@ -77,11 +77,11 @@ def owner(name: str) -> tuple[int, int | None] | None:
     if ".pylon-tmp-" in base:
         return _pid_first(base.rsplit(".pylon-tmp-", 1)[1], hex_tail=True)
     if base.startswith("restore-index-"):
-        pid = _pid_of(base[len("restore-index-"):])
+        pid = _pid_of(base[len("restore-index-") :])
         return (pid, None) if pid else None
     for prefix in ("index-", ".sync-"):
         if base.startswith(prefix):
-            return _pid_first(base[len(prefix):], hex_tail=prefix == "index-")
+            return _pid_first(base[len(prefix) :], hex_tail=prefix == "index-")
     if base.endswith(".tmp"):
         stem = base[: -len(".tmp")]
         return _pid_first(stem.rsplit(".", 1)[1], hex_tail=True) if "." in stem else None
@@ -92,7 +92,11 @@ def _pid_first(text: str, *, hex_tail: bool) -> tuple[int, None] | None:
     """`<pid>` or `<pid>-<tail>` (hex digits, or any digits for a sync cookie)."""
     head, _, tail = text.partition("-")
     pid = _pid_of(head)
-    if pid is None or (tail and not all(c in "0123456789abcdef" for c in tail)) or (not hex_tail and not tail.isdigit()):
+    if (
+        pid is None
+        or (tail and not all(c in "0123456789abcdef" for c in tail))
+        or (not hex_tail and not tail.isdigit())
+    ):
         return None
     return (pid, None)
 
@@ -120,8 +124,11 @@ def alive(pid: int, start: int | None, written: float) -> bool:
 
 def folders(checkout: Checkout) -> list[str]:
     """pylon's folders of the repository: this checkout's, the common one, every linked worktree's."""
-    found = [os.path.join(checkout.git_dir, "pylon"), os.path.join(checkout.common_dir, "pylon"),
-             os.path.join(checkout.common_dir, "pylon", "owned")]
+    found = [
+        os.path.join(checkout.git_dir, "pylon"),
+        os.path.join(checkout.common_dir, "pylon"),
+        os.path.join(checkout.common_dir, "pylon", "owned"),
+    ]
     try:
         names = os.listdir(os.path.join(checkout.common_dir, "worktrees"))
     except OSError:
@@ -177,8 +184,13 @@ def sweep(checkout: Checkout) -> dict[str, object]:
                     if not _index_lock_free(folder):
                         continue  # a capture is running: its git holds it
                 elif name.startswith("tree-index.") and now - st.st_mtime > UNKNOWN_AFTER:
-                    kept.append({"path": full, "why": "a temp file whose owner is unknown (no pid in its name)",
-                                 "fix": f"rm {_q(full)}"})
+                    kept.append(
+                        {
+                            "path": full,
+                            "why": "a temp file whose owner is unknown (no pid in its name)",
+                            "fix": f"rm {_q(full)}",
+                        }
+                    )
                     continue
                 else:
                     continue
@@ -190,8 +202,13 @@ def sweep(checkout: Checkout) -> dict[str, object]:
             except FileNotFoundError:
                 pass
             except OSError as exc:
-                kept.append({"path": full, "why": f"its owner is gone but it cannot be removed: {exc.strerror or exc}",
-                             "fix": f"rm -r {_q(full)}"})
+                kept.append(
+                    {
+                        "path": full,
+                        "why": f"its owner is gone but it cannot be removed: {exc.strerror or exc}",
+                        "fix": f"rm -r {_q(full)}",
+                    }
+                )
     return {"removed": removed, "kept": kept}
 
 

@@ -42,19 +42,25 @@ def has_commit(folder: str) -> bool:
 def embedded_notes(embedded: list[str], empty: list[str]) -> list[dict[str, str]]:
     notes = []
     if embedded:
-        notes.append({
-            "kind": "embedded-repo",
-            "message": "git repositories inside the checkout without .gitmodules: " + _names([p + "/" for p in embedded])
-            + "; recorded as git add records them, a gitlink to their checked-out commit, so pylon cannot "
-            "see edits inside them (commit there, or make them submodules)",
-        })
+        notes.append(
+            {
+                "kind": "embedded-repo",
+                "message": "git repositories inside the checkout without .gitmodules: "
+                + _names([p + "/" for p in embedded])
+                + "; recorded as git add records them, a gitlink to their checked-out commit, so pylon cannot "
+                "see edits inside them (commit there, or make them submodules)",
+            }
+        )
     if empty:
-        notes.append({
-            "kind": "embedded-repo-empty",
-            "message": "git repositories inside the checkout with no commit yet: " + _names(empty)
-            + "; git cannot record them (git add refuses), so they are left out of the state and pylon cannot "
-            "see inside them",
-        })
+        notes.append(
+            {
+                "kind": "embedded-repo-empty",
+                "message": "git repositories inside the checkout with no commit yet: "
+                + _names(empty)
+                + "; git cannot record them (git add refuses), so they are left out of the state and pylon cannot "
+                "see inside them",
+            }
+        )
     return notes
 
 
@@ -71,12 +77,14 @@ def filter_errors(err: bytes) -> list[str]:
 def filter_note(errors: list[str]) -> list[dict[str, str]]:
     if not errors:
         return []
-    return [{
-        "kind": "filter-failed",
-        "message": "a clean filter failed (" + "; ".join(errors[:3]) + "); git stores such files as they are on "
-        "disk, as git add does, so the state holds them unfiltered; fix the filter, or mark it "
-        "filter.<driver>.required to make git refuse",
-    }]
+    return [
+        {
+            "kind": "filter-failed",
+            "message": "a clean filter failed (" + "; ".join(errors[:3]) + "); git stores such files as they are on "
+            "disk, as git add does, so the state holds them unfiltered; fix the filter, or mark it "
+            "filter.<driver>.required to make git refuse",
+        }
+    ]
 
 
 def _names(paths: list[str]) -> str:

@@ -26,6 +26,7 @@ def stored_tree(checkout: Checkout, tree: str) -> str:
     _EMPTY_WRITTEN.add(checkout.common_dir)
     return tree
 
+
 # Marker files/folders in the git dir and the operation they mean.
 _IN_PROGRESS = (
     ("rebase-merge", "rebase"),
@@ -268,7 +269,9 @@ def _attribute_filters(checkout: Checkout) -> list[str]:
     return names
 
 
-def layout_notes(checkout: Checkout, config: dict[str, list[str]], *, index_unmerged: bool = False) -> list[dict[str, str]]:
+def layout_notes(
+    checkout: Checkout, config: dict[str, list[str]], *, index_unmerged: bool = False
+) -> list[dict[str, str]]:
     """Honest notes about what this checkout's layout means for a captured state."""
     notes: list[dict[str, str]] = []
     for op in checkout.in_progress():
@@ -332,7 +335,12 @@ def submodule_notes(checkout: Checkout) -> list[dict[str, str]]:
     for rec in out.split(b"\0"):
         parts = rec.split(b" ")
         # porcelain v2 "1 XY <sub> ..." where <sub> is "S<c><m><u>" for submodules
-        if len(parts) > 8 and parts[0] == b"1" and parts[2].startswith(b"S") and b"M" in parts[2][2:3] + parts[2][3:4].replace(b"U", b"M"):
+        if (
+            len(parts) > 8
+            and parts[0] == b"1"
+            and parts[2].startswith(b"S")
+            and b"M" in parts[2][2:3] + parts[2][3:4].replace(b"U", b"M")
+        ):
             dirty.append(rec.split(b" ", 8)[8].decode("utf-8", "surrogateescape"))
     if not dirty:
         return []
@@ -346,8 +354,13 @@ def submodule_notes(checkout: Checkout) -> list[dict[str, str]]:
     ]
 
 
-_ABORT = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
-          "revert": "git revert --abort", "bisect": "git bisect reset"}
+_ABORT = {
+    "merge": "git merge --abort",
+    "rebase": "git rebase --abort",
+    "cherry-pick": "git cherry-pick --abort",
+    "revert": "git revert --abort",
+    "bisect": "git bisect reset",
+}
 
 
 def refuse_in_progress(co: Checkout, what: str) -> None:

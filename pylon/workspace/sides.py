@@ -67,8 +67,9 @@ def dirty(side: Side) -> tuple[list[str], list[str]]:
     """(tracked paths with staged or unstaged changes, untracked paths), sorted, like git status."""
     if side.state.index_tree is None:
         return unmerged_dirty(side)
-    staged, unstaged = tree_diffs(side.checkout, [(side.head_tree, side.state.index_tree),
-                                                  (side.state.index_tree, side.state.worktree)])
+    staged, unstaged = tree_diffs(
+        side.checkout, [(side.head_tree, side.state.index_tree), (side.state.index_tree, side.state.worktree)]
+    )
     return dirty_from(staged, unstaged)
 
 
@@ -106,8 +107,9 @@ def tree_diffs(checkout: Checkout, pairs: list[tuple[str, str]]) -> list[list[tu
     if not todo:
         return results
     lines = [f"{pairs[i][0]} {pairs[i][1]}\n".encode() for i in todo]
-    out = git.run(["diff-tree", "--stdin", "-r", "--name-status", "--no-renames", "-z"], cwd=checkout.root,
-                  input=b"".join(lines))
+    out = git.run(
+        ["diff-tree", "--stdin", "-r", "--name-status", "--no-renames", "-z"], cwd=checkout.root, input=b"".join(lines)
+    )
     pos = 0
     for i, header in zip(todo, lines):
         if not out.startswith(header, pos):

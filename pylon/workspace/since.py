@@ -32,7 +32,12 @@ def _batch(checkout: Checkout, names: list[str]) -> list[tuple[str, str] | None]
     results: list[tuple[str, str] | None] = []
     for line in out.decode("utf-8", "surrogateescape").split("\n")[: len(names)]:
         parts = line.rsplit(" ", 1)
-        if len(parts) == 2 and parts[1] in ("commit", "tree", "blob", "tag") and len(parts[0]) >= 40 and " " not in parts[0]:
+        if (
+            len(parts) == 2
+            and parts[1] in ("commit", "tree", "blob", "tag")
+            and len(parts[0]) >= 40
+            and " " not in parts[0]
+        ):
             results.append((parts[0], parts[1]))
         else:
             results.append(None)
@@ -164,4 +169,6 @@ def baseline_names(checkout: Checkout) -> list[str]:
     """The named baselines of this checkout, newest first."""
     prefix = refs.baselines_prefix(checkout)
     out = git.run(["for-each-ref", "--sort=-committerdate", "--format=%(refname)", prefix], cwd=checkout.root)
-    return [line[len(prefix):] for line in out.decode("utf-8", "surrogateescape").splitlines() if line.startswith(prefix)]
+    return [
+        line[len(prefix) :] for line in out.decode("utf-8", "surrogateescape").splitlines() if line.startswith(prefix)
+    ]

@@ -37,6 +37,7 @@ from pylon.workspace.commits import (
     state_message,
     update_refs,
 )
+from pylon.workspace.exact import Scan
 from pylon.workspace.index import (
     PrivateIndex,
     _config_paths,
@@ -49,13 +50,26 @@ from pylon.workspace.index import (
     write_json,
     write_tree,
 )
-from pylon.workspace.exact import Scan
 from pylon.workspace.nested import embedded_notes, filter_note
 from pylon.workspace.repo import EMPTY_TREE, Checkout, layout_notes
 
 __all__ = [
-    "IDENT", "State", "capture", "commit_tree", "excludes_sig", "file_sig", "head_info", "iso", "parse_state",
-    "read_json", "read_state", "short_branch", "start_head_query", "state_message", "update_refs", "write_json",
+    "IDENT",
+    "State",
+    "capture",
+    "commit_tree",
+    "excludes_sig",
+    "file_sig",
+    "head_info",
+    "iso",
+    "parse_state",
+    "read_json",
+    "read_state",
+    "short_branch",
+    "start_head_query",
+    "state_message",
+    "update_refs",
+    "write_json",
 ]
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,8 +100,15 @@ def start_head_query(checkout: Checkout) -> git.GitProcess:
     )
 
 
-def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", extra_refs: list[str] | None = None,
-            exact: bool = False, scanned: Scan | None = None) -> State:
+def capture(
+    checkout: Checkout,
+    *,
+    anchor: bool = True,
+    label: str = "current",
+    extra_refs: list[str] | None = None,
+    exact: bool = False,
+    scanned: Scan | None = None,
+) -> State:
     """Capture the checkout state; with `anchor`, write the state commit and refs/pylon refs.
 
     Every capture records the files' permission bits other than 644/755 and the empty folders
@@ -107,16 +128,19 @@ def capture(checkout: Checkout, *, anchor: bool = True, label: str = "current", 
         quick.close()
 
 
-def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: str, extra_refs: list[str],
-             quick: Quick) -> State:
+def _capture(
+    checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: str, extra_refs: list[str], quick: Quick
+) -> State:
     meta_path = os.path.join(private.dir, "state.json")
     meta = read_json(meta_path) if private.persistent else None
     head_kept = _head_kept(checkout, meta)  # HEAD where the last capture saw it: its tree is known
     head_proc = None if head_kept else start_head_query(checkout)
     config_sig = [file_sig(p) for p in _config_paths(checkout)]
     config_kept = meta.get("config") if meta and meta.get("config_sig") == config_sig else None
-    config_proc = None if isinstance(config_kept, dict) else git.start(
-        ["config", "-z", "--get-regexp", r"^(core\.sparsecheckout|filter\..*)$"], cwd=checkout.root
+    config_proc = (
+        None
+        if isinstance(config_kept, dict)
+        else git.start(["config", "-z", "--get-regexp", r"^(core\.sparsecheckout|filter\..*)$"], cwd=checkout.root)
     )
     real_sig = file_sig(checkout.index_path)
     excl = excludes_sig(checkout)
@@ -145,7 +169,9 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
                 index_tree, unmerged = EMPTY_TREE, False
             else:
                 index_tree, unmerged = write_tree(checkout, private.path)
-        recheck = at_risk(checkout, meta.get("recent") or [], meta.get("recent_window") or [0, 0]) if reuse and meta else []
+        recheck = (
+            at_risk(checkout, meta.get("recent") or [], meta.get("recent_window") or [0, 0]) if reuse and meta else []
+        )
         quick.begin(reuse)
         staged = stage_worktree(checkout, private.path, recheck, quick.after_status)
         embedded, empty = staged.embedded, staged.empty
@@ -161,8 +187,12 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             if written is None:
                 raise git.failure(["write-tree"], 1, b"the private index still has unmerged entries")
             worktree = written
-        if attempt == 0 and reuse and meta and worktree != meta["worktree"] and _ignore_rules_changed(
-            checkout, meta["worktree"], worktree
+        if (
+            attempt == 0
+            and reuse
+            and meta
+            and worktree != meta["worktree"]
+            and _ignore_rules_changed(checkout, meta["worktree"], worktree)
         ):
             reuse = False  # entries added before may be ignored now: start again from the real index
             continue
@@ -233,9 +263,15 @@ def _capture(checkout: Checkout, private: PrivateIndex, *, anchor: bool, label: 
             state.commit = commit_tree(
                 checkout, worktree, [p for p in (head, index_commit) if p], state_message(state, index_commit)
             )
-            update_refs(checkout, [(refs.current_ref(checkout), state.commit), *[(r, state.commit) for r in extra_refs]])
+            update_refs(
+                checkout, [(refs.current_ref(checkout), state.commit), *[(r, state.commit) for r in extra_refs]]
+            )
         new_meta["commit"] = state.commit
-    elif meta and meta.get("commit") and all(meta.get(k) == new_meta[k] for k in ("worktree", "head", "branch", "index_tree")):
+    elif (
+        meta
+        and meta.get("commit")
+        and all(meta.get(k) == new_meta[k] for k in ("worktree", "head", "branch", "index_tree"))
+    ):
         new_meta["commit"] = meta["commit"]
     new_meta["index_commit"] = index_commit
     if private.persistent:

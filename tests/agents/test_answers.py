@@ -17,12 +17,21 @@ def event(name: str, tmp_path: Path) -> HookEvent:
     return parse_event("codex" if name.startswith("codex") else "claude-code", payload_text(name, tmp_path))
 
 
-@pytest.mark.parametrize("name", ["claude-code-session-start", "codex-session-start", "claude-code-post-write",
-                                  "codex-post-bash", "claude-code-post-batch"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "claude-code-session-start",
+        "codex-session-start",
+        "claude-code-post-write",
+        "codex-post-bash",
+        "claude-code-post-batch",
+    ],
+)
 def test_context_is_hook_specific_output_named_for_the_event(name: str, tmp_path: Path) -> None:
     ev = event(name, tmp_path)
     assert answers.context(ev, "hello") == {
-        "hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": "hello"}}
+        "hookSpecificOutput": {"hookEventName": ev.name, "additionalContext": "hello"}
+    }
     assert answers.context(ev, "") == {}
 
 
@@ -38,8 +47,13 @@ def test_permission_decisions(name: str, tmp_path: Path) -> None:
     ev = event(name, tmp_path)
     for build, decision in ((answers.deny, "deny"), (answers.ask, "ask"), (answers.allow, "allow")):
         out = build(ev, "why")
-        assert out == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                                              "permissionDecisionReason": "why"}}
+        assert out == {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision,
+                "permissionDecisionReason": "why",
+            }
+        }
     assert answers.deny(event("claude-code-post-write", tmp_path), "no") == {}  # only before a tool runs
 
 

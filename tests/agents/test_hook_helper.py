@@ -66,8 +66,21 @@ def wait_for_helper(seconds: float = 20.0) -> int:
 
 def start_helper(repo: Path) -> int:
     """The first PreToolUse starts it (only PreToolUse events go to it: pylon/cli/hook.py)."""
-    run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(
-        {"hook_event_name": "PreToolUse", "session_id": "x", "cwd": str(repo), "tool_name": "Read", "tool_input": {}}))
+    run_cmd(
+        "pylon",
+        "hook",
+        "claude-code",
+        cwd=repo,
+        input=json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "session_id": "x",
+                "cwd": str(repo),
+                "tool_name": "Read",
+                "tool_input": {},
+            }
+        ),
+    )
     return wait_for_helper()
 
 
@@ -88,6 +101,7 @@ def make(root: Path) -> Path:
 def events(repo: Path) -> list[tuple[str, str]]:
     """(agent, event) pairs covering each part: the guard before and after a shell command (safe,
     asked), a file tool, canon's and the batch's events, Codex's shell tool, input that is not JSON."""
+
     def shell(name: str, command: str, use_id: str, agent_tool: str = "Bash") -> str:
         return event(name, command, repo, use_id, extra={"tool_name": agent_tool})
 
@@ -95,12 +109,24 @@ def events(repo: Path) -> list[tuple[str, str]]:
         ("claude-code", shell("PreToolUse", "rm -f notes.md && echo gone > src/new.txt", "t1")),
         ("claude-code", shell("PostToolUse", "rm -f notes.md && echo gone > src/new.txt", "t1")),
         ("claude-code", shell("PreToolUse", "git push --force origin main", "t2")),
-        ("claude-code", json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "PreToolUse",
-                                    "tool_name": "Write", "tool_use_id": "t3",
-                                    "tool_input": {"file_path": str(repo / "src" / "app.py"), "content": "x\n"}})),
+        (
+            "claude-code",
+            json.dumps(
+                {
+                    "session_id": "s-1",
+                    "cwd": str(repo),
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "Write",
+                    "tool_use_id": "t3",
+                    "tool_input": {"file_path": str(repo / "src" / "app.py"), "content": "x\n"},
+                }
+            ),
+        ),
         ("claude-code", json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "PostToolBatch"})),
-        ("claude-code", json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "SessionStart",
-                                    "source": "startup"})),
+        (
+            "claude-code",
+            json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"}),
+        ),
         ("codex", shell("PreToolUse", "cat src/app.py", "t4", "exec_command")),
         ("codex", "{not json"),
     ]
@@ -116,8 +142,9 @@ def answers(repo: Path) -> list[tuple[int, str, str]]:
     return out
 
 
-def test_the_helper_answers_every_event_as_the_hook_process_does(tmp_path: Path, helper_on: None,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_helper_answers_every_event_as_the_hook_process_does(
+    tmp_path: Path, helper_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     alone = make(tmp_path / "a" / "repo")
     helped = make(tmp_path / "b" / "repo")
     monkeypatch.setenv("PYLON_HOOK_HELPER", "0")
@@ -125,7 +152,7 @@ def test_the_helper_answers_every_event_as_the_hook_process_does(tmp_path: Path,
     monkeypatch.setenv("PYLON_HOOK_HELPER", "1")
     pid = start_helper(helped)
     # the helper itself answers (not this process's fallback): asked directly, it returns the answer
-    got = helper_ask.ask("pylon", ["hook", "claude-code"], b"{\"hook_event_name\": \"Stop\", \"session_id\": \"x\"}", BOOT)
+    got = helper_ask.ask("pylon", ["hook", "claude-code"], b'{"hook_event_name": "Stop", "session_id": "x"}', BOOT)
     assert got is not None and got[0] == 0 and json.loads(got[1]) == {}
     assert answers(helped) == expected
     assert any("ask" in out for _code, out, _err in expected)  # the events did reach the guard
@@ -145,8 +172,15 @@ def test_only_a_private_folder_and_the_same_environment_are_served(tmp_path: Pat
     with socket.socket(socket.AF_UNIX) as sock:
         sock.connect(f"/proc/self/fd/{fd}/{name}.sock")  # the path itself may be over the socket limit
         os.close(fd)
-        sock.sendall(helper_ask.pack(b"pylon", b"hook\0claude-code", str(repo).encode(),
-                                     helper_ask.env_blob() + b"\0EXTRA=1", b'{"hook_event_name": "Stop"}'))
+        sock.sendall(
+            helper_ask.pack(
+                b"pylon",
+                b"hook\0claude-code",
+                str(repo).encode(),
+                helper_ask.env_blob() + b"\0EXTRA=1",
+                b'{"hook_event_name": "Stop"}',
+            )
+        )
         with pytest.raises(EOFError):
             helper_ask.read_fields(sock, 3)
     # a folder others can enter is not used: the hook answers in its own process
@@ -167,8 +201,9 @@ def test_the_helpers_copies_of_pylon_facts_match_pylons() -> None:
     assert helper_ask.state_home() == state_home()
 
 
-def test_an_idle_helper_exits_and_takes_its_socket_with_it(tmp_path: Path, helper_on: None,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_idle_helper_exits_and_takes_its_socket_with_it(
+    tmp_path: Path, helper_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYLON_HOOK_HELPER_IDLE", "1")
     repo = make(tmp_path / "repo")
     pid = start_helper(repo)
@@ -182,8 +217,13 @@ def test_an_idle_helper_exits_and_takes_its_socket_with_it(tmp_path: Path, helpe
 def _hook_killing_the_helper(agent: str, payload: str, repo: Path, rng: random.Random) -> dict[str, object]:
     """Run the real hook script while the helper (and any fork of it answering) is killed at a random
     moment; the answer must come all the same."""
-    proc = subprocess.Popen([script("pylon"), "hook", agent], cwd=repo, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "hook", agent],
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None
     proc.stdin.write(payload.encode())
     proc.stdin.close()
@@ -204,9 +244,18 @@ def test_killing_the_helper_at_any_moment_loses_nothing(tmp_path: Path, helper_o
     rng = random.Random(29)
     start_helper(repo)
     states = [whole_state(repo)]
-    commands = ["echo one > src/a.txt", "rm -f notes.md", "chmod 700 src/app.py", "mkdir -p empty/dir",
-                "git add -A", "mv src/a.txt src/b.txt", "git commit -qm two", "rm -rf src",
-                "echo again > notes.md && rm -f run.log", "git checkout -q -f HEAD~1"]
+    commands = [
+        "echo one > src/a.txt",
+        "rm -f notes.md",
+        "chmod 700 src/app.py",
+        "mkdir -p empty/dir",
+        "git add -A",
+        "mv src/a.txt src/b.txt",
+        "git commit -qm two",
+        "rm -rf src",
+        "echo again > notes.md && rm -f run.log",
+        "git checkout -q -f HEAD~1",
+    ]
     for i, command in enumerate(commands):
         use_id = f"toolu_kill_{i}"
         answer = _hook_killing_the_helper("claude-code", event("PreToolUse", command, repo, use_id), repo, rng)

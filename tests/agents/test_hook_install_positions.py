@@ -16,7 +16,10 @@ from pylon.hooks.install import GUARD_MATCHERS, plan
 from tests.conftest import sized
 
 EVENTS = ("PreToolUse", "SessionStart", "PostToolUse", "PostToolBatch", "Stop", "UserPromptSubmit")
-CANON_EVENTS = {"claude-code": ("SessionStart", "PostToolBatch", "Stop"), "codex": ("SessionStart", "PostToolUse", "Stop")}
+CANON_EVENTS = {
+    "claude-code": ("SessionStart", "PostToolBatch", "Stop"),
+    "codex": ("SessionStart", "PostToolUse", "Stop"),
+}
 OLD = {"guard": "pylon guard hook {agent}", "canon": "canon hook {agent}"}
 
 
@@ -40,21 +43,38 @@ def random_file(rng: random.Random, agent: str) -> dict:
         if rng.random() < 0.5:
             for event in events:
                 groups = hooks.setdefault(event, [])
-                groups.insert(rng.randint(0, len(groups)), {"hooks": [
-                    {"type": "command", "command": OLD[part].format(agent=agent), "timeout": 10}]})
+                groups.insert(
+                    rng.randint(0, len(groups)),
+                    {"hooks": [{"type": "command", "command": OLD[part].format(agent=agent), "timeout": 10}]},
+                )
     return {"hooks": hooks}
 
 
 def places(data: dict) -> dict[str, tuple[str, int, int]]:
-    return {h["command"]: (event, g, i) for event, groups in data.get("hooks", {}).items()
-            for g, group in enumerate(groups) for i, h in enumerate(group["hooks"]) if h["command"].startswith("user-")}
+    return {
+        h["command"]: (event, g, i)
+        for event, groups in data.get("hooks", {}).items()
+        for g, group in enumerate(groups)
+        for i, h in enumerate(group["hooks"])
+        if h["command"].startswith("user-")
+    }
 
 
 def pylon_events(data: dict, agent: str) -> list[str]:
-    found = [event for event, groups in data.get("hooks", {}).items() for group in groups for h in group["hooks"]
-             if not h["command"].startswith("user-")]
-    assert all(h["command"] == f"pylon hook {agent}" for groups in data.get("hooks", {}).values()
-               for group in groups for h in group["hooks"] if not h["command"].startswith("user-"))
+    found = [
+        event
+        for event, groups in data.get("hooks", {}).items()
+        for group in groups
+        for h in group["hooks"]
+        if not h["command"].startswith("user-")
+    ]
+    assert all(
+        h["command"] == f"pylon hook {agent}"
+        for groups in data.get("hooks", {}).values()
+        for group in groups
+        for h in group["hooks"]
+        if not h["command"].startswith("user-")
+    )
     return sorted(found)
 
 
@@ -86,7 +106,10 @@ def test_random_install_sequences_keep_the_users_hooks(tmp_path: Path, agent: st
             # parts the older install held are migrated on the first step, whichever part it names
             if "guard" in installed:
                 assert "PreToolUse" in events
-                group = next(g for g in data["hooks"]["PreToolUse"] if any(
-                    h["command"] == f"pylon hook {agent}" for h in g["hooks"]))
+                group = next(
+                    g
+                    for g in data["hooks"]["PreToolUse"]
+                    if any(h["command"] == f"pylon hook {agent}" for h in g["hooks"])
+                )
                 assert group.get("matcher") == GUARD_MATCHERS[agent]
             assert len(events) == len(set(events)), (seed, events)  # one pylon command per event

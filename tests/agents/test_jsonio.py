@@ -13,8 +13,11 @@ from hypothesis import strategies as st
 from pylon.agents.jsonio import dumps, loads
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
-_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4)
-                       | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
 
 
 def _same(a: object, b: object) -> bool:
@@ -43,10 +46,29 @@ def test_dumps_and_loads_match_json(value: object) -> None:
     assert _same(loads(text.encode()), json.loads(text.encode()))
 
 
-CASES = [b"", b" ", b"{}", b" {\"a\": 1} \n", b"{\"a\": 1} x", b"{\"a\": }", b"[1, 2", b"\xef\xbb\xbf{}",
-         "{}".encode("utf-16"), "{\"a\": 1}".encode("utf-32-le"), b"{\"a\": \"\\ud800\"}", b"\xff\xfe",
-         b"{\"a\": NaN, \"b\": -Infinity}", b"1e400", b"{\"a\": \"\xc3\"}", b"\t\r\n[]\t", "\ufeff{}",
-         b"{\"x\": \"caf\xc3\xa9\"}", b"[" * 100000 + b"]" * 100000, b"nul", b"tru"]
+CASES = [
+    b"",
+    b" ",
+    b"{}",
+    b' {"a": 1} \n',
+    b'{"a": 1} x',
+    b'{"a": }',
+    b"[1, 2",
+    b"\xef\xbb\xbf{}",
+    "{}".encode("utf-16"),
+    '{"a": 1}'.encode("utf-32-le"),
+    b'{"a": "\\ud800"}',
+    b"\xff\xfe",
+    b'{"a": NaN, "b": -Infinity}',
+    b"1e400",
+    b'{"a": "\xc3"}',
+    b"\t\r\n[]\t",
+    "\ufeff{}",
+    b'{"x": "caf\xc3\xa9"}',
+    b"[" * 100000 + b"]" * 100000,
+    b"nul",
+    b"tru",
+]
 
 
 def test_odd_inputs_give_what_json_gives() -> None:

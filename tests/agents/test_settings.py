@@ -12,9 +12,11 @@ import pytest
 from pylon.agents.settings import HookEntry, apply, plan_install, plan_uninstall, settings_path
 from pylon.errors import PylonError
 
-ENTRIES = [HookEntry("SessionStart", "canon hook claude-code", timeout=10),
-           HookEntry("PostToolUse", "canon hook claude-code", matcher="Edit|Write|Bash", timeout=10),
-           HookEntry("Stop", "canon hook claude-code", timeout=10)]
+ENTRIES = [
+    HookEntry("SessionStart", "canon hook claude-code", timeout=10),
+    HookEntry("PostToolUse", "canon hook claude-code", matcher="Edit|Write|Bash", timeout=10),
+    HookEntry("Stop", "canon hook claude-code", timeout=10),
+]
 
 # Someone's settings as Claude Code documents them: permissions, env, and their own hooks.
 THEIRS: dict[str, Any] = {
@@ -42,11 +44,18 @@ def test_install_into_a_missing_file_creates_it_with_the_documented_shape(tmp_pa
     assert "+++ b/" in plan.diff() and not path.exists()  # planning writes nothing
     assert install(path)
     data = json.loads(path.read_text())
-    assert data == {"hooks": {
-        "SessionStart": [{"hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}]}],
-        "PostToolUse": [{"matcher": "Edit|Write|Bash",
-                         "hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}]}],
-        "Stop": [{"hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}]}]}}
+    assert data == {
+        "hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}]}],
+            "PostToolUse": [
+                {
+                    "matcher": "Edit|Write|Bash",
+                    "hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}],
+                }
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}]}],
+        }
+    }
 
 
 def test_install_keeps_everything_else_and_is_idempotent(tmp_path: Path) -> None:
@@ -105,8 +114,10 @@ def test_a_new_command_line_replaces_the_old_one(tmp_path: Path) -> None:
     assert text.count("canon hook claude-code --root /x") == 3 and text.count('"canon hook claude-code"') == 0
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {}}}',
-                                     '{"hooks": {"Stop": [{"hooks": "x"}]}}'])
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"Stop": {}}}', '{"hooks": {"Stop": [{"hooks": "x"}]}}'],
+)
 def test_invalid_settings_are_refused_and_left_untouched(tmp_path: Path, content: str) -> None:
     path = tmp_path / "settings.json"
     path.write_text(content)

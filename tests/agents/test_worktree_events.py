@@ -12,8 +12,14 @@ from tests.conftest import MakeRepo, Result, git, run_cmd, write_files
 
 
 def create(repo: Path, name: str, **extra: str) -> Result:
-    event = {"session_id": "sess-1", "transcript_path": "/t", "cwd": str(repo), "hook_event_name": "WorktreeCreate",
-             "name": name, **extra}
+    event = {
+        "session_id": "sess-1",
+        "transcript_path": "/t",
+        "cwd": str(repo),
+        "hook_event_name": "WorktreeCreate",
+        "name": name,
+        **extra,
+    }
     return run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(event))
 
 
@@ -36,7 +42,12 @@ def test_create_prints_the_real_path_of_an_owned_worktree_from_the_current_state
     assert (path / "a.txt").read_text() == "dirty\n" and (path / "new.txt").read_text() == "untracked\n"
     assert (path / ".env").read_text() == "SECRET\n"  # .worktreeinclude
     row = listed(repo)["feature-login"]
-    assert row["made_by"] == {"client": "claude-code", "name": "feature/login", "purpose": "session", "session": "sess-1"}
+    assert row["made_by"] == {
+        "client": "claude-code",
+        "name": "feature/login",
+        "purpose": "session",
+        "session": "sess-1",
+    }
     assert "made worktree feature-login" in res.err
     # the same name again resumes it; a subagent's name is told apart
     again = create(repo, "feature/login")
@@ -63,8 +74,13 @@ def test_create_fails_with_the_reason_outside_a_repository(tmp_path: Path) -> No
 
 def test_create_without_a_name_is_refused(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
-    nameless = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(
-        {"hook_event_name": "WorktreeCreate", "cwd": str(repo)}))
+    nameless = run_cmd(
+        "pylon",
+        "hook",
+        "claude-code",
+        cwd=repo,
+        input=json.dumps({"hook_event_name": "WorktreeCreate", "cwd": str(repo)}),
+    )
     assert nameless.code == 1 and nameless.out == "" and "names no worktree" in nameless.err
 
 

@@ -14,8 +14,13 @@ from tests.conftest import write_files
 class MakeStore(Protocol):
     """The type of the `make_store` fixture."""
 
-    def __call__(self, articles: Mapping[str, str] | None = None, journal: Mapping[str, str] | None = None,
-                 files: Mapping[str, str | bytes] | None = None, root: Path | None = None) -> Path: ...
+    def __call__(
+        self,
+        articles: Mapping[str, str] | None = None,
+        journal: Mapping[str, str] | None = None,
+        files: Mapping[str, str | bytes] | None = None,
+        root: Path | None = None,
+    ) -> Path: ...
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -79,8 +79,9 @@ def pi_canon_source(folder: Path, *paths: str) -> Path:
     if not objects.is_dir():
         objects = PI_CANON_REPO / ".git" / "objects"  # a clone with a work tree serves as well
     if not objects.is_dir():
-        _missing(f"no pi-canon oracle at {PI_CANON_REPO} (a bare clone of shaneconner/pi-canon; "
-                 "PI_CANON_REPO names another)")
+        _missing(
+            f"no pi-canon oracle at {PI_CANON_REPO} (a bare clone of shaneconner/pi-canon; PI_CANON_REPO names another)"
+        )
     tsx = pi_canon_tsx()
     if not tsx or not os.path.exists(tsx):
         _missing("no tsx to run pi-canon's TypeScript (PI_CANON_TSX, or tsx on PATH)")
@@ -89,7 +90,8 @@ def pi_canon_source(folder: Path, *paths: str) -> Path:
     scratch = folder / ".pi-canon.git"
     subprocess.run(["git", "init", "-q", "--bare", str(scratch)], check=True)
     (scratch / "objects" / "info" / "alternates").write_text(f"{objects.resolve()}\n", encoding="utf-8")
-    archive = subprocess.run(["git", "--git-dir", str(scratch), "archive", PI_CANON_PIN, *paths],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "--git-dir", str(scratch), "archive", PI_CANON_PIN, *paths], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "x"], cwd=folder, input=archive, check=True)
     return folder

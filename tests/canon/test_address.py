@@ -81,7 +81,12 @@ def test_resolve_json(run: Run, tree: Path) -> None:
     doc = r.json()
     assert doc["ok"] is True
     assert doc["results"] == [
-        {"path": "src/core/other.py", "address": "src/core/other", "governing": "src", "tried": ["src/core/other", "src/core", "src"]},
+        {
+            "path": "src/core/other.py",
+            "address": "src/core/other",
+            "governing": "src",
+            "tried": ["src/core/other", "src/core", "src"],
+        },
         {"path": "docs/x", "address": "docs/x", "governing": None, "tried": ["docs/x", "docs"]},
     ]
 

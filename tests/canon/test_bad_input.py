@@ -14,7 +14,7 @@ BROKEN = {
     "unclosed": "---\ncapsule: Cap.\nno closing fence\n",
     "badyaml": "---\ncapsule: Cap.\nowner: [unclosed\n---\nBody.\n",
     "twice": "---\ncapsule: One.\ncapsule: Two.\n---\nBody.\n",
-    "badquote": "---\ncapsule: \"not closed\n---\nBody.\n",
+    "badquote": '---\ncapsule: "not closed\n---\nBody.\n',
 }
 
 
@@ -84,7 +84,9 @@ def test_bad_input_is_refused_cleanly(run: Run, store: Path, argv: list[str], ex
 def test_front_matter_refusal_names_the_line_and_lists_problems(run: Run, store: Path) -> None:
     r = run("canon", "write", "twice", "--capsule", "Three.", "--json", cwd=store)
     err = r.json()["error"]
-    assert err["message"].startswith(f"{store / '.canon' / 'articles' / 'twice.md'}:3: owned key 'capsule' is given twice")
+    assert err["message"].startswith(
+        f"{store / '.canon' / 'articles' / 'twice.md'}:3: owned key 'capsule' is given twice"
+    )
     assert err["problems"] == [{"line": 3, "message": "owned key 'capsule' is given twice"}]
     r = run("canon", "write", "badyaml", "--body", "x", cwd=store)
     assert "front matter is not valid YAML" in r.err, r

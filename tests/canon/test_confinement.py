@@ -44,7 +44,9 @@ def _plant(root: Path, outside: Path, kind: str) -> tuple[str, ...]:
 
 
 @pytest.mark.parametrize("kind", ["article", "articles-folder", "address-folder", "journal-folder"])
-def test_writes_through_a_planted_link_are_refused_and_lint_reports_it(run: Run, make_store: MakeStore, tmp_path: Path, kind: str) -> None:
+def test_writes_through_a_planted_link_are_refused_and_lint_reports_it(
+    run: Run, make_store: MakeStore, tmp_path: Path, kind: str
+) -> None:
     root = make_store(articles={"keep": article("Kept.", "Kept body.\n")})
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -82,7 +84,9 @@ FIFO_COMMANDS = [
 
 
 @pytest.mark.parametrize("args", FIFO_COMMANDS, ids=lambda a: "-".join(a[:2]))
-def test_a_fifo_named_like_an_article_or_entry_hangs_nothing(run: Run, make_store: MakeStore, args: tuple[str, ...]) -> None:
+def test_a_fifo_named_like_an_article_or_entry_hangs_nothing(
+    run: Run, make_store: MakeStore, args: tuple[str, ...]
+) -> None:
     root = make_store(articles={"b": article("B.", "Anything here.\n")})
     os.mkfifo(root / ".canon/articles/a.md")
     os.mkfifo(root / ".canon/journal/2026-01-01-fifo.md")

@@ -69,7 +69,9 @@ def test_a_name_over_255_bytes_is_refused_before_anything_is_created(run: Run, p
     assert list(project.iterdir()) == []
 
 
-def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(run: Run, make_store: MakeStore, make_repo: MakeRepo) -> None:
+def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(
+    run: Run, make_store: MakeStore, make_repo: MakeRepo
+) -> None:
     import subprocess
 
     root = make_store(articles={"a": article("A.")})
@@ -90,6 +92,7 @@ def test_temp_files_of_a_killed_write_are_ignored_reported_and_removed(run: Run,
     assert run("canon", "init", cwd=repo).code == 0
     (repo / ".canon/articles/.b.md.pylon-tmp-1-x").write_text("partial")
     (repo / ".canon/.journal-index.jsonl").write_text("{}\n")
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
-                            capture_output=True, text=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, capture_output=True, text=True
+    ).stdout
     assert "pylon-tmp" not in status and "journal-index" not in status, status

@@ -11,11 +11,13 @@ LONG = "Enough body text to keep tiny-child quiet. " * 12 + "\n"
 
 
 def test_a_file_link_resolves_like_a_path(run: Run, make_store: MakeStore) -> None:
-    root = make_store(articles={
-        "src/core/config": article("Config.", LONG),
-        "src": article("Sources.", LONG),
-        "a": article("A.", "See [[src/core/config.ts]] and [[src/other/deep.py]].\n" + LONG),
-    })
+    root = make_store(
+        articles={
+            "src/core/config": article("Config.", LONG),
+            "src": article("Sources.", LONG),
+            "a": article("A.", "See [[src/core/config.ts]] and [[src/other/deep.py]].\n" + LONG),
+        }
+    )
     (root / "src" / "core").mkdir(parents=True)
     (root / "src" / "core" / "config.ts").write_text("x")
     lint = run("canon", "lint", "--json", "a", cwd=root)

@@ -145,8 +145,10 @@ def test_a_dangling_link_or_a_file_in_the_way_is_still_refused(tmp_path: Path) -
 
     (tmp_path / "file").write_text("x")
     os.symlink(tmp_path / "nowhere", tmp_path / "dangling")
-    for blocked, named in ((tmp_path / "file" / "a" / "b", tmp_path / "file"),
-                           (tmp_path / "dangling" / "a", tmp_path / "dangling")):
+    for blocked, named in (
+        (tmp_path / "file" / "a" / "b", tmp_path / "file"),
+        (tmp_path / "dangling" / "a", tmp_path / "dangling"),
+    ):
         with pytest.raises(PylonError) as caught:
             check_folders(blocked)
         assert caught.value.code == "not-a-directory"

@@ -62,7 +62,9 @@ def test_owned_keys_are_inserted_in_canonical_order_after_foreign_keys(run: Run,
     root = make_store(articles={"a": "---\ntitle: Hello\naliases:\n  - x\n---\nBody.\n"})
     assert run("canon", "write", "a", "--capsule", "Cap.", "--scope", "rule", cwd=root).code == 0
     text = art(root, "a").read_text()
-    assert text.startswith("---\ncapsule: Cap.\nupdated: " + today() + "\nscope: rule\ntitle: Hello\naliases:\n  - x\n---\n")
+    assert text.startswith(
+        "---\ncapsule: Cap.\nupdated: " + today() + "\nscope: rule\ntitle: Hello\naliases:\n  - x\n---\n"
+    )
 
 
 def test_a_bom_and_no_trailing_newline_survive(run: Run, make_store: MakeStore) -> None:
@@ -70,7 +72,10 @@ def test_a_bom_and_no_trailing_newline_survive(run: Run, make_store: MakeStore) 
     path = art(root, "a")
     path.write_bytes("\ufeff---\nowner: me\ncapsule: Old.\n---\nBody without newline".encode())
     assert run("canon", "write", "a", "--capsule", "New.", cwd=root).code == 0
-    assert path.read_bytes() == f"\ufeff---\nowner: me\ncapsule: New.\nupdated: {today()}\n---\nBody without newline".encode()
+    assert (
+        path.read_bytes()
+        == f"\ufeff---\nowner: me\ncapsule: New.\nupdated: {today()}\n---\nBody without newline".encode()
+    )
 
 
 @pytest.mark.parametrize(
@@ -111,7 +116,9 @@ def test_a_bom_and_no_trailing_newline_survive(run: Run, make_store: MakeStore) 
         ("Ünïcödé ok", "Ünïcödé ok"),
     ],
 )
-def test_owned_values_are_quoted_only_when_yaml_would_misread_them(run: Run, project: Path, value: str, written: str) -> None:
+def test_owned_values_are_quoted_only_when_yaml_would_misread_them(
+    run: Run, project: Path, value: str, written: str
+) -> None:
     r = run("canon", "write", "a", "--capsule", value, "--body", "B.", cwd=project)
     assert r.code == 0, r
     text = art(project, "a").read_text()

@@ -20,8 +20,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "pi-canon-0.1.2"
 def _pi_canon() -> tuple[list[str], dict[str, str | None]]:
     answers = json.loads((FIXTURE / "pi-canon.json").read_text(encoding="utf-8"))["answers"]
     listed = next(a["list"] for a in answers if a["step"].get("api") == "list")
-    resolved = {a["step"]["path"]: (a.get("article") or {}).get("path") for a in answers
-                if a["step"].get("api") == "resolve"}
+    resolved = {
+        a["step"]["path"]: (a.get("article") or {}).get("path") for a in answers if a["step"].get("api") == "resolve"
+    }
     return listed, resolved
 
 
@@ -39,7 +40,8 @@ def test_the_graph_of_a_store_pi_canon_wrote_agrees_with_pi_canon(tmp_path: Path
     edges = {e["target"] for e in doc["edges"] if e["source"] == "docs/guide"}
     assert edges == {resolved[t] for t in targets if resolved[t]}
     assert [d["target"] for d in doc["dead"] if d["source"] == "docs/guide"] == [
-        t for t in targets if resolved[t] is None]
+        t for t in targets if resolved[t] is None
+    ]
     nodes = {n["address"]: n for n in doc["nodes"]}
     assert nodes["src/core/config"]["asset"] == "src/core/config.ts"
     assert nodes["src/core"]["asset"] == "src/core" and nodes["src/core"]["asset_kind"] == "folder"
@@ -47,16 +49,24 @@ def test_the_graph_of_a_store_pi_canon_wrote_agrees_with_pi_canon(tmp_path: Path
     assert nodes["docs/guide"]["capsule"] == "- item"
 
 
-def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(make_store: MakeStore, project: Path, run: Run) -> None:
-    make_store(articles={
-        "src": article("The sources.", body="See [[src/app]] and [[docs]].\n\n```\n[[src/cli]]\n```\n"),
-        "src/app": article("The app.", body='Back to [[src]]; `[[nowhere]]` is code. Quote: "x".\n'),
-        "src/cli": article("The CLI."),
-        "docs": article("Docs.", body="[[missing]]\n"),
-    }, files={"src/app.py": "x\n", "src/cli.py": "y\n"})
+def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(
+    make_store: MakeStore, project: Path, run: Run
+) -> None:
+    make_store(
+        articles={
+            "src": article("The sources.", body="See [[src/app]] and [[docs]].\n\n```\n[[src/cli]]\n```\n"),
+            "src/app": article("The app.", body='Back to [[src]]; `[[nowhere]]` is code. Quote: "x".\n'),
+            "src/cli": article("The CLI."),
+            "docs": article("Docs.", body="[[missing]]\n"),
+        },
+        files={"src/app.py": "x\n", "src/cli.py": "y\n"},
+    )
     doc = json.loads(run("canon", "graph", "--format", "json", cwd=project).out)
     assert sorted((e["source"], e["target"]) for e in doc["edges"]) == [
-        ("src", "docs"), ("src", "src/app"), ("src/app", "src")]
+        ("src", "docs"),
+        ("src", "src/app"),
+        ("src/app", "src"),
+    ]
     assert [(d["source"], d["target"]) for d in doc["dead"]] == [("docs", "missing")]
     mermaid = run("canon", "graph", cwd=project).out
     assert mermaid.startswith("flowchart LR\n")
@@ -67,13 +77,15 @@ def test_links_in_code_are_no_edges_and_the_formats_carry_the_same_graph(make_st
 
 
 def test_an_address_limits_the_graph_to_its_neighbourhood(make_store: MakeStore, project: Path, run: Run) -> None:
-    make_store(articles={
-        "a": article("A.", body="[[b/one]]\n"),
-        "b": article("B."),
-        "b/one": article("One.", body="[[c]]\n"),
-        "c": article("C.", body="[[d]]\n"),
-        "d": article("D."),
-    })
+    make_store(
+        articles={
+            "a": article("A.", body="[[b/one]]\n"),
+            "b": article("B."),
+            "b/one": article("One.", body="[[c]]\n"),
+            "c": article("C.", body="[[d]]\n"),
+            "d": article("D."),
+        }
+    )
     doc = json.loads(run("canon", "graph", "b", "--json", cwd=project).out)
     assert doc["address"] == "b"
     focus = {n["address"]: n["focus"] for n in doc["nodes"]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -75,7 +75,7 @@ def test_a_slug_with_nothing_usable_is_refused(run: Run, project: Path) -> None:
         ["plain/address"],
         ["with, comma", "notes/at 10:30"],
         ["lake:prices", "lake:deep/nested"],
-        ["spaces in name", "quote\"s", "it's", "[brackets]", "#hash", "-dash"],
+        ["spaces in name", 'quote"s', "it's", "[brackets]", "#hash", "-dash"],
     ],
 )
 def test_subjects_read_back_exactly(run: Run, project: Path, tmp_path: Path, subjects: list[str]) -> None:
@@ -111,8 +111,12 @@ def test_unknown_subject_is_a_warning_not_a_failure(run: Run, project: Path) -> 
 def test_values_the_article_lacks_are_warned_about(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"svc": article("Service.", "Timeout is 30s; uses `load_config`.\n")})
     r = run(
-        "canon", "journal", "Raised timeout from 30s to 45s, `MAX_RETRIES` now 5; see retryPolicy and 512 MB.",
-        "--subject", "svc", cwd=root,
+        "canon",
+        "journal",
+        "Raised timeout from 30s to 45s, `MAX_RETRIES` now 5; see retryPolicy and 512 MB.",
+        "--subject",
+        "svc",
+        cwd=root,
     )
     assert r.code == 0, r
     line = next(ln for ln in r.err.splitlines() if "values-not-in-article" in ln)
@@ -148,7 +152,9 @@ def test_journal_always_lives_in_the_project_store(run: Run, project: Path, tmp_
     (lake / ".canon" / "articles").mkdir(parents=True)
     (lake / ".canon" / "articles" / "prices.md").write_text("---\ncapsule: Prices.\n---\nB.\n")
     before = snapshot(lake)
-    r = run("canon", "journal", "--json", "Prices moved.", "--subject", "lake:prices", "--mount", str(lake), cwd=project)
+    r = run(
+        "canon", "journal", "--json", "Prices moved.", "--subject", "lake:prices", "--mount", str(lake), cwd=project
+    )
     assert r.code == 0, r
     assert (project / ".canon" / "journal" / r.json()["name"]).is_file()
     assert snapshot(lake) == before
@@ -169,7 +175,9 @@ def test_200_concurrent_journal_processes_make_200_distinct_entries(project: Pat
     procs = [
         subprocess.Popen(
             [canon, "journal", f"entry number {i}", "--slug", "race", "--subject", "x"],
-            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         for i in range(200)
     ]

@@ -39,7 +39,13 @@ def test_entries_of_one_instant_order_by_their_numeric_suffix(run: Run, make_sto
 
 def test_entries_without_logged_fall_back_to_the_file_date(run: Run, make_store: MakeStore) -> None:
     old = "---\nsubject: [a]\n---\nOld style.\n"
-    root = make_store(articles={"a": article("A.")}, journal={
-        "2025-03-01-b.md": old, "2025-01-01-a.md": old, "2025-02-01-c.md": entry("[a]", "2025-02-01T10:00:00Z")})
+    root = make_store(
+        articles={"a": article("A.")},
+        journal={
+            "2025-03-01-b.md": old,
+            "2025-01-01-a.md": old,
+            "2025-02-01-c.md": entry("[a]", "2025-02-01T10:00:00Z"),
+        },
+    )
     r = run("canon", "read", "--json", "a", cwd=root)
     assert r.json()["journal"] == ["2025-03-01-b.md", "2025-02-01-c.md", "2025-01-01-a.md"], r

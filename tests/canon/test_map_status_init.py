@@ -54,24 +54,37 @@ def test_init_in_a_git_subfolder_creates_the_store_at_the_top(run: Run, make_rep
 
 
 def test_map_lists_address_and_capsule(run: Run, make_store: MakeStore) -> None:
-    root = make_store(articles={
-        "src": article("Sources."),
-        "src/core/config": article("Config."),
-        "src/nocap": "Just a body.\n",
-        "docs": article("Docs."),
-        "srcx": article("Not under src."),
-    })
+    root = make_store(
+        articles={
+            "src": article("Sources."),
+            "src/core/config": article("Config."),
+            "src/nocap": "Just a body.\n",
+            "docs": article("Docs."),
+            "srcx": article("Not under src."),
+        }
+    )
     r = run("canon", "map", cwd=root)
     assert r.code == 0, r
-    assert r.out.splitlines() == ["docs: Docs.", "src: Sources.", "src/core/config: Config.", "src/nocap", "srcx: Not under src."]
+    assert r.out.splitlines() == [
+        "docs: Docs.",
+        "src: Sources.",
+        "src/core/config: Config.",
+        "src/nocap",
+        "srcx: Not under src.",
+    ]
     r = run("canon", "map", "src", cwd=root)
     assert r.out.splitlines() == ["src: Sources.", "src/core/config: Config.", "src/nocap"]
     doc = run("canon", "map", "--json", "src/core", cwd=root).json()
-    assert doc == {"ok": True, "articles": [{"address": "src/core/config", "capsule": "Config.", "problem": None}], "count": 1}
+    assert doc == {
+        "ok": True,
+        "articles": [{"address": "src/core/config", "capsule": "Config.", "problem": None}],
+        "count": 1,
+    }
     absent = run("canon", "map", "absent", cwd=root)  # pi-canon: "No articles under absent."
     assert absent.code == 0 and absent.out == ""
-    assert absent.err.startswith("note: no articles under absent (canon map lists every article; "
-                                 "create one: canon write absent --capsule")
+    assert absent.err.startswith(
+        "note: no articles under absent (canon map lists every article; create one: canon write absent --capsule"
+    )
 
 
 def test_map_of_an_empty_store_and_a_broken_article(run: Run, make_store: MakeStore) -> None:

@@ -36,7 +36,9 @@ def test_mount_address_reads_the_mount_article(run: Run, proj: Path) -> None:
     assert r.out.startswith("lake:prices\ncapsule: Daily prices.\n")
 
 
-def test_relative_mount_paths_in_config_are_relative_to_the_project(run: Run, make_store: MakeStore, lake: Path, tmp_path: Path) -> None:
+def test_relative_mount_paths_in_config_are_relative_to_the_project(
+    run: Run, make_store: MakeStore, lake: Path, tmp_path: Path
+) -> None:
     root = make_store(root=tmp_path / "data" / "app")
     (root / ".canon" / "config.toml").write_text('mounts = ["../lake"]\n')
     r = run("canon", "read", "lake:prices", cwd=root / ".canon")
@@ -55,7 +57,9 @@ def test_mount_by_option_and_writing_into_a_mount(run: Run, make_store: MakeStor
     root = make_store()
     r = run("canon", "read", "lake:prices", cwd=root)
     assert r.code == 1 and "error[unknown-mount]" in r.err, r
-    r = run("canon", "write", "lake:raw/feed", "--capsule", "Raw feed.", "--body", "CSV.", "--mount", str(lake), cwd=root)
+    r = run(
+        "canon", "write", "lake:raw/feed", "--capsule", "Raw feed.", "--body", "CSV.", "--mount", str(lake), cwd=root
+    )
     assert r.code == 0 and r.out == "Wrote lake:raw/feed.\n", r
     assert (lake / ".canon" / "articles" / "raw" / "feed.md").is_file()
     assert not (root / ".canon" / "articles" / "raw").exists()
@@ -64,7 +68,10 @@ def test_mount_by_option_and_writing_into_a_mount(run: Run, make_store: MakeStor
 def test_two_projects_share_a_mount(run: Run, make_store: MakeStore, lake: Path, tmp_path: Path) -> None:
     a = make_store(root=tmp_path / "a")
     b = make_store(root=tmp_path / "b")
-    assert run("canon", "write", "lake:shared", "--capsule", "Shared.", "--body", "B.", "--mount", str(lake), cwd=a).code == 0
+    assert (
+        run("canon", "write", "lake:shared", "--capsule", "Shared.", "--body", "B.", "--mount", str(lake), cwd=a).code
+        == 0
+    )
     r = run("canon", "read", "lake:shared", "--mount", str(lake), cwd=b)
     assert r.code == 0 and "capsule: Shared." in r.out, r
 
@@ -78,7 +85,11 @@ def test_map_lists_mount_articles_after_the_project(run: Run, proj: Path) -> Non
 
 def test_unknown_mount_is_refused(run: Run, proj: Path) -> None:
     before = snapshot(proj)
-    for argv in (["read", "sea:x"], ["write", "sea:x", "--capsule", "C.", "--body", "B."], ["journal", "x", "--subject", "sea:x"]):
+    for argv in (
+        ["read", "sea:x"],
+        ["write", "sea:x", "--capsule", "C.", "--body", "B."],
+        ["journal", "x", "--subject", "sea:x"],
+    ):
         r = run("canon", *argv, cwd=proj)
         assert r.code == 1, r
         assert r.err.startswith("error[unknown-mount]: No mount is named 'sea' (mounts: lake).")

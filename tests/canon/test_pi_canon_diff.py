@@ -113,7 +113,9 @@ def test_the_fixtures_came_from_the_pinned_pi_canon() -> None:
 # ---- a store pi-canon wrote, read by canon ---------------------------------------------------
 
 
-def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(
+    pi_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = pi_store
     listed = next(a["list"] for a in steps if a["step"].get("api") == "list")
     mapped = next(pi_map(a["text"]) for a in steps if a["step"].get("call", {}).get("action") == "map")
@@ -123,7 +125,9 @@ def test_canon_maps_the_articles_pi_canon_lists_with_the_same_capsules(pi_store:
     assert all(a["problem"] is None for a in ours["articles"]), ours
 
 
-def test_canon_reads_the_article_pi_canon_reads_for_every_path(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_canon_reads_the_article_pi_canon_reads_for_every_path(
+    pi_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = pi_store
     reads = [a for a in steps if a["step"].get("call", {}).get("action") == "read"]
     assert len(reads) >= 20
@@ -138,7 +142,9 @@ def test_canon_reads_the_article_pi_canon_reads_for_every_path(pi_store: tuple[s
             assert got["requested"], got
 
 
-def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(
+    pi_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = pi_store
     seen = 0
     for answer in steps:
@@ -148,7 +154,10 @@ def test_canon_reads_capsule_body_and_date_as_pi_canon_parses_them(pi_store: tup
         got = canon_json(root, "read", article["path"])
         assert got["address"] == article["path"]
         assert (got["capsule"] or "", got["updated"] or "", got["body"]) == (
-            article["capsule"], article["updated"], article["body"]), article["path"]
+            article["capsule"],
+            article["updated"],
+            article["body"],
+        ), article["path"]
         assert (got["scope"] or "") == (article["scope"] or ""), article["path"]  # 0.1.2 has no scope
         seen += 1
     assert seen >= 15
@@ -208,7 +217,9 @@ def test_lint_reports_no_error_the_user_did_not_cause(pi_store: tuple[str, Path,
     assert report["articles"] == len(next(a["list"] for a in steps if a["step"].get("api") == "list"))
 
 
-def test_lint_fix_then_strict_fails_only_on_what_a_user_can_still_change(pi_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_lint_fix_then_strict_fails_only_on_what_a_user_can_still_change(
+    pi_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = pi_store
     fixed = run_cmd("canon", "lint", "--fix", cwd=root)
     assert fixed.code in (0, 1), fixed
@@ -239,7 +250,9 @@ def test_pi_canon_reads_the_article_canon_reads(canon_store: tuple[str, Path, li
         assert (got["address"] if got["ok"] else None) == expected, (path, answer["text"])
 
 
-def test_pi_canon_parses_canons_front_matter_to_the_same_values(canon_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_pi_canon_parses_canons_front_matter_to_the_same_values(
+    canon_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = canon_store
     seen = set()
     for answer in steps:
@@ -248,14 +261,19 @@ def test_pi_canon_parses_canons_front_matter_to_the_same_values(canon_store: tup
             continue
         got = canon_json(root, "read", article["path"])
         assert (got["capsule"] or "", got["updated"], got["body"]) == (
-            article["capsule"], article["updated"], article["body"]), article["path"]
+            article["capsule"],
+            article["updated"],
+            article["body"],
+        ), article["path"]
         seen.add(article["path"])
     listed = next(a["list"] for a in steps if a["step"].get("api") == "list")
     assert [a["address"] for a in canon_json(root, "map")["articles"]] == listed
     assert seen == set(listed)
 
 
-def test_pi_canon_indexes_canons_journal_subjects_in_canons_order(canon_store: tuple[str, Path, list[dict[str, Any]]]) -> None:
+def test_pi_canon_indexes_canons_journal_subjects_in_canons_order(
+    canon_store: tuple[str, Path, list[dict[str, Any]]],
+) -> None:
     version, root, steps = canon_store
     for answer in steps:
         if answer["step"].get("api") != "mentions":

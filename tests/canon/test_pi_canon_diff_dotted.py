@@ -68,7 +68,8 @@ def test_lint_names_the_move_instead_of_orphan(run: Run, make_store: MakeStore) 
     assert result.code == 0, result
     findings = result.json()["findings"]
     assert [(f["rule"], f["severity"], f["path"]) for f in findings] == [
-        ("dotted-folder", "warning", ".canon/articles/src/my.md")], findings
+        ("dotted-folder", "warning", ".canon/articles/src/my.md")
+    ], findings
     assert findings[0]["message"].endswith(MOVE) and not findings[0]["fixable"]
     assert snapshot(root) == before  # lint never moves anything itself
 

@@ -47,8 +47,9 @@ def test_the_files_line_endings_and_equivalent_spellings_are_kept(run: Run, proj
 
 
 def test_git_then_ignores_what_canon_and_pi_canon_derive(run: Run, make_repo: MakeRepo) -> None:
-    repo = make_repo({".canon/.gitignore": OLD_PYLON, ".canon/articles/app.md": "---\ncapsule: A.\n---\nB.\n",
-                      "app.py": ""})
+    repo = make_repo(
+        {".canon/.gitignore": OLD_PYLON, ".canon/articles/app.md": "---\ncapsule: A.\n---\nB.\n", "app.py": ""}
+    )
     assert run("canon", "write", "app", "--body", "New body.", cwd=repo).code == 0
     (repo / ".canon" / ".journal-index.jsonl").write_text("{}\n")
     (repo / ".canon" / "articles" / ".app.md.pylon-tmp-1-x").write_text("partial")

@@ -53,7 +53,8 @@ def test_an_edited_committed_entry_is_reported_again(run: Run, make_repo: MakeRe
     (root / ".canon/journal/2026-08-12-config.md").write_text("---\nsubject: [app]\n---\nEdited.\n")
     findings = run("canon", "lint", "--json", cwd=root).json()["findings"]
     assert [f["path"] for f in findings if f["rule"] == "front-matter-invalid"] == [
-        ".canon/journal/2026-08-12-config.md"]
+        ".canon/journal/2026-08-12-config.md"
+    ]
     [note] = [f for f in findings if f["rule"] == "legacy-journal"]
     assert note["message"].startswith("2 committed journal entries"), note
 
@@ -64,7 +65,8 @@ def test_a_new_entry_after_the_commit_is_reported(run: Run, make_repo: MakeRepo)
     result = run("canon", "lint", "--strict", "--json", cwd=root)
     assert result.code == 1, result
     assert [f["path"] for f in result.json()["findings"] if f["severity"] == "warning"] == [
-        ".canon/journal/2026-08-13-late.md"]
+        ".canon/journal/2026-08-13-late.md"
+    ]
 
 
 def test_outside_git_nothing_is_folded(run: Run, make_store: MakeStore) -> None:
@@ -75,8 +77,9 @@ def test_outside_git_nothing_is_folded(run: Run, make_store: MakeStore) -> None:
 
 
 def test_errors_on_committed_entries_stay_errors(run: Run, make_repo: MakeRepo) -> None:
-    root = make_repo({".canon/articles/app.md": ARTICLE, "app.py": "",
-                      ".canon/journal/2026-08-11-broken.md": "---\nsubject: [app\n"})
+    root = make_repo(
+        {".canon/articles/app.md": ARTICLE, "app.py": "", ".canon/journal/2026-08-11-broken.md": "---\nsubject: [app\n"}
+    )
     result = run("canon", "lint", "--json", cwd=root)
     assert result.code == 1, result
     assert [f["severity"] for f in result.json()["findings"] if f["rule"] == "front-matter-invalid"] == ["error"]

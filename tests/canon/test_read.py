@@ -77,10 +77,12 @@ def test_a_file_without_front_matter_is_all_body(run: Run, make_store: MakeStore
 
 
 def test_quoted_values_read_back(run: Run, make_store: MakeStore) -> None:
-    root = make_store(articles={
-        "a": "---\ncapsule: \"yes: really, \\\"quoted\\\"\"\nupdated: '2026-02-03'\n---\nx\n",
-        "b": "---\ncapsule: 'it''s single'\n---\nx\n",
-    })
+    root = make_store(
+        articles={
+            "a": '---\ncapsule: "yes: really, \\"quoted\\""\nupdated: \'2026-02-03\'\n---\nx\n',
+            "b": "---\ncapsule: 'it''s single'\n---\nx\n",
+        }
+    )
     assert run("canon", "read", "--json", "a", cwd=root).json()["capsule"] == 'yes: really, "quoted"'
     assert run("canon", "read", "--json", "a", cwd=root).json()["updated"] == "2026-02-03"
     assert run("canon", "read", "--json", "b", cwd=root).json()["capsule"] == "it's single"
@@ -178,9 +180,13 @@ def test_the_cache_is_invisible_to_git(run: Run, make_repo: MakeRepo) -> None:
     assert ".canon/articles/a.md" in status
 
 
-def test_the_cache_ignores_itself_without_the_store_gitignore(run: Run, make_repo: MakeRepo, make_store: MakeStore) -> None:
+def test_the_cache_ignores_itself_without_the_store_gitignore(
+    run: Run, make_repo: MakeRepo, make_store: MakeStore
+) -> None:
     repo = make_repo({"a.py": "x"})
-    make_store(articles={"a": article("A.")}, journal={"2026-01-01-a.md": entry("[a]", "2026-01-01T00:00:00Z")}, root=repo)
+    make_store(
+        articles={"a": article("A.")}, journal={"2026-01-01-a.md": entry("[a]", "2026-01-01T00:00:00Z")}, root=repo
+    )
     assert run("canon", "read", "a.py", cwd=repo).code == 0
     assert ".cache" not in git(repo, "status", "--porcelain", "--untracked-files=all")
 
@@ -196,7 +202,7 @@ def test_unreadable_cache_folder_falls_back_to_reading_entries(run: Run, make_st
 
 
 def test_malformed_front_matter_is_shown_with_a_note(run: Run, make_store: MakeStore) -> None:
-    root = make_store(articles={"x": "---\ncapsule: \"unclosed\n---\nBody stays readable.\n"})
+    root = make_store(articles={"x": '---\ncapsule: "unclosed\n---\nBody stays readable.\n'})
     r = run("canon", "read", "x", cwd=root)
     assert r.code == 0, r
     assert "Body stays readable." in r.out

@@ -13,8 +13,11 @@ from tests.conftest import Run
 PI_SHAPE = {
     "schema_version": 1,
     "about": "From pi-canon.",
-    "article": {"capsule": {"required": True, "hint": "One line."}, "title": {"required": False},
-                "body": {"max_chars": 20000}},
+    "article": {
+        "capsule": {"required": True, "hint": "One line."},
+        "title": {"required": False},
+        "body": {"max_chars": 20000},
+    },
     "relations": {"refs": {"required": False}, "orphan": {"warn": False}, "children": {"listed": False}},
 }
 
@@ -48,7 +51,9 @@ def test_the_flat_shape_still_works_with_a_warning(run: Run, make_store: MakeSto
 def test_a_broken_schema_is_reported_by_write_and_read(run: Run, make_store: MakeStore) -> None:
     root = make_store(articles={"a": article("A.")}, files={".canon/schema.json": "{ not json"})
     w = run("canon", "write", "--json", "a", "--body", "New body.", cwd=root)
-    assert w.code == 0 and any(a["rule"] == "schema" and "not valid JSON" in a["message"] for a in w.json()["advice"]), w
+    assert w.code == 0 and any(
+        a["rule"] == "schema" and "not valid JSON" in a["message"] for a in w.json()["advice"]
+    ), w
     r = run("canon", "read", "--json", "a", cwd=root)
     assert any("not valid JSON" in n for n in r.json()["notes"]), r
     unknown = make_store(articles={"b": article("B.")}, files={".canon/schema.json": '{"article": {"capsul": {}}}'})
@@ -62,7 +67,10 @@ def test_lint_fix_rewrites_the_flat_shape_into_pi_canons(run: Run, make_store: M
     r = run("canon", "lint", "--fix", "--json", cwd=root)
     assert "schema" in [rule for f in r.json()["fixed"] for rule in f["rules"]], r
     data = json.loads((root / ".canon/schema.json").read_text())
-    assert data == {"schema_version": 1, "article": {"capsule": {"required": True}},
-                    "relations": {"refs": {"min_count": 0}}}
+    assert data == {
+        "schema_version": 1,
+        "article": {"capsule": {"required": True}},
+        "relations": {"refs": {"min_count": 0}},
+    }
     again = run("canon", "lint", "--json", cwd=root)
     assert again.code == 0 and again.json()["findings"] == [], again

@@ -21,7 +21,9 @@ def store(make_store: MakeStore) -> Path:
             "src/config": article("Config loader.", "Reads env then file. Mentions db once.\n"),
         },
         journal={
-            "2026-01-01-pool.md": entry("[src/db/pool]", "2026-01-01T00:00:00Z", "Pool exhausted at 09:00; raised size.\n"),
+            "2026-01-01-pool.md": entry(
+                "[src/db/pool]", "2026-01-01T00:00:00Z", "Pool exhausted at 09:00; raised size.\n"
+            ),
         },
     )
 
@@ -93,8 +95,10 @@ def test_mount_articles_are_searched_with_their_prefix(run: Run, store: Path, tm
 def test_search_hints_journal_when_only_the_journal_matches(run: Run, make_store: MakeStore) -> None:
     from tests.canon.helpers import article, entry
 
-    root = make_store(articles={"a": article("A.", "Nothing relevant.\n")},
-                      journal={"2026-01-01-x.md": entry("[a]", "2026-01-01T00:00:00Z", "The zebra outage.\n")})
+    root = make_store(
+        articles={"a": article("A.", "Nothing relevant.\n")},
+        journal={"2026-01-01-x.md": entry("[a]", "2026-01-01T00:00:00Z", "The zebra outage.\n")},
+    )
     r = run("canon", "search", "zebra", cwd=root)
     assert r.code == 0 and r.out == "", r
     assert "1 journal entry did: canon search zebra --journal" in r.err, r

@@ -19,10 +19,15 @@ from tests.conftest import git, run_cmd, write_files
 def stray(tmp_path: Path) -> Path:
     """A folder holding a store of its own (an article for `src/app`, a greeting, a broken article)."""
     outer = tmp_path / "outer"
-    write_files(outer / ".canon", {"articles/src/app.md": article("The OUTER store's article."),
-                                   "articles/src/core.md": article("Outer core."),
-                                   "articles/broken.md": "---\ncapsule: [unclosed\n",
-                                   "config.toml": "[surfacing]\ngreeting = true\n"})
+    write_files(
+        outer / ".canon",
+        {
+            "articles/src/app.md": article("The OUTER store's article."),
+            "articles/src/core.md": article("Outer core."),
+            "articles/broken.md": "---\ncapsule: [unclosed\n",
+            "config.toml": "[surfacing]\ngreeting = true\n",
+        },
+    )
     (outer / ".canon" / "journal").mkdir()
     return outer
 
@@ -81,8 +86,10 @@ def test_the_hooks_never_surface_a_stray_stores_articles(stray: Path) -> None:
         r = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=payload_text(name, repo))
         assert r.code == 0 and json.loads(r.out) == {}, (name, r)
     # with the repository's own store, its own articles (one, not the outer store's three)
-    write_files(repo / ".canon", {"articles/src/core.md": article("Inner core."), "config.toml":
-                                  "[surfacing]\ngreeting = true\n"})
+    write_files(
+        repo / ".canon",
+        {"articles/src/core.md": article("Inner core."), "config.toml": "[surfacing]\ngreeting = true\n"},
+    )
     r = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=payload_text("claude-code-session-start", repo))
     assert "(1 article;" in json.loads(r.out)["hookSpecificOutput"]["additionalContext"], r
     r = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=payload_text("claude-code-post-edit", repo))
@@ -189,8 +196,9 @@ def test_the_search_is_one_function_used_by_every_entry_point() -> None:
 
     assert store.store_root is findroot.store_root
     source = Path(findroot.__file__).parent
-    callers = sorted(str(p.relative_to(source)) for p in source.rglob("*.py")
-                     if "store_root(" in p.read_text(encoding="utf-8"))
+    callers = sorted(
+        str(p.relative_to(source)) for p in source.rglob("*.py") if "store_root(" in p.read_text(encoding="utf-8")
+    )
     assert callers == ["canon/store.py", "findroot.py", "hooks/guard.py"]
 
 
@@ -201,10 +209,19 @@ def _pi_canon(script: Path, cwd: Path, calls: list[dict[str, object]]) -> list[s
     from tests.canon.helpers import pi_canon_tsx
 
     lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}]
-    lines += [{"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "pi_canon", "arguments": c}}
-              for n, c in enumerate(calls)]
-    proc = subprocess.run([pi_canon_tsx(), str(script)], input="".join(json.dumps(x) + "\n" for x in lines),
-                          capture_output=True, text=True, cwd=cwd, timeout=120, env={**os.environ, "PI_CANON_CALLER": "mcp"})
+    lines += [
+        {"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "pi_canon", "arguments": c}}
+        for n, c in enumerate(calls)
+    ]
+    proc = subprocess.run(
+        [pi_canon_tsx(), str(script)],
+        input="".join(json.dumps(x) + "\n" for x in lines),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={**os.environ, "PI_CANON_CALLER": "mcp"},
+    )
     answers = {d["id"]: d for d in map(json.loads, proc.stdout.splitlines())}
     return [answers[n + 1]["result"]["content"][0]["text"] for n in range(len(calls))]
 
@@ -221,8 +238,11 @@ def test_pi_canon_and_canon_agree_on_the_store_of_a_repository_under_a_stray_one
     before = _pi_canon(server, repo, [{"action": "read", "path": "src/app"}])
     assert before[0].startswith("No article governs") and "OUTER" not in before[0]
     assert run_cmd("canon", "read", "src/app.py", cwd=repo).code == 1
-    _pi_canon(server, repo, [{"action": "write", "path": "src/app", "capsule": "Written by pi-canon.",
-                              "body": "From pi-canon.\n"}])
+    _pi_canon(
+        server,
+        repo,
+        [{"action": "write", "path": "src/app", "capsule": "Written by pi-canon.", "body": "From pi-canon.\n"}],
+    )
     assert (repo / ".canon" / "articles" / "src" / "app.md").is_file()
     r = run_cmd("canon", "read", "app.py", cwd=repo / "src")
     assert r.code == 0 and "Written by pi-canon." in r.out, r

@@ -13,7 +13,9 @@ ODD = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\x1e", "\ufeff", "
 
 
 @pytest.mark.parametrize("char", ODD, ids=lambda c: f"U+{ord(c[0]):04X}")
-def test_a_capsule_with_a_yaml_line_break_round_trips_and_stays_writable(run: Run, make_store: MakeStore, char: str) -> None:
+def test_a_capsule_with_a_yaml_line_break_round_trips_and_stays_writable(
+    run: Run, make_store: MakeStore, char: str
+) -> None:
     root = make_store(articles={"a": article("Old.", "Body.\n")})
     capsule = f"before{char}after"
     r = run("canon", "write", "a", "--capsule", capsule, cwd=root)

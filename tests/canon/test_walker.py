@@ -39,12 +39,14 @@ def lint_findings(root: Path) -> Result:
 
 
 def test_trash_is_counted_by_none_of_the_four(make_store: MakeStore) -> None:
-    root = make_store(articles={
-        "a": article("Kept.", BODY),
-        ".trash/gone": article("Deleted in Obsidian.", "[[nowhere]] zebra\n"),
-        ".obsidian/plugin": "zebra\n",
-        ".git/x": "zebra\n",
-    })
+    root = make_store(
+        articles={
+            "a": article("Kept.", BODY),
+            ".trash/gone": article("Deleted in Obsidian.", "[[nowhere]] zebra\n"),
+            ".obsidian/plugin": "zebra\n",
+            ".git/x": "zebra\n",
+        }
+    )
     seen = addresses_seen(root)
     assert seen["map"] == seen["search"] == {"a"}
     assert seen["map count"] == seen["status"] == seen["lint"] == 1
@@ -54,11 +56,13 @@ def test_trash_is_counted_by_none_of_the_four(make_store: MakeStore) -> None:
 
 
 def test_dot_folders_below_the_top_and_dot_files_are_addresses(make_store: MakeStore) -> None:
-    root = make_store(articles={
-        ".github/workflows/ci": article("CI.", BODY),
-        ".env": article("Environment.", BODY),
-        "src/.trash/kept": article("A real asset folder named .trash.", BODY),
-    })
+    root = make_store(
+        articles={
+            ".github/workflows/ci": article("CI.", BODY),
+            ".env": article("Environment.", BODY),
+            "src/.trash/kept": article("A real asset folder named .trash.", BODY),
+        }
+    )
     seen = addresses_seen(root)
     expected = {".github/workflows/ci", ".env", "src/.trash/kept"}
     assert seen["map"] == seen["search"] == expected
@@ -105,7 +109,9 @@ def test_entries_only_named_like_articles_are_lint_findings_and_nothing_else(mak
     assert seen["map count"] == seen["status"] == seen["lint"] == 1
     findings = lint_findings(root).json()["findings"]
     assert {(f["rule"], f["path"]) for f in findings} == {
-        ("unreadable", A + "dir.md"), ("unreadable", A + "broken.md"), ("unreadable", A + "fifo.md"),
+        ("unreadable", A + "dir.md"),
+        ("unreadable", A + "broken.md"),
+        ("unreadable", A + "fifo.md"),
     }
     r = run_cmd("canon", "status", cwd=root, timeout=20)
     assert "articles: 1" in r.out.splitlines(), r

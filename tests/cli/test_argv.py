@@ -23,7 +23,8 @@ from tests.conftest import sized
 COMMANDS = list(registry.COMMANDS)
 # Words that never look like options (a leading `-` is only safe after `--`).
 WORD = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=8).filter(
-    lambda w: not w.startswith("-"))
+    lambda w: not w.startswith("-")
+)
 ANY_WORD = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=0, max_size=8)
 
 
@@ -127,8 +128,9 @@ def usage_error(prog: str, argv: list[str]) -> UsageError:
 
 @settings(max_examples=sized(100, 600), deadline=None)
 @given(command_lines(), st.data())
-def test_a_repeated_single_value_option_is_refused(line: tuple[str, list[str], Command, dict[str, object]],
-                                                    data: st.DataObject) -> None:
+def test_a_repeated_single_value_option_is_refused(
+    line: tuple[str, list[str], Command, dict[str, object]], data: st.DataObject
+) -> None:
     prog, argv, command, _ = line
     single = [o for o in command.opts if not o.repeat and o.kind != FLAG and not o.hidden]
     if not single:
@@ -204,8 +206,9 @@ def test_root_options_and_unknown_commands() -> None:
     assert usage_error("canon", ["raed"]).message == "No such command: raed (did you mean read?)."
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if any(o.kind not in (FLAG,) for o in c.opts)],
-                         ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "command", [c for c in COMMANDS if any(o.kind not in (FLAG,) for o in c.opts)], ids=lambda c: c.name
+)
 def test_a_value_never_swallows_an_option(command: Command) -> None:
     """`pylon edit F#TAG --replace 1 --json` once wrote `--json` into the file: a value word that
     starts with `--` is refused, with the exact corrected line as the hint, unless escaped."""
@@ -220,8 +223,11 @@ def test_a_value_never_swallows_an_option(command: Command) -> None:
         line = [*argv, *needed, opt.name, *first, "--json", *tail]
         err = usage_error(prog, line)
         assert "looks like an option" in err.message, line
-        fixed = [*argv, *needed, opt.name, *first, "--", "--json", *tail] if opt.kind == PAIR else \
-            [*argv, *needed, f"{opt.name}=--json", *tail]
+        fixed = (
+            [*argv, *needed, opt.name, *first, "--", "--json", *tail]
+            if opt.kind == PAIR
+            else [*argv, *needed, f"{opt.name}=--json", *tail]
+        )
         import shlex
 
         assert err.hint == shlex.join([prog, *fixed])
@@ -231,8 +237,9 @@ def test_a_value_never_swallows_an_option(command: Command) -> None:
         assert (got[-1] if opt.kind == PAIR else got) == "--json"
 
 
-def test_edit_replace_with_a_flag_after_it_writes_nothing(tmp_path: object, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_edit_replace_with_a_flag_after_it_writes_nothing(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from pathlib import Path
 
     from pylon.cli.main import run
@@ -250,25 +257,35 @@ def test_edit_replace_with_a_flag_after_it_writes_nothing(tmp_path: object, monk
     assert error["code"] == "usage" and error["hint"] == f"pylon edit 'f.txt#{tag}' --replace 1 -- --json"
 
 
-def test_old_option_spellings_are_deprecated_aliases(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_old_option_spellings_are_deprecated_aliases(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One name per idea (docs/reference/cli.md): an old spelling means the same option and warns on stderr."""
     from pylon.cli.main import run
 
-    pairs = [(["ws", "watch"], "--settle", "--debounce", "0.5", "settle"),
-             (["ws", "diff"], "--out", "--output", "f.diff", "out"),
-             (["ws", "run"], "--max-output", "--max-bytes", "100", "max_output"),
-             (["canon", "lint"], "--base", "--since", "HEAD", "base")]
+    pairs = [
+        (["ws", "watch"], "--settle", "--debounce", "0.5", "settle"),
+        (["ws", "diff"], "--out", "--output", "f.diff", "out"),
+        (["ws", "run"], "--max-output", "--max-bytes", "100", "max_output"),
+        (["canon", "lint"], "--base", "--since", "HEAD", "base"),
+    ]
     for words, old, new, value, dest in pairs:
-        assert vars(parse("pylon", [*words, old, value, "--", "x"] if words[1] == "run" else [*words, old, value]).args)[dest] \
-            == vars(parse("pylon", [*words, new, value, "--", "x"] if words[1] == "run" else [*words, new, value]).args)[dest]
+        assert (
+            vars(parse("pylon", [*words, old, value, "--", "x"] if words[1] == "run" else [*words, old, value]).args)[
+                dest
+            ]
+            == vars(
+                parse("pylon", [*words, new, value, "--", "x"] if words[1] == "run" else [*words, new, value]).args
+            )[dest]
+        )
         parsed = parse("pylon", [*words, f"{old}={value}"] if words[1] != "run" else [*words, f"{old}={value}", "x"])
         assert parsed.notes == [f"{old} is deprecated and will go in a coming release; use {new} (the same option)."]
         assert "given twice" in usage_error("pylon", [*words, old, value, new, value]).message
     documented = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
     aliases = [(c.name, alias) for c in COMMANDS for o in c.opts for alias in o.aliases]
-    assert len(aliases) == 4 and all(f"`{name.split()[-1]} {alias}`" in documented or f"`{name} {alias}`"
-                                     in documented for name, alias in aliases), aliases
+    assert len(aliases) == 4 and all(
+        f"`{name.split()[-1]} {alias}`" in documented or f"`{name} {alias}`" in documented for name, alias in aliases
+    ), aliases
     monkeypatch.chdir(tmp_path)  # not a git checkout: the command fails after the warning
     assert run("pylon", ["ws", "diff", "--out", "x.diff"]) == 2
     err = capsys.readouterr().err

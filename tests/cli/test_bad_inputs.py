@@ -57,9 +57,21 @@ BAD = [
     "sealed/f.txt",  # a file without read permission (for anyone but root)
 ]
 # A good value for each metavar, so that only the argument under test is bad.
-GOOD = {"PATH": "f.txt", "ADDRESS": "src/app.py", "ID": "nosuch", "NAME": "start", "TEXT": "hello", "QUERY": "word",
-        "AGENT": "claude-code", "SHELL": "bash", "COMMAND": "true", "PATH#TAG": "f.txt#000000000000", "PART": "edits",
-        "CMD": "true", "PREFIX": "src"}
+GOOD = {
+    "PATH": "f.txt",
+    "ADDRESS": "src/app.py",
+    "ID": "nosuch",
+    "NAME": "start",
+    "TEXT": "hello",
+    "QUERY": "word",
+    "AGENT": "claude-code",
+    "SHELL": "bash",
+    "COMMAND": "true",
+    "PATH#TAG": "f.txt#000000000000",
+    "PART": "edits",
+    "CMD": "true",
+    "PREFIX": "src",
+}
 EXITS = {0, 1, 2, 3, 4, 5, 126, 127}  # 126/127: `ws run` exits with its command's status
 WATCHERS = ("ws watch", "canon watch")
 HANG = 30  # seconds: a command line still running then hangs (a tighter bound fails on a loaded host, not on a bug)
@@ -100,8 +112,17 @@ def lines_for(command: Command, full: bool = FULL) -> list[tuple[list[str], str]
         if opt.kind == FLAG or opt.hidden:
             continue
         for bad in share(slot):
-            out.append(([*words, *(stop if opt.name != "--timeout" else []), *option(opt, bad),
-                         *(["--", *base] if base else [])], bad))
+            out.append(
+                (
+                    [
+                        *words,
+                        *(stop if opt.name != "--timeout" else []),
+                        *option(opt, bad),
+                        *(["--", *base] if base else []),
+                    ],
+                    bad,
+                )
+            )
         slot += 1
     return out
 
@@ -185,8 +206,9 @@ def problems_of(argv: list[str], code: int | str, text: str, changed: bool) -> l
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
-def test_bad_values_on_every_argument_end_in_a_code(command: Command, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_values_on_every_argument_end_in_a_code(
+    command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     check_lines(command, lines_for(command), tmp_path, monkeypatch)
 
 
@@ -198,8 +220,9 @@ def test_every_bad_value_on_every_argument(command: Command, tmp_path: Path, mon
     check_lines(command, lines_for(command, full=True), tmp_path, monkeypatch)
 
 
-def check_lines(command: Command, lines: list[tuple[list[str], str]], tmp_path: Path,
-                monkeypatch: pytest.MonkeyPatch) -> None:
+def check_lines(
+    command: Command, lines: list[tuple[list[str], str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_checkout(tmp_path)
     monkeypatch.chdir(root)
     bad: list[str] = []
@@ -245,12 +268,17 @@ def test_stdin_that_never_ends_is_read_with_a_bound(argv: list[str], tmp_path: P
         assert listing(root) == before
 
 
-@pytest.mark.parametrize("argv", [["canon", "write", "src/app.py", "--body-file", "fifo"],
-                                  ["canon", "journal", "--body-file", "fifo"],
-                                  ["edit", "f.txt#000000000000", "--ops-file", "fifo"],
-                                  ["canon", "write", "src/app.py", "--body-file", "/dev/urandom"],
-                                  ["edit", "f.txt#000000000000", "--ops-file", "/dev/urandom"]],
-                         ids=lambda a: " ".join(a))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["canon", "write", "src/app.py", "--body-file", "fifo"],
+        ["canon", "journal", "--body-file", "fifo"],
+        ["edit", "f.txt#000000000000", "--ops-file", "fifo"],
+        ["canon", "write", "src/app.py", "--body-file", "/dev/urandom"],
+        ["edit", "f.txt#000000000000", "--ops-file", "/dev/urandom"],
+    ],
+    ids=lambda a: " ".join(a),
+)
 def test_devices_and_fifos_given_as_files_are_refused(argv: list[str], tmp_path: Path) -> None:
     root = make_checkout(tmp_path)
     before = listing(root)
@@ -266,15 +294,18 @@ def test_canon_write_refuses_before_writing_what_canon_read_would_refuse(tmp_pat
     body = tmp_path / "body.md"
     body.write_bytes(b"word " * (ARTICLE_MAX // 5 + 10))  # just over the bound
     before = listing(root)
-    for argv in (["canon", "write", "src/app.py", "--body-file", str(body)],
-                 ["canon", "journal", "--body-file", str(body)]):
+    for argv in (
+        ["canon", "write", "src/app.py", "--body-file", str(body)],
+        ["canon", "journal", "--body-file", str(body)],
+    ):
         result = run_cmd(*argv, "--json", cwd=root)
         assert result.code == 1 and result.json()["error"]["code"] == "too-large", result
     assert listing(root) == before
     # Under the file bound but over the article bound once front matter is added: refused too.
     body.write_bytes(b"w" * (ARTICLE_MAX - 10))
-    result = run_cmd("canon", "write", "src/app.py", "--body-file", str(body), "--capsule", "c" * 200, "--json",
-                     cwd=root)
+    result = run_cmd(
+        "canon", "write", "src/app.py", "--body-file", str(body), "--capsule", "c" * 200, "--json", cwd=root
+    )
     assert result.code == 1 and result.json()["error"]["code"] == "too-large", result
     assert listing(root) == before
     assert not (root / ".canon" / "articles" / "src" / "app.py.md").exists()

@@ -22,8 +22,11 @@ from pylon.cli.argv import parse
 from pylon.errors import PylonError
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [ROOT / "README.md", *sorted((ROOT / "pylon" / "cli" / "guide").glob("*.md")),
-           *sorted((ROOT / "docs").rglob("*.md"))]
+SOURCES = [
+    ROOT / "README.md",
+    *sorted((ROOT / "pylon" / "cli" / "guide").glob("*.md")),
+    *sorted((ROOT / "docs").rglob("*.md")),
+]
 OPERATORS = {";", "&&", "||", "|", "&", "(", ")", ";;", "|&"}
 REDIRECTS = {"<", ">", ">>", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|", "<<-"}
 
@@ -121,13 +124,21 @@ CASES = examples()
 def test_the_extractor_finds_the_examples() -> None:
     """A guard against an extractor that silently finds nothing."""
     assert len(CASES) > 100, len(CASES)
-    assert {where.split(":")[0] for where, _ in CASES} >= {"README.md", "docs/reference.md", "docs/tutorial.md",
-                                                            "docs/how-to/memory.md", "docs/how-to/numbered-edits.md",
-                                                            "docs/how-to/parallel-agents.md"}
-    assert pylon_commands("cd \"$(pylon ws path a1)\" && X=1 canon map src 2>/dev/null | head  # note") == \
-        [["pylon", "ws", "path", "a1"], ["canon", "map", "src"]]
-    assert pylon_commands("pylon edit f.py#abc --replace 2 'x  # y'") == \
-        [["pylon", "edit", "f.py#abc", "--replace", "2", "x  # y"]]
+    assert {where.split(":")[0] for where, _ in CASES} >= {
+        "README.md",
+        "docs/reference.md",
+        "docs/tutorial.md",
+        "docs/how-to/memory.md",
+        "docs/how-to/numbered-edits.md",
+        "docs/how-to/parallel-agents.md",
+    }
+    assert pylon_commands('cd "$(pylon ws path a1)" && X=1 canon map src 2>/dev/null | head  # note') == [
+        ["pylon", "ws", "path", "a1"],
+        ["canon", "map", "src"],
+    ]
+    assert pylon_commands("pylon edit f.py#abc --replace 2 'x  # y'") == [
+        ["pylon", "edit", "f.py#abc", "--replace", "2", "x  # y"]
+    ]
 
 
 @pytest.mark.parametrize("where,argv", CASES, ids=[f"{w} {' '.join(a)[:60]}" for w, a in CASES])

@@ -24,8 +24,11 @@ TAG = re.compile(r"(?<=\.py)#(?:[0-9a-f]{12}|TAG)\b")
 PRINTED_TAG = re.compile(r"#([0-9a-f]{12})\]")
 
 # src/app.py as the examples expect it: `def main` and `def load`, lines 42-43 inside a function.
-APP = "import os\nimport json\n\n\ndef main():\n    return load()\n\n\ndef load():\n" + "".join(
-    f"    value_{n} = {n}\n" for n in range(10, 80)) + "    return value_10\n"
+APP = (
+    "import os\nimport json\n\n\ndef main():\n    return load()\n\n\ndef load():\n"
+    + "".join(f"    value_{n} = {n}\n" for n in range(10, 80))
+    + "    return value_10\n"
+)
 
 
 def commands(text: str) -> list[str]:
@@ -40,8 +43,8 @@ def commands(text: str) -> list[str]:
             marker = re.search(r"<<-?\s*'?(\w+)'?", line)
             if marker:
                 end = lines.index(marker.group(1))
-                line = "\n".join([line, *lines[:end + 1]])
-                lines = lines[end + 1:]
+                line = "\n".join([line, *lines[: end + 1]])
+                lines = lines[end + 1 :]
             if line.strip():
                 found.append(line)
     return found
@@ -51,9 +54,15 @@ def test_readme_and_guide_examples_run_verbatim(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    write_files(repo, {"README.md": "# demo\n\nA project to try pylon on.\n", "src/app.py": APP,
-                       "src/core/config.py": "TIMEOUT = 30\n",
-                       "Makefile": "generate:\n\techo generated > generated.txt\n"})
+    write_files(
+        repo,
+        {
+            "README.md": "# demo\n\nA project to try pylon on.\n",
+            "src/app.py": APP,
+            "src/core/config.py": "TIMEOUT = 30\n",
+            "Makefile": "generate:\n\techo generated > generated.txt\n",
+        },
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -83,8 +92,8 @@ def session_steps(text: str) -> list[tuple[str, str]]:
             marker = re.search(r"<<-?\s*'?(\w+)'?", command)
             if marker:
                 end = lines.index(marker.group(1))
-                command = "\n".join([command, *lines[:end + 1]])
-                lines = lines[end + 1:]
+                command = "\n".join([command, *lines[: end + 1]])
+                lines = lines[end + 1 :]
             output = []
             while lines and not lines[0].startswith("$ "):
                 output.append(lines.pop(0))
@@ -116,7 +125,14 @@ def test_the_edits_session_runs_as_shown(tmp_path: Path) -> None:
         if command == "echo $?":
             assert shown == str(status), f"the docs show `echo $?` as {shown}, the last command exited {status}"
             continue
-        proc = subprocess.run(["bash", "-c", command], cwd=repo, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=60)
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=60,
+        )
         status = proc.returncode
         assert proc.stdout.rstrip("\n") == shown, f"`{command}` printed:\n{proc.stdout}\nthe docs show:\n{shown}"

@@ -13,7 +13,9 @@ from pylon.errors import PylonError
 from tests.conftest import MakeRepo, Run, script
 
 
-def test_unexpected_error_writes_traceback_log(capsys: pytest.CaptureFixture[str], isolated_env: dict[str, str]) -> None:
+def test_unexpected_error_writes_traceback_log(
+    capsys: pytest.CaptureFixture[str], isolated_env: dict[str, str]
+) -> None:
     try:
         1 / 0  # noqa: B018 - a real exception with a real traceback
     except ZeroDivisionError as exc:
@@ -52,8 +54,13 @@ def test_details_are_merged_into_the_envelope(capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize(
     ("argv", "expected"),
-    [(["--json"], True), (["--format", "json"], True), (["--format=json"], True),
-     (["--", "--json"], False), (["--format", "text"], False)],
+    [
+        (["--json"], True),
+        (["--format", "json"], True),
+        (["--format=json"], True),
+        (["--", "--json"], False),
+        (["--format", "text"], False),
+    ],
 )
 def test_json_mode_detection_for_lines_that_did_not_parse(argv: list[str], expected: bool) -> None:
     assert wants_json(argv) is expected
@@ -74,7 +81,11 @@ def test_broken_pipe_is_quiet(project: Path) -> None:
         (articles / f"note-{i:05}.md").write_text(f"---\ncapsule: Article number {i} of the flood.\n---\n")
     proc = subprocess.run(
         f"'{script('canon')}' map | head -c 1 >/dev/null; echo \"${{PIPESTATUS[0]}}\"",
-        shell=True, capture_output=True, text=True, executable="/bin/bash", cwd=project,
+        shell=True,
+        capture_output=True,
+        text=True,
+        executable="/bin/bash",
+        cwd=project,
     )
     assert proc.stderr == ""
     # 141 when the write fails with EPIPE; 0 when the kernel took a partial write and the reader left

@@ -28,12 +28,15 @@ def committed_project(tmp_path: Path, layout: str) -> Path:
     """The main checkout of a one-package project in a `src/` or a flat layout."""
     main = tmp_path / layout / "main"
     package = "src/pkg" if layout == "src" else "pkg"
-    write_files(main, {
-        f"{package}/__init__.py": 'WHERE = "main"\n',
-        "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
-                          '[project]\nname = "pkg"\nversion = "0.1"\n'
-                          + ("[tool.setuptools]\npackages = [\"pkg\"]\n" if layout == "flat" else ""),
-    })
+    write_files(
+        main,
+        {
+            f"{package}/__init__.py": 'WHERE = "main"\n',
+            "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+            '[project]\nname = "pkg"\nversion = "0.1"\n'
+            + ('[tool.setuptools]\npackages = ["pkg"]\n' if layout == "flat" else ""),
+        },
+    )
     git(main, "init", "-q", "-b", "main")
     git(main, "add", "-A")
     git(main, "commit", "-q", "-m", "initial")
@@ -45,9 +48,26 @@ def editable_project(tmp_path: Path, layout: str) -> tuple[Path, Path]:
     and the prefix's site-packages."""
     main = committed_project(tmp_path, layout)
     prefix = tmp_path / layout / "prefix"
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "--no-build-isolation", "--no-deps", "--no-index", "--prefix", str(prefix), "-e", str(main)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            "--prefix",
+            str(prefix),
+            "-e",
+            str(main),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (site,) = prefix.glob("lib/python3*/site-packages")
     assert list(site.glob("*.pth")), "the editable install wrote no .pth"
@@ -61,8 +81,9 @@ def imported(worktree: Path, site: Path, pythonpath: str) -> str:
     env = {**os.environ, "PYTHONPATH": pythonpath}
     (worktree / "tests").mkdir(exist_ok=True)
     code = f"import site; site.addsitedir({str(site)!r}); import pkg; print(pkg.WHERE)"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=worktree / "tests", env=env, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=worktree / "tests", env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 

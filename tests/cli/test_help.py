@@ -21,7 +21,7 @@ LEAKS = re.compile(r"<str>|<int|INTEGER|FLOAT|BOOLEAN|RANGE|x>=|\{[A-Z]")
 def test_every_command_has_help_from_its_declaration(run: Run, command: Command) -> None:
     res = run("pylon", *command.words, "--help")
     assert res.code == 0 and res.err == "", res
-    assert res.out.startswith("Usage: " + usage_line(command, "pylon")[len("usage: "):]), res.out[:200]
+    assert res.out.startswith("Usage: " + usage_line(command, "pylon")[len("usage: ") :]), res.out[:200]
     assert command.summary in " ".join(res.out.split())
     assert command.example in res.out
     for opt in command.opts:
@@ -29,8 +29,11 @@ def test_every_command_has_help_from_its_declaration(run: Run, command: Command)
     assert not LEAKS.search(res.out), LEAKS.search(res.out)
     for opt in command.opts:  # each option row shows the declared metavar, never typer's type names
         if not opt.hidden:
-            row = next(line for line in res.out.splitlines() if line.strip().startswith(opt.name + " ")
-                       or line.strip() == opt.name)
+            row = next(
+                line
+                for line in res.out.splitlines()
+                if line.strip().startswith(opt.name + " ") or line.strip() == opt.name
+            )
             assert row.strip().startswith(f"{opt.name} {opt.metavar}".strip()), row
     short = run("pylon", *command.words, "-h")
     assert short.out == res.out
@@ -59,7 +62,8 @@ def test_help_command_and_bare_groups(run: Run) -> None:
         res = run(*argv)
         assert res.code == 2 and "Commands:" in res.out, res
     assert run("canon", "read", "--help").out == run("pylon", "canon", "read", "--help").out.replace(
-        "pylon canon", "canon")
+        "pylon canon", "canon"
+    )
 
 
 def test_completion_scripts_and_bash_completes_for_real(run: Run, tmp_path: Path) -> None:
@@ -84,8 +88,13 @@ ask _canon_completion canon lint --format ''
 ask _pylon_completion pylon edit f.txt --re
 ask _pylon_completion pylon ''
 """
-    proc = subprocess.run([bash, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
-                          env={"PATH": f"{scripts}:/usr/bin:/bin", "HOME": str(tmp_path)})
+    proc = subprocess.run(
+        [bash, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": f"{scripts}:/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "diff"

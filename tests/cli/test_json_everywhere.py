@@ -42,8 +42,16 @@ def test_every_command_takes_json_but_the_hooks() -> None:
         assert f"`{name}" in conventions, f"docs/reference/cli.md must say why {name} takes no --json"
 
 
-@pytest.mark.parametrize("argv", [["help", "--json"], ["help", "ws", "--json"], ["help", "ws", "diff", "--json"],
-                                  ["completion", "bash", "--json"], ["guide", "edits", "--json"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["help", "--json"],
+        ["help", "ws", "--json"],
+        ["help", "ws", "diff", "--json"],
+        ["completion", "bash", "--json"],
+        ["guide", "edits", "--json"],
+    ],
+)
 def test_help_completion_and_guide_print_one_document(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     code, docs = run_json(argv, monkeypatch)
     assert code == 0 and len(docs) == 1 and docs[0]["ok"] is True
@@ -62,8 +70,9 @@ def test_help_json_of_an_unknown_command_is_an_error_document(monkeypatch: pytes
 
 
 def _stream(argv: list[str], cwd: Path) -> list[dict[str, object]]:
-    proc = subprocess.run([script("pylon"), *argv, "--json", "--timeout", "1"], cwd=cwd, capture_output=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [script("pylon"), *argv, "--json", "--timeout", "1"], cwd=cwd, capture_output=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.decode().splitlines() if line.strip()]
 
@@ -82,8 +91,12 @@ def test_both_watchers_stream_one_shape_with_a_ready_event_first(make_repo: Make
 
 def test_a_stream_that_fails_ends_with_an_error_event(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
-    proc = subprocess.run([script("pylon"), "ws", "watch", "--json", "--timeout", "1", "--since", "nosuch~9"],
-                          cwd=repo, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [script("pylon"), "ws", "watch", "--json", "--timeout", "1", "--since", "nosuch~9"],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
     lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert proc.returncode == 2 and lines[-1]["ok"] is False and lines[-1]["event"] == "error"
     assert lines[-1]["error"]["code"] == "bad-revision"

@@ -16,8 +16,9 @@ PAGE = ROOT / "docs" / "reference.md"
 
 
 def test_docs_reference_md_is_current() -> None:
-    assert PAGE.read_text(encoding="utf-8") == reference.markdown(), \
+    assert PAGE.read_text(encoding="utf-8") == reference.markdown(), (
         "docs/reference.md is stale: run `python -m pylon.cli.reference > docs/reference.md`"
+    )
 
 
 def test_the_reference_names_every_command_option_and_example() -> None:
@@ -29,7 +30,7 @@ def test_the_reference_names_every_command_option_and_example() -> None:
         heading = re.search(rf"^### `{re.escape(shown)}[ `]", page, re.M)
         assert heading is not None, shown
         start = heading.start()
-        section = page[start:page.find("\n### ", start)]
+        section = page[start : page.find("\n### ", start)]
         assert command.summary in section and command.example in section, command.name
         for opt in command.opts:
             assert opt.hidden or f"`{opt.name}" in section, (command.name, opt.name)
@@ -37,8 +38,9 @@ def test_the_reference_names_every_command_option_and_example() -> None:
 
 def test_the_module_prints_the_page() -> None:
     """The documented command line writes exactly the page."""
-    out = subprocess.run([sys.executable, "-m", "pylon.cli.reference"], capture_output=True, text=True, check=True,
-                         cwd=ROOT).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pylon.cli.reference"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
     assert out == reference.markdown()
 
 

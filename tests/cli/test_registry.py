@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = {p.relative_to(ROOT / "docs").as_posix(): p.read_text(encoding="utf-8") for p in (ROOT / "docs").rglob("*.md")}
 COMMANDS = list(registry.COMMANDS)
 IDS = [c.name for c in COMMANDS]
-METAVAR = re.compile(r"^\[?[A-Z][A-Z0-9_]*(#[A-Z]+)?(\|[A-Z]+)?\]?(\.\.\.)?( \[?[A-Z][A-Z\-\[\]]*\]?)?$|^A\[-B\]( TEXT)?$")
+METAVAR = re.compile(
+    r"^\[?[A-Z][A-Z0-9_]*(#[A-Z]+)?(\|[A-Z]+)?\]?(\.\.\.)?( \[?[A-Z][A-Z\-\[\]]*\]?)?$|^A\[-B\]( TEXT)?$"
+)
 
 
 def doc_section(command: Command) -> str:
@@ -36,9 +38,14 @@ def doc_section(command: Command) -> str:
             title = line.lstrip("#").strip().strip("`")
             if line.startswith("#") and re.match(rf"(pylon )?{re.escape(command.name)}(\s|`|$)", title):
                 level = len(line) - len(line.lstrip("#"))
-                end = next((j for j in range(i + 1, len(lines))
-                            if lines[j].startswith("#") and len(lines[j]) - len(lines[j].lstrip("#")) <= level),
-                           len(lines))
+                end = next(
+                    (
+                        j
+                        for j in range(i + 1, len(lines))
+                        if lines[j].startswith("#") and len(lines[j]) - len(lines[j].lstrip("#")) <= level
+                    ),
+                    len(lines),
+                )
                 return "\n".join(lines[i:end])
     return ""
 
@@ -88,8 +95,13 @@ def _fields(module_name: str, cls: str) -> set[str]:
     tree = _parsed(module_name)
     classes = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
     if cls not in classes:
-        origin = next(n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
-                      for a in n.names if (a.asname or a.name) == cls)
+        origin = next(
+            n.module
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom)
+            for a in n.names
+            if (a.asname or a.name) == cls
+        )
         assert origin, f"{cls} is neither defined nor imported in {module_name}"
         return _fields(origin, cls)
     node = classes[cls]
@@ -125,7 +137,10 @@ def test_registry_defaults_agree_with_the_libraries() -> None:
     c = registry.lookup("ws cat")
     assert isinstance(d, Command) and isinstance(c, Command)
     assert [getattr(d.option(n), "default", None) for n in ("--max-files", "--max-lines", "--max-bytes")] == [
-        diff.MAX_FILES, diff.MAX_LINES, diff.MAX_BYTES]
+        diff.MAX_FILES,
+        diff.MAX_LINES,
+        diff.MAX_BYTES,
+    ]
     read, limit, max_bytes = registry.lookup("read"), None, c.option("--max-bytes")
     assert max_bytes is not None and max_bytes.default == cat.MAX_BYTES
     assert isinstance(read, Command) and (limit := read.option("--limit")) is not None and "2000" in limit.help

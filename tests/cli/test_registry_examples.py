@@ -34,15 +34,35 @@ NEW_1 = "pylon ws new agent-1"
 NEW_2 = "pylon ws new agent-2"
 SESSION_EDIT = "pylon ws run --in agent-1 -- sh -c 'echo retries = 2 >> src/net/client.py'"
 # A Claude Code transcript (in the test's own HOME) for `pylon tokens ID`: one request, one tool call.
-TRANSCRIPT = "\n".join([
-    ('{"type":"assistant","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:00Z",'
-    '"message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash",'
-    '"input":{"command":"ls"}}],"usage":{"input_tokens":12,"output_tokens":5}}}'),
-    ('{"type":"user","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:01Z",'
-    '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"src"}]}}'), ""])
-CLAUDE_SESSION = shlex.join(["pylon", "ws", "run", "--", "sh", "-c",
-                             ('mkdir -p "$HOME/.claude/projects/p" && printf %s "$0" > '
-                             '"$HOME/.claude/projects/p/05defe4d-0000-4000-8000-000000000000.jsonl"'), TRANSCRIPT])
+TRANSCRIPT = "\n".join(
+    [
+        (
+            '{"type":"assistant","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:00Z",'
+            '"message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash",'
+            '"input":{"command":"ls"}}],"usage":{"input_tokens":12,"output_tokens":5}}}'
+        ),
+        (
+            '{"type":"user","sessionId":"05defe4d-0000-4000-8000-000000000000","cwd":".","timestamp":"2026-01-01T00:00:01Z",'
+            '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"src"}]}}'
+        ),
+        "",
+    ]
+)
+CLAUDE_SESSION = shlex.join(
+    [
+        "pylon",
+        "ws",
+        "run",
+        "--",
+        "sh",
+        "-c",
+        (
+            'mkdir -p "$HOME/.claude/projects/p" && printf %s "$0" > '
+            '"$HOME/.claude/projects/p/05defe4d-0000-4000-8000-000000000000.jsonl"'
+        ),
+        TRANSCRIPT,
+    ]
+)
 SETUP: dict[str, list[str]] = {
     "tokens": [CLAUDE_SESSION],
     "edit": ["pylon read src/app.py"],  # the example's tag is the one this read prints (see TAG)
@@ -60,8 +80,14 @@ SETUP: dict[str, list[str]] = {
     # op-4: the second apply (the numbers are the repository's: the two `ws run` in agent-1 are shell
     # ops 1 and 3 of that worktree, the applies 2 and 4 of the checkout, the restore 5), so
     # `op-4:before` names a kept state of the checkout.
-    "ws restore": [NEW_1, SESSION_EDIT, "pylon ws apply agent-1", SESSION_EDIT.replace("2", "3"),
-                   "pylon ws apply agent-1", "pylon ws restore start"],
+    "ws restore": [
+        NEW_1,
+        SESSION_EDIT,
+        "pylon ws apply agent-1",
+        SESSION_EDIT.replace("2", "3"),
+        "pylon ws apply agent-1",
+        "pylon ws restore start",
+    ],
 }
 # Status the example's command documents as success when it is not 0, and why.
 EXIT: dict[str, int] = {
@@ -82,8 +108,12 @@ FILES: dict[str, str | bytes] = {
     "Makefile": "generate:\n\techo generated > generated.txt\n",
     ".gitignore": ".env\nevent.json\ngenerated.txt\n",
 }
-EVENT = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s1",
-         "tool_input": {"command": "rm -rf build/"}}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "session_id": "s1",
+    "tool_input": {"command": "rm -rf build/"},
+}
 _TEMPLATE: list[Path] = []
 
 
@@ -100,15 +130,29 @@ def _template(factory: pytest.TempPathFactory) -> Path:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     write_files(repo, FILES)
-    for address, capsule in (("src/app.py", "Entry point; parses flags."), ("src/core", "Configuration."),
-                             ("src/old", "The old layout."), ("src/net/client.py", "HTTP client with retry.")):
-        _ok(run_cmd("canon", "write", address, "--capsule", capsule, "--body", f"About {address}: retry timeout.",
-                    cwd=repo), "canon write")
+    for address, capsule in (
+        ("src/app.py", "Entry point; parses flags."),
+        ("src/core", "Configuration."),
+        ("src/old", "The old layout."),
+        ("src/net/client.py", "HTTP client with retry."),
+    ):
+        _ok(
+            run_cmd(
+                "canon", "write", address, "--capsule", capsule, "--body", f"About {address}: retry timeout.", cwd=repo
+            ),
+            "canon write",
+        )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
     _ok(run_cmd("pylon", "ws", "baseline", "start", cwd=repo), "ws baseline start")
-    write_files(repo, {"src/app.py": APP.replace("line_3 = 3\n", "line_3 = 'three'\n"), ".env": "TOKEN=x\n",
-                       "event.json": json.dumps({**EVENT, "cwd": str(repo)})})
+    write_files(
+        repo,
+        {
+            "src/app.py": APP.replace("line_3 = 3\n", "line_3 = 'three'\n"),
+            ".env": "TOKEN=x\n",
+            "event.json": json.dumps({**EVENT, "cwd": str(repo)}),
+        },
+    )
     _TEMPLATE.append(repo)
     return repo
 
@@ -132,7 +176,7 @@ def _run_line(line: str, cwd: Path, extra: list[str] | None = None) -> Result:
     if "<" in words:
         at = words.index("<")
         stdin = (cwd / words[at + 1]).read_bytes()
-        words = words[:at] + words[at + 2:]
+        words = words[:at] + words[at + 2 :]
     if extra:
         words = words[:1] + words[1:] + extra
     return run_cmd(*words, cwd=cwd, input=stdin if stdin is not None else b"")
@@ -169,8 +213,7 @@ def test_the_tables_name_registry_commands() -> None:
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.name for c in COMMANDS])
-def test_the_example_runs(command: registry.Command, tmp_path: Path,
-                          tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_example_runs(command: registry.Command, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(_template(tmp_path_factory), repo, symlinks=True)
     if command.name == "canon check":

@@ -19,8 +19,11 @@ HEAVY = ("pygit2", "watchdog", "rich", "tree_sitter", "tree_sitter_bash", "sqlgl
 
 
 def _import_report(stderr: str) -> set[str]:
-    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines()
-            if line.startswith("import time:") and "|" in line}
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
 
 
 @functools.cache
@@ -33,8 +36,9 @@ def wrapper_imports(name: str) -> frozenset[str]:
     in every report anyway)."""
     lines = Path(script(name)).read_text(encoding="utf-8").splitlines()
     own = [ln for ln in lines if ln.startswith(("import ", "from ")) and "pylon" not in ln]
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "\n".join(own) or "pass"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "\n".join(own) or "pass"], capture_output=True, text=True
+    )
     bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True)
     return frozenset(_import_report(proc.stderr) - _import_report(bare.stderr))
 
@@ -111,8 +115,9 @@ def test_canon_read_does_not_parse_yaml(small_store: Path) -> None:
 NOT_ON_THE_READ_PATH = ("dataclasses", "pathlib", "re", "json", "typing", "shlex", "enum", "inspect", "importlib")
 
 
-@pytest.mark.parametrize("argv", [["canon", "read", "src/app"], ["pylon", "canon", "read", "src/app"]],
-                         ids=lambda a: " ".join(a))
+@pytest.mark.parametrize(
+    "argv", [["canon", "read", "src/app"], ["pylon", "canon", "read", "src/app"]], ids=lambda a: " ".join(a)
+)
 @pytest.mark.parametrize("with_schema", [False, True], ids=["no schema", "default schema"])
 def test_canon_read_imports_only_what_it_needs(argv: list[str], with_schema: bool, small_store: Path) -> None:
     if with_schema:  # the store `canon init` makes; the first read decodes it and caches the result
@@ -147,10 +152,21 @@ def test_guard_hook_on_a_safe_event_stays_light(make_repo: MakeRepo) -> None:
     import json
 
     repo = make_repo({"a.txt": "a\n"})
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(repo),
-                        "tool_input": {"command": "git status && ls"}})
-    proc = subprocess.run([sys.executable, "-X", "importtime", script("pylon"), "guard", "hook", "claude-code"],
-                          cwd=repo, input=event, capture_output=True, text=True)
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": str(repo),
+            "tool_input": {"command": "git status && ls"},
+        }
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script("pylon"), "guard", "hook", "claude-code"],
+        cwd=repo,
+        input=event,
+        capture_output=True,
+        text=True,
+    )
     names = _import_report(proc.stderr) - wrapper_imports("pylon")
     assert proc.returncode == 0 and proc.stdout == "" and {"pylon.guard.shell", "pylon.native"} <= names
     heavy = sorted(n for n in names if n.split(".")[0] in ("pygit2", "watchdog", "rich", "typer", "sqlglot", "yaml"))
@@ -160,10 +176,18 @@ def test_guard_hook_on_a_safe_event_stays_light(make_repo: MakeRepo) -> None:
 def test_pylon_mcp_answers_initialize_without_heavy_imports(small_store: Path) -> None:
     # What an agent waits for at the start of each session: pylon's own stdio server, no SDK, no
     # typing, none of canon's write path (the tools' modules load at the first call).
-    init = ('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
-            '"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}\n')
-    proc = subprocess.run([sys.executable, "-X", "importtime", script("pylon"), "mcp", "--harness", "claude-code"],
-                          cwd=small_store, input=init, capture_output=True, text=True, timeout=60)
+    init = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", '
+        '"capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script("pylon"), "mcp", "--harness", "claude-code"],
+        cwd=small_store,
+        input=init,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert '"protocolVersion":"2025-06-18"' in proc.stdout
     names = _import_report(proc.stderr) - wrapper_imports("pylon")
     assert "pylon.mcp.server" in names

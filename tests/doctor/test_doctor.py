@@ -46,8 +46,13 @@ def test_a_healthy_checkout_exits_0(make_repo: MakeRepo) -> None:
 
 def test_an_interrupted_op(make_repo: MakeRepo) -> None:
     repo = make_repo({"a.txt": "a\n"})
-    planted = run_cmd("python", "-c", "from pylon.workspace.repo import locate\nfrom pylon.workspace.ops import oplog\n"
-                      "oplog.begin(locate(), 'restore', [], title='restore planted')", cwd=repo)
+    planted = run_cmd(
+        "python",
+        "-c",
+        "from pylon.workspace.repo import locate\nfrom pylon.workspace.ops import oplog\n"
+        "oplog.begin(locate(), 'restore', [], title='restore planted')",
+        cwd=repo,
+    )
     assert planted.code == 0, planted
     code, found = doctor(repo)
     bad = problems(found, "ops")
@@ -75,8 +80,18 @@ def test_half_made_and_vanished_worktrees(make_repo: MakeRepo) -> None:
     run_cmd("rm", "-rf", made["path"])
     record = Path(git(repo, "rev-parse", "--git-common-dir").strip())
     record = (record if record.is_absolute() else repo / record) / "pylon" / "owned" / "half.json"
-    record.write_text(json.dumps({"version": 1, "id": "half", "path": str(Path(made["path"]).parent / "half"),
-                                  "branch": "pylon-session-half", "token": "t", "state": "creating"}))
+    record.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "id": "half",
+                "path": str(Path(made["path"]).parent / "half"),
+                "branch": "pylon-session-half",
+                "token": "t",
+                "state": "creating",
+            }
+        )
+    )
     code, found = doctor(repo)
     bad = problems(found, "worktrees")
     assert code == 1 and "gone" in bad[0]["message"] and "half" in bad[0]["message"], found
@@ -124,10 +139,37 @@ def test_the_plugin_without_pylon_on_path(make_repo: MakeRepo, tmp_path: Path) -
     repo = make_repo({"a.txt": "a\n"})
     home = Path(os.environ["HOME"]) / ".claude"
     plugin = tmp_path / "cache" / "pylon"
-    write_files(plugin, {"hooks/hooks.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/pylon-hook.sh" claude-code'}]}]}})})
-    write_files(home, {"plugins/installed_plugins.json": json.dumps({"version": 2, "plugins": {"pylon@pylon": [
-        {"scope": "user", "installPath": str(plugin)}]}}), "settings.json": json.dumps({"enabledPlugins": {"pylon@pylon": True}})})
+    write_files(
+        plugin,
+        {
+            "hooks/hooks.json": json.dumps(
+                {
+                    "hooks": {
+                        "PreToolUse": [
+                            {
+                                "matcher": "Bash",
+                                "hooks": [
+                                    {
+                                        "type": "command",
+                                        "command": 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/pylon-hook.sh" claude-code',
+                                    }
+                                ],
+                            }
+                        ]
+                    }
+                }
+            )
+        },
+    )
+    write_files(
+        home,
+        {
+            "plugins/installed_plugins.json": json.dumps(
+                {"version": 2, "plugins": {"pylon@pylon": [{"scope": "user", "installPath": str(plugin)}]}}
+            ),
+            "settings.json": json.dumps({"enabledPlugins": {"pylon@pylon": True}}),
+        },
+    )
     bare = {"PATH": "/usr/bin:/bin"}
     res = run_cmd(script("pylon"), "doctor", "--json", cwd=repo, env=bare)
     found = res.json()["findings"]

@@ -42,14 +42,30 @@ def install(folder: Path = NPM_DIR / "ccusage") -> Path:
         if current():
             return binary
         try:
-            proc = subprocess.run(["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--no-save",
-                                   "--loglevel=error", f"ccusage@{VERSION}"], capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                [
+                    "npm",
+                    "install",
+                    "--prefix",
+                    str(folder),
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--loglevel=error",
+                    f"ccusage@{VERSION}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
         except subprocess.TimeoutExpired:
             raise Unavailable(f"npm install ccusage@{VERSION} took over 10 minutes") from None
         if proc.returncode != 0 or not current():
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise Unavailable(f"npm install ccusage@{VERSION} into {folder} failed or gave no working binary "
-                              f"(its native build for this platform?): {' | '.join(tail)}")
+            raise Unavailable(
+                f"npm install ccusage@{VERSION} into {folder} failed or gave no working binary "
+                f"(its native build for this platform?): {' | '.join(tail)}"
+            )
     return binary
 
 

@@ -57,9 +57,16 @@ class Agent:
     def agent(self) -> str:  # pylon's word for the client
         return "claude-code" if self.name == "claude" else "codex"
 
-    def run(self, repo: Path, script: list[Step], prompt: str = "Do the task.", timeout: float = 120,
-            usage: Callable[[int], Usage] | None = None, extra: tuple[str, ...] = (),
-            routes: dict[str, list[Step]] | None = None) -> Run:
+    def run(
+        self,
+        repo: Path,
+        script: list[Step],
+        prompt: str = "Do the task.",
+        timeout: float = 120,
+        usage: Callable[[int], Usage] | None = None,
+        extra: tuple[str, ...] = (),
+        routes: dict[str, list[Step]] | None = None,
+    ) -> Run:
         """One run of the client in `repo` against the script (`usage(turn)`: the tokens the mock reports
         for each turn; `routes`: the scripts of subagents' conversations, by a text of their prompt;
         `extra`: more arguments, e.g. `--worktree NAME`)."""
@@ -68,10 +75,29 @@ class Agent:
         self.model = MockModel(list(script), usage=usage, routes=dict(routes or {}))
         path_dirs = self.path_dirs()
         if self.name == "claude":
-            return run_claude(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                              allowed=self.allowed, timeout=timeout, extra=extra)
-        return run_codex(self.binary, repo, self.home, self.model.url, prompt, path_dirs=path_dirs,
-                         config_extra=self.config_extra, trust_hooks=self.trust_hooks, timeout=timeout, extra=extra)
+            return run_claude(
+                self.binary,
+                repo,
+                self.home,
+                self.model.url,
+                prompt,
+                path_dirs=path_dirs,
+                allowed=self.allowed,
+                timeout=timeout,
+                extra=extra,
+            )
+        return run_codex(
+            self.binary,
+            repo,
+            self.home,
+            self.model.url,
+            prompt,
+            path_dirs=path_dirs,
+            config_extra=self.config_extra,
+            trust_hooks=self.trust_hooks,
+            timeout=timeout,
+            extra=extra,
+        )
 
     def path_dirs(self) -> list[str]:
         """pylon's console scripts, then the client's folder, first on the client's PATH (without_pylon:
@@ -82,8 +108,13 @@ class Agent:
             from tests.e2e.clients import WITHOUT_PYLON
 
             node = shutil.which("node")
-            return [str(self.binary.parent), *([str(Path(node).parent)] if node else []), "/usr/bin", "/bin",
-                    WITHOUT_PYLON]
+            return [
+                str(self.binary.parent),
+                *([str(Path(node).parent)] if node else []),
+                "/usr/bin",
+                "/bin",
+                WITHOUT_PYLON,
+            ]
         return [str(BIN), str(self.binary.parent)]
 
     def seen(self) -> str:

@@ -88,8 +88,6 @@ class Text:
     text: str
 
 
-
-
 @dataclass(frozen=True)
 class Usage:
     """The tokens the mock reports for one request, in Anthropic's terms: `input` uncached input,
@@ -223,7 +221,6 @@ class MockModel:
         kind = "text/event-stream" if (stream or api == "responses") else "application/json"
         return 200, kind, data
 
-
     def _script_of(self, api: str, body: Any) -> list[Step]:
         """The script of the conversation `body` carries: a route's when its first user message
         holds the route's text, else the main script."""
@@ -257,29 +254,65 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
             name, args = step.name(names), step.arguments
         block = {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}", "name": name, "input": args}
         stop = "tool_use"
-    usage = {"input_tokens": tokens.input, "output_tokens": tokens.output,
-             "cache_creation_input_tokens": tokens.cache_write, "cache_read_input_tokens": tokens.cache_read,
-             "cache_creation": {"ephemeral_5m_input_tokens": tokens.cache_write, "ephemeral_1h_input_tokens": 0}}
-    message = {"id": f"msg_mock{nonce}{turn:04d}", "type": "message", "role": "assistant", "model": model,
-               "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage}
+    usage = {
+        "input_tokens": tokens.input,
+        "output_tokens": tokens.output,
+        "cache_creation_input_tokens": tokens.cache_write,
+        "cache_read_input_tokens": tokens.cache_read,
+        "cache_creation": {"ephemeral_5m_input_tokens": tokens.cache_write, "ephemeral_1h_input_tokens": 0},
+    }
+    message = {
+        "id": f"msg_mock{nonce}{turn:04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block],
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
     if not stream:
         return json.dumps(message).encode()
     # as the API streams it: the input side in message_start (output so far: 1), the final counts in message_delta
     start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
     out = [_sse("message_start", {"type": "message_start", "message": start})]
     if block["type"] == "text":
-        out.append(_sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                                "content_block": {"type": "text", "text": ""}}))
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                "delta": {"type": "text_delta", "text": block["text"]}}))
+        out.append(
+            _sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            )
+        )
+        out.append(
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": block["text"]}},
+            )
+        )
     else:
-        out.append(_sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                                "content_block": dict(block, input={})}))
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
-            "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+        out.append(
+            _sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": dict(block, input={})},
+            )
+        )
+        out.append(
+            _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                },
+            )
+        )
     out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
-    out.append(_sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": usage}))
+    out.append(
+        _sse(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": usage},
+        )
+    )
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return "".join(out).encode()
 
@@ -316,12 +349,17 @@ def _terminal(step: Terminal, body: Any) -> tuple[str, dict[str, Any]]:
     return "write_stdin", {"session_id": int(ids[-1]) if ids else 0, "chars": step.chars, "yield_time_ms": 1500}
 
 
-def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens: Usage, nonce: str,
-               body: Any = None) -> bytes:
+def _responses(
+    step: Step, turn: int, names: list[str], tools: list[Any], tokens: Usage, nonce: str, body: Any = None
+) -> bytes:
     rid = f"resp_mock{nonce}{turn:04d}"
     if isinstance(step, Text):
-        item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_mock{nonce}{turn:04d}",
-                                "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
+        item: dict[str, Any] = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_mock{nonce}{turn:04d}",
+            "content": [{"type": "output_text", "text": step.text, "annotations": []}],
+        }
     else:
         if isinstance(step, Bash):
             name, args = _shell_call(names, step.command)
@@ -329,19 +367,34 @@ def _responses(step: Step, turn: int, names: list[str], tools: list[Any], tokens
             name, args = _terminal(step, body or {})
         else:
             name, args = step.name(names), step.arguments
-        item = {"type": "function_call", "id": f"fc_mock{nonce}{turn:04d}", "call_id": f"call_mock{nonce}{turn:04d}",
-                "name": name, "arguments": json.dumps(args)}
-        if isinstance(step, Call) and any(isinstance(t, dict) and t.get("type") == "custom" and t.get("name") == name
-                                          for t in tools):  # a freeform tool (Codex's apply_patch): its text as input
-            item = {"type": "custom_tool_call", "id": f"ctc_mock{turn:04d}", "call_id": f"call_mock{turn:04d}",
-                    "name": name, "input": str(args.get("input", ""))}
+        item = {
+            "type": "function_call",
+            "id": f"fc_mock{nonce}{turn:04d}",
+            "call_id": f"call_mock{nonce}{turn:04d}",
+            "name": name,
+            "arguments": json.dumps(args),
+        }
+        if isinstance(step, Call) and any(
+            isinstance(t, dict) and t.get("type") == "custom" and t.get("name") == name for t in tools
+        ):  # a freeform tool (Codex's apply_patch): its text as input
+            item = {
+                "type": "custom_tool_call",
+                "id": f"ctc_mock{turn:04d}",
+                "call_id": f"call_mock{turn:04d}",
+                "name": name,
+                "input": str(args.get("input", "")),
+            }
         where = step.namespaced(tools) if isinstance(step, Mcp) else None
         if where:
             item["namespace"], item["name"] = where
     given = tokens.input + tokens.cache_read  # the Responses API counts cached input inside input_tokens
-    usage = {"input_tokens": given, "input_tokens_details": {"cached_tokens": tokens.cache_read},
-             "output_tokens": tokens.output, "output_tokens_details": {"reasoning_tokens": tokens.reasoning},
-             "total_tokens": given + tokens.output}
+    usage = {
+        "input_tokens": given,
+        "input_tokens_details": {"cached_tokens": tokens.cache_read},
+        "output_tokens": tokens.output,
+        "output_tokens_details": {"reasoning_tokens": tokens.reasoning},
+        "total_tokens": given + tokens.output,
+    }
     out = [
         _sse("response.created", {"type": "response.created", "response": {"id": rid}}),
         _sse("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
@@ -357,8 +410,10 @@ def _flatten(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(_flatten(part.get("text", part.get("content", ""))) if isinstance(part, dict)
-                         else str(part) for part in content)
+        return "\n".join(
+            _flatten(part.get("text", part.get("content", ""))) if isinstance(part, dict) else str(part)
+            for part in content
+        )
     return "" if content is None else str(content)
 
 

@@ -15,9 +15,14 @@ CAPSULE = "Entry point; parses the flags."
 
 
 def store(make_repo: MakeRepo, agent: Agent) -> Path:
-    repo: Path = make_repo({".canon/articles/src/app.md": article(CAPSULE, updated="2026-01-02"),
-                            ".canon/journal/.keep": "", "src/app.py": "print('app')\n",
-                            ".gitignore": ".claude/\n.codex/\n"})
+    repo: Path = make_repo(
+        {
+            ".canon/articles/src/app.md": article(CAPSULE, updated="2026-01-02"),
+            ".canon/journal/.keep": "",
+            "src/app.py": "print('app')\n",
+            ".gitignore": ".claude/\n.codex/\n",
+        }
+    )
     done = run_cmd("canon", "hook", "install", agent.agent, cwd=repo)
     assert done.code == 0, done
     return repo
@@ -38,4 +43,3 @@ def test_a_capsule_surfaces_once_and_stop_is_blocked_once(make_repo: MakeRepo, a
         assert result.json()["result"] == DONE
     else:
         assert DONE in result.out
-

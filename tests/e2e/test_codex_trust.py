@@ -20,13 +20,23 @@ from tests.e2e.conftest import Agent
 
 def hooks_list(agent: Agent, repo: Path, env: dict[str, str]) -> list[dict]:
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"clientInfo": {"name": "pylon-test", "version": "1"}, "capabilities": {"experimentalApi": True}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "pylon-test", "version": "1"}, "capabilities": {"experimentalApi": True}},
+        },
         {"jsonrpc": "2.0", "method": "initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(repo)]}},
     ]
-    proc = subprocess.Popen([str(agent.binary), "app-server"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [str(agent.binary), "app-server"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
     proc.stdin.flush()
@@ -51,21 +61,30 @@ def test_doctor_reads_codex_trust_as_codex_does(make_repo: MakeRepo, agent: Agen
     config.write_text(f'[projects.{json.dumps(str(repo.resolve()))}]\ntrust_level = "trusted"\n')
     env["CODEX_HOME"] = str(codex_home)
     for scope in ([], ["--user"]):
-        assert run_cmd("pylon", "hook", "install", "codex", *scope, cwd=repo, env={"CODEX_HOME": str(codex_home)}).code == 0
+        assert (
+            run_cmd("pylon", "hook", "install", "codex", *scope, cwd=repo, env={"CODEX_HOME": str(codex_home)}).code
+            == 0
+        )
     listed = hooks_list(agent, repo, env)
     assert len(listed) == 8 and all(h["trustStatus"] == "untrusted" for h in listed), listed
 
     from pylon.doctor import installs
 
-    mine = {installs.trust_key(i, h, env): installs.handler_hash(h)
-            for i in installs.find(str(repo), env) if i.client == "codex" for h in i.handlers}
+    mine = {
+        installs.trust_key(i, h, env): installs.handler_hash(h)
+        for i in installs.find(str(repo), env)
+        if i.client == "codex"
+        for h in i.handlers
+    }
     assert mine == {h["key"]: h["currentHash"] for h in listed}  # the same keys and the same hashes as Codex
     doctor = run_cmd("pylon", "doctor", "--json", cwd=repo, env={"CODEX_HOME": str(codex_home)}).json()
     assert sum("untrusted" in f["message"] for f in doctor["findings"] if f["check"] == "codex-trust") == 2
 
     # trust them with pylon's hashes: Codex agrees, and so does doctor
-    config.write_text(config.read_text() + "".join(
-        f'[hooks.state.{json.dumps(key)}]\ntrusted_hash = "{value}"\n' for key, value in mine.items()))
+    config.write_text(
+        config.read_text()
+        + "".join(f'[hooks.state.{json.dumps(key)}]\ntrusted_hash = "{value}"\n' for key, value in mine.items())
+    )
     assert all(h["trustStatus"] == "trusted" for h in hooks_list(agent, repo, env))
     doctor = run_cmd("pylon", "doctor", "--json", cwd=repo, env={"CODEX_HOME": str(codex_home)}).json()
     assert not [f for f in doctor["findings"] if f["check"] == "codex-trust"], doctor

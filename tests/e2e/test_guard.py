@@ -21,13 +21,26 @@ from tests.e2e.mockmodel import Bash, Terminal, Text
 def checkout(make_repo: MakeRepo, agent: Agent) -> Path:
     """A repository with work git cannot give back (an edit, an untracked file, an ignored 600 .env,
     an empty folder, a link, an executable), pylon's guard installed for the client."""
-    repo: Path = make_repo({"src/app.py": "print('app')\n", "src/lib/util.py": "X = 1\n", "src/run.sh": "#!/bin/sh\n",
-                            ".gitignore": ".env\n.claude/\n.codex/\n", "README.md": "readme\n"})
+    repo: Path = make_repo(
+        {
+            "src/app.py": "print('app')\n",
+            "src/lib/util.py": "X = 1\n",
+            "src/run.sh": "#!/bin/sh\n",
+            ".gitignore": ".env\n.claude/\n.codex/\n",
+            "README.md": "readme\n",
+        }
+    )
     (repo / "src/run.sh").chmod(0o755)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "modes")
-    write_files(repo, {"src/app.py": "print('app, edited and not committed')\n", "src/new.txt": "untracked\n",
-                       "src/.env": "SECRET=1\n"})
+    write_files(
+        repo,
+        {
+            "src/app.py": "print('app, edited and not committed')\n",
+            "src/new.txt": "untracked\n",
+            "src/.env": "SECRET=1\n",
+        },
+    )
     (repo / "src/.env").chmod(0o600)
     (repo / "src/empty").mkdir()
     (repo / "src/link").symlink_to("app.py")
@@ -36,7 +49,9 @@ def checkout(make_repo: MakeRepo, agent: Agent) -> Path:
     return repo
 
 
-def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
+def test_a_reversible_command_runs_and_the_note_restores_the_tree(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = checkout(make_repo, agent)
     before = tree(repo)
     shutil.copytree(repo, tmp_path / "copy", symlinks=True)
@@ -53,7 +68,9 @@ def test_a_reversible_command_runs_and_the_note_restores_the_tree(make_repo: Mak
     assert tree(repo) == tree(tmp_path / "copy")
 
 
-def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
+def test_an_irreversible_command_is_stopped_and_the_model_reads_why(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = checkout(make_repo, agent)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
@@ -64,14 +81,19 @@ def test_an_irreversible_command_is_stopped_and_the_model_reads_why(make_repo: M
     result = agent.run(repo, [Bash("git push --force origin main"), Text("stopped")])
     assert result.code == 0, result
     assert git(remote, "rev-parse", "main") == tip  # the push never ran
-    assert agent.count("pylon guard: irreversible: `git push --force origin main` overwrites the remote's "
-                       "history (force push)") >= 1, agent.seen()[-3000:]
+    assert (
+        agent.count(
+            "pylon guard: irreversible: `git push --force origin main` overwrites the remote's history (force push)"
+        )
+        >= 1
+    ), agent.seen()[-3000:]
 
 
 def test_safe_commands_pass_untouched(make_repo: MakeRepo, agent: Agent) -> None:
     repo = checkout(make_repo, agent)
-    result = agent.run(repo, [Bash("echo hello > notes.txt && cat notes.txt && git status --short | wc -l"),
-                              Text("ok")])
+    result = agent.run(
+        repo, [Bash("echo hello > notes.txt && cat notes.txt && git status --short | wc -l"), Text("ok")]
+    )
     assert result.code == 0, result
     assert (repo / "notes.txt").read_text() == "hello\n"
     assert agent.model is not None
@@ -81,12 +103,12 @@ def test_safe_commands_pass_untouched(make_repo: MakeRepo, agent: Agent) -> None
     assert git(repo, "for-each-ref", "refs/pylon") == ""  # and wrote nothing into the repository
 
 
-
 def later_work(agent: Agent, repo: Path) -> bytes:
     """A run that removes src/lib, then edits README.md and adds src/later.txt; src/lib's bytes."""
     util = (repo / "src/lib/util.py").read_bytes()
-    result = agent.run(repo, [Bash("rm -r src/lib"), Bash("echo later >> README.md && echo new > src/later.txt"),
-                              Text("done")])
+    result = agent.run(
+        repo, [Bash("rm -r src/lib"), Bash("echo later >> README.md && echo new > src/later.txt"), Text("done")]
+    )
     assert result.code == 0, result
     return util
 
@@ -117,8 +139,9 @@ def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_rep
     repo = checkout(make_repo, agent)
     before = tree(repo)
     script = "import shutil, sys; shutil.rmtree(sys.argv[1])"
-    result = agent.run(repo, [Bash(f"python3 -c '{script}' src && sort -o README.md README.md"),
-                              Bash("pylon ws undo"), Text("done")])
+    result = agent.run(
+        repo, [Bash(f"python3 -c '{script}' src && sort -o README.md README.md"), Bash("pylon ws undo"), Text("done")]
+    )
     assert result.code == 0, result
     assert tree(repo) == before  # pylon's own undo, run through the hooks, recorded no op of its own
 
@@ -141,8 +164,11 @@ def test_codex_write_stdin_is_kept_and_undone(make_repo: MakeRepo, agent: Agent)
     assert tree(repo) == before
 
 
-def test_through_the_resident_helper_every_command_is_kept_and_undone(make_repo, agent: Agent,  # type: ignore[no-untyped-def]
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_through_the_resident_helper_every_command_is_kept_and_undone(
+    make_repo,
+    agent: Agent,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The same with the hook's resident helper on (pylon/hooks/helper.py): the first PreToolUse
     starts it, the later ones are answered by it; each command is undone, newest first, exactly."""
     from tests.agents.test_hook_helper import helper_pids
@@ -153,10 +179,15 @@ def test_through_the_resident_helper_every_command_is_kept_and_undone(make_repo,
     before = tree(repo)
     helpers = agent.home / ".local" / "state" / "pylon" / "helpers"  # the client's hooks' state (clients.py)
     try:
-        result = agent.run(repo, [Bash("python3 -c 'import shutil; shutil.rmtree(\"src/lib\")'"),
-                                  Bash("sleep 1; echo more >> README.md"),
-                                  Bash("python3 -c 'import os; os.remove(\"src/run.sh\"); os.remove(\"src/.env\")'"),
-                                  Text("done")])
+        result = agent.run(
+            repo,
+            [
+                Bash("python3 -c 'import shutil; shutil.rmtree(\"src/lib\")'"),
+                Bash("sleep 1; echo more >> README.md"),
+                Bash('python3 -c \'import os; os.remove("src/run.sh"); os.remove("src/.env")\''),
+                Text("done"),
+            ],
+        )
         assert result.code == 0, result
         assert not (repo / "src/lib").exists() and not (repo / "src/run.sh").exists()  # they ran
         assert helper_pids(helpers), "no helper served the client"

@@ -25,8 +25,9 @@ def install_all(repo: Path, agent: Agent) -> None:
         assert done.code == 0, done
 
 
-def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_repo: MakeRepo, agent: Agent,
-                                                                          tmp_path: Path) -> None:
+def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = make_repo({"src/app.py": "x\n", "src/lib/util.py": "y\n", ".gitignore": ".claude/\n.codex/\n"})
     (repo / ".canon" / "articles").mkdir(parents=True)
     before, after = tmp_path / "before.log", tmp_path / "after.log"
@@ -43,7 +44,9 @@ def test_install_twice_is_byte_identical_and_the_users_hooks_keep_running(make_r
     assert settings.read_bytes() == written
     groups = json.loads(written)["hooks"]["PreToolUse"]
     assert groups[0] == user_group(before) and groups[-1] == user_group(after)
-    assert any(h["command"].endswith(f" hook {agent.agent}") for g in groups[1:-1] for h in g["hooks"])  # pylon's one entry
+    assert any(
+        h["command"].endswith(f" hook {agent.agent}") for g in groups[1:-1] for h in g["hooks"]
+    )  # pylon's one entry
 
     result = agent.run(repo, [Bash("rm -r src/lib"), Text("done")])
     assert result.code == 0, result

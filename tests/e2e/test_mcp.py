@@ -22,19 +22,32 @@ def register(agent: Agent, repo: Path) -> None:
     """Register `pylon mcp` the way a person would: `claude mcp add`, or Codex's [mcp_servers]."""
     if agent.name == "claude":
         env = claude_env(agent.home, "http://127.0.0.1:9", agent.path_dirs())
-        added = subprocess.run([str(agent.binary), "mcp", "add", "--scope", "user", "pylon", "--", "pylon", "mcp"],
-                               cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+        added = subprocess.run(
+            [str(agent.binary), "mcp", "add", "--scope", "user", "pylon", "--", "pylon", "mcp"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert added.returncode == 0, added
         agent.allowed = ("Bash", "mcp__pylon")
     else:
-        agent.config_extra = '[mcp_servers.pylon]\ncommand = "pylon"\nargs = ["mcp"]\nrequired = true\nstartup_timeout_sec = 30\n'
+        agent.config_extra = (
+            '[mcp_servers.pylon]\ncommand = "pylon"\nargs = ["mcp"]\nrequired = true\nstartup_timeout_sec = 30\n'
+        )
 
 
 def test_a_model_mcp_call_reaches_canon_and_the_answer_comes_back(make_repo: MakeRepo, agent: Agent) -> None:
     if run_cmd("pylon", "mcp", "--help").code != 0:
         pytest.skip("`pylon mcp` is not in this checkout yet (issue 21, item 3)")
-    repo = make_repo({".canon/articles/src/app.md": article(CAPSULE, body=BODY), ".canon/journal/.keep": "",
-                      "src/app.py": "print('app')\n"})
+    repo = make_repo(
+        {
+            ".canon/articles/src/app.md": article(CAPSULE, body=BODY),
+            ".canon/journal/.keep": "",
+            "src/app.py": "print('app')\n",
+        }
+    )
     register(agent, repo)
     result = agent.run(repo, [Mcp("pylon", "canon_read", {"address": "src/app.py"}), Text("read it")])
     assert result.code == 0, result
@@ -52,8 +65,15 @@ def test_the_real_clients_reach_only_the_project_through_mcp(make_repo: MakeRepo
     repo = make_repo({"src/app.py": "print('app')\n"})
     (repo / "src" / "link.txt").symlink_to(secret)
     register(agent, repo)
-    result = agent.run(repo, [Mcp("pylon", "read", {"path": str(secret)}), Mcp("pylon", "read", {"path": "src/link.txt"}),
-                              Mcp("pylon", "read", {"path": "src/app.py"}), Text("done")])
+    result = agent.run(
+        repo,
+        [
+            Mcp("pylon", "read", {"path": str(secret)}),
+            Mcp("pylon", "read", {"path": "src/link.txt"}),
+            Mcp("pylon", "read", {"path": "src/app.py"}),
+            Text("done"),
+        ],
+    )
     assert result.code == 0, result
     assert agent.model is not None
     results = agent.model.tool_results()

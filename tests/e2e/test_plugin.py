@@ -66,7 +66,12 @@ def test_the_plugin_guards_with_pylon(make_repo: MakeRepo, agent: Agent, tmp_pat
     undo = run_cmd("pylon", "ws", "undo", cwd=repo)  # and what the command changed is an op
     assert undo.code == 0, undo
     assert (repo / "src/lib/util.py").read_text() == "y\n" and (repo / "notes.txt").read_text() == "uncommitted\n"
-    doctor = run_cmd("pylon", "doctor", "--json", cwd=repo, env={
-        "CLAUDE_CONFIG_DIR": str(agent.home / ".claude"), "CODEX_HOME": str(agent.home / ".codex")})
+    doctor = run_cmd(
+        "pylon",
+        "doctor",
+        "--json",
+        cwd=repo,
+        env={"CLAUDE_CONFIG_DIR": str(agent.home / ".claude"), "CODEX_HOME": str(agent.home / ".codex")},
+    )
     hooks = [f for f in doctor.json()["findings"] if f["check"] == "hooks"]
     assert any(agent.agent in f["message"] and "plugin" in f["message"] for f in hooks), hooks

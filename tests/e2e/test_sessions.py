@@ -22,8 +22,13 @@ PROMPT_SECRET, FILE_SECRET, COMMAND_SECRET = "PROMPT-SECRET-7f3a", "FILE-SECRET-
 
 
 def first_usage(turn: int) -> Usage:
-    return Usage(input=100 + turn, output=7 + turn, cache_read=1000 * turn, cache_write=50 if turn == 0 else 3,
-                 reasoning=2 * turn)
+    return Usage(
+        input=100 + turn,
+        output=7 + turn,
+        cache_read=1000 * turn,
+        cache_write=50 if turn == 0 else 3,
+        reasoning=2 * turn,
+    )
 
 
 def second_usage(turn: int) -> Usage:
@@ -48,10 +53,22 @@ def expected(client: str, reported: dict[int, Usage]) -> dict[str, int]:
     output = sum(u.output for u in turns)
     if client == "claude-code":  # the Messages API's cache writes; no thinking reported by the mock
         written = sum(u.cache_write for u in turns)
-        return {"input": given, "cached_input": cached, "cache_creation": written, "output": output, "reasoning": 0,
-                "total": given + cached + written + output}
-    return {"input": given, "cached_input": cached, "cache_creation": 0, "output": output,
-            "reasoning": sum(u.reasoning for u in turns), "total": given + cached + output}
+        return {
+            "input": given,
+            "cached_input": cached,
+            "cache_creation": written,
+            "output": output,
+            "reasoning": 0,
+            "total": given + cached + written + output,
+        }
+    return {
+        "input": given,
+        "cached_input": cached,
+        "cache_creation": 0,
+        "output": output,
+        "reasoning": sum(u.reasoning for u in turns),
+        "total": given + cached + output,
+    }
 
 
 def transcript_calls(path: Path, client: str) -> int:
@@ -61,18 +78,28 @@ def transcript_calls(path: Path, client: str) -> int:
         entry = json.loads(line)
         if client == "claude-code" and entry.get("type") == "assistant":
             ids |= {b["id"] for b in entry["message"]["content"] if b.get("type") == "tool_use"}
-        elif client == "codex" and entry.get("type") == "response_item" and \
-                entry["payload"].get("type") in ("function_call", "custom_tool_call", "local_shell_call"):
+        elif (
+            client == "codex"
+            and entry.get("type") == "response_item"
+            and entry["payload"].get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+        ):
             ids.add(entry["payload"]["call_id"])
     return len(ids)
 
 
-def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(make_repo: MakeRepo, agent: Agent,
-                                                                  ccusage_bin: Path) -> None:
+def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(
+    make_repo: MakeRepo, agent: Agent, ccusage_bin: Path
+) -> None:
     repo = make_repo({"notes.txt": f"hello\n{FILE_SECRET}\n", ".gitignore": ".claude/\n.codex/\n"})
-    first: list[Step] = [Bash("cat notes.txt"), Bash("cat missing.txt"), Bash("cat missing.txt"),
-                         Bash(f"{PYLON} read notes.txt"), Bash(f"{PYLON} read notes.txt"),
-                         Bash(f"echo {COMMAND_SECRET} > /dev/null"), Text("done")]
+    first: list[Step] = [
+        Bash("cat notes.txt"),
+        Bash("cat missing.txt"),
+        Bash("cat missing.txt"),
+        Bash(f"{PYLON} read notes.txt"),
+        Bash(f"{PYLON} read notes.txt"),
+        Bash(f"echo {COMMAND_SECRET} > /dev/null"),
+        Text("done"),
+    ]
     result = agent.run(repo, first, prompt=f"Do the task. {PROMPT_SECRET}", usage=first_usage)
     assert result.code == 0, result
     assert agent.model is not None
@@ -112,8 +139,12 @@ def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(make_repo: Mak
         match = [t for t in theirs if session["id"] in t["sessionId"]]
         assert len(match) == 1, (session["id"], theirs)
         t, mine = match[0], session["tokens"]
-        assert (t["inputTokens"], t["outputTokens"], t["cacheReadTokens"], t["totalTokens"]) == \
-            (mine["input"], mine["output"], mine["cached_input"], mine["total"]), (t, mine)
+        assert (t["inputTokens"], t["outputTokens"], t["cacheReadTokens"], t["totalTokens"]) == (
+            mine["input"],
+            mine["output"],
+            mine["cached_input"],
+            mine["total"],
+        ), (t, mine)
         if agent.agent == "claude-code":
             assert t["cacheCreationTokens"] == mine["cache_creation"], (t, mine)
             assert abs(t["totalCost"] - session["cost"]) < 1e-5, (t, session["cost"])
@@ -131,15 +162,25 @@ def test_sessions_agree_with_the_mock_the_transcripts_and_ccusage(make_repo: Mak
     assert meter["pylon"]["read"]["calls"] == 2 and meter["pylon"]["read"]["files"] == 1, meter["pylon"]
     assert meter["repeated_reads"]["count"] == 1, meter["repeated_reads"]
     assert sum(r["calls"] for r in meter["tools"]) == 6 and meter["tools"][0]["result_bytes"] > 0, meter["tools"]
-    status = run_cmd("pylon", "sessions", "statusline", cwd=repo, env=env, input=json.dumps(
-        {"session_id": one["id"], "transcript_path": one["transcript"], "workspace": {"current_dir": str(repo)}}))
+    status = run_cmd(
+        "pylon",
+        "sessions",
+        "statusline",
+        cwd=repo,
+        env=env,
+        input=json.dumps(
+            {"session_id": one["id"], "transcript_path": one["transcript"], "workspace": {"current_dir": str(repo)}}
+        ),
+    )
     assert status.code == 0 and status.out.startswith(f"{repo.name} · "), status
     if agent.agent == "claude-code":  # Claude Code's status line: its session's phase and tokens
         assert status.out.split(" · ")[1:3] == ["done", f"{one['tokens']['total'] / 1000:.1f}k tok"], status
     shown = "".join(t.out + t.err for t in texts) + listed.out + status.out
-    cached = "".join(p.read_text(errors="replace") for p in (agent.home / ".local" / "state" / "pylon").rglob("*")
-                     if p.is_file())
+    cached = "".join(
+        p.read_text(errors="replace") for p in (agent.home / ".local" / "state" / "pylon").rglob("*") if p.is_file()
+    )
     for secret in (PROMPT_SECRET, FILE_SECRET, COMMAND_SECRET):
         assert secret not in shown and secret not in cached, secret
-    assert any(secret in Path(one["transcript"]).read_text() for secret in (PROMPT_SECRET, COMMAND_SECRET)), \
+    assert any(secret in Path(one["transcript"]).read_text() for secret in (PROMPT_SECRET, COMMAND_SECRET)), (
         "the secrets were not planted where the client writes them"
+    )

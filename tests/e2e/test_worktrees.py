@@ -28,8 +28,9 @@ ARTICLE = "---\ncapsule: The app's entry point.\n---\nThe app starts here.\n"
 def person_repo(make_repo: MakeRepo, tmp_path: Path) -> Path:
     """A checkout pushed to `origin`, then a local commit that adds the canon store (never pushed),
     an uncommitted edit, an untracked file, and an ignored `.env` that `.worktreeinclude` names."""
-    repo: Path = make_repo({"src/app.py": "print('app')\n", "notes.txt": "pushed\n",
-                            ".gitignore": ".env\n.claude/settings.local.json\n"})
+    repo: Path = make_repo(
+        {"src/app.py": "print('app')\n", "notes.txt": "pushed\n", ".gitignore": ".env\n.claude/settings.local.json\n"}
+    )
     remote = tmp_path / "origin.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(repo, "remote", "add", "origin", str(remote))
@@ -67,8 +68,9 @@ def check_made(repo: Path, seen: str, wid_prefix: str, purpose: str) -> dict:
 
 
 @pytest.mark.parametrize("agent", ["claude"], indirect=True)
-def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(make_repo: MakeRepo, agent: Agent,
-                                                                    tmp_path: Path) -> None:
+def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = person_repo(make_repo, tmp_path)
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
     result = agent.run(repo, [Bash(LOOK), Text("done")], extra=("--worktree", "feat-1"))
@@ -85,14 +87,19 @@ def test_claude_worktree_is_pylons_and_starts_from_the_persons_state(make_repo: 
 
 
 @pytest.mark.parametrize("agent", ["claude"], indirect=True)
-def test_a_subagent_with_worktree_isolation_works_in_a_pylon_worktree(make_repo: MakeRepo, agent: Agent,
-                                                                     tmp_path: Path) -> None:
+def test_a_subagent_with_worktree_isolation_works_in_a_pylon_worktree(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = person_repo(make_repo, tmp_path)
     assert run_cmd("pylon", "hook", "install", "claude-code", cwd=repo).code == 0
-    task = {"description": "look around", "prompt": "SUBTASK-1: look at the files", "subagent_type": "general-purpose",
-            "isolation": "worktree", "run_in_background": False}
-    result = agent.run(repo, [Call("Agent", task), Text("done")],
-                       routes={"SUBTASK-1": [Bash(LOOK), Text("looked")]})
+    task = {
+        "description": "look around",
+        "prompt": "SUBTASK-1: look at the files",
+        "subagent_type": "general-purpose",
+        "isolation": "worktree",
+        "run_in_background": False,
+    }
+    result = agent.run(repo, [Call("Agent", task), Text("done")], routes={"SUBTASK-1": [Bash(LOOK), Text("looked")]})
     assert result.code == 0, result
     check_made(repo, results(agent), "agent-", "subagent")
 
@@ -111,7 +118,9 @@ def test_worktree_remove_goes_through_ws_rm(make_repo: MakeRepo, agent: Agent, t
     assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
     assert [w["id"] for w in run_cmd("pylon", "ws", "list", "--json", cwd=repo).json()["worktrees"]] == ["tmp-1"]
     # a worktree holding work nobody applied: refused, it stays with the work
-    kept = agent.run(repo, [Call("EnterWorktree", {"name": "tmp-2"}), Bash("echo mine > work.txt"), leave, Text("done")])
+    kept = agent.run(
+        repo, [Call("EnterWorktree", {"name": "tmp-2"}), Bash("echo mine > work.txt"), leave, Text("done")]
+    )
     assert kept.code == 0, kept
     rows = {w["id"]: w for w in run_cmd("pylon", "ws", "list", "--json", cwd=repo).json()["worktrees"]}
     assert "tmp-2" in rows and (Path(rows["tmp-2"]["path"]) / "work.txt").read_text() == "mine\n"
@@ -133,7 +142,9 @@ def codex_baseline(repo: Path) -> str:
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)
-def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo: MakeRepo, agent: Agent, tmp_path: Path) -> None:
+def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(
+    make_repo: MakeRepo, agent: Agent, tmp_path: Path
+) -> None:
     repo = person_repo(make_repo, tmp_path)
     # Codex's own worktree is a new, untrusted project: only the user's hooks run there
     home_env = {"CODEX_HOME": str(agent.home / ".codex")}
@@ -141,8 +152,9 @@ def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo: MakeRe
     installed = run_cmd("pylon", "hook", "install", "codex", "--user", cwd=repo, env=home_env)
     assert installed.code == 0, installed
     baseline = codex_baseline(repo)
-    result = agent.run(repo, [Bash(f"git merge -q --ff-only {baseline} && {LOOK}"), Text("done")],
-                       extra=("--worktree",))
+    result = agent.run(
+        repo, [Bash(f"git merge -q --ff-only {baseline} && {LOOK}"), Text("done")], extra=("--worktree",)
+    )
     assert result.code == 0, result
     seen = agent.seen()
     assert "a Codex worktree" in seen and f"git merge --ff-only {baseline}" in seen, seen[-3000:]
@@ -152,7 +164,6 @@ def test_a_codex_worktree_is_recognised_and_told_what_it_lacks(make_repo: MakeRe
         assert text in out, (text, out[-2000:])
     listed = run_cmd("pylon", "ws", "list", "--json", cwd=repo, env=home_env).json()
     assert [(o["made_by"]["client"], o["owned"]) for o in listed["others"]] == [("codex", False)], listed
-
 
 
 @pytest.fixture
@@ -174,8 +185,13 @@ def test_a_write_that_would_conflict_is_flagged_before_it_lands(two_sessions: Pa
         step = Call("Edit", {"file_path": target, "old_string": "two\n", "new_string": "two, mine\n"})
         agent.allowed = ("Bash", "Edit", "Write", "Read")
     else:
-        step = Call("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n one\n-two\n+two, mine\n"
-                                             " three\n*** End Patch\n"})
+        step = Call(
+            "apply_patch",
+            {
+                "input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n one\n-two\n+two, mine\n"
+                " three\n*** End Patch\n"
+            },
+        )
     read = [Call("Read", {"file_path": target})] if agent.name == "claude" else []
     result = agent.run(repo, [*read, step, Text("done")], extra=() if agent.name == "claude" else ("-m", "gpt-5.5"))
     assert result.code == 0, result

@@ -27,8 +27,11 @@ FILES: dict[str, str] = {
     ".gitignore": "build/\nnode_modules/\ndist/\n.env\n*.pyc\n__pycache__/\n",
 }
 IGNORED: dict[str, str] = {
-    "build/out.o": "obj\n", "node_modules/x/index.js": "module.exports = 1\n", "dist/app.js": "app\n",
-    ".env": "SECRET=1\n", "src/__pycache__/app.cpython-311.pyc": "pyc\n",
+    "build/out.o": "obj\n",
+    "node_modules/x/index.js": "module.exports = 1\n",
+    "dist/app.js": "app\n",
+    ".env": "SECRET=1\n",
+    "src/__pycache__/app.cpython-311.pyc": "pyc\n",
 }
 
 

@@ -46,8 +46,7 @@ def test_the_description_fits_every_target_kind(make_repo: MakeRepo) -> None:
 
 
 def test_words_after_double_dash_are_one_command(make_repo: MakeRepo) -> None:
-    r = run("pylon", "guard", "check", "--json", "--", "git", "push", "--force", "origin", "main",
-            cwd=repo(make_repo))
+    r = run("pylon", "guard", "check", "--json", "--", "git", "push", "--force", "origin", "main", cwd=repo(make_repo))
     doc = r.json()
     assert r.code == 1 and doc["ok"] and doc["verdict"] == "irreversible"
     assert doc["commands"] == [["git", "push", "--force", "origin", "main"]]
@@ -85,7 +84,8 @@ def test_policy_files_and_explain(make_repo: MakeRepo, isolated_env: dict[str, s
     root = repo(make_repo)
     (root / ".pylon").mkdir()
     (root / ".pylon" / "guard.toml").write_text(
-        '[verdicts]\nirreversible = "deny"\n\n[[rules]]\nmatch = ["git", "push", "**"]\naction = "allow"\n')
+        '[verdicts]\nirreversible = "deny"\n\n[[rules]]\nmatch = ["git", "push", "**"]\naction = "allow"\n'
+    )
     user = Path(isolated_env["XDG_CONFIG_HOME"]) / "pylon"
     user.mkdir(parents=True)
     (user / "guard.toml").write_text('[verdicts]\nirreversible = "allow"\nunknown = "deny"\n')
@@ -136,8 +136,15 @@ def test_the_printed_hook_answer_is_the_one_the_hook_gives(make_repo: MakeRepo) 
     cases = {"rm -rf vendor": "ask", "rm -rf pipes": "ask", "rm -rf big": "ask", "rm -rf src": "keep"}
     for command, expected in cases.items():
         checked = run("pylon", "guard", "check", "--json", "--command", command, cwd=root).json()
-        event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
-                            "cwd": str(root), "tool_input": {"command": command}})
+        event = json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "session_id": "s",
+                "cwd": str(root),
+                "tool_input": {"command": command},
+            }
+        )
         answer = run("pylon", "hook", "claude-code", cwd=root, input=event)
         out = answer.json() if answer.out.strip() else {}
         decision = out.get("hookSpecificOutput", {}).get("permissionDecision")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pylon.guard.judge.classify import classify
 from pylon.guard.context import Context
+from pylon.guard.judge.classify import classify
 from tests.guard.conftest import DCG, ESCAPES, PEERS, entries
 
 ENTRIES = entries()
@@ -34,17 +34,20 @@ def test_the_corpus_is_large_and_labelled() -> None:
     assert all(source for _, source, _ in ENTRIES) and all(cmd for _, _, cmd in ENTRIES)
 
 
-@pytest.mark.parametrize(("expected", "source", "command"), ENTRIES + ESCAPE_ENTRIES,
-                         ids=[f"{i:03d}-{v}" for i, (v, _, _) in enumerate(ENTRIES)]
-                         + [f"escape-{i:03d}-{v}" for i, (v, _, _) in enumerate(ESCAPE_ENTRIES)])
-def test_corpus_verdict(expected: str, source: str, command: str,
-                        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize(
+    ("expected", "source", "command"),
+    ENTRIES + ESCAPE_ENTRIES,
+    ids=[f"{i:03d}-{v}" for i, (v, _, _) in enumerate(ENTRIES)]
+    + [f"escape-{i:03d}-{v}" for i, (v, _, _) in enumerate(ESCAPE_ENTRIES)],
+)
+def test_corpus_verdict(expected: str, source: str, command: str, corpus_checkout: tuple[Path, dict[str, str]]) -> None:
     got = verdict_of(command, corpus_checkout)
     assert got == expected, f"{source}: {command!r} is {got}, expected {expected}"
 
 
 def test_no_destructive_command_is_safe_and_few_safe_ones_are_flagged(
-        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+    corpus_checkout: tuple[Path, dict[str, str]],
+) -> None:
     got = [(v, verdict_of(c, corpus_checkout)) for v, _, c in ENTRIES]
     missed = [i for i, (want, have) in enumerate(got) if want != "safe" and have == "safe"]
     safe = [have for want, have in got if want == "safe"]
@@ -60,11 +63,15 @@ def _peer_verdict(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
     return classify(command, ctx).verdict
 
 
-@pytest.mark.parametrize(("expected", "source", "command"), DCG_ENTRIES + PEER_ENTRIES,
-                         ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)]
-                         + [f"peer-{i:03d}-{v}" for i, (v, _, _) in enumerate(PEER_ENTRIES)])
-def test_published_corpora_case_by_case(expected: str, source: str, command: str,
-                                        corpus_checkout: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize(
+    ("expected", "source", "command"),
+    DCG_ENTRIES + PEER_ENTRIES,
+    ids=[f"dcg-{i:03d}-{v}" for i, (v, _, _) in enumerate(DCG_ENTRIES)]
+    + [f"peer-{i:03d}-{v}" for i, (v, _, _) in enumerate(PEER_ENTRIES)],
+)
+def test_published_corpora_case_by_case(
+    expected: str, source: str, command: str, corpus_checkout: tuple[Path, dict[str, str]]
+) -> None:
     """dcg's, safety-net's and Codex's labelled cases: pylon's verdict for each; a difference in kind
     (the peer denies or asks what pylon calls safe, or allows what pylon flags) says why."""
     got = _peer_verdict(command, corpus_checkout)
@@ -77,10 +84,17 @@ def test_published_corpora_case_by_case(expected: str, source: str, command: str
 # Flagged = not allowed to run unasked (the issue's count): reversible runs after a snapshot.
 FLAGGED = ("irreversible", "unknown")
 # Peer allow cases that destroy what nobody can get back: kept flagged (docs/explanation/guard.md says why).
-DELIBERATE = {"rm -rf /tmp", "rm -r /some/path", "rm -R /some/path", "rm -f /some/path",
-              "git push --force --force-with-lease", "git push -f --force-with-lease",
-              "git push --force-with-lease", "git push --force-with-lease origin main",
-              "git push --force-with-lease=refs/heads/main"}
+DELIBERATE = {
+    "rm -rf /tmp",
+    "rm -r /some/path",
+    "rm -R /some/path",
+    "rm -f /some/path",
+    "git push --force --force-with-lease",
+    "git push -f --force-with-lease",
+    "git push --force-with-lease",
+    "git push --force-with-lease origin main",
+    "git push --force-with-lease=refs/heads/main",
+}
 
 
 def test_peer_totals() -> None:

@@ -18,8 +18,16 @@ FILES = {"src/app.py": "def main():\n    return 1\n", "src/util.py": "X = 1\n", 
 
 
 def pre(agent: str, tool: str, tool_input: dict[str, object], cwd: Path, session: str = "s-1") -> str:
-    return json.dumps({"session_id": session, "cwd": str(cwd), "hook_event_name": "PreToolUse", "tool_name": tool,
-                       "tool_input": tool_input, "tool_use_id": "t1"})
+    return json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(cwd),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "t1",
+        }
+    )
 
 
 def hook(agent: str, tool: str, tool_input: dict[str, object], cwd: Path, session: str = "s-1") -> dict:
@@ -106,13 +114,17 @@ def test_codex_apply_patch_keeps_only_the_paths_at_risk(root: Path) -> None:
     assert (root / "src" / "app.py").read_text() == "def main():\n    return 5\n"
 
 
-@pytest.mark.parametrize("agent,tool,tool_input,decision", [
-    ("claude-code", "Write", {"content": "x"}, "ask"),
-    ("codex", "apply_patch", {"patch_text": 1}, "deny"),
-    ("claude-code", "Edit", None, "ask"),
-])
-def test_a_file_tool_event_missing_its_path_is_refused_with_the_reason(root: Path, agent: str, tool: str,
-                                                                       tool_input: object, decision: str) -> None:
+@pytest.mark.parametrize(
+    "agent,tool,tool_input,decision",
+    [
+        ("claude-code", "Write", {"content": "x"}, "ask"),
+        ("codex", "apply_patch", {"patch_text": 1}, "deny"),
+        ("claude-code", "Edit", None, "ask"),
+    ],
+)
+def test_a_file_tool_event_missing_its_path_is_refused_with_the_reason(
+    root: Path, agent: str, tool: str, tool_input: object, decision: str
+) -> None:
     doc = json.loads(pre(agent, tool, {}, root))
     if tool_input is None:
         del doc["tool_input"]
@@ -148,8 +160,9 @@ def test_a_write_through_a_symlink_keeps_the_file_it_leads_to(root: Path) -> Non
     (root / "link.py").symlink_to("src/app.py")
     git(root, "add", "link.py")
     git(root, "commit", "-q", "-m", "link")
-    note = hook("claude-code", "Write", {"file_path": str(root / "link.py"), "content": "x"},
-                root)["hookSpecificOutput"]["additionalContext"]
+    note = hook("claude-code", "Write", {"file_path": str(root / "link.py"), "content": "x"}, root)[
+        "hookSpecificOutput"
+    ]["additionalContext"]
     assert "src/app.py" in note, note
     (root / "src" / "app.py").write_text("x")  # written through the link
     assert run("pylon", "ws", "restore", "guard-1", "src/app.py", cwd=root).code == 0

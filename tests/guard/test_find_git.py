@@ -28,15 +28,23 @@ def repo(make_repo: MakeRepo) -> Path:
 
 
 def verdict(root: Path, line: str) -> tuple[str, list[dict[str, object]]]:
-    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
+    from pylon.guard.judge.classify import classify
 
     result: dict[str, Any] = classify(line, Context(str(root), str(root), branch="main")).to_dict()
     return str(result["verdict"]), list(result["targets"])
 
 
-@pytest.mark.parametrize("line", ["find . -type f -delete", "find . -exec rm -f {} \\;", "find . -exec rm -r {} +",
-                                  "find . -name HEAD -delete", "find src/.. -type f -exec rm {} +"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "find . -type f -delete",
+        "find . -exec rm -f {} \\;",
+        "find . -exec rm -r {} +",
+        "find . -name HEAD -delete",
+        "find src/.. -type f -exec rm {} +",
+    ],
+)
 def test_matches_inside_git_are_kept_and_undone(repo: Path, line: str) -> None:
     assert verdict(repo, line)[0] == "reversible", line
     before = whole_state(repo)
@@ -47,8 +55,15 @@ def test_matches_inside_git_are_kept_and_undone(repo: Path, line: str) -> None:
     assert whole_state(repo) == before, line
 
 
-@pytest.mark.parametrize("line", ["find . -name '*.pyc' -exec rm {} +", "find . -name '*.pyc' -exec rm -f {} \\;",
-                                  "find src -name pkg -exec rm -rf {} +", "find . -name '*.pyc' -delete"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "find . -name '*.pyc' -exec rm {} +",
+        "find . -name '*.pyc' -exec rm -f {} \\;",
+        "find src -name pkg -exec rm -rf {} +",
+        "find . -name '*.pyc' -delete",
+    ],
+)
 def test_matches_in_the_checkout_come_back_exactly(repo: Path, line: str) -> None:
     got, targets = verdict(repo, line)
     assert got == "reversible" and [t["kind"] for t in targets] == ["find"], (line, targets)

@@ -69,36 +69,47 @@ def test_irreversible_asks_on_claude_and_denies_on_codex(agent: str, checkout: P
 def test_policy_deny_and_allow(checkout: Path) -> None:
     (checkout / ".pylon").mkdir()
     (checkout / ".pylon" / "guard.toml").write_text(
-        '[verdicts]\nunknown = "deny"\n[[rules]]\nmatch = ["kubectl", "delete", "pod", "*"]\naction = "allow"\n')
+        '[verdicts]\nunknown = "deny"\n[[rules]]\nmatch = ["kubectl", "delete", "pod", "*"]\naction = "allow"\n'
+    )
     denied = hook("claude-code", 'eval "$CMD"', checkout).json()["hookSpecificOutput"]
     assert denied["permissionDecision"] == "deny" and "unknown" in denied["permissionDecisionReason"]
     allowed = hook("claude-code", "kubectl delete pod web-1", checkout)
     assert (allowed.code, allowed.out) == (0, "")
 
 
-@pytest.mark.parametrize("data", [('{"hook_event_name": "PostToolUse", "tool_name": "Bash", '
-                                  '"tool_input": {"command": "rm -rf /"}}'),
-                                  ('{"hook_event_name": "PreToolUse", "tool_name": "Read", '
-                                  '"tool_input": {"file_path": "/etc/passwd"}}'),
-                                  ('{"hook_event_name": "PreToolUse", "tool_name": "Bash", '
-                                  '"tool_input": {"command": ""}}')])
+@pytest.mark.parametrize(
+    "data",
+    [
+        ('{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}'),
+        ('{"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": "/etc/passwd"}}'),
+        ('{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": ""}}'),
+    ],
+)
 def test_other_events_and_tools_are_a_silent_no_op(data: str, checkout: Path) -> None:
     r = run("pylon", "guard", "hook", "claude-code", cwd=checkout, input=data)
     assert (r.code, r.out, r.err) == (0, "", ""), r
 
 
-@pytest.mark.parametrize(("data", "why"), [
-    ("", "could not be read (empty input)"), ("not json", "could not be read (not JSON"),
-    ("[1, 2]", "could not be read (not a JSON object"), ("{}", "has no hook_event_name"),
-    ('{"tool_name": "Bash", "tool_input": {"command": "rm -rf src"}}', "has no hook_event_name"),
-    ('{"hook_event_name": "PreToolUse"}', "has no tool_name"),
-    ('{"hook_event_name": "PreToolUse", "tool_name": "Bash"}', "has no tool_input object"),
-    ('{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": 5}}',
-     "has no command string"),
-])
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        ("", "could not be read (empty input)"),
+        ("not json", "could not be read (not JSON"),
+        ("[1, 2]", "could not be read (not a JSON object"),
+        ("{}", "has no hook_event_name"),
+        ('{"tool_name": "Bash", "tool_input": {"command": "rm -rf src"}}', "has no hook_event_name"),
+        ('{"hook_event_name": "PreToolUse"}', "has no tool_name"),
+        ('{"hook_event_name": "PreToolUse", "tool_name": "Bash"}', "has no tool_input object"),
+        (
+            '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": 5}}',
+            "has no command string",
+        ),
+    ],
+)
 @pytest.mark.parametrize(("agent", "decision"), [("claude-code", "ask"), ("codex", "deny")])
 def test_an_event_missing_fields_is_refused_with_the_reason_never_silence(
-        data: str, why: str, agent: str, decision: str, checkout: Path) -> None:
+    data: str, why: str, agent: str, decision: str, checkout: Path
+) -> None:
     r = run("pylon", "guard", "hook", agent, cwd=checkout, input=data)
     assert r.code == 0, r
     out = json.loads(r.out)["hookSpecificOutput"]
@@ -107,8 +118,14 @@ def test_an_event_missing_fields_is_refused_with_the_reason_never_silence(
 
 
 def test_a_typo_in_the_agent_is_a_usage_error_not_an_answer_in_another_format(checkout: Path) -> None:
-    r = run("pylon", "guard", "hook", "codx", cwd=checkout,
-            input='{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}')
+    r = run(
+        "pylon",
+        "guard",
+        "hook",
+        "codx",
+        cwd=checkout,
+        input='{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}',
+    )
     assert r.code == 2 and r.out == "" and "error[usage]" in r.err and "did you mean codex?" in r.err, r
 
 
@@ -120,9 +137,15 @@ def test_a_crash_of_the_guard_is_refused_with_the_reason(checkout: Path, tmp_pat
     gone = tmp_path / "gone"
     gone.mkdir()
     event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
-    shell = f'cd {gone} && rmdir {gone} && exec {script("pylon")} guard hook codex'
-    r = subprocess.run(["bash", "-c", shell], input=event, capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "PYLON_STATE_DIR": str(tmp_path / "state")})
+    shell = f"cd {gone} && rmdir {gone} && exec {script('pylon')} guard hook codex"
+    r = subprocess.run(
+        ["bash", "-c", shell],
+        input=event,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYLON_STATE_DIR": str(tmp_path / "state")},
+    )
     assert r.returncode == 0, r
     out = json.loads(r.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "pylon guard failed" in out["permissionDecisionReason"]

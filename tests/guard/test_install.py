@@ -13,9 +13,13 @@ import pytest
 from tests.conftest import MakeRepo
 from tests.conftest import run_cmd as run
 
-OTHER: dict[str, Any] = {"permissions": {"allow": ["Bash(npm test)"]},
-         "hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint-it"}]}],
-                   "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+OTHER: dict[str, Any] = {
+    "permissions": {"allow": ["Bash(npm test)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "lint-it"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+}
 FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json"}
 
 
@@ -32,7 +36,10 @@ def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_r
     assert data["permissions"] == OTHER["permissions"] and data["hooks"]["Stop"] == OTHER["hooks"]["Stop"]
     groups = data["hooks"]["PreToolUse"]
     assert groups[0] == OTHER["hooks"]["PreToolUse"][0]
-    assert groups[1]["matcher"] == {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}[agent]
+    assert (
+        groups[1]["matcher"]
+        == {"claude-code": "Bash|Write|Edit|MultiEdit|NotebookEdit", "codex": "Bash|apply_patch"}[agent]
+    )
     assert groups[1]["hooks"] == [{"type": "command", "command": f"pylon hook {agent}", "timeout": 30}]
     text = path.read_text()
     again = run("pylon", "guard", "install", agent, cwd=root)
@@ -43,7 +50,9 @@ def test_install_merges_once_and_uninstall_removes_exactly_it(agent: str, make_r
     assert gone.code == 0 and json.loads(path.read_text()) == json.loads(original)
 
 
-def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(make_repo: MakeRepo, isolated_env: dict[str, str]) -> None:
+def test_dry_run_writes_nothing_and_user_scope_uses_the_agent_home(
+    make_repo: MakeRepo, isolated_env: dict[str, str]
+) -> None:
     root = make_repo({"a.txt": "a\n"})
     r = run("pylon", "guard", "install", "claude-code", "--dry-run", "--json", cwd=root)
     doc = r.json()
@@ -69,18 +78,22 @@ def test_refusals(make_repo: MakeRepo) -> None:
     assert (root / ".claude" / "settings.json").read_text() == "{broken"
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ('{"hooks": null}', '"hooks" value that is not an object (null)'),
-    ('{"hooks": []}', '"hooks" value that is not an object'),
-    ('{"model": NaN}', "holds NaN, which is not JSON"),
-    ('{"limit": Infinity}', "holds Infinity, which is not JSON"),
-    ('{"hooks": {}, "hooks": {"Stop": []}}', 'repeats the key "hooks"'),
-    ('{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": []}]}}', '"matcher" is not a string'),
-    ('{"hooks": {"PreToolUse": [{"hooks": [null]}]}}', '"hooks" is not a list of handlers'),
-])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"hooks": null}', '"hooks" value that is not an object (null)'),
+        ('{"hooks": []}', '"hooks" value that is not an object'),
+        ('{"model": NaN}', "holds NaN, which is not JSON"),
+        ('{"limit": Infinity}', "holds Infinity, which is not JSON"),
+        ('{"hooks": {}, "hooks": {"Stop": []}}', 'repeats the key "hooks"'),
+        ('{"hooks": {"PreToolUse": [{"matcher": 5, "hooks": []}]}}', '"matcher" is not a string'),
+        ('{"hooks": {"PreToolUse": [{"hooks": [null]}]}}', '"hooks" is not a list of handlers'),
+    ],
+)
 @pytest.mark.parametrize("command", ["install", "uninstall"])
 def test_malformed_settings_are_refused_with_a_code_and_left_untouched(
-        text: str, why: str, command: str, make_repo: MakeRepo) -> None:
+    text: str, why: str, command: str, make_repo: MakeRepo
+) -> None:
     root = make_repo({"a.txt": "a\n"})
     path = root / ".claude" / "settings.json"
     path.parent.mkdir()
@@ -109,11 +122,22 @@ def test_what_install_writes_is_read_by_a_strict_json_parser(agent: str, make_re
     root = make_repo({"a.txt": "a\n"})
     path = root / FILES[agent]
     path.parent.mkdir()
-    other = {**OTHER, "note": "caf\u00e9 \u2603 \"quoted\" \\ back", "n": 12345678901234, "f": 0.5, "e": [], "z": None}
+    other = {**OTHER, "note": 'caf\u00e9 \u2603 "quoted" \\ back', "n": 12345678901234, "f": 0.5, "e": [], "z": None}
     path.write_text(json.dumps(other))
     assert run("pylon", "guard", "install", agent, cwd=root).code == 0
-    parsed = subprocess.run(["node", "-e", ("const fs=require('fs');process.stdout.write(JSON.stringify("
-                             "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))"), str(path)],
-                            capture_output=True, text=True, check=True).stdout
+    parsed = subprocess.run(
+        [
+            "node",
+            "-e",
+            (
+                "const fs=require('fs');process.stdout.write(JSON.stringify("
+                "JSON.parse(fs.readFileSync(process.argv[1],'utf8'))))"
+            ),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(parsed) == json.loads(path.read_text())
     assert json.loads(parsed)["note"] == other["note"] and json.loads(parsed)["n"] == other["n"]

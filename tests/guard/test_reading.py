@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from pylon.guard.model import Cmd, Pipe, Seq
 from pylon.guard.judge.reading import read
+from pylon.guard.model import Cmd, Pipe, Seq
 from pylon.guard.shell import parse
 
 
-@pytest.mark.parametrize("line", ["printf a | cat > f", "printf a && printf b > f", "printf a; printf b | cat > f",
-                                  "false || printf b | cat > f"])
+@pytest.mark.parametrize(
+    "line",
+    ["printf a | cat > f", "printf a && printf b > f", "printf a; printf b | cat > f", "false || printf b | cat > f"],
+)
 def test_a_trailing_redirection_belongs_to_the_last_command_as_in_bash(tmp_path: Path, line: str) -> None:
     subprocess.run(["bash", "-c", line], cwd=tmp_path, check=True)
     assert (tmp_path / "f").read_text() in ("a", "b")  # bash: the last command alone wrote into f
@@ -37,8 +39,9 @@ def test_a_group_redirection_still_reaches_every_command_inside() -> None:
 def test_the_reading_follows_cd_wrappers_shell_strings_and_loops(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("")
-    got = read("cd src && sudo -u me timeout 5 rm *.py; bash -c 'echo x > y'; for f in p q; do : > $f; done",
-               str(tmp_path))
+    got = read(
+        "cd src && sudo -u me timeout 5 rm *.py; bash -c 'echo x > y'; for f in p q; do : > $f; done", str(tmp_path)
+    )
     seen = [(c.argv, c.cwd, c.redirs) for c in got.commands]
     src = str(tmp_path / "src")
     assert (["rm", "a.py"], src, []) in seen  # the glob matched in the folder cd went to

@@ -34,7 +34,7 @@ def checkout(tmp_path: Path) -> Path:
     return root
 
 
-EXTRA = ["cd \"$(mktemp -d)\" && echo x > a", "echo $((1 + 2)) > 'odd name.txt'", "if then fi (", "ls src/*.py | wc -l"]
+EXTRA = ['cd "$(mktemp -d)" && echo x > a', "echo $((1 + 2)) > 'odd name.txt'", "if then fi (", "ls src/*.py | wc -l"]
 
 
 def test_a_kept_reading_is_the_reading(checkout: Path) -> None:
@@ -72,11 +72,24 @@ def test_a_stale_foreign_or_broken_reading_is_not_taken(checkout: Path) -> None:
 
 def _event(name: str, command: str, root: Path, session: str) -> str:
     if name == "PreToolUse":
-        return json.dumps({"hook_event_name": name, "session_id": session, "cwd": str(root), "tool_name": "Bash",
-                           "tool_input": {"command": command}, "tool_use_id": "toolu_1"})
-    return json.dumps({"hook_event_name": name, "session_id": session, "cwd": str(root),
-                       "tool_calls": [{"tool_name": "Bash", "tool_input": {"command": command},
-                                       "tool_use_id": "toolu_1"}]})
+        return json.dumps(
+            {
+                "hook_event_name": name,
+                "session_id": session,
+                "cwd": str(root),
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_use_id": "toolu_1",
+            }
+        )
+    return json.dumps(
+        {
+            "hook_event_name": name,
+            "session_id": session,
+            "cwd": str(root),
+            "tool_calls": [{"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "toolu_1"}],
+        }
+    )
 
 
 def _kept(home: Path) -> list[str]:
@@ -84,11 +97,12 @@ def _kept(home: Path) -> list[str]:
     return sorted(str(p) for p in folder.rglob("*.json")) if folder.exists() else []
 
 
-@pytest.mark.parametrize("command", ["sed -i 's/alpha/beta/' src/app.py", "cat src/util.py | tail -1",
-                                     "cd src && echo y >> app.py"])
-def test_the_hooks_answer_the_same_with_and_without_the_kept_reading(checkout: Path, tmp_path: Path,
-                                                                     isolated_env: dict[str, str],
-                                                                     command: str) -> None:
+@pytest.mark.parametrize(
+    "command", ["sed -i 's/alpha/beta/' src/app.py", "cat src/util.py | tail -1", "cd src && echo y >> app.py"]
+)
+def test_the_hooks_answer_the_same_with_and_without_the_kept_reading(
+    checkout: Path, tmp_path: Path, isolated_env: dict[str, str], command: str
+) -> None:
     """The real hooks, twice on twin checkouts: PreToolUse then PostToolBatch (the reading kept and
     taken), and PostToolBatch alone (read afresh). The answers and the session's state agree."""
     state = Path(isolated_env["XDG_STATE_HOME"])

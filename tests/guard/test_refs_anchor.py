@@ -75,15 +75,29 @@ def test_a_dropped_stash_entry_comes_back_in_its_place(repo: Path) -> None:
     assert "stash" in said, said
     assert git(repo, "stash", "list", "--format=%H %gs") == before
     assert git(repo, "stash", "list", "--format=%gs").splitlines() == [
-        "On main: stash third", "On main: stash second", "On main: stash first"]
+        "On main: stash third",
+        "On main: stash second",
+        "On main: stash first",
+    ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("line", ["git stash drop", "git stash clear", "git stash pop", "git branch -D feature",
-                                  "git branch -d -f feature", "git tag -d v1 light",
-                                  "git update-ref -d refs/heads/feature", "git branch -f feature main",
-                                  "git tag -f light main", "git update-ref refs/heads/feature HEAD",
-                                  "git stash && git stash drop"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git stash drop",
+        "git stash clear",
+        "git stash pop",
+        "git branch -D feature",
+        "git branch -d -f feature",
+        "git tag -d v1 light",
+        "git update-ref -d refs/heads/feature",
+        "git branch -f feature main",
+        "git tag -f light main",
+        "git update-ref refs/heads/feature HEAD",
+        "git stash && git stash drop",
+    ],
+)
 def test_deleted_refs_come_back(repo: Path, line: str) -> None:
     round_trip(repo, line)
 
@@ -121,8 +135,8 @@ def _remote_and_clones(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def test_force_wins_over_a_lease_and_both_are_asked(tmp_path: Path) -> None:
-    from pylon.guard.judge.classify import classify
     from pylon.guard.context import Context
+    from pylon.guard.judge.classify import classify
 
     remote, mine, theirs = _remote_and_clones(tmp_path)
     git(theirs, *ID, "commit", "--allow-empty", "-qm", "theirs: never fetched here")

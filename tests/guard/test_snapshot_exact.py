@@ -64,8 +64,9 @@ def undo(root: Path) -> None:
     assert done.code == 0, done
 
 
-@pytest.mark.parametrize("line", ["rm -rf data", "rm -rf link/", "rm -rf link/*", "git clean -fdx",
-                                  "find data -delete"])
+@pytest.mark.parametrize(
+    "line", ["rm -rf data", "rm -rf link/", "rm -rf link/*", "git clean -fdx", "find data -delete"]
+)
 def test_removals_come_back_with_bits_folders_links_and_ignored_files(root: Path, line: str) -> None:
     before, index = tree(root), git(root, "ls-files", "-s")
     guarded(root, line)
@@ -107,8 +108,14 @@ def test_what_no_kept_state_can_hold_is_asked(root: Path, what: str) -> None:
         git(inner, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "own")
     else:
         os.mkfifo(root / "data" / "pipe")
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(root),
-                        "tool_input": {"command": "rm -rf data"}})
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": str(root),
+            "tool_input": {"command": "rm -rf data"},
+        }
+    )
     reply = json.dumps(answer("claude-code", event.encode()))
     assert '"permissionDecision": "ask"' in reply, reply
     assert "pylon cannot keep" in reply and ("inner/.git" in reply or "data/pipe" in reply), reply

@@ -8,19 +8,35 @@ import subprocess
 
 import pytest
 
-from pylon.guard.judge.classify import classify, refused_everywhere
 from pylon.guard.context import Context
+from pylon.guard.judge.classify import classify, refused_everywhere
 
-REFUSED = ["rm -rf /some/path 'unterminated", "git push -f origin main 'oops", 'echo "find . -delete',
-           "&& git reset --hard", "| git reset --hard", "|& git reset --hard", "& git reset --hard",
-           "git stash clear 'x", "rm -rf src; echo don't"]
-RUN = ["rm -rf !(keep)", "rm -rf src\necho 'unterminated", "&>out git reset --hard",
-       "rm -rf src # don't", "echo $'it\\'s' && rm -rf src", "rm -rf src \\'"]
+REFUSED = [
+    "rm -rf /some/path 'unterminated",
+    "git push -f origin main 'oops",
+    'echo "find . -delete',
+    "&& git reset --hard",
+    "| git reset --hard",
+    "|& git reset --hard",
+    "& git reset --hard",
+    "git stash clear 'x",
+    "rm -rf src; echo don't",
+]
+RUN = [
+    "rm -rf !(keep)",
+    "rm -rf src\necho 'unterminated",
+    "&>out git reset --hard",
+    "rm -rf src # don't",
+    "echo $'it\\'s' && rm -rf src",
+    "rm -rf src \\'",
+]
 
 
 def bash_refuses(line: str) -> bool:
-    return all(subprocess.run(["bash", *opt, "-n", "-c", line], capture_output=True).returncode != 0
-               for opt in ([], ["-O", "extglob"]))
+    return all(
+        subprocess.run(["bash", *opt, "-n", "-c", line], capture_output=True).returncode != 0
+        for opt in ([], ["-O", "extglob"])
+    )
 
 
 @pytest.mark.parametrize("line", REFUSED)

@@ -24,7 +24,7 @@ def test_long_output_is_cut_to_head_and_tail_and_kept_whole(make_repo: MakeRepo,
     out = r.out.encode()
     marker = re.search(rb"\[\.\.\. (\d+) bytes left out; all of it: (\S+) \.\.\.\]\n", out)
     assert marker is not None and marker.group(2).decode() == str(whole)
-    head, tail = out[: marker.start()], out[marker.end():]
+    head, tail = out[: marker.start()], out[marker.end() :]
     assert len(head) + len(tail) <= 400 and data.startswith(head) and data.endswith(tail)
     assert int(marker.group(1)) == len(data) - len(head) - len(tail)
     assert tail.endswith(b"oops\n") and head.endswith(b"\n")

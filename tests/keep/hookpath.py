@@ -17,9 +17,18 @@ from tests.conftest import run_cmd
 _SEQ = [0]
 
 
-def event(name: str, command: str, cwd: Path, use_id: str, *, session: str = "s-1", extra: dict[str, Any] | None = None) -> str:
-    body: dict[str, Any] = {"session_id": session, "transcript_path": None, "cwd": str(cwd), "hook_event_name": name,
-                            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": use_id}
+def event(
+    name: str, command: str, cwd: Path, use_id: str, *, session: str = "s-1", extra: dict[str, Any] | None = None
+) -> str:
+    body: dict[str, Any] = {
+        "session_id": session,
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": name,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": use_id,
+    }
     if name == "PostToolUse":
         body["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
     body.update(extra or {})
@@ -32,9 +41,15 @@ def hook(agent: str, payload: str, cwd: Path) -> dict[str, Any]:
     return json.loads(r.out) if r.out.strip() else {}
 
 
-def run_through_hooks(repo: Path, command: str, *, agent: str = "claude-code", cwd: Path | None = None,
-                      run_anyway: bool = True, env: dict[str, str] | None = None,
-                      ) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes] | None]:
+def run_through_hooks(
+    repo: Path,
+    command: str,
+    *,
+    agent: str = "claude-code",
+    cwd: Path | None = None,
+    run_anyway: bool = True,
+    env: dict[str, str] | None = None,
+) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes] | None]:
     """(the PreToolUse answer, bash's result or None when it was not run). With `run_anyway`, a
     command the hook asks about runs too (as when the person lets it)."""
     _SEQ[0] += 1
@@ -44,14 +59,22 @@ def run_through_hooks(repo: Path, command: str, *, agent: str = "claude-code", c
     decision = (answer.get("hookSpecificOutput") or {}).get("permissionDecision")
     if decision in ("ask", "deny") and not run_anyway:
         return answer, None
-    ran = subprocess.run(["bash", "-c", command], cwd=where, capture_output=True, timeout=120,
-                         env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+    ran = subprocess.run(
+        ["bash", "-c", command],
+        cwd=where,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
     hook(agent, event("PostToolUse", command, where, use_id), where)
     return answer, ran
 
 
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True).stdout.decode(
+        "utf-8", "surrogateescape"
+    )
 
 
 def tree(root: Path) -> dict[str, tuple[str, int, bytes]]:

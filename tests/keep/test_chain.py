@@ -27,9 +27,16 @@ def repo(make_repo: MakeRepo) -> Path:
 
 
 def _hooks_at_once(root: Path, name: str, commands: dict[str, str]) -> None:
-    procs = [subprocess.Popen(["pylon", "hook", "claude-code"], cwd=root, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for _ in commands]
+    procs = [
+        subprocess.Popen(
+            ["pylon", "hook", "claude-code"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in commands
+    ]
     for proc, (use_id, command) in zip(procs, commands.items()):
         assert proc.stdin is not None
         proc.stdin.write(event(name, command, root, use_id).encode())
@@ -104,9 +111,20 @@ def test_a_command_refused_by_the_person_records_nothing(repo: Path) -> None:
     answer = json.loads(run_cmd("pylon", "hook", "claude-code", cwd=repo, input=payload).out)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "ask"
     # no PostToolUse ever comes for the refused one; Claude Code ends the batch with PostToolBatch
-    batch = json.dumps({"session_id": "s-1", "cwd": str(repo), "hook_event_name": "PostToolBatch",
-                        "tool_calls": [{"tool_name": "Bash", "tool_input": {"command": "git push --force origin main"},
-                                        "tool_use_id": "toolu_refused"}]})
+    batch = json.dumps(
+        {
+            "session_id": "s-1",
+            "cwd": str(repo),
+            "hook_event_name": "PostToolBatch",
+            "tool_calls": [
+                {
+                    "tool_name": "Bash",
+                    "tool_input": {"command": "git push --force origin main"},
+                    "tool_use_id": "toolu_refused",
+                }
+            ],
+        }
+    )
     assert run_cmd("pylon", "hook", "claude-code", cwd=repo, input=batch).code == 0
     run_through_hooks(repo, "echo after > after.txt")
     ops = [e for e in run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"] if e["kind"] == "op"]

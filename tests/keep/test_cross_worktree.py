@@ -15,14 +15,22 @@ FILES = {"src/app.py": "def main():\n    return 1\n", ".gitignore": ".env\n"}
 
 
 def _file_tool(cwd: Path, path: Path) -> dict:
-    event = {"session_id": "s-1", "cwd": str(cwd), "hook_event_name": "PreToolUse", "tool_name": "Write",
-             "tool_input": {"file_path": str(path), "content": "x"}, "tool_use_id": "t1"}
+    event = {
+        "session_id": "s-1",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(path), "content": "x"},
+        "tool_use_id": "t1",
+    }
     r = run("pylon", "hook", "claude-code", cwd=cwd, input=json.dumps(event))
     assert r.code == 0, r
     return json.loads(r.out)
 
 
-def test_a_snapshot_of_another_worktree_is_neither_listed_nor_restored_here(make_repo: MakeRepo, tmp_path: Path) -> None:
+def test_a_snapshot_of_another_worktree_is_neither_listed_nor_restored_here(
+    make_repo: MakeRepo, tmp_path: Path
+) -> None:
     main = make_repo(FILES)
     other = tmp_path / "other"
     git(main, "worktree", "add", "-q", "-b", "other", str(other))

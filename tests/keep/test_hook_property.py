@@ -70,8 +70,12 @@ def build(root: Path, data: st.DataObject) -> dict[str, list[str]]:
     (root / "run.log").write_text("log\n")
     (root / "empty" / "deeper").mkdir(parents=True)
     os.symlink(os.path.basename(tracked[0]), root / (tracked[0] + ".link"))
-    return {"tracked": tracked, "untracked": untracked, "ignored": [".env", "build", "run.log"],
-            "dirs": sorted({os.path.dirname(t) for t in tracked}) + ["empty", "build"]}
+    return {
+        "tracked": tracked,
+        "untracked": untracked,
+        "ignored": [".env", "build", "run.log"],
+        "dirs": sorted({os.path.dirname(t) for t in tracked}) + ["empty", "build"],
+    }
 
 
 def one_command(data: st.DataObject, paths: dict[str, list[str]]) -> str:
@@ -80,20 +84,47 @@ def one_command(data: st.DataObject, paths: dict[str, list[str]]) -> str:
     g = data.draw(st.sampled_from(paths["tracked"]), label="other")
     d = data.draw(st.sampled_from(paths["dirs"]), label="dir")
     forms = [
-        f"rm -rf {q(d)}", f"rm -f {q(f)}", "rm -rf .[^.]*", "rm -rf {b..d}uild", f"rm -rf {q(d)}/*",
-        f"x={q('rm -rf ' + q(d))}; $x", f"script -qc {q('rm -rf ' + q(d))} /dev/null",
+        f"rm -rf {q(d)}",
+        f"rm -f {q(f)}",
+        "rm -rf .[^.]*",
+        "rm -rf {b..d}uild",
+        f"rm -rf {q(d)}/*",
+        f"x={q('rm -rf ' + q(d))}; $x",
+        f"script -qc {q('rm -rf ' + q(d))} /dev/null",
         f"python3 -c {q(f'import shutil; shutil.rmtree({d!r})')}",
         f"python3 -c {q(f'import os; os.rename({f!r}, {g!r})')}" if f != g else f"rm -f {q(g)}",
-        f"for x in {q(d)}/*; do : > \"$x\"; done", f"printf ',d\\nw\\nq\\n' | ed -s {q(g)}",
-        f"sort -o {q(g)} {q(g)}", f"chmod 600 {q(g)}", f"chmod 755 {q(g)}", f"mkdir -p {q(d)}/made/empty",
-        f"ln -sf {q(g)} {q(d)}/alink", "echo changed > .env", "echo more >> run.log",
-        "git branch -f feat HEAD", "git tag -f v1 HEAD", "git update-ref refs/heads/feat HEAD",
-        "git update-ref -d refs/tags/v2", "git branch -D feat", "git clean -fdx -e .env", "git clean -fd",
-        "git stash -u && git stash drop", "git stash clear", "git reset --hard HEAD~1", "git checkout -- .",
-        "git switch -f -c other", f"git restore --staged {q(g)}", "git add -A", "git add -A && git commit -qm c",
-        f"mv {q(f)} {q(g)}" if f != g else f"cp {q(g)} copied", "echo --force | xargs git clean -d",
-        f"zip -qm archive.zip {q(g)}", f"perl -pi -e 's/line/LINE/' {q(g)}", "find . -name '*.log' -delete",
-        f"git rm -q --cached {q(g)}", "git checkout -q feat", f"truncate -s 0 {q(g)}",
+        f'for x in {q(d)}/*; do : > "$x"; done',
+        f"printf ',d\\nw\\nq\\n' | ed -s {q(g)}",
+        f"sort -o {q(g)} {q(g)}",
+        f"chmod 600 {q(g)}",
+        f"chmod 755 {q(g)}",
+        f"mkdir -p {q(d)}/made/empty",
+        f"ln -sf {q(g)} {q(d)}/alink",
+        "echo changed > .env",
+        "echo more >> run.log",
+        "git branch -f feat HEAD",
+        "git tag -f v1 HEAD",
+        "git update-ref refs/heads/feat HEAD",
+        "git update-ref -d refs/tags/v2",
+        "git branch -D feat",
+        "git clean -fdx -e .env",
+        "git clean -fd",
+        "git stash -u && git stash drop",
+        "git stash clear",
+        "git reset --hard HEAD~1",
+        "git checkout -- .",
+        "git switch -f -c other",
+        f"git restore --staged {q(g)}",
+        "git add -A",
+        "git add -A && git commit -qm c",
+        f"mv {q(f)} {q(g)}" if f != g else f"cp {q(g)} copied",
+        "echo --force | xargs git clean -d",
+        f"zip -qm archive.zip {q(g)}",
+        f"perl -pi -e 's/line/LINE/' {q(g)}",
+        "find . -name '*.log' -delete",
+        f"git rm -q --cached {q(g)}",
+        "git checkout -q feat",
+        f"truncate -s 0 {q(g)}",
     ]
     return data.draw(st.sampled_from(forms), label="form")
 

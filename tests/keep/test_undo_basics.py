@@ -11,8 +11,12 @@ import pytest
 from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.keep.hookpath import run_through_hooks, whole_state
 
-FILES = {"src/app.py": "def main():\n    return 1\n", "src/lib/util.py": "X = 1\n", "README.md": "readme\n",
-         ".gitignore": ".env\nbuild/\n"}
+FILES = {
+    "src/app.py": "def main():\n    return 1\n",
+    "src/lib/util.py": "X = 1\n",
+    "README.md": "readme\n",
+    ".gitignore": ".env\nbuild/\n",
+}
 
 
 @pytest.fixture
@@ -20,8 +24,15 @@ def repo(make_repo: MakeRepo) -> Path:
     root: Path = make_repo(FILES)
     git(root, "tag", "v1")
     git(root, "branch", "feat")
-    write_files(root, {"src/app.py": "def main():\n    return 2  # work\n", "notes.txt": "untracked\n",
-                       ".env": "SECRET=1\n", "build/out.o": "obj\n"})
+    write_files(
+        root,
+        {
+            "src/app.py": "def main():\n    return 2  # work\n",
+            "notes.txt": "untracked\n",
+            ".env": "SECRET=1\n",
+            "build/out.o": "obj\n",
+        },
+    )
     (root / ".env").chmod(0o600)
     (root / "empty").mkdir()
     (root / "link").symlink_to("README.md")

@@ -19,8 +19,10 @@ def build(who: str) -> Any:
 
     from pylon import __version__
 
-    listed = [types.Tool(name=tools.tool_name(c), description=tools.description(c), input_schema=tools.input_schema(c))
-              for c in tools.tool_commands()]
+    listed = [
+        types.Tool(name=tools.tool_name(c), description=tools.description(c), input_schema=tools.input_schema(c))
+        for c in tools.tool_commands()
+    ]
     reach = Server.reach
 
     class Here:  # what Server.reach reads: where the server started, and no client roots
@@ -35,13 +37,14 @@ def build(who: str) -> Any:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         raw = ctx.params.get("_meta") if isinstance(ctx.params, Mapping) else None
         meta = raw if isinstance(raw, Mapping) else None
-        doc, is_error = call(params.name, params.arguments, who, session_id(meta), call_folder(meta),
-                             reach(Here()))  # type: ignore[arg-type]  # Here stands in for a Server: reach reads only these two
-        return types.CallToolResult(content=[types.TextContent(text=text_of(doc, is_error))],
-                                    structured_content=doc, is_error=is_error)
+        doc, is_error = call(params.name, params.arguments, who, session_id(meta), call_folder(meta), reach(Here()))  # type: ignore[arg-type]  # Here stands in for a Server: reach reads only these two
+        return types.CallToolResult(
+            content=[types.TextContent(text=text_of(doc, is_error))], structured_content=doc, is_error=is_error
+        )
 
-    return SdkServer("pylon", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
-                     on_call_tool=call_tool)
+    return SdkServer(
+        "pylon", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
+    )
 
 
 def main() -> None:

@@ -32,8 +32,7 @@ def world(make_repo: MakeRepo, tmp_path: Path) -> dict[str, Path]:
     (root / "src" / "out").symlink_to(outside)  # a folder link leading out
     (root / "src" / "pw").symlink_to(outside / "secret.txt")  # a file link leading out
     (root / "src" / "app_link.py").symlink_to("app.py")  # a link that stays inside
-    assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry point.", "--body", "Prints.",
-                   cwd=root).code == 0
+    assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry point.", "--body", "Prints.", cwd=root).code == 0
     return {"root": root, "outside": outside, "tmp": tmp_path}
 
 
@@ -50,22 +49,26 @@ def refused(doc: dict[str, Any], reason: str | None = None) -> None:
 
 def test_read_reaches_only_the_project(world: dict[str, Path]) -> None:
     root, outside = world["root"], world["outside"]
-    docs = tool_calls(root, [
-        ("read", {"path": str(outside / "secret.txt")}),
-        ("read", {"path": "/etc/passwd"}),
-        ("read", {"path": "../outside/secret.txt"}),
-        ("read", {"path": "src/../../outside/secret.txt"}),
-        ("read", {"path": "../../../../../../../../etc/passwd"}),
-        ("read", {"path": "src/pw"}),
-        ("read", {"path": "src/out/secret.txt"}),
-        ("read", {"path": ".git/config"}),
-        ("read", {"path": "src/app.py"}),
-        ("read", {"path": str(root / "src/app.py")}),
-        ("read", {"path": "src/app_link.py"}),
-        ("read", {"path": "src/../README.md"}),
-    ])
-    for doc, reason in zip(docs, ["absolute", "absolute", "dotdot", "dotdot", "dotdot", "symlink-outside",
-                                  "symlink-outside", "git-dir"]):
+    docs = tool_calls(
+        root,
+        [
+            ("read", {"path": str(outside / "secret.txt")}),
+            ("read", {"path": "/etc/passwd"}),
+            ("read", {"path": "../outside/secret.txt"}),
+            ("read", {"path": "src/../../outside/secret.txt"}),
+            ("read", {"path": "../../../../../../../../etc/passwd"}),
+            ("read", {"path": "src/pw"}),
+            ("read", {"path": "src/out/secret.txt"}),
+            ("read", {"path": ".git/config"}),
+            ("read", {"path": "src/app.py"}),
+            ("read", {"path": str(root / "src/app.py")}),
+            ("read", {"path": "src/app_link.py"}),
+            ("read", {"path": "src/../README.md"}),
+        ],
+    )
+    for doc, reason in zip(
+        docs, ["absolute", "absolute", "dotdot", "dotdot", "dotdot", "symlink-outside", "symlink-outside", "git-dir"]
+    ):
         refused(doc, reason)
     for doc in docs[8:11]:
         assert doc["ok"] is True and doc["lines"] == [[1, "print('hi')"]], doc
@@ -76,20 +79,23 @@ def test_edit_and_create_write_nothing_outside(world: dict[str, Path]) -> None:
     root, outside = world["root"], world["outside"]
     before = outside_state(outside)
     ops = "replace 1\n+pwned = 1\n"
-    docs = tool_calls(root, [
-        ("edit", {"target": str(outside / "secret.txt"), "tag": "0" * 12, "ops": ops}),
-        ("edit", {"target": "../outside/secret.txt", "tag": "0" * 12, "ops": ops}),
-        ("edit", {"target": "src/pw", "tag": "0" * 12, "ops": ops}),
-        ("edit", {"target": "src/out/secret.txt", "tag": "0" * 12, "ops": ops}),
-        ("edit", {"target": str(outside / "new.py"), "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": "../outside/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": "src/out/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": "src/out/deeper/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": ".git/hooks/pre-commit", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": str(outside / "ops.txt")}),
-        ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": "src/out/ops.txt"}),
-        ("edit", {"target": "src/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("edit", {"target": str(outside / "secret.txt"), "tag": "0" * 12, "ops": ops}),
+            ("edit", {"target": "../outside/secret.txt", "tag": "0" * 12, "ops": ops}),
+            ("edit", {"target": "src/pw", "tag": "0" * 12, "ops": ops}),
+            ("edit", {"target": "src/out/secret.txt", "tag": "0" * 12, "ops": ops}),
+            ("edit", {"target": str(outside / "new.py"), "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": "../outside/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": "src/out/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": "src/out/deeper/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": ".git/hooks/pre-commit", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": str(outside / "ops.txt")}),
+            ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": "src/out/ops.txt"}),
+            ("edit", {"target": "src/new.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+        ],
+    )
     for doc in docs[:-1]:
         refused(doc)
     assert docs[-1]["ok"] is True and (root / "src/new.py").read_text() == "x = 1\n"
@@ -104,31 +110,38 @@ def test_no_tool_writes_the_configuration_that_widens_its_reach(world: dict[str,
     (root / ".canon" / "config.toml").write_text("# settings\n")
     (root / "src" / "cfg").symlink_to("../.canon/config.toml")  # a link inside that leads to it
     mount = f'mounts = ["{outside}"]\n'
-    docs = tool_calls(root, [
-        ("edit", {"target": ".canon/config.toml", "create": True, "ops": f"insert after 0\n+{mount}"}),
-        ("edit", {"target": ".pylon/guard.toml", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-        ("edit", {"target": ".claude/settings.json", "create": True, "ops": "insert after 0\n+{}\n"}),
-        ("edit", {"target": ".codex/hooks.json", "create": True, "ops": "insert after 0\n+{}\n"}),
-        ("edit", {"target": ".mcp.json", "create": True, "ops": "insert after 0\n+{}\n"}),
-        ("read", {"path": ".canon/config.toml"}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("edit", {"target": ".canon/config.toml", "create": True, "ops": f"insert after 0\n+{mount}"}),
+            ("edit", {"target": ".pylon/guard.toml", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+            ("edit", {"target": ".claude/settings.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+            ("edit", {"target": ".codex/hooks.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+            ("edit", {"target": ".mcp.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+            ("read", {"path": ".canon/config.toml"}),
+        ],
+    )
     for doc in docs[:5]:
         refused(doc, "config")
     assert docs[5]["ok"] is True, docs[5]  # reading it is fine
     tag = docs[5]["tag"]
-    more = tool_calls(root, [
-        ("edit", {"target": f".canon/config.toml#{tag}", "ops": f"insert after 0\n+{mount}"}),
-        ("edit", {"target": f"src/cfg#{tag}", "ops": f"insert after 0\n+{mount}"}),
-        ("edit", {"target": ".claude/worktrees/a/src/app.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
-    ])
+    more = tool_calls(
+        root,
+        [
+            ("edit", {"target": f".canon/config.toml#{tag}", "ops": f"insert after 0\n+{mount}"}),
+            ("edit", {"target": f"src/cfg#{tag}", "ops": f"insert after 0\n+{mount}"}),
+            ("edit", {"target": ".claude/worktrees/a/src/app.py", "create": True, "ops": "insert after 0\n+x = 1\n"}),
+        ],
+    )
     refused(more[0], "config")
     refused(more[1], "config")
     assert (root / ".canon" / "config.toml").read_text() == "# settings\n"
     assert not (root / ".pylon").exists() and not (root / ".claude" / "settings.json").exists()
     assert not (root / ".codex").exists() and not (root / ".mcp.json").exists()
     assert more[2]["ok"] is True, more[2]  # a file in a client's worktree is an ordinary file
-    assert run_cmd("pylon", "edit", ".pylon/guard.toml", "--create", input="insert after 0\n+x = 1\n",
-                   cwd=root).code == 0  # a person at the CLI may
+    assert (
+        run_cmd("pylon", "edit", ".pylon/guard.toml", "--create", input="insert after 0\n+x = 1\n", cwd=root).code == 0
+    )  # a person at the CLI may
 
 
 def test_an_edit_inside_through_a_link_that_stays_inside(world: dict[str, Path]) -> None:
@@ -146,24 +159,27 @@ def test_canon_tools_take_no_file_and_no_store_from_outside(world: dict[str, Pat
     (outside / ".canon" / "articles" / "x.md").write_text("---\ncapsule: outer\n---\n" + SECRET)
     root_canon = Path("/.canon")
     existed = root_canon.exists()
-    docs = tool_calls(root, [
-        ("canon_write", {"address": "src/app.py", "capsule": "c", "mount": ["/"]}),
-        ("canon_write", {"address": "x", "capsule": "c", "mount": [str(outside)]}),
-        ("canon_write", {"address": "x", "capsule": "c", "root": str(outside)}),
-        ("canon_write", {"address": "x", "capsule": "c", "root": "src/out"}),
-        ("canon_write", {"address": "src/app.py", "body_file": str(outside / "secret.txt")}),
-        ("canon_write", {"address": "src/app.py", "body_file": "src/pw"}),
-        ("canon_write", {"address": "src/app.py", "body_file": "../outside/secret.txt"}),
-        ("canon_journal", {"body_file": "/etc/passwd"}),
-        ("canon_journal", {"text": "x", "root": "/"}),
-        ("canon_read", {"address": "x", "root": str(outside)}),
-        ("canon_map", {"mount": ["/"]}),
-        ("canon_search", {"query": ["secret"], "root": str(outside)}),
-        ("canon_resolve", {"paths": ["x"], "mount": [str(outside)]}),
-        ("canon_lint", {"root": str(outside)}),
-        ("canon_check", {"root": str(outside)}),
-        ("canon_write", {"address": "src/app.py", "body": "inside", "mount": ["src"]}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("canon_write", {"address": "src/app.py", "capsule": "c", "mount": ["/"]}),
+            ("canon_write", {"address": "x", "capsule": "c", "mount": [str(outside)]}),
+            ("canon_write", {"address": "x", "capsule": "c", "root": str(outside)}),
+            ("canon_write", {"address": "x", "capsule": "c", "root": "src/out"}),
+            ("canon_write", {"address": "src/app.py", "body_file": str(outside / "secret.txt")}),
+            ("canon_write", {"address": "src/app.py", "body_file": "src/pw"}),
+            ("canon_write", {"address": "src/app.py", "body_file": "../outside/secret.txt"}),
+            ("canon_journal", {"body_file": "/etc/passwd"}),
+            ("canon_journal", {"text": "x", "root": "/"}),
+            ("canon_read", {"address": "x", "root": str(outside)}),
+            ("canon_map", {"mount": ["/"]}),
+            ("canon_search", {"query": ["secret"], "root": str(outside)}),
+            ("canon_resolve", {"paths": ["x"], "mount": [str(outside)]}),
+            ("canon_lint", {"root": str(outside)}),
+            ("canon_check", {"root": str(outside)}),
+            ("canon_write", {"address": "src/app.py", "body": "inside", "mount": ["src"]}),
+        ],
+    )
     for doc in docs[:-1]:
         refused(doc)
     assert docs[-1]["ok"] is True, docs[-1]
@@ -176,8 +192,15 @@ def test_canon_tools_take_no_file_and_no_store_from_outside(world: dict[str, Pat
 
 @pytest.mark.parametrize("address", ["/etc/passwd", "../../../../etc/passwd", "src/out/secret.txt", "src/pw"])
 def test_addresses_outside_the_project_read_nothing_outside(world: dict[str, Path], address: str) -> None:
-    docs = tool_calls(world["root"], [("canon_read", {"address": address}), ("canon_resolve", {"paths": [address]}),
-                                      ("canon_map", {"prefix": address}), ("canon_lint", {"addresses": [address]})])
+    docs = tool_calls(
+        world["root"],
+        [
+            ("canon_read", {"address": address}),
+            ("canon_resolve", {"paths": [address]}),
+            ("canon_map", {"prefix": address}),
+            ("canon_lint", {"addresses": [address]}),
+        ],
+    )
     for doc in docs:
         assert SECRET.strip() not in json.dumps(doc) and "root:x:0:0" not in json.dumps(doc)
 
@@ -194,12 +217,15 @@ def test_a_store_above_the_project_is_not_adopted_through_mcp(world: dict[str, P
 
 def test_codex_sandbox_folder_only_inside_the_project(world: dict[str, Path]) -> None:
     root, outside = world["root"], world["outside"]
-    docs = tool_calls(root, [
-        ("read", {"path": "app.py"}, {"codex/sandbox-state-meta": {"sandboxCwd": (root / "src").as_uri()}}),
-        ("read", {"path": "secret.txt"}, {"codex/sandbox-state-meta": {"sandboxCwd": outside.as_uri()}}),
-        ("read", {"path": "secret.txt"}, {"codex/sandbox-state-meta": {"sandboxCwd": str(root / "src/out")}}),
-        ("canon_write", {"address": "x", "capsule": "c"}, {"codex/sandbox-state-meta": {"sandboxCwd": "/"}}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("read", {"path": "app.py"}, {"codex/sandbox-state-meta": {"sandboxCwd": (root / "src").as_uri()}}),
+            ("read", {"path": "secret.txt"}, {"codex/sandbox-state-meta": {"sandboxCwd": outside.as_uri()}}),
+            ("read", {"path": "secret.txt"}, {"codex/sandbox-state-meta": {"sandboxCwd": str(root / "src/out")}}),
+            ("canon_write", {"address": "x", "capsule": "c"}, {"codex/sandbox-state-meta": {"sandboxCwd": "/"}}),
+        ],
+    )
     assert docs[0]["ok"] is True and docs[0]["lines"] == [[1, "print('hi')"]]
     for doc in docs[1:]:
         refused(doc)
@@ -210,8 +236,9 @@ def test_owned_worktrees_are_part_of_the_project(world: dict[str, Path]) -> None
     root = world["root"]
     made = json.loads(run_cmd("pylon", "ws", "new", "--json", cwd=root).out)
     tree = Path(made["path"])
-    docs = tool_calls(root, [("read", {"path": "src/app.py", "in": made["id"]}),
-                             ("read", {"path": str(tree / "README.md")})])
+    docs = tool_calls(
+        root, [("read", {"path": "src/app.py", "in": made["id"]}), ("read", {"path": str(tree / "README.md")})]
+    )
     assert docs[0]["ok"] is True and docs[0]["lines"] == [[1, "print('hi')"]], docs[0]
     assert docs[1]["ok"] is True and docs[1]["lines"] == [[1, "top"]], docs[1]
 
@@ -238,11 +265,15 @@ def test_the_clients_roots_are_the_project_when_it_sends_them(world: dict[str, P
             return types.ListRootsResult(roots=[types.Root(uri=FileUrl(r.as_uri())) for r in roots])
 
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with (stdio_client(params) as (read, write),
-                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, list_roots_callback=list_roots) as client,
+        ):
             await client.initialize()
-            return [(await client.call_tool("read", {"path": p})).structured_content
-                    for p in ("src/app.py", "README.md", str(outside / "secret.txt"))]
+            return [
+                (await client.call_tool("read", {"path": p})).structured_content
+                for p in ("src/app.py", "README.md", str(outside / "secret.txt"))
+            ]
 
     only_src = asyncio.run(asyncio.wait_for(main([root / "src"]), 60))
     assert only_src[0]["ok"] is True

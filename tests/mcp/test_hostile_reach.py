@@ -57,14 +57,17 @@ def test_no_link_on_the_way_makes_a_new_file_that_widens_the_reach(world: dict[s
     (root / "src" / "k").symlink_to("../.claude")
     (root / "src" / "top").symlink_to("..")
     mounts = f'insert after 0\n+mounts = ["{outside}"]\n'
-    docs = tool_calls(root, [
-        ("edit", {"target": "src/c/config.toml", "create": True, "ops": mounts}),
-        ("edit", {"target": "src/top/.canon/config.toml", "create": True, "ops": mounts}),
-        ("edit", {"target": "src/k/settings.json", "create": True, "ops": "insert after 0\n+{}\n"}),
-        ("edit", {"target": "src/top/.pylon/guard.toml", "create": True, "ops": NEW}),
-        ("edit", {"target": "src/top/.mcp.json", "create": True, "ops": "insert after 0\n+{}\n"}),
-        ("canon_write", {"address": "outside:secret.txt", "capsule": "c", "body": "b"}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("edit", {"target": "src/c/config.toml", "create": True, "ops": mounts}),
+            ("edit", {"target": "src/top/.canon/config.toml", "create": True, "ops": mounts}),
+            ("edit", {"target": "src/k/settings.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+            ("edit", {"target": "src/top/.pylon/guard.toml", "create": True, "ops": NEW}),
+            ("edit", {"target": "src/top/.mcp.json", "create": True, "ops": "insert after 0\n+{}\n"}),
+            ("canon_write", {"address": "outside:secret.txt", "capsule": "c", "body": "b"}),
+        ],
+    )
     for doc in docs[:5]:
         refused(doc, "config")
     assert docs[5]["ok"] is False
@@ -80,23 +83,32 @@ def test_the_edit_tool_leaves_canons_store_to_the_canon_tools(world: dict[str, P
     before = files_under(root / ".canon")
     (root / "src" / "c").symlink_to("../.canon/articles")
     huge = "insert after 0\n+---\n+capsule: " + "h" * 100_000 + "\n+---\n+body\n"
-    docs = tool_calls(root, [
-        ("edit", {"target": ".canon/articles/src/big.md", "create": True, "ops": huge}),
-        ("edit", {"target": ".canon/journal/2020-01-01-x.md", "create": True, "ops": NEW}),
-        ("edit", {"target": "src/c/src/big.md", "create": True, "ops": huge}),
-        ("read", {"path": ".canon/articles/src/app.md"}),
-    ])
+    docs = tool_calls(
+        root,
+        [
+            ("edit", {"target": ".canon/articles/src/big.md", "create": True, "ops": huge}),
+            ("edit", {"target": ".canon/journal/2020-01-01-x.md", "create": True, "ops": NEW}),
+            ("edit", {"target": "src/c/src/big.md", "create": True, "ops": huge}),
+            ("read", {"path": ".canon/articles/src/app.md"}),
+        ],
+    )
     for doc in docs[:3]:
         refused(doc, "canon-store")
     assert docs[3]["ok"] is True
     tag = docs[3]["tag"]
-    more = tool_calls(root, [("edit", {"target": f".canon/articles/src/app.md#{tag}", "ops": "replace 1\n+x\n"}),
-                             ("edit", {"target": f"src/c/src/app.md#{tag}", "ops": "replace 1\n+x\n"})])
+    more = tool_calls(
+        root,
+        [
+            ("edit", {"target": f".canon/articles/src/app.md#{tag}", "ops": "replace 1\n+x\n"}),
+            ("edit", {"target": f"src/c/src/app.md#{tag}", "ops": "replace 1\n+x\n"}),
+        ],
+    )
     for doc in more:
         refused(doc, "canon-store")
     assert files_under(root / ".canon") == before
-    assert run_cmd("pylon", "edit", f".canon/articles/src/app.md#{tag}", input="insert after 0\n+\n",
-                   cwd=root).code == 0  # a person at the shell may
+    assert (
+        run_cmd("pylon", "edit", f".canon/articles/src/app.md#{tag}", input="insert after 0\n+\n", cwd=root).code == 0
+    )  # a person at the shell may
 
 
 def test_a_store_that_is_a_link_out_of_the_project_is_refused(world: dict[str, Path]) -> None:
@@ -110,9 +122,13 @@ def test_a_store_that_is_a_link_out_of_the_project_is_refused(world: dict[str, P
     os.rename(root / ".canon", root / "canon-was-here")
     (root / ".canon").symlink_to(store)
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("canon_map", {}), ("canon_lint", {}), ("canon_search", {"query": ["salary"], "journal": True}),
-        ("canon_read", {"address": "private/plans"}), ("canon_resolve", {"paths": ["private/plans"]}),
-        ("canon_journal", {"text": "x"}), ("canon_write", {"address": "src/app.py", "capsule": "c"}),
+        ("canon_map", {}),
+        ("canon_lint", {}),
+        ("canon_search", {"query": ["salary"], "journal": True}),
+        ("canon_read", {"address": "private/plans"}),
+        ("canon_resolve", {"paths": ["private/plans"]}),
+        ("canon_journal", {"text": "x"}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c"}),
         ("canon_check", {}),
     ]
     docs = tool_calls(root, calls)
@@ -141,7 +157,8 @@ def test_an_articles_folder_that_leads_out_is_refused(world: dict[str, Path]) ->
 
 
 def test_a_hard_link_is_the_file_in_the_project_and_an_edit_never_reaches_its_other_names(
-        world: dict[str, Path]) -> None:
+    world: dict[str, Path],
+) -> None:
     """A hard link is a name in the project: whoever made it put that file there (it takes write
     access to the file, or ownership), so it reads as any file. An edit replaces the name with a new
     file (temp file and rename), so the other names, outside included, keep their bytes."""
@@ -154,13 +171,30 @@ def test_a_hard_link_is_the_file_in_the_project_and_an_edit_never_reaches_its_ot
     assert (outside / "secret.txt").read_text() == SECRET + "\n" and (root / "src/hard.txt").read_text() == "mine\n"
 
 
-@pytest.mark.parametrize("path", [
-    "/proc/self/root/etc/passwd", "/proc/self/cwd/../outside/secret.txt", "/proc/self/cwd/src/app.py",
-    "/proc/thread-self/root/etc/passwd", "/dev/fd/0", "~/.bashrc", "~root/.bashrc", "..\\outside\\secret.txt",
-    ".GIT/config", ".Git/HEAD", "src/../.gIt/config", "src//..//..//outside/secret.txt", "./../outside/secret.txt",
-    "src/app.py/../../outside/secret.txt", "x" * 5000, "/".join(["a" * 255] * 20), "a\x00b",
-    "file:///etc/passwd", "%2e%2e/outside/secret.txt",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/proc/self/root/etc/passwd",
+        "/proc/self/cwd/../outside/secret.txt",
+        "/proc/self/cwd/src/app.py",
+        "/proc/thread-self/root/etc/passwd",
+        "/dev/fd/0",
+        "~/.bashrc",
+        "~root/.bashrc",
+        "..\\outside\\secret.txt",
+        ".GIT/config",
+        ".Git/HEAD",
+        "src/../.gIt/config",
+        "src//..//..//outside/secret.txt",
+        "./../outside/secret.txt",
+        "src/app.py/../../outside/secret.txt",
+        "x" * 5000,
+        "/".join(["a" * 255] * 20),
+        "a\x00b",
+        "file:///etc/passwd",
+        "%2e%2e/outside/secret.txt",
+    ],
+)
 def test_odd_spellings_read_nothing_outside(world: dict[str, Path], path: str) -> None:
     doc = tool_calls(world["root"], [("read", {"path": path})])[0]
     text = json.dumps(doc)
@@ -175,8 +209,16 @@ def roots_session(root: Path, uris: list[str], paths: list[str]) -> list[dict[st
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(line({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": u} for u in uris]}}))
     for i, path in enumerate(paths, 1):
-        proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                               "params": {"name": "read", "arguments": {"path": path}}}))
+        proc.stdin.write(
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": "read", "arguments": {"path": path}},
+                }
+            )
+        )
     proc.stdin.close()
     answers = {a["id"]: a for a in map(json.loads, proc.stdout.read().splitlines())}
     proc.wait(30)
@@ -185,8 +227,11 @@ def roots_session(root: Path, uris: list[str], paths: list[str]) -> list[dict[st
 
 def test_a_root_on_another_host_grants_nothing(world: dict[str, Path]) -> None:
     root, outside = world["root"], world["outside"]
-    docs = roots_session(root, [f"file://elsewhere{outside}", f"file://localhost{root / 'src'}"],
-                         [str(outside / "secret.txt"), "src/app.py", "README.md"])
+    docs = roots_session(
+        root,
+        [f"file://elsewhere{outside}", f"file://localhost{root / 'src'}"],
+        [str(outside / "secret.txt"), "src/app.py", "README.md"],
+    )
     refused(docs[0])
     assert docs[1]["ok"] is True  # localhost is this machine
     refused(docs[2])  # the checkout's top is not among the roots
@@ -231,14 +276,16 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
                 if kept.exists() and not d.exists():
                     os.rename(kept, d)
 
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
 
     def call(i: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                          "params": {"name": name, "arguments": arguments}}))
+        stdin.write(
+            line({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+        )
         stdin.flush()
         answer: dict[str, Any] = json.loads(stdout.readline())["result"]["structuredContent"]
         return answer
@@ -278,14 +325,22 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
 def test_a_folder_swapped_for_a_symlink_during_calls_leaks_nothing(world: dict[str, Path], rounds: int) -> None:
     root, outside = world["root"], world["outside"]
     docs, flips = race(root, outside, rounds)
-    before = {"secret.txt": (SECRET + "\n").encode(), "f.txt": (SECRET + "\n").encode(),
-              ".canon/articles/f.md": f"---\ncapsule: {SECRET}\n---\nb\n".encode()}
+    before = {
+        "secret.txt": (SECRET + "\n").encode(),
+        "f.txt": (SECRET + "\n").encode(),
+        ".canon/articles/f.md": f"---\ncapsule: {SECRET}\n---\nb\n".encode(),
+    }
     assert flips >= 10  # the swap really ran during the calls
     for doc in docs:
         assert SECRET not in json.dumps(doc), doc
     assert files_under(outside) == before
     assert sorted(str(p.relative_to(outside)) for p in outside.rglob("*")) == [
-        ".canon", ".canon/articles", ".canon/articles/f.md", "f.txt", "secret.txt"]  # no folder made there either
+        ".canon",
+        ".canon/articles",
+        ".canon/articles/f.md",
+        "f.txt",
+        "secret.txt",
+    ]  # no folder made there either
     for article in (root / ".canon").rglob("*.md"):
         assert SECRET not in article.read_text()
 
@@ -295,13 +350,23 @@ def test_special_files_and_link_loops_are_named_for_what_they_are(world: dict[st
     os.mkfifo(root / "src" / "fifo")
     (root / "src" / "loop1").symlink_to("loop2")
     (root / "src" / "loop2").symlink_to("loop1")
-    docs = tool_calls(root, [
-        ("read", {"path": "src/fifo"}), ("canon_write", {"address": "src/app.py", "body_file": "src/fifo"}),
-        ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": "src/fifo"}),
-        ("read", {"path": "src/loop1"}), ("edit", {"target": "src/loop1/x", "create": True, "ops": NEW}),
-    ])
-    assert [d["error"]["code"] for d in docs] == ["not-text", "not-regular", "not-regular", "symlink-loop",
-                                                  "symlink-loop"], docs
+    docs = tool_calls(
+        root,
+        [
+            ("read", {"path": "src/fifo"}),
+            ("canon_write", {"address": "src/app.py", "body_file": "src/fifo"}),
+            ("edit", {"target": "src/app.py", "tag": "0" * 12, "ops_file": "src/fifo"}),
+            ("read", {"path": "src/loop1"}),
+            ("edit", {"target": "src/loop1/x", "create": True, "ops": NEW}),
+        ],
+    )
+    assert [d["error"]["code"] for d in docs] == [
+        "not-text",
+        "not-regular",
+        "not-regular",
+        "symlink-loop",
+        "symlink-loop",
+    ], docs
     for doc in docs:
         assert "ws cat" not in doc["error"]["message"], doc  # the entry point that refused, by its name
 
@@ -316,8 +381,13 @@ def test_a_file_swapped_for_a_symlink_during_calls_leaks_nothing(world: dict[str
 
     def flip() -> None:
         while not stop.is_set():
-            for step in (lambda: name.unlink(), lambda: name.symlink_to(outside / "secret.txt"),
-                         lambda: time.sleep(0.0003), lambda: name.unlink(), lambda: os.link(kept, name)):
+            for step in (
+                lambda: name.unlink(),
+                lambda: name.symlink_to(outside / "secret.txt"),
+                lambda: time.sleep(0.0003),
+                lambda: name.unlink(),
+                lambda: os.link(kept, name),
+            ):
                 try:
                     step()
                 except OSError:
@@ -327,10 +397,19 @@ def test_a_file_swapped_for_a_symlink_during_calls_leaks_nothing(world: dict[str
     flipper = threading.Thread(target=flip)
     flipper.start()
     try:
-        docs = tool_calls(root, [call for k in range(rounds) for call in (
-            ("read", {"path": "src/f.txt"}), ("edit", {"target": f"src/f.txt#{tag}", "ops": "replace 1\n+inside\n"}),
-            ("canon_write", {"address": f"x{k}", "capsule": "c", "body_file": "src/f.txt"}),
-            ("canon_journal", {"body_file": "src/f.txt"}))])
+        docs = tool_calls(
+            root,
+            [
+                call
+                for k in range(rounds)
+                for call in (
+                    ("read", {"path": "src/f.txt"}),
+                    ("edit", {"target": f"src/f.txt#{tag}", "ops": "replace 1\n+inside\n"}),
+                    ("canon_write", {"address": f"x{k}", "capsule": "c", "body_file": "src/f.txt"}),
+                    ("canon_journal", {"body_file": "src/f.txt"}),
+                )
+            ],
+        )
     finally:
         stop.set()
         flipper.join()

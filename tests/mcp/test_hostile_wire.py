@@ -26,8 +26,10 @@ PING_AFTER = {"jsonrpc": "2.0", "id": "after", "method": "ping"}
 
 def strict(raw: bytes) -> Any:
     """One stdout line as a JSON parser that knows no NaN or Infinity reads it (as the SDK's does)."""
+
     def refuse(name: str) -> None:
         raise ValueError(f"{name} is not JSON")
+
     return json.loads(raw, parse_constant=refuse)
 
 
@@ -54,7 +56,8 @@ def test_deep_nesting_is_answered_and_the_server_goes_on(repo: Path, depth: int,
         "params": b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":' + nested(depth) + b"}}",
         "id": b'{"jsonrpc":"2.0","id":' + nested(depth) + b',"method":"ping"}',
         "arguments": b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":'
-                     + nested(depth, b'"x"') + b"}}}",
+        + nested(depth, b'"x"')
+        + b"}}}",
         "array": nested(depth),
     }[where] + b"\n"
     answers, err, status = converse(repo, raw + line(PING_AFTER))
@@ -84,8 +87,10 @@ def test_an_id_no_json_can_echo_gets_a_strict_json_error(repo: Path, number: byt
 
 
 def test_numbers_out_of_range_in_arguments_answer_strict_json(repo: Path) -> None:
-    call = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",'
-           b'"offset":1e400}}}\n')
+    call = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"path":"src/app.py",'
+        b'"offset":1e400}}}\n'
+    )
     cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1e400}}\n'
     answers, err, status = converse(repo, line(INIT) + call + cancel + line(PING_AFTER))
     assert status == 0 and b"Traceback" not in err
@@ -102,17 +107,28 @@ def test_a_byte_order_mark_before_the_first_message_is_ignored(repo: Path) -> No
 
 def test_line_endings_and_framing(repo: Path) -> None:
     ping = b'{"jsonrpc":"2.0","id":%d,"method":"ping"}'
-    data = (ping % 1 + b"\r\n"  # CRLF: the CR is whitespace to JSON
-            + b"\n \t\n"  # blank lines: no message, no answer
-            + ping % 2 + b" " + ping % 3 + b"\n"  # two messages on one line: one parse error
-            + b'{"jsonrpc":"2.0","id":4,"result":{}}\n'  # a response to nothing we asked: ignored
-            + b'{"jsonrpc":"2.0","id":5,"method":"shutdown"}\n'  # LSP's, not MCP's: unknown method
-            + b'{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}\n'  # a key twice: the last one counts
-            + ping % 6)  # stdin ends mid-line with a whole message: still answered
+    data = (
+        ping % 1
+        + b"\r\n"  # CRLF: the CR is whitespace to JSON
+        + b"\n \t\n"  # blank lines: no message, no answer
+        + ping % 2
+        + b" "
+        + ping % 3
+        + b"\n"  # two messages on one line: one parse error
+        + b'{"jsonrpc":"2.0","id":4,"result":{}}\n'  # a response to nothing we asked: ignored
+        + b'{"jsonrpc":"2.0","id":5,"method":"shutdown"}\n'  # LSP's, not MCP's: unknown method
+        + b'{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}\n'  # a key twice: the last one counts
+        + ping % 6
+    )  # stdin ends mid-line with a whole message: still answered
     answers, err, status = converse(repo, data)
     assert status == 0 and b"Traceback" not in err
     assert sorted((str(a["id"]), "error" in a and a["error"]["code"]) for a in answers) == [
-        ("1", False), ("5", -32601), ("6", False), ("8", False), ("None", -32700)]
+        ("1", False),
+        ("5", -32601),
+        ("6", False),
+        ("8", False),
+        ("None", -32700),
+    ]
 
 
 def test_an_unfinished_last_line_is_a_parse_error(repo: Path) -> None:
@@ -152,14 +168,21 @@ def test_sigint_during_a_call_answers_it_then_ends_the_server(repo: Path) -> Non
 def test_memory_stays_bounded_under_a_flood(repo: Path) -> None:
     """300 MB of tool calls queued while the first call waits (for roots the client never sends): the
     reader stops reading ahead (the pipe pushes back on the client) instead of holding them all."""
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin is not None and proc.stdout is not None
     stdout = proc.stdout
     init = json.loads(json.dumps(INIT))
     init["params"]["capabilities"] = {"roots": {}}
-    big = line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "no_such_tool", "arguments": {"x": "x" * 1_000_000}}})
+    big = line(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "no_such_tool", "arguments": {"x": "x" * 1_000_000}},
+        }
+    )
     answers: list[Any] = []
     high = [0]
 
@@ -190,10 +213,18 @@ def test_a_pattern_that_backtracks_forever_is_stopped_and_the_server_goes_on(rep
     from pylon.workspace.edits.grep import GREP_SECONDS
 
     (repo / "src" / "slow.txt").write_text("a" * 40 + "b\n")
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "(a+)+$"}}}
-    after = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "b$"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "(a+)+$"}},
+    }
+    after = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "src/slow.txt", "grep": "b$"}},
+    }
     start = time.monotonic()
     answers, err, status = converse(repo, line(INIT) + line(call) + line(after), timeout=GREP_SECONDS * 6)
     assert status == 0 and b"Traceback" not in err and time.monotonic() - start < GREP_SECONDS * 3
@@ -204,14 +235,20 @@ def test_a_pattern_that_backtracks_forever_is_stopped_and_the_server_goes_on(rep
 
 @pytest.mark.slow
 def test_a_thousand_calls_leak_no_thread_descriptor_or_child(repo: Path) -> None:
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("read", {"path": "src/app.py"}), ("canon_read", {"address": "src/app.py"}), ("canon_check", {}),
-        ("canon_write", {"address": "src/app.py", "capsule": "c"}), ("read", {"path": "/etc/passwd"}),
+        ("read", {"path": "src/app.py"}),
+        ("canon_read", {"address": "src/app.py"}),
+        ("canon_check", {}),
+        ("canon_write", {"address": "src/app.py", "capsule": "c"}),
+        ("read", {"path": "/etc/passwd"}),
         ("edit", {"target": "src/new.py", "create": True, "ops": "insert after 0\n+x\n"}),
-        ("canon_search", {"query": ["entry"]}), ("canon_journal", {"text": "x"})]
+        ("canon_search", {"query": ["entry"]}),
+        ("canon_journal", {"text": "x"}),
+    ]
 
     def census() -> tuple[int, int]:
         return len(os.listdir(f"/proc/{proc.pid}/task")), len(os.listdir(f"/proc/{proc.pid}/fd"))
@@ -222,8 +259,9 @@ def test_a_thousand_calls_leak_no_thread_descriptor_or_child(repo: Path) -> None
     counts = []
     for i in range(1, 1001):
         name, arguments = calls[i % len(calls)]
-        proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                               "params": {"name": name, "arguments": arguments}}))
+        proc.stdin.write(
+            line({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+        )
         proc.stdin.flush()
         assert strict(proc.stdout.readline())["id"] == i
         if i % 250 == 0:
@@ -241,8 +279,12 @@ def test_a_cancel_for_no_waiting_request_is_forgotten(repo: Path) -> None:
     """A cancel that arrives after its answer (or names a request never sent) is ignored, as the spec
     allows: it neither drops a later request that uses the id again nor piles up in memory."""
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read",
-                                                                          "arguments": {"path": "src/app.py"}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "src/app.py"}},
+    }
     answers, err, status = converse(repo, line(INIT) + line(cancel) + line(call) + line(call))
     assert status == 0 and [a["id"] for a in answers if a["id"] == 1] == [1, 1], answers
 
@@ -250,15 +292,24 @@ def test_a_cancel_for_no_waiting_request_is_forgotten(repo: Path) -> None:
 def test_a_start_folder_removed_under_the_server_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "gone"
     folder.mkdir()
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write(line(INIT))
     proc.stdin.flush()
     strict(proc.stdout.readline())
     folder.rmdir()
-    proc.stdin.write(line({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                           "params": {"name": "read", "arguments": {"path": "a.txt"}}}))
+    proc.stdin.write(
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "read", "arguments": {"path": "a.txt"}},
+            }
+        )
+    )
     proc.stdin.close()
     answer = strict(proc.stdout.readline())
     assert proc.wait(30) == 0 and b"Traceback" not in proc.stderr.read()

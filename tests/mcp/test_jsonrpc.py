@@ -52,8 +52,7 @@ MALFORMED: list[tuple[bytes, int, object]] = [
     (b"null\n", -32600, None),
     (b'{"jsonrpc": "2.0", "id": 7, "method": "no/such"}\n', -32601, 7),
     (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"arguments": {}}}\n', -32602, 7),
-    (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "read", "arguments": [1]}}\n',
-     -32602, 7),
+    (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "read", "arguments": [1]}}\n', -32602, 7),
     (b'{"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}\n', -32602, 7),
 ]
 
@@ -71,19 +70,40 @@ def test_every_malformed_line_gets_its_error(repo: Path, raw: bytes, code: int, 
 
 
 def test_every_line_is_answered_in_one_stream_and_notifications_never(repo: Path) -> None:
-    notes: list[dict[str, Any]] = [INITIALIZED, {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": 1}},
-             {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}}]
-    raw = [line(INIT), *map(line, notes), *(m[0] for m in MALFORMED), b"\n", b"   \n",
-           line({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}), line({"jsonrpc": "2.0", "id": "s", "method": "ping"})]
+    notes: list[dict[str, Any]] = [
+        INITIALIZED,
+        {"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"x": 1}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}},
+    ]
+    raw = [
+        line(INIT),
+        *map(line, notes),
+        *(m[0] for m in MALFORMED),
+        b"\n",
+        b"   \n",
+        line({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+        line({"jsonrpc": "2.0", "id": "s", "method": "ping"}),
+    ]
     answers, err, status = exchange(repo, raw)
     assert status == 0 and b"Traceback" not in err
     assert len(answers) == 1 + len(MALFORMED) + 2  # blank lines carry no message
-    assert {"jsonrpc": "2.0", "id": 1.5, "result": {}} in answers and {"jsonrpc": "2.0", "id": "s", "result": {}} in answers
+    assert {"jsonrpc": "2.0", "id": 1.5, "result": {}} in answers and {
+        "jsonrpc": "2.0",
+        "id": "s",
+        "result": {},
+    } in answers
 
 
-@pytest.mark.parametrize(("asked", "answered"), [("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
-                                                 ("2024-11-05", "2024-11-05"), ("1999-01-01", "2025-11-25"),
-                                                 ("2099-01-01", "2025-11-25")])
+@pytest.mark.parametrize(
+    ("asked", "answered"),
+    [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2024-11-05", "2024-11-05"),
+        ("1999-01-01", "2025-11-25"),
+        ("2099-01-01", "2025-11-25"),
+    ],
+)
 def test_protocol_version_negotiation(repo: Path, asked: str, answered: str) -> None:
     init = json.loads(json.dumps(INIT))
     init["params"]["protocolVersion"] = asked
@@ -94,20 +114,37 @@ def test_protocol_version_negotiation(repo: Path, asked: str, answered: str) -> 
 
 def test_a_cancelled_request_gets_no_answer(repo: Path) -> None:
     slow = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "canon_check", "arguments": {}}}
-    dropped = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "src/app.py"}}}
+    dropped = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "src/app.py"}},
+    }
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "user"}}
-    kept = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "src/app.py"}}}
-    answers, _, status = exchange(repo, [line(INIT), line(INITIALIZED), line(slow), line(dropped), line(cancel), line(kept)])
+    kept = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "src/app.py"}},
+    }
+    answers, _, status = exchange(
+        repo, [line(INIT), line(INITIALIZED), line(slow), line(dropped), line(cancel), line(kept)]
+    )
     assert status == 0 and sorted(a["id"] for a in answers) == [0, 1, 3]
 
 
 def test_a_ping_is_answered_while_a_tool_runs(repo: Path) -> None:
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     assert proc.stdin is not None and proc.stdout is not None
     # A tool call whose stdin (the `ops` argument) is large keeps the main thread busy for a while.
-    big = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-           "params": {"name": "canon_search", "arguments": {"query": ["x" * 50] * 2000, "limit": 1}}}
+    big = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "canon_search", "arguments": {"query": ["x" * 50] * 2000, "limit": 1}},
+    }
     for message in (INIT, INITIALIZED, big, {"jsonrpc": "2.0", "id": "p", "method": "ping"}):
         proc.stdin.write(line(message))
     proc.stdin.flush()
@@ -118,8 +155,9 @@ def test_a_ping_is_answered_while_a_tool_runs(repo: Path) -> None:
 
 
 def test_stdout_closed_by_the_client_ends_the_server_quietly(repo: Path) -> None:
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.close()
     proc.stdin.write(line(INIT) * 50)
@@ -135,8 +173,9 @@ def converse(command: list[str], folder: Path, messages: list[dict[str, Any]]) -
     """Send each message and, for a request, wait for its answer before the next (both servers
     answer a request read before stdin ends, whatever their drain does)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
     assert proc.stdin is not None and proc.stdout is not None
     answers: dict[object, Any] = {}
     for message in messages:
@@ -155,16 +194,27 @@ def test_the_same_exchange_as_the_sdks_own_server(repo: Path, tmp_path: Path) ->
     outside = tmp_path / "outside.txt"
     outside.write_text("secret\n")
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("canon_read", {"address": "src/app.py"}), ("canon_map", {}), ("canon_search", {"query": ["prints"]}),
-        ("read", {"path": "src/app.py"}), ("read", {"path": str(outside)}), ("read", {"path": "nope.py"}),
-        ("canon_read", {"address": "src/app.py", "colour": 1}), ("nope", {}),
+        ("canon_read", {"address": "src/app.py"}),
+        ("canon_map", {}),
+        ("canon_search", {"query": ["prints"]}),
+        ("read", {"path": "src/app.py"}),
+        ("read", {"path": str(outside)}),
+        ("read", {"path": "nope.py"}),
+        ("canon_read", {"address": "src/app.py", "colour": 1}),
+        ("nope", {}),
         ("canon_write", {"address": "src/app.py", "capsule": "x", "mount": ["/"]}),
     ]
-    messages: list[dict[str, Any]] = [INIT, INITIALIZED, {"jsonrpc": "2.0", "id": "l", "method": "tools/list"},
-                                      {"jsonrpc": "2.0", "id": "p", "method": "ping"},
-                                      {"jsonrpc": "2.0", "id": "m", "method": "resources/list"}]
-    messages += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}}
-                 for i, (n, a) in enumerate(calls, 1)]
+    messages: list[dict[str, Any]] = [
+        INIT,
+        INITIALIZED,
+        {"jsonrpc": "2.0", "id": "l", "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+        {"jsonrpc": "2.0", "id": "m", "method": "resources/list"},
+    ]
+    messages += [
+        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+        for i, (n, a) in enumerate(calls, 1)
+    ]
     ours = converse([script("pylon"), "mcp"], repo, messages)
     theirs = converse([sys.executable, "-m", "tests.mcp.sdk_server"], repo, messages)
     assert set(ours) == set(theirs)

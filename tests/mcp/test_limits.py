@@ -24,15 +24,19 @@ def test_over_the_limits_nothing_is_written(repo: Path) -> None:
     inside = repo / "notes" / "body.md"
     inside.parent.mkdir()
     inside.write_text("b" * (BODY_MAX + 1))
-    docs = tool_calls(repo, [
-        ("canon_write", {"address": "src/app.py", "capsule": "c" * (CAPSULE_MAX + 1), "body": "b"}),
-        ("canon_write", {"address": "src/app.py", "capsule": "c", "body": "b" * (BODY_MAX + 1)}),
-        ("canon_write", {"address": "src/app.py", "capsule": "c", "body_file": "notes/body.md"}),
-        ("canon_journal", {"text": "j" * (BODY_MAX + 1)}),
-        ("canon_write", {"address": "src/app.py", "capsule": "c" * CAPSULE_MAX, "body": "b" * BODY_MAX}),
-    ])
-    for doc, (limit, field) in zip(docs, [(CAPSULE_MAX, "capsule"), (BODY_MAX, "body"), (BODY_MAX, "body"),
-                                          (BODY_MAX, "body")]):
+    docs = tool_calls(
+        repo,
+        [
+            ("canon_write", {"address": "src/app.py", "capsule": "c" * (CAPSULE_MAX + 1), "body": "b"}),
+            ("canon_write", {"address": "src/app.py", "capsule": "c", "body": "b" * (BODY_MAX + 1)}),
+            ("canon_write", {"address": "src/app.py", "capsule": "c", "body_file": "notes/body.md"}),
+            ("canon_journal", {"text": "j" * (BODY_MAX + 1)}),
+            ("canon_write", {"address": "src/app.py", "capsule": "c" * CAPSULE_MAX, "body": "b" * BODY_MAX}),
+        ],
+    )
+    for doc, (limit, field) in zip(
+        docs, [(CAPSULE_MAX, "capsule"), (BODY_MAX, "body"), (BODY_MAX, "body"), (BODY_MAX, "body")]
+    ):
         assert doc["ok"] is False and doc["error"]["code"] == "too-long", doc
         assert doc["error"]["limit"] == limit and doc["error"]["field"] == field
         assert f"{limit:,}" in doc["error"]["message"]
@@ -41,8 +45,9 @@ def test_over_the_limits_nothing_is_written(repo: Path) -> None:
 
 
 def test_a_person_at_the_cli_is_not_bound(repo: Path) -> None:
-    result = run_cmd("canon", "write", "src/app.py", "--capsule", "c" * (CAPSULE_MAX + 10), "--body", "b", "--json",
-                     cwd=repo)
+    result = run_cmd(
+        "canon", "write", "src/app.py", "--capsule", "c" * (CAPSULE_MAX + 10), "--body", "b", "--json", cwd=repo
+    )
     assert json.loads(result.out)["ok"] is True
 
 
@@ -52,14 +57,18 @@ def test_canon_map_answers_are_bounded(repo: Path) -> None:
     huge.parent.mkdir(parents=True)
     huge.write_text("---\ncapsule: " + "h" * 1_000_000 + "\nupdated: 2026-01-01\n---\nb\n")
     for i in range(60):
-        assert run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", f"{i} " + "w" * 1500, "--body", "b",
-                       cwd=repo).code == 0
+        assert (
+            run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", f"{i} " + "w" * 1500, "--body", "b", cwd=repo).code
+            == 0
+        )
     person = json.loads(run_cmd("canon", "map", "--json", cwd=repo).out)
     assert person["count"] == 61 and len(person["articles"]) == 61  # the CLI lists everything
     answer = tool_calls(repo, [("canon_map", {})])[0]
     assert len(json.dumps(answer)) < MAP_ANSWER_MAX + 10_000
     assert answer["truncated"] is True and answer["count"] == 61 and answer["shown"] == len(answer["articles"]) < 61
-    assert answer["articles"][0]["capsule_cut"] == 1_000_000 and len(answer["articles"][0]["capsule"]) <= CAPSULE_MAX + 3
+    assert (
+        answer["articles"][0]["capsule_cut"] == 1_000_000 and len(answer["articles"][0]["capsule"]) <= CAPSULE_MAX + 3
+    )
     assert "prefix" in answer["hint"]
     narrow = tool_calls(repo, [("canon_map", {"prefix": "m/n05"})])[0]
     assert "truncated" not in narrow and [a["address"] for a in narrow["articles"]] == ["m/n05"]
@@ -68,8 +77,10 @@ def test_canon_map_answers_are_bounded(repo: Path) -> None:
 def test_subjects_count_toward_a_journal_entrys_limit(repo: Path) -> None:
     """200 subjects of 5,000 characters made a 1 MB entry around the body's limit."""
     many = [f"s{i:04d}" + "e" * 5000 for i in range(200)]
-    docs = tool_calls(repo, [("canon_journal", {"text": "x", "subject": many}),
-                             ("canon_journal", {"text": "x", "subject": many[:30]})])
+    docs = tool_calls(
+        repo,
+        [("canon_journal", {"text": "x", "subject": many}), ("canon_journal", {"text": "x", "subject": many[:30]})],
+    )
     assert docs[0]["ok"] is False and docs[0]["error"]["code"] == "too-long", docs[0]
     assert docs[0]["error"]["field"] == "entry" and docs[0]["error"]["limit"] == BODY_MAX
     assert docs[1]["ok"] is True  # 150,000 characters of subjects: within the limit
@@ -81,8 +92,10 @@ def test_subjects_count_toward_a_journal_entrys_limit(repo: Path) -> None:
 def test_canon_search_answers_are_bounded(repo: Path) -> None:
     """Many articles, each within the limits, and a limit of 100,000: the answer stays near canon_map's."""
     for i in range(30):
-        assert run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", "word " + "w" * 3990, "--body", "word",
-                       cwd=repo).code == 0
+        assert (
+            run_cmd("canon", "write", f"m/n{i:02d}", "--capsule", "word " + "w" * 3990, "--body", "word", cwd=repo).code
+            == 0
+        )
     person = json.loads(run_cmd("canon", "search", "word", "--limit", "100000", "--json", cwd=repo).out)
     assert len(person["results"]) == 30  # the CLI lists everything
     answer = tool_calls(repo, [("canon_search", {"query": ["word"], "limit": 100000})])[0]

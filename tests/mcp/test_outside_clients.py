@@ -43,26 +43,50 @@ def state(folder: Path) -> dict[str, bytes | None]:
 
 def hostile(outside: Path) -> list[tuple[str, dict[str, Any]]]:
     """Each tool with each of its path-bearing arguments pointed out of the project, every way."""
-    ways = [str(outside / "secret.txt"), "../outside/secret.txt", "src/pw", "src/out/secret.txt",
-            "src/../../outside/secret.txt", "/proc/self/root" + str(outside / "secret.txt"), "~/../../" + str(outside)]
+    ways = [
+        str(outside / "secret.txt"),
+        "../outside/secret.txt",
+        "src/pw",
+        "src/out/secret.txt",
+        "src/../../outside/secret.txt",
+        "/proc/self/root" + str(outside / "secret.txt"),
+        "~/../../" + str(outside),
+    ]
     folders = [str(outside), "../outside", "src/out", "/", "/proc/self/cwd/../outside", "~"]
     calls: list[tuple[str, dict[str, Any]]] = []
     tag = "0" * 12
     for way in ways:
-        calls += [("read", {"path": way}), ("edit", {"target": f"{way}#{tag}", "ops": "replace 1\n+x\n"}),
-                  ("edit", {"target": way + ".new", "create": True, "ops": "insert after 0\n+x\n"}),
-                  ("edit", {"target": "src/app.py", "tag": tag, "ops_file": way}),
-                  ("canon_write", {"address": "src/app.py", "body_file": way}),
-                  ("canon_journal", {"body_file": way}),
-                  ("canon_read", {"address": way}), ("canon_resolve", {"paths": ["src/app.py", way]}),
-                  ("canon_map", {"prefix": way}), ("canon_lint", {"addresses": [way]}),
-                  ("canon_journal", {"text": "x", "subject": [way]})]
+        calls += [
+            ("read", {"path": way}),
+            ("edit", {"target": f"{way}#{tag}", "ops": "replace 1\n+x\n"}),
+            ("edit", {"target": way + ".new", "create": True, "ops": "insert after 0\n+x\n"}),
+            ("edit", {"target": "src/app.py", "tag": tag, "ops_file": way}),
+            ("canon_write", {"address": "src/app.py", "body_file": way}),
+            ("canon_journal", {"body_file": way}),
+            ("canon_read", {"address": way}),
+            ("canon_resolve", {"paths": ["src/app.py", way]}),
+            ("canon_map", {"prefix": way}),
+            ("canon_lint", {"addresses": [way]}),
+            ("canon_journal", {"text": "x", "subject": [way]}),
+        ]
     for folder in folders:
-        for tool in ("canon_read", "canon_write", "canon_journal", "canon_map", "canon_search", "canon_resolve",
-                     "canon_lint", "canon_check"):
-            needs: dict[str, dict[str, Any]] = {"canon_read": {"address": "secret"}, "canon_write": {"address": "x", "capsule": "c", "body": "b"},
-                    "canon_journal": {"text": "x"}, "canon_search": {"query": [SECRET]},
-                    "canon_resolve": {"paths": ["secret"]}}
+        for tool in (
+            "canon_read",
+            "canon_write",
+            "canon_journal",
+            "canon_map",
+            "canon_search",
+            "canon_resolve",
+            "canon_lint",
+            "canon_check",
+        ):
+            needs: dict[str, dict[str, Any]] = {
+                "canon_read": {"address": "secret"},
+                "canon_write": {"address": "x", "capsule": "c", "body": "b"},
+                "canon_journal": {"text": "x"},
+                "canon_search": {"query": [SECRET]},
+                "canon_resolve": {"paths": ["secret"]},
+            }
             need = needs.get(tool, {})
             calls += [(tool, {**need, "root": folder}), (tool, {**need, "mount": ["src", folder]})]
     return calls
@@ -89,19 +113,24 @@ def test_every_tool_and_path_argument_through_the_sdk_client(world: dict[str, Pa
 
     async def main() -> tuple[list[Any], list[Any], list[str]]:
         params = StdioServerParameters(command=script("pylon"), args=["mcp"], cwd=str(root), env=dict(os.environ))
-        async with (stdio_client(params) as (read, write),
-                    ClientSession(read, write, list_roots_callback=list_roots) as client):
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, list_roots_callback=list_roots) as client,
+        ):
             await client.initialize()
             names = [t.name for t in (await client.list_tools()).tools]
             docs = [(await client.call_tool(name, arguments)).structured_content for name, arguments in calls]
             granted[:] = [root / "src"]  # the client narrows its roots, and says so
             await client.send_roots_list_changed()
-            narrow = [(await client.call_tool("read", {"path": p})).structured_content
-                      for p in ("src/app.py", "README.md")]
+            narrow = [
+                (await client.call_tool("read", {"path": p})).structured_content for p in ("src/app.py", "README.md")
+            ]
             granted[:] = [root, outside]  # the client widens its roots, and says so
             await client.send_roots_list_changed()
-            wide = [(await client.call_tool("read", {"path": p})).structured_content
-                    for p in ("README.md", str(outside / "secret.txt"))]
+            wide = [
+                (await client.call_tool("read", {"path": p})).structured_content
+                for p in ("README.md", str(outside / "secret.txt"))
+            ]
             return docs, narrow + wide, names
 
     docs, roots, names = asyncio.run(asyncio.wait_for(main(), 600))
@@ -130,8 +159,16 @@ def test_a_client_that_never_answers_roots_list_waits_once_then_gets_the_checkou
     took = []
     for i, path in enumerate(["README.md", "src/app.py", "src/pw"], 1):
         start = time.monotonic()
-        proc.stdin.write(line({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                               "params": {"name": "read", "arguments": {"path": path}}}))
+        proc.stdin.write(
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": "read", "arguments": {"path": path}},
+                }
+            )
+        )
         proc.stdin.flush()
         answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
         took.append((time.monotonic() - start, answer))
@@ -148,43 +185,64 @@ def test_a_client_that_never_answers_roots_list_waits_once_then_gets_the_checkou
 def inspector() -> str:
     found = INSPECTOR or shutil.which("mcp-inspector")
     if not found or not os.access(found, os.X_OK):
-        pytest.skip("no MCP Inspector: install it with `npm install --prefix DIR @modelcontextprotocol/inspector` and "
-                    "set PYLON_MCP_INSPECTOR=DIR/node_modules/.bin/mcp-inspector (.ci/run does)")
+        pytest.skip(
+            "no MCP Inspector: install it with `npm install --prefix DIR @modelcontextprotocol/inspector` and "
+            "set PYLON_MCP_INSPECTOR=DIR/node_modules/.bin/mcp-inspector (.ci/run does)"
+        )
     return found
 
 
 def inspect(root: Path, *args: str) -> Any:
     """`mcp-inspector --cli pylon mcp ARGS...` in `root`: the JSON it prints."""
-    done = subprocess.run([inspector(), "--cli", script("pylon"), "mcp", *args], cwd=root, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [inspector(), "--cli", script("pylon"), "mcp", *args], cwd=root, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-2000:]
     return json.loads(done.stdout)
 
 
 def test_the_inspector_lists_every_tool(world: dict[str, Path]) -> None:
     listed = inspect(world["root"], "--method", "tools/list")
-    assert {t["name"] for t in listed["tools"]} == {"read", "edit", "canon_read", "canon_write", "canon_journal",
-                                                    "canon_map", "canon_search", "canon_resolve", "canon_lint",
-                                                    "canon_check"}
+    assert {t["name"] for t in listed["tools"]} == {
+        "read",
+        "edit",
+        "canon_read",
+        "canon_write",
+        "canon_journal",
+        "canon_map",
+        "canon_search",
+        "canon_resolve",
+        "canon_lint",
+        "canon_check",
+    }
     assert all(t["inputSchema"]["type"] == "object" for t in listed["tools"])
 
 
-@pytest.mark.parametrize(("tool", "arguments"), [
-    ("read", {"path": "/etc/passwd"}), ("read", {"path": "../outside/secret.txt"}), ("read", {"path": "src/pw"}),
-    ("read", {"path": "src/out/secret.txt"}), ("read", {"path": ".git/config"}),
-    ("edit", {"target": "src/out/new.py", "create": "true", "ops": "insert after 0\n+x = 1\n"}),
-    ("edit", {"target": "src/app.py", "tag": "000000000000", "ops_file": "src/pw"}),
-    ("canon_write", {"address": "x", "capsule": "c", "mount": '["/"]'}),
-    ("canon_write", {"address": "x", "capsule": "c", "root": "src/out"}),
-    ("canon_write", {"address": "src/app.py", "body_file": "../outside/secret.txt"}),
-    ("canon_journal", {"body_file": "/etc/passwd"}),
-    ("canon_read", {"address": "secret", "root": "src/out"}),
-    ("canon_search", {"query": f'["{SECRET}"]', "mount": '["src/out"]'}),
-    ("canon_map", {"mount": '["/"]'}), ("canon_lint", {"root": "/"}), ("canon_check", {"root": "src/out"}),
-    ("canon_resolve", {"paths": '["secret"]', "mount": '["src/out"]'}),
-])
-def test_the_inspector_gets_path_outside_from_every_tool(world: dict[str, Path], tool: str,
-                                                          arguments: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read", {"path": "/etc/passwd"}),
+        ("read", {"path": "../outside/secret.txt"}),
+        ("read", {"path": "src/pw"}),
+        ("read", {"path": "src/out/secret.txt"}),
+        ("read", {"path": ".git/config"}),
+        ("edit", {"target": "src/out/new.py", "create": "true", "ops": "insert after 0\n+x = 1\n"}),
+        ("edit", {"target": "src/app.py", "tag": "000000000000", "ops_file": "src/pw"}),
+        ("canon_write", {"address": "x", "capsule": "c", "mount": '["/"]'}),
+        ("canon_write", {"address": "x", "capsule": "c", "root": "src/out"}),
+        ("canon_write", {"address": "src/app.py", "body_file": "../outside/secret.txt"}),
+        ("canon_journal", {"body_file": "/etc/passwd"}),
+        ("canon_read", {"address": "secret", "root": "src/out"}),
+        ("canon_search", {"query": f'["{SECRET}"]', "mount": '["src/out"]'}),
+        ("canon_map", {"mount": '["/"]'}),
+        ("canon_lint", {"root": "/"}),
+        ("canon_check", {"root": "src/out"}),
+        ("canon_resolve", {"paths": '["secret"]', "mount": '["src/out"]'}),
+    ],
+)
+def test_the_inspector_gets_path_outside_from_every_tool(
+    world: dict[str, Path], tool: str, arguments: dict[str, str]
+) -> None:
     root, outside = world["root"], world["outside"]
     before = state(outside)
     pairs = [x for key, value in arguments.items() for x in ("--tool-arg", f"{key}={value}")]

@@ -29,9 +29,18 @@ NPM_DIRS = [Path(p) for p in (os.environ.get("PYLON_E2E_NPM"), ROOT / "tests" / 
 CLAUDE_MARKET = ROOT / ".claude-plugin" / "marketplace.json"
 CODEX_MARKET = ROOT / ".agents" / "plugins" / "marketplace.json"
 # The events pylon's hooks answer in each client (docs/reference/agents.md; the guard on PreToolUse).
-EVENTS = {"claude-code": {"SessionStart", "PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "WorktreeCreate",
-                          "WorktreeRemove"},
-          "codex": {"SessionStart", "PreToolUse", "PostToolUse", "Stop"}}
+EVENTS = {
+    "claude-code": {
+        "SessionStart",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolBatch",
+        "Stop",
+        "WorktreeCreate",
+        "WorktreeRemove",
+    },
+    "codex": {"SessionStart", "PreToolUse", "PostToolUse", "Stop"},
+}
 
 
 def load(path: Path) -> Any:
@@ -42,8 +51,10 @@ def plugin_dirs() -> dict[str, Path]:
     claude = load(CLAUDE_MARKET)["plugins"]
     codex = load(CODEX_MARKET)["plugins"]
     assert len(claude) == len(codex) == 1
-    return {"claude-code": (ROOT / claude[0]["source"]).resolve(),
-            "codex": (ROOT / codex[0]["source"]["path"]).resolve()}
+    return {
+        "claude-code": (ROOT / claude[0]["source"]).resolve(),
+        "codex": (ROOT / codex[0]["source"]["path"]).resolve(),
+    }
 
 
 def test_manifests_parse_and_agree_with_the_package() -> None:
@@ -66,8 +77,11 @@ def test_manifests_parse_and_agree_with_the_package() -> None:
             for group in groups:
                 for handler in group["hooks"]:
                     # The one hook entry (`pylon hook AGENT`) through the plugin's fail-closed wrapper
-                    assert handler == {"type": "command", "timeout": handler["timeout"],
-                                       "command": f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/pylon-hook.sh" {agent}'}
+                    assert handler == {
+                        "type": "command",
+                        "timeout": handler["timeout"],
+                        "command": f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/pylon-hook.sh" {agent}',
+                    }
                     assert 1 <= handler["timeout"] <= (600 if event.startswith("Worktree") else 60)
         wrapper = folder / "hooks" / "pylon-hook.sh"
         assert wrapper.read_text().startswith("#!/bin/sh\n") and f"agent=${{1:-{agent}}}" in wrapper.read_text()
@@ -126,14 +140,16 @@ def test_claude_code_validates_and_installs_the_marketplace(tmp_path: Path) -> N
     market = checkout(tmp_path)
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config")}
     for target in (market, market / "plugins" / "claude-code"):
-        proc = subprocess.run([claude, "plugin", "validate", str(target)], env=env, capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run(
+            [claude, "plugin", "validate", str(target)], env=env, capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 0 and "Validation passed" in proc.stdout, proc.stdout + proc.stderr
     for argv in (["marketplace", "add", str(market)], ["install", "pylon@pylon", "--scope", "user"]):
         proc = subprocess.run([claude, "plugin", *argv], env=env, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    proc = subprocess.run([claude, "plugin", "details", "pylon@pylon"], env=env, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [claude, "plugin", "details", "pylon@pylon"], env=env, capture_output=True, text=True, timeout=120
+    )
     hooks_line = next(line for line in proc.stdout.splitlines() if line.strip().startswith("Hooks"))
     assert sorted(hooks_line.split(")", 1)[1].split("(")[0].replace(",", " ").split()) == sorted(EVENTS["claude-code"])
     assert "MCP servers (1)" in proc.stdout
@@ -151,6 +167,8 @@ def test_codex_installs_the_plugin_with_its_mcp_server(tmp_path: Path) -> None:
         assert proc.returncode == 0 and "Error" not in proc.stderr, proc.stdout + proc.stderr
     proc = subprocess.run([codex, "mcp", "list"], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
-    assert any(line.split()[:4] == ["pylon", "pylon", "mcp", "--harness"] for line in proc.stdout.splitlines()), proc.stdout
+    assert any(line.split()[:4] == ["pylon", "pylon", "mcp", "--harness"] for line in proc.stdout.splitlines()), (
+        proc.stdout
+    )
     cached = home / "plugins" / "cache" / "pylon" / "pylon" / VERSION
     assert load(cached / "hooks" / "hooks.json") == load(plugin_dirs()["codex"] / "hooks" / "hooks.json")

@@ -21,25 +21,36 @@ from pylon.cli import commands as registry
 from pylon.cli.spec import FLAG, FLOAT, INT, MANY, ONE, PAIR
 from tests.conftest import MakeRepo, run_cmd, script
 
-TOOLS = {"read", "edit", "canon_read", "canon_write", "canon_journal", "canon_map", "canon_search",
-         "canon_resolve", "canon_lint", "canon_check"}
+TOOLS = {
+    "read",
+    "edit",
+    "canon_read",
+    "canon_write",
+    "canon_journal",
+    "canon_map",
+    "canon_search",
+    "canon_resolve",
+    "canon_lint",
+    "canon_check",
+}
 NOT_IN_SCHEMA = {"--json", "--format", "--harness", "--session"}
 
 
-def session(repo: Path, body: Callable[[Any], Awaitable[Any]], args: tuple[str, ...] = (),
-            env: dict[str, str] | None = None) -> Any:
+def session(
+    repo: Path, body: Callable[[Any], Awaitable[Any]], args: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> Any:
     """Run `body(client_session)` against `pylon mcp ARGS` started in `repo`; stderr kept in repo/../stderr."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=script("pylon"), args=["mcp", *args], cwd=str(repo),
-                                   env={**os.environ, **(env or {})})
+    params = StdioServerParameters(
+        command=script("pylon"), args=["mcp", *args], cwd=str(repo), env={**os.environ, **(env or {})}
+    )
     errlog = repo.parent / "stderr.txt"
 
     async def main() -> Any:
         with errlog.open("a", encoding="utf-8") as err:
-            async with (stdio_client(params, errlog=err) as (read, write),
-                        ClientSession(read, write) as client):
+            async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as client:
                 await client.initialize()
                 return await body(client)
 
@@ -54,8 +65,19 @@ def stderr_of(repo: Path) -> str:
 @pytest.fixture
 def repo(make_repo: MakeRepo) -> Path:
     root = make_repo({"src/app.py": "print('hi')\n", "src/core/config.py": "a = 1\nb = 2\n"})
-    assert run_cmd("canon", "write", "src/app.py", "--capsule", "Entry point; parses flags.", "--body",
-                   "Parses flags, then calls core.", cwd=root).code == 0
+    assert (
+        run_cmd(
+            "canon",
+            "write",
+            "src/app.py",
+            "--capsule",
+            "Entry point; parses flags.",
+            "--body",
+            "Parses flags, then calls core.",
+            cwd=root,
+        ).code
+        == 0
+    )
     return root
 
 
@@ -108,20 +130,26 @@ def test_every_tool_answers_as_the_cli_does(repo: Path) -> None:
         for name, arguments in calls:
             answers[name] = await client.call_tool(name, arguments)
         answers["canon_write"] = await client.call_tool(
-            "canon_write", {"address": "src/core", "capsule": "Config loading.", "body": "a and b."})
+            "canon_write", {"address": "src/core", "capsule": "Config loading.", "body": "a and b."}
+        )
         answers["canon_check"] = await client.call_tool("canon_check", {})
         read = await client.call_tool("read", {"path": "src/core/config.py"})
         tag = read.structured_content["tag"]
-        answers["edit"] = await client.call_tool("edit", {"target": f"src/core/config.py#{tag}",
-                                                          "ops": "replace 2\n+b = 3\n+c = 4\n"})
-        answers["canon_journal"] = await client.call_tool("canon_journal", {"text": "Raised b to 3.",
-                                                                            "subject": ["src/core"]})
+        answers["edit"] = await client.call_tool(
+            "edit", {"target": f"src/core/config.py#{tag}", "ops": "replace 2\n+b = 3\n+c = 4\n"}
+        )
+        answers["canon_journal"] = await client.call_tool(
+            "canon_journal", {"text": "Raised b to 3.", "subject": ["src/core"]}
+        )
         return answers
 
     # Read-only tools: the same document as the command run as a process (before the writes).
-    same = {"canon_read": ("canon", "read", "src/app.py"), "canon_map": ("canon", "map"),
-            "canon_search": ("canon", "search", "flags"),
-            "canon_resolve": ("canon", "resolve", "--explain", "src/app.py", "src/core/config.py")}
+    same = {
+        "canon_read": ("canon", "read", "src/app.py"),
+        "canon_map": ("canon", "map"),
+        "canon_search": ("canon", "search", "flags"),
+        "canon_resolve": ("canon", "resolve", "--explain", "src/app.py", "src/core/config.py"),
+    }
     expected = {name: cli_json(repo, *argv) for name, argv in same.items()}
     answers = session(repo, body)
     assert set(answers) == TOOLS
@@ -178,22 +206,33 @@ def test_bad_input_answers_with_the_clis_code(repo: Path) -> None:
 
 def test_journal_entries_carry_pi_canon_provenance(repo: Path) -> None:
     async def body(client: Any) -> Any:
-        return [await client.call_tool("canon_journal", {"text": "From the thread.", "slug": "one"},
-                                       meta={"threadId": "thread-7"}),
-                await client.call_tool("canon_journal", {"text": "From the environment.", "slug": "two"})]
+        return [
+            await client.call_tool(
+                "canon_journal", {"text": "From the thread.", "slug": "one"}, meta={"threadId": "thread-7"}
+            ),
+            await client.call_tool("canon_journal", {"text": "From the environment.", "slug": "two"}),
+        ]
 
     first, second = session(repo, body, ("--harness", "codex"), env={"CODEX_THREAD_ID": "env-thread"})
     entry = Path(first.structured_content["path"]).read_text()
     # pi-canon 0.3.0's core/store.ts journal(): `harness:` and `session:` after `logged:`.
-    assert entry.splitlines()[2:5] == ["logged: " + first.structured_content["logged"], "harness: codex",
-                                       "session: thread-7"]
+    assert entry.splitlines()[2:5] == [
+        "logged: " + first.structured_content["logged"],
+        "harness: codex",
+        "session: thread-7",
+    ]
     assert first.structured_content["harness"] == "codex" and first.structured_content["session"] == "thread-7"
     assert second.structured_content["session"] == "env-thread"
     # Claude Code's variable names the harness when no --harness is given.
-    third = session(repo, lambda c: c.call_tool("canon_journal", {"text": "From Claude.", "slug": "three"}),
-                    env={"CLAUDE_CODE_SESSION_ID": "abc/def 1"})
+    third = session(
+        repo,
+        lambda c: c.call_tool("canon_journal", {"text": "From Claude.", "slug": "three"}),
+        env={"CLAUDE_CODE_SESSION_ID": "abc/def 1"},
+    )
     assert Path(third.structured_content["path"]).read_text().splitlines()[3:5] == [
-        "harness: claude-code", 'session: "abc/def 1"']
+        "harness: claude-code",
+        'session: "abc/def 1"',
+    ]
     # The store stays clean for canon's own linter, and the entry reads back.
     assert run_cmd("canon", "lint", "--strict", cwd=repo).code == 0
     # The CLI writes no provenance unless asked.
@@ -209,16 +248,29 @@ def test_nothing_but_protocol_on_stdout(repo: Path) -> None:
     # Raw JSON-RPC lines, no SDK on this side: every stdout line must be a JSON-RPC message, also
     # for calls that run git (canon_check) and calls that fail.
     lines: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "canon_check", "arguments": {}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "canon_read", "arguments": {"x": 1}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-         "params": {"name": "canon_lint", "arguments": {"addresses": ["src"], "strict": True}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "canon_lint", "arguments": {"addresses": ["src"], "strict": True}},
+        },
     ]
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdin is not None and proc.stdout is not None
     seen: dict[int, Any] = {}
     for message in lines:
@@ -240,12 +292,25 @@ def test_requests_piped_before_stdin_closes_are_all_answered(repo: Path) -> None
     # A script writes its requests and closes stdin at once: every request read before the end of
     # input is answered, in full, before the server exits (the SDK's server alone cancelled the ones in flight).
     lines = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "canon_check", "arguments": {}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "src/app.py"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "read", "arguments": {"path": "src/app.py"}},
+        },
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "canon_read", "arguments": {"x": 1}}},
     ]
     data = "".join(json.dumps(m) + "\n" for m in lines).encode()

@@ -10,16 +10,21 @@ from typing import Any
 
 from tests.conftest import script
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def exchange(folder: Path, lines: list[bytes], timeout: float = 120) -> tuple[list[dict[str, Any]], bytes, int]:
     """Pipe `lines` (each ends with a newline) into `pylon mcp` started in `folder`, close stdin:
     (every stdout line parsed, stderr, exit status)."""
-    proc = subprocess.run([script("pylon"), "mcp"], cwd=folder, input=b"".join(lines), capture_output=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [script("pylon"), "mcp"], cwd=folder, input=b"".join(lines), capture_output=True, timeout=timeout
+    )
     return [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr, proc.returncode
 
 
@@ -27,8 +32,11 @@ def line(message: dict[str, Any]) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
 
-def tool_calls(folder: Path, calls: Sequence[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], dict[str, Any]]],
-               capabilities: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def tool_calls(
+    folder: Path,
+    calls: Sequence[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], dict[str, Any]]],
+    capabilities: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The structured content of each call, in order (one server for all of them)."""
     init = json.loads(json.dumps(INIT))
     init["params"]["capabilities"] = capabilities or {}
@@ -47,8 +55,9 @@ def tool_calls(folder: Path, calls: Sequence[tuple[str, dict[str, Any]] | tuple[
 def declaring_roots(folder: Path, stderr: int | None = subprocess.DEVNULL) -> tuple[subprocess.Popen[bytes], Any]:
     """`pylon mcp` started in `folder` for a client that declares the roots capability: initialized,
     and the server's roots/list request read (the caller answers it, or never does)."""
-    proc = subprocess.Popen([script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=stderr)
+    proc = subprocess.Popen(
+        [script("pylon"), "mcp"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+    )
     assert proc.stdin is not None and proc.stdout is not None
     init = json.loads(json.dumps(INIT))
     init["params"]["capabilities"] = {"roots": {"listChanged": True}}

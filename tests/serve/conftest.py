@@ -28,13 +28,21 @@ class Board:
     proc: Any  # subprocess.Popen, or the fork server's Forked (tests/conftest.py start_cmd)
     repo: Path
 
-    def get(self, path: str, *, token: bool = True, headers: dict[str, str] | None = None,
-            method: str = "GET", body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
+    def get(
+        self,
+        path: str,
+        *,
+        token: bool = True,
+        headers: dict[str, str] | None = None,
+        method: str = "GET",
+        body: bytes | None = None,
+    ) -> tuple[int, dict[str, str], bytes]:
         import http.client
 
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        conn.request(method, path, body=body, headers={**({"X-Pylon-Token": self.token} if token else {}),
-                                                       **(headers or {})})
+        conn.request(
+            method, path, body=body, headers={**({"X-Pylon-Token": self.token} if token else {}), **(headers or {})}
+        )
         res = conn.getresponse()
         data = res.read()
         conn.close()
@@ -51,22 +59,32 @@ class Board:
 def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
     """Commits, a store (`articles` articles, links, a journal), two worktrees editing the same line
     (a real conflict), a third editing another file, a guard snapshot. Returns the worktrees' paths by id."""
-    files: dict[str, str | bytes] = {"src/app.py": "def main():\n    return 1\n", "src/util.py": "X = 1\n",
-                                     "docs/intro.md": "# Intro\n", "README.md": "hello\n"}
+    files: dict[str, str | bytes] = {
+        "src/app.py": "def main():\n    return 1\n",
+        "src/util.py": "X = 1\n",
+        "docs/intro.md": "# Intro\n",
+        "README.md": "hello\n",
+    }
     for i in range(articles - 3):
         files[f"lib/m{i // 10}/f{i}.py"] = f"V = {i}\n"
     write_files(repo, files)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "start")
-    store = {"src": article("The sources.", body="Entry in [[src/app]]; see [[docs]].\n"),
-             "src/app": article("The app's entry point.", body="Part of [[src]].\n"),
-             "docs": article("Docs.", body="Dead: [[missing/page]].\n")}
+    store = {
+        "src": article("The sources.", body="Entry in [[src/app]]; see [[docs]].\n"),
+        "src/app": article("The app's entry point.", body="Part of [[src]].\n"),
+        "docs": article("Docs.", body="Dead: [[missing/page]].\n"),
+    }
     for i in range(articles - 3):
         store[f"lib/m{i // 10}/f{i}"] = article(f"Module {i}.", body="Uses [[src]] and [[lib/m0/f0]].\n")
     write_files(repo / ".canon" / "articles", {f"{a}.md": t for a, t in store.items()})
-    write_files(repo / ".canon" / "journal", {
-        "2026-01-02-entry.md": entry("src/app", "2026-01-02T10:00:00Z", "Raised the retry count to 3.\n"),
-        "2026-01-03-entry.md": entry("docs", "2026-01-03T10:00:00Z", "Docs moved.\n")})
+    write_files(
+        repo / ".canon" / "journal",
+        {
+            "2026-01-02-entry.md": entry("src/app", "2026-01-02T10:00:00Z", "Raised the retry count to 3.\n"),
+            "2026-01-03-entry.md": entry("docs", "2026-01-03T10:00:00Z", "Docs moved.\n"),
+        },
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "memory")
     paths = {}
@@ -86,14 +104,40 @@ def make_scene(repo: Path, articles: int = 12) -> dict[str, str]:
     for name in ("PreToolUse", "PostToolUse"):  # an agent's shell command: its op, kept by the hooks
         if name == "PostToolUse":
             Path(repo, "src", "util.py").unlink()  # what bash would do between the two events
-        hooked = run_cmd("pylon", "hook", "claude-code", cwd=repo, env={"PYLON_KEEP_DETACH": "0"}, input=json.dumps(
-            {"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "scene",
-             "tool_use_id": "toolu_scene", "tool_input": {"command": "rm -rf src/util.py"}}))
+        hooked = run_cmd(
+            "pylon",
+            "hook",
+            "claude-code",
+            cwd=repo,
+            env={"PYLON_KEEP_DETACH": "0"},
+            input=json.dumps(
+                {
+                    "hook_event_name": name,
+                    "tool_name": "Bash",
+                    "cwd": str(repo),
+                    "session_id": "scene",
+                    "tool_use_id": "toolu_scene",
+                    "tool_input": {"command": "rm -rf src/util.py"},
+                }
+            ),
+        )
         assert hooked.code == 0, hooked.err
     write_files(repo, {"docs/intro.md": "# Intro, edited and not committed\n"})
-    snap = run_cmd("pylon", "hook", "claude-code", cwd=repo, input=json.dumps(  # a file tool: a guard snapshot
-        {"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(repo), "session_id": "scene",
-         "tool_input": {"file_path": str(repo / "docs" / "intro.md"), "content": "x"}}))
+    snap = run_cmd(
+        "pylon",
+        "hook",
+        "claude-code",
+        cwd=repo,
+        input=json.dumps(  # a file tool: a guard snapshot
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Write",
+                "cwd": str(repo),
+                "session_id": "scene",
+                "tool_input": {"file_path": str(repo / "docs" / "intro.md"), "content": "x"},
+            }
+        ),
+    )
     assert snap.code == 0, snap.err
     return paths
 

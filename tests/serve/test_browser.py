@@ -27,8 +27,16 @@ pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("PYLON_CHROMIUM", "/usr/bin/chromium")
 DRIVER = os.environ.get("PYLON_CHROMEDRIVER", "/usr/bin/chromedriver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1400,1000",
+)
 # CI keeps this folder as an artefact; each run overwrites the files of the one before.
 SHOTS = Path(os.environ.get("PYLON_SCREENSHOTS") or os.path.join(tempfile.gettempdir(), "pylon-serve-screenshots"))
 
@@ -95,11 +103,14 @@ def click(driver: Any, selector: str) -> None:
 
 def answer(driver: Any) -> str:
     """The code of the page's last action answer ("ok" or an error code), once it came."""
-    return str(wait_for(lambda: driver.execute_script("return document.body.dataset.lastAction"),
-                        what="the action's answer"))
+    return str(
+        wait_for(lambda: driver.execute_script("return document.body.dataset.lastAction"), what="the action's answer")
+    )
 
 
-def test_without_the_token_the_page_is_refused(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
+def test_without_the_token_the_page_is_refused(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any
+) -> None:
     repo = make_repo({"a.txt": "x\n"})
     board = board_factory(repo)
     browser.get(board.base + "/")
@@ -120,8 +131,13 @@ def test_each_view_shows_the_repository(make_repo: MakeRepo, board_factory: Call
     assert css(browser, cell)[0].get_attribute("data-pair") == "agent-1 ↔ agent-2"
     click(browser, cell)
     hunks = css(browser, "#hunks pre")
-    assert [h.text for h in hunks][:5] == ["<<<<<<< session agent-1", "    return 2", "=======", "    return 3",
-                                           ">>>>>>> session agent-2"]
+    assert [h.text for h in hunks][:5] == [
+        "<<<<<<< session agent-1",
+        "    return 2",
+        "=======",
+        "    return 3",
+        ">>>>>>> session agent-2",
+    ]
     click(browser, '#worktree-table tr[data-id="agent-1"]')
     added = css(browser, '#diff[data-id="agent-1"] pre.add')
     assert "+    return 2" in [a.text for a in added]
@@ -137,8 +153,9 @@ def test_each_view_shows_the_repository(make_repo: MakeRepo, board_factory: Call
     shot(browser, "timeline")
     browser.get(board.base + "/#memory")
     wait_for(lambda: browser.execute_script("return document.body.dataset.memory"), what="the memory view")
-    ids = set(browser.execute_script(
-        "return [...document.querySelectorAll('#graph-svg g.node')].map((n) => n.dataset.id)"))
+    ids = set(
+        browser.execute_script("return [...document.querySelectorAll('#graph-svg g.node')].map((n) => n.dataset.id)")
+    )
     assert {"src", "docs", "lib/"} <= ids and len(ids) < 20  # 197 articles under lib/ fold into one node
     css(browser, "#treemap-svg rect.tile.governed")
     assert "dead-link" in css(browser, "#findings .finding")[0].find_element("xpath", "..").text
@@ -153,7 +170,9 @@ def test_each_view_shows_the_repository(make_repo: MakeRepo, board_factory: Call
     shot(browser, "memory")
 
 
-def test_a_change_on_disk_reaches_the_open_page(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
+def test_a_change_on_disk_reaches_the_open_page(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any
+) -> None:
     repo = make_repo(name="repo")
     paths = make_scene(repo)
     board = board_factory(repo)
@@ -167,7 +186,9 @@ def test_a_change_on_disk_reaches_the_open_page(make_repo: MakeRepo, board_facto
     wait_for(lambda: "1M 1?" in (browser.execute_script(row_text) or ""), what="the table redrawn")
 
 
-def test_apply_and_undo_from_the_page_with_allow_actions(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
+def test_apply_and_undo_from_the_page_with_allow_actions(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any
+) -> None:
     repo = make_repo(name="repo")
     make_scene(repo)
     status_before = git(repo, "status", "--porcelain")
@@ -179,7 +200,9 @@ def test_apply_and_undo_from_the_page_with_allow_actions(make_repo: MakeRepo, bo
     log = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"]
     assert log[0]["made_by"] == "pylon ws apply agent-1" and log[0]["status"] == "done"
     assert (repo / "src" / "app.py").read_text() == "def main():\n    return 2\n"  # git's view below
-    assert "?? src/new_file.py" in git(repo, "status", "--porcelain") and " M src/app.py" in git(repo, "status", "--porcelain")
+    assert "?? src/new_file.py" in git(repo, "status", "--porcelain") and " M src/app.py" in git(
+        repo, "status", "--porcelain"
+    )
     shot(browser, "applied")
     browser.get(board.base + "/#timeline")
     browser.execute_script("window.confirm = () => true; delete document.body.dataset.lastAction")
@@ -189,7 +212,9 @@ def test_apply_and_undo_from_the_page_with_allow_actions(make_repo: MakeRepo, bo
     assert run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"][0]["status"] == "undone"
 
 
-def test_without_allow_actions_the_page_cannot_act(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
+def test_without_allow_actions_the_page_cannot_act(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any
+) -> None:
     repo = make_repo(name="repo")
     make_scene(repo)
     board = board_factory(repo)
@@ -222,7 +247,9 @@ def _holding(profile: Path, needles: dict[str, str]) -> dict[str, list[str]]:
 CHAIN_START, CHAIN_END, SERVER_REDIRECT = 0x10000000, 0x20000000, 0x80000000
 
 
-def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo: MakeRepo, board_factory: Callable[..., Board], tmp_path: Path) -> None:
+def test_the_token_is_spent_before_any_browser_store_keeps_it(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], tmp_path: Path
+) -> None:
     """Visit, use, close; then read the profile Chromium left: the History database (urls, visits
     and their redirect chains), Top Sites and the Sessions files. The board's key is nowhere; the
     login link survives only as the source of a server redirect (History) and the first request of a
@@ -243,9 +270,13 @@ def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo: MakeRep
     (cookie,) = cookies
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
     login = board.url.split("?token=", 1)[1]
-    assert board.get(board.url[len(board.base):], token=False)[0] == 403  # spent by the visit
+    assert board.get(board.url[len(board.base) :], token=False)[0] == 403  # spent by the visit
     held = _holding(profile, {"login": login, "key": board.token, "session": cookie["value"]})
-    report: dict[str, list[Any]] = {"login link (spent)": held["login"], "key": held["key"], "session cookie": held["session"]}
+    report: dict[str, list[Any]] = {
+        "login link (spent)": held["login"],
+        "key": held["key"],
+        "session cookie": held["session"],
+    }
     history = sqlite3.connect(f"file:{profile / 'Default' / 'History'}?mode=ro", uri=True)
     urls = history.execute("SELECT id, url FROM urls").fetchall()
     visits = history.execute("SELECT id, url, from_visit, transition FROM visits").fetchall()
@@ -258,8 +289,9 @@ def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo: MakeRep
     assert held["key"] == []  # the key never reaches a browser
     assert all(f.startswith("Default/Cookies") for f in held["session"])  # (Chromium stores it encrypted)
     jar = sqlite3.connect(f"file:{profile / 'Default' / 'Cookies'}?mode=ro", uri=True)
-    assert jar.execute("SELECT host_key, path, is_httponly, samesite FROM cookies WHERE name = ?",
-                       (f"pylon-board-{board.port}",)).fetchall() == [("127.0.0.1", "/", 1, 2)]  # 2: Strict
+    assert jar.execute(
+        "SELECT host_key, path, is_httponly, samesite FROM cookies WHERE name = ?", (f"pylon-board-{board.port}",)
+    ).fetchall() == [("127.0.0.1", "/", 1, 2)]  # 2: Strict
     assert not any(login in u for u in report["Top Sites"])
     assert (board.base + "/") in report["History urls"]
     for url_id, url in urls:
@@ -267,11 +299,14 @@ def test_the_token_is_spent_before_any_browser_store_keeps_it(make_repo: MakeRep
             for _, _, _, transition in [v for v in visits if v[1] == url_id]:
                 assert transition & CHAIN_START and not transition & CHAIN_END, hex(transition)
             redirected = [v for v in visits if v[2] in {w[0] for w in visits if w[1] == url_id}]
-            assert redirected and all(v[3] & SERVER_REDIRECT and dict(urls)[v[1]] == board.base + "/"
-                                      for v in redirected)
+            assert redirected and all(
+                v[3] & SERVER_REDIRECT and dict(urls)[v[1]] == board.base + "/" for v in redirected
+            )
 
 
-def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any) -> None:
+def test_a_worktree_that_left_pylon_is_shown_with_its_conflicts(
+    make_repo: MakeRepo, board_factory: Callable[..., Board], browser: Any
+) -> None:
     repo = make_repo(name="repo")
     paths = make_scene(repo)
     git(Path(paths["agent-2"]), "switch", "-q", "-c", "own-branch")  # agent-2 leaves pylon's ownership

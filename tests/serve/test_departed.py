@@ -31,7 +31,9 @@ def _pair(doc: dict[str, Any], a: str, b: str | None) -> dict[str, Any]:
     return dict(found[0])
 
 
-def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     repo, paths = _scene(make_repo)
     before = run_cmd("pylon", "ws", "conflicts", "--json", cwd=repo).json()
     owned_pair = _pair(before, "s1", "s2")
@@ -70,7 +72,9 @@ def test_a_switched_or_unlocked_session_and_a_plain_worktree_stay_on_the_board(m
     assert _pair(conflicts, "pylon:s2", "pylon:s3")["conflicts"]  # two departed ones collide with each other too
 
 
-def test_a_change_in_a_departed_worktree_reaches_the_board(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_a_change_in_a_departed_worktree_reaches_the_board(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     repo, paths = _scene(make_repo)
     git(paths["s2"], "switch", "-q", "-c", "feature")
     board: Board = board_factory(repo)

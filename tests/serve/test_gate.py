@@ -36,7 +36,7 @@ def _code(data: bytes) -> str:
 
 
 def test_the_login_link_is_exchanged_once_for_a_cookie_and_leaves_the_address(board: Board) -> None:
-    link = board.url[len(board.base):]
+    link = board.url[len(board.base) :]
     assert link.startswith("/?token=") and board.token not in link  # the key itself is never in a URL
     status, headers, body = _get(board, link)
     assert status == 303 and headers["location"] == "/" and body == b""
@@ -54,9 +54,12 @@ def test_the_login_link_is_exchanged_once_for_a_cookie_and_leaves_the_address(bo
     status, headers, _ = _get(board, link.replace("/?", "/api/meta?x=1&"), jar)
     assert status == 303 and headers["location"] == "/api/meta?x=1" and "set-cookie" not in headers
     # a made-up token, the key in the query, a cookie of another board: refused
-    for path, headers in ((f"/?token={board.token}", {}), ("/?token=abc.def", {}),
-                          ("/api/meta", {"Cookie": f"pylon-board-1={session}"}),
-                          ("/api/meta", {"Cookie": f"{name}=forged"})):
+    for path, headers in (
+        (f"/?token={board.token}", {}),
+        ("/?token=abc.def", {}),
+        ("/api/meta", {"Cookie": f"pylon-board-1={session}"}),
+        ("/api/meta", {"Cookie": f"{name}=forged"}),
+    ):
         status, _, data = _get(board, path, headers)
         assert status == 403 and _code(data) == "bad-token", (path, headers)
     # a decoy cookie of the same name (set by a page on another port) does not hide the real one
@@ -64,15 +67,15 @@ def test_the_login_link_is_exchanged_once_for_a_cookie_and_leaves_the_address(bo
 
 
 def test_a_login_link_never_redirects_off_the_board(board: Board) -> None:
-    link = board.url[len(board.base) + 1:]
+    link = board.url[len(board.base) + 1 :]
     status, headers, _ = _get(board, "//evil.example/x" + link)
     assert status == 303 and headers["location"] == "/evil.example/x"
-    status, headers, _ = _get(board, "/\\evil.example" + board.url[len(board.base) + 1:].replace("token", "t"))
+    status, headers, _ = _get(board, "/\\evil.example" + board.url[len(board.base) + 1 :].replace("token", "t"))
     assert status == 403  # no token: nothing to strip, no redirect
 
 
 def test_another_site_is_refused_even_with_the_cookie(board: Board) -> None:
-    status, headers, _ = _get(board, board.url[len(board.base):])
+    status, headers, _ = _get(board, board.url[len(board.base) :])
     jar = {"Cookie": headers["set-cookie"].split(";")[0]}
     for site in ("same-site", "cross-site"):  # another port of 127.0.0.1 is the same *site*
         status, _, data = _get(board, "/api/meta", {**jar, "Sec-Fetch-Site": site})
@@ -94,7 +97,7 @@ def test_the_printed_link_opens_the_board_with_one_click(make_repo: MakeRepo) ->
     try:
         board.base, _, _ = board.url.partition("/?token=")
         board.port = int(board.base.rsplit(":", 1)[1])
-        status, headers, _ = _get(board, board.url[len(board.base):])
+        status, headers, _ = _get(board, board.url[len(board.base) :])
         assert status == 303 and headers["location"] == "/"
         status, _, page = _get(board, "/", {"Cookie": headers["set-cookie"].split(";")[0]})
         assert status == 200 and b"pylon-csrf" in page
@@ -126,12 +129,19 @@ def _csrf(board: Board) -> str:
 
 def _smuggled(board: Board) -> bytes:
     """A request hidden in a body: answered only if the body were parsed as the next request."""
-    return (f"GET /api/meta?smuggled=1 HTTP/1.1\r\nHost: 127.0.0.1:{board.port}\r\nX-Pylon-Token: {board.token}\r\n"
-            "\r\n").encode()
+    return (
+        f"GET /api/meta?smuggled=1 HTTP/1.1\r\nHost: 127.0.0.1:{board.port}\r\nX-Pylon-Token: {board.token}\r\n\r\n"
+    ).encode()
 
 
-def _request(board: Board, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
-             length: int | None = None) -> bytes:
+def _request(
+    board: Board,
+    method: str,
+    path: str,
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+    length: int | None = None,
+) -> bytes:
     lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{board.port}", f"X-Pylon-Token: {board.token}"]
     lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
     if body or length is not None:
@@ -139,10 +149,12 @@ def _request(board: Board, method: str, path: str, body: bytes = b"", headers: d
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-@pytest.mark.parametrize("case", ["actions-off", "bad-csrf", "bad-token", "not-found", "bad-method", "get-with-body",
-                                  "bad-json"])
-def test_a_refused_requests_body_is_never_read_as_the_next_request(board: Board, make_repo: MakeRepo, board_factory: Callable[..., Board],
-                                                                  case: str) -> None:
+@pytest.mark.parametrize(
+    "case", ["actions-off", "bad-csrf", "bad-token", "not-found", "bad-method", "get-with-body", "bad-json"]
+)
+def test_a_refused_requests_body_is_never_read_as_the_next_request(
+    board: Board, make_repo: MakeRepo, board_factory: Callable[..., Board], case: str
+) -> None:
     if case == "bad-json":  # refused after the actions check: a board that allows them
         board = board_factory(make_repo({"a.txt": "x\n"}, name="acting"), "--allow-actions")
     csrf = _csrf(board)
@@ -175,13 +187,15 @@ def test_a_body_that_cannot_be_read_within_the_bound_closes_the_connection(board
     first = {
         "too-long": _request(board, "POST", "/api/action", body, headers),
         "chunked": _request(board, "POST", "/api/action", b"", {**headers, "Transfer-Encoding": "chunked"})
-        + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n",
+        + f"{len(body):x}\r\n".encode()
+        + body
+        + b"\r\n0\r\n\r\n",
         "two-lengths": _request(board, "POST", "/api/action", _smuggled(board), {**headers, "Content-Length": "0"}),
         "no-number": _request(board, "POST", "/api/action", _smuggled(board), headers, length=-1),
     }[framing]
     with socket.create_connection(("127.0.0.1", board.port), timeout=30) as sock:
         sock.sendall(first + _request(board, "GET", "/api/meta?second=1"))
-        (status, data), = _responses(sock, 1)  # the answer arrives whole (the rest is drained), then the close
+        ((status, data),) = _responses(sock, 1)  # the answer arrives whole (the rest is drained), then the close
     assert status == 403 and _code(data) == "actions-off" and b"smuggled" not in data
 
 
@@ -260,5 +274,5 @@ def test_a_second_serve_mints_a_link_from_the_record_alone(board: Board) -> None
     assert record["key"] == board.token and record["url"] == board.base + "/" and "token" not in record["url"]
     doc = run_cmd("pylon", "serve", "--json", cwd=board.repo).json()
     assert doc["error"]["code"] == "serve-running" and doc["error"]["pid"] == board.proc.pid
-    link = doc["error"]["url"][len(board.base):]
+    link = doc["error"]["url"][len(board.base) :]
     assert _get(board, link)[0] == 303 and _get(board, link)[0] == 403

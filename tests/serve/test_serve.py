@@ -32,7 +32,9 @@ def _cli(repo: Path, *args: str) -> dict[str, Any]:
     return doc
 
 
-def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     repo, _ = scene
     board: Board = board_factory(repo)
     assert board.base.startswith("http://127.0.0.1:") and len(board.token) >= 32
@@ -47,8 +49,9 @@ def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene: 
         assert status == 403 and json.loads(data)["error"]["code"] == "bad-host", host
     status, _, data = board.get("/api/meta", headers={"Origin": "http://evil.example"})
     assert status == 403 and json.loads(data)["error"]["code"] == "bad-origin"
-    status, headers, _ = board.get("/api/meta", headers={"Host": f"localhost:{board.port}",
-                                                        "Origin": f"http://localhost:{board.port}"})
+    status, headers, _ = board.get(
+        "/api/meta", headers={"Host": f"localhost:{board.port}", "Origin": f"http://localhost:{board.port}"}
+    )
     assert status == 200 and "access-control-allow-origin" not in headers
     status, headers, page = board.get("/")
     assert status == 200 and "nonce-" in headers["content-security-policy"]
@@ -61,7 +64,9 @@ def test_requests_without_the_token_a_foreign_host_or_origin_are_refused(scene: 
             assert sock.connect_ex((other, board.port)) != 0
 
 
-def test_each_answer_is_the_cli_document(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_each_answer_is_the_cli_document(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     repo, _ = scene
     board = board_factory(repo)
     agents = board.api("agents")
@@ -84,17 +89,24 @@ def test_each_answer_is_the_cli_document(scene: tuple[Path, dict[str, str]], boa
     assert lint["findings"] == _cli(repo, "canon", "lint", "--json")["findings"] and lint["findings"]
     coverage = board.api("coverage")
     assert {k: coverage[k] for k in ("tracked", "governed", "articles", "ungoverned")} == {
-        k: v for k, v in _cli(repo, "canon", "coverage", "--json").items() if k in ("tracked", "governed", "articles", "ungoverned")}
+        k: v
+        for k, v in _cli(repo, "canon", "coverage", "--json").items()
+        if k in ("tracked", "governed", "articles", "ungoverned")
+    }
     hood = board.api("graph?address=src")
     assert {k: hood[k] for k in ("nodes", "edges", "dead")} == {
-        k: v for k, v in _cli(repo, "canon", "graph", "src", "--json").items() if k in ("nodes", "edges", "dead")}
-    assert board.api("search?q=retry+count&limit=10") == _cli(repo, "canon", "search", "retry", "count", "--journal",
-                                                             "--json")
+        k: v for k, v in _cli(repo, "canon", "graph", "src", "--json").items() if k in ("nodes", "edges", "dead")
+    }
+    assert board.api("search?q=retry+count&limit=10") == _cli(
+        repo, "canon", "search", "retry", "count", "--journal", "--json"
+    )
     found = board.api("article?address=src/app")
     assert found["capsule"] == "The app's entry point." and "Raised the retry count" in found["journal"][0]["body"]
 
 
-def test_the_graph_folds_folders_until_they_are_opened(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_the_graph_folds_folders_until_they_are_opened(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     from tests.serve.conftest import make_scene
 
     repo = make_repo(name="big")
@@ -111,7 +123,9 @@ def test_the_graph_folds_folders_until_they_are_opened(make_repo: MakeRepo, boar
     assert "lib/m0/f0" in deeper and "lib/m1/" in deeper
 
 
-def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_actions_are_refused_without_allow_actions_and_need_the_page_token(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     repo, _ = scene
     board = board_factory(repo)
     body = json.dumps({"action": "undo"}).encode()
@@ -119,15 +133,19 @@ def test_actions_are_refused_without_allow_actions_and_need_the_page_token(scene
     assert status == 403 and json.loads(data)["error"]["code"] == "bad-csrf"
     _, _, page = board.get("/")
     csrf = page.split(b'name="pylon-csrf" content="')[1].split(b'"')[0].decode()
-    status, _, data = board.get("/api/action", method="POST", body=body,
-                                headers={"Content-Type": "text/plain", "X-Pylon-Csrf": csrf})
+    status, _, data = board.get(
+        "/api/action", method="POST", body=body, headers={"Content-Type": "text/plain", "X-Pylon-Csrf": csrf}
+    )
     assert status == 415  # a form post of another site cannot send JSON without a preflight
-    status, _, data = board.get("/api/action", method="POST", body=body,
-                                headers={"Content-Type": "application/json", "X-Pylon-Csrf": csrf})
+    status, _, data = board.get(
+        "/api/action", method="POST", body=body, headers={"Content-Type": "application/json", "X-Pylon-Csrf": csrf}
+    )
     assert status == 403 and json.loads(data)["error"]["code"] == "actions-off"
 
 
-def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     from tests.conftest import git
 
     repo = make_repo({"a.txt": "one\n"})
@@ -137,20 +155,26 @@ def test_an_action_runs_through_the_library_and_is_an_op_in_the_log(make_repo: M
     _, _, page = board.get("/")
     csrf = page.split(b'name="pylon-csrf" content="')[1].split(b'"')[0].decode()
     headers = {"Content-Type": "application/json", "X-Pylon-Csrf": csrf}
-    status, _, data = board.get("/api/action", method="POST", headers=headers,
-                                body=json.dumps({"action": "apply", "id": "s1"}).encode())
+    status, _, data = board.get(
+        "/api/action", method="POST", headers=headers, body=json.dumps({"action": "apply", "id": "s1"}).encode()
+    )
     assert status == 200, data
     assert (repo / "a.txt").read_text() == "two\n" and git(repo, "status", "--porcelain") == " M a.txt\n"
     log = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()
     assert log["entries"][0]["made_by"] == "pylon ws apply s1" and log["entries"][0]["status"] == "done"
-    status, _, data = board.get("/api/action", method="POST", headers=headers, body=json.dumps({"action": "undo"}).encode())
+    status, _, data = board.get(
+        "/api/action", method="POST", headers=headers, body=json.dumps({"action": "undo"}).encode()
+    )
     assert status == 200 and (repo / "a.txt").read_text() == "one\n" and git(repo, "status", "--porcelain") == ""
-    status, _, data = board.get("/api/action", method="POST", headers=headers,
-                                body=json.dumps({"action": "rm", "id": "nope"}).encode())
+    status, _, data = board.get(
+        "/api/action", method="POST", headers=headers, body=json.dumps({"action": "rm", "id": "nope"}).encode()
+    )
     assert status == 409 and json.loads(data)["error"]["code"] == "unknown-worktree"
 
 
-def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     repo, _ = scene
     board = board_factory(repo)
     second = run_cmd("pylon", "serve", cwd=repo, timeout=30)
@@ -161,7 +185,7 @@ def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene
     # the refusal carries a new login link to the board that runs: it opens the board once
     link = run_cmd("pylon", "serve", "--json", cwd=repo, timeout=30).json()["error"]["url"]
     assert link.startswith(board.base + "/?token=") and "/?token=" in second.err
-    status, headers, _ = board.get(link[len(board.base):], token=False)
+    status, headers, _ = board.get(link[len(board.base) :], token=False)
     assert status == 303 and headers["set-cookie"].startswith(f"pylon-board-{board.port}=")
     code, err = stop_board(board)
     assert code == 0 and "stopped" in err and "Traceback" not in err
@@ -170,7 +194,9 @@ def test_a_second_board_says_where_the_first_runs_and_ctrl_c_stops_cleanly(scene
         assert sock.connect_ex(("127.0.0.1", board.port)) != 0
 
 
-def test_a_file_change_reaches_an_open_event_stream(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_a_file_change_reaches_an_open_event_stream(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     import http.client
 
     repo, paths = scene
@@ -217,8 +243,9 @@ def test_json_prints_one_document_when_the_board_listens(make_repo: MakeRepo) ->
     from tests.conftest import start_cmd
 
     repo = make_repo({"a.txt": "x\n"})
-    proc = start_cmd("pylon", "serve", "--json", "--allow-actions", cwd=repo, stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE)
+    proc = start_cmd(
+        "pylon", "serve", "--json", "--allow-actions", cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         assert proc.stdout is not None
         doc = json.loads(proc.stdout.readline())
@@ -233,7 +260,9 @@ def test_json_prints_one_document_when_the_board_listens(make_repo: MakeRepo) ->
         assert proc.wait(timeout=20) == 0
 
 
-def test_the_agents_answer_names_each_worktrees_watcher(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_the_agents_answer_names_each_worktrees_watcher(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     repo = make_repo({"a.txt": "x\n"})
     made = run_cmd("pylon", "ws", "new", "w1", "--watch", "--json", cwd=repo).json()
     try:
@@ -252,7 +281,9 @@ def _listed(board: Board) -> dict[str, Any]:
     return doc
 
 
-def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo: MakeRepo, board_factory: Callable[..., Board]) -> None:
+def test_a_survey_is_kept_until_the_watcher_sees_a_change(
+    make_repo: MakeRepo, board_factory: Callable[..., Board]
+) -> None:
     # The worktree table is answered from the last survey while the board's watcher has seen no
     # change since it began; any change (a file, a commit, a new worktree) makes the next one anew.
     repo = make_repo({"a.txt": "x\n"})
@@ -267,7 +298,9 @@ def test_a_survey_is_kept_until_the_watcher_sees_a_change(make_repo: MakeRepo, b
     assert _steady(kept) == _steady(_cli(repo, "pylon", "ws", "list", "--json"))
     assert board.api("agents?fresh=1")["survey"]["kept"] is False  # fresh=1 always surveys
     (path / "new.txt").write_text("n\n")
-    row = wait_for(lambda: (r := _listed(board)["worktrees"][0])["dirty"]["untracked"] == 1 and r, what="the new file counted")
+    row = wait_for(
+        lambda: (r := _listed(board)["worktrees"][0])["dirty"]["untracked"] == 1 and r, what="the new file counted"
+    )
     git(path, "add", "-A")
     git(path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "work")
     wait_for(lambda: _listed(board)["worktrees"][0]["commits_since_baseline"] == 1, what="the commit counted")
@@ -293,14 +326,18 @@ def test_an_inotify_overflow_makes_every_view_out_of_date(tmp_path: Path) -> Non
     watcher = Watcher(broker, [str(tmp_path / ".git")], lambda kind, path: seen.append((kind, path)))
     watcher.start([str(tmp_path)])
     try:
-        logging.getLogger("watchdog.observers.inotify_c").warning("Inotify queue overflowed; filesystem events were lost")
+        logging.getLogger("watchdog.observers.inotify_c").warning(
+            "Inotify queue overflowed; filesystem events were lost"
+        )
         assert sorted(seen) == [("memory", ""), ("workspace", "")]
     finally:
         watcher.stop()
         broker.close()
 
 
-def test_the_memory_answers_are_made_again_after_a_change(scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]) -> None:
+def test_the_memory_answers_are_made_again_after_a_change(
+    scene: tuple[Path, dict[str, str]], board_factory: Callable[..., Board]
+) -> None:
     # lint, stale and coverage are kept between changes like the surveys: an article written
     # after a first answer is in the next one, as `canon lint` and `canon coverage` see it.
     repo, _ = scene
@@ -309,7 +346,8 @@ def test_the_memory_answers_are_made_again_after_a_change(scene: tuple[Path, dic
     before = board.api("lint")["findings"]
     board.api("coverage")
     (repo / ".canon" / "articles" / "lib" / "late.md").write_text(
-        "---\ncapsule: Written after the first answer.\nupdated: 2026-01-01\n---\nSee [[no/such/page]].\n")
+        "---\ncapsule: Written after the first answer.\nupdated: 2026-01-01\n---\nSee [[no/such/page]].\n"
+    )
     wait_for(lambda: board.api("lint")["findings"] != before, what="the new article's finding")
     assert board.api("lint")["findings"] == _cli(repo, "canon", "lint", "--json")["findings"]
     assert board.api("coverage")["articles"] == _cli(repo, "canon", "coverage", "--json")["articles"]

@@ -11,7 +11,9 @@ from tests.conftest import MakeRepo, run_cmd
 from tests.sessions import transcripts as T
 
 SECRETS = ("PROMPT-SECRET-1", "FILE-SECRET-2", "COMMAND-SECRET-3", "EDIT-SECRET-4")
-PYLON_READ_OUT = "[src/app.py#880553fca8fc]\n1:x = 1\n2:y = 2\n[lines 1-2 of 250; next: pylon read src/app.py --offset 3 --limit 2]"
+PYLON_READ_OUT = (
+    "[src/app.py#880553fca8fc]\n1:x = 1\n2:y = 2\n[lines 1-2 of 250; next: pylon read src/app.py --offset 3 --limit 2]"
+)
 
 
 def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -28,7 +30,12 @@ def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo: 
         ("Edit", {"file_path": b, "old_string": "nope", "new_string": "x"}, "String not found", True),
         ("Edit", {"file_path": b, "old_string": "nope", "new_string": "x"}, "String not found", True),  # retried
         ("Edit", {"file_path": b, "old_string": "b", "new_string": "x"}, "ok", False),  # retried, succeeded
-        ("Bash", {"command": f"echo {SECRETS[2]} && pylon read src/app.py --offset 1 --limit 2"}, PYLON_READ_OUT, False),
+        (
+            "Bash",
+            {"command": f"echo {SECRETS[2]} && pylon read src/app.py --offset 1 --limit 2"},
+            PYLON_READ_OUT,
+            False,
+        ),
         ("mcp__pylon__read", {"path": "src/app.py", "offset": 1, "limit": 2}, PYLON_READ_OUT, False),
         ("Bash", {"command": "pylon edit src/app.py#880553fca8fc --delete 1"}, "error[stale-tag]: ...", True),
     ]
@@ -43,7 +50,11 @@ def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo: 
     doc = json.loads(done.out)
     rows = {r["tool"]: r for r in doc["tools"]}
     assert {t: (r["calls"], r["errors"], r["retries"]) for t, r in rows.items()} == {
-        "Read": (4, 0, 0), "Edit": (4, 2, 2), "Bash": (2, 1, 0), "mcp__pylon__read": (1, 0, 0)}
+        "Read": (4, 0, 0),
+        "Edit": (4, 2, 2),
+        "Bash": (2, 1, 0),
+        "mcp__pylon__read": (1, 0, 0),
+    }
     read_in = sum(len(json.dumps(s[1], separators=(",", ":"))) for s in steps if s[0] == "Read")
     assert rows["Read"]["input_bytes"] == read_in and rows["Read"]["input_tokens"] == (read_in + 3) // 4
     assert rows["Edit"]["result_bytes"] == len("okString not foundString not foundok")
@@ -56,7 +67,10 @@ def test_the_meter_counts_sizes_repeats_failed_edits_and_pylon_reads(make_repo: 
     assert (fe["count"], fe["retried"]) == (3, 2) and len(fe["files"]) == 2  # b.txt twice, pylon edit once
     pr = doc["pylon"]["read"]
     assert (pr["calls"], pr["files"], pr["measured_calls"]) == (2, 1, 2)
-    assert pr["whole_file_tokens"] == 2 * ((len(app) + 3) // 4) and pr["saved_tokens"] == pr["whole_file_tokens"] - pr["tokens"]
+    assert (
+        pr["whole_file_tokens"] == 2 * ((len(app) + 3) // 4)
+        and pr["saved_tokens"] == pr["whole_file_tokens"] - pr["tokens"]
+    )
     assert doc["pylon"]["edit"] == {"calls": 1, "failed": 1, "retried": 0}
     assert doc["session"]["tool_calls"] == len(steps) and doc["bytes_per_token"] == 4
     text = run_cmd("pylon", "tokens", T.SESSION[:6], cwd=repo, env=T.claude_env(home))
@@ -85,14 +99,22 @@ def test_which_session_is_metered(make_repo: MakeRepo, tmp_path: Path) -> None:
     # an id names a session wherever it ran
     elsewhere = tmp_path / "elsewhere"
     T.claude_file(home, elsewhere, [T.assistant(3, elsewhere, "mx", session="other-1")], session="other-1")
-    assert json.loads(run_cmd("pylon", "tokens", "other", "--json", cwd=repo,
-                              env=T.claude_env(home)).out)["session"]["id"] == "other-1"
+    assert (
+        json.loads(run_cmd("pylon", "tokens", "other", "--json", cwd=repo, env=T.claude_env(home)).out)["session"]["id"]
+        == "other-1"
+    )
 
 
 def test_a_session_of_a_removed_file_is_read_from_pylon_reads_own_numbers(make_repo: MakeRepo, tmp_path: Path) -> None:
     repo, home = make_repo({"a.txt": "a\n"}), tmp_path / "h"
-    T.claude_file(home, repo, [T.assistant(1, repo, "m1", tools=[("t1", "Bash", {"command": "pylon read gone.py"})]),
-                               T.result(2, repo, "t1", PYLON_READ_OUT)])
+    T.claude_file(
+        home,
+        repo,
+        [
+            T.assistant(1, repo, "m1", tools=[("t1", "Bash", {"command": "pylon read gone.py"})]),
+            T.result(2, repo, "t1", PYLON_READ_OUT),
+        ],
+    )
     doc = json.loads(run_cmd("pylon", "tokens", "--json", cwd=repo, env=T.claude_env(home)).out)
     # 250 lines at the average size of the two shown ("x = 1", "y = 2": 6 bytes with their newline)
     assert doc["pylon"]["read"]["whole_file_tokens"] == (250 * 6 + 3) // 4

@@ -42,9 +42,19 @@ def claude_file(home: Path, cwd: Path, lines: list[str], session: str = SESSION,
 
 
 def _claude_base(kind: str, at: float, cwd: Path, session: str, side: bool) -> dict[str, Any]:
-    return {"parentUuid": None, "isSidechain": side, "type": kind, "uuid": f"u-{kind}-{at}",
-            "timestamp": _stamp(at), "userType": "external", "entrypoint": "cli", "cwd": str(cwd),
-            "sessionId": session, "version": "2.1.332", "gitBranch": "main"}
+    return {
+        "parentUuid": None,
+        "isSidechain": side,
+        "type": kind,
+        "uuid": f"u-{kind}-{at}",
+        "timestamp": _stamp(at),
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": str(cwd),
+        "sessionId": session,
+        "version": "2.1.332",
+        "gitBranch": "main",
+    }
 
 
 def prompt(at: float, cwd: Path, text: str = "Do the task.", session: str = SESSION) -> str:
@@ -53,38 +63,71 @@ def prompt(at: float, cwd: Path, text: str = "Do the task.", session: str = SESS
     return json.dumps(entry)
 
 
-def assistant(at: float, cwd: Path, message_id: str, *, tools: Sequence[tuple[str, str, dict[str, Any]]] = (),
-              text: str = "", usage: dict[str, Any] | None = None, model: str = "claude-sonnet-4-5",
-              stop: str | None = None, side: bool = False, request: str | None = None,
-              session: str = SESSION) -> str:
+def assistant(
+    at: float,
+    cwd: Path,
+    message_id: str,
+    *,
+    tools: Sequence[tuple[str, str, dict[str, Any]]] = (),
+    text: str = "",
+    usage: dict[str, Any] | None = None,
+    model: str = "claude-sonnet-4-5",
+    stop: str | None = None,
+    side: bool = False,
+    request: str | None = None,
+    session: str = SESSION,
+) -> str:
     """An assistant line: `tools` as (id, name, input) tool_use blocks, or a text block."""
     content: list[dict[str, Any]] = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in tools]
     if text or not content:
         content.append({"type": "text", "text": text or "done"})
-    use = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 10,
-           "service_tier": "standard", "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}}
+    use = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 10,
+        "service_tier": "standard",
+        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+    }
     use.update(usage or {})
     entry = _claude_base("assistant", at, cwd, session, side)
-    entry["message"] = {"id": message_id, "type": "message", "role": "assistant", "model": model, "content": content,
-                        "stop_reason": stop or ("tool_use" if tools else "end_turn"), "stop_sequence": None,
-                        "usage": use}
+    entry["message"] = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop or ("tool_use" if tools else "end_turn"),
+        "stop_sequence": None,
+        "usage": use,
+    }
     if request is not None:
         entry["requestId"] = request
     return json.dumps(entry)
 
 
-def result(at: float, cwd: Path, call_id: str, text: str, error: bool = False, session: str = SESSION,
-           side: bool = False) -> str:
+def result(
+    at: float, cwd: Path, call_id: str, text: str, error: bool = False, session: str = SESSION, side: bool = False
+) -> str:
     entry = _claude_base("user", at, cwd, session, side)
-    entry["message"] = {"role": "user", "content": [{"tool_use_id": call_id, "type": "tool_result", "content": text,
-                                                     "is_error": error}]}
+    entry["message"] = {
+        "role": "user",
+        "content": [{"tool_use_id": call_id, "type": "tool_result", "content": text, "is_error": error}],
+    }
     return json.dumps(entry)
 
 
 def bookkeeping(at: float, session: str = SESSION) -> str:
     """A line that only tells the time (as Claude Code's queue operations and request shapes do)."""
-    return json.dumps({"type": "queue-operation", "operation": "enqueue", "timestamp": _stamp(at),
-                       "sessionId": session, "content": "x"})
+    return json.dumps(
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "timestamp": _stamp(at),
+            "sessionId": session,
+            "content": "x",
+        }
+    )
 
 
 # -- Codex ------------------------------------------------------------------------------------------
@@ -102,8 +145,19 @@ def _codex(kind: str, at: float, payload: dict[str, Any]) -> str:
 
 
 def meta(at: float, cwd: Path, thread: str = THREAD, source: Any = "cli") -> str:
-    return _codex("session_meta", at, {"id": thread, "session_id": thread, "timestamp": _stamp(at), "cwd": str(cwd),
-                                       "originator": "codex_cli", "cli_version": "0.171.0", "source": source})
+    return _codex(
+        "session_meta",
+        at,
+        {
+            "id": thread,
+            "session_id": thread,
+            "timestamp": _stamp(at),
+            "cwd": str(cwd),
+            "originator": "codex_cli",
+            "cli_version": "0.171.0",
+            "source": source,
+        },
+    )
 
 
 def turn_context(at: float, cwd: Path, model: str = "gpt-5.1-codex") -> str:
@@ -115,20 +169,47 @@ def event(at: float, kind: str, **fields: Any) -> str:
 
 
 def call(at: float, call_id: str, command: str, name: str = "exec_command") -> str:
-    return _codex("response_item", at, {"type": "function_call", "id": f"fc_{call_id}", "name": name,
-                                        "arguments": _json.dumps({"cmd": command}), "call_id": call_id})
+    return _codex(
+        "response_item",
+        at,
+        {
+            "type": "function_call",
+            "id": f"fc_{call_id}",
+            "name": name,
+            "arguments": _json.dumps({"cmd": command}),
+            "call_id": call_id,
+        },
+    )
 
 
 def output(at: float, call_id: str, code: int, text: str = "") -> str:
-    return _codex("response_item", at, {"type": "function_call_output", "call_id": call_id,
-                                        "output": f"Chunk ID: 9b1053\nWall time: 0.0000 seconds\nProcess exited with "
-                                                  f"code {code}\nOriginal token count: 2\nOutput:\n{text}"})
+    return _codex(
+        "response_item",
+        at,
+        {
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": f"Chunk ID: 9b1053\nWall time: 0.0000 seconds\nProcess exited with "
+            f"code {code}\nOriginal token count: 2\nOutput:\n{text}",
+        },
+    )
 
 
 def tokens(at: float, total: list[int] | None, last: list[int] | None) -> str:
     """A token_count event; each usage as [input, cached, output, reasoning, total]."""
+
     def usage(v: list[int] | None) -> dict[str, int] | None:
-        return None if v is None else {"input_tokens": v[0], "cached_input_tokens": v[1], "output_tokens": v[2],
-                                       "reasoning_output_tokens": v[3], "total_tokens": v[4]}
+        return (
+            None
+            if v is None
+            else {
+                "input_tokens": v[0],
+                "cached_input_tokens": v[1],
+                "output_tokens": v[2],
+                "reasoning_output_tokens": v[3],
+                "total_tokens": v[4],
+            }
+        )
+
     info = {"total_token_usage": usage(total), "last_token_usage": usage(last), "model_context_window": 258400}
     return event(at, "token_count", info={k: v for k, v in info.items() if v is not None}, rate_limits=None)

@@ -31,20 +31,27 @@ class Oracle:
 
     def _env(self, work: Path) -> dict[str, str]:
         self.serial += 1
-        return {**os.environ, "GIT_DIR": str(self.bare), "GIT_WORK_TREE": str(work),
-                "GIT_INDEX_FILE": str(self.scratch / f"index-{self.serial}")}
+        return {
+            **os.environ,
+            "GIT_DIR": str(self.bare),
+            "GIT_WORK_TREE": str(work),
+            "GIT_INDEX_FILE": str(self.scratch / f"index-{self.serial}"),
+        }
 
     def tree_of(self, work: Path) -> str:
         """`git add -A` of a folder into a fresh index of the scratch clone: the folder's state as git sees it."""
         env = self._env(work)
         subprocess.run(["git", "add", "-A"], cwd=work, env=env, check=True, capture_output=True)
-        return subprocess.run(["git", "write-tree"], cwd=work, env=env, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "write-tree"], cwd=work, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     def commit(self, tree: str, parent: str) -> str:
         return git(self.bare, "commit-tree", tree, "-p", parent, "-m", "oracle").decode().strip()
 
-    def merge(self, checkout: Path, session: Path, baseline: str) -> tuple[set[bytes], dict[bytes, tuple[str, bool, bytes]]]:
+    def merge(
+        self, checkout: Path, session: Path, baseline: str
+    ) -> tuple[set[bytes], dict[bytes, tuple[str, bool, bytes]]]:
         """(conflicting paths, the merged files) of cherry-picking the session's change since the
         baseline onto the checkout's state."""
         ours = self.commit(self.tree_of(checkout), baseline)

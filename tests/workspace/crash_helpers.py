@@ -60,12 +60,14 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def killed(args: list[str], cwd: Path, delay: float, *, after: Callable[[], bool] | None = None,
-           group: bool = False) -> tuple[int | None, float]:
+def killed(
+    args: list[str], cwd: Path, delay: float, *, after: Callable[[], bool] | None = None, group: bool = False
+) -> tuple[int | None, float]:
     """Run `pylon ARGS`; SIGKILL it `delay` s after its start (or after `after()` first holds).
     Returns (exit code, or None when the kill landed; seconds from that start point to the end)."""
-    proc = subprocess.Popen([script("pylon"), *args], cwd=cwd, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [script("pylon"), *args], cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     if after is not None:
         while proc.poll() is None and not after():
             time.sleep(0.001)

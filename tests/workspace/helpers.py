@@ -8,7 +8,9 @@ from pathlib import Path
 from tests.conftest import Result, git, run_cmd, write_files
 
 
-def pylon(*args: str, cwd: Path | str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120) -> Result:
+def pylon(
+    *args: str, cwd: Path | str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 120
+) -> Result:
     return run_cmd("pylon", *args, cwd=cwd, env=env, input=input, timeout=timeout)
 
 
@@ -33,9 +35,17 @@ def guarded(repo: Path, line: str) -> None:
 
     _SEQ[0] += 1
     for name in ("PreToolUse", "PostToolUse"):
-        event = json.dumps({"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "s-1",
-                            "tool_use_id": f"toolu_helper_{_SEQ[0]}", "tool_input": {"command": line},
-                            "tool_response": {}})
+        event = json.dumps(
+            {
+                "hook_event_name": name,
+                "tool_name": "Bash",
+                "cwd": str(repo),
+                "session_id": "s-1",
+                "tool_use_id": f"toolu_helper_{_SEQ[0]}",
+                "tool_input": {"command": line},
+                "tool_response": {},
+            }
+        )
         hook = pylon("guard", "hook", "claude-code", cwd=repo, input=event)
         assert hook.code == 0, hook
         if name == "PreToolUse":

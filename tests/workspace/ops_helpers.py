@@ -92,8 +92,9 @@ def folders(root: Path) -> dict[str, str]:
     for dirpath, dirnames, _filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != ".git" and not os.path.islink(os.path.join(dirpath, d))]
         for name in dirnames:
-            found[os.path.relpath(os.path.join(dirpath, name), root)] = oct(stat.S_IMODE(
-                os.lstat(os.path.join(dirpath, name)).st_mode))
+            found[os.path.relpath(os.path.join(dirpath, name), root)] = oct(
+                stat.S_IMODE(os.lstat(os.path.join(dirpath, name)).st_mode)
+            )
     return found
 
 

@@ -28,10 +28,13 @@ def unignored(snap: dict[str, object]) -> dict[str, object]:
     assert isinstance(found, dict) and isinstance(dirs, dict)
     kept = {p: v for p, v in found.items() if not ignored(p)}
     # a folder stays when it holds a file that stays, or nothing at all (an empty folder is kept)
-    holders = {p[:i] for p in kept for i in range(len(p)) if p[i:i + 1] == b"/"}
-    inner = {p[:i] for p in [*found, *dirs] for i in range(len(p)) if p[i:i + 1] == b"/"}
-    return {**snap, "files": kept, "dirs": {d: m for d, m in dirs.items()
-                                            if not ignored(d + b"/") and (d in holders or d not in inner)}}
+    holders = {p[:i] for p in kept for i in range(len(p)) if p[i : i + 1] == b"/"}
+    inner = {p[:i] for p in [*found, *dirs] for i in range(len(p)) if p[i : i + 1] == b"/"}
+    return {
+        **snap,
+        "files": kept,
+        "dirs": {d: m for d, m in dirs.items() if not ignored(d + b"/") and (d in holders or d not in inner)},
+    }
 
 
 def same(a: dict[str, object], b: dict[str, object], where: str) -> None:
@@ -65,7 +68,9 @@ class World:
         return wid, self.sessions[wid]
 
     def work(self, path: Path, steps: int, commit: bool = False) -> list[str]:
-        return mutate(path, self.rng, steps, commit=commit, make=Maker(path, self.rng) if path != self.repo else self.make)
+        return mutate(
+            path, self.rng, steps, commit=commit, make=Maker(path, self.rng) if path != self.repo else self.make
+        )
 
     def round(self, kind: str) -> str:
         """One round trip; returns its outcome (for the tallies in the report)."""
@@ -73,7 +78,11 @@ class World:
 
     def _apply_undo(self) -> str:
         wid, path = self.session()
-        log = self.work(path, self.rng.randint(1, 5), commit=True) + ["| checkout"] + self.work(self.repo, self.rng.randint(0, 4))
+        log = (
+            self.work(path, self.rng.randint(1, 5), commit=True)
+            + ["| checkout"]
+            + self.work(self.repo, self.rng.randint(0, 4))
+        )
         where = f"seed {self.seed} apply {wid}: {log}"
         before = snapshot(self.repo)
         result = pylon("ws", "apply", wid, "--json", cwd=self.repo)
@@ -105,7 +114,11 @@ class World:
 
     def _move(self, back: str) -> str:
         wid, path = self.session()
-        log = self.work(path, self.rng.randint(0, 4), commit=True) + ["| checkout"] + self.work(self.repo, self.rng.randint(0, 4))
+        log = (
+            self.work(path, self.rng.randint(0, 4), commit=True)
+            + ["| checkout"]
+            + self.work(self.repo, self.rng.randint(0, 4))
+        )
         where = f"seed {self.seed} move {wid} then {back}: {log}"
         main, session = snapshot(self.repo), snapshot(path)
         ok(pylon("ws", "move", wid, "--json", cwd=self.repo), where)
@@ -126,7 +139,9 @@ class World:
         return self._move("undo")
 
 
-def run_rounds(folder: Path, seed: int, rounds: int, kinds: tuple[str, ...] = KINDS, per_world: int = 20) -> dict[str, int]:
+def run_rounds(
+    folder: Path, seed: int, rounds: int, kinds: tuple[str, ...] = KINDS, per_world: int = 20
+) -> dict[str, int]:
     """`rounds` round trips over fresh worlds of `per_world` rounds each; the outcome tallies."""
     tally: dict[str, int] = {}
     rng = random.Random(seed)

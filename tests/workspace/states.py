@@ -117,7 +117,7 @@ def _modify(c: _Change) -> str:
     at = c.rng.randrange(len(lines)) if lines else 0
     nl = b"\r\n" if data.endswith(b"\r\n") else b"\n"
     new = (" ".join(c.rng.choice(WORDS) for _ in range(3))).encode() + nl
-    lines[at:at + 1] = [new] if c.rng.random() < 0.7 else [lines[at] if lines else b"", new]
+    lines[at : at + 1] = [new] if c.rng.random() < 0.7 else [lines[at] if lines else b"", new]
     c.full.write_bytes(b"".join(lines))
     return c.path
 
@@ -174,7 +174,8 @@ def _empty_dir(c: _Change) -> str:
     path = f"{c.rng.choice(['', 'src/', 'docs/'])}empty-{c.rng.randint(1, 4)}" + c.rng.choice(["", "/deeper"])
     parents = ["/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 1)]
     if not os.path.lexists(c.root / path) and not any(
-            os.path.lexists(c.root / part) and not (c.root / part).is_dir() for part in parents):
+        os.path.lexists(c.root / part) and not (c.root / part).is_dir() for part in parents
+    ):
         (c.root / path).mkdir(parents=True)
     return path
 
@@ -207,11 +208,40 @@ def _commit(c: _Change) -> str:
 
 
 # action -> what it does; the list is drawn from in this order (modify and add weigh double)
-CHANGES = {"modify": _modify, "add": _add, "add-staged": _add, "stage": _stage, "stage-then-edit": _stage,
-           "delete": _delete, "git-rm": _git_rm, "git-mv": _move, "mv": _move, "chmod": _chmod, "retype": _retype,
-           "ignored": _ignored, "odd-bits": _chmod, "empty-dir": _empty_dir}
-DRAWN = ["modify", "modify", "add", "add-staged", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv",
-         "chmod", "retype", "ignored", "odd-bits", "empty-dir", "dir-bits"]
+CHANGES = {
+    "modify": _modify,
+    "add": _add,
+    "add-staged": _add,
+    "stage": _stage,
+    "stage-then-edit": _stage,
+    "delete": _delete,
+    "git-rm": _git_rm,
+    "git-mv": _move,
+    "mv": _move,
+    "chmod": _chmod,
+    "retype": _retype,
+    "ignored": _ignored,
+    "odd-bits": _chmod,
+    "empty-dir": _empty_dir,
+}
+DRAWN = [
+    "modify",
+    "modify",
+    "add",
+    "add-staged",
+    "stage",
+    "stage-then-edit",
+    "delete",
+    "git-rm",
+    "git-mv",
+    "mv",
+    "chmod",
+    "retype",
+    "ignored",
+    "odd-bits",
+    "empty-dir",
+    "dir-bits",
+]
 # the actions that change an existing path: with nothing on disk, they add one instead
 ON_A_PATH = {"modify", "stage", "stage-then-edit", "delete", "git-rm", "git-mv", "mv", "chmod", "retype", "odd-bits"}
 
@@ -292,12 +322,16 @@ def differences(a: dict[str, object], b: dict[str, object]) -> list[str]:
     for path in sorted(set(fa) | set(fb)):
         if fa.get(path) != fb.get(path):
             left, right = fa.get(path), fb.get(path)
-            found.append(f"{path!r}: {left and left[:2]} {left and len(left[2])}B -> {right and right[:2]} "
-                         f"{right and len(right[2])}B")
+            found.append(
+                f"{path!r}: {left and left[:2]} {left and len(left[2])}B -> {right and right[:2]} "
+                f"{right and len(right[2])}B"
+            )
     da, db = a.get("dirs", {}), b.get("dirs", {})
     assert isinstance(da, dict) and isinstance(db, dict)
     for path in sorted(set(da) | set(db)):
         if da.get(path) != db.get(path):
-            found.append(f"folder {path!r}: {oct(da[path]) if path in da else 'absent'} -> "
-                         f"{oct(db[path]) if path in db else 'absent'}")
+            found.append(
+                f"folder {path!r}: {oct(da[path]) if path in da else 'absent'} -> "
+                f"{oct(db[path]) if path in db else 'absent'}"
+            )
     return found

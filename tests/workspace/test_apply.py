@@ -45,14 +45,23 @@ def test_apply_merges_session_work_as_unstaged_changes_and_keeps_the_index(repo:
     doc = result.json()
     assert doc["applied"] is True and doc["staged_kept"] is True
     assert {f["path"]: f["status"] for f in doc["files"]} == {
-        "staged.txt": "modified", "agent.txt": "added", "src/app.py": "modified", "README.md": "deleted"}
+        "staged.txt": "modified",
+        "agent.txt": "added",
+        "src/app.py": "modified",
+        "README.md": "deleted",
+    }
     assert index_snapshot(repo) == raw_index and git(repo, "ls-files", "-s") == git_index
     assert git(repo, "rev-parse", "HEAD") == head
     assert visible(files(repo)) == expected
     assert (repo / "staged.txt").read_text() == "ONE\ntwo\nTHREE\n"
     assert git(repo, "show", ":staged.txt") == "one\ntwo\nthree\n"  # the staged version is as it was
     assert git(repo, "status", "--porcelain").splitlines() == [
-        " D README.md", " M src/app.py", "AM staged.txt", "?? agent.txt", "?? untracked.txt"]
+        " D README.md",
+        " M src/app.py",
+        "AM staged.txt",
+        "?? agent.txt",
+        "?? untracked.txt",
+    ]
 
 
 def test_apply_text_output_names_the_paths_and_the_undo(repo: Path) -> None:
@@ -99,8 +108,12 @@ def test_refused_while_git_is_in_the_middle_of_something(repo: Path, kind: str) 
     git(repo, "checkout", "-q", "main")
     write_files(repo, {"README.md": "main\n"})
     git(repo, "commit", "-qam", "main")
-    way_out = {"merge": "git merge --abort", "rebase": "git rebase --abort", "cherry-pick": "git cherry-pick --abort",
-               "bisect": "git bisect reset"}[kind]
+    way_out = {
+        "merge": "git merge --abort",
+        "rebase": "git rebase --abort",
+        "cherry-pick": "git cherry-pick --abort",
+        "bisect": "git bisect reset",
+    }[kind]
     if kind == "merge":
         git(repo, "merge", "other", check=False)
     elif kind == "rebase":

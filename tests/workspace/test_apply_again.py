@@ -18,7 +18,9 @@ def started(repo: Path, tmp_path: Path) -> tuple[Path, str, Oracle]:
     write_files(repo, {"notes.txt": "one\ntwo\nthree\n"})
     made = new(repo, "a")
     path = Path(str(made["path"]))
-    write_files(path, {"feature.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n", "README.md": "# by the agent\n"})
+    write_files(
+        path, {"feature.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n", "README.md": "# by the agent\n"}
+    )
     return path, str(made["baseline"]), Oracle(tmp_path / "oracle", repo)
 
 

@@ -110,8 +110,10 @@ def test_apply_waits_for_an_interrupted_op_to_be_settled(tmp_path: Path) -> None
     for seed in range(5, 10):
         repo, _ = prepared(tmp_path, seed)
         before = snapshot(repo)
-        if apply_killed(repo, 0.0, after_intent=True)[0] is None and \
-                pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]:
+        if (
+            apply_killed(repo, 0.0, after_intent=True)[0] is None
+            and pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
+        ):
             break
     else:
         pytest.fail("in five applies, no kill sent right after the intent landed before the op was done")

@@ -43,8 +43,21 @@ def _mutate(rng: random.Random, lines: list[str], tag: str) -> list[str]:
 def merge_file(tmp: Path, ours: bytes, base: bytes, theirs: bytes, diff3: bool) -> tuple[int, bytes]:
     for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
         (tmp / name).write_bytes(data)
-    args = ["git", "merge-file", "-p", *(["--diff3"] if diff3 else []),
-            "-L", "checkout", "-L", "base", "-L", "session a", "ours", "base", "theirs"]
+    args = [
+        "git",
+        "merge-file",
+        "-p",
+        *(["--diff3"] if diff3 else []),
+        "-L",
+        "checkout",
+        "-L",
+        "base",
+        "-L",
+        "session a",
+        "ours",
+        "base",
+        "theirs",
+    ]
     proc = subprocess.run(args, cwd=tmp, capture_output=True)
     assert proc.returncode >= 0, proc.stderr
     return proc.returncode, proc.stdout
@@ -72,7 +85,9 @@ def test_markers_match_git_merge_file_and_undo_restores(repo: Path, tmp_path: Pa
     expected: dict[str, bytes] = {}
     conflicting: set[str] = set()
     for path, text in base.items():
-        code, merged = merge_file(scratch, (repo / path).read_bytes(), text.encode(), (session / path).read_bytes(), diff3)
+        code, merged = merge_file(
+            scratch, (repo / path).read_bytes(), text.encode(), (session / path).read_bytes(), diff3
+        )
         expected[path] = merged
         if code:
             conflicting.add(path)
@@ -116,7 +131,8 @@ def test_conflicts_and_apply_print_the_same_report(repo: Path) -> None:
     assert block.rstrip("\n") in marked.err
     assert "f.txt  (conflict markers)" in marked.out and "h.txt" in marked.out
     assert (repo / "f.txt").read_text() == (
-        "a\n<<<<<<< checkout\nPERSON\nc\nd\nE1\n=======\nSESSION\nc\nd\nE2\n>>>>>>> session a\n")
+        "a\n<<<<<<< checkout\nPERSON\nc\nd\nE1\n=======\nSESSION\nc\nd\nE2\n>>>>>>> session a\n"
+    )
 
 
 def test_a_marker_like_line_of_the_file_itself_is_kept(repo: Path) -> None:

@@ -67,7 +67,11 @@ def test_named_baselines_stay_and_delete(repo: Path) -> None:
 
 def test_bad_baseline_name_is_a_usage_error(repo: Path) -> None:
     for bad in ("a/b", "..", "x.lock", "-x", "a" * 65, "sp ace"):
-        r = pylon("ws", "baseline", "--json", "--", bad, cwd=repo) if bad.startswith("-") else pylon("ws", "baseline", bad, "--json", cwd=repo)
+        r = (
+            pylon("ws", "baseline", "--json", "--", bad, cwd=repo)
+            if bad.startswith("-")
+            else pylon("ws", "baseline", bad, "--json", cwd=repo)
+        )
         assert r.code == 2, (bad, r)
         assert r.json()["error"]["code"] == "bad-baseline-name"
     assert git(repo, "for-each-ref", "refs/pylon/") == ""

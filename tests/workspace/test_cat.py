@@ -17,9 +17,15 @@ def test_reads_a_file_relative_to_the_current_folder(repo: Path) -> None:
     assert j["content"] == "print('hello')\n" and j["size"] == 15 and j["truncated"] is False
 
 
-CODE_OF = {"absolute": ("path-outside", 2), "dotdot": ("path-outside", 2), "symlink-outside": ("path-outside", 2),
-           "git-dir": ("path-refused", 1), "directory": ("is-directory", 1), "special-file": ("not-regular", 1),
-           "symlink-loop": ("symlink-loop", 1)}
+CODE_OF = {
+    "absolute": ("path-outside", 2),
+    "dotdot": ("path-outside", 2),
+    "symlink-outside": ("path-outside", 2),
+    "git-dir": ("path-refused", 1),
+    "directory": ("is-directory", 1),
+    "special-file": ("not-regular", 1),
+    "symlink-loop": ("symlink-loop", 1),
+}
 
 
 @pytest.mark.parametrize(
@@ -50,7 +56,12 @@ def test_symlinks_fifos_and_git_files(repo: Path, tmp_path: Path) -> None:
     os.symlink(".git/config", repo / "git-link")
     os.symlink("src/app.py", repo / "ok-link")
     os.mkfifo(repo / "pipe")
-    for name, reason in (("out-link", "symlink-outside"), ("rel-link", "symlink-outside"), ("git-link", "git-dir"), ("pipe", "special-file")):
+    for name, reason in (
+        ("out-link", "symlink-outside"),
+        ("rel-link", "symlink-outside"),
+        ("git-link", "git-dir"),
+        ("pipe", "special-file"),
+    ):
         r = pylon("ws", "cat", name, "--json", cwd=repo, timeout=20)
         assert r.code == CODE_OF[reason][1], (name, r)
         assert r.json()["error"]["reason"] == reason and r.json()["error"]["code"] == CODE_OF[reason][0], name

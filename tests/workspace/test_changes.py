@@ -16,7 +16,9 @@ def _files(repo: Path, *args: str) -> dict[str, dict]:
 
 def test_every_status_with_counts(repo: Path) -> None:
     assert pylon("ws", "baseline", cwd=repo).code == 0
-    write_files(repo, {"src/app.py": "print('hello')\nprint('more')\n", "added.txt": "a\nb\n", "blob.bin": b"\x00\x01\x02"})
+    write_files(
+        repo, {"src/app.py": "print('hello')\nprint('more')\n", "added.txt": "a\nb\n", "blob.bin": b"\x00\x01\x02"}
+    )
     (repo / "docs/guide.txt").unlink()
     os.chmod(repo / "src/util.py", 0o755)
     (repo / "README.md").unlink()
@@ -24,7 +26,13 @@ def test_every_status_with_counts(repo: Path) -> None:
     files = _files(repo)
     assert files["src/app.py"]["status"] == "modified"
     assert (files["src/app.py"]["additions"], files["src/app.py"]["deletions"]) == (1, 0)
-    assert files["added.txt"] == {"path": "added.txt", "status": "added", "additions": 2, "deletions": 0, "binary": False}
+    assert files["added.txt"] == {
+        "path": "added.txt",
+        "status": "added",
+        "additions": 2,
+        "deletions": 0,
+        "binary": False,
+    }
     assert files["docs/guide.txt"]["status"] == "deleted" and files["docs/guide.txt"]["deletions"] == 3
     assert files["src/util.py"]["status"] == "mode"
     assert (files["src/util.py"]["old_mode"], files["src/util.py"]["new_mode"]) == ("100644", "100755")
@@ -179,4 +187,7 @@ def test_same_size_edit_of_an_untracked_file_with_mtime_restored_untrusted_ctime
     assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
     doc = pylon("ws", "changes", "--json", cwd=repo).json()
     assert git(repo, "show", f"{doc['worktree_tree']}:notes.txt") == "bbbb\n"
-    assert git(repo, "hash-object", "notes.txt").strip() == git(repo, "rev-parse", f"{doc['worktree_tree']}:notes.txt").strip()
+    assert (
+        git(repo, "hash-object", "notes.txt").strip()
+        == git(repo, "rev-parse", f"{doc['worktree_tree']}:notes.txt").strip()
+    )

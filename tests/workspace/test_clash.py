@@ -81,8 +81,13 @@ def pair(make_repo: MakeRepo) -> tuple[Path, Path]:
 
 
 def hook(repo: Path, agent: str, tool: str, tool_input: dict) -> dict:
-    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(repo),
-             "session_id": "t"}
+    event = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "cwd": str(repo),
+        "session_id": "t",
+    }
     res = pylon("hook", agent, cwd=repo, input=json.dumps(event))
     assert res.code == 0, res
     return json.loads(res.out)

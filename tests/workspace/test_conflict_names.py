@@ -35,7 +35,10 @@ def test_a_file_folder_clash_is_named_by_its_path_with_each_sides_kind(make_repo
     doc = pylon("ws", "conflicts", "--json", cwd=repo).json()
     conflicts = {c["path"]: c for c in doc["pairs"][0]["conflicts"]}
     assert sorted(conflicts) == ["clash", "gone.txt", "ln"]
-    assert conflicts["clash"]["sides"] == [{"side": "session s1", "has": "file"}, {"side": "session s2", "has": "folder"}]
+    assert conflicts["clash"]["sides"] == [
+        {"side": "session s1", "has": "file"},
+        {"side": "session s2", "has": "folder"},
+    ]
     assert conflicts["clash"]["aside"].startswith("clash~")  # where git's merge put the file
     assert all(not HEX40.search(m.replace(conflicts["clash"]["aside"], "")) for m in conflicts["clash"]["messages"])
 

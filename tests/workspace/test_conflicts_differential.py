@@ -24,10 +24,15 @@ from tests.workspace.wt_helpers import new
 
 LINES = "".join(f"line {i}\n" for i in range(1, 13))
 BASE = {
-    "f0.txt": LINES, "f1.txt": LINES, "f2.txt": LINES, "f3.txt": LINES,
+    "f0.txt": LINES,
+    "f1.txt": LINES,
+    "f2.txt": LINES,
+    "f3.txt": LINES,
     "run.sh": "#!/bin/sh\necho hi\n" + LINES,
-    "d1/a.txt": "alpha\n" + LINES, "d1/b.txt": "beta\n" + LINES,
-    "d2/x.txt": "x\n" + LINES, "d2/deep/y.txt": "y\n" + LINES,
+    "d1/a.txt": "alpha\n" + LINES,
+    "d1/b.txt": "beta\n" + LINES,
+    "d2/x.txt": "x\n" + LINES,
+    "d2/deep/y.txt": "y\n" + LINES,
     "keep/k.txt": LINES,
 }
 
@@ -52,18 +57,37 @@ def _remove(path: Path) -> None:
 def _put(root: Path, rel: str, text: str) -> None:
     """Write a file unless a file sits where one of its folders would be, or a folder at its path."""
     parts = rel.split("/")
-    if any((root / "/".join(parts[:i])).is_file() or (root / "/".join(parts[:i])).is_symlink()
-           for i in range(1, len(parts))) or (root / rel).is_dir():
+    if (
+        any(
+            (root / "/".join(parts[:i])).is_file() or (root / "/".join(parts[:i])).is_symlink()
+            for i in range(1, len(parts))
+        )
+        or (root / rel).is_dir()
+    ):
         return
     write_files(root, {rel: text})
 
 
 def change(root: Path, rng: random.Random, tag: str) -> list[str]:
     """One random change to the checkout at `root`; returns what it did (for a failure message)."""
-    kind = rng.choice([
-        "clash-file", "clash-folder", "edit", "edit", "delete", "rename-file", "chmod", "symlink",
-        "rename-folder", "add-in-folder", "file-to-folder", "folder-to-file", "add-same", "deep-add",
-    ])
+    kind = rng.choice(
+        [
+            "clash-file",
+            "clash-folder",
+            "edit",
+            "edit",
+            "delete",
+            "rename-file",
+            "chmod",
+            "symlink",
+            "rename-folder",
+            "add-in-folder",
+            "file-to-folder",
+            "folder-to-file",
+            "add-same",
+            "deep-add",
+        ]
+    )
     f = f"f{rng.randrange(4)}.txt"
     if kind == "clash-file":
         _put(root, "clash", f"file by {tag}\n")
@@ -118,15 +142,17 @@ def commit_of(root: Path, baseline: str, scratch: Path) -> str:
     env = {**os.environ, "GIT_INDEX_FILE": str(scratch)}
     for args in (["read-tree", baseline], ["add", "-A"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    tree = subprocess.run(["git", "write-tree"], cwd=root, env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=root, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
     scratch.unlink()
     return git(root, "commit-tree", tree, "-p", baseline, "-m", "oracle").strip()
 
 
 def git_conflicts(repo: Path, ours: str, theirs: str) -> bool:
-    proc = subprocess.run(["git", "merge-tree", "--write-tree", "--name-only", ours, theirs], cwd=repo,
-                          capture_output=True)
+    proc = subprocess.run(
+        ["git", "merge-tree", "--write-tree", "--name-only", ours, theirs], cwd=repo, capture_output=True
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode == 1
 
@@ -145,9 +171,11 @@ def one_round(make_repo: MakeRepo, tmp_path: Path, seed: int, count: int) -> tup
     for wid in [*ids, "main"]:
         root = repo if wid == "main" else paths[wid]
         did[wid] = [k for _ in range(rng.randint(1, 3)) for k in change(root, rng, wid)]
-    commits = {wid: commit_of(repo if wid == "main" else paths[wid], baseline, tmp_path / f"idx-{seed}-{wid}")
-               for wid in [*ids, "main"]}
-    expected = {(a, b) for i, a in enumerate(ids) for b in ids[i + 1:] if git_conflicts(repo, commits[a], commits[b])}
+    commits = {
+        wid: commit_of(repo if wid == "main" else paths[wid], baseline, tmp_path / f"idx-{seed}-{wid}")
+        for wid in [*ids, "main"]
+    }
+    expected = {(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if git_conflicts(repo, commits[a], commits[b])}
     expected |= {(a, "main") for a in ids if git_conflicts(repo, commits[a], commits["main"])}
 
     result = pylon("ws", "conflicts", "--json", cwd=repo)
@@ -157,10 +185,14 @@ def one_round(make_repo: MakeRepo, tmp_path: Path, seed: int, count: int) -> tup
     missed, invented = expected - found, found - expected
     assert not missed and not invented, {
         "missed": {pair: (did[pair[0]], did[pair[1]]) for pair in missed},
-        "invented": {pair: (did[pair[0]], did[pair[1]]) for pair in invented}, "seed": seed}
+        "invented": {pair: (did[pair[0]], did[pair[1]]) for pair in invented},
+        "seed": seed,
+    }
     listed = {w["id"]: w["overlaps"] for w in pylon("ws", "list", "--json", cwd=repo).json()["worktrees"]}
-    overlaps = {wid: sorted({b for a, b in expected if a == wid and b != "main"} | {a for a, b in expected if b == wid})
-                for wid in ids}
+    overlaps = {
+        wid: sorted({b for a, b in expected if a == wid and b != "main"} | {a for a, b in expected if b == wid})
+        for wid in ids
+    }
     assert listed == overlaps, {"seed": seed}
     return len(ids) * (len(ids) - 1) // 2 + len(ids), len(expected)
 

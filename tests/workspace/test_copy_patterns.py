@@ -19,19 +19,64 @@ from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
 FILES = [
-    "build/out.log", "build/keep.txt", "src/build/gen.c", "src/build", "src/builder/x.o",
-    "#notes", "!bang", "a*b", "axb", "sp ", "sp", "tab\tname",
-    ".env", "conf/.env", "conf/local.toml", "conf/deep/er/local.toml", "deep/a/b/c.env",
-    "logs/2024/x.log", "logs/y.log", "docs/private/x.md", "x/y/z/private/q.md", "weird [1].txt", "w1.txt",
+    "build/out.log",
+    "build/keep.txt",
+    "src/build/gen.c",
+    "src/build",
+    "src/builder/x.o",
+    "#notes",
+    "!bang",
+    "a*b",
+    "axb",
+    "sp ",
+    "sp",
+    "tab\tname",
+    ".env",
+    "conf/.env",
+    "conf/local.toml",
+    "conf/deep/er/local.toml",
+    "deep/a/b/c.env",
+    "logs/2024/x.log",
+    "logs/y.log",
+    "docs/private/x.md",
+    "x/y/z/private/q.md",
+    "weird [1].txt",
+    "w1.txt",
 ]
 
 CASES = [
-    ["/build/"], ["build/"], ["build"], ["/src/build"], ["src/build/"],
-    ["\\#notes"], ["#notes"], ["\\!bang"], ["!bang"], ["a\\*b"], ["a*b"], ["sp\\ "], ["sp "], ["sp"],
-    ["build/", "!build/keep.txt"], ["build/*", "!build/keep.txt"], ["*.env", "!conf/.env"],
-    ["**/private/"], ["docs/**"], ["logs/**/*.log"], ["**/local.toml"], ["conf/**/local.toml"],
-    ["deep/**/c.env"], ["*.log", "!logs/"], ["weird [1].txt"], ["w[0-9].txt"], ["w[!0-9].txt"],
-    ["tab\tname"], ["*"], ["conf/", "!conf/local.toml"], ["/*.env"], ["?.env", "conf"],
+    ["/build/"],
+    ["build/"],
+    ["build"],
+    ["/src/build"],
+    ["src/build/"],
+    ["\\#notes"],
+    ["#notes"],
+    ["\\!bang"],
+    ["!bang"],
+    ["a\\*b"],
+    ["a*b"],
+    ["sp\\ "],
+    ["sp "],
+    ["sp"],
+    ["build/", "!build/keep.txt"],
+    ["build/*", "!build/keep.txt"],
+    ["*.env", "!conf/.env"],
+    ["**/private/"],
+    ["docs/**"],
+    ["logs/**/*.log"],
+    ["**/local.toml"],
+    ["conf/**/local.toml"],
+    ["deep/**/c.env"],
+    ["*.log", "!logs/"],
+    ["weird [1].txt"],
+    ["w[0-9].txt"],
+    ["w[!0-9].txt"],
+    ["tab\tname"],
+    ["*"],
+    ["conf/", "!conf/local.toml"],
+    ["/*.env"],
+    ["?.env", "conf"],
 ]
 
 
@@ -54,8 +99,12 @@ def oracle(tmp: Path, patterns: list[str]) -> set[str]:
     listed = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
     import subprocess
 
-    proc = subprocess.run(["git", "-c", f"core.excludesFile={rules}", "check-ignore", "--no-index", "--stdin", "-z"],
-                          cwd=root, input="\0".join(listed).encode() + b"\0", capture_output=True)
+    proc = subprocess.run(
+        ["git", "-c", f"core.excludesFile={rules}", "check-ignore", "--no-index", "--stdin", "-z"],
+        cwd=root,
+        input="\0".join(listed).encode() + b"\0",
+        capture_output=True,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return {p for p in proc.stdout.decode().split("\0") if p}
 
@@ -92,16 +141,28 @@ def test_the_checkouts_own_rules_decide_what_is_ignored(repo: Path, tmp_path: Pa
     listed = [str(p.relative_to(repo)) for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts]
     import subprocess
 
-    proc = subprocess.run(["git", "check-ignore", "--stdin", "-z"], cwd=repo, input="\0".join(listed).encode() + b"\0",
-                          capture_output=True)
+    proc = subprocess.run(
+        ["git", "check-ignore", "--stdin", "-z"],
+        cwd=repo,
+        input="\0".join(listed).encode() + b"\0",
+        capture_output=True,
+    )
     ignored = {p for p in proc.stdout.decode().split("\0") if p}
     for patterns in (["*"], ["logs/", "conf/"], ["build/", "*.env", "!conf/.env"]):
         assert set(select(str(repo), patterns)) == oracle(tmp_path, patterns) & ignored, patterns
 
 
 def test_an_anchored_folder_and_escapes_reach_ws_new(repo: Path) -> None:
-    write_files(repo, {"build/out.log": "top\n", "src/build/gen.c": "nested\n", "#notes": "n\n", "!bang": "b\n",
-                       ".worktreeinclude": "/build/\n\\#notes\n"})
+    write_files(
+        repo,
+        {
+            "build/out.log": "top\n",
+            "src/build/gen.c": "nested\n",
+            "#notes": "n\n",
+            "!bang": "b\n",
+            ".worktreeinclude": "/build/\n\\#notes\n",
+        },
+    )
     (repo / ".git" / "info" / "exclude").write_text("#notes\n!bang\n\\#notes\n\\!bang\n")
     made = new(repo, "cp", "--copy", "\\!bang")
     path = Path(str(made["path"]))

@@ -10,8 +10,8 @@ import json
 import os
 import signal
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import script
@@ -127,5 +127,8 @@ def test_a_file_replaced_by_a_folder_at_the_cut(repo: Path) -> None:
     for _ in range(2):  # the second asks from the same base again: the cut path
         doc = pylon("ws", "changes", "--since", "HEAD", "--limit", "2", "--json", cwd=repo).json()
         assert doc.get("total") == 3, doc
-        assert [(f["path"], f["status"]) for f in doc["files"]] == [("README.md/x.txt", "added"), ("src/app.py", "deleted")]
+        assert [(f["path"], f["status"]) for f in doc["files"]] == [
+            ("README.md/x.txt", "added"),
+            ("src/app.py", "deleted"),
+        ]
         (repo / "README.md" / "x.txt").write_text("x2\n")  # a new tree for the next round

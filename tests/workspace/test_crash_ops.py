@@ -44,8 +44,12 @@ class Scene:
         mixed_state(self.wt, seed=11, tag="agent")
         (self.wt / "keep.log").unlink()  # ignored files are no part of a state (rm --force loses them by design)
         mixed_state(repo, seed=12, tag="main")
-        self.args = {"move": ["ws", "move", "a"], "move-back": ["ws", "move", "a", "--back"],
-                     "rm": ["ws", "rm", "a", "--force"], "restore": ["ws", "restore", "b1"]}[command]
+        self.args = {
+            "move": ["ws", "move", "a"],
+            "move-back": ["ws", "move", "a", "--back"],
+            "rm": ["ws", "rm", "a", "--force"],
+            "restore": ["ws", "restore", "b1"],
+        }[command]
         if command == "move-back":
             assert pylon("ws", "move", "a", cwd=repo).code == 0
         if command == "restore":

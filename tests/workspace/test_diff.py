@@ -108,8 +108,15 @@ def test_out_is_a_patch_git_applies_binaries_included(repo: Path, tmp_path: Path
 
     write_files(repo, {"img.bin": bytes(range(256)) * 8, "gone.bin": b"\x00\x01old"})
     commit_all(repo, "binaries")
-    write_files(repo, {"img.bin": bytes(reversed(range(256))) * 8, "new.bin": b"\x00new\xff" * 100,
-                       "src/app.py": "print('changed')\n", "added.txt": "a\n"})
+    write_files(
+        repo,
+        {
+            "img.bin": bytes(reversed(range(256))) * 8,
+            "new.bin": b"\x00new\xff" * 100,
+            "src/app.py": "print('changed')\n",
+            "added.txt": "a\n",
+        },
+    )
     os.unlink(repo / "gone.bin")
     os.chmod(repo / "README.md", 0o755)
     target = tmp_path / "all.diff"

@@ -66,8 +66,9 @@ def test_apply_lists_a_mode_change_and_carries_it_alone(make_repo: MakeRepo) -> 
     wt2 = session(repo, "s2")
     os.chmod(wt2 / "other.txt", 0o640)
     alone = ok(repo, "apply", "s2")
-    assert alone["applied"] and alone["files"] == [{"path": "other.txt", "status": "mode", "old_mode": "644",
-                                                   "new_mode": "640"}]
+    assert alone["applied"] and alone["files"] == [
+        {"path": "other.txt", "status": "mode", "old_mode": "644", "new_mode": "640"}
+    ]
     assert stat.S_IMODE(os.lstat(repo / "other.txt").st_mode) == 0o640
     ok(repo, "undo")
     assert stat.S_IMODE(os.lstat(repo / "other.txt").st_mode) == 0o644
@@ -187,8 +188,9 @@ def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo: MakeRepo)
     landed = 0
     for n in range(sized(6, 30)):
         count = len(os.listdir(ops))
-        code, _ = killed(["ws", "sync", "s1"], repo, rng.uniform(0, span * 0.3), group=True,
-                         after=more_entries_than(ops, count))
+        code, _ = killed(
+            ["ws", "sync", "s1"], repo, rng.uniform(0, span * 0.3), group=True, after=more_entries_than(ops, count)
+        )
         stuck = pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
         if code is None and stuck:
             landed += 1

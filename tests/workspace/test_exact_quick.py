@@ -28,8 +28,9 @@ def walked(root: Path, tree: str) -> dict[str, object]:
 def step(root: Path, rng: random.Random, n: int) -> None:
     files = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
     dirs = [p for p in root.rglob("*") if p.is_dir() and ".git" not in p.parts]
-    kind = rng.choice(["chmod", "chmod", "new", "delete", "edit", "rename", "mkdir", "rmdir", "fill", "touch",
-                       "add", "ignored"])
+    kind = rng.choice(
+        ["chmod", "chmod", "new", "delete", "edit", "rename", "mkdir", "rmdir", "fill", "touch", "add", "ignored"]
+    )
     if kind == "chmod" and files:
         os.chmod(rng.choice(files), rng.choice(MODES))
     elif kind == "new":
@@ -118,7 +119,10 @@ def test_the_quick_baseline_is_exact_and_restores(make_repo: MakeRepo) -> None:
     done = pylon("ws", "restore", "last", cwd=repo)
     assert done.code == 0, done
     assert {p: os.lstat(repo / p).st_mode & 0o7777 for p in ("a.txt", "conf/b.ini", "run.sh")} == {
-        "a.txt": 0o600, "conf/b.ini": 0o640, "run.sh": 0o700}
+        "a.txt": 0o600,
+        "conf/b.ini": 0o640,
+        "run.sh": 0o700,
+    }
     assert (repo / "empty" / "deeper").is_dir()
 
 
@@ -129,8 +133,12 @@ def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo: Mak
     from tests.conftest import script
 
     repo = make_repo(files={"a.txt": "a\n"})
-    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--debounce", "0.1", "--timeout", "20"], cwd=repo,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "ws", "watch", "--debounce", "0.1", "--timeout", "20"],
+        cwd=repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stderr is not None and "watching" in proc.stderr.readline().decode()
         os.chmod(repo / "a.txt", 0o600)

@@ -18,8 +18,11 @@ from tests.workspace.ops_helpers import entries as tree
 
 
 def git_view(root: Path) -> tuple[str, str, str]:
-    return (git(root, "ls-files", "-s"), git(root, "rev-parse", "-q", "--verify", "HEAD", check=False),
-            git(root, "symbolic-ref", "-q", "HEAD", check=False))
+    return (
+        git(root, "ls-files", "-s"),
+        git(root, "rev-parse", "-q", "--verify", "HEAD", check=False),
+        git(root, "symbolic-ref", "-q", "HEAD", check=False),
+    )
 
 
 def odd_modes(root: Path, tag: str) -> None:
@@ -187,6 +190,7 @@ def test_rm_force_refuses_what_it_cannot_keep(make_repo: MakeRepo, what: str) ->
         (wt / "inner" / "f.txt").write_text("history of its own\n")
         git(wt / "inner", "add", "-A")
         git(wt / "inner", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "own")
+
     def kept_refs() -> list[str]:  # the capture cache (refs/pylon/.../current) aside
         return [r for r in git(repo, "for-each-ref").splitlines() if not r.endswith("/current")]
 

@@ -38,8 +38,10 @@ def test_fingerprint_is_stable_and_follows_every_part_of_the_state(repo: Path) -
 
 def test_run_reports_exactly_what_the_command_changed(repo: Path) -> None:
     write_files(repo, {"already-dirty.txt": "before\n"})
-    script = ("echo made > made.txt && rm docs/guide.txt && echo more >> src/app.py && chmod +x src/util.py "
-              "&& touch README.md")
+    script = (
+        "echo made > made.txt && rm docs/guide.txt && echo more >> src/app.py && chmod +x src/util.py "
+        "&& touch README.md"
+    )
     r = pylon("ws", "run", "--json", "--", "sh", "-c", script, cwd=repo)
     assert r.code == 0, r
     doc = r.json()

@@ -14,13 +14,18 @@ from pathlib import Path
 from tests.conftest import Result
 from tests.workspace.helpers import pylon
 
-_MAKE = ("import os\nos.makedirs('gen', exist_ok=True)\nfor i in range(500):\n"
-         "    open('gen/f%03d.txt' % i, 'w').write('x\\n')\n")
+_MAKE = (
+    "import os\nos.makedirs('gen', exist_ok=True)\nfor i in range(500):\n"
+    "    open('gen/f%03d.txt' % i, 'w').write('x\\n')\n"
+)
 
 
 def _full_tree_diffs(trace: Path) -> list[str]:
-    starts = [line.split(" start ", 1)[1] for line in trace.read_text().splitlines()
-              if " start git " in line and " diff-tree " in line]
+    starts = [
+        line.split(" start ", 1)[1]
+        for line in trace.read_text().splitlines()
+        if " start git " in line and " diff-tree " in line
+    ]
     return [s for s in starts if " -- " not in s]
 
 

@@ -34,8 +34,19 @@ from tests.workspace.helpers import pylon
 WANTED = os.environ.get("PYLON_IGNORE_ROUNDS")  # read at import: the per-test fixture drops PYLON_* variables
 FAST = 14
 PATTERNS = [".env", "*.log", "cache/", "secret*", "*.tmp", "notes.*", "!keep.log", "/top.txt"]
-NAMES = [".env", "app.log", "keep.log", "cache/blob.bin", "secret.txt", "sub/t.tmp", "sub/notes.md", "notes.md",
-         "top.txt", "sub/top.txt", "plain.txt"]
+NAMES = [
+    ".env",
+    "app.log",
+    "keep.log",
+    "cache/blob.bin",
+    "secret.txt",
+    "sub/t.tmp",
+    "sub/notes.md",
+    "notes.md",
+    "top.txt",
+    "sub/top.txt",
+    "plain.txt",
+]
 
 
 def gitio(root: Path, *args: str, data: bytes) -> str:
@@ -149,8 +160,13 @@ class World:
         if not self.baseline:
             choices = ["baseline"]
         kind = self.rng.choice(choices)
-        args = {"move": ["ws", "move", "s1"], "back": ["ws", "move", "s1", "--back"], "undo": ["ws", "undo"],
-                "restore": ["ws", "restore", "b1"], "baseline": ["ws", "baseline", "b1"]}[kind]
+        args = {
+            "move": ["ws", "move", "s1"],
+            "back": ["ws", "move", "s1", "--back"],
+            "undo": ["ws", "undo"],
+            "restore": ["ws", "restore", "b1"],
+            "baseline": ["ws", "baseline", "b1"],
+        }[kind]
         return args, kind
 
 
@@ -190,8 +206,15 @@ def kept_somewhere(repo: Path, data: bytes) -> bool:
     return any(line.split(" ")[0] == oid for line in objects.splitlines())
 
 
-def check(world: World, kind: str, code: int, roots: list[Path], befores: list[dict[str, Any]],
-          afters_of_undo: list[str | None], done: dict[str, Any] | None = None) -> None:
+def check(
+    world: World,
+    kind: str,
+    code: int,
+    roots: list[Path],
+    befores: list[dict[str, Any]],
+    afters_of_undo: list[str | None],
+    done: dict[str, Any] | None = None,
+) -> None:
     where = f"seed {world.seed} {kind}: {world.log}"
     aside = set(done.get("aside") or []) if done else set()
     for root, before, made in zip(roots, befores, afters_of_undo):

@@ -12,14 +12,18 @@ from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
 
-@pytest.mark.parametrize("argv", [
-    ["ws", "changes", "--json"],
-    ["ws", "diff"],
-    ["ws", "cat", "notes.txt"],
-    ["ws", "fingerprint"],
-    ["ws", "status", "--json"],
-    ["read", "notes.txt"],
-], ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ws", "changes", "--json"],
+        ["ws", "diff"],
+        ["ws", "cat", "notes.txt"],
+        ["ws", "fingerprint"],
+        ["ws", "status", "--json"],
+        ["read", "notes.txt"],
+    ],
+    ids=lambda a: " ".join(a[:2]),
+)
 def test_in_answers_as_dash_c_would(repo: Path, argv: list[str]) -> None:
     path = Path(str(new(repo, "agent")["path"]))
     write_files(path, {"notes.txt": "agent's line\n", "a.txt": "changed in the worktree\n"})

@@ -36,8 +36,7 @@ def interrupt(repo: Path, verb: str, seq: int = 1) -> dict[str, str] | None:
     return stuck
 
 
-@pytest.mark.parametrize("verb,way", [("undo", "finish"), ("undo", "reverse"), ("redo", "finish"),
-                                      ("redo", "reverse")])
+@pytest.mark.parametrize("verb,way", [("undo", "finish"), ("undo", "reverse"), ("redo", "finish"), ("redo", "reverse")])
 def test_each_way_out_does_what_status_says(tmp_path: Path, verb: str, way: str) -> None:
     repo, _rng = prepared(tmp_path, 7, edits_after=False)
     before = view(repo)

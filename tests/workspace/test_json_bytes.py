@@ -50,24 +50,34 @@ def test_every_ws_json_document_is_valid_and_lossless(repo: Path) -> None:
     assert base64.b64decode(cat["content_b64"]) == b"th\xe9\n" and cat["content"] == "th\\351\n"
     assert cat["utf8"] is False
 
-    for args in (("ws", "baseline", "--json"), ("ws", "fingerprint", "--json"), ("ws", "status", "--json"),
-                 ("ws", "diff", "--json"), ("ws", "run", "--json", "--", "true")):
+    for args in (
+        ("ws", "baseline", "--json"),
+        ("ws", "fingerprint", "--json"),
+        ("ws", "status", "--json"),
+        ("ws", "diff", "--json"),
+        ("ws", "run", "--json", "--", "true"),
+    ):
         _json(repo, *args)
 
     run = _json(repo, "ws", "run", "--json", "--", "sh", "-c", "printf x > \"$(printf 'r\\376')\"")
     (made,) = run["files"]
     assert base64.b64decode(made["path_b64"]) == b"r\xfe" and made["path"] == "r\\376"
 
-    watch = subprocess.run([script("pylon"), "ws", "watch", "--json", "--since", "HEAD", "--timeout", "0.5"],
-                           cwd=repo, capture_output=True, timeout=60)
+    watch = subprocess.run(
+        [script("pylon"), "ws", "watch", "--json", "--since", "HEAD", "--timeout", "0.5"],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
     lines = [json.loads(x) for x in watch.stdout.decode("utf-8", "strict").splitlines() if x.strip()]
     lines = [line for line in lines if line["event"] == "batch"]
     assert any(f.get("path_b64") == base64.b64encode(BAD).decode() for f in lines[0]["files"])
 
 
 def test_a_refusal_naming_a_bad_path_is_valid_json(repo: Path) -> None:
-    proc = subprocess.run([script("pylon").encode(), b"ws", b"cat", b"/etc/\xff", b"--json"], cwd=repo,
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [script("pylon").encode(), b"ws", b"cat", b"/etc/\xff", b"--json"], cwd=repo, capture_output=True, timeout=60
+    )
     doc = json.loads(proc.stdout.decode("utf-8", "strict"))
     assert doc["error"]["code"] == "path-outside" and doc["error"]["reason"] == "absolute"
     assert base64.b64decode(doc["error"]["path_b64"]) == b"/etc/\xff"

@@ -25,8 +25,16 @@ from tests.workspace.wt_helpers import new
 COUNTER = itertools.count()
 
 names = st.binary(min_size=1, max_size=10).filter(
-    lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b"..") and not b.startswith(b".git")
-    and not b.endswith(b".log") and b != b"build" and b"\n" not in b)
+    lambda b: (
+        b"/" not in b
+        and b"\0" not in b
+        and b not in (b".", b"..")
+        and not b.startswith(b".git")
+        and not b.endswith(b".log")
+        and b != b"build"
+        and b"\n" not in b
+    )
+)
 
 
 def run(cwd: Path, *args: str) -> dict:
@@ -58,8 +66,11 @@ def byte_paths(doc: object) -> set[bytes]:
     return found
 
 
-@settings(max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES") or sized(2, 5)), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("PYLON_JSON_EXAMPLES") or sized(2, 5)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(ours=names, mine=names)
 def test_ws_documents_are_strict_utf8_for_any_path_bytes(make_repo: MakeRepo, ours: bytes, mine: bytes) -> None:
     if ours == mine:

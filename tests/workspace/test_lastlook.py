@@ -46,8 +46,13 @@ def refused(repo: Path, current_from_before_the_edit: State) -> PylonError:
 @pytest.mark.parametrize("edit", ["rewrite", "append", "same size", "retarget symlink", "file becomes folder"])
 def test_an_edit_in_the_gap_is_never_overwritten(scene: Path, edit: str) -> None:
     current = capture(locate(str(scene)), label="before")
-    target = {"rewrite": "src/app.py", "append": "extra.txt", "same size": "src/app.py",
-              "retarget symlink": "link", "file becomes folder": "extra.txt"}[edit]
+    target = {
+        "rewrite": "src/app.py",
+        "append": "extra.txt",
+        "same size": "src/app.py",
+        "retarget symlink": "link",
+        "file becomes folder": "extra.txt",
+    }[edit]
     path = scene / target
     if edit == "rewrite":
         path.write_text("the agent's edit, saved while the op ran\n")
@@ -129,8 +134,10 @@ def test_a_refusal_after_an_earlier_step_wrote_leaves_the_op_for_undo(make_repo:
     views = {"main": snapshot(repo), "wt": snapshot(wt)}
     (wt / "src/app.py").write_text("edited in the gap\n")
     # step 1 writes the main checkout (the worktree's state), step 2 finds the worktree edited
-    steps = [oplog.Step(main.root, str(main_before.commit), str(wt_before.commit), "keep"),
-             oplog.Step(side.root, str(wt_before.commit), str(main_before.commit), "keep")]
+    steps = [
+        oplog.Step(main.root, str(main_before.commit), str(wt_before.commit), "keep"),
+        oplog.Step(side.root, str(wt_before.commit), str(main_before.commit), "keep"),
+    ]
     with pytest.raises(PylonError) as caught:
         oplog.perform(main, "move", steps, title="two steps", currents={main.root: main_before, side.root: wt_before})
     assert caught.value.code == "changed-meanwhile" and caught.value.details["written"] is True

@@ -60,7 +60,13 @@ def test_merge_in_progress_read_commands_work_and_say_so(repo: Path) -> None:
     commit_all(repo, "main")
     merge = git(repo, "merge", "other", check=False)
     assert (repo / ".git" / "MERGE_HEAD").exists(), merge
-    for args in (("changes", "--since", "HEAD"), ("diff", "--since", "HEAD"), ("fingerprint",), ("baseline",), ("status",)):
+    for args in (
+        ("changes", "--since", "HEAD"),
+        ("diff", "--since", "HEAD"),
+        ("fingerprint",),
+        ("baseline",),
+        ("status",),
+    ):
         r = pylon("ws", *args, cwd=repo)
         assert r.code == 0, r
         assert "merge is in progress" in r.err, args

@@ -45,9 +45,14 @@ def test_leftovers_of_dead_owners_go_live_ones_stay_and_status_reports_the_rest(
     live = subprocess.Popen(["sleep", "60"])
     try:
         hour_ago = time.time() - 3600
-        gone = [f"restore-index-{dead}", f"restore-index-{dead}.lock", f"index-{dead}-0a1b2c",
-                f"restore-index.tmp-{os.getpid()}.{start_ticks(os.getpid()) + 1}",  # that pid, another process
-                f"index.tmp-{dead}.12345-00aa11.lock", "index.lock"]
+        gone = [
+            f"restore-index-{dead}",
+            f"restore-index-{dead}.lock",
+            f"index-{dead}-0a1b2c",
+            f"restore-index.tmp-{os.getpid()}.{start_ticks(os.getpid()) + 1}",  # that pid, another process
+            f"index.tmp-{dead}.12345-00aa11.lock",
+            "index.lock",
+        ]
         stays = [f"restore-index.tmp-{live.pid}.{start_ticks(live.pid)}"]
         for name in gone + stays:
             (folder / name).write_bytes(b"x" * 1000)

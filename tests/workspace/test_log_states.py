@@ -40,8 +40,15 @@ def run_named(repo: Path, command: str) -> dict[str, Any]:
 
 
 def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo: MakeRepo) -> None:
-    repo = make_repo(files={"a.txt": "one\ntwo\nthree\n", "src/x.py": "x\n", "src/y.py": "y\n", "src/z.py": "z\n",
-                            ".gitignore": "*.log\n"})
+    repo = make_repo(
+        files={
+            "a.txt": "one\ntwo\nthree\n",
+            "src/x.py": "x\n",
+            "src/y.py": "y\n",
+            "src/z.py": "z\n",
+            ".gitignore": "*.log\n",
+        }
+    )
     s1, s2, s3, s4 = (Path(str(ok(repo, "new", w)["path"])) for w in ("s1", "s2", "s3", "s4"))
     # s1: its own empty folder and a version of a.txt the finish merges with the checkout's edit
     (s1 / "kept-empty").mkdir()
@@ -68,8 +75,17 @@ def test_finish_rm_sync_and_guard_are_listed_with_commands_that_work(make_repo: 
     assert trash["made_by"] == "pylon ws rm s4 --force" and removed["paths"] == 1
     # a guarded `rm -rf src`: its true size is the three files it keeps
     for name in ("PreToolUse", "PostToolUse"):
-        event = json.dumps({"hook_event_name": name, "tool_name": "Bash", "cwd": str(repo), "session_id": "s-1",
-                            "tool_use_id": "toolu_1", "tool_input": {"command": "rm -rf src"}, "tool_response": {}})
+        event = json.dumps(
+            {
+                "hook_event_name": name,
+                "tool_name": "Bash",
+                "cwd": str(repo),
+                "session_id": "s-1",
+                "tool_use_id": "toolu_1",
+                "tool_input": {"command": "rm -rf src"},
+                "tool_response": {},
+            }
+        )
         assert pylon("guard", "hook", "claude-code", cwd=repo, input=event).code == 0
         if name == "PreToolUse":
             subprocess.run(["rm", "-rf", "src"], cwd=repo, check=True)

@@ -14,8 +14,11 @@ from tests.workspace.wt_helpers import new, tree_files
 
 def world_without_ops(repo: Path, root: Path) -> dict[str, object]:
     found = untouched(repo, root)
-    found["refs"] = "".join(line + "\n" for line in str(found["refs"]).splitlines()
-                            if not line.startswith(("refs/pylon/ops/", "refs/pylon/current ", "refs/heads/main ")))
+    found["refs"] = "".join(
+        line + "\n"
+        for line in str(found["refs"]).splitlines()
+        if not line.startswith(("refs/pylon/ops/", "refs/pylon/current ", "refs/heads/main "))
+    )
     return found
 
 

@@ -110,7 +110,11 @@ def test_refusals_name_the_way_out_and_change_nothing(pair: tuple[Path, Path]) -
     # the worktree changed since the move: sending back would replace that work
     (wt / "agent kept working.txt").write_text("x\n")
     changed = pylon("ws", "move", "agent-1", "--back", "--json", cwd=repo)
-    assert changed.code == 1 and _code(changed) == "worktree-changed" and "pylon ws undo" in changed.json()["error"]["hint"]
+    assert (
+        changed.code == 1
+        and _code(changed) == "worktree-changed"
+        and "pylon ws undo" in changed.json()["error"]["hint"]
+    )
     (wt / "agent kept working.txt").unlink()
     assert pylon("ws", "move", "agent-1", "--back", cwd=repo).code == 0
     assert diff_snapshots(snapshot(repo), before) == []

@@ -45,8 +45,10 @@ def test_an_interrupted_op_is_named_refused_over_and_reversed(make_repo: MakeRep
     before = snapshot(repo)
     half_done(repo)
     status = pylon("ws", "status", cwd=repo)
-    assert ("interrupted: `restore test` (op 1, intent): reverse it with `pylon ws undo`, or complete it with "
-            "`pylon ws undo --finish`") in status.out, status
+    assert (
+        "interrupted: `restore test` (op 1, intent): reverse it with `pylon ws undo`, or complete it with "
+        "`pylon ws undo --finish`"
+    ) in status.out, status
     refused = pylon("ws", "restore", "nope", "--json", cwd=repo)
     assert refused.code == 1  # unknown-snapshot is checked first; a real one meets the interrupted op:
     assert pylon("ws", "baseline", "b", cwd=repo).code == 0

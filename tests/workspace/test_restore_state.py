@@ -110,10 +110,21 @@ def _guard_snapshot(repo: Path, base_ref: str, ignored: dict[str, bytes]) -> str
     env = {**os.environ, "GIT_INDEX_FILE": str(index)}
     subprocess.run(["git", "read-tree", base_ref], cwd=repo, env=env, check=True)
     for rel, data in ignored.items():
-        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, capture_output=True,
-                             check=True).stdout.decode().strip()
-        subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"100644,{oid},{rel}"], cwd=repo, env=env, check=True)
-    tree = subprocess.run(["git", "write-tree"], cwd=repo, env=env, capture_output=True, check=True).stdout.decode().strip()
+        oid = (
+            subprocess.run(
+                ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=data, capture_output=True, check=True
+            )
+            .stdout.decode()
+            .strip()
+        )
+        subprocess.run(
+            ["git", "update-index", "--add", "--cacheinfo", f"100644,{oid},{rel}"], cwd=repo, env=env, check=True
+        )
+    tree = (
+        subprocess.run(["git", "write-tree"], cwd=repo, env=env, capture_output=True, check=True)
+        .stdout.decode()
+        .strip()
+    )
     raw = git(repo, "cat-file", "commit", base_ref)
     header, _, message = raw.partition("\n\n")
     parents = [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
@@ -126,7 +137,9 @@ def _guard_snapshot(repo: Path, base_ref: str, ignored: dict[str, bytes]) -> str
 def test_guard_snapshot_restores_ignored_files_it_holds(dirty: Path) -> None:
     assert pylon("ws", "baseline", "b1", cwd=dirty).code == 0
     before = snapshot(dirty)
-    _guard_snapshot(dirty, "refs/pylon/baselines/b1", {"build/cache.bin": b"\x00cache", "keep.log": b"ignored, changed after b1\n"})
+    _guard_snapshot(
+        dirty, "refs/pylon/baselines/b1", {"build/cache.bin": b"\x00cache", "keep.log": b"ignored, changed after b1\n"}
+    )
     (dirty / "build").mkdir()
     (dirty / "build/cache.bin").write_bytes(b"\x00cache")
     git(dirty, "clean", "-qfdx")  # the destructive command: untracked and ignored files gone

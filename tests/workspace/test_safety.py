@@ -42,8 +42,13 @@ def test_no_read_command_changes_the_index_or_anything_git_shows(repo: Path) -> 
         assert not (repo / ".git" / "index.lock").exists()
     assert git(repo, "rev-parse", "HEAD") == head
     assert git(repo, "stash", "list") == ""
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True,
-                            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+    ).stdout
     assert status == "MM src/app.py\n?? untracked.txt\n"
 
 
@@ -73,7 +78,9 @@ LOOP = textwrap.dedent(
 
 @pytest.mark.slow
 def test_parallel_commit_loop_never_sees_index_lock_or_index_writes(repo: Path) -> None:
-    loop = subprocess.Popen([sys.executable, "-c", LOOP, str(repo), "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    loop = subprocess.Popen(
+        [sys.executable, "-c", LOOP, str(repo), "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     readers = 0
     commands = [a for a in READ_COMMANDS if "watch" not in a]
     while loop.poll() is None:

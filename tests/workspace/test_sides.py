@@ -24,17 +24,34 @@ def tree_of(repo: Path, files: dict[str, str]) -> str:
     import os
 
     for path, text in files.items():
-        blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=text.encode(), capture_output=True,
-                              check=True).stdout.decode().strip()
-        subprocess.run(["git", "update-index", "--add", "-z", "--index-info"], cwd=repo, check=True,
-                       input=f"100644 {blob}\t{path}\0".encode(), env={**os.environ, **env})
-    return subprocess.run(["git", "write-tree"], cwd=repo, capture_output=True, check=True,
-                          env={**os.environ, **env}).stdout.decode().strip()
+        blob = (
+            subprocess.run(
+                ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=text.encode(), capture_output=True, check=True
+            )
+            .stdout.decode()
+            .strip()
+        )
+        subprocess.run(
+            ["git", "update-index", "--add", "-z", "--index-info"],
+            cwd=repo,
+            check=True,
+            input=f"100644 {blob}\t{path}\0".encode(),
+            env={**os.environ, **env},
+        )
+    return (
+        subprocess.run(["git", "write-tree"], cwd=repo, capture_output=True, check=True, env={**os.environ, **env})
+        .stdout.decode()
+        .strip()
+    )
 
 
 def git_pair(repo: Path, a: str, b: str) -> list[tuple[str, str]]:
-    out = subprocess.run(["git", "diff-tree", "-r", "--name-status", "--no-renames", "-z", a, b], cwd=repo,
-                         capture_output=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "diff-tree", "-r", "--name-status", "--no-renames", "-z", a, b],
+        cwd=repo,
+        capture_output=True,
+        check=True,
+    ).stdout
     fields = [f.decode("utf-8", "surrogateescape") for f in out.split(b"\0") if f]
     return list(zip(fields[0::2], fields[1::2]))
 

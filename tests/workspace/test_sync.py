@@ -95,8 +95,25 @@ def test_conflicts_change_nothing_or_are_written_as_markers(repo: Path, tmp_path
     # git merge-file with the same labels is the oracle for the file's bytes
     for name, data in (("ours", "a\nSESSION\nc\n"), ("base", "a\nb\nc\n"), ("theirs", "a\nPERSON\nc\n")):
         (tmp_path / name).write_text(data)
-    oracle = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "session a", "-L", "base", "-L", "checkout",
-                             "ours", "base", "theirs"], cwd=tmp_path, capture_output=True).stdout
+    oracle = subprocess.run(
+        [
+            "git",
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "session a",
+            "-L",
+            "base",
+            "-L",
+            "checkout",
+            "ours",
+            "base",
+            "theirs",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+    ).stdout
     assert (path / "f.txt").read_bytes() == oracle
     assert (path / "other.txt").read_text() == "o\n"
     assert pylon("ws", "undo", cwd=path).code == 0  # the op log is shared: undo works from the session too
@@ -178,8 +195,12 @@ def test_times_are_the_sessions_own(repo: Path) -> None:
     old = "2001-02-03T04:05:06"
     write_files(repo, {"old.txt": "old\n"})
     git(repo, "add", "-A")
-    subprocess.run(["git", "commit", "-qm", "old"], cwd=repo, check=True,
-                   env={**os.environ, "GIT_AUTHOR_DATE": old, "GIT_COMMITTER_DATE": old})
+    subprocess.run(
+        ["git", "commit", "-qm", "old"],
+        cwd=repo,
+        check=True,
+        env={**os.environ, "GIT_AUTHOR_DATE": old, "GIT_COMMITTER_DATE": old},
+    )
     path, _ = _session(repo)  # made now, from a commit dated 2001
     row = pylon("ws", "list", "--json", cwd=repo).json()["worktrees"][0]
     assert row["last_change"] == row["created"] and not row["last_change"].startswith("2001"), row

@@ -19,13 +19,27 @@ def age_refs(repo: Path, prefix: str, seconds: int) -> None:
         ref, oid = line.split()
         body = git(repo, "cat-file", "commit", oid)
         stamp = int(time.time()) - seconds
-        fixed = "\n".join(
-            f"{ln.rsplit(' ', 2)[0]} {stamp} +0000" if ln.startswith(("author ", "committer ")) else ln
-            for ln in body.split("\n\n", 1)[0].splitlines()) + "\n\n" + body.split("\n\n", 1)[1]
+        fixed = (
+            "\n".join(
+                f"{ln.rsplit(' ', 2)[0]} {stamp} +0000" if ln.startswith(("author ", "committer ")) else ln
+                for ln in body.split("\n\n", 1)[0].splitlines()
+            )
+            + "\n\n"
+            + body.split("\n\n", 1)[1]
+        )
         import subprocess
 
-        new_oid = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo, input=fixed.encode(),
-                                 capture_output=True, check=True).stdout.decode().strip()
+        new_oid = (
+            subprocess.run(
+                ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+                cwd=repo,
+                input=fixed.encode(),
+                capture_output=True,
+                check=True,
+            )
+            .stdout.decode()
+            .strip()
+        )
         git(repo, "update-ref", ref, new_oid)
 
 
@@ -65,8 +79,14 @@ def test_shell_ops_and_guard_snapshots_are_listed_with_the_command_that_made_the
     run_through_hooks(repo, "rm -rf src")
     assert pylon("ws", "log", cwd=repo).code == 0  # waits for the capture after the command (a change
     (repo / "b.txt").write_text("edited, not committed\n")  # in the milliseconds before it is the command's)
-    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(repo),
-                        "tool_input": {"file_path": str(repo / "b.txt"), "content": "x"}})
+    event = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "cwd": str(repo),
+            "tool_input": {"file_path": str(repo / "b.txt"), "content": "x"},
+        }
+    )
     assert pylon("hook", "claude-code", cwd=repo, input=event).code == 0
     doc = pylon("ws", "log", "--json", cwd=repo).json()
     (shell,) = (e for e in doc["entries"] if e["kind"] == "op")
@@ -91,7 +111,9 @@ def test_gc_prunes_by_age_and_keeps_the_newest_of_each_kind(make_repo: MakeRepo)
     names = [e["name"] for e in pylon("ws", "log", "--json", cwd=repo).json()["entries"]]
     assert names == ["new"]
     assert pylon("ws", "gc", "--older-than", "0s", "--json", cwd=repo).json()["pruned"] == []  # the newest stays
-    assert [p["name"] for p in pylon("ws", "gc", "--older-than", "0s", "--all", "--json", cwd=repo).json()["pruned"]] == ["new"]
+    assert [
+        p["name"] for p in pylon("ws", "gc", "--older-than", "0s", "--all", "--json", cwd=repo).json()["pruned"]
+    ] == ["new"]
     bad = pylon("ws", "gc", "--older-than", "soon", "--json", cwd=repo)
     assert bad.code == 2 and bad.json()["error"]["code"] == "bad-duration"
     missing = pylon("ws", "gc", "--json", cwd=repo)

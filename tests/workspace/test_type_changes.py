@@ -36,8 +36,9 @@ def oracle_tree(repo: Path) -> str:
     env = {**os.environ, "GIT_INDEX_FILE": str(index)}
     try:
         subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True, capture_output=True)
-        return subprocess.run(["git", "write-tree"], cwd=repo, env=env, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "write-tree"], cwd=repo, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
     finally:
         index.unlink()
 
@@ -119,16 +120,26 @@ def test_a_restored_symlink_does_not_wedge_later_captures(make_repo: MakeRepo) -
     assert run(repo, "baseline") is None
 
 
-steps = st.lists(st.tuples(st.sampled_from(PATHS), st.sampled_from(KINDS),
-                           st.sampled_from(["baseline", "named", "restore", "restore-path", "undo", "redo",
-                                            "finish", "apply-undo"])),
-                 min_size=3, max_size=int(os.environ.get("PYLON_TYPE_STEPS", "6")))
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(PATHS),
+        st.sampled_from(KINDS),
+        st.sampled_from(["baseline", "named", "restore", "restore-path", "undo", "redo", "finish", "apply-undo"]),
+    ),
+    min_size=3,
+    max_size=int(os.environ.get("PYLON_TYPE_STEPS", "6")),
+)
 
 
-@settings(max_examples=int(os.environ.get("PYLON_TYPE_EXAMPLES", "3")), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PYLON_TYPE_EXAMPLES", "3")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(plan=steps)
-def test_type_changes_through_ops_and_restores_never_wedge(make_repo: MakeRepo, plan: list[tuple[str, str, str]]) -> None:
+def test_type_changes_through_ops_and_restores_never_wedge(
+    make_repo: MakeRepo, plan: list[tuple[str, str, str]]
+) -> None:
     repo = base_repo(make_repo)
     named: list[str] = []
     sessions = itertools.count(1)

@@ -59,8 +59,9 @@ def commit_exactly(repo: Path, files: dict[str, bytes], message: str) -> None:
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
 
 
-def git_revert(scratch: Path, before: dict[str, bytes], after: dict[str, bytes],
-               now: dict[str, bytes]) -> tuple[set[str], dict[str, bytes]]:
+def git_revert(
+    scratch: Path, before: dict[str, bytes], after: dict[str, bytes], now: dict[str, bytes]
+) -> tuple[set[str], dict[str, bytes]]:
     """(conflicted paths, files) of `git revert` of the apply on top of the later edits."""
     if scratch.exists():
         shutil.rmtree(scratch)

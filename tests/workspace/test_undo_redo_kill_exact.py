@@ -30,13 +30,18 @@ def changed_from(ref: Path, first: bytes) -> Callable[[], bool]:
 
 
 def view(repo: Path) -> tuple[Any, ...]:
-    return (entries(repo), git(repo, "ls-files", "-s"), git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False),
-            git(repo, "symbolic-ref", "-q", "HEAD", check=False))
+    return (
+        entries(repo),
+        git(repo, "ls-files", "-s"),
+        git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False),
+        git(repo, "symbolic-ref", "-q", "HEAD", check=False),
+    )
 
 
 def odd(repo: Path) -> None:
-    tracked = sorted(p for p in git(repo, "ls-files").splitlines() if (repo / p).is_file()
-                     and not (repo / p).is_symlink())
+    tracked = sorted(
+        p for p in git(repo, "ls-files").splitlines() if (repo / p).is_file() and not (repo / p).is_symlink()
+    )
     for rel, bits in zip(tracked[:3], (0o600, 0o640, 0o700)):
         os.chmod(repo / rel, bits)
     (repo / "empty-kept" / "deeper").mkdir(parents=True, exist_ok=True)
@@ -85,8 +90,13 @@ def test_killed_undo_and_redo_leave_one_state_or_the_other(tmp_path: Path, seed:
             late = rng.random() < 0.7  # most kills among the writes: after the op turned undoing/redoing
             ref = repo / ".git" / "refs" / "pylon" / "ops" / "00000001"
             first = ref.read_bytes()
-            code, _ = killed(["ws", verb], repo, rng.uniform(0.0, span * (0.1 if late else 1.1)), group=True,
-                             after=changed_from(ref, first) if late else None)
+            code, _ = killed(
+                ["ws", verb],
+                repo,
+                rng.uniform(0.0, span * (0.1 if late else 1.1)),
+                group=True,
+                after=changed_from(ref, first) if late else None,
+            )
             now = view(repo)
             if code is None:  # the kill landed: settled either way, never a mix
                 way = settle(repo, rng)

@@ -64,10 +64,21 @@ def _rename_module(repo: Path, seq: int, old_name: str) -> None:
     text = f"{title}\n\n{json.dumps(record, sort_keys=True)}\n"
     import subprocess
 
-    commit = subprocess.run(["git", "commit-tree", "4b825dc642cb6eb9a060e54bf8d69288fbee4904", *parents],
-                            cwd=repo, input=text, capture_output=True, text=True, check=True,
-                            env={**__import__("os").environ, "GIT_AUTHOR_NAME": "pylon", "GIT_AUTHOR_EMAIL": "p@p",
-                                 "GIT_COMMITTER_NAME": "pylon", "GIT_COMMITTER_EMAIL": "p@p"}).stdout.strip()
+    commit = subprocess.run(
+        ["git", "commit-tree", "4b825dc642cb6eb9a060e54bf8d69288fbee4904", *parents],
+        cwd=repo,
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            **__import__("os").environ,
+            "GIT_AUTHOR_NAME": "pylon",
+            "GIT_AUTHOR_EMAIL": "p@p",
+            "GIT_COMMITTER_NAME": "pylon",
+            "GIT_COMMITTER_EMAIL": "p@p",
+        },
+    ).stdout.strip()
     git(repo, "update-ref", ref, commit)
 
 

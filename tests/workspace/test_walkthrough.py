@@ -23,8 +23,9 @@ def normal(text: str, folder: str) -> list[str]:
 def test_the_walkthrough_in_the_docs_is_what_the_commands_print(tmp_path: Path) -> None:
     folder = str(tmp_path / "walk")
     env = {**os.environ, "WALK_DIR": folder, "PYLON": str(Path(sys.executable).parent / "pylon")}
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "ws-walkthrough")], capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "ws-walkthrough")], capture_output=True, text=True, env=env, timeout=600
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Traceback" not in proc.stdout + proc.stderr
     fresh = normal(proc.stdout, folder)

@@ -85,8 +85,12 @@ def test_since_emits_the_backlog_first(repo: Path) -> None:
 
 def test_text_lines_say_when_head_moved(repo: Path) -> None:
     # JSON carries `head` on every batch; the text line of the next batch names the move, as `ws run` does.
-    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--debounce", "0.2", "--timeout", "5"], cwd=repo,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("pylon"), "ws", "watch", "--debounce", "0.2", "--timeout", "5"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stderr is not None and "watching" in proc.stderr.readline().decode()
     before = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
     write_files(repo, {"first.txt": "1\n"})
@@ -114,4 +118,3 @@ def test_reading_the_tree_is_not_asked_of_the_kernel(repo: Path) -> None:
     assert masks, "no inotify watch found"
     assert all(mask & 0x30 == 0 for mask in masks), [hex(m) for m in masks]
     assert all(mask & 0x302 == 0x302 for mask in masks)  # IN_MODIFY, IN_CREATE, IN_DELETE still asked
-

@@ -16,9 +16,13 @@ from tests.workspace.helpers import pylon, write_files
 
 
 def _start(cwd: Path, delay: float) -> subprocess.Popen:
-    proc = subprocess.Popen([script("pylon"), "ws", "watch", "--debounce", "0.1", "--timeout", "60"], cwd=cwd,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYLON_WATCH_EVENT_DELAY": str(delay)})
+    proc = subprocess.Popen(
+        [script("pylon"), "ws", "watch", "--debounce", "0.1", "--timeout", "60"],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYLON_WATCH_EVENT_DELAY": str(delay)},
+    )
     assert proc.stderr is not None
     assert "watching" in proc.stderr.readline().decode()
     return proc

@@ -35,8 +35,12 @@ def ok(repo: Path | str, *args: str) -> dict[str, Any]:
 
 def secrets(repo: Path, tag: str) -> dict[str, bytes]:
     """The person's ignored files, written into the checkout: path -> bytes."""
-    found = {".env": f"TOKEN={tag}-env\n".encode(), "debug.log": f"{tag} log line\n".encode(),
-             "build/out.o": f"{tag} object\n".encode(), "src/trace.log": f"{tag} trace\n".encode()}
+    found = {
+        ".env": f"TOKEN={tag}-env\n".encode(),
+        "debug.log": f"{tag} log line\n".encode(),
+        "build/out.o": f"{tag} object\n".encode(),
+        "src/trace.log": f"{tag} trace\n".encode(),
+    }
     for rel, data in found.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_bytes(data)
@@ -97,7 +101,9 @@ def test_worktreeinclude_still_brings_what_it_names(make_repo: MakeRepo) -> None
     kept = secrets(repo, "r")
     (repo / ".worktreeinclude").write_text(".env\n")
     s1 = Path(str(ok(repo, "new", "s1")["path"]))
-    assert (s1 / ".env").read_bytes() == kept[".env"] and leaks(s1, {k: v for k, v in kept.items() if k != ".env"}) == []
+    assert (s1 / ".env").read_bytes() == kept[".env"] and leaks(
+        s1, {k: v for k, v in kept.items() if k != ".env"}
+    ) == []
 
 
 def test_a_move_says_which_files_it_leaves_out_and_back_keeps_them(make_repo: MakeRepo) -> None:
@@ -138,8 +144,25 @@ def test_randomized_sequences_never_put_the_persons_ignored_files_in_a_worktree(
         sessions: dict[str, Path] = {}
         log: list[str] = []
         for n in range(steps):
-            action = rng.choice(["new", "edit", "edit", "edit", "move", "move", "back", "back", "sync", "sync",
-                                 "sync", "apply", "apply", "undo", "redo"])
+            action = rng.choice(
+                [
+                    "new",
+                    "edit",
+                    "edit",
+                    "edit",
+                    "move",
+                    "move",
+                    "back",
+                    "back",
+                    "sync",
+                    "sync",
+                    "sync",
+                    "apply",
+                    "apply",
+                    "undo",
+                    "redo",
+                ]
+            )
             wid = rng.choice(sorted(sessions)) if sessions else None
             args: list[str] = []
             if action == "new" or wid is None:

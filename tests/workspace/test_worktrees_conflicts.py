@@ -16,10 +16,20 @@ def setup(make_repo: MakeRepo) -> tuple[Path, Path, Path, Path]:
     repo = make_repo(files={"shared.txt": TEXT, "other.txt": TEXT, "solo.txt": TEXT})
     write_files(repo, {"dirty.txt": "the person's dirty file\n"})
     a, b, c = (Path(str(new(repo, n)["path"])) for n in ("a", "b", "c"))
-    write_files(a, {"shared.txt": TEXT.replace("line 5\n", "line 5 by a\n"),
-                    "other.txt": TEXT.replace("line 1\n", "line 1 by a\n")})
-    write_files(b, {"shared.txt": TEXT.replace("line 5\n", "line 5 by b\n"),
-                    "other.txt": TEXT.replace("line 30\n", "line 30 by b\n")})
+    write_files(
+        a,
+        {
+            "shared.txt": TEXT.replace("line 5\n", "line 5 by a\n"),
+            "other.txt": TEXT.replace("line 1\n", "line 1 by a\n"),
+        },
+    )
+    write_files(
+        b,
+        {
+            "shared.txt": TEXT.replace("line 5\n", "line 5 by b\n"),
+            "other.txt": TEXT.replace("line 30\n", "line 30 by b\n"),
+        },
+    )
     write_files(c, {"solo.txt": TEXT.replace("line 9\n", "line 9 by c\n"), "c-new.txt": "c\n"})
     return repo, a, b, c
 
@@ -53,8 +63,13 @@ def test_conflicts_names_paths_with_context_and_touching_pairs(make_repo: MakeRe
 
 def test_conflicts_against_the_checkout_and_with_named_ids(make_repo: MakeRepo) -> None:
     repo, a, b, c = setup(make_repo)
-    write_files(repo, {"solo.txt": TEXT.replace("line 9\n", "line 9 by the person\n"),
-                       "dirty.txt": "the person's dirty file\nmore\n"})
+    write_files(
+        repo,
+        {
+            "solo.txt": TEXT.replace("line 9\n", "line 9 by the person\n"),
+            "dirty.txt": "the person's dirty file\nmore\n",
+        },
+    )
     doc = pylon("ws", "conflicts", "c", "--json", cwd=repo).json()
     assert doc["worktrees"] == ["c"]
     assert [(p["a"], p["b"], p["with"]) for p in doc["pairs"]] == [("c", None, "checkout")]
@@ -69,8 +84,9 @@ def test_an_old_git_is_named_clearly(make_repo: MakeRepo, tmp_path: Path) -> Non
     fake = tmp_path / "fakebin"
     fake.mkdir()
     real = git(repo, "--exec-path").strip() + "/git"
-    (fake / "git").write_text(f'#!/bin/sh\nif [ "$1" = version ]; then echo "git version 2.37.1"; exit 0; fi\n'
-                              f'exec {real} "$@"\n')
+    (fake / "git").write_text(
+        f'#!/bin/sh\nif [ "$1" = version ]; then echo "git version 2.37.1"; exit 0; fi\nexec {real} "$@"\n'
+    )
     os.chmod(fake / "git", 0o755)
     env = {"PATH": f"{fake}:{os.environ['PATH']}"}
     result = pylon("ws", "conflicts", cwd=repo, env=env)

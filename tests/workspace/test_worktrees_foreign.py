@@ -20,13 +20,23 @@ def untouched(repo: Path, root: Path) -> dict[str, Any]:
     foreign worktrees too, on a private index), plus every byte of git's own admin files of the
     worktrees (their index, HEAD, lock): those pylon never writes."""
     found = world(repo, root)
-    found["refs"] = "".join(line + "\n" for line in str(found["refs"]).splitlines()
-                            if not line.startswith("refs/pylon/current ")
-                            and not (line.startswith("refs/pylon/worktrees/") and line.split()[0].endswith("/current")))
+    found["refs"] = "".join(
+        line + "\n"
+        for line in str(found["refs"]).splitlines()
+        if not line.startswith("refs/pylon/current ")
+        and not (line.startswith("refs/pylon/worktrees/") and line.split()[0].endswith("/current"))
+    )
     common = Path(git(repo, "rev-parse", "--git-common-dir").strip())
     admin = (common if common.is_absolute() else repo / common) / "worktrees"
-    found["git-files"] = {str(p.relative_to(admin)): p.read_bytes() for p in sorted(admin.rglob("*"))
-                          if p.is_file() and "pylon" not in p.relative_to(admin).parts} if admin.exists() else {}
+    found["git-files"] = (
+        {
+            str(p.relative_to(admin)): p.read_bytes()
+            for p in sorted(admin.rglob("*"))
+            if p.is_file() and "pylon" not in p.relative_to(admin).parts
+        }
+        if admin.exists()
+        else {}
+    )
     return found
 
 
@@ -41,8 +51,18 @@ def make_foreign(repo: Path, kind: str, root: Path, tmp_path: Path) -> str:
         git(repo, "worktree", "add", "-q", "-b", "pylon-session-plain", str(root / "plain"))
         return "plain"
     if kind == "locked-by-other":
-        git(repo, "worktree", "add", "-q", "--lock", "--reason", "agent-x holds this", "-b",
-            "pylon-session-other", str(root / "other"))
+        git(
+            repo,
+            "worktree",
+            "add",
+            "-q",
+            "--lock",
+            "--reason",
+            "agent-x holds this",
+            "-b",
+            "pylon-session-other",
+            str(root / "other"),
+        )
         return "other"
     if kind == "adopted-folder":
         write_files(root / "adopted", {"notes.txt": "mine\n"})

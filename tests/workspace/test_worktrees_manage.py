@@ -26,8 +26,18 @@ def test_list_is_one_versioned_document_that_agrees_with_git(repo: Path) -> None
     assert doc["ok"] is True and doc["version"] == 1 and doc["foreign"] == 0
     rows = {w["id"]: w for w in doc["worktrees"]}
     assert set(rows) == {"a", "b"}
-    assert set(rows["a"]) >= {"id", "path", "branch", "baseline", "head", "dirty", "commits_since_baseline",
-                              "created", "last_change", "overlaps"}
+    assert set(rows["a"]) >= {
+        "id",
+        "path",
+        "branch",
+        "baseline",
+        "head",
+        "dirty",
+        "commits_since_baseline",
+        "created",
+        "last_change",
+        "overlaps",
+    }
     for wid, path in (("a", a), ("b", b)):
         lines = git(path, "status", "--porcelain", "-uall").splitlines()
         tracked = sum(1 for ln in lines if not ln.startswith("??"))
@@ -150,8 +160,13 @@ def test_a_new_killed_at_any_moment_is_undone_by_prune(make_repo: MakeRepo) -> N
     assert pylon("ws", "rm", "probe", cwd=repo).code == 0
     before = world(repo, root)
     for n, delay in enumerate((0.05, 0.15, 0.3, 0.5, 0.8)):
-        proc = subprocess.Popen([script("pylon"), "ws", "new", f"k{n}"], cwd=repo, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [script("pylon"), "ws", "new", f"k{n}"],
+            cwd=repo,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(delay)
         try:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -71,8 +71,17 @@ def test_generated_ids_and_a_clean_checkout_start_at_head(repo: Path) -> None:
 
 
 def test_copy_globs_and_worktreeinclude_copy_only_ignored_files(repo: Path) -> None:
-    write_files(repo, {".env": "SECRET=1\n", "conf/local.toml": "x = 1\n", "build/out.log": "b\n",
-                       ".worktreeinclude": "# local config\nconf/\n", "other.env": "tracked?\n", "run.sh": "#!/bin/sh\n"})
+    write_files(
+        repo,
+        {
+            ".env": "SECRET=1\n",
+            "conf/local.toml": "x = 1\n",
+            "build/out.log": "b\n",
+            ".worktreeinclude": "# local config\nconf/\n",
+            "other.env": "tracked?\n",
+            "run.sh": "#!/bin/sh\n",
+        },
+    )
     git(repo, "add", ".worktreeinclude", "other.env", "run.sh")
     git(repo, "commit", "-qm", "include file")
     with open(repo / ".gitignore", "a") as fh:
@@ -138,7 +147,12 @@ def test_a_failed_new_leaves_nothing_behind(repo: Path, case: str) -> None:
     assert result.code != 0, result
     assert "Traceback" not in result.err
     assert world(repo, root) == before
-    codes = {"path-taken": "path-taken", "branch-taken": "branch-taken", "bad-from": "bad-revision", "bad-id": "bad-worktree-id"}
+    codes = {
+        "path-taken": "path-taken",
+        "branch-taken": "branch-taken",
+        "bad-from": "bad-revision",
+        "bad-id": "bad-worktree-id",
+    }
     if case in codes:
         assert f"error[{codes[case]}]" in result.err
 

@@ -25,8 +25,9 @@ def admin_of(worktree: Path) -> Path:
 def git_refuses_removal(repo: Path, path: Path) -> bool:
     """Would git itself remove what sits at `path`? (asked without --force --force's lock override
     being the reason: the worktree is unlocked first on a copy of the question)"""
-    proc = subprocess.run(["git", "worktree", "remove", "--force", "--force", str(path)], cwd=repo,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "worktree", "remove", "--force", "--force", str(path)], cwd=repo, capture_output=True, text=True
+    )
     return proc.returncode != 0
 
 

@@ -38,8 +38,14 @@ def test_a_waiter_names_the_holder_within_a_second_and_gives_up_with_a_coded_err
         env = {"PYLON_WS_LOCK_TIMEOUT": "3"}
         for args in (["ws", "move", "a", "--json"], ["ws", "new", "b", "--json"]):
             started = time.monotonic()
-            waiter = subprocess.Popen([script("pylon"), *args], cwd=repo, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, env={**_env(), **env})
+            waiter = subprocess.Popen(
+                [script("pylon"), *args],
+                cwd=repo,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**_env(), **env},
+            )
             assert waiter.stderr is not None
             line = waiter.stderr.readline()
             noticed = time.monotonic() - started

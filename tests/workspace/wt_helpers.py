@@ -32,7 +32,9 @@ def world(repo: Path, root: Path) -> dict[str, object]:
     return {
         "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
         "admin": sorted(os.listdir(admin)) if admin.exists() else [],
-        "folders": sorted(str(p.relative_to(root.parent)) for p in root.parent.rglob("*")) if root.parent.exists() else [],
+        "folders": sorted(str(p.relative_to(root.parent)) for p in root.parent.rglob("*"))
+        if root.parent.exists()
+        else [],
         "registry": sorted(os.listdir(registry)) if registry.exists() else [],
         "worktrees": porcelain(repo),
     }
@@ -46,8 +48,14 @@ def new(repo: Path, *args: str) -> dict[str, Any]:
 
 def status(path: Path | str) -> str:
     """`git status` that never refreshes the index (so it cannot disturb an index snapshot)."""
-    proc = subprocess.run(["git", "status", "--porcelain=v1", "-uall"], cwd=path, capture_output=True, text=True,
-                          env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}, check=True)
+    proc = subprocess.run(
+        ["git", "status", "--porcelain=v1", "-uall"],
+        cwd=path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        check=True,
+    )
     return proc.stdout
 
 

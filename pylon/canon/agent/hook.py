@@ -37,9 +37,11 @@ def hook_entries(agent: str, command: str) -> list[Any]:
     """The settings entries `canon hook install` merges for `agent`, all running `command`."""
     from pylon.agents.settings import HookEntry
 
-    return [HookEntry("SessionStart", command, timeout=HOOK_TIMEOUT),
-            HookEntry(AFTER_TOOLS.get(agent, "PostToolUse"), command, timeout=HOOK_TIMEOUT),
-            HookEntry("Stop", command, timeout=HOOK_TIMEOUT)]
+    return [
+        HookEntry("SessionStart", command, timeout=HOOK_TIMEOUT),
+        HookEntry(AFTER_TOOLS.get(agent, "PostToolUse"), command, timeout=HOOK_TIMEOUT),
+        HookEntry("Stop", command, timeout=HOOK_TIMEOUT),
+    ]
 
 
 def owns(agent: str) -> Any:
@@ -85,17 +87,25 @@ def orientation(project: Project) -> str:
     from pylon.canon.store import walk_articles
 
     count = sum(1 for entry in walk_articles(project.store) if entry.is_article)
-    return "\n".join([
-        (f"This project keeps its memory in .canon/ ({count} article{'s' if count != 1 else ''}; "
-        "one markdown article per asset, at the asset's path: src/app.py -> .canon/articles/src/app.md)."),
-        "- Before changing a file, read what governs it: canon read PATH (the nearest article up the tree).",
-        ("- After changing files, keep their article current: canon write ADDRESS --capsule \"one dense line\" "
-        "--body-file FILE (current truth, not history)."),
-        "- Events (what happened, when, exact numbers) go to the journal: canon journal \"...\" --subject PATH.",
-        ("- The capsules of articles governing the files you touch are shown here once until the context is "
-        "compacted or cleared; "
-        "canon search WORDS finds the rest."),
-    ])
+    return "\n".join(
+        [
+            (
+                f"This project keeps its memory in .canon/ ({count} article{'s' if count != 1 else ''}; "
+                "one markdown article per asset, at the asset's path: src/app.py -> .canon/articles/src/app.md)."
+            ),
+            "- Before changing a file, read what governs it: canon read PATH (the nearest article up the tree).",
+            (
+                '- After changing files, keep their article current: canon write ADDRESS --capsule "one dense line" '
+                "--body-file FILE (current truth, not history)."
+            ),
+            '- Events (what happened, when, exact numbers) go to the journal: canon journal "..." --subject PATH.',
+            (
+                "- The capsules of articles governing the files you touch are shown here once until the context is "
+                "compacted or cleared; "
+                "canon search WORDS finds the rest."
+            ),
+        ]
+    )
 
 
 def greeting_on(project: Project) -> bool:

@@ -48,13 +48,17 @@ def state_file(project_root: str, session: str) -> str:
 
 
 def fresh(project_root: str, session: str) -> dict[str, Any]:
-    return {"version": 1, "session": session, "project": project_root,
-            "shown": {},      # address -> "capsule" | "pointer" | "read" | "written": how the agent saw it
-            "spent": 0,       # capsule characters shown this session
-            "pending": [],    # staged addresses not shown yet (the message cap), oldest first
-            "changed": {},    # address -> asset paths changed by the agent (the reminder's list)
-            "baseline": {},   # address -> digest of the article file at the latest such change
-            "reminded": []}   # the sets `settle` has named (sorted lists), so none is named twice
+    return {
+        "version": 1,
+        "session": session,
+        "project": project_root,
+        "shown": {},  # address -> "capsule" | "pointer" | "read" | "written": how the agent saw it
+        "spent": 0,  # capsule characters shown this session
+        "pending": [],  # staged addresses not shown yet (the message cap), oldest first
+        "changed": {},  # address -> asset paths changed by the agent (the reminder's list)
+        "baseline": {},  # address -> digest of the article file at the latest such change
+        "reminded": [],
+    }  # the sets `settle` has named (sorted lists), so none is named twice
 
 
 def _decode(data: bytes, project_root: str, session: str) -> dict[str, Any]:

@@ -30,8 +30,10 @@ if TYPE_CHECKING:
 SESSION_BUDGET = 4000
 MESSAGE_CHARS = 2000
 PATHS_PER_ARTICLE = 20  # asset paths remembered per changed article (the reminder names a few)
-HEADER = ("canon: articles governing the files just touched (each shown once until the context is compacted "
-          "or cleared; `canon read ADDRESS` prints one in full):")
+HEADER = (
+    "canon: articles governing the files just touched (each shown once until the context is compacted "
+    "or cleared; `canon read ADDRESS` prints one in full):"
+)
 
 
 class Surfaced:
@@ -41,16 +43,24 @@ class Surfaced:
 
     def __init__(self, session: str) -> None:
         self.session, self.message = session, ""
-        self.shown: list[str] = []       # addresses whose capsule this message shows
-        self.pointers: list[str] = []    # addresses shown as a pointer line (budget spent, no capsule)
-        self.waiting = 0                 # staged addresses left for the next call
-        self.armed: list[str] = []       # addresses now awaiting their update (changed paths)
+        self.shown: list[str] = []  # addresses whose capsule this message shows
+        self.pointers: list[str] = []  # addresses shown as a pointer line (budget spent, no capsule)
+        self.waiting = 0  # staged addresses left for the next call
+        self.armed: list[str] = []  # addresses now awaiting their update (changed paths)
         self.ungoverned: list[str] = []  # paths no article governs (project-relative)
-        self.marked: list[str] = []      # article files read or written directly (seen / settled)
+        self.marked: list[str] = []  # article files read or written directly (seen / settled)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session": self.session, "message": self.message, "shown": self.shown, "pointers": self.pointers,
-                "waiting": self.waiting, "armed": self.armed, "ungoverned": self.ungoverned, "marked": self.marked}
+        return {
+            "session": self.session,
+            "message": self.message,
+            "shown": self.shown,
+            "pointers": self.pointers,
+            "waiting": self.waiting,
+            "armed": self.armed,
+            "ungoverned": self.ungoverned,
+            "marked": self.marked,
+        }
 
 
 class Settled:
@@ -63,8 +73,12 @@ class Settled:
         self.message = reminder(items) if items else ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session": self.session, "message": self.message, "repeated": self.repeated,
-                "articles": [{"address": a, "paths": p} for a, p in self.items]}
+        return {
+            "session": self.session,
+            "message": self.message,
+            "repeated": self.repeated,
+            "articles": [{"address": a, "paths": p} for a, p in self.items],
+        }
 
 
 def limits(project: Project) -> tuple[int, int]:
@@ -83,7 +97,7 @@ def _relative(project: Project, full: str) -> str | None:
     root = project.root_dir.rstrip(os.sep)
     if full == root:
         return ""
-    return full[len(root) + 1:] if full.startswith(root + os.sep) else None
+    return full[len(root) + 1 :] if full.startswith(root + os.sep) else None
 
 
 def classify(project: Project, paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
@@ -95,8 +109,10 @@ def classify(project: Project, paths: Iterable[str]) -> list[tuple[str, str, str
     for path in paths:
         full = os.path.normpath(os.path.join(project.cwd_dir, path))
         rel = _relative(project, full)
-        if rel is not None and (rel.split(os.sep)[0] in (".git",) or (rel.startswith(".canon" + os.sep) and not
-                                                                      rel.startswith(os.path.join(".canon", "articles", "")))):
+        if rel is not None and (
+            rel.split(os.sep)[0] in (".git",)
+            or (rel.startswith(".canon" + os.sep) and not rel.startswith(os.path.join(".canon", "articles", "")))
+        ):
             out.append((path, "skip", None))
             continue
         try:
@@ -149,7 +165,9 @@ def _capsule(project: Project, address: str) -> tuple[str | None, str] | None:
     return (capsule or None), doc.owned.get("updated", "")
 
 
-def surface(project: Project, paths: Iterable[str], changed: Iterable[str] = (), session: str | None = None) -> Surfaced:
+def surface(
+    project: Project, paths: Iterable[str], changed: Iterable[str] = (), session: str | None = None
+) -> Surfaced:
     """Stage the governing articles of `paths` (and `changed`, which also arms the reminder) and
     build this call's message. All state changes happen under the session lock."""
     from pylon.canon.article import shell_quoted
@@ -191,16 +209,31 @@ def surface(project: Project, paths: Iterable[str], changed: Iterable[str] = (),
         lines = _take(project, state, budget, cap, capsules, result, shell_quoted)
         result.waiting = len(state["pending"])
         if lines:
-            tail = ([(f"({result.waiting} more waiting: they follow with the next tool call, or now with "
-                     "`canon surface`.)")] if result.waiting else [])
+            tail = (
+                [
+                    (
+                        f"({result.waiting} more waiting: they follow with the next tool call, or now with "
+                        "`canon surface`.)"
+                    )
+                ]
+                if result.waiting
+                else []
+            )
             result.message = "\n".join([HEADER, *lines, *tail])
 
     sessions.update(project.root_dir, sid, change)
     return result
 
 
-def _take(project: Project, state: dict[str, Any], budget: int, cap: int,
-          capsules: dict[str, tuple[str | None, str] | None], result: Surfaced, quoted: Any) -> list[str]:
+def _take(
+    project: Project,
+    state: dict[str, Any],
+    budget: int,
+    cap: int,
+    capsules: dict[str, tuple[str | None, str] | None],
+    result: Surfaced,
+    quoted: Any,
+) -> list[str]:
     lines: list[str] = []
     room = cap - len(HEADER) - 90  # the header and the waiting line fit in the cap too
     used = 0
@@ -218,8 +251,13 @@ def _take(project: Project, state: dict[str, Any], budget: int, cap: int,
         if capsule and state["spent"] + len(capsule) <= budget:
             line, kind, cost = head + capsule, "capsule", len(capsule)
         elif capsule:
-            line, kind = (f"{head}read it: canon read {quoted(address)} (this session's capsule budget of {budget} "
-                         "characters is spent)"), "pointer"
+            line, kind = (
+                (
+                    f"{head}read it: canon read {quoted(address)} (this session's capsule budget of {budget} "
+                    "characters is spent)"
+                ),
+                "pointer",
+            )
         else:
             line, kind = f"{head}no capsule; read it: canon read {quoted(address)}", "pointer"
         if lines and used + len(line) + 1 > room:
@@ -244,8 +282,13 @@ def spending(project: Project, session: str | None = None) -> dict[str, int] | N
     if not os.path.exists(sessions.state_file(project.root_dir, sid)):
         return None
     state = sessions.load(project.root_dir, sid)
-    return {"spent": int(state["spent"]), "budget": limits(project)[0], "shown": len(state["shown"]),
-            "waiting": len(state["pending"]), "changed": len(state["changed"])}
+    return {
+        "spent": int(state["spent"]),
+        "budget": limits(project)[0],
+        "shown": len(state["shown"]),
+        "waiting": len(state["pending"]),
+        "changed": len(state["changed"]),
+    }
 
 
 def settle(project: Project, session: str | None = None) -> Settled:
@@ -256,8 +299,11 @@ def settle(project: Project, session: str | None = None) -> Settled:
 
     def change(state: dict[str, Any]) -> tuple[list[tuple[str, list[str]]], bool]:
         base = state["baseline"]
-        items = sorted((address, list(paths)) for address, paths in state["changed"].items()
-                       if address not in base or digest(project, address) == base[address])
+        items = sorted(
+            (address, list(paths))
+            for address, paths in state["changed"].items()
+            if address not in base or digest(project, address) == base[address]
+        )
         state["changed"], state["baseline"] = {}, {}
         key = [address for address, _ in items]
         repeated = bool(key) and key in state["reminded"]
@@ -277,6 +323,8 @@ def reminder(items: list[tuple[str, list[str]]]) -> str:
         shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
         lines.append(f"- {address}: {shown}")
     first = shell_quoted(items[0][0])
-    lines.append("For each one, `canon read ADDRESS`; if it no longer states the current truth, update it: "
-                 f"canon write {first} --capsule \"...\" --body-file FILE. If it still holds, leave it.")
+    lines.append(
+        "For each one, `canon read ADDRESS`; if it no longer states the current truth, update it: "
+        f'canon write {first} --capsule "..." --body-file FILE. If it still holds, leave it.'
+    )
     return "\n".join(lines)

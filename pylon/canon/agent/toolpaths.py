@@ -124,12 +124,12 @@ def _git_targets(words: list[str], cwd: str) -> list[str]:
         i += 2 if words[i] in _GIT_VALUE_OPTIONS else 1
     if i >= len(words):
         return []
-    sub, rest = words[i], words[i + 1:]
+    sub, rest = words[i], words[i + 1 :]
     found: list[str] = []
     if sub in ("mv", "rm"):
         found = _operands(rest)
     elif sub == "checkout":
-        found = rest[rest.index("--") + 1:] if "--" in rest else []
+        found = rest[rest.index("--") + 1 :] if "--" in rest else []
     elif sub == "restore" and not ("--staged" in rest and "--worktree" not in rest and "-W" not in rest):
         skip = False  # (`--staged` alone changes only the index)
         for word in rest:
@@ -287,8 +287,21 @@ def call_paths(call: ToolCall, cwd: str) -> tuple[list[str], list[str]]:
 # Name endings (letters and digits only, lower case) of tools that change the files they name,
 # whatever server or prefix they come with (`mcp__fs__write_file`, `filesystem.edit_file`); the
 # same list pi-canon keeps. Any other tool surfaces what it names but arms no reminder.
-_WRITING_ENDINGS = ("applypatch", "write", "writefile", "edit", "editfile", "multiedit", "notebookedit",
-                    "createfile", "deletefile", "movefile", "renamefile", "replaceinfile", "strreplaceeditor")
+_WRITING_ENDINGS = (
+    "applypatch",
+    "write",
+    "writefile",
+    "edit",
+    "editfile",
+    "multiedit",
+    "notebookedit",
+    "createfile",
+    "deletefile",
+    "movefile",
+    "renamefile",
+    "replaceinfile",
+    "strreplaceeditor",
+)
 
 
 def writes_files(tool: str) -> bool:

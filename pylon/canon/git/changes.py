@@ -31,8 +31,9 @@ def change_set(repo: Repo, staged: bool = False, since: str | None = None, again
         base = repo.base_or_empty()
         # An unborn branch diffs the index against the empty tree, exactly what the first commit records.
         out = repo.run(*diff, "--cached", base, "--", env=index_env())
-        return ChangeSet("staged", base, "HEAD" if repo.head else "the empty tree (first commit)",
-                         parse_name_status(out))
+        return ChangeSet(
+            "staged", base, "HEAD" if repo.head else "the empty tree (first commit)", parse_name_status(out)
+        )
     if since is not None:
         exact = resolve_rev(repo, since, "--since")
         base = merge_base(repo, since, "--since", exact)

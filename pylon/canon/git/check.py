@@ -19,17 +19,25 @@ from pylon.canon.store import Project
 CHECK_RULES: dict[str, RuleInfo] = {
     r.id: r
     for r in (
-        RuleInfo("article-not-updated", ERROR,
-                 "An asset changed (or was added) but the article that governs it did not change in the same "
-                 "change set.",
-                 "Review the article and update what the change made untrue (`canon write ADDRESS ...`), in the "
-                 "same commit or pull request."),
-        RuleInfo("article-not-moved", ERROR,
-                 "An asset was renamed, but its article still sits at the old address.",
-                 "Run the `canon mv OLD NEW` the message names (or `canon mv --from-git`), and commit the result."),
-        RuleInfo("article-outlived", ERROR,
-                 "An asset was deleted, but the article that governed it still exists and did not change.",
-                 "Update the article (or delete it if nothing it describes remains)."),
+        RuleInfo(
+            "article-not-updated",
+            ERROR,
+            "An asset changed (or was added) but the article that governs it did not change in the same change set.",
+            "Review the article and update what the change made untrue (`canon write ADDRESS ...`), in the "
+            "same commit or pull request.",
+        ),
+        RuleInfo(
+            "article-not-moved",
+            ERROR,
+            "An asset was renamed, but its article still sits at the old address.",
+            "Run the `canon mv OLD NEW` the message names (or `canon mv --from-git`), and commit the result.",
+        ),
+        RuleInfo(
+            "article-outlived",
+            ERROR,
+            "An asset was deleted, but the article that governed it still exists and did not change.",
+            "Update the article (or delete it if nothing it describes remains).",
+        ),
     )
 }
 
@@ -52,8 +60,15 @@ def mv_command(old: Address, new: Address) -> str:
 class Move(Record):
     __slots__ = ("old", "new", "paths", "conflict", "remedy", "governing")
 
-    def __init__(self, old: Address, new: Address | None, paths: list[tuple[str, str]] | None = None,
-                 conflict: str = "", remedy: str = "", governing: bool = False) -> None:
+    def __init__(
+        self,
+        old: Address,
+        new: Address | None,
+        paths: list[tuple[str, str]] | None = None,
+        conflict: str = "",
+        remedy: str = "",
+        governing: bool = False,
+    ) -> None:
         self.old = old
         self.new = new  # None when no address follows from the renames (see conflict)
         self.paths = [] if paths is None else paths  # the renames that call for it
@@ -65,8 +80,15 @@ class Move(Record):
 class CheckReport(Record):
     __slots__ = ("changes", "top", "assets", "articles_changed", "findings", "moves")
 
-    def __init__(self, changes: ChangeSet, top: str, assets: int = 0, articles_changed: list[str] | None = None,
-                 findings: list[Finding] | None = None, moves: list[Move] | None = None) -> None:
+    def __init__(
+        self,
+        changes: ChangeSet,
+        top: str,
+        assets: int = 0,
+        articles_changed: list[str] | None = None,
+        findings: list[Finding] | None = None,
+        moves: list[Move] | None = None,
+    ) -> None:
         self.changes = changes
         self.top = top
         self.assets = assets  # changed assets judged
@@ -86,7 +108,7 @@ def _is_within(address: Address, top: Address) -> bool:
 def _target(g: Address, old: Address, new: Address) -> Address | None:
     """Where the article g should go when the asset `old` (at or below g) became `new`: the same
     suffix below g must end `new`; None when the rename changed more than g's part of the path."""
-    suffix = old.path[len(g.path):]
+    suffix = old.path[len(g.path) :]
     if old.mount != g.mount or new.mount != g.mount or not new.path.endswith(suffix):
         return None
     head = new.path[: len(new.path) - len(suffix)]
@@ -128,8 +150,9 @@ def _by_hand(g: Address) -> str:
     return f"move it by hand (canon mv {shell_word(str(g))} NEW) or update it ({_write_command(g)})"
 
 
-def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance,
-             governing: bool) -> None:
+def _propose(
+    moves: dict[Address, Move], g: Address, old: Address, new: Address, change: Change, gov: Governance, governing: bool
+) -> None:
     target = _target(g, old, new)
     move = moves.get(g)
     if move is None:
@@ -138,8 +161,10 @@ def _propose(moves: dict[Address, Move], g: Address, old: Address, new: Address,
             move.conflict, move.remedy = f"{change.new} is not {g}'s path renamed", _by_hand(g)
         elif gov.has(target):
             move.conflict = f"an article already exists at {target}: merge the two by hand"
-            move.remedy = (f"fold it into {target} ({_write_command(target)}), then remove it "
-                           f"(git rm {shell_word(gov.article_file(g))})")
+            move.remedy = (
+                f"fold it into {target} ({_write_command(target)}), then remove it "
+                f"(git rm {shell_word(gov.article_file(g))})"
+            )
     elif target != move.new and not move.conflict:
         move.conflict = f"files below {g} moved to several places ({move.new}, {target})"
         move.remedy = _by_hand(g)
@@ -151,9 +176,14 @@ def _covering(moves: dict[Address, Move], move: Move) -> Move:
     """The topmost applicable move that carries `move` along (a renamed folder's article), else `move`."""
     best = move
     for other in moves.values():
-        if (not other.conflict and other.new is not None and move.new is not None and _is_within(move.old, other.old)
-                and len(other.old.path) < len(best.old.path)
-                and move.new.path == other.new.path + move.old.path[len(other.old.path):]):
+        if (
+            not other.conflict
+            and other.new is not None
+            and move.new is not None
+            and _is_within(move.old, other.old)
+            and len(other.old.path) < len(best.old.path)
+            and move.new.path == other.new.path + move.old.path[len(other.old.path) :]
+        ):
             best = other
     return best
 
@@ -171,11 +201,17 @@ def _deleted(report: CheckReport, gov: Governance, state: _Judge, path: str, add
     if gov.asset_present(g):
         what = f"update it ({_write_command(g)})"
     else:
-        what = (f"update it ({_write_command(g)}) or, if nothing it describes remains, remove it "
-                f"(git rm {shell_word(gov.article_file(g))})")
-    report.findings.append(_finding(
-        "article-outlived", path,
-        f"deleted, but its article {g} still exists and did not change: review {gov.article_file(g)} and {what}"))
+        what = (
+            f"update it ({_write_command(g)}) or, if nothing it describes remains, remove it "
+            f"(git rm {shell_word(gov.article_file(g))})"
+        )
+    report.findings.append(
+        _finding(
+            "article-outlived",
+            path,
+            f"deleted, but its article {g} still exists and did not change: review {gov.article_file(g)} and {what}",
+        )
+    )
 
 
 def _finding(rule: str, path: str, message: str) -> Finding:
@@ -204,25 +240,40 @@ def judge(gov: Governance, changes: ChangeSet, top: str) -> CheckReport:
                     _propose(moves, g, old_addr, new_addr, change, gov, governing=True)
                     # Articles further up whose whole asset moved the same way (a renamed folder) go too.
                     for above in g.ancestors()[1:]:
-                        if (state.had(above) and above not in state.changed
-                                and not _is_within(new_addr, above) and not gov.asset_present(above)):
+                        if (
+                            state.had(above)
+                            and above not in state.changed
+                            and not _is_within(new_addr, above)
+                            and not gov.asset_present(above)
+                        ):
                             _propose(moves, above, old_addr, new_addr, change, gov, governing=False)
                     continue
                 if gov.has(g):  # g's asset stays: the file left what g describes
-                    report.findings.append(_finding(
-                        "article-outlived", change.old,
-                        f"renamed to {change.new}, out of the reach of its article {g}, which did not change: "
-                        f"review {gov.article_file(g)} and update it ({_write_command(g)})"))
+                    report.findings.append(
+                        _finding(
+                            "article-outlived",
+                            change.old,
+                            f"renamed to {change.new}, out of the reach of its article {g}, which did not change: "
+                            f"review {gov.article_file(g)} and update it ({_write_command(g)})",
+                        )
+                    )
         if new_addr is None:
             continue
         g = gov.governing(new_addr)
         if g is not None and g not in state.changed:
-            what = f"renamed from {change.old}" if change.status == "R" else (
-                "added" if change.status in "AC" else "changed")
-            report.findings.append(_finding(
-                "article-not-updated", change.new,
-                f"{what}, but its article {g} did not change: review {gov.article_file(g)} and update it "
-                f"({_write_command(g)})"))
+            what = (
+                f"renamed from {change.old}"
+                if change.status == "R"
+                else ("added" if change.status in "AC" else "changed")
+            )
+            report.findings.append(
+                _finding(
+                    "article-not-updated",
+                    change.new,
+                    f"{what}, but its article {g} did not change: review {gov.article_file(g)} and update it "
+                    f"({_write_command(g)})",
+                )
+            )
     for move in moves.values():
         if not move.governing:
             continue

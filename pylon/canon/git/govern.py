@@ -54,7 +54,7 @@ class Governance:
         """(store, path relative to the store's root) for a repository-relative path in a store's tree."""
         for prefix, store in self.stores:
             if path.startswith(prefix):
-                return store, path[len(prefix):]
+                return store, path[len(prefix) :]
         return None
 
     def article_of(self, path: str) -> Address | None:
@@ -64,7 +64,7 @@ class Governance:
             return None
         store, rel = found
         if rel.startswith(ARTICLES_PREFIX) and rel.endswith(".md") and len(rel) > len(ARTICLES_PREFIX) + 3:
-            return Address(store.mount, rel[len(ARTICLES_PREFIX):-3])
+            return Address(store.mount, rel[len(ARTICLES_PREFIX) : -3])
         return None
 
     def address_of(self, path: str) -> Address | None:
@@ -153,9 +153,14 @@ class Governance:
                 if names is None or last not in names:
                     return False
                 path = os.path.join(folder, last)
-                return not os.path.isdir(path) or _holds_file(path) or any(
-                    n != last and drop_extension(n) == last and not os.path.isdir(os.path.join(folder, n))
-                    for n in os.listdir(folder))
+                return (
+                    not os.path.isdir(path)
+                    or _holds_file(path)
+                    or any(
+                        n != last and drop_extension(n) == last and not os.path.isdir(os.path.join(folder, n))
+                        for n in os.listdir(folder)
+                    )
+                )
         return False
 
 

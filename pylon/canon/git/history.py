@@ -62,12 +62,18 @@ def _records(data: bytes) -> Iterator[tuple[list[bytes], bytes, list[bytes]]]:
 
 
 def _commit(fields: list[bytes], subject: bytes, paths: list[bytes]) -> Commit:
-    return Commit(fields[0].decode(), int(fields[1]), subject.decode("utf-8", "replace"),
-                  [os.fsdecode(p) for p in paths], tuple(f.decode() for f in fields[2:]))
+    return Commit(
+        fields[0].decode(),
+        int(fields[1]),
+        subject.decode("utf-8", "replace"),
+        [os.fsdecode(p) for p in paths],
+        tuple(f.decode() for f in fields[2:]),
+    )
 
 
-def log_pass(repo: Repo, pathspec: str | None, since_days: int | None = None,
-             ancestry: bool = False) -> Iterator[Commit]:
+def log_pass(
+    repo: Repo, pathspec: str | None, since_days: int | None = None, ancestry: bool = False
+) -> Iterator[Commit]:
     """Every non-merge commit reachable from HEAD, newest first, with the paths it touched.
 
     ancestry: merges too (with no paths: they only connect history), each commit with its parents,
@@ -88,8 +94,14 @@ def _pathspec(repo: Repo, project: Project) -> str | None:
 
 def _dirty_articles(repo: Repo, gov: Governance) -> set[Address]:
     """Articles with uncommitted changes (or never committed): they are being written, so current."""
-    out = repo.run("status", "--porcelain", "-z", "--untracked-files=all", "--",
-                   *(prefix + ARTICLES_PREFIX for prefix, _ in gov.stores))
+    out = repo.run(
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+        "--",
+        *(prefix + ARTICLES_PREFIX for prefix, _ in gov.stores),
+    )
     found: set[Address] = set()
     for entry in out.split(b"\0"):
         article = gov.article_of(os.fsdecode(entry[3:])) if len(entry) > 3 else None
@@ -101,8 +113,15 @@ def _dirty_articles(repo: Repo, gov: Governance) -> set[Address]:
 class StaleArticle(Record):
     __slots__ = ("address", "file", "last_change", "behind", "count", "newest")
 
-    def __init__(self, address: Address, file: str, last_change: Commit | None, behind: list[Commit] | None = None,
-                 count: int = 0, newest: int = 0) -> None:
+    def __init__(
+        self,
+        address: Address,
+        file: str,
+        last_change: Commit | None,
+        behind: list[Commit] | None = None,
+        count: int = 0,
+        newest: int = 0,
+    ) -> None:
         self.address = address
         self.file = file
         self.last_change = last_change  # the newest commit that touched the article (None: not in history)
@@ -206,8 +225,11 @@ def stale(project: Project, days: int = 0) -> StaleReport:
                 when = int(fields[1])
                 row.newest = max(row.newest, when)
                 if len(row.behind) < COMMITS_KEPT:
-                    row.behind.append(Commit(fields[0].decode(), when, subject.decode("utf-8", "replace"),
-                                             [os.fsdecode(p) for p in raws]))
+                    row.behind.append(
+                        Commit(
+                            fields[0].decode(), when, subject.decode("utf-8", "replace"), [os.fsdecode(p) for p in raws]
+                        )
+                    )
         if covered:
             for parent in fields[2:]:
                 below[parent] = below.get(parent, 0) | covered
@@ -233,8 +255,15 @@ class Folder(Record):
 class CoverageReport(Record):
     __slots__ = ("tracked", "governed", "ungoverned", "broad", "per_article", "churn_days")
 
-    def __init__(self, tracked: int, governed: int, ungoverned: list[Folder], broad: list[tuple[Address, int]],
-                 per_article: dict[Address, int], churn_days: int = CHURN_DAYS) -> None:
+    def __init__(
+        self,
+        tracked: int,
+        governed: int,
+        ungoverned: list[Folder],
+        broad: list[tuple[Address, int]],
+        per_article: dict[Address, int],
+        churn_days: int = CHURN_DAYS,
+    ) -> None:
         self.tracked = tracked
         self.governed = governed
         self.ungoverned = ungoverned
@@ -308,5 +337,7 @@ def coverage(project: Project) -> CoverageReport:
         if folder == "" or bare[folder][0] < total[folder]:
             ungoverned.append(Folder(folder, count, heat, loose=True))
     ungoverned.sort(key=lambda f: (-f.churn, -f.files, f.path))
-    broad = sorted(((a, n) for a, n in per_article.items() if n >= BROAD_FILES), key=lambda item: (-item[1], str(item[0])))
+    broad = sorted(
+        ((a, n) for a, n in per_article.items() if n >= BROAD_FILES), key=lambda item: (-item[1], str(item[0]))
+    )
     return CoverageReport(tracked, sum(per_article.values()), ungoverned, broad, per_article)

@@ -59,12 +59,18 @@ def plan_move(project: Project, old_arg: str, new_arg: str) -> MoveRequest:
     new = to_address(new_arg, project)
     check_address(new)
     if old.mount != new.mount:
-        raise UsageError("usage", f"{old} and {new} are in different stores; canon mv moves within one store.",
-                         "Write the article in the other store, then delete the old one.")
+        raise UsageError(
+            "usage",
+            f"{old} and {new} are in different stores; canon mv moves within one store.",
+            "Write the article in the other store, then delete the old one.",
+        )
     store = project.store_for(old.mount)
     if not old.path or not store.has_article(old.path):
-        raise NotFoundError("no-article", f"No article is at {old} (canon mv moves an article by its exact address).",
-                            "Run `canon resolve " + old_arg + "` to see which article governs it, or `canon map`.")
+        raise NotFoundError(
+            "no-article",
+            f"No article is at {old} (canon mv moves an article by its exact address).",
+            "Run `canon resolve " + old_arg + "` to see which article governs it, or `canon map`.",
+        )
     if old == new:
         raise UsageError("usage", f"{old} and {new} are the same address; nothing to move.", "canon mv OLD NEW")
     return MoveRequest(old, new)
@@ -83,8 +89,10 @@ def plan_from_git(project: Project, rev: str | None) -> list[MoveRequest]:
             out.append(MoveRequest(move.old, move.old, move.conflict))
             continue
         covered = any(
-            other is not move and move.old.path.startswith(other.old.path + "/")
-            and other.new is not None and move.new.path == other.new.path + move.old.path[len(other.old.path):]
+            other is not move
+            and move.old.path.startswith(other.old.path + "/")
+            and other.new is not None
+            and move.new.path == other.new.path + move.old.path[len(other.old.path) :]
             for other in applied
         )
         if not covered:
@@ -97,7 +105,7 @@ def _under(path: str, prefix: str) -> str | None:
     if path == prefix:
         return ""
     if path.startswith(prefix + "/"):
-        return path[len(prefix):]
+        return path[len(prefix) :]
     return None
 
 
@@ -123,8 +131,14 @@ def _address_span(target: str, mounts: list[str]) -> tuple[int, int]:
     return start, end
 
 
-def rewrite_links(text: str, mount: str | None, articles: dict[str | None, set[str]], store_mount: str | None,
-                  mapping: dict[str, str], root: tuple[str, str]) -> tuple[str, list[tuple[str, str]]]:
+def rewrite_links(
+    text: str,
+    mount: str | None,
+    articles: dict[str | None, set[str]],
+    store_mount: str | None,
+    mapping: dict[str, str],
+    root: tuple[str, str],
+) -> tuple[str, list[tuple[str, str]]]:
     """`text` with every live link to a moved article (in `store_mount`) aimed at its new address;
     `root` is the move itself (old, new), whose prefix a path-like link keeps its tail below."""
     links = extract_links(text)
@@ -139,7 +153,7 @@ def rewrite_links(text: str, mount: str | None, articles: dict[str | None, set[s
         begin, end = _address_span(target, mounts)
         spelt = target[begin:end]
         if normalize_address(spelt) == spelt and _under(spelt, root[0]) is not None:
-            new_path = root[1] + spelt[len(root[0]):]  # what it wrote below the moved address stays
+            new_path = root[1] + spelt[len(root[0]) :]  # what it wrote below the moved address stays
         else:  # an unusual spelling (`a//b`, `a/./b`, `a\\b`): written anew, canonically
             rest = _under(link_address(target, mount, mounts).path, root[0])
             # A path-like link (`[[src/old/a.py]]`) keeps what it wrote below the moved address.
@@ -159,8 +173,11 @@ def _read(path: str) -> str:
     try:
         return read_regular(path, what="article").decode("utf-8")
     except UnicodeDecodeError:
-        raise PylonError("not-utf8", f"{path} is not valid UTF-8; canon mv rewrites only text.",
-                         "Re-save it as UTF-8, then run canon mv again.") from None
+        raise PylonError(
+            "not-utf8",
+            f"{path} is not valid UTF-8; canon mv rewrites only text.",
+            "Re-save it as UTF-8, then run canon mv again.",
+        ) from None
 
 
 def apply(project: Project, request: MoveRequest, dry_run: bool = False) -> MoveResult:
@@ -184,7 +201,7 @@ def _move(project: Project, store: Store, request: MoveRequest, result: MoveResu
     sources = [a for a in walk_articles(store, old.path) if a.is_article]
     if not any(a.address == old.path for a in sources):
         raise NotFoundError("no-article", f"No article is at {old}.", "canon map")
-    mapping = {a.address: new.path + a.address[len(old.path):] for a in sources}
+    mapping = {a.address: new.path + a.address[len(old.path) :] for a in sources}
     existing = {a.address for a in walk_articles(store) if a.is_article}
     for source, target in mapping.items():
         if target in existing and target not in mapping:
@@ -204,8 +221,9 @@ def _move(project: Project, store: Store, request: MoveRequest, result: MoveResu
     new_texts: dict[tuple[str | None, str], str] = {}
     for reader_store, address, path in readers:
         text = _read(path)
-        rewritten, changed = rewrite_links(text, reader_store.mount, articles, store.mount, mapping,
-                                           (old.path, new.path))
+        rewritten, changed = rewrite_links(
+            text, reader_store.mount, articles, store.mount, mapping, (old.path, new.path)
+        )
         key = (reader_store.mount, mapping.get(address, address) if reader_store is store else address)
         if changed:
             result.links.append(LinkEdit(Address(*key), len(changed), changed[:3]))
@@ -215,7 +233,9 @@ def _move(project: Project, store: Store, request: MoveRequest, result: MoveResu
     if os.path.isdir(left):
         result.left_behind = sorted(
             os.path.relpath(os.path.join(folder, name), store.articles_dir).replace(os.sep, "/")
-            for folder, _, names in os.walk(left) for name in names if not name.endswith(".md")
+            for folder, _, names in os.walk(left)
+            for name in names
+            if not name.endswith(".md")
         )
     if dry_run:
         return result
@@ -258,7 +278,9 @@ def _journal(project: Project, result: MoveResult) -> str:
     count = len(result.moved)
     moved = "; ".join(f"{a} -> {b}" for a, b in result.moved[:20]) + ("; ..." if count > 20 else "")
     links = sum(edit.count for edit in result.links)
-    text = (f"Moved the article {result.old} to {result.new} with canon mv ({count} article"
-            f"{'s' * (count != 1)}: {moved}). Rewrote {links} link{'s' * (links != 1)} in "
-            f"{len(result.links)} article{'s' * (len(result.links) != 1)}; journal entries keep the old address.")
+    text = (
+        f"Moved the article {result.old} to {result.new} with canon mv ({count} article"
+        f"{'s' * (count != 1)}: {moved}). Rewrote {links} link{'s' * (links != 1)} in "
+        f"{len(result.links)} article{'s' * (len(result.links) != 1)}; journal entries keep the old address."
+    )
     return journal(project, text, subjects=[str(result.new)], slug="moved").name

@@ -86,8 +86,9 @@ def open_repo(folder: str, exit_code: int = 2) -> Repo:
     """The repository whose working tree holds `folder` (a linked worktree works the same). One git
     process in the usual case (a checkout with a commit); an unborn branch or anything unusual
     takes the two-call path below."""
-    code, out, _ = git_full(folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository",
-                            "HEAD^{commit}")
+    code, out, _ = git_full(
+        folder, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--is-shallow-repository", "HEAD^{commit}"
+    )
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     if code == 0 and len(lines) == 4 and lines[0] and len(lines[3]) in (40, 64):
         return Repo(os.path.realpath(lines[0]), lines[1], lines[3], lines[2].strip() == "true")
@@ -96,15 +97,18 @@ def open_repo(folder: str, exit_code: int = 2) -> Repo:
     if code != 0 or len(lines) < 3 or not lines[0]:
         raise not_a_checkout(folder, exit_code)
     code, head, _ = git_full(folder, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-    return Repo(os.path.realpath(lines[0]), lines[1], head.decode().strip() if code == 0 else None,
-                lines[2].strip() == "true")
+    return Repo(
+        os.path.realpath(lines[0]), lines[1], head.decode().strip() if code == 0 else None, lines[2].strip() == "true"
+    )
 
 
 def bad_revision(repo: Repo, rev: str, flag: str) -> UsageError:
     if repo.shallow:
-        message = (f"{flag} {rev}: this is a shallow clone and {rev!r} is not in the history it has.")
-        hint = (f"Fetch more history first: `git fetch --deepen=200` (or `git fetch origin {rev}`; "
-                "actions/checkout: `fetch-depth: 0`), then run the same command again.")
+        message = f"{flag} {rev}: this is a shallow clone and {rev!r} is not in the history it has."
+        hint = (
+            f"Fetch more history first: `git fetch --deepen=200` (or `git fetch origin {rev}`; "
+            "actions/checkout: `fetch-depth: 0`), then run the same command again."
+        )
     else:
         message = f"{flag} {rev}: {rev!r} is not a commit in this repository."
         hint = "Name a branch, tag or commit (`git log --oneline` lists them); a remote branch may need `git fetch`."
@@ -136,8 +140,12 @@ def merge_base(repo: Repo, rev: str, flag: str, commit: str | None = None) -> st
                 "then run the same command again.",
                 details={"revision": rev, "shallow": True},
             )
-        raise UsageError("bad-revision", f"{flag} {rev}: HEAD and {rev!r} share no history.",
-                         "Name a revision on the same history as HEAD.", details={"revision": rev, "shallow": False})
+        raise UsageError(
+            "bad-revision",
+            f"{flag} {rev}: HEAD and {rev!r} share no history.",
+            "Name a revision on the same history as HEAD.",
+            details={"revision": rev, "shallow": False},
+        )
     return out.decode().strip()
 
 

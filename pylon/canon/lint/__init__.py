@@ -42,8 +42,14 @@ class FixedFile(Record):
 class LintReport(Record):
     __slots__ = ("findings", "articles", "journal", "fixed", "base")
 
-    def __init__(self, findings: list[Finding] | None = None, articles: int = 0, journal: int = 0,
-                 fixed: list[FixedFile] | None = None, base: str = "") -> None:
+    def __init__(
+        self,
+        findings: list[Finding] | None = None,
+        articles: int = 0,
+        journal: int = 0,
+        fixed: list[FixedFile] | None = None,
+        base: str = "",
+    ) -> None:
         self.findings: list[Finding] = [] if findings is None else findings
         self.articles = articles
         self.journal = journal
@@ -93,8 +99,11 @@ def _check_store_layout(ctx: LintContext, store: Store) -> list[Finding]:
     out: list[Finding] = []
     for folder in (store.canon, store.articles, store.journal):
         if folder.is_symlink():
-            out.append(finding("symlink", f"{folder.name}/ is a link to {os.readlink(folder)}; writes refuse it",
-                               ctx.rel(folder)))
+            out.append(
+                finding(
+                    "symlink", f"{folder.name}/ is a link to {os.readlink(folder)}; writes refuse it", ctx.rel(folder)
+                )
+            )
         elif folder != store.canon and os.path.lexists(folder) and not folder.is_dir():
             out.append(finding("unreadable", f"{folder.name} must be a folder; it is a file", ctx.rel(folder)))
     out += _leftovers(ctx, store)
@@ -112,10 +121,19 @@ def _leftovers(ctx: LintContext, store: Store) -> list[Finding]:
             dirs[:] = [d for d in dirs if d not in SKIP_DIRS]  # a vault's tool folders are not the store's
         for name in dirs:
             if os.path.islink(os.path.join(folder, name)):
-                out.append(finding("symlink", f"is a link to {os.readlink(os.path.join(folder, name))}; it is not "
-                                   "walked, and writes refuse it", ctx.rel(os.path.join(folder, name))))
-        out += [finding("temp-file", "is a temp file a killed write left; delete it", ctx.rel(os.path.join(folder, n)))
-                for n in files if n.startswith(".") and TEMP_MARK in n]
+                out.append(
+                    finding(
+                        "symlink",
+                        f"is a link to {os.readlink(os.path.join(folder, name))}; it is not "
+                        "walked, and writes refuse it",
+                        ctx.rel(os.path.join(folder, name)),
+                    )
+                )
+        out += [
+            finding("temp-file", "is a temp file a killed write left; delete it", ctx.rel(os.path.join(folder, n)))
+            for n in files
+            if n.startswith(".") and TEMP_MARK in n
+        ]
     return out
 
 
@@ -254,4 +272,3 @@ def lint_article(project: Project, address: Address | str) -> list[Finding]:
 
 def exit_code(report: LintReport, strict: bool) -> int:
     return 1 if report.failed(strict) else 0
-

@@ -86,7 +86,7 @@ class LintContext:
         prefix = self._base_prefix or str(self.base).rstrip(os.sep) + os.sep
         self._base_prefix = prefix
         if text.startswith(prefix):
-            rest = text[len(prefix):]
+            rest = text[len(prefix) :]
             return rest if os.sep == "/" else rest.replace(os.sep, "/")
         return os.path.relpath(text, self.base).replace(os.sep, "/")
 

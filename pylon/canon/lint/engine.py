@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pylon.canon.lint.committed import Committed
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import Finding, finding
 from pylon.canon.lint.rules_article import article_rules
@@ -12,7 +13,6 @@ from pylon.canon.lint.rules_journal import entry_rules, list_journal, name_probl
 from pylon.canon.lint.rules_tree import tree_rules
 from pylon.canon.safeio import ARTICLE_MAX, read_regular
 from pylon.canon.store import FOLDER, ArticleFile, Store
-from pylon.canon.lint.committed import Committed
 from pylon.errors import PylonError
 
 
@@ -22,8 +22,11 @@ def read_text(path: Path | str, rel: str) -> tuple[str | None, Finding | None]:
         # Never blocks (a FIFO named *.md), never reads past the size cap (a link to /dev/zero).
         data = read_regular(os.fspath(path), what="article")
     except PylonError as exc:
-        reason = {"is-directory": "is a folder, not a regular file", "not-regular": "is a special file (FIFO, socket "
-                  "or device), not a regular file", "too-large": f"is over {ARTICLE_MAX // (1024 * 1024)} MiB"}
+        reason = {
+            "is-directory": "is a folder, not a regular file",
+            "not-regular": "is a special file (FIFO, socket or device), not a regular file",
+            "too-large": f"is over {ARTICLE_MAX // (1024 * 1024)} MiB",
+        }
         return None, finding("unreadable", reason.get(exc.code, exc.message), rel)
     except IsADirectoryError:
         return None, finding("unreadable", "is a folder, not a file (articles are <address>.md files)", rel)
@@ -54,11 +57,23 @@ def lint_article_file(
     if text is None:
         return [problem] if problem else [], []  # a broken link is `unreadable`
     if os.path.islink(article.path):
-        return [finding("symlink", f"is a link to {os.readlink(article.path)}; canon never writes through a link, "
-                        "so replace it with the real file", rel)], []
+        return [
+            finding(
+                "symlink",
+                f"is a link to {os.readlink(article.path)}; canon never writes through a link, "
+                "so replace it with the real file",
+                rel,
+            )
+        ], []
     if "\0" in text:
-        return [finding("nul-byte", "contains a NUL byte; remove it (canon write refuses such text)", rel,
-                        text.count("\n", 0, text.index("\0")) + 1)], []
+        return [
+            finding(
+                "nul-byte",
+                "contains a NUL byte; remove it (canon write refuses such text)",
+                rel,
+                text.count("\n", 0, text.index("\0")) + 1,
+            )
+        ], []
     findings = _rules(ctx, store, article, text, rel)
     if not fix or not any(f.fixable for f in findings):
         return findings, []

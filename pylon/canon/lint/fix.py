@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pylon.canon.frontmatter import OWNED, Document, decode_value, needs_quotes, parse
+from pylon.canon.frontmatter import OWNED, Document, decode_value, fold_capsule, needs_quotes, parse
 from pylon.canon.lint.findings import Finding
-from pylon.canon.frontmatter import fold_capsule
-from pylon.canon.pasted import find_pasted
 from pylon.canon.lint.rules_article import _plain_single, _typed
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
+from pylon.canon.pasted import find_pasted
 
 _KEY_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_ .-]*?)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 

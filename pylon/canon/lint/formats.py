@@ -73,11 +73,16 @@ def left_out(report: LintReport, limit: int | None = TEXT_LIMIT) -> str | None:
 
 def summary(report: LintReport, strict: bool = False) -> str:
     """One line for stderr: counts, what --fix did or could do."""
-    scanned = (f"{report.articles} article{'s' * (report.articles != 1)}, {report.journal} journal "
-              f"entr{'ies' if report.journal != 1 else 'y'}")
+    scanned = (
+        f"{report.articles} article{'s' * (report.articles != 1)}, {report.journal} journal "
+        f"entr{'ies' if report.journal != 1 else 'y'}"
+    )
     fixed = sum(len(f.rules) for f in report.fixed)
-    tail = f"; fixed {fixed} problem{'s' * (fixed != 1)} in {len(report.fixed)} file{'s' * (len(report.fixed) != 1)}" \
-        if report.fixed else ""
+    tail = (
+        f"; fixed {fixed} problem{'s' * (fixed != 1)} in {len(report.fixed)} file{'s' * (len(report.fixed) != 1)}"
+        if report.fixed
+        else ""
+    )
     notes = report.count("note")
     noted = f"; {notes} note{'s' * (notes != 1)}" if notes else ""
     if len(report.findings) == notes:
@@ -85,8 +90,10 @@ def summary(report: LintReport, strict: bool = False) -> str:
     fixable = sum(1 for f in report.findings if f.fixable)
     hint = f"; {fixable} fixable with `canon lint --fix`" if fixable else ""
     strict_note = " (--strict: warnings fail)" if strict and report.warnings and not report.errors else ""
-    return (f"canon lint: {report.errors} error{'s' * (report.errors != 1)}, {report.warnings} "
-            f"warning{'s' * (report.warnings != 1)}{strict_note} in {scanned}{noted}{tail}{hint}.")
+    return (
+        f"canon lint: {report.errors} error{'s' * (report.errors != 1)}, {report.warnings} "
+        f"warning{'s' * (report.warnings != 1)}{strict_note} in {scanned}{noted}{tail}{hint}."
+    )
 
 
 def render_json(report: LintReport, strict: bool = False) -> dict[str, Any]:
@@ -142,9 +149,13 @@ def sarif_rules(rules: dict[str, RuleInfo] | None = None) -> list[dict[str, Any]
     ]
 
 
-def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInfo] | None = None,
-                 tool: str = "canon lint", text_fields: Callable[[str, str], dict[str, str]] | None = None,
-                 ) -> dict[str, Any]:
+def render_sarif(
+    report: LintReport,
+    version: str = "",
+    rules: dict[str, RuleInfo] | None = None,
+    tool: str = "canon lint",
+    text_fields: Callable[[str, str], dict[str, str]] | None = None,
+) -> dict[str, Any]:
     """A SARIF 2.1.0 log: one run, rule metadata, results with repository-relative locations.
     `rules`/`tool`: another canon command's catalogue and name (`canon check`). `text_fields(name,
     text)`: how a message that may hold bytes that are not UTF-8 is written (`{name: readable,
@@ -161,13 +172,15 @@ def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInf
         else:
             # Percent-encoded from the path's bytes: a name that is not UTF-8 stays exact.
             location = {"uri": quote(f.path.encode("utf-8", "surrogateescape")), "uriBaseId": "%SRCROOT%"}
-        results.append({
-            "ruleId": f.rule,
-            "ruleIndex": ids.index(f.rule),
-            "level": f.severity,
-            "message": _message(f.message, text_fields),
-            "locations": [{"physicalLocation": {"artifactLocation": location, "region": {"startLine": f.line}}}],
-        })
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": ids.index(f.rule),
+                "level": f.severity,
+                "message": _message(f.message, text_fields),
+                "locations": [{"physicalLocation": {"artifactLocation": location, "region": {"startLine": f.line}}}],
+            }
+        )
     driver: dict[str, Any] = {
         "name": "canon",
         "fullName": f"{tool} (pylon-kit)",
@@ -179,13 +192,15 @@ def render_sarif(report: LintReport, version: str = "", rules: dict[str, RuleInf
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": driver},
-            "automationDetails": {"id": tool.replace(" ", "-") + "/"},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}},
-            "invocations": [{"executionSuccessful": True}],
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "automationDetails": {"id": tool.replace(" ", "-") + "/"},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}},
+                "invocations": [{"executionSuccessful": True}],
+                "results": results,
+            }
+        ],
     }
 
 

@@ -25,7 +25,10 @@ def after_write(project: Project, result: WriteResult) -> list[Advice]:
     out = [Advice("schema", p.message) for p in load_schema(project.store_for(result.address.mount)).problems]
     out += [Advice(f.rule, f.message, f.severity, f.line) for f in lint_article(project, result.address)]
     if result.old_doc is not None and result.doc is not None:
-        for item in (dropped_constraints(result.old_doc.body, result.doc.body), growth(result.old_doc.body, result.doc.body)):
+        for item in (
+            dropped_constraints(result.old_doc.body, result.doc.body),
+            growth(result.old_doc.body, result.doc.body),
+        ):
             if item is not None:
                 out.append(item)
     return out

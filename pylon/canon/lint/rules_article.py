@@ -6,11 +6,11 @@ import re
 
 from pylon.canon.address import Address, dotted_governing, drop_extension
 from pylon.canon.frontmatter import _YAML_TYPED, Document, needs_quotes, parse
-from pylon.canon.pasted import find_pasted
+from pylon.canon.links import Link, all_live, dead_links, extract_links
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
-from pylon.canon.links import Link, all_live, dead_links, extract_links
+from pylon.canon.pasted import find_pasted
 from pylon.canon.schema import check_article as schema_check
 from pylon.canon.schema import distinct_refs
 
@@ -66,20 +66,31 @@ def front_matter_rules(doc: Document, rel: str) -> list[Finding]:
     for problem in front_matter_yaml_problems(doc):
         # Quoting an owned value fixes YAML that breaks on that value (`capsule: a: b`).
         fixable = any(
-            doc.spans[key][0] <= problem.line - 2 < doc.spans[key][1] and needs_quotes(doc.owned[key])
-            for key in plain
+            doc.spans[key][0] <= problem.line - 2 < doc.spans[key][1] and needs_quotes(doc.owned[key]) for key in plain
         )
         # An owned value written unquoted (as pi-canon writes `capsule: - item`) is not an error the
         # user caused: it reads as the text it shows, and --fix quotes it.
-        out.append(finding("unquoted-value" if fixable else "front-matter-invalid", problem.message, rel,
-                           problem.line, fixable=fixable))
+        out.append(
+            finding(
+                "unquoted-value" if fixable else "front-matter-invalid",
+                problem.message,
+                rel,
+                problem.line,
+                fixable=fixable,
+            )
+        )
     for key in plain:
         kind = _typed(key, doc.owned[key])
         if kind:
-            out.append(finding(
-                "unquoted-value",
-                f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
-                rel, owned_line(doc, key), fixable=True))
+            out.append(
+                finding(
+                    "unquoted-value",
+                    f"{key} value {doc.owned[key]!r} is read by YAML as {kind}, not text; quote it",
+                    rel,
+                    owned_line(doc, key),
+                    fixable=True,
+                )
+            )
     return out
 
 
@@ -94,12 +105,16 @@ def capsule_rules(doc: Document, rel: str) -> list[Finding]:
         lines = max(end - start, capsule.count("\n") + 1)
         out.append(finding("capsule-multiline", f"capsule spans {lines} lines; a capsule is one line", rel, line))
     if len(capsule) > CAPSULE_MAX:
-        out.append(finding("capsule-too-long", f"capsule has {len(capsule)} characters (over {CAPSULE_MAX})",
-                           rel, line))
+        out.append(
+            finding("capsule-too-long", f"capsule has {len(capsule)} characters (over {CAPSULE_MAX})", rel, line)
+        )
     if _CHANGELOG.match(capsule):
         word = capsule.split()[0]
-        out.append(finding("capsule-changelog",
-                           f"capsule starts like a change log ({word!r}); state the current truth", rel, line))
+        out.append(
+            finding(
+                "capsule-changelog", f"capsule starts like a change log ({word!r}); state the current truth", rel, line
+            )
+        )
     return out
 
 
@@ -107,14 +122,26 @@ def body_rules(doc: Document, rel: str) -> list[Finding]:
     out: list[Finding] = []
     size = len(doc.body.strip())
     if size > BODY_LARGE:
-        out.append(finding("body-large", f"body has {size} characters (over {BODY_LARGE}): split it into child "
-                           "articles", rel, doc.body_line))
+        out.append(
+            finding(
+                "body-large",
+                f"body has {size} characters (over {BODY_LARGE}): split it into child articles",
+                rel,
+                doc.body_line,
+            )
+        )
     elif size > BODY_LONG:
         out.append(finding("body-long", f"body has {size} characters (over {BODY_LONG})", rel, doc.body_line))
     pasted = find_pasted(doc.body) if doc.body.lstrip().startswith("---") else None
     if pasted is not None:
-        out.append(finding("pasted-front-matter", "the body starts with a pasted front-matter block "
-                           f"({len(pasted.lines)} key line(s))", rel, doc.body_line + pasted.line))
+        out.append(
+            finding(
+                "pasted-front-matter",
+                f"the body starts with a pasted front-matter block ({len(pasted.lines)} key line(s))",
+                rel,
+                doc.body_line + pasted.line,
+            )
+        )
     return out
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from pylon.canon.frontmatter import parse
 from pylon.canon.journal import parse_entry
+from pylon.canon.links import link_address
 from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import ERROR, WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
-from pylon.canon.links import link_address
 from pylon.canon.subjects import JOURNAL_NAME
 from pylon.errors import PylonError
 

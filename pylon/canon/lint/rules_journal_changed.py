@@ -20,10 +20,13 @@ def journal_changed(changes: list[tuple[str, str, str]], label: str, rev: str) -
         what = _WHAT.get(status)
         if what is None:
             continue  # added since the base: new entries are what the journal is for
-        out.append(finding(
-            "journal-changed",
-            f"{what} since {label}; journal entries are append-only: restore it "
-            f"(git checkout {shlex.quote(rev)} -- {shlex.quote(repo_path)}) and record the correction as a new "
-            "entry (canon journal \"...\")",
-            path))
+        out.append(
+            finding(
+                "journal-changed",
+                f"{what} since {label}; journal entries are append-only: restore it "
+                f"(git checkout {shlex.quote(rev)} -- {shlex.quote(repo_path)}) and record the correction as a new "
+                'entry (canon journal "...")',
+                path,
+            )
+        )
     return out

@@ -15,7 +15,9 @@ _EVENT_WORDS = frozenset(
     "log logs journal journals session sessions meeting meetings standup standups diary changelog".split()
 )
 _WORD_SPLIT = re.compile(r"[-_. ]+")
-_DATE = re.compile(r"(?<![0-9])(?:(?:19|20)[0-9]{2}-[01][0-9](?:-[0-3][0-9])?|(?:19|20)[0-9]{2}[01][0-9][0-3][0-9])(?![0-9])")
+_DATE = re.compile(
+    r"(?<![0-9])(?:(?:19|20)[0-9]{2}-[01][0-9](?:-[0-3][0-9])?|(?:19|20)[0-9]{2}[01][0-9][0-3][0-9])(?![0-9])"
+)
 
 
 def eventish_reason(address: str) -> str | None:
@@ -40,18 +42,41 @@ def tree_rules(ctx: LintContext, store: Store, address: str, doc: Document, rel:
         size = len(doc.body.strip())
         if size < TINY_CHILD:
             shown = f"{mount}:{head}" if mount else head
-            out.append(finding("tiny-child", f"body has {size} characters (under {TINY_CHILD}) and the parent "
-                               f"article {shown} exists: fold it in", rel, doc.body_line))
+            out.append(
+                finding(
+                    "tiny-child",
+                    f"body has {size} characters (under {TINY_CHILD}) and the parent "
+                    f"article {shown} exists: fold it in",
+                    rel,
+                    doc.body_line,
+                )
+            )
     folders = [] if maps or not parent_exists_on_disk else dotted_folders(str(store.root), address)
     if folders:
         shown = f"{mount}:{address}" if mount else address
-        out.append(finding("dotted-folder", move_hint(shown, [f"{mount}:{f}" if mount else f for f in folders]), rel, 1))
+        out.append(
+            finding("dotted-folder", move_hint(shown, [f"{mount}:{f}" if mount else f for f in folders]), rel, 1)
+        )
     elif head and parent_exists_on_disk and not maps and doc.owned.get("scope", "").strip() != "rule":
-        out.append(finding("orphan", f"nothing in {head}/ maps to {last!r} (no {last}.* file or {last}/ folder): "
-                           "move the article with its asset, delete it, or mark it scope: rule", rel, 1))
+        out.append(
+            finding(
+                "orphan",
+                f"nothing in {head}/ maps to {last!r} (no {last}.* file or {last}/ folder): "
+                "move the article with its asset, delete it, or mark it scope: rule",
+                rel,
+                1,
+            )
+        )
     if not maps:
         reason = eventish_reason(address)
         if reason:
-            out.append(finding("address-eventish", f"address {address} looks like an event: {reason}; "
-                               "articles hold current truth, events go in the journal", rel, 1))
+            out.append(
+                finding(
+                    "address-eventish",
+                    f"address {address} looks like an event: {reason}; "
+                    "articles hold current truth, events go in the journal",
+                    rel,
+                    1,
+                )
+            )
     return out

@@ -31,8 +31,12 @@ _WHOLE_STORE = ("schema.json", "config.toml")
 
 def _ignored(name: str) -> bool:
     # Temp files of pylon's own atomic writes and of editors; never articles.
-    return (".pylon-tmp-" in name or name.endswith(("~", ".swp", ".swx", ".tmp", ".part")) or name == "4913"
-            or name.startswith(".#"))
+    return (
+        ".pylon-tmp-" in name
+        or name.endswith(("~", ".swp", ".swx", ".tmp", ".part"))
+        or name == "4913"
+        or name.startswith(".#")
+    )
 
 
 class _Queue:
@@ -165,7 +169,7 @@ def _relint(
             yield {"event": "removed", "file": rel(path)}
             continue
         if path.startswith(articles):
-            findings = lint_article(project, Address(None, path[len(articles):-3].replace(os.sep, "/")))
+            findings = lint_article(project, Address(None, path[len(articles) : -3].replace(os.sep, "/")))
         elif path.startswith(journal) and os.path.dirname(path) + os.sep == journal:
             findings = lint(project, [path], committed=committed).findings
         else:

@@ -46,8 +46,18 @@ class Graph:
     def to_doc(self) -> dict[str, object]:
         return {
             "address": self.address,
-            "nodes": [{"address": n.address, "capsule": n.capsule, "asset": n.asset, "asset_kind": n.asset_kind,
-                       "focus": n.focus, "scope": n.scope, "problem": n.problem} for n in self.nodes],
+            "nodes": [
+                {
+                    "address": n.address,
+                    "capsule": n.capsule,
+                    "asset": n.asset,
+                    "asset_kind": n.asset_kind,
+                    "focus": n.focus,
+                    "scope": n.scope,
+                    "problem": n.problem,
+                }
+                for n in self.nodes
+            ],
             "edges": [{"source": e.source, "target": e.target, "line": e.line} for e in self.edges],
             "dead": self.dead,
             "counts": {"nodes": len(self.nodes), "edges": len(self.edges), "dead": len(self.dead)},
@@ -97,8 +107,9 @@ def build(project: Project, address: str | None = None) -> Graph:
         for article in files[store.mount]:
             name = str(Address(store.mount, article.address))
             asset, kind = _tether(store, article.address, listings)
-            node = nodes[name] = Node(name, None, asset if store.mount is None or asset is None
-                                      else f"{store.mount}:{asset}", kind)
+            node = nodes[name] = Node(
+                name, None, asset if store.mount is None or asset is None else f"{store.mount}:{asset}", kind
+            )
             try:
                 text = read_regular(article.path, what="article").decode("utf-8")
             except (OSError, PylonError, UnicodeDecodeError) as exc:
@@ -111,8 +122,14 @@ def build(project: Project, address: str | None = None) -> Graph:
                 node.problem = f"front matter line {doc.problems[0].line}: {doc.problems[0].message}"
             for check in check_links(extract_links(doc.body, doc.body_line), store.mount, known):
                 if not check.exists or check.address is None:
-                    dead.append({"source": name, "target": check.link.target.strip(), "line": check.link.line,
-                                 "reason": check.reason})
+                    dead.append(
+                        {
+                            "source": name,
+                            "target": check.link.target.strip(),
+                            "line": check.link.line,
+                            "reason": check.reason,
+                        }
+                    )
                     continue
                 target = str(check.address)
                 if target != name and (name, target) not in edges:
@@ -140,7 +157,9 @@ def neighbourhood(graph: Graph, project: Project, address: str) -> Graph:
 
     kept = [replace(n, focus=n.address in focus) for n in graph.nodes if n.address in focus or n.address in near]
     names = {n.address for n in kept}
-    edges = [e for e in graph.edges if e.source in names and e.target in names and (e.source in focus or e.target in focus)]
+    edges = [
+        e for e in graph.edges if e.source in names and e.target in names and (e.source in focus or e.target in focus)
+    ]
     dead = [d for d in graph.dead if d["source"] in focus]
     return Graph(kept, edges, dead, prefix)
 

@@ -13,10 +13,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from pylon.canon.views.catalog import stores
 from pylon.canon.frontmatter import parse
-from pylon.canon.store import Project
 from pylon.canon.safeio import read_regular
+from pylon.canon.store import Project
+from pylon.canon.views.catalog import stores
 from pylon.errors import PylonError, UsageError
 
 _TOKEN = re.compile(r"[^\W_]{2,}")
@@ -93,7 +93,11 @@ def _journal_docs(project: Project) -> list[_Doc]:
         if not path.is_file():
             continue
         entry = read_entry(path)
-        words = tokens(name[11:-3]) * ADDRESS_WEIGHT + tokens(" ".join(entry.subjects)) * CAPSULE_WEIGHT + tokens(entry.text)
+        words = (
+            tokens(name[11:-3]) * ADDRESS_WEIGHT
+            + tokens(" ".join(entry.subjects)) * CAPSULE_WEIGHT
+            + tokens(entry.text)
+        )
         docs.append(_Doc("journal", f"journal/{name}", None, entry.text, Counter(words), len(words)))
     return docs
 
@@ -133,10 +137,7 @@ def search(project: Project, query: str, *, journal: bool = False, limit: int = 
             scored.append((score, d))
     scored.sort(key=lambda pair: (-pair[0], pair[1].address))
     wanted = set(terms)
-    hits = [
-        Hit(d.kind, d.address, d.capsule, round(score, 4), _snippet(d.body, wanted))
-        for score, d in scored[:limit]
-    ]
+    hits = [Hit(d.kind, d.address, d.capsule, round(score, 4), _snippet(d.body, wanted)) for score, d in scored[:limit]]
     result = SearchResult(query, terms, hits, len(scored))
     if not scored and not journal:
         # Nothing in the articles: say whether --journal would find it, rather than "nothing".

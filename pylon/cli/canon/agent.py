@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from pylon.agents.settings import Plan
-
     from pylon.cli.canon.core import StoreArgs
 
     class SurfaceArgs(StoreArgs, Protocol):
@@ -95,8 +94,11 @@ def _plan(args: InstallArgs, install: bool) -> tuple[str, str, Plan]:
     from pylon.hooks.install import plan, program_for
 
     if args.agent not in ("claude-code", "codex"):
-        raise UsageError("unknown-agent", f"{args.agent!r} is not an agent canon installs into (claude-code, codex).",
-                         "canon hook install claude-code")
+        raise UsageError(
+            "unknown-agent",
+            f"{args.agent!r} is not an agent canon installs into (claude-code, codex).",
+            "canon hook install claude-code",
+        )
     if args.project and args.user:
         raise UsageError("usage", "--project and --user exclude each other.", "canon hook install --help")
     scope = "user" if args.user else "project"
@@ -125,11 +127,10 @@ def hook_uninstall(args: InstallArgs) -> int:
 
 
 def watch(args: WatchArgs) -> int:
+    from pylon.canon.git.journal import committed_entries
     from pylon.canon.lint.watch import watch as run_watch
     from pylon.cli.canon import agent_render as render
     from pylon.cli.canon.core import project_from
-
-    from pylon.canon.git.journal import committed_entries
 
     project = project_from(args)
     events = run_watch(project, timeout=args.timeout, debounce=args.debounce, committed=committed_entries)

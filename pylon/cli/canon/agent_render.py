@@ -21,8 +21,11 @@ def tool_input_paths(text: str, cwd: str) -> tuple[list[str], list[str]]:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise UsageError("bad-tool-input", f"--tool-input is not JSON ({exc}).",
-                         "canon surface --tool-input '{\"file_path\": \"src/app.py\"}'") from None
+        raise UsageError(
+            "bad-tool-input",
+            f"--tool-input is not JSON ({exc}).",
+            'canon surface --tool-input \'{"file_path": "src/app.py"}\'',
+        ) from None
     from pylon.agents.events import HookEvent, ToolCall
     from pylon.canon.agent.toolpaths import call_paths
 
@@ -58,22 +61,35 @@ def settled(result: Any, json_: bool) -> None:
         output.err("note: no article waits for an update in this session.")
 
 
-def installed(plan: Any, scope: str, agent: str, dry_run: bool, install: bool, json_: bool,
-              warnings: list[str] | None = None) -> None:
+def installed(
+    plan: Any, scope: str, agent: str, dry_run: bool, install: bool, json_: bool, warnings: list[str] | None = None
+) -> None:
     from pylon.agents.settings import apply
 
     wrote = False if dry_run else apply(plan)
     if json_:
-        output.ok_json({"agent": agent, "scope": scope, "path": plan.path, "changed": plan.changed,
-                        "written": wrote, "dry_run": dry_run, "added": plan.added, "removed": plan.removed,
-                        "diff": plan.diff(), **({"warnings": warnings} if warnings is not None else {})})
+        output.ok_json(
+            {
+                "agent": agent,
+                "scope": scope,
+                "path": plan.path,
+                "changed": plan.changed,
+                "written": wrote,
+                "dry_run": dry_run,
+                "added": plan.added,
+                "removed": plan.removed,
+                "diff": plan.diff(),
+                **({"warnings": warnings} if warnings is not None else {}),
+            }
+        )
         return
     for line in warnings or []:
         output.err(f"warning: {line}")
     if dry_run:
         output.write(plan.diff())
-        output.err(f"note: --dry-run: {plan.path} was not written." if plan.changed
-                   else f"note: {plan.path} needs no change.")
+        output.err(
+            f"note: --dry-run: {plan.path} was not written." if plan.changed else f"note: {plan.path} needs no change."
+        )
         return
     verb = "Installed" if install else "Removed"
     if wrote:

@@ -120,22 +120,21 @@ def journal(args: JournalArgs) -> int:
 
 
 def catalog(args: MapArgs) -> int:
+    from pylon import boundary
     from pylon.canon.views.catalog import iter_catalog
     from pylon.cli.canon import render
 
-    from pylon import boundary
-
     # an agent's map (a confined entry point) is bounded; a person's lists everything
-    render.catalog(iter_catalog(project_from(args), args.prefix), args.json, args.prefix,
-                   bounded=boundary.current() is not None)
+    render.catalog(
+        iter_catalog(project_from(args), args.prefix), args.json, args.prefix, bounded=boundary.current() is not None
+    )
     return 0
 
 
 def search(args: SearchArgs) -> int:
+    from pylon import boundary
     from pylon.canon.views.search import search as run_search
     from pylon.cli.canon import render
-
-    from pylon import boundary
 
     result = run_search(project_from(args), " ".join(args.query), journal=args.journal, limit=args.limit)
     render.search(result, args.json, bounded=boundary.current() is not None)  # an agent's answer is bounded
@@ -143,7 +142,8 @@ def search(args: SearchArgs) -> int:
 
 
 def resolve(args: ResolveArgs) -> int:
-    from pylon.canon.address import resolve as governing, to_address
+    from pylon.canon.address import resolve as governing
+    from pylon.canon.address import to_address
     from pylon.cli.canon import render
 
     project = project_from(args)

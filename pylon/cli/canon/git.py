@@ -37,8 +37,11 @@ def _project(args: StoreArgs) -> Project:
 
     project = project_from(args)
     if not project.store.exists():
-        raise UsageError("no-store", f"No .canon/ store at {project.root}, so no article governs anything.",
-                         "Run `canon init` to create one, or pass --root DIR.")
+        raise UsageError(
+            "no-store",
+            f"No .canon/ store at {project.root}, so no article governs anything.",
+            "Run `canon init` to create one, or pass --root DIR.",
+        )
     return project
 
 
@@ -49,8 +52,11 @@ def check(args: CheckArgs) -> int:
     from pylon.errors import UsageError
 
     if args.staged and args.since is not None:
-        raise UsageError("usage", "--staged and --since judge different change sets; give one of them.",
-                         "canon check --staged   (pre-commit) or   canon check --since origin/main   (CI)")
+        raise UsageError(
+            "usage",
+            "--staged and --since judge different change sets; give one of them.",
+            "canon check --staged   (pre-commit) or   canon check --since origin/main   (CI)",
+        )
     report = run_check(_project(args), staged=args.staged, since=args.since)
     render.check(report, "json" if args.json else args.format, args.warn_only)
     return 1 if report.failed and not args.warn_only else 0
@@ -65,13 +71,20 @@ def mv(args: MvArgs) -> int:
     words = list(args.addresses)
     if args.from_git:
         if len(words) > 1:
-            raise UsageError("usage", "canon mv --from-git takes at most one revision (REV), not OLD NEW.",
-                             "canon mv --from-git [REV]")
+            raise UsageError(
+                "usage",
+                "canon mv --from-git takes at most one revision (REV), not OLD NEW.",
+                "canon mv --from-git [REV]",
+            )
         plans = moves.plan_from_git(project, words[0] if words else None)
     else:
         if len(words) != 2:
-            raise UsageError("usage", f"canon mv needs OLD and NEW (got {len(words)} address"
-                             f"{'es' * (len(words) != 1)}), or --from-git [REV].", "canon mv src/old src/new")
+            raise UsageError(
+                "usage",
+                f"canon mv needs OLD and NEW (got {len(words)} address"
+                f"{'es' * (len(words) != 1)}), or --from-git [REV].",
+                "canon mv src/old src/new",
+            )
         plans = [moves.plan_move(project, words[0], words[1])]
     results = [moves.apply(project, plan, dry_run=args.dry_run) for plan in plans]
     render.mv(results, args.dry_run, args.json, args.from_git)

@@ -25,8 +25,7 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
 def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     from pylon import __version__
     from pylon.canon.git.check import CHECK_RULES
-    from pylon.canon.lint import LintReport
-    from pylon.canon.lint import formats
+    from pylon.canon.lint import LintReport, formats
     from pylon.cli import output
 
     findings = [f.replace(severity="warning") for f in report.findings] if warn_only else report.findings
@@ -35,19 +34,28 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     what = {"staged": "staged", "since": f"since {changes.label}", "worktree": f"working tree against {changes.label}"}
     scope = what[changes.mode]
     if fmt == "json":
-        output.ok_json_safe({
-            "clean": not report.failed,
-            "warn_only": warn_only,
-            "mode": changes.mode,
-            "base": changes.base,
-            "base_label": changes.label,
-            "root": report.top,
-            "assets": report.assets,
-            "articles_changed": report.articles_changed,
-            "findings": [f.to_dict() for f in findings],
-            "moves": [{"from": str(m.old), "to": str(m.new) if m.new else None, "renames": [list(p) for p in m.paths],
-                       "conflict": m.conflict or None} for m in report.moves],
-        })
+        output.ok_json_safe(
+            {
+                "clean": not report.failed,
+                "warn_only": warn_only,
+                "mode": changes.mode,
+                "base": changes.base,
+                "base_label": changes.label,
+                "root": report.top,
+                "assets": report.assets,
+                "articles_changed": report.articles_changed,
+                "findings": [f.to_dict() for f in findings],
+                "moves": [
+                    {
+                        "from": str(m.old),
+                        "to": str(m.new) if m.new else None,
+                        "renames": [list(p) for p in m.paths],
+                        "conflict": m.conflict or None,
+                    }
+                    for m in report.moves
+                ],
+            }
+        )
         return
     if fmt == "text":
         paint = (lambda text, style: output.paint(text, style)) if output.color_enabled(sys.stdout) else None
@@ -57,8 +65,9 @@ def check(report: CheckReport, fmt: str, warn_only: bool) -> None:
     else:
         from pylon.jsonbytes import text_fields
 
-        output.write(formats.dumps(formats.render_sarif(lint_report, __version__, CHECK_RULES, "canon check",
-                                                        text_fields)))
+        output.write(
+            formats.dumps(formats.render_sarif(lint_report, __version__, CHECK_RULES, "canon check", text_fields))
+        )
     assets = _plural(report.assets, "changed asset")
     if not report.findings:
         output.err(f"canon check: clean ({assets}, {scope}).")
@@ -74,8 +83,10 @@ def _move_doc(result: MoveResult) -> dict[str, Any]:
         "from": str(result.old),
         "to": str(result.new) if not result.skipped else None,
         "moved": [{"from": a, "to": b} for a, b in result.moved],
-        "links": [{"article": str(e.address), "count": e.count,
-                   "examples": [{"from": a, "to": b} for a, b in e.examples]} for e in result.links],
+        "links": [
+            {"article": str(e.address), "count": e.count, "examples": [{"from": a, "to": b} for a, b in e.examples]}
+            for e in result.links
+        ],
         "journal": result.journal,
         "skipped": result.skipped or None,
         "left_behind": result.left_behind,
@@ -103,7 +114,9 @@ def mv(results: list[MoveResult], dry_run: bool, as_json: bool, from_git: bool) 
                 output.out(f"  {a} -> {b}")
         for edit in result.links:
             shown = ", ".join(f"[[{a}]] -> [[{b}]]" for a, b in edit.examples)
-            output.out(f"  links: {edit.address}: {edit.count} ({shown}{', ...' if edit.count > len(edit.examples) else ''})")
+            output.out(
+                f"  links: {edit.address}: {edit.count} ({shown}{', ...' if edit.count > len(edit.examples) else ''})"
+            )
         if result.left_behind:
             output.out(f"  left in the old folder (not articles): {', '.join(result.left_behind[:5])}")
         if result.journal:
@@ -128,8 +141,12 @@ def _table(title: str, headers: list[str], rows: list[list[str]], tty: bool) -> 
 
         table = Table(title=title, title_justify="left")
         for i, header in enumerate(headers):
-            table.add_column(header, justify="right" if i and all(r[i].rstrip("%d").replace(".", "").isdigit()
-                                                                  for r in rows if r[i]) else "left")
+            table.add_column(
+                header,
+                justify="right"
+                if i and all(r[i].rstrip("%d").replace(".", "").isdigit() for r in rows if r[i])
+                else "left",
+            )
         for row in rows:
             table.add_row(*row)
         Console(no_color=not output.color_enabled(sys.stdout), highlight=False).print(table)
@@ -141,39 +158,63 @@ def _table(title: str, headers: list[str], rows: list[list[str]], tty: bool) -> 
 
 
 def _commit_doc(commit: Any) -> dict[str, Any]:
-    return {"sha": commit.sha, "date": _date(commit.time), "time": commit.time, "subject": commit.subject,
-            "paths": commit.paths}
+    return {
+        "sha": commit.sha,
+        "date": _date(commit.time),
+        "time": commit.time,
+        "subject": commit.subject,
+        "paths": commit.paths,
+    }
 
 
 def stale(report: StaleReport, limit: int, as_json: bool, tty: bool) -> None:
     from pylon.cli import output
 
     if as_json:
-        output.ok_json_safe({
-            "articles": report.articles,
-            "commits_scanned": report.commits,
-            "days": report.days,
-            "stale": [{
-                "address": str(s.address), "file": s.file, "commits_behind": s.count,
-                "days_behind": round(s.days_behind, 1),
-                "last_change": _commit_doc(s.last_change) if s.last_change else None,
-                "commits": [_commit_doc(c) for c in s.behind],
-            } for s in report.stale],
-        })
+        output.ok_json_safe(
+            {
+                "articles": report.articles,
+                "commits_scanned": report.commits,
+                "days": report.days,
+                "stale": [
+                    {
+                        "address": str(s.address),
+                        "file": s.file,
+                        "commits_behind": s.count,
+                        "days_behind": round(s.days_behind, 1),
+                        "last_change": _commit_doc(s.last_change) if s.last_change else None,
+                        "commits": [_commit_doc(c) for c in s.behind],
+                    }
+                    for s in report.stale
+                ],
+            }
+        )
         return
     if not report.stale:
         extra = f" by {report.days} days or more" if report.days else ""
-        output.out(f"No article is behind its assets{extra} ({_plural(report.articles, 'article')}, "
-                   f"{_plural(report.commits, 'commit')} scanned).")
+        output.out(
+            f"No article is behind its assets{extra} ({_plural(report.articles, 'article')}, "
+            f"{_plural(report.commits, 'commit')} scanned)."
+        )
         return
     rows = []
     for s in report.stale[:limit]:
         newest = s.behind[0]
-        rows.append([str(s.address), str(s.count), f"{s.days_behind:.0f}d",
-                     _date(s.last_change.time) if s.last_change else "-",
-                     f"{newest.sha[:10]} {_date(newest.time)} {newest.subject[:50]}"])
-    _table(f"{_plural(len(report.stale), 'stale article')} ({_plural(report.commits, 'commit')} scanned)",
-           ["article", "behind", "days", "article changed", "newest asset commit"], rows, tty)
+        rows.append(
+            [
+                str(s.address),
+                str(s.count),
+                f"{s.days_behind:.0f}d",
+                _date(s.last_change.time) if s.last_change else "-",
+                f"{newest.sha[:10]} {_date(newest.time)} {newest.subject[:50]}",
+            ]
+        )
+    _table(
+        f"{_plural(len(report.stale), 'stale article')} ({_plural(report.commits, 'commit')} scanned)",
+        ["article", "behind", "days", "article changed", "newest asset commit"],
+        rows,
+        tty,
+    )
     if len(report.stale) > limit:
         output.err(f"... and {len(report.stale) - limit} more; canon stale --limit N or --json shows them.")
     output.err("Review each article against its commits (git show SHA), then canon write ADDRESS.")
@@ -184,25 +225,45 @@ def coverage(report: CoverageReport, limit: int, as_json: bool, tty: bool, cwd: 
     from pylon.cli import output
 
     if as_json:
-        output.ok_json_safe({
-            "tracked": report.tracked, "governed": report.governed, "share": round(report.share, 4),
-            "churn_days": report.churn_days,
-            "ungoverned": [{"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose}
-                           for f in report.ungoverned],
-            "broad": [{"article": str(a), "files": n} for a, n in report.broad],
-            "articles": {str(a): n for a, n in sorted(report.per_article.items())},
-        })
+        output.ok_json_safe(
+            {
+                "tracked": report.tracked,
+                "governed": report.governed,
+                "share": round(report.share, 4),
+                "churn_days": report.churn_days,
+                "ungoverned": [
+                    {"folder": f.path, "files": f.files, "churn": f.churn, "loose": f.loose} for f in report.ungoverned
+                ],
+                "broad": [{"article": str(a), "files": n} for a, n in report.broad],
+                "articles": {str(a): n for a, n in sorted(report.per_article.items())},
+            }
+        )
         return
-    output.out(f"{report.governed} of {report.tracked} tracked files have a governing article "
-               f"({report.share:.1%}).")
+    output.out(f"{report.governed} of {report.tracked} tracked files have a governing article ({report.share:.1%}).")
     if report.ungoverned:
-        rows = [[("(top-level files)" if not f.path else f.path + "/* (files directly in it)") if f.loose else f.path + "/",
-                 str(f.files), str(f.churn)] for f in report.ungoverned[:limit]]
-        _table(f"Largest ungoverned folders (by changes in the last {report.churn_days} days)",
-               ["folder", "files", "changes"], rows, tty)
+        rows = [
+            [
+                ("(top-level files)" if not f.path else f.path + "/* (files directly in it)")
+                if f.loose
+                else f.path + "/",
+                str(f.files),
+                str(f.churn),
+            ]
+            for f in report.ungoverned[:limit]
+        ]
+        _table(
+            f"Largest ungoverned folders (by changes in the last {report.churn_days} days)",
+            ["folder", "files", "changes"],
+            rows,
+            tty,
+        )
         if len(report.ungoverned) > limit:
             output.err(f"... and {len(report.ungoverned) - limit} more folders; --limit N or --json shows them.")
     if report.broad:
         rows = [[str(a), str(n), f"{n / report.tracked:.0%}"] for a, n in report.broad[:limit]]
-        _table(f"Articles governing {BROAD_FILES} files or more (consider child articles)",
-               ["article", "files", "share"], rows, tty)
+        _table(
+            f"Articles governing {BROAD_FILES} files or more (consider child articles)",
+            ["article", "files", "share"],
+            rows,
+            tty,
+        )

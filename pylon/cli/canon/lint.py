@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         all: bool
         base: str | None
 
+
 PROGRESS_MIN = 2000  # show a progress bar (TTY only) from this many articles
 
 
@@ -59,7 +60,8 @@ def lint(args: LintArgs) -> int:
     from pylon.cli import output
 
     fmt = "json" if args.json else args.format
-    from pylon.canon.lint import formats, lint as run_lint
+    from pylon.canon.lint import formats
+    from pylon.canon.lint import lint as run_lint
     from pylon.cli.canon.core import project_from
 
     project = project_from(args)
@@ -91,9 +93,13 @@ def lint(args: LintArgs) -> int:
         doc = formats.render_json(report, args.strict)
         found = doc["findings"]
         if boundary.current() is not None and len(found) > formats.TEXT_LIMIT:  # an agent's answer is bounded
-            doc.update(findings=found[:formats.TEXT_LIMIT], shown=formats.TEXT_LIMIT, truncated=True,
-                       hint=f"{len(found) - formats.TEXT_LIMIT} more findings: call canon_lint with addresses "
-                            "to lint fewer articles.")
+            doc.update(
+                findings=found[: formats.TEXT_LIMIT],
+                shown=formats.TEXT_LIMIT,
+                truncated=True,
+                hint=f"{len(found) - formats.TEXT_LIMIT} more findings: call canon_lint with addresses "
+                "to lint fewer articles.",
+            )
         output.ok_json_safe(doc)
     elif fmt == "github":
         sys.stdout.write(formats.render_github(report))

@@ -23,14 +23,21 @@ def text_input(value: str | None, body_file: str | None, name: str) -> str | Non
     from pylon.canon.safeio import ARTICLE_MAX  # what `canon read` accepts, so a write never makes more
     from pylon.inputs import read_input
 
-    raw = read_input(body_file, ARTICLE_MAX, option="--body-file", what="text of an article or entry",
-                     hint="Pass a regular file of UTF-8 text (at most 8 MiB), or - for stdin.")
+    raw = read_input(
+        body_file,
+        ARTICLE_MAX,
+        option="--body-file",
+        what="text of an article or entry",
+        hint="Pass a regular file of UTF-8 text (at most 8 MiB), or - for stdin.",
+    )
     where = "stdin" if body_file == "-" else body_file
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PylonError(
-            "not-utf8", f"--body-file {where} is not valid UTF-8 (bad byte at offset {exc.start}).", "Convert it to UTF-8 first."
+            "not-utf8",
+            f"--body-file {where} is not valid UTF-8 (bad byte at offset {exc.start}).",
+            "Convert it to UTF-8 first.",
         ) from None
 
 
@@ -64,18 +71,20 @@ def init(result: Any, json_: bool) -> None:
 def read(view: Any, given: str, json_: bool) -> None:
     doc = view.doc
     if json_:
-        output.ok_json({
-            "address": str(view.address),
-            "requested": str(view.requested),
-            "path": view.file,  # a string already: pathlib stays off the read path
-            "capsule": doc.owned.get("capsule"),
-            "updated": doc.owned.get("updated"),
-            "scope": doc.owned.get("scope"),
-            "body": doc.body,
-            "journal": view.journal,
-            "journal_total": view.journal_total,
-            "notes": view.notes,
-        })
+        output.ok_json(
+            {
+                "address": str(view.address),
+                "requested": str(view.requested),
+                "path": view.file,  # a string already: pathlib stays off the read path
+                "capsule": doc.owned.get("capsule"),
+                "updated": doc.owned.get("updated"),
+                "scope": doc.owned.get("scope"),
+                "body": doc.body,
+                "journal": view.journal,
+                "journal_total": view.journal_total,
+                "notes": view.notes,
+            }
+        )
         return
     head = str(view.address)
     if view.requested != view.address:
@@ -100,16 +109,18 @@ def write(result: Any, advice: list[Any] | None, json_: bool) -> None:
     """The write's outcome; in JSON mode with its advice (text mode prints advice separately,
     after the write is reported, since computing it runs lint)."""
     if json_:
-        output.ok_json({
-            "address": str(result.address),
-            "path": str(result.path),
-            "created": result.created,
-            "changed": result.changed,
-            "updated": result.updated,
-            "stripped_front_matter": result.stripped_front_matter,
-            "created_store": result.created_store,
-            "advice": _advice_json(advice or []),
-        })
+        output.ok_json(
+            {
+                "address": str(result.address),
+                "path": str(result.path),
+                "created": result.created,
+                "changed": result.changed,
+                "updated": result.updated,
+                "stripped_front_matter": result.stripped_front_matter,
+                "created_store": result.created_store,
+                "advice": _advice_json(advice or []),
+            }
+        )
         return
     if not result.changed:
         output.out(f"{result.address} is already current; nothing was written.")
@@ -127,15 +138,17 @@ def write_advice(advice: list[Any]) -> None:
 
 def journal(result: Any, json_: bool) -> None:
     if json_:
-        output.ok_json({
-            "name": result.name,
-            "path": str(result.path),
-            "subjects": result.subjects,
-            "logged": result.logged,
-            "created_store": result.created_store,
-            "advice": _advice_json(result.advice),
-            **result.provenance,
-        })
+        output.ok_json(
+            {
+                "name": result.name,
+                "path": str(result.path),
+                "subjects": result.subjects,
+                "logged": result.logged,
+                "created_store": result.created_store,
+                "advice": _advice_json(result.advice),
+                **result.provenance,
+            }
+        )
         return
     _created_store(result.created_store)
     output.out(f"Logged {result.name}.")
@@ -161,10 +174,12 @@ def catalog(entries: Iterable[Any], json_: bool, prefix: str | None = None, boun
         if prefix is not None:
             from shlex import quote
 
-            output.err(f"note: no articles under {prefix} (canon map lists every article; create one: "
-                       f"canon write {quote(prefix)} --capsule \"...\" --body \"...\").")
+            output.err(
+                f"note: no articles under {prefix} (canon map lists every article; create one: "
+                f'canon write {quote(prefix)} --capsule "..." --body "...").'
+            )
         else:
-            output.err("note: no articles here (create one: canon write ADDRESS --capsule \"...\" --body \"...\").")
+            output.err('note: no articles here (create one: canon write ADDRESS --capsule "..." --body "...").')
         return
     output.out("\n".join(f"{e.address}: {e.capsule}" if e.capsule else str(e.address) for e in rows))
     for e in rows:
@@ -195,29 +210,46 @@ def _bounded(listed: list[dict[str, Any]], prefix: str | None) -> dict[str, obje
     if len(shown) == len(listed):
         return {"articles": shown}
     where = f"a longer prefix than {prefix!r}" if prefix else "a prefix (an address or folder)"
-    return {"articles": shown, "shown": len(shown), "truncated": True,
-            "hint": f"{len(listed) - len(shown)} more articles: call canon_map with {where} to list fewer."}
+    return {
+        "articles": shown,
+        "shown": len(shown),
+        "truncated": True,
+        "hint": f"{len(listed) - len(shown)} more articles: call canon_map with {where} to list fewer.",
+    }
 
 
 def search(result: Any, json_: bool, bounded: bool = False) -> None:
     if json_:
-        rows = [{"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
-                for h in result.hits]
-        doc: dict[str, object] = {"query": result.query, "terms": result.terms, "results": rows,
-                                  "total": result.total, "more": result.more, "journal_matches": result.journal_matches}
+        rows = [
+            {"kind": h.kind, "address": h.address, "capsule": h.capsule, "score": h.score, "snippet": h.snippet}
+            for h in result.hits
+        ]
+        doc: dict[str, object] = {
+            "query": result.query,
+            "terms": result.terms,
+            "results": rows,
+            "total": result.total,
+            "more": result.more,
+            "journal_matches": result.journal_matches,
+        }
         shown = _fit(rows) if bounded else rows  # an agent's answer is bounded like canon_map's
         if len(shown) < len(rows):
-            doc.update(results=shown, more=result.more + len(rows) - len(shown), truncated=True,
-                       hint=f"{len(rows) - len(shown)} more results: call canon_search with more words or a "
-                            f"lower limit.")
+            doc.update(
+                results=shown,
+                more=result.more + len(rows) - len(shown),
+                truncated=True,
+                hint=f"{len(rows) - len(shown)} more results: call canon_search with more words or a lower limit.",
+            )
         output.ok_json(doc)
         return
     if not result.hits:
         if result.journal_matches:
             from shlex import quote
 
-            output.err(f"note: no article matched {result.query!r}, but {result.journal_matches} journal "
-                       f"entr{'y' if result.journal_matches == 1 else 'ies'} did: canon search {quote(result.query)} --journal")
+            output.err(
+                f"note: no article matched {result.query!r}, but {result.journal_matches} journal "
+                f"entr{'y' if result.journal_matches == 1 else 'ies'} did: canon search {quote(result.query)} --journal"
+            )
             return
         output.err(f"note: nothing matched {result.query!r}.")
         return
@@ -232,17 +264,19 @@ def search(result: Any, json_: bool, bounded: bool = False) -> None:
 
 def resolutions(rows: list[tuple[str, Any]], explain: bool, json_: bool) -> None:
     if json_:
-        output.ok_json({
-            "results": [
-                {
-                    "path": path,
-                    "address": str(res.requested),
-                    "governing": str(res.governing) if res.governing else None,
-                    "tried": [str(a) for a in res.tried],
-                }
-                for path, res in rows
-            ]
-        })
+        output.ok_json(
+            {
+                "results": [
+                    {
+                        "path": path,
+                        "address": str(res.requested),
+                        "governing": str(res.governing) if res.governing else None,
+                        "tried": [str(a) for a in res.tried],
+                    }
+                    for path, res in rows
+                ]
+            }
+        )
         return
     lines = []
     for path, res in rows:
@@ -266,19 +300,27 @@ def _rel(path: Any) -> str:
 
 def status(st: Any, json_: bool) -> None:
     if json_:
-        output.ok_json({
-            "root": str(st.root),
-            "store": str(st.store.canon),
-            "exists": st.store.exists,
-            "articles": st.store.articles,
-            "journal": st.journal,
-            "mounts": [
-                {"name": m.name, "root": str(m.root), "store": str(m.canon), "exists": m.exists, "articles": m.articles}
-                for m in st.mounts
-            ],
-            "session": st.session,
-            "surfacing": st.surfacing,
-        })
+        output.ok_json(
+            {
+                "root": str(st.root),
+                "store": str(st.store.canon),
+                "exists": st.store.exists,
+                "articles": st.store.articles,
+                "journal": st.journal,
+                "mounts": [
+                    {
+                        "name": m.name,
+                        "root": str(m.root),
+                        "store": str(m.canon),
+                        "exists": m.exists,
+                        "articles": m.articles,
+                    }
+                    for m in st.mounts
+                ],
+                "session": st.session,
+                "surfacing": st.surfacing,
+            }
+        )
         return
     store = str(st.store.canon) + ("" if st.store.exists else " (not created yet: canon init)")
     lines = [f"store: {store}", f"articles: {st.store.articles}", f"journal: {st.journal} entries"]

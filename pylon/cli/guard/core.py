@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pylon.cli import output
 from pylon.cli.guard.hook import context
 
@@ -30,13 +29,16 @@ if TYPE_CHECKING:
 def _command_text(args: CheckArgs) -> str:
     from pylon.errors import UsageError
 
-    given = [n for n, v in (("--command", args.command), ("--tool-input", args.tool_input), ("-- CMD", args.words))
-             if v]
+    given = [
+        n for n, v in (("--command", args.command), ("--tool-input", args.tool_input), ("-- CMD", args.words)) if v
+    ]
     if len(given) != 1:
-        raise UsageError("guard-no-command",
-                         "Give the command one way: --command STRING, --tool-input JSON or -- CMD..."
-                         + (f" (got {', '.join(given)})." if given else ""),
-                         "pylon guard check --command 'rm -rf build/'")
+        raise UsageError(
+            "guard-no-command",
+            "Give the command one way: --command STRING, --tool-input JSON or -- CMD..."
+            + (f" (got {', '.join(given)})." if given else ""),
+            "pylon guard check --command 'rm -rf build/'",
+        )
     if args.command:
         return args.command
     if args.words:
@@ -48,14 +50,20 @@ def _command_text(args: CheckArgs) -> str:
     try:
         doc = json.loads(args.tool_input or "")
     except ValueError as exc:
-        raise UsageError("guard-bad-tool-input", f"--tool-input is not JSON ({exc}).",
-                         "pylon guard check --tool-input '{\"command\": \"ls\"}'") from None
+        raise UsageError(
+            "guard-bad-tool-input",
+            f"--tool-input is not JSON ({exc}).",
+            'pylon guard check --tool-input \'{"command": "ls"}\'',
+        ) from None
     if isinstance(doc, dict) and isinstance(doc.get("tool_input"), dict):
         doc = doc["tool_input"]  # a whole hook event
     if not isinstance(doc, dict) or not isinstance(doc.get("command"), str):
-        raise UsageError("guard-bad-tool-input", "--tool-input must be an object with a string \"command\" "
-                         "(the Bash tool's input), or a hook event holding one.",
-                         "pylon guard check --tool-input '{\"command\": \"ls\"}'")
+        raise UsageError(
+            "guard-bad-tool-input",
+            '--tool-input must be an object with a string "command" '
+            "(the Bash tool's input), or a hook event holding one.",
+            'pylon guard check --tool-input \'{"command": "ls"}\'',
+        )
     return str(doc["command"])
 
 

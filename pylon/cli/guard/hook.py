@@ -24,5 +24,12 @@ if TYPE_CHECKING:
 def install_hook(args: InstallArgs, *, remove: bool) -> int:
     from pylon.cli.hook import install_parts
 
-    return install_parts(args, ("guard",), remove=remove, what="the guard hook", has="has the guard hook",
-                         lacks="has no guard hook", root=context().root or os.getcwd())
+    return install_parts(
+        args,
+        ("guard",),
+        remove=remove,
+        what="the guard hook",
+        has="has the guard hook",
+        lacks="has no guard hook",
+        root=context().root or os.getcwd(),
+    )

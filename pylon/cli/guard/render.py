@@ -23,8 +23,9 @@ def render_check(result: Result, action: str, why: list[str]) -> str:
         names = [kept(t.kind, t.path, t.args) for t in targets]
         lines.append("  it destroys: " + ", ".join(names))
     if action == "keep":
-        lines.append("  hook answer: keep (allowed: the state before it is kept, and `pylon ws undo` right after "
-                     "reverses it)")
+        lines.append(
+            "  hook answer: keep (allowed: the state before it is kept, and `pylon ws undo` right after reverses it)"
+        )
     elif result.verdict != "safe":
         lines.append(f"  hook answer: {action}" + (f" ({'; '.join(why)})" if why else ""))
     return "\n".join(lines) + "\n"
@@ -41,13 +42,14 @@ def kept(kind: str, path: str, args: tuple[str, ...]) -> str:
         return f"the uncommitted changes of tracked files in {where}"
     if kind == "find":
         whole = args[:1] == ("+r",)  # matched folders go whole (`-exec rm -r {}`)
-        return (f"the files `find {where} {' '.join(args[whole:])} -print` lists"
-                + (" and everything in the folders it lists" if whole else ""))
+        return f"the files `find {where} {' '.join(args[whole:])} -print` lists" + (
+            " and everything in the folders it lists" if whole else ""
+        )
     if kind == "refs":
         return "the refs " + ", ".join(args)
     if kind == "git-clean":
         cut = args.index("--") if "--" in args else len(args)
-        flags, paths = list(args[:cut]), [p for p in args[cut + 1:] if p]
+        flags, paths = list(args[:cut]), [p for p in args[cut + 1 :] if p]
         below = f" below {', '.join(paths)}" if paths else ""
         return f"the files `git clean {' '.join(flags + ['-n'])}` lists in {where}{below}"
     return f"{kind} {where}"
@@ -60,8 +62,10 @@ def render_policy(policy: Policy, searched: list[str]) -> str:
     lines.append("verdicts:")
     for verdict, (action, source) in policy.verdicts.items():
         lines.append(f"  {verdict:12} {action:8} from {source}")
-    lines.append(f"snapshot: max_bytes {policy.max_bytes[0]} from {policy.max_bytes[1]}; over the limit: "
-                 f"{policy.over_limit[0]} from {policy.over_limit[1]}")
+    lines.append(
+        f"snapshot: max_bytes {policy.max_bytes[0]} from {policy.max_bytes[1]}; over the limit: "
+        f"{policy.over_limit[0]} from {policy.over_limit[1]}"
+    )
     lines.append("rules (first match wins):" if policy.rules else "rules: none")
     for rule in policy.rules:
         only = f" for {', '.join(rule.verdicts)}" if rule.verdicts else ""

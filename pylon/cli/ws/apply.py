@@ -34,8 +34,9 @@ def apply(args: ApplyArgs) -> int:
 
     flags = _marker_flags(args, "apply")
     with conflicts_shown(args.json, _report):
-        result = run_apply(locate(), args.id, command=f"pylon ws apply {args.id}{flags}", markers=args.markers,
-                           diff3=args.diff3)
+        result = run_apply(
+            locate(), args.id, command=f"pylon ws apply {args.id}{flags}", markers=args.markers, diff3=args.diff3
+        )
     if args.json:
         emit(result)
         return 0
@@ -47,10 +48,14 @@ def apply(args: ApplyArgs) -> int:
     if result["applied"]:
         base = result["base"]
         if isinstance(base, dict) and base.get("kind") in _SINCE:
-            note(f"pylon: merged what {args.id} changed since its {_SINCE[base['kind']]} (op {base['op']}), "
-                 "not since its baseline")
-        note(f"pylon: the staged index is as it was; the merged changes are unstaged (op {result['op']}; "
-             "`pylon ws undo` reverses it)")
+            note(
+                f"pylon: merged what {args.id} changed since its {_SINCE[base['kind']]} (op {base['op']}), "
+                "not since its baseline"
+            )
+        note(
+            f"pylon: the staged index is as it was; the merged changes are unstaged (op {result['op']}; "
+            "`pylon ws undo` reverses it)"
+        )
     return 0
 
 
@@ -68,8 +73,11 @@ def _marker_flags(args: ApplyArgs, verb: str) -> str:
     from pylon.errors import UsageError
 
     if args.diff3 and not args.markers:
-        raise UsageError("usage", "--diff3 only shapes the markers that --markers writes.",
-                         f"pylon ws {verb} {args.id} --markers --diff3")
+        raise UsageError(
+            "usage",
+            "--diff3 only shapes the markers that --markers writes.",
+            f"pylon ws {verb} {args.id} --markers --diff3",
+        )
     return " --markers" * args.markers + " --diff3" * args.diff3
 
 
@@ -79,8 +87,14 @@ def sync(args: SyncArgs) -> int:
 
     flags = (f" --from {args.from_id}" if args.from_id != "checkout" else "") + _marker_flags(args, "sync")
     with conflicts_shown(args.json, _report):
-        result = run_sync(locate(), args.id, args.from_id, markers=args.markers, diff3=args.diff3,
-                          command=f"pylon ws sync {args.id}{flags}")
+        result = run_sync(
+            locate(),
+            args.id,
+            args.from_id,
+            markers=args.markers,
+            diff3=args.diff3,
+            command=f"pylon ws sync {args.id}{flags}",
+        )
     if args.json:
         emit(result)
         return 0
@@ -94,8 +108,10 @@ def sync(args: SyncArgs) -> int:
     if marked:
         note(conflict_block({"id": args.id, "conflicts": result["conflicts"]}, str(result["from"])))
         note(markers_note(sorted(marked), f'cd "$(pylon ws path {args.id})" && '))
-    note(f"pylon: the session's index and HEAD are as they were; what came in is unstaged there (op {result['op']}; "
-         "`pylon ws undo` reverses it)")
+    note(
+        f"pylon: the session's index and HEAD are as they were; what came in is unstaged there (op {result['op']}; "
+        "`pylon ws undo` reverses it)"
+    )
     return 0
 
 
@@ -108,12 +124,21 @@ def finish(args: FinishArgs) -> int:
         raise UsageError("usage", "--commit needs a message.", f"pylon ws finish {args.id} --commit 'What it does'")
     flags = (" --commit MSG" if args.commit is not None else "") + (" --keep-branch" if args.keep_branch else "")
     if args.no_verify and args.commit is None:
-        raise UsageError("usage", "--no-verify skips the hooks of a commit: it needs --commit MSG.",
-                         f"pylon ws finish {args.id} --commit 'What it does' --no-verify")
+        raise UsageError(
+            "usage",
+            "--no-verify skips the hooks of a commit: it needs --commit MSG.",
+            f"pylon ws finish {args.id} --commit 'What it does' --no-verify",
+        )
     flags += " --no-verify" if args.no_verify else ""
     with conflicts_shown(args.json, _report):
-        result = run_finish(locate(), args.id, message=args.commit, keep_branch=args.keep_branch,
-                            command=f"pylon ws finish {args.id}{flags}", verify=not args.no_verify)
+        result = run_finish(
+            locate(),
+            args.id,
+            message=args.commit,
+            keep_branch=args.keep_branch,
+            command=f"pylon ws finish {args.id}{flags}",
+            verify=not args.no_verify,
+        )
     removed = result.get("removed", True)
     if args.json:
         emit(result)
@@ -136,16 +161,25 @@ def finish(args: FinishArgs) -> int:
     if not removed:
         left_out = result.get("left_out")
         names = ", ".join(show_path(p) for p in left_out) if isinstance(left_out, list) else ""
-        out(f"kept worktree {args.id} ({show_path(str(result['path']))}): the commit left out "
-            f"{names} (a hook took them out of the index)\n")
-        note(f"pylon: committed without finishing {args.id} (op {result['op']}; `pylon ws undo` moves the branch "
-             f"back); commit the rest, then `pylon ws finish {args.id}`")
+        out(
+            f"kept worktree {args.id} ({show_path(str(result['path']))}): the commit left out "
+            f"{names} (a hook took them out of the index)\n"
+        )
+        note(
+            f"pylon: committed without finishing {args.id} (op {result['op']}; `pylon ws undo` moves the branch "
+            f"back); commit the rest, then `pylon ws finish {args.id}`"
+        )
         return 1
     kept = f"; branch {result['branch']} kept" if result["branch_kept"] else ""
     out(f"removed worktree {args.id} ({show_path(str(result['path']))}){kept}\n")
-    undo = "the worktree back and this checkout to where it was" if not result.get("apply_op") else (
-        "the worktree back and the branch to where it was; a second undo takes back the apply "
-        f"(op {result['apply_op']})")
+    undo = (
+        "the worktree back and this checkout to where it was"
+        if not result.get("apply_op")
+        else (
+            "the worktree back and the branch to where it was; a second undo takes back the apply "
+            f"(op {result['apply_op']})"
+        )
+    )
     note(f"pylon: finished {args.id} (op {result['op']}; `pylon ws undo` brings {undo})")
     return 0
 
@@ -155,20 +189,30 @@ def summary(result: dict[str, Any], title: str | None = None) -> str:
         return f"nothing to apply from {result['id']}: this checkout already has its changes\n"
     lines = [title or f"applied {result['id']}: {result['total']} path(s) changed in the working tree"]
     marked = set(result.get("markers") or ())
-    lines += [f"  {f['status']:<9} {show_path(f['path'])}{'  (conflict markers)' if f['path'] in marked else ''}"
-              + (f"  ({f['old_mode']} -> {f['new_mode']})" if f.get("new_mode") else "") for f in result["files"]]
+    lines += [
+        f"  {f['status']:<9} {show_path(f['path'])}{'  (conflict markers)' if f['path'] in marked else ''}"
+        + (f"  ({f['old_mode']} -> {f['new_mode']})" if f.get("new_mode") else "")
+        for f in result["files"]
+    ]
     return "\n".join(lines) + "\n"
 
 
 def markers_note(paths: list[str], where: str = "") -> str:
-    return (f"pylon: conflict markers written in {len(paths)} path(s); resolve each (find them with "
-            f"`{where}pylon read {show_path(paths[0])} --grep '^[<=>|]{{7}}'`), or reverse it all with `pylon ws undo`")
+    return (
+        f"pylon: conflict markers written in {len(paths)} path(s); resolve each (find them with "
+        f"`{where}pylon read {show_path(paths[0])} --grep '^[<=>|]{{7}}'`), or reverse it all with `pylon ws undo`"
+    )
 
 
 def conflict_block(details: dict[str, Any], other: str = "checkout") -> str:
     from pylon.cli.ws.worktrees_render import conflict_report
 
     b = None if other == "checkout" else other
-    pair = {"a": details["id"], "b": b, "with": "checkout" if b is None else "worktree",
-            "conflicts": details["conflicts"], "touching": []}
+    pair = {
+        "a": details["id"],
+        "b": b,
+        "with": "checkout" if b is None else "worktree",
+        "conflicts": details["conflicts"],
+        "touching": [],
+    }
     return conflict_report({"pairs": [pair], "worktrees": [details["id"]]}).rstrip("\n")

@@ -70,8 +70,10 @@ def changes(args: ChangesArgs) -> int:
         import shlex
 
         again = f" --since {shlex.quote(args.since)}" if args.since else ""
-        note(f"pylon: showed {args.limit} of {result['total']} changed paths since {name}; {result['left_out']} "
-             f"left out (`pylon ws changes{again} --limit {result['total']}` lists all)")
+        note(
+            f"pylon: showed {args.limit} of {result['total']} changed paths since {name}; {result['left_out']} "
+            f"left out (`pylon ws changes{again} --limit {result['total']}` lists all)"
+        )
     elif not result["total"]:
         note(f"pylon: no changes since {name}")
     print_notes(result["notes"])
@@ -99,8 +101,10 @@ def status(args: JsonArgs) -> int:
         return 0
     lines = [f"checkout: {result['root']}" + (" (linked worktree)" if result["linked"] else "")]
     head = result["head"]
-    lines.append(f"HEAD: {str(head)[:12] if head else 'unborn'} "
-                 + (f"on {result['branch']}" if result["branch"] else "(detached)"))
+    lines.append(
+        f"HEAD: {str(head)[:12] if head else 'unborn'} "
+        + (f"on {result['branch']}" if result["branch"] else "(detached)")
+    )
     if isinstance(result["in_progress"], list) and result["in_progress"]:
         lines.append("in progress: " + ", ".join(result["in_progress"]))
     lines.append(f"default --since: {result['default_since']}")
@@ -127,14 +131,21 @@ def status(args: JsonArgs) -> int:
 def _op_lines(result: dict[str, object]) -> list[str]:
     lines = []
     if result.get("moved_in"):
-        lines.append(f"moved in: worktree {result['moved_in']}'s state (`pylon ws move {result['moved_in']} --back` "
-                     "sends it back)")
+        lines.append(
+            f"moved in: worktree {result['moved_in']}'s state (`pylon ws move {result['moved_in']} --back` "
+            "sends it back)"
+        )
     stuck = result.get("interrupted")
     if isinstance(stuck, dict):
-        lines.append(f"interrupted: {stuck['what']} (op {stuck['seq']}, {stuck['status']}): reverse it with "
-                     f"`{stuck['reverse']}`, or complete it with `{stuck['finish']}`")
+        lines.append(
+            f"interrupted: {stuck['what']} (op {stuck['seq']}, {stuck['status']}): reverse it with "
+            f"`{stuck['reverse']}`, or complete it with `{stuck['finish']}`"
+        )
     ops = result.get("ops")
     if isinstance(ops, list) and ops:
-        lines.append("op log: " + "; ".join(f"{o['seq']} {o['title']} ({o['status']})" for o in ops[:3])
-                     + " (`pylon ws undo --list`)")
+        lines.append(
+            "op log: "
+            + "; ".join(f"{o['seq']} {o['title']} ({o['status']})" for o in ops[:3])
+            + " (`pylon ws undo --list`)"
+        )
     return lines

@@ -29,8 +29,8 @@ def age(seconds: int) -> str:
 
 
 def log(args: LogArgs) -> int:
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.log import log as timeline
+    from pylon.workspace.repo import locate
 
     result = timeline(locate(), args.limit, settled=True)
     if args.json:
@@ -52,8 +52,10 @@ def log(args: LogArgs) -> int:
     if isinstance(unrecorded, dict):
         from pylon.workspace.keep.changes import said
 
-        note(f"pylon: changed since the last op and recorded by none ({'; '.join(said(unrecorded))}): "
-             "later work, which `pylon ws undo` keeps")
+        note(
+            f"pylon: changed since the last op and recorded by none ({'; '.join(said(unrecorded))}): "
+            "later work, which `pylon ws undo` keeps"
+        )
     if not lines:
         note("pylon: no kept states for this checkout")
     elif result["truncated"]:
@@ -63,12 +65,15 @@ def log(args: LogArgs) -> int:
 
 def gc(args: GcArgs) -> int:
     from pylon.errors import UsageError
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.log import gc as prune
+    from pylon.workspace.repo import locate
 
     if not args.older_than:
-        raise UsageError("missing-older-than", "`ws gc` needs an age: entries older than it are pruned.",
-                         "pylon ws gc --older-than 30d")
+        raise UsageError(
+            "missing-older-than",
+            "`ws gc` needs an age: entries older than it are pruned.",
+            "pylon ws gc --older-than 30d",
+        )
     result = prune(locate(), args.older_than, prune_all=args.prune_all, dry_run=args.dry_run)
     if args.json:
         emit(result)
@@ -77,6 +82,8 @@ def gc(args: GcArgs) -> int:
     pruned = result["pruned"]
     assert isinstance(pruned, list)
     out("".join(f"{verb} {p['kind']:<8} {p['name']}\n" for p in pruned))
-    note(f"pylon: {verb} {len(pruned)} entr{'y' if len(pruned) == 1 else 'ies'}, kept {result['kept']}"
-         + ("" if args.prune_all else " (the newest of each kind always stays; --all prunes it too)"))
+    note(
+        f"pylon: {verb} {len(pruned)} entr{'y' if len(pruned) == 1 else 'ies'}, kept {result['kept']}"
+        + ("" if args.prune_all else " (the newest of each kind always stays; --all prunes it too)")
+    )
     return 0

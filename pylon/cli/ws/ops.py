@@ -50,8 +50,10 @@ def move(args: MoveArgs) -> int:
             emit(result)
             return 0
         where = f"on {str(result['branch']).removeprefix('refs/heads/')}" if result["branch"] else "detached"
-        out(f"moved worktree {result['id']}'s state back to {show_path(str(result['worktree']))}; the main checkout "
-            f"is as it was (HEAD {str(result['head'])[:12]} {where}) [op {result['op']}]\n")
+        out(
+            f"moved worktree {result['id']}'s state back to {show_path(str(result['worktree']))}; the main checkout "
+            f"is as it was (HEAD {str(result['head'])[:12]} {where}) [op {result['op']}]\n"
+        )
         if result["committed"]:
             note(f"pylon: the commits made in the main checkout are now on pylon-session-{result['id']}")
         note("pylon: `pylon ws undo` reverses this")
@@ -60,17 +62,24 @@ def move(args: MoveArgs) -> int:
     if args.json:
         emit(result)
         return 0
-    out(f"moved worktree {result['id']}'s state into {show_path(str(result['main']))} (HEAD {str(result['head'])[:12]} "
-        f"detached; {result['written']} written, {result['deleted']} deleted) [op {result['op']}]\n")
-    note(f"pylon: the main checkout's own state is parked as {str(result['parked'])[:12]}; "
-         f"`pylon ws move {result['id']} --back` brings it back exactly (or `pylon ws undo`)")
+    out(
+        f"moved worktree {result['id']}'s state into {show_path(str(result['main']))} (HEAD {str(result['head'])[:12]} "
+        f"detached; {result['written']} written, {result['deleted']} deleted) [op {result['op']}]\n"
+    )
+    note(
+        f"pylon: the main checkout's own state is parked as {str(result['parked'])[:12]}; "
+        f"`pylon ws move {result['id']} --back` brings it back exactly (or `pylon ws undo`)"
+    )
     out_paths = result.get("left_out")
     if isinstance(out_paths, list) and out_paths:
         shown = ", ".join(show_path(str(p)) for p in out_paths[:10]) + (
-            f" (and {len(out_paths) - 10} more)" if len(out_paths) > 10 else "")
-        note(f"pylon: left out {len(out_paths)} untracked file(s) of the worktree that this checkout's rules ignore "
-             f"(they would be no part of its state here): {shown}; they stay in the worktree. To have them here "
-             f"anyway: {result['bring']}")
+            f" (and {len(out_paths) - 10} more)" if len(out_paths) > 10 else ""
+        )
+        note(
+            f"pylon: left out {len(out_paths)} untracked file(s) of the worktree that this checkout's rules ignore "
+            f"(they would be no part of its state here): {shown}; they stay in the worktree. To have them here "
+            f"anyway: {result['bring']}"
+        )
     return 0
 
 
@@ -97,8 +106,10 @@ def undo(args: UndoArgs) -> int:
 
     here, recovered = locate_or_bring_back()  # a folder that lost its .git gets it back first
     if recovered is not None:
-        note(f"pylon: brought back {show_path(str(recovered['root']))}/.git from pylon's store "
-             f"({recovered['files']} file(s))")
+        note(
+            f"pylon: brought back {show_path(str(recovered['root']))}/.git from pylon's store "
+            f"({recovered['files']} file(s))"
+        )
     with conflicts_shown(args.json, _report):
         result = ops.undo(here, finish=args.finish, markers=args.markers, settled=recovered is None)
     if recovered is not None:
@@ -114,9 +125,11 @@ def undo(args: UndoArgs) -> int:
     _later(result)
     _unrecorded(result.get("unrecorded"))
     if result.get("kept"):
-        note(f"pylon: the state it replaced is kept in the op log: `pylon ws redo` reverses this undo "
-             f"(`pylon ws restore op-{result['op']}:before-undo` brings that state back whole); "
-             "`pylon ws undo` again walks further back")
+        note(
+            f"pylon: the state it replaced is kept in the op log: `pylon ws redo` reverses this undo "
+            f"(`pylon ws restore op-{result['op']}:before-undo` brings that state back whole); "
+            "`pylon ws undo` again walks further back"
+        )
     return 0
 
 
@@ -130,8 +143,10 @@ def redo(args: RedoArgs) -> int:
         return 0
     out(f"redid `{result['title']}` (op {result['op']})\n")
     _later(result)
-    note(f"pylon: `pylon ws undo` reverses it again (`pylon ws restore op-{result['op']}:before-redo` brings back "
-         "the state it replaced)")
+    note(
+        f"pylon: `pylon ws undo` reverses it again (`pylon ws restore op-{result['op']}:before-redo` brings back "
+        "the state it replaced)"
+    )
     return 0
 
 
@@ -156,7 +171,9 @@ def _later(result: dict[str, object]) -> None:
     markers = result.get("markers") or []
 
     def shown(paths: list[str]) -> str:
-        return ", ".join(show_path(p) for p in paths[:10]) + (f" (and {len(paths) - 10} more)" if len(paths) > 10 else "")
+        return ", ".join(show_path(p) for p in paths[:10]) + (
+            f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
+        )
 
     back = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("back", [])]
     existing = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("existing", [])]
@@ -164,11 +181,15 @@ def _later(result: dict[str, object]) -> None:
         note(f"pylon: brought back {len(back)} file(s) the command destroyed: {shown(back)}")
     reverted = [p for item in (later.values() if isinstance(later, dict) else []) for p in item.get("reverted", [])]
     if reverted:  # a shell op: every path it changed, each as it was before it
-        note(f"pylon: put back {len(reverted)} path(s) as they were before it: "
-             + ", ".join(show_path(p) for p in reverted))  # every one: nothing hidden behind a count
+        note(
+            f"pylon: put back {len(reverted)} path(s) as they were before it: "
+            + ", ".join(show_path(p) for p in reverted)
+        )  # every one: nothing hidden behind a count
     if existing:
-        note(f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
-             f"with their paths replaces them): {shown(existing)}")
+        note(
+            f"pylon: kept {len(existing)} file(s) that exist now as they are (`pylon ws restore` of the snapshot "
+            f"with their paths replaces them): {shown(existing)}"
+        )
     if kept:
         note(f"pylon: kept {len(kept)} path(s) changed since: {shown(kept)}")
     if merged:
@@ -221,18 +242,27 @@ def restore(args: RestoreArgs) -> int:
     if args.dry_run:
         lines = [f"write   {show_path(p)}" for p in writes] + [f"delete  {show_path(p)}" for p in deletes]
         out("".join(line + "\n" for line in lines))
-    out(f"{verb} {args.name}: {count} path(s), {result['index']} index entr{'y' if result['index'] == 1 else 'ies'}"
-        + (f" [op {result['op']}]" if result.get("op") else "") + "\n")
+    out(
+        f"{verb} {args.name}: {count} path(s), {result['index']} index entr{'y' if result['index'] == 1 else 'ies'}"
+        + (f" [op {result['op']}]" if result.get("op") else "")
+        + "\n"
+    )
     if result["head_kept"]:
-        note(f"pylon: HEAD stays at {str(result['head_now'])[:12]}; the snapshot was taken at "
-             f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)")
+        note(
+            f"pylon: HEAD stays at {str(result['head_now'])[:12]}; the snapshot was taken at "
+            f"{str(result['head'])[:12]} (`git reset --soft {result['head']}` moves HEAD there)"
+        )
     aside = result.get("aside") or []
     if aside:
-        shown = ", ".join(show_path(p) for p in aside[:10]) + (f" (and {len(aside) - 10} more)" if len(aside) > 10 else "")
+        shown = ", ".join(show_path(p) for p in aside[:10]) + (
+            f" (and {len(aside) - 10} more)" if len(aside) > 10 else ""
+        )
         where = f"op-{result['op']}:before" if result.get("op") else "the state it replaces"
-        note(f"pylon: {len(aside)} file(s) outside this checkout's state (ignored) were in the way: {shown}; "
-             f"{'they are' if not args.dry_run else 'they would be'} kept aside in {where} "
-             f"(`pylon ws undo`, or `pylon ws restore {where} PATH`, brings them back)")
+        note(
+            f"pylon: {len(aside)} file(s) outside this checkout's state (ignored) were in the way: {shown}; "
+            f"{'they are' if not args.dry_run else 'they would be'} kept aside in {where} "
+            f"(`pylon ws undo`, or `pylon ws restore {where} PATH`, brings them back)"
+        )
     if result.get("op"):
         note("pylon: `pylon ws undo` reverses this")
     _refs_note(result.get("refs"), verb)
@@ -246,14 +276,20 @@ def _refs_note(refs: dict[str, list[str]] | None, verb: str) -> None:
     for name in refs["refs"]:
         note(f"pylon: {verb} ref {name}")
     if refs["stash"]:
-        note(f"pylon: {verb} {len(refs['stash'])} stash entr{'y' if len(refs['stash']) == 1 else 'ies'} "
-             "(`git stash list`)")
+        note(
+            f"pylon: {verb} {len(refs['stash'])} stash entr{'y' if len(refs['stash']) == 1 else 'ies'} "
+            "(`git stash list`)"
+        )
     for row in refs["refs_kept"]:
         name, _, oid = row.partition(" ")
-        note(f"pylon: kept {name} as it is now (it moved since the snapshot; `git update-ref {name} {oid}` "
-             "puts back the snapshot's)")
+        note(
+            f"pylon: kept {name} as it is now (it moved since the snapshot; `git update-ref {name} {oid}` "
+            "puts back the snapshot's)"
+        )
     for row in refs["remote"]:
         name, _, oid = row.partition(" ")
-        remote, _, branch = name[len("refs/remotes/"):].partition("/")
-        note(f"pylon: the remote's {branch} was at {oid[:12]} before the push; "
-             f"`git push --force-with-lease={branch} {remote} {oid}:refs/heads/{branch}` puts it back")
+        remote, _, branch = name[len("refs/remotes/") :].partition("/")
+        note(
+            f"pylon: the remote's {branch} was at {oid[:12]} before the push; "
+            f"`git push --force-with-lease={branch} {remote} {oid}:refs/heads/{branch}` puts it back"
+        )

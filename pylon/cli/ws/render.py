@@ -6,10 +6,8 @@ from pylon.cli import output
 
 TYPE_CHECKING = False  # typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Literal
-    from collections.abc import Mapping
-    from typing import TextIO
+    from collections.abc import Callable, Mapping
+    from typing import Literal, TextIO
 
     from pylon.workspace.repo import Checkout
 
@@ -89,7 +87,7 @@ def describe(checkout: Checkout, since: dict[str, object], defaulted: bool) -> s
     if kind in ("baseline", "session") and commit:
         # a session's baseline commit is deterministic (dated like the state it was made from):
         # the session's own creation time is the one that means something
-        stamp = session_created(checkout, label[len("session:"):]) if kind == "session" else None
+        stamp = session_created(checkout, label[len("session:") :]) if kind == "session" else None
         stamp = stamp or captured_at(checkout, commit)
         when = time.strftime(", %Y-%m-%d %H:%MZ", time.gmtime(stamp)) if stamp else ""
         return f"{label} ({kind}{when})"

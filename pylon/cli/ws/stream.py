@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         timeout: float | None
         settle: float
 
+
 def _painted(chunk: bytes) -> bytes:
     """Colour the diff of whole files in `chunk` like git: file headers bold, hunk lines cyan,
     removals red, additions green (a `---` inside a hunk is a removal, not a header)."""
@@ -51,8 +52,11 @@ def _painted(chunk: bytes) -> bytes:
             in_hunk = False
         elif line.startswith(b"@@"):
             in_hunk = True
-        style = ("cyan" if line.startswith(b"@@") else "green" if line[:1] == b"+" else "red" if line[:1] == b"-"
-                 else "") if in_hunk else ("bold" if line else "")
+        style = (
+            ("cyan" if line.startswith(b"@@") else "green" if line[:1] == b"+" else "red" if line[:1] == b"-" else "")
+            if in_hunk
+            else ("bold" if line else "")
+        )
         text = line.decode("utf-8", "surrogateescape")
         out.append(output.paint(text, style).encode("utf-8", "surrogateescape") if style else line)
     return b"\n".join(out)
@@ -79,8 +83,16 @@ def diff(args: DiffArgs) -> int:
         sink = chunks.append
     else:
         sink = (lambda b: sys.stdout.buffer.write(_painted(b))) if colour else sys.stdout.buffer.write
-    result = wd.diff(co, sink, since=args.since, paths=list(args.paths), max_files=args.max_files,
-                     max_lines=args.max_lines, max_bytes=args.max_bytes, out_path=args.out)
+    result = wd.diff(
+        co,
+        sink,
+        since=args.since,
+        paths=list(args.paths),
+        max_files=args.max_files,
+        max_lines=args.max_lines,
+        max_bytes=args.max_bytes,
+        out_path=args.out,
+    )
     sys.stdout.buffer.flush()
     if args.json:
         from pylon.jsonbytes import bytes_fields
@@ -91,8 +103,9 @@ def diff(args: DiffArgs) -> int:
     since_note(co, result, args.since)
     if "out" in result:
         output.out(f"{result['out']}\n")
-        note(f"pylon: wrote the complete diff of {result['files_total']} files "
-             f"({human(_int(result['bytes_written']))})")
+        note(
+            f"pylon: wrote the complete diff of {result['files_total']} files ({human(_int(result['bytes_written']))})"
+        )
     elif result["truncated"]:
         note(cut_note(result, _rest_command(args)))
     elif not result["files_total"]:
@@ -121,9 +134,12 @@ def cut_note(result: dict[str, object], rest: str) -> str:
     binary = result.get("binary")
     if isinstance(binary, list) and binary:
         parts.append(f"{len(binary)} binary files shown as one line each")
-    return (f"pylon: diff cut at {result['files_shown']} of {result['files_total']} files "
-            f"({result['lines_shown']} lines, {human(_int(result['bytes_shown']))}); left out: "
-            + "; ".join(parts) + f". Complete diff: {rest}")
+    return (
+        f"pylon: diff cut at {result['files_shown']} of {result['files_total']} files "
+        f"({result['lines_shown']} lines, {human(_int(result['bytes_shown']))}); left out: "
+        + "; ".join(parts)
+        + f". Complete diff: {rest}"
+    )
 
 
 def cat(args: CatArgs) -> int:
@@ -149,8 +165,10 @@ def cat(args: CatArgs) -> int:
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
     if result["truncated"]:
-        note(f"pylon: cut at {human(_int(result['max_bytes']))} of {human(_int(result['size']))}; "
-             f"pass --max-bytes {result['size']} to read all of it")
+        note(
+            f"pylon: cut at {human(_int(result['max_bytes']))} of {human(_int(result['size']))}; "
+            f"pass --max-bytes {result['size']} to read all of it"
+        )
     return 0
 
 
@@ -159,8 +177,9 @@ def run(args: RunArgs) -> int:
 
     from pylon.workspace.tracking.run import run as run_command
 
-    result = run_command(checkout(), list(args.command), limit=args.limit, stdout_to_stderr=args.json,
-                         max_output=args.max_output)
+    result = run_command(
+        checkout(), list(args.command), limit=args.limit, stdout_to_stderr=args.json, max_output=args.max_output
+    )
     captured = result.get("output")
     if isinstance(captured, dict):
         _bounded_output(captured, args.json)
@@ -175,8 +194,10 @@ def run(args: RunArgs) -> int:
     if result["truncated"]:
         # The state before the command is a commit whose tree is the checkout as it was, so
         # `changes --since` it lists the same paths for as long as the checkout stays as left.
-        note(f"pylon: {result['left_out']} more paths not listed (`pylon ws changes --since {result['before']} "
-             f"--limit {result['total']}` lists them all while the checkout stays as the command left it)")
+        note(
+            f"pylon: {result['left_out']} more paths not listed (`pylon ws changes --since {result['before']} "
+            f"--limit {result['total']}` lists them all while the checkout stays as the command left it)"
+        )
     head, branch = result["head"], result["branch"]
     if isinstance(head, dict) and head["changed"]:
         note(f"pylon: HEAD moved {str(head['before'] or 'unborn')[:12]} -> {str(head['after'] or 'unborn')[:12]}")
@@ -228,8 +249,11 @@ def watch(args: WatchArgs) -> int:
             json_line({"ok": True, "event": "batch", **doc})  # one JSON line per batch (bytes kept losslessly)
             return
         head = doc.get("head")
-        moved = f" [HEAD {str(last_head[0] or 'unborn')[:12]} -> {str(head or 'unborn')[:12]}]" \
-            if last_head and last_head[0] != head else ""
+        moved = (
+            f" [HEAD {str(last_head[0] or 'unborn')[:12]} -> {str(head or 'unborn')[:12]}]"
+            if last_head and last_head[0] != head
+            else ""
+        )
         last_head[:] = [head]
         files = doc["files"] if isinstance(doc["files"], list) else []
         total = _int(doc["total"])

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     class CheckArgs(JsonArgs, Protocol):
         paths: list[str]
 
+
 PROGRESS_FROM = 64 << 20  # a progress line only for copies of 64 MiB or more, on a terminal
 
 
@@ -57,14 +58,26 @@ def new(args: NewArgs) -> int:
 
     progress = None
     if not args.json and sys.stderr.isatty():
+
         def progress(done: int, total: int, size: int) -> None:
             if size >= PROGRESS_FROM:
-                note_inline(f"\rcopying ignored files: {done}/{total} ({size >> 20} MiB)" + ("\n" if done == total else ""))
+                note_inline(
+                    f"\rcopying ignored files: {done}/{total} ({size >> 20} MiB)" + ("\n" if done == total else "")
+                )
 
-    result = create(checkout(), args.id, from_rev=args.from_rev, clean=args.clean, copy=list(args.copy),
-                    progress=progress, watch=args.watch)
+    result = create(
+        checkout(),
+        args.id,
+        from_rev=args.from_rev,
+        clean=args.clean,
+        copy=list(args.copy),
+        progress=progress,
+        watch=args.watch,
+    )
     if args.json:
-        keys = ("id", "path", "branch", "baseline", "head", "dirty", "copied", "notes") + (("watcher",) if args.watch else ())
+        keys = ("id", "path", "branch", "baseline", "head", "dirty", "copied", "notes") + (
+            ("watcher",) if args.watch else ()
+        )
         emit({k: result[k] for k in keys})
         return 0
     out(f"{result['path']}\n")
@@ -89,11 +102,15 @@ def list_command(args: JsonArgs) -> int:
     foreign, others = result["foreign"], result.get("others")
     unlisted = (foreign if isinstance(foreign, int) else 0) - (len(others) if isinstance(others, list) else 0)
     if unlisted > 0:
-        note(f"pylon: {unlisted} foreign worktree(s) or folder(s) not listed (not live worktrees pylon can read; "
-             "`pylon ws prune --dry-run` names them)")
+        note(
+            f"pylon: {unlisted} foreign worktree(s) or folder(s) not listed (not live worktrees pylon can read; "
+            "`pylon ws prune --dry-run` names them)"
+        )
     if result["leftovers"]:
-        note(f"pylon: {result['leftovers']} owned leftover(s) from interrupted or removed worktrees "
-             "(`pylon ws prune --dry-run` shows them)")
+        note(
+            f"pylon: {result['leftovers']} owned leftover(s) from interrupted or removed worktrees "
+            "(`pylon ws prune --dry-run` shows them)"
+        )
     print_notes(result["notes"])
     return 0
 
@@ -154,15 +171,18 @@ def check(args: CheckArgs) -> int:
     rels = []
     for given in args.paths:
         full = os.path.abspath(given)
-        rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)),
-                              os.path.realpath(co.root))
+        rel = os.path.relpath(
+            os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)), os.path.realpath(co.root)
+        )
         if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
-            raise UsageError("path-outside", f"{given} is not a file of this checkout ({co.root}).",
-                             "Name files inside the checkout: pylon ws check src/app.py")
+            raise UsageError(
+                "path-outside",
+                f"{given} is not a file of this checkout ({co.root}).",
+                "Name files inside the checkout: pylon ws check src/app.py",
+            )
         rels.append(rel)
     found = [f.to_dict() for f in clash(co.root, rels)]
-    result = {"root": co.root, "paths": rels, "findings": found,
-              "conflicting": sum(1 for f in found if f["conflict"])}
+    result = {"root": co.root, "paths": rels, "findings": found, "conflicting": sum(1 for f in found if f["conflict"])}
     if args.json:
         emit(result)
     else:

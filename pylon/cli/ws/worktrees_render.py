@@ -10,8 +10,11 @@ if TYPE_CHECKING:
 
 
 def new_summary(result: dict[str, Any]) -> str:
-    start = "the current state (baseline " + str(result["baseline"])[:12] + ")" if result["dirty"] else (
-        "commit " + str(result["baseline"])[:12])
+    start = (
+        "the current state (baseline " + str(result["baseline"])[:12] + ")"
+        if result["dirty"]
+        else ("commit " + str(result["baseline"])[:12])
+    )
     copied = result["copied"]
     line = f"pylon: created worktree {result['id']} on {result['branch']} from {start}"
     if copied["files"]:
@@ -29,7 +32,9 @@ def worktree_table(result: dict[str, Any]) -> str:
     header = ("ID", "DIRTY", "COMMITS", "BEHIND", "LAST CHANGE", "OVERLAPS", "PATH")
     table: list[tuple[str, ...]] = [header]
     for r in rows:
-        table.append((r["id"] + _maker(r.get("made_by")), *_cells(r, r["commits_since_baseline"], r["behind_checkout"])))
+        table.append(
+            (r["id"] + _maker(r.get("made_by")), *_cells(r, r["commits_since_baseline"], r["behind_checkout"]))
+        )
     for r in others:  # not pylon's: read, never changed (their commits count from where they forked)
         table.append((f"- ({_client(r['made_by'])}, not pylon's)", *_cells(r, r["commits_since_base"], "-")))
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
@@ -39,13 +44,20 @@ def worktree_table(result: dict[str, Any]) -> str:
 def _cells(r: dict[str, Any], commits: object, behind: object) -> tuple[str, ...]:
     d = r["dirty"]
     overlaps = "?" if r["overlaps"] is None else (",".join(r["overlaps"]) or "-")
-    return (f"{d['tracked']}M {d['untracked']}?", str(commits), str(behind), r["last_change"], overlaps,
-            show_path(r["path"]))
+    return (
+        f"{d['tracked']}M {d['untracked']}?",
+        str(commits),
+        str(behind),
+        r["last_change"],
+        overlaps,
+        show_path(r["path"]),
+    )
 
 
 def _client(made_by: dict[str, Any]) -> str:
-    return {"claude-code": "Claude Code", "codex": "Codex", "git": "git worktree add"}.get(made_by["client"],
-                                                                                          str(made_by["client"]))
+    return {"claude-code": "Claude Code", "codex": "Codex", "git": "git worktree add"}.get(
+        made_by["client"], str(made_by["client"])
+    )
 
 
 def _maker(made_by: dict[str, Any] | None) -> str:
@@ -58,16 +70,20 @@ def rm_summary(result: dict[str, Any]) -> str:
     held = result.get("held") or {}
     why = ""
     if held.get("kind") == "applied":
-        why = (f"; everything it held is in this checkout (applied in op {held['op']}, unchanged since), "
-               f"so no --force was needed (`pylon ws undo` brings it back, op {result['op']})")
+        why = (
+            f"; everything it held is in this checkout (applied in op {held['op']}, unchanged since), "
+            f"so no --force was needed (`pylon ws undo` brings it back, op {result['op']})"
+        )
     elif held.get("kind") == "merged":
         why = "; its commits are all on other branches"
     return f"removed worktree {result['id']} ({show_path(result['path'])}){kept}{why}\n"
 
 
 def restore_note(result: dict[str, Any]) -> str:
-    lines = [f"pylon: snapshot of {result['id']} kept under {result['trash']}/ (state, branch, baseline).",
-             "pylon: `pylon ws undo` brings the worktree back exactly; by hand, these git commands do:"]
+    lines = [
+        f"pylon: snapshot of {result['id']} kept under {result['trash']}/ (state, branch, baseline).",
+        "pylon: `pylon ws undo` brings the worktree back exactly; by hand, these git commands do:",
+    ]
     lines += [f"  {cmd}" for cmd in result["restore"]]
     return "\n".join(lines)
 
@@ -85,7 +101,9 @@ def prune_lines(result: dict[str, Any]) -> str:
         lines.append(f"{result['foreign']} foreign worktree(s) or folder(s) left alone")
     for item in result.get("unresolved") or []:
         name = item["id"] or show_path(item["path"])
-        lines.append(f"left alone: {name}: {item['why']}" + (f"\n  resolve: {item['resolve']}" if item["resolve"] else ""))
+        lines.append(
+            f"left alone: {name}: {item['why']}" + (f"\n  resolve: {item['resolve']}" if item["resolve"] else "")
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -117,7 +135,9 @@ def conflict_report(result: dict[str, Any]) -> str:
     if not lines:
         n, m = len(result["worktrees"]), len(result.get("others") or [])
         more = f", {m} worktree(s) pylon did not make" if m else ""
-        lines.append(f"no conflicts among {n} owned worktree(s){more} and the checkout" if n or m else "no owned worktrees")
+        lines.append(
+            f"no conflicts among {n} owned worktree(s){more} and the checkout" if n or m else "no owned worktrees"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -137,8 +157,13 @@ def check_report(result: dict[str, Any]) -> str:
     lines = []
     for f in sorted(result["findings"], key=lambda f: (not f["conflict"], f["path"])):
         other = f"{f['other']['label']} ({show_path(f['other']['path'])})"
-        what = "deleted it" if f["deleted"] else "changed it (binary or large)" if f["binary"] else \
-            f"changed line(s) {_lines(f['lines'])}"
+        what = (
+            "deleted it"
+            if f["deleted"]
+            else "changed it (binary or large)"
+            if f["binary"]
+            else f"changed line(s) {_lines(f['lines'])}"
+        )
         if f["conflict"]:
             verdict = f"CONFLICT: this checkout's version changes line(s) {_lines(f['ours'])} too"
         elif f["conflict"] is None:

@@ -14,9 +14,29 @@ if TYPE_CHECKING:
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
 
-_XARGS_TAKES = frozenset({"-n", "-L", "-P", "-s", "-d", "-E", "-a", "-I", "-J", "-R", "-S", "--max-args",
-                          "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars", "--eof",
-                          "--process-slot-var"})
+_XARGS_TAKES = frozenset(
+    {
+        "-n",
+        "-L",
+        "-P",
+        "-s",
+        "-d",
+        "-E",
+        "-a",
+        "-I",
+        "-J",
+        "-R",
+        "-S",
+        "--max-args",
+        "--max-procs",
+        "--delimiter",
+        "--arg-file",
+        "--max-lines",
+        "--max-chars",
+        "--eof",
+        "--process-slot-var",
+    }
+)
 
 
 def _xargs_options(args: list[Arg]) -> tuple[int, str | None, bool]:
@@ -44,8 +64,9 @@ def xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
 
     i, replace, from_file = _xargs_options(args)
     if i < len(args) and args[i].text is None:
-        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command known only when it runs", args[i].raw,
-                         line=cmd.line))
+        walk.add(
+            Finding(UNKNOWN, f"`{quote(args)}` runs a command known only when it runs", args[i].raw, line=cmd.line)
+        )
         return
     inner = args[i:] or [A("echo", False, "echo")]
     inputs = None if from_file else stdin_paths(walk, upstream)
@@ -54,12 +75,56 @@ def xargs(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
         walk.judge(walk, line_args, C([], [], [], cmd.line), state.copy(), None)
 
 
-_PARALLEL_TAKES = frozenset({"-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "-I", "-n", "--max-args", "-N",
-                             "-L", "--max-lines", "--delay", "--timeout", "--joblog", "--results", "--res", "-a",
-                             "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "--env", "--tmpdir",
-                             "--workdir", "--wd", "--basefile", "--bf", "--return", "--sshloginfile", "--slf",
-                             "--retries", "--load", "--memfree", "--halt", "--tagstring", "--tag-string", "-s",
-                             "--max-chars", "--block", "--blocksize", "--rpl", "--shebang-wrap", "--limit"})
+_PARALLEL_TAKES = frozenset(
+    {
+        "-j",
+        "--jobs",
+        "-P",
+        "--max-procs",
+        "-S",
+        "--sshlogin",
+        "-I",
+        "-n",
+        "--max-args",
+        "-N",
+        "-L",
+        "--max-lines",
+        "--delay",
+        "--timeout",
+        "--joblog",
+        "--results",
+        "--res",
+        "-a",
+        "--arg-file",
+        "--colsep",
+        "-C",
+        "-d",
+        "--delimiter",
+        "-E",
+        "--env",
+        "--tmpdir",
+        "--workdir",
+        "--wd",
+        "--basefile",
+        "--bf",
+        "--return",
+        "--sshloginfile",
+        "--slf",
+        "--retries",
+        "--load",
+        "--memfree",
+        "--halt",
+        "--tagstring",
+        "--tag-string",
+        "-s",
+        "--max-chars",
+        "--block",
+        "--blocksize",
+        "--rpl",
+        "--shebang-wrap",
+        "--limit",
+    }
+)
 _PARALLEL_SLOTS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}")
 
 
@@ -85,10 +150,10 @@ def parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd 
     texts = [a.text for a in args]
     i, remote, replace, from_file = _parallel_options(texts)
     seps = [k for k in range(i, len(args)) if texts[k] in (":::", "::::", ":::+", "::::+")]
-    command = args[i: seps[0]] if seps else args[i:]
+    command = args[i : seps[0]] if seps else args[i:]
     inputs: list[Arg] | None
     if seps:
-        inputs = [a for k, a in enumerate(args[seps[0]:], seps[0]) if k not in seps]
+        inputs = [a for k, a in enumerate(args[seps[0] :], seps[0]) if k not in seps]
         if any(texts[k] in ("::::", "::::+") for k in seps):
             inputs = None
     else:
@@ -104,8 +169,9 @@ def parallel(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd 
         walk.add(Finding(IRREVERSIBLE, f"`{words}` runs its jobs on other machines", words, line=cmd.line))
 
 
-def _job(walk: Walk, command: list[Arg], value: Arg, slots: tuple[str, ...], cmd: Cmd, state: State,
-         words: str) -> None:
+def _job(
+    walk: Walk, command: list[Arg], value: Arg, slots: tuple[str, ...], cmd: Cmd, state: State, words: str
+) -> None:
     """One job of parallel: the command with `value` in its slots."""
     if not command and value.text is None:
         walk.add(Finding(UNKNOWN, f"`{words}` runs commands known only when it runs", value.raw, line=cmd.line))
@@ -165,13 +231,14 @@ def stdin_paths(walk: Walk, upstream: Cmd | None) -> list[Arg] | None:
     if name == "find":
         return _find_starts([r or "" for r in rest])
     if name in ("echo", "printf"):
-        return [A(p, False, p) for p in plain[1 if name == "printf" else 0:]]
+        return [A(p, False, p) for p in plain[1 if name == "printf" else 0 :]]
     if name == "ls":  # bare names, which xargs then opens relative to its own folder
         return [A(".", False, "(names listed by ls)", under=True)]
     if name in _LISTERS:  # paths below the folders searched
-        folders = [p for p in plain[1 if name == "git" else 0:] if p.startswith(("/", "~", ".."))]
-        return [A(f, False, f"(paths listed by {name} under {f})", under=True) for f in folders] or \
-            [A(".", False, f"(paths listed by {name})", under=True)]
+        folders = [p for p in plain[1 if name == "git" else 0 :] if p.startswith(("/", "~", ".."))]
+        return [A(f, False, f"(paths listed by {name} under {f})", under=True) for f in folders] or [
+            A(".", False, f"(paths listed by {name})", under=True)
+        ]
     return None
 
 

@@ -64,8 +64,15 @@ def reaches_git(walk: Walk, start: str, state: State, tests: list[str], words: s
         if found is None:
             return True
     if found:  # the checkout's own .git: pylon's store keeps it (docs/explanation/guard.md, "What is kept")
-        walk.add(Finding(REVERSIBLE, f"`{words}` matches {found}, inside the repository's .git (history, refs, "
-                         "stashes)", words, [Target(PATH, ".git")], line=line))
+        walk.add(
+            Finding(
+                REVERSIBLE,
+                f"`{words}` matches {found}, inside the repository's .git (history, refs, stashes)",
+                words,
+                [Target(PATH, ".git")],
+                line=line,
+            )
+        )
     return False
 
 
@@ -130,11 +137,20 @@ def _find_says(walk: Walk, start: str, cwd: str, tests: list[str], words: str, l
     import subprocess
 
     try:
-        proc = subprocess.run(["find", start, *tests, "-print0"], cwd=cwd, capture_output=True, timeout=_TIMEOUT,
-                              check=False, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+        proc = subprocess.run(
+            ["find", start, *tests, "-print0"],
+            cwd=cwd,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
+        )
     except (OSError, subprocess.SubprocessError):
-        walk.add(Finding(UNKNOWN, f"`{words}`: pylon could not list what find matches within {_TIMEOUT:g} s", words,
-                         line=line))
+        walk.add(
+            Finding(
+                UNKNOWN, f"`{words}`: pylon could not list what find matches within {_TIMEOUT:g} s", words, line=line
+            )
+        )
         return None
     for raw in proc.stdout.split(b"\0"):
         if b"/.git/" in b"/" + raw + b"/":
@@ -142,17 +158,78 @@ def _find_says(walk: Walk, start: str, cwd: str, tests: list[str], words: str, l
     return ""
 
 
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete",
-                           "-quit"})
+_FIND_ACTIONS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-delete", "-quit"}
+)
 _FIND_PRINTS = frozenset({"-print", "-print0", "-printf", "-ls"})  # they would mix into the snapshot's listing
 # Tests and options of find that take the next word as their value.
-_FIND_TAKES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer",
-                         "-mtime", "-mmin", "-size", "-type", "-user", "-group", "-perm", "-ctime", "-atime", "-cmin",
-                         "-amin", "-maxdepth", "-mindepth", "-lname", "-ilname", "-inum", "-links", "-samefile",
-                         "-uid", "-gid", "-fstype", "-printf", "-fprint", "-fprint0", "-fls", "-regextype",
-                         "-context", "-xtype", "-used", "-newerXY", "-anewer", "-cnewer"})
-_FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-newer", "-mtime",
-                         "-mmin", "-size", "-empty", "-type", "-user", "-perm", "-ctime", "-atime", "-cmin"})
+_FIND_TAKES = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-mtime",
+        "-mmin",
+        "-size",
+        "-type",
+        "-user",
+        "-group",
+        "-perm",
+        "-ctime",
+        "-atime",
+        "-cmin",
+        "-amin",
+        "-maxdepth",
+        "-mindepth",
+        "-lname",
+        "-ilname",
+        "-inum",
+        "-links",
+        "-samefile",
+        "-uid",
+        "-gid",
+        "-fstype",
+        "-printf",
+        "-fprint",
+        "-fprint0",
+        "-fls",
+        "-regextype",
+        "-context",
+        "-xtype",
+        "-used",
+        "-newerXY",
+        "-anewer",
+        "-cnewer",
+    }
+)
+_FIND_TESTS = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-regex",
+        "-iregex",
+        "-newer",
+        "-mtime",
+        "-mmin",
+        "-size",
+        "-empty",
+        "-type",
+        "-user",
+        "-perm",
+        "-ctime",
+        "-atime",
+        "-cmin",
+    }
+)
 
 
 def judge_find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -> None:
@@ -173,8 +250,17 @@ def judge_find(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) 
         if j < skip_to:
             continue  # the value of a test (`-name -delete`) or the words of an -exec
         if a.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and j + 1 < len(expr):  # they truncate FILE
-            destroyed(walk, state, [expr[j + 1]], verb="truncates", words=words, line=cmd.line, recursive=False,
-                      sudo=sudo, must_exist=True)
+            destroyed(
+                walk,
+                state,
+                [expr[j + 1]],
+                verb="truncates",
+                words=words,
+                line=cmd.line,
+                recursive=False,
+                sudo=sudo,
+                must_exist=True,
+            )
         if a.text in _FIND_TAKES:
             skip_to = j + 2
         elif a.text == "-delete":
@@ -195,15 +281,16 @@ def _delete(walk: Walk, starts: list[Arg], expr: list[Arg], state: State, words:
     _find_delete(walk, starts, marked, state, tests, (), words, line, sudo, filtered)
 
 
-def _exec(walk: Walk, starts: list[Arg], expr: list[Arg], at: int, end: int, state: State, words: str, line: int,
-          sudo: bool) -> None:
+def _exec(
+    walk: Walk, starts: list[Arg], expr: list[Arg], at: int, end: int, state: State, words: str, line: int, sudo: bool
+) -> None:
     """`-exec CMD {} ;` at expr[at]..expr[end]: rm of the matches as -delete, any other CMD judged."""
-    inner = expr[at + 1: end]
+    inner = expr[at + 1 : end]
     if not inner:
         return
     rm = rm_of_matches(inner)
     if rm is not None:  # `-exec rm {} +`: what find matches, as with -delete
-        tests = [e.text for e in expr[:at] + expr[end + 1:]]
+        tests = [e.text for e in expr[:at] + expr[end + 1 :]]
         _find_delete(walk, starts, starts, state, tests, (RECURSIVE,) if rm[1] else (), words, line, sudo, True)
         return
     from pylon.guard.model import Cmd as C
@@ -213,13 +300,33 @@ def _exec(walk: Walk, starts: list[Arg], expr: list[Arg], at: int, end: int, sta
         walk.judge(walk, replaced, C([], [], [], line), state.copy(), None)
 
 
-def _find_delete(walk: Walk, starts: list[Arg], marked: list[Arg], state: State, tests: list[str | None],
-                 mark: tuple[str, ...], words: str, line: int, sudo: bool, filtered: bool) -> None:
+def _find_delete(
+    walk: Walk,
+    starts: list[Arg],
+    marked: list[Arg],
+    state: State,
+    tests: list[str | None],
+    mark: tuple[str, ...],
+    words: str,
+    line: int,
+    sudo: bool,
+    filtered: bool,
+) -> None:
     """find deletes what its tests match: listed by find itself at snapshot time (a FIND target)."""
     listable = all(t is not None and t not in _FIND_ACTIONS and t not in _FIND_PRINTS for t in tests)
-    if listable and any(s.text is not None and reaches_git(walk, s.text, state, [t for t in tests if t], words, line)
-                        for s in starts):
+    if listable and any(
+        s.text is not None and reaches_git(walk, s.text, state, [t for t in tests if t], words, line) for s in starts
+    ):
         return
-    destroyed(walk, state, marked, verb="deletes files under", words=words, line=line, sudo=sudo,
-              checkout_ok=filtered, kind=FIND if listable else PATH,
-              args_of_target=(*mark, *(t for t in tests if t is not None)) if listable else ())
+    destroyed(
+        walk,
+        state,
+        marked,
+        verb="deletes files under",
+        words=words,
+        line=line,
+        sudo=sudo,
+        checkout_ok=filtered,
+        kind=FIND if listable else PATH,
+        args_of_target=(*mark, *(t for t in tests if t is not None)) if listable else (),
+    )

@@ -40,8 +40,11 @@ def judge(walk: Walk, sub: str, flags: set[str], before: list[Arg], words: str, 
 
 def _stash(flags: set[str], names: list[str | None]) -> tuple[str, str, list[str | None]] | None:
     action = names[0] if names else None
-    what = {"drop": "deletes a stash entry", "clear": "deletes every stash entry",
-            "pop": "applies the top stash entry and deletes it"}.get(str(action))
+    what = {
+        "drop": "deletes a stash entry",
+        "clear": "deletes every stash entry",
+        "pop": "applies the top stash entry and deletes it",
+    }.get(str(action))
     return (what, "", [STASH]) if what else None
 
 
@@ -105,8 +108,18 @@ def push(walk: Walk, flags: set[str], positional: list[Arg], words: str, line: i
     targets = [r.split(":")[-1].removeprefix("refs/heads/") for r in refspecs] or [walk.ctx.branch or ""]
     risky = [t for t in targets if not t or t in cx.DEFAULT_BRANCHES or t == "HEAD"]
     if not risky:
-        walk.add(Finding(SAFE, f"`{words}`: --force-with-lease to {', '.join(targets)}, not a default branch", words,
-                         line=line))
+        walk.add(
+            Finding(
+                SAFE, f"`{words}`: --force-with-lease to {', '.join(targets)}, not a default branch", words, line=line
+            )
+        )
         return
-    walk.add(Finding(IRREVERSIBLE, f"`{words}` rewrites {risky[0] or 'the current branch'} on the remote, a default "
-                     "branch (no kept state of this checkout gives the remote back)", words, line=line))
+    walk.add(
+        Finding(
+            IRREVERSIBLE,
+            f"`{words}` rewrites {risky[0] or 'the current branch'} on the remote, a default "
+            "branch (no kept state of this checkout gives the remote back)",
+            words,
+            line=line,
+        )
+    )

@@ -14,13 +14,25 @@ from pylon.guard.words import quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pylon.guard.model import Cmd
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
-    from pylon.guard.model import Cmd
 
 # Global options before the subcommand that take a value.
-_GLOBAL_TAKES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env",
-                           "--super-prefix", "--list-cmds", "--attr-source"})
+_GLOBAL_TAKES = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    }
+)
 
 
 class _Globals:
@@ -41,8 +53,11 @@ def _globals(walk: Walk, args: list[Arg], cmd: Cmd, state: State) -> _Globals | 
     while g.at < len(args):
         text = args[g.at].text
         if text is None:
-            walk.add(Finding(UNKNOWN, f"`{quote(args)}` has a git option known only when it runs", args[g.at].raw,
-                             line=cmd.line))
+            walk.add(
+                Finding(
+                    UNKNOWN, f"`{quote(args)}` has a git option known only when it runs", args[g.at].raw, line=cmd.line
+                )
+            )
             return None
         if not text.startswith("-"):
             break
@@ -50,8 +65,11 @@ def _globals(walk: Walk, args: list[Arg], cmd: Cmd, state: State) -> _Globals | 
         if key in _GLOBAL_TAKES and not inline:
             value = args[g.at + 1].text if g.at + 1 < len(args) else None
             if value is None:
-                walk.add(Finding(UNKNOWN, f"`{quote(args)}`: {text} takes a value known only when it runs",
-                                 text, line=cmd.line))
+                walk.add(
+                    Finding(
+                        UNKNOWN, f"`{quote(args)}`: {text} takes a value known only when it runs", text, line=cmd.line
+                    )
+                )
                 return None
             inline = value
             g.at += 1
@@ -69,7 +87,7 @@ def _global(walk: Walk, g: _Globals, key: str, inline: str, args: list[Arg], cmd
     elif key in ("--git-dir", "--work-tree"):
         g.elsewhere = ctx.absolute(inline, g.cwd or ctx.cwd)
     elif key == "-c" and inline.startswith("alias."):
-        name, _, body = inline[len("alias."):].partition("=")
+        name, _, body = inline[len("alias.") :].partition("=")
         g.aliases[name] = body
     elif key == "-c":
         config_key, _, body = inline.partition("=")
@@ -81,7 +99,7 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
     if g is None or g.at >= len(args):
         return
     sub = args[g.at].text or ""
-    rest = args[g.at + 1:]
+    rest = args[g.at + 1 :]
     words = quote(args)
     if sub not in g.aliases and sub not in BUILTINS and not _known_alias(walk, g, sub, state, words, cmd):
         return
@@ -90,8 +108,14 @@ def judge_git(walk: Walk, args: list[Arg], cmd: Cmd, state: State, sudo: bool) -
         return
     bare = next((a for a in rest if a.bare), None)
     if bare is not None:  # `git branch $(producer)`: the shell may split it into options
-        walk.add(Finding(UNKNOWN, f"`{words}`: {bare.raw} is known only when it runs and, unquoted, may become "
-                         "any options", bare.raw, line=cmd.line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}`: {bare.raw} is known only when it runs and, unquoted, may become any options",
+                bare.raw,
+                line=cmd.line,
+            )
+        )
         return
     before = len(walk.findings)
     _subcommand(walk, sub, rest, type(state)(g.cwd, state.vars, state.depth), words, cmd.line)
@@ -107,20 +131,28 @@ def _known_alias(walk: Walk, g: _Globals, sub: str, state: State, words: str, cm
     if found is None:
         return False  # git refuses a command it does not know
     if found == "\0external":
-        walk.add(Finding(UNKNOWN, f"`{words}` runs the external command git-{sub}, which pylon does not read",
-                         words, line=cmd.line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}` runs the external command git-{sub}, which pylon does not read",
+                words,
+                line=cmd.line,
+            )
+        )
         return False
     g.aliases[sub] = found
     return True
 
 
-def _run_alias(walk: Walk, args: list[Arg], body: str, rest: list[Arg], cmd: Cmd, state: State, sudo: bool,
-               sub: str, words: str) -> None:
+def _run_alias(
+    walk: Walk, args: list[Arg], body: str, rest: list[Arg], cmd: Cmd, state: State, sudo: bool, sub: str, words: str
+) -> None:
     if state.depth > 8:
         walk.add(Finding(UNKNOWN, f"`{words}`: git aliases nested too deeply to follow", words, line=cmd.line))
         return
-    state = type(state)(state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items()
-                                                                  if k != "git " + sub})
+    state = type(state)(
+        state.cwd, state.vars, state.depth + 1, {k: v for k, v in state.aliases.items() if k != "git " + sub}
+    )
     if body.startswith("!"):
         walk.script(body[1:] + " " + " ".join(a.raw for a in rest), state.copy(), cmd.line)
         return
@@ -141,8 +173,11 @@ def _where(walk: Walk, g: _Globals, found: list[Finding], words: str, line: int,
         where = ctx.locate(work)
         other = where not in (cx.INSIDE, cx.CONTAINS_CHECKOUT) or (ctx.root and not _same_repo(ctx.root, work))
         if other and where != cx.TMP:
-            walk.add(Finding(IRREVERSIBLE, f"`{words}` acts on the repository at {work}, not this checkout",
-                             words, line=line))
+            walk.add(
+                Finding(
+                    IRREVERSIBLE, f"`{words}` acts on the repository at {work}, not this checkout", words, line=line
+                )
+            )
     if sudo and any(f.verdict != SAFE for f in found):
         walk.add(Finding(IRREVERSIBLE, f"`{words}` runs as root", words, line=line))
 
@@ -172,7 +207,8 @@ def _configured_alias(walk: Walk, sub: str, cwd: str | None, elsewhere: str | No
 
 
 # git's own commands (`git help -a`): anything else is an alias or an external git-NAME program.
-BUILTINS = frozenset("""add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+BUILTINS = frozenset(
+    """add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
 check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone
 column commit commit-graph commit-tree config count-objects credential credential-cache credential-store
 describe diagnose diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack
@@ -186,7 +222,8 @@ receive-pack reflog refs remote repack replace replay request-pull rerere reset 
 revert rm send-email send-pack sh-i18n sh-setup shortlog show show-branch show-index show-ref
 sparse-checkout stage stash status stripspace submodule svn switch symbolic-ref tag unpack-file
 unpack-objects update-index update-ref update-server-info upload-archive upload-pack var verify-commit
-verify-pack verify-tag version whatchanged worktree write-tree filter-repo lfs flow absorb""".split())
+verify-pack verify-tag version whatchanged worktree write-tree filter-repo lfs flow absorb""".split()
+)
 
 
 __all__ = ["PATH", "judge_git"]

@@ -12,8 +12,7 @@ import os
 from pylon.guard import context as cx
 from pylon.guard.commands.gitrefs import judge as judge_refs
 from pylon.guard.paths import destroyed
-from pylon.guard.verdict import (CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERSIBLE, TRACKED, UNKNOWN, Finding,
-                                 Target)
+from pylon.guard.verdict import CHECKOUT, GIT_CLEAN, IRREVERSIBLE, PATH, REVERSIBLE, TRACKED, UNKNOWN, Finding, Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,8 +77,9 @@ class _Call:
         self.walk.add(Finding(IRREVERSIBLE, f"`{self.words}` {why}", self.words, line=self.line))
 
     def tracked(self, paths: list[Arg], verb: str = "discards the uncommitted changes of") -> None:
-        destroyed(self.walk, self.state, paths, verb=verb, words=self.words, line=self.line, checkout_ok=True,
-                  kind=TRACKED)
+        destroyed(
+            self.walk, self.state, paths, verb=verb, words=self.words, line=self.line, checkout_ok=True, kind=TRACKED
+        )
 
 
 def _subcommand(walk: Walk, sub: str, rest: list[Arg], state: State, words: str, line: int) -> None:
@@ -120,8 +120,11 @@ def _checkout(c: _Call) -> None:
         c.all_checkout("discards uncommitted changes while switching")
     else:
         ctx = c.walk.ctx
-        paths = [a for a in c.before if a.text is None or a.text == "." or os.path.lexists(
-            ctx.absolute(a.text, c.state.cwd or ctx.cwd))]
+        paths = [
+            a
+            for a in c.before
+            if a.text is None or a.text == "." or os.path.lexists(ctx.absolute(a.text, c.state.cwd or ctx.cwd))
+        ]
         if paths:
             c.tracked(paths)
 
@@ -145,17 +148,27 @@ def _clean(c: _Call) -> None:
     if c.has("-n", "--dry-run") or not c.has("-f", "--force", "-i", "--interactive"):
         return
     kept = tuple(sorted(f for f in c.flags if f in ("-d", "-x", "-X", "-ff")))
-    if "-f" in c.flags and any((a.text or "").startswith("-") and not (a.text or "").startswith("--")
-                               and (a.text or "").count("f") > 1 for a in c.rest):
+    if "-f" in c.flags and any(
+        (a.text or "").startswith("-") and not (a.text or "").startswith("--") and (a.text or "").count("f") > 1
+        for a in c.rest
+    ):
         kept += ("-ff",)
     cleaned = [(a.text or "") for a in c.before + c.after if not _excluded(c.rest, a)]
-    what = "ignored and untracked files" if "-x" in c.flags else "ignored files" if "-X" in c.flags \
-        else "untracked files"
+    what = (
+        "ignored and untracked files" if "-x" in c.flags else "ignored files" if "-X" in c.flags else "untracked files"
+    )
     ctx = c.walk.ctx
     base = ctx.relative(c.state.cwd) if c.state.cwd and ctx.locate(c.state.cwd) == cx.INSIDE else ""
     excludes = tuple(x for a in _exclusions(c.rest) for x in ("-e", a))
-    c.walk.add(Finding(REVERSIBLE, f"`{c.words}` removes {what}" + (" and folders" if "-d" in c.flags else ""),
-                       c.words, [Target(GIT_CLEAN, base, (*kept, *excludes, "--", *cleaned))], line=c.line))
+    c.walk.add(
+        Finding(
+            REVERSIBLE,
+            f"`{c.words}` removes {what}" + (" and folders" if "-d" in c.flags else ""),
+            c.words,
+            [Target(GIT_CLEAN, base, (*kept, *excludes, "--", *cleaned))],
+            line=c.line,
+        )
+    )
 
 
 def _exclusions(rest: list[Arg]) -> list[str]:
@@ -213,9 +226,16 @@ def _filter_branch(c: _Call) -> None:
 
 def _prune(c: _Call) -> None:
     if c.sub == "prune" or any(f.startswith("--prune=") and f != "--prune=never" for f in c.flags):
-        c.walk.add(Finding(REVERSIBLE, f"`{c.words}` deletes unreachable objects now (lost commits, dropped "
-                           "stashes; pylon's store keeps a copy of each)", c.words, [Target(PATH, ".git/objects")],
-                           line=c.line))
+        c.walk.add(
+            Finding(
+                REVERSIBLE,
+                f"`{c.words}` deletes unreachable objects now (lost commits, dropped "
+                "stashes; pylon's store keeps a copy of each)",
+                c.words,
+                [Target(PATH, ".git/objects")],
+                line=c.line,
+            )
+        )
 
 
 def _submodule(c: _Call) -> None:
@@ -225,10 +245,23 @@ def _submodule(c: _Call) -> None:
 
 # What each subcommand destroys (`gc --prune` and `prune` delete objects the store keeps a copy of).
 _SUBCOMMANDS: dict[str, Callable[[_Call], None]] = {
-    "reset": _reset, "config": _config_rule, "checkout": _checkout, "restore": _restore, "switch": _switch,
-    "clean": _clean, "rm": _rm, "mv": _mv, "worktree": _worktree, "filter-branch": _filter_branch,
-    "filter-repo": _filter_repo, "reflog": _reflog, "checkout-index": _writes_worktree,
-    "read-tree": _writes_worktree, "submodule": _submodule, "gc": _prune, "prune": _prune,
+    "reset": _reset,
+    "config": _config_rule,
+    "checkout": _checkout,
+    "restore": _restore,
+    "switch": _switch,
+    "clean": _clean,
+    "rm": _rm,
+    "mv": _mv,
+    "worktree": _worktree,
+    "filter-branch": _filter_branch,
+    "filter-repo": _filter_repo,
+    "reflog": _reflog,
+    "checkout-index": _writes_worktree,
+    "read-tree": _writes_worktree,
+    "submodule": _submodule,
+    "gc": _prune,
+    "prune": _prune,
 }
 
 
@@ -245,26 +278,45 @@ def _reset_mixed(walk: Walk, operands: list[Arg], state: State, words: str, line
     cwd = state.cwd or walk.ctx.cwd
     lost = probe("staged-unique", cwd, [t for t in texts if t is not None])
     if lost is None:
-        walk.add(Finding(UNKNOWN, f"`{words}`: pylon cannot tell whether staged content would be lost", words,
-                         line=line))
+        walk.add(
+            Finding(UNKNOWN, f"`{words}`: pylon cannot tell whether staged content would be lost", words, line=line)
+        )
     elif lost:
         _checkout_all(walk, words, line, f"unstages content that the work tree no longer holds ({lost[:200]})")
 
 
 # Settings whose value git runs as a shell command (or whose value names commands to run).
-_PROGRAM_KEYS = ("core.pager", "core.editor", "sequence.editor", "core.sshcommand", "core.fsmonitor",
-                 "core.askpass", "diff.external", "gpg.program", "credential.helper", "uploadpack.packobjectshook",
-                 "interactive.difffilter", "core.alternaterefscommand", "sendemail.smtpserver", "web.browser")
-_PROGRAM_SUFFIXES = (".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".cmd",
-                     ".helper")
+_PROGRAM_KEYS = (
+    "core.pager",
+    "core.editor",
+    "sequence.editor",
+    "core.sshcommand",
+    "core.fsmonitor",
+    "core.askpass",
+    "diff.external",
+    "gpg.program",
+    "credential.helper",
+    "uploadpack.packobjectshook",
+    "interactive.difffilter",
+    "core.alternaterefscommand",
+    "sendemail.smtpserver",
+    "web.browser",
+)
+_PROGRAM_SUFFIXES = (".textconv", ".command", ".driver", ".clean", ".smudge", ".process", ".program", ".cmd", ".helper")
 
 
 def _program_setting(walk: Walk, key: str, value: str, state: State, words: str, line: int) -> None:
     """`git -c KEY=VALUE` or `git config KEY VALUE` for a setting git runs as a command."""
     key = key.lower()
     if key == "core.hookspath" or key.startswith("include"):
-        walk.add(Finding(UNKNOWN, f"`{words}` makes git run hooks or read settings from {value}, which pylon does "
-                         "not read", words, line=line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}` makes git run hooks or read settings from {value}, which pylon does not read",
+                words,
+                line=line,
+            )
+        )
     elif key in _PROGRAM_KEYS or key.startswith(("pager.", "alias.")) or key.endswith(_PROGRAM_SUFFIXES):
         if key.startswith("alias.") and not value.startswith("!"):
             return
@@ -284,8 +336,19 @@ def _config(walk: Walk, rest: list[Arg], state: State, words: str, line: int) ->
     while i < len(rest):
         text = rest[i].text
         if text is not None and text.startswith("-"):
-            if text in ("--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "-l", "--list", "-e",
-                        "--edit", "--remove-section", "--rename-section"):
+            if text in (
+                "--unset",
+                "--unset-all",
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "-l",
+                "--list",
+                "-e",
+                "--edit",
+                "--remove-section",
+                "--rename-section",
+            ):
                 return
             i += 2 if text in takes else 1
             continue
@@ -302,7 +365,7 @@ def _config(walk: Walk, rest: list[Arg], state: State, words: str, line: int) ->
         walk.add(Finding(UNKNOWN, f"`{words}` sets a git setting known only when it runs", words, line=line))
         return
     if key.lower().startswith("alias."):
-        state.aliases["git " + key[len("alias."):]] = value
+        state.aliases["git " + key[len("alias.") :]] = value
     _program_setting(walk, key, value, state, words, line)
 
 

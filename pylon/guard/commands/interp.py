@@ -8,24 +8,46 @@ import os
 
 from pylon.guard.paths import destroyed
 from pylon.guard.stdin import stdin_input
-from pylon.guard.words import SHELLS, quote
 from pylon.guard.verdict import IRREVERSIBLE, SAFE, UNKNOWN, Finding
+from pylon.guard.words import SHELLS, quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from pylon.guard.model import Cmd
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
-    from pylon.guard.model import Cmd
 
 PYTHONS = frozenset({"python", "python3", "python2", "pypy", "pypy3"})
 OTHER_CODE = frozenset({"perl", "ruby", "node", "deno", "bun", "php", "lua", "Rscript"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "xh", "aria2c"})
 # Words of a one-liner in a language pylon does not parse that can destroy something.
-_RISKY_CODE = ("unlink", "rmtree", "rmdir", "remove", "system", "exec", "spawn", "`", "open", "rename",
-               "truncate", "writeFile", "rm_rf", "rm -", "delete", "File.write", "fs.", "child_process", "rmSync",
-               "unlinkSync", "'fs'", '"fs"', "FileUtils")
+_RISKY_CODE = (
+    "unlink",
+    "rmtree",
+    "rmdir",
+    "remove",
+    "system",
+    "exec",
+    "spawn",
+    "`",
+    "open",
+    "rename",
+    "truncate",
+    "writeFile",
+    "rm_rf",
+    "rm -",
+    "delete",
+    "File.write",
+    "fs.",
+    "child_process",
+    "rmSync",
+    "unlinkSync",
+    "'fs'",
+    '"fs"',
+    "FileUtils",
+)
 MAX_SCRIPT = 1 << 20
 STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 
@@ -34,8 +56,9 @@ def _python_name(name: str) -> bool:
     return name in PYTHONS or (name.startswith("python") and name[6:].replace(".", "").isdigit())
 
 
-def judge_interp(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None,
-                 sudo: bool) -> bool:
+def judge_interp(
+    walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, sudo: bool
+) -> bool:
     """Handle the command if it runs other code; False when it is not one of those."""
     words = quote(args)
     before = len(walk.findings)
@@ -85,13 +108,15 @@ def fetched(upstream: Cmd | None) -> str | None:
     return upstream.words[0].raw if first is not None and basename(first) in FETCHERS else None
 
 
-def _reads_stdin(walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str,
-                 run_text: Callable[[str], object]) -> None:
+def _reads_stdin(
+    walk: Walk, cmd: Cmd, state: State, upstream: Cmd | None, words: str, run_text: Callable[[str], object]
+) -> None:
     """The code comes on stdin: a heredoc (read it), a fetch (irreversible), another pipe (unknown)."""
     source = fetched(upstream)
     if source is not None:
-        walk.add(Finding(IRREVERSIBLE, f"`{source} ... | {words}` runs code fetched from the network", words,
-                         line=cmd.line))
+        walk.add(
+            Finding(IRREVERSIBLE, f"`{source} ... | {words}` runs code fetched from the network", words, line=cmd.line)
+        )
         return
     body, why = stdin_input(walk, cmd, upstream, state)
     if body is not None:
@@ -105,12 +130,10 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
     while i < len(args):
         text = args[i].text
         if text is None and any(f in args[i].raw for f in FETCHERS):  # sh <(curl ...)
-            walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", args[i].raw,
-                             line=cmd.line))
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` runs code fetched from the network", args[i].raw, line=cmd.line))
             return
         if text is None:
-            walk.add(Finding(UNKNOWN, f"`{words}` takes an option known only when it runs", args[i].raw,
-                             line=cmd.line))
+            walk.add(Finding(UNKNOWN, f"`{words}` takes an option known only when it runs", args[i].raw, line=cmd.line))
             return
         if text in ("-c", "--command") or (text.startswith("-") and not text.startswith("--") and "c" in text):
             if i + 1 >= len(args):
@@ -118,8 +141,11 @@ def _shell(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | 
             if args[i + 1].text is None:
                 source = args[i + 1].raw
                 verdict = IRREVERSIBLE if "curl" in source or "wget" in source else UNKNOWN
-                walk.add(Finding(verdict, f"`{words}` runs {source}, a script known only when it runs", source,
-                                 line=cmd.line))
+                walk.add(
+                    Finding(
+                        verdict, f"`{words}` runs {source}, a script known only when it runs", source, line=cmd.line
+                    )
+                )
                 return
             walk.script(args[i + 1].text or "", state.copy(), cmd.line)
             return
@@ -165,12 +191,19 @@ def _script_file(walk: Walk, arg: Arg, state: State, words: str, line: int, sear
         with open(path, "rb") as fh:
             data = fh.read(MAX_SCRIPT + 1)
     except OSError:
-        walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} cannot be read, so what it does is unknown",
-                         arg.raw, line=line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}`: the script {arg.text} cannot be read, so what it does is unknown",
+                arg.raw,
+                line=line,
+            )
+        )
         return
     if search and b"\0" in data[:80].partition(b"\n")[0]:
-        walk.add(Finding(SAFE, f"`{words}`: bash refuses to run {path}, a binary file, as a script", arg.raw,
-                         line=line))
+        walk.add(
+            Finding(SAFE, f"`{words}`: bash refuses to run {path}, a binary file, as a script", arg.raw, line=line)
+        )
         return
     if len(data) > MAX_SCRIPT or b"\0" in data:
         walk.add(Finding(UNKNOWN, f"`{words}`: the script {arg.text} is too large or not text", arg.raw, line=line))
@@ -185,8 +218,7 @@ def _python(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd |
         if a.text == "-c":
             code = args[i + 1] if i + 1 < len(args) else None
             if code is None or code.text is None:
-                walk.add(Finding(UNKNOWN, f"`{words}` runs Python code known only when it runs", words,
-                                 line=cmd.line))
+                walk.add(Finding(UNKNOWN, f"`{words}` runs Python code known only when it runs", words, line=cmd.line))
             else:
                 judge_python(walk, code.text, state, words, cmd.line)
             return
@@ -197,8 +229,9 @@ def _python(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd |
     _reads_stdin(walk, cmd, state, upstream, words, lambda body: judge_python(walk, body, state, words, cmd.line))
 
 
-def _other_code(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str,
-                name: str) -> None:
+def _other_code(
+    walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None, words: str, name: str
+) -> None:
     """perl/ruby/node one-liners: `-i` edits files in place; inline code pylon cannot parse is
     unknown when it uses a word that can destroy (unlink, system, open, ...), else safe."""
     if name in ("perl", "ruby"):
@@ -206,19 +239,50 @@ def _other_code(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: C
 
         read = read_line("perl", [a.text for a in args[1:]])  # ruby's one-liner options read alike
         if read.in_place:
-            destroyed(walk, state, [args[1 + i] for i in read.files], verb="edits in place", words=words,
-                      line=cmd.line, recursive=False)
+            destroyed(
+                walk,
+                state,
+                [args[1 + i] for i in read.files],
+                verb="edits in place",
+                words=words,
+                line=cmd.line,
+                recursive=False,
+            )
             return
-    code = [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in ("-e", "-E", "--eval", "-p", "-r")
-            or (a.text or "").startswith("-") and (a.text or "").endswith("e") and not (a.text or "").startswith("--")]
+    code = [
+        args[i + 1]
+        for i, a in enumerate(args[:-1])
+        if a.text in ("-e", "-E", "--eval", "-p", "-r")
+        or (a.text or "").startswith("-")
+        and (a.text or "").endswith("e")
+        and not (a.text or "").startswith("--")
+    ]
     for c in code:
         if c.text is None or any(w in c.text for w in _RISKY_CODE):
-            walk.add(Finding(UNKNOWN, f"`{words}` runs {name} code that pylon does not analyse and that can "
-                             "delete or overwrite files", c.raw[:200], line=cmd.line))
+            walk.add(
+                Finding(
+                    UNKNOWN,
+                    f"`{words}` runs {name} code that pylon does not analyse and that can delete or overwrite files",
+                    c.raw[:200],
+                    line=cmd.line,
+                )
+            )
     if not code and len([a for a in args[1:] if not (a.text or "-").startswith("-")]) == 0:
-        _reads_stdin(walk, cmd, state, upstream, words, lambda body: walk.add(
-            Finding(UNKNOWN, f"`{words}` runs {name} code from its input, which pylon does not analyse", words,
-                    line=cmd.line)))
+        _reads_stdin(
+            walk,
+            cmd,
+            state,
+            upstream,
+            words,
+            lambda body: walk.add(
+                Finding(
+                    UNKNOWN,
+                    f"`{words}` runs {name} code from its input, which pylon does not analyse",
+                    words,
+                    line=cmd.line,
+                )
+            ),
+        )
 
 
 __all__ = ["FETCHERS", "SHELLS", "fetched", "judge_interp", "os", "run_script"]

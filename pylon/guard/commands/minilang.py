@@ -146,9 +146,18 @@ def _sed_quit(r: _Sed, c: str, i: int) -> int:
     return m.end() if m else i
 
 
-_SED_COMMANDS = (("{};\n", lambda r, c, i: i), ("#", lambda r, c, i: r.to_eol(i)[1]), (":aic", _sed_text),
-                 ("btTv", _sed_label), ("rRwW", _sed_file), ("e", _sed_run), ("s", _sed_subst), ("y", _sed_y),
-                 ("qQlL", _sed_quit), ("=dDgGhHnNpPxzF", lambda r, c, i: i))
+_SED_COMMANDS = (
+    ("{};\n", lambda r, c, i: i),
+    ("#", lambda r, c, i: r.to_eol(i)[1]),
+    (":aic", _sed_text),
+    ("btTv", _sed_label),
+    ("rRwW", _sed_file),
+    ("e", _sed_run),
+    ("s", _sed_subst),
+    ("y", _sed_y),
+    ("qQlL", _sed_quit),
+    ("=dDgGhHnNpPxzF", lambda r, c, i: i),
+)
 
 
 def sed_effects(script: str) -> SedEffects:
@@ -166,18 +175,25 @@ def judge_sed_script(walk: Walk, script: str | None, state: State, words: str, l
         return
     effects = sed_effects(script)
     if effects.unreadable:
-        walk.add(Finding(UNKNOWN, f"`{words}`: pylon cannot read the sed script ({effects.unreadable}), which "
-                         "may run commands or write files", words, line=line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}`: pylon cannot read the sed script ({effects.unreadable}), which "
+                "may run commands or write files",
+                words,
+                line=line,
+            )
+        )
         return
     for command in effects.runs:
         if command is None:
-            walk.add(Finding(UNKNOWN, f"`{words}` runs the text it edits as a shell command (sed e)", words,
-                             line=line))
+            walk.add(Finding(UNKNOWN, f"`{words}` runs the text it edits as a shell command (sed e)", words, line=line))
         else:
             walk.script(command, state.copy(), line)
     files = [Arg(w, False, w) for w in effects.writes if w not in ("/dev/stdout", "/dev/stderr")]
-    destroyed(walk, state, files, verb="writes (sed w)", words=words, line=line, recursive=False, sudo=sudo,
-              must_exist=True)
+    destroyed(
+        walk, state, files, verb="writes (sed w)", words=words, line=line, recursive=False, sudo=sudo, must_exist=True
+    )
 
 
 # -- awk ---------------------------------------------------------------------------------------
@@ -203,8 +219,19 @@ def judge_awk(walk: Walk, args: list[Arg], state: State, words: str, line: int, 
     while i < len(args):
         text = args[i].text
         if text is not None and text.startswith("-") and text != "-" and not given:
-            if text in ("-F", "-v", "-f", "-i", "--include", "-l", "--load", "-E", "--exec", "-o", "-p") \
-                    and i + 1 < len(args):
+            if text in (
+                "-F",
+                "-v",
+                "-f",
+                "-i",
+                "--include",
+                "-l",
+                "--load",
+                "-E",
+                "--exec",
+                "-o",
+                "-p",
+            ) and i + 1 < len(args):
                 value = args[i + 1].text
                 if text in ("-i", "--include", "-l", "--load") and value in ("inplace", "inplace.awk"):
                     inplace = True
@@ -229,21 +256,40 @@ def judge_awk(walk: Walk, args: list[Arg], state: State, words: str, line: int, 
     if program is None:
         walk.add(Finding(UNKNOWN, f"`{words}` runs an awk program known only when it runs", words, line=line))
         return
-    for pattern, literal, kind in ((_AWK_SYSTEM, _AWK_SYSTEM_LIT, "run"), (_AWK_GETLINE, _AWK_GETLINE_LIT, "run"),
-                                   (_AWK_PIPE_OUT, _AWK_PIPE_OUT_LIT, "run"), (_AWK_WRITE, _AWK_WRITE_LIT, "write")):
+    for pattern, literal, kind in (
+        (_AWK_SYSTEM, _AWK_SYSTEM_LIT, "run"),
+        (_AWK_GETLINE, _AWK_GETLINE_LIT, "run"),
+        (_AWK_PIPE_OUT, _AWK_PIPE_OUT_LIT, "run"),
+        (_AWK_WRITE, _AWK_WRITE_LIT, "write"),
+    ):
         found = len(pattern.findall(program))
         known = literal.findall(program)
         if found > len(known) or "|&" in program:
-            walk.add(Finding(UNKNOWN, f"`{words}` runs commands or writes files named only when the awk program "
-                             "runs", words, line=line))
+            walk.add(
+                Finding(
+                    UNKNOWN,
+                    f"`{words}` runs commands or writes files named only when the awk program runs",
+                    words,
+                    line=line,
+                )
+            )
             return
         for text in known:
             text = text.replace('\\"', '"').replace("\\\\", "\\")
             if kind == "run":
                 walk.script(text, state.copy(), line)
             else:
-                destroyed(walk, state, [Arg(text, False, text)], verb="writes (awk print >)", words=words, line=line,
-                          recursive=False, sudo=sudo, must_exist=True)
+                destroyed(
+                    walk,
+                    state,
+                    [Arg(text, False, text)],
+                    verb="writes (awk print >)",
+                    words=words,
+                    line=line,
+                    recursive=False,
+                    sudo=sudo,
+                    must_exist=True,
+                )
     if inplace:
         destroyed(walk, state, files, verb="edits in place", words=words, line=line, recursive=False, sudo=sudo)
 
@@ -251,17 +297,39 @@ def judge_awk(walk: Walk, args: list[Arg], state: State, words: str, line: int, 
 # -- vim / ex ----------------------------------------------------------------------------------
 
 VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex", "nvi", "elvis"})
-_VIM_WRITES = re.compile(r"^(w|wq|x|xit|exi|exit|wa|wall|wqa|wqall|xa|xall|up|update|sav|saveas|wn|wN|wp|"
-                         r"wnext|wNext|wprevious)!?(\s|$)")
-_VIM_RUNS = re.compile(r"^(norm|normal|exe|execute|so|source|call|lua|luado|luafile|py|python|py3|python3|pyf|"
-                       r"pyfile|py3f|py3file|pydo|py3do|perl|perldo|ruby|rubydo|rubyfile|ter|terminal|mak|make|"
-                       r"gr|grep|lgr|lgrep|sh|shell|let|argdo|bufdo|windo|tabdo|cdo|cfdo|ldo|lfdo|au|autocmd|"
-                       r"com|command|redir|mks|mksession|mkv|mkview|mkvimrc|wv|wviminfo|wsh|wshada)!?(\s|$)")
+_VIM_WRITES = re.compile(
+    r"^(w|wq|x|xit|exi|exit|wa|wall|wqa|wqall|xa|xall|up|update|sav|saveas|wn|wN|wp|"
+    r"wnext|wNext|wprevious)!?(\s|$)"
+)
+_VIM_RUNS = re.compile(
+    r"^(norm|normal|exe|execute|so|source|call|lua|luado|luafile|py|python|py3|python3|pyf|"
+    r"pyfile|py3f|py3file|pydo|py3do|perl|perldo|ruby|rubydo|rubyfile|ter|terminal|mak|make|"
+    r"gr|grep|lgr|lgrep|sh|shell|let|argdo|bufdo|windo|tabdo|cdo|cfdo|ldo|lfdo|au|autocmd|"
+    r"com|command|redir|mks|mksession|mkv|mkview|mkvimrc|wv|wviminfo|wsh|wshada)!?(\s|$)"
+)
 _VIM_RANGE = re.compile(r"^[\s:]*(%|\d+|\.|\$|'[a-z<>]|[,;+\-\d.$])*\s*")
 
 
-_VIM_TAKES = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-i", "-T", "-w", "-W", "--startuptime", "-t", "-q",
-                        "--servername", "--remote-send", "--remote-expr"})
+_VIM_TAKES = frozenset(
+    {
+        "-c",
+        "--cmd",
+        "-S",
+        "-s",
+        "-u",
+        "-U",
+        "-i",
+        "-T",
+        "-w",
+        "-W",
+        "--startuptime",
+        "-t",
+        "-q",
+        "--servername",
+        "--remote-send",
+        "--remote-expr",
+    }
+)
 
 
 def _vim_line(args: list[Arg], ex_mode: bool) -> tuple[list[str | None], list[Arg]]:
@@ -289,8 +357,16 @@ def _vim_line(args: list[Arg], ex_mode: bool) -> tuple[list[str | None], list[Ar
     return commands, files
 
 
-def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, line: int, sudo: bool,
-              stdin: tuple[str | None, str]) -> None:
+def judge_vim(
+    walk: Walk,
+    name: str,
+    args: list[Arg],
+    state: State,
+    words: str,
+    line: int,
+    sudo: bool,
+    stdin: tuple[str | None, str],
+) -> None:
     ex_mode = name in ("ex", "nex") or any(a.text in ("-e", "-E", "-es", "-Es", "-s") for a in args[1:])
     commands, files = _vim_line(args, ex_mode)
     if ex_mode:
@@ -306,12 +382,20 @@ def judge_vim(walk: Walk, name: str, args: list[Arg], state: State, words: str, 
             return  # unknown: said
         writes = writes or wrote
     if writes:
-        destroyed(walk, state, files, verb="rewrites (editor :w)", words=words, line=line, recursive=False,
-                  sudo=sudo, must_exist=True)
+        destroyed(
+            walk,
+            state,
+            files,
+            verb="rewrites (editor :w)",
+            words=words,
+            line=line,
+            recursive=False,
+            sudo=sudo,
+            must_exist=True,
+        )
 
 
-def _vim_command(walk: Walk, command: str | None, files: list[Arg], state: State, words: str,
-                 line: int) -> bool | None:
+def _vim_command(walk: Walk, command: str | None, files: list[Arg], state: State, words: str, line: int) -> bool | None:
     """Judge one editor command line: True when it writes files (named ones joined to `files`),
     None when what it runs cannot be told (the finding added)."""
     if command is None:
@@ -323,8 +407,14 @@ def _vim_command(walk: Walk, command: str | None, files: list[Arg], state: State
         if rest.startswith("!") or re.match(r"^(r|read|w|write)\s*!", rest):
             walk.script(rest.split("!", 1)[1], state.copy(), line)
         elif _VIM_RUNS.match(rest):
-            walk.add(Finding(UNKNOWN, f"`{words}` runs the editor command `{rest[:80]}`, which can run anything",
-                             words, line=line))
+            walk.add(
+                Finding(
+                    UNKNOWN,
+                    f"`{words}` runs the editor command `{rest[:80]}`, which can run anything",
+                    words,
+                    line=line,
+                )
+            )
             return None
         elif _VIM_WRITES.match(rest):
             writes = True

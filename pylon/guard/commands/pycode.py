@@ -13,9 +13,27 @@ if TYPE_CHECKING:
 
 # Calls by their last name: what they do to their first argument.
 _REMOVE = frozenset({"remove", "unlink", "rmtree", "rmdir", "removedirs", "truncate"})
-_RUN = frozenset({"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
-                  "getstatusoutput", "spawnl", "spawnlp", "spawnv", "spawnvp", "execv", "execvp", "execl",
-                  "execlp"})
+_RUN = frozenset(
+    {
+        "system",
+        "popen",
+        "run",
+        "call",
+        "check_call",
+        "check_output",
+        "Popen",
+        "getoutput",
+        "getstatusoutput",
+        "spawnl",
+        "spawnlp",
+        "spawnv",
+        "spawnvp",
+        "execv",
+        "execvp",
+        "execl",
+        "execlp",
+    }
+)
 _WRITE_MODES = ("w", "x", "a", "+")
 _DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
 
@@ -44,8 +62,15 @@ def judge_python(walk: Walk, code: str, state: State, words: str, line: int) -> 
             from pylon.guard.paths import destroyed
 
             arg = Arg(target, False, target or ast.unparse(node)[:120])
-            destroyed(walk, state, [arg], verb=verb, words=f"{words}: {ast.unparse(node)[:120]}", line=line,
-                      must_exist=verb == "overwrites")
+            destroyed(
+                walk,
+                state,
+                [arg],
+                verb=verb,
+                words=f"{words}: {ast.unparse(node)[:120]}",
+                line=line,
+                must_exist=verb == "overwrites",
+            )
         elif name in _RUN:
             _run(walk, node, state, words, line)
 
@@ -108,7 +133,13 @@ def _run(walk: Walk, call: ast.Call, state: State, words: str, line: int) -> Non
         if all(i is not None for i in items):
             text = shlex.join([i for i in items if i is not None])
     if text is None:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs a command built at run time: {ast.unparse(call)[:120]}",
-                         ast.unparse(call)[:120], line=line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}` runs a command built at run time: {ast.unparse(call)[:120]}",
+                ast.unparse(call)[:120],
+                line=line,
+            )
+        )
         return
     walk.script(text, state.copy(), line)

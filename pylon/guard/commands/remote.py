@@ -4,67 +4,170 @@ infrastructure, disks and the running system. Each rule names the subcommand wor
 from __future__ import annotations
 
 from pylon.guard.paths import destroyed
-from pylon.guard.words import quote
 from pylon.guard.verdict import IRREVERSIBLE, Finding
+from pylon.guard.words import quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pylon.guard.model import Cmd
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
-    from pylon.guard.model import Cmd
 
 # The system itself: every use destroys (disks, partitions, power state, accounts).
 _SYSTEM = {
-    "mkfs": "formats a file system", "wipefs": "erases file-system signatures", "fdisk": "repartitions a disk",
-    "sfdisk": "repartitions a disk", "parted": "repartitions a disk", "shutdown": "shuts the machine down",
-    "reboot": "reboots the machine", "halt": "halts the machine", "poweroff": "powers the machine off",
-    "userdel": "deletes a user account", "deluser": "deletes a user account", "blkdiscard": "discards a disk",
-    "mke2fs": "formats a file system", "mkswap": "formats a swap area", "mkntfs": "formats a file system",
-    "mkdosfs": "formats a file system", "mkexfatfs": "formats a file system", "gdisk": "repartitions a disk",
-    "cfdisk": "repartitions a disk", "lvremove": "removes a logical volume", "vgremove": "removes a volume group",
-    "pvremove": "removes a physical volume", "dropdb": "drops a database on a database server",
-    "dropuser": "drops a database role", "mkfs.ext4": "formats a file system",
+    "mkfs": "formats a file system",
+    "wipefs": "erases file-system signatures",
+    "fdisk": "repartitions a disk",
+    "sfdisk": "repartitions a disk",
+    "parted": "repartitions a disk",
+    "shutdown": "shuts the machine down",
+    "reboot": "reboots the machine",
+    "halt": "halts the machine",
+    "poweroff": "powers the machine off",
+    "userdel": "deletes a user account",
+    "deluser": "deletes a user account",
+    "blkdiscard": "discards a disk",
+    "mke2fs": "formats a file system",
+    "mkswap": "formats a swap area",
+    "mkntfs": "formats a file system",
+    "mkdosfs": "formats a file system",
+    "mkexfatfs": "formats a file system",
+    "gdisk": "repartitions a disk",
+    "cfdisk": "repartitions a disk",
+    "lvremove": "removes a logical volume",
+    "vgremove": "removes a volume group",
+    "pvremove": "removes a physical volume",
+    "dropdb": "drops a database on a database server",
+    "dropuser": "drops a database role",
+    "mkfs.ext4": "formats a file system",
 }
 # Subcommands (or options) of disk tools that destroy data; other uses (status, print) are safe.
 _DISK: dict[str, frozenset[str]] = {
-    "cryptsetup": frozenset({"luksFormat", "erase", "luksErase", "luksKillSlot", "luksRemoveKey", "reencrypt",
-                             "repair", "luksAddKey", "convert"}),
-    "sgdisk": frozenset({"--zap-all", "-Z", "--zap", "-z", "--clear", "-o", "--delete", "-d", "--new", "-n",
-                         "--largest-new", "-N", "--mbrtogpt", "-g", "--load-backup", "-l", "--replicate", "-R",
-                         "--randomize-guids", "-G", "--change-name", "-c", "--typecode", "-t", "--sort", "-s",
-                         "--transpose", "-r", "--move-second-header", "-e", "--gpttombr", "-m"}),
-    "zpool": frozenset({"destroy", "labelclear", "remove"}), "zfs": frozenset({"destroy", "rollback"}),
-    "mdadm": frozenset({"--zero-superblock", "--create", "-C"}), "nvme": frozenset({"format", "sanitize"}),
+    "cryptsetup": frozenset(
+        {
+            "luksFormat",
+            "erase",
+            "luksErase",
+            "luksKillSlot",
+            "luksRemoveKey",
+            "reencrypt",
+            "repair",
+            "luksAddKey",
+            "convert",
+        }
+    ),
+    "sgdisk": frozenset(
+        {
+            "--zap-all",
+            "-Z",
+            "--zap",
+            "-z",
+            "--clear",
+            "-o",
+            "--delete",
+            "-d",
+            "--new",
+            "-n",
+            "--largest-new",
+            "-N",
+            "--mbrtogpt",
+            "-g",
+            "--load-backup",
+            "-l",
+            "--replicate",
+            "-R",
+            "--randomize-guids",
+            "-G",
+            "--change-name",
+            "-c",
+            "--typecode",
+            "-t",
+            "--sort",
+            "-s",
+            "--transpose",
+            "-r",
+            "--move-second-header",
+            "-e",
+            "--gpttombr",
+            "-m",
+        }
+    ),
+    "zpool": frozenset({"destroy", "labelclear", "remove"}),
+    "zfs": frozenset({"destroy", "rollback"}),
+    "mdadm": frozenset({"--zero-superblock", "--create", "-C"}),
+    "nvme": frozenset({"format", "sanitize"}),
     "hdparm": frozenset({"--security-erase", "--security-erase-enhanced", "--trim-sector-ranges"}),
 }
 # Publishing to a package registry: a published version cannot be replaced or taken back quietly.
 _PUBLISH: dict[str, tuple[str, ...]] = {
-    "npm": ("publish",), "yarn": ("publish",), "pnpm": ("publish",), "cargo": ("publish",), "gem": ("push",),
-    "twine": ("upload",), "poetry": ("publish",), "uv": ("publish",), "flit": ("publish",), "hatch": ("publish",),
-    "dotnet": ("nuget", "push"), "bun": ("publish",), "lerna": ("publish",),
+    "npm": ("publish",),
+    "yarn": ("publish",),
+    "pnpm": ("publish",),
+    "cargo": ("publish",),
+    "gem": ("push",),
+    "twine": ("upload",),
+    "poetry": ("publish",),
+    "uv": ("publish",),
+    "flit": ("publish",),
+    "hatch": ("publish",),
+    "dotnet": ("nuget", "push"),
+    "bun": ("publish",),
+    "lerna": ("publish",),
 }
 # Subcommand word sequences that delete remote or container state, per program.
 _DELETING: dict[str, tuple[tuple[str, ...], ...]] = {
-    "docker": (("rm",), ("rmi",), ("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("image", "prune"),
-               ("container", "prune"), ("container", "rm"), ("image", "rm"), ("network", "rm"),
-               ("network", "prune"), ("builder", "prune"), ("compose", "down", "-v"),
-               ("compose", "down", "--volumes"), ("compose", "rm")),
+    "docker": (
+        ("rm",),
+        ("rmi",),
+        ("system", "prune"),
+        ("volume", "rm"),
+        ("volume", "prune"),
+        ("image", "prune"),
+        ("container", "prune"),
+        ("container", "rm"),
+        ("image", "rm"),
+        ("network", "rm"),
+        ("network", "prune"),
+        ("builder", "prune"),
+        ("compose", "down", "-v"),
+        ("compose", "down", "--volumes"),
+        ("compose", "rm"),
+    ),
     "podman": (("rm",), ("rmi",), ("system", "prune"), ("volume", "rm"), ("volume", "prune"), ("system", "reset")),
     "docker-compose": (("down", "-v"), ("down", "--volumes"), ("rm",)),
     "kubectl": (("delete",), ("drain",), ("replace", "--force")),
     "helm": (("uninstall",), ("delete",)),
-    "terraform": (("destroy",), ("apply", "-destroy"), ("apply", "-auto-approve"), ("state", "rm"),
-                  ("workspace", "delete")),
+    "terraform": (
+        ("destroy",),
+        ("apply", "-destroy"),
+        ("apply", "-auto-approve"),
+        ("state", "rm"),
+        ("workspace", "delete"),
+    ),
     "tofu": (("destroy",), ("apply", "-destroy"), ("apply", "-auto-approve"), ("state", "rm")),
     "pulumi": (("destroy",), ("stack", "rm")),
-    "gh": (("repo", "delete"), ("release", "delete"), ("issue", "delete"), ("secret", "delete"),
-           ("variable", "delete"), ("cache", "delete"), ("run", "delete"), ("gist", "delete"), ("label", "delete"),
-           ("repo", "archive"), ("api", "-X", "DELETE"), ("api", "--method", "DELETE")),
+    "gh": (
+        ("repo", "delete"),
+        ("release", "delete"),
+        ("issue", "delete"),
+        ("secret", "delete"),
+        ("variable", "delete"),
+        ("cache", "delete"),
+        ("run", "delete"),
+        ("gist", "delete"),
+        ("label", "delete"),
+        ("repo", "archive"),
+        ("api", "-X", "DELETE"),
+        ("api", "--method", "DELETE"),
+    ),
     "glab": (("repo", "delete"), ("release", "delete")),
     "aws": (("s3", "rm"), ("s3", "rb"), ("s3", "sync", "--delete"), ("s3", "mv")),
     "gsutil": (("rm",), ("rb",), ("rsync", "-d")),
-    "npm": (("unpublish",),), "crontab": (("-r",),), "heroku": (("apps:destroy",), ("pg:reset",)),
-    "redis-cli": (("flushall",), ("flushdb",)), "firebase": (("firestore:delete",), ("database:remove",)),
+    "npm": (("unpublish",),),
+    "crontab": (("-r",),),
+    "heroku": (("apps:destroy",), ("pg:reset",)),
+    "redis-cli": (("flushall",), ("flushdb",)),
+    "firebase": (("firestore:delete",), ("database:remove",)),
 }
 _REMOTE_SHELLS = frozenset({"ssh", "mosh", "autossh"})
 _EXEC_IN = frozenset({"docker", "podman", "kubectl", "oc", "nerdctl", "lxc", "incus"})
@@ -76,8 +179,11 @@ def judge_remote(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State,
     texts = [a.text or "" for a in args[1:]]
     if name == "redis-cli":
         texts = [t.lower() for t in texts]
-    if name in _REMOTE_SHELLS or (name in _EXEC_IN and texts[:1] and texts[0] in ("exec", "run")) \
-            or (name in ("docker", "podman") and texts[:2] == ["compose", "exec"]):
+    if (
+        name in _REMOTE_SHELLS
+        or (name in _EXEC_IN and texts[:1] and texts[0] in ("exec", "run"))
+        or (name in ("docker", "podman") and texts[:2] == ["compose", "exec"])
+    ):
         from pylon.guard.commands.remote_exec import judge_remote_exec
 
         judge_remote_exec(walk, name, args, cmd, state)
@@ -118,15 +224,17 @@ def _machine(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
 
 
 def _http(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
-    return ("sends an HTTP DELETE to a server", words) if name in ("curl", "http", "xh") and _http_delete(texts) \
-        else None
+    return (
+        ("sends an HTTP DELETE to a server", words) if name in ("curl", "http", "xh") and _http_delete(texts) else None
+    )
 
 
 def _cloud(name: str, texts: list[str], words: str) -> tuple[str, str] | None:
     if name not in ("aws", "gcloud", "az", "doctl", "flyctl", "fly"):
         return None
-    verb = next((t for t in texts if not t.startswith("-") and (t.split("-")[0] in _CLOUD_VERBS
-                                                                or t in _CLOUD_VERBS)), None)
+    verb = next(
+        (t for t in texts if not t.startswith("-") and (t.split("-")[0] in _CLOUD_VERBS or t in _CLOUD_VERBS)), None
+    )
     return (f"deletes cloud resources ({verb})", verb) if verb else None
 
 
@@ -169,8 +277,7 @@ def _rsync(walk: Walk, args: list[Arg], state: State, words: str, line: int, sud
     if any(f.startswith("--delete") or f == "--del" for f in flags):
         dest = operands[-1]
         if dest.text is not None and ":" in dest.text.split("/")[0]:
-            walk.add(Finding(IRREVERSIBLE, f"`{words}` deletes files on the remote {dest.text}", dest.raw,
-                             line=line))
+            walk.add(Finding(IRREVERSIBLE, f"`{words}` deletes files on the remote {dest.text}", dest.raw, line=line))
         else:
             destroyed(walk, state, [dest], verb="deletes files under", words=words, line=line, sudo=sudo)
     if "--remove-source-files" in flags:

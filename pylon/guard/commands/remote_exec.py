@@ -14,18 +14,112 @@ if TYPE_CHECKING:
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
 
-_SSH_TAKES = frozenset({"-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-E", "-e", "-I", "-m",
-                        "-O", "-Q", "-S", "-W", "-w", "-B", "--ssh", "--port", "--predict"})
-_EXEC_TAKES = frozenset({"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys", "-c",
-                         "--container", "-n", "--namespace", "--context", "--kubeconfig", "--index", "-f",
-                         "--filename", "--pod-running-timeout", "--project", "--cwd"})
-_RUN_TAKES = _EXEC_TAKES | frozenset({
-    "-v", "--volume", "-p", "--publish", "--name", "--network", "--net", "--entrypoint", "--mount", "-l", "--label",
-    "--platform", "--cpus", "-m", "--memory", "--restart", "--hostname", "-h", "--add-host", "--volumes-from",
-    "--device", "--cap-add", "--cap-drop", "--security-opt", "--ulimit", "--log-driver", "--log-opt", "--pull",
-    "--gpus", "--shm-size", "--tmpfs", "--ipc", "--pid", "--runtime", "--image", "--overrides", "--port",
-    "--dns", "--expose", "--group-add", "--label-file", "--network-alias", "--stop-signal", "--userns",
-    "--cidfile", "--cgroupns", "--health-cmd", "--isolation", "--memory-swap", "--cpuset-cpus"})
+_SSH_TAKES = frozenset(
+    {
+        "-p",
+        "-i",
+        "-l",
+        "-o",
+        "-F",
+        "-J",
+        "-L",
+        "-R",
+        "-D",
+        "-b",
+        "-c",
+        "-E",
+        "-e",
+        "-I",
+        "-m",
+        "-O",
+        "-Q",
+        "-S",
+        "-W",
+        "-w",
+        "-B",
+        "--ssh",
+        "--port",
+        "--predict",
+    }
+)
+_EXEC_TAKES = frozenset(
+    {
+        "-e",
+        "--env",
+        "--env-file",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "--detach-keys",
+        "-c",
+        "--container",
+        "-n",
+        "--namespace",
+        "--context",
+        "--kubeconfig",
+        "--index",
+        "-f",
+        "--filename",
+        "--pod-running-timeout",
+        "--project",
+        "--cwd",
+    }
+)
+_RUN_TAKES = _EXEC_TAKES | frozenset(
+    {
+        "-v",
+        "--volume",
+        "-p",
+        "--publish",
+        "--name",
+        "--network",
+        "--net",
+        "--entrypoint",
+        "--mount",
+        "-l",
+        "--label",
+        "--platform",
+        "--cpus",
+        "-m",
+        "--memory",
+        "--restart",
+        "--hostname",
+        "-h",
+        "--add-host",
+        "--volumes-from",
+        "--device",
+        "--cap-add",
+        "--cap-drop",
+        "--security-opt",
+        "--ulimit",
+        "--log-driver",
+        "--log-opt",
+        "--pull",
+        "--gpus",
+        "--shm-size",
+        "--tmpfs",
+        "--ipc",
+        "--pid",
+        "--runtime",
+        "--image",
+        "--overrides",
+        "--port",
+        "--dns",
+        "--expose",
+        "--group-add",
+        "--label-file",
+        "--network-alias",
+        "--stop-signal",
+        "--userns",
+        "--cidfile",
+        "--cgroupns",
+        "--health-cmd",
+        "--isolation",
+        "--memory-swap",
+        "--cpuset-cpus",
+    }
+)
 
 
 def judge_remote_exec(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State) -> None:
@@ -46,12 +140,16 @@ def judge_remote_exec(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: S
             if body is not None:
                 _judge_remote(walk, words, where, cmd, script=body)
             elif why:
-                walk.add(Finding(UNKNOWN, f"`{words}` runs on {where} what it reads from its input ({why})", words,
-                                 line=cmd.line))
+                walk.add(
+                    Finding(
+                        UNKNOWN, f"`{words}` runs on {where} what it reads from its input ({why})", words, line=cmd.line
+                    )
+                )
             return
         if any(a.text is None for a in remote):
-            walk.add(Finding(UNKNOWN, f"`{words}` runs on {where} a command known only when it runs", words,
-                             line=cmd.line))
+            walk.add(
+                Finding(UNKNOWN, f"`{words}` runs on {where} a command known only when it runs", words, line=cmd.line)
+            )
             return
         _judge_remote(walk, words, where, cmd, script=" ".join(a.text or "" for a in remote))
         return
@@ -104,8 +202,9 @@ def _after_operands(args: list[Arg], takes: frozenset[str], operands: int) -> li
     return args[i:]
 
 
-def _judge_remote(walk: Walk, words: str, where: str, cmd: Cmd, *, script: str | None = None,
-                  argv: list[Arg] | None = None) -> None:
+def _judge_remote(
+    walk: Walk, words: str, where: str, cmd: Cmd, *, script: str | None = None, argv: list[Arg] | None = None
+) -> None:
     """Judge the remote command in a context with no checkout; destroying anything is irreversible."""
     from pylon.guard.context import Context
     from pylon.guard.walk import Walk as W
@@ -124,8 +223,15 @@ def _judge_remote(walk: Walk, words: str, where: str, cmd: Cmd, *, script: str |
         return
     why = "; ".join(f.reason for f in inner.findings if f.verdict != SAFE)[:300]
     if verdict == UNKNOWN:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs on {where} something pylon cannot judge ({why})", words,
-                         line=cmd.line))
+        walk.add(
+            Finding(UNKNOWN, f"`{words}` runs on {where} something pylon cannot judge ({why})", words, line=cmd.line)
+        )
     else:
-        walk.add(Finding(IRREVERSIBLE, f"`{words}` destroys data on {where}, which no local snapshot holds ({why})",
-                         words, line=cmd.line))
+        walk.add(
+            Finding(
+                IRREVERSIBLE,
+                f"`{words}` destroys data on {where}, which no local snapshot holds ({why})",
+                words,
+                line=cmd.line,
+            )
+        )

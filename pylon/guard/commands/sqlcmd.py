@@ -9,28 +9,82 @@ from pylon.guard.verdict import IRREVERSIBLE, UNKNOWN, Finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pylon.guard.model import Cmd
     from pylon.guard.walk import Walk
     from pylon.guard.words import Arg, State
-    from pylon.guard.model import Cmd
 
 MAX_SQL = 256 << 10  # sqlglot takes seconds past this; longer SQL is unknown
 _DIALECT = {"sqlite3": "sqlite", "psql": "postgres", "mysql": "mysql", "mariadb": "mysql", "duckdb": "duckdb"}
 # Options that take a value, per client (so the SQL and the database are found after them).
 _TAKES = {
-    "sqlite3": {"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache",
-                "-lookaside", "-maxsize"},
-    "psql": {"-d", "--dbname", "-h", "--host", "-p", "--port", "-U", "--username", "-v", "--set", "--variable",
-             "-o", "--output", "-P", "--pset", "-F", "-R", "-T", "-L", "--log-file"},
+    "sqlite3": {
+        "-cmd",
+        "-init",
+        "-separator",
+        "-newline",
+        "-nullvalue",
+        "-vfs",
+        "-mmap",
+        "-pagecache",
+        "-lookaside",
+        "-maxsize",
+    },
+    "psql": {
+        "-d",
+        "--dbname",
+        "-h",
+        "--host",
+        "-p",
+        "--port",
+        "-U",
+        "--username",
+        "-v",
+        "--set",
+        "--variable",
+        "-o",
+        "--output",
+        "-P",
+        "--pset",
+        "-F",
+        "-R",
+        "-T",
+        "-L",
+        "--log-file",
+    },
     "duckdb": {"-cmd", "-init", "-separator", "-newline", "-nullvalue"},
-    "mysql": {"-u", "--user", "-h", "--host", "-P", "--port", "-D", "--database", "-S", "--socket",
-              "--default-character-set"},
+    "mysql": {
+        "-u",
+        "--user",
+        "-h",
+        "--host",
+        "-P",
+        "--port",
+        "-D",
+        "--database",
+        "-S",
+        "--socket",
+        "--default-character-set",
+    },
 }
-_EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute"),
-         "duckdb": ("-c",)}
+_EXEC = {"psql": ("-c", "--command"), "mysql": ("-e", "--execute"), "mariadb": ("-e", "--execute"), "duckdb": ("-c",)}
 # Client meta-commands that run a shell command, read SQL from a file, or overwrite files.
 _META_SHELL = (".shell ", ".system ", "\\! ", "\\!")
-_META_OTHER = (".read", ".restore", ".save", ".backup", ".output", ".once", ".import", ".open", "\\i", "\\ir",
-               "\\o", "\\copy", "\\w", "\\g ")
+_META_OTHER = (
+    ".read",
+    ".restore",
+    ".save",
+    ".backup",
+    ".output",
+    ".once",
+    ".import",
+    ".open",
+    "\\i",
+    "\\ir",
+    "\\o",
+    "\\copy",
+    "\\w",
+    "\\g ",
+)
 
 
 def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
@@ -61,10 +115,12 @@ def destructive(sql: str, dialect: str) -> tuple[list[str], str | None]:
     for s in statements:
         if s is None:
             continue
-        bad = (isinstance(s, (exp.Drop, exp.TruncateTable))
-               or (isinstance(s, (exp.Delete, exp.Update)) and s.args.get("where") is None)
-               or (isinstance(s, exp.Alter) and s.find(exp.Drop) is not None)
-               or (isinstance(s, exp.Command) and str(s.this).upper() in ("DROP", "TRUNCATE", "DELETE")))
+        bad = (
+            isinstance(s, (exp.Drop, exp.TruncateTable))
+            or (isinstance(s, (exp.Delete, exp.Update)) and s.args.get("where") is None)
+            or (isinstance(s, exp.Alter) and s.find(exp.Drop) is not None)
+            or (isinstance(s, exp.Command) and str(s.this).upper() in ("DROP", "TRUNCATE", "DELETE"))
+        )
         if bad:
             found.append(s.sql(dialect=dialect)[:160])
     return found, None
@@ -96,8 +152,9 @@ def _sql_line(walk: Walk, name: str, client: str, args: list[Arg], state: State)
     return sqls, positional
 
 
-def judge_sql(walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str,
-              upstream: Cmd | None = None) -> None:
+def judge_sql(
+    walk: Walk, name: str, args: list[Arg], cmd: Cmd, state: State, words: str, upstream: Cmd | None = None
+) -> None:
     client = "mysql" if name == "mariadb" else name
     if client == "duckdb":
         client = "sqlite3"  # the same shape: DATABASE [SQL...], a file database inside the checkout
@@ -138,8 +195,14 @@ def _statements(walk: Walk, name: str, sqls: list[Arg], words: str, line: int) -
         statements.extend(found)
     meta = [m[5:] for m in statements if m.startswith("META ")]
     if meta:
-        walk.add(Finding(UNKNOWN, f"`{words}` runs the client command `{meta[0][:120]}`, which runs a shell or "
-                         "reads or writes files", meta[0][:200], line=line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{words}` runs the client command `{meta[0][:120]}`, which runs a shell or reads or writes files",
+                meta[0][:200],
+                line=line,
+            )
+        )
     return [m for m in statements if not m.startswith("META ")]
 
 

@@ -10,53 +10,144 @@ from pylon.guard.words import Arg, basename
 
 # Wrappers: the options of each that take a value (so the wrapped command is found after them).
 WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "-r", "-t", "-U",
-                       "-D", "--chdir", "--close-from", "--other-user", "--role", "--type"}),
+    "sudo": frozenset(
+        {
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-h",
+            "--host",
+            "-p",
+            "--prompt",
+            "-C",
+            "-r",
+            "-t",
+            "-U",
+            "-D",
+            "--chdir",
+            "--close-from",
+            "--other-user",
+            "--role",
+            "--type",
+        }
+    ),
     "doas": frozenset({"-u", "-C"}),
-    "command": frozenset(), "builtin": frozenset(), "exec": frozenset({"-a"}), "nohup": frozenset(),
-    "time": frozenset({"-f", "--format", "-o", "--output"}), "nice": frozenset({"-n", "--adjustment"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "nohup": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}),
     "ionice": frozenset({"-c", "--class", "-n", "--classdata", "-p", "-P", "-u", "-t"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "caffeinate": frozenset({"-t", "-w"}), "chronic": frozenset(), "unbuffer": frozenset(), "setsid": frozenset(),
-    "xvfb-run": frozenset({"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e",
-                           "--error-file", "-p", "--xauth-protocol"}),
+    "caffeinate": frozenset({"-t", "-w"}),
+    "chronic": frozenset(),
+    "unbuffer": frozenset(),
+    "setsid": frozenset(),
+    "xvfb-run": frozenset(
+        {
+            "-n",
+            "--server-num",
+            "-s",
+            "--server-args",
+            "-f",
+            "--auth-file",
+            "-e",
+            "--error-file",
+            "-p",
+            "--xauth-protocol",
+        }
+    ),
     "dbus-run-session": frozenset({"--config-file", "--dbus-daemon"}),
     "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P", "-X"}),
     "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-l", "-n", "-x"}),
-    "valgrind": frozenset(), "numactl": frozenset({"-C", "-N", "-m", "-p", "-i", "-P"}),
-    "firejail": frozenset(), "unshare": frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w",
-                                                   "--wd"}),
+    "valgrind": frozenset(),
+    "numactl": frozenset({"-C", "-N", "-m", "-p", "-i", "-P"}),
+    "firejail": frozenset(),
+    "unshare": frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w", "--wd"}),
     "setpriv": frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--bounding-set"}),
-    "prlimit": frozenset({"-p", "--pid"}), "torsocks": frozenset(), "proxychains": frozenset({"-f"}),
-    "proxychains4": frozenset({"-f"}), "faketime": frozenset({"-f"}), "catchsegv": frozenset(),
-    "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "--description", "--slice", "-E",
-                              "--setenv", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice",
-                              "--working-directory"}),
+    "prlimit": frozenset({"-p", "--pid"}),
+    "torsocks": frozenset(),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "faketime": frozenset({"-f"}),
+    "catchsegv": frozenset(),
+    "systemd-run": frozenset(
+        {
+            "-p",
+            "--property",
+            "-u",
+            "--unit",
+            "--description",
+            "--slice",
+            "-E",
+            "--setenv",
+            "-M",
+            "--machine",
+            "-H",
+            "--host",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+        }
+    ),
     "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group", "-s", "--shell"}),
-    "chroot": frozenset({"--userspec", "--groups"}), "nsenter": frozenset({"-t", "--target", "-S", "-G"}),
-    "cgexec": frozenset({"-g"}), "rlwrap": frozenset(), "env": frozenset(), "busybox": frozenset(),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "nsenter": frozenset({"-t", "--target", "-S", "-G"}),
+    "cgexec": frozenset({"-g"}),
+    "rlwrap": frozenset(),
+    "env": frozenset(),
+    "busybox": frozenset(),
 }
 SUDO = frozenset({"sudo", "doas", "runuser", "chroot", "nsenter"})
 # Runners of two words (`uv run CMD`): the options of each that take a value.
 _RUNNERS: dict[tuple[str, str], frozenset[str]] = {
-    ("uv", "run"): frozenset({"--with", "--python", "-p", "--directory", "--project", "--package", "--extra",
-                              "--group", "--env-file", "--index", "--index-url", "--with-requirements"}),
+    ("uv", "run"): frozenset(
+        {
+            "--with",
+            "--python",
+            "-p",
+            "--directory",
+            "--project",
+            "--package",
+            "--extra",
+            "--group",
+            "--env-file",
+            "--index",
+            "--index-url",
+            "--with-requirements",
+        }
+    ),
     ("poetry", "run"): frozenset({"-C", "--directory", "-P", "--project"}),
-    ("pipenv", "run"): frozenset(), ("bundle", "exec"): frozenset({"--gemfile"}),
+    ("pipenv", "run"): frozenset(),
+    ("bundle", "exec"): frozenset({"--gemfile"}),
     ("npm", "exec"): frozenset({"-c", "--call", "-p", "--package", "-w", "--workspace"}),
-    ("pnpm", "exec"): frozenset({"-C", "--dir", "--filter"}), ("yarn", "exec"): frozenset(),
+    ("pnpm", "exec"): frozenset({"-C", "--dir", "--filter"}),
+    ("yarn", "exec"): frozenset(),
     ("conda", "run"): frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
     ("mamba", "run"): frozenset({"-n", "--name", "-p", "--prefix", "--cwd"}),
-    ("mise", "exec"): frozenset(), ("mise", "x"): frozenset(), ("rbenv", "exec"): frozenset(),
-    ("pyenv", "exec"): frozenset(), ("asdf", "exec"): frozenset(), ("devbox", "run"): frozenset(),
+    ("mise", "exec"): frozenset(),
+    ("mise", "x"): frozenset(),
+    ("rbenv", "exec"): frozenset(),
+    ("pyenv", "exec"): frozenset(),
+    ("asdf", "exec"): frozenset(),
+    ("devbox", "run"): frozenset(),
     ("pixi", "run"): frozenset({"-e", "--environment", "--manifest-path"}),
-    ("hatch", "run"): frozenset(), ("pdm", "run"): frozenset(), ("rye", "run"): frozenset(),
+    ("hatch", "run"): frozenset(),
+    ("pdm", "run"): frozenset(),
+    ("rye", "run"): frozenset(),
 }
 # Programs that run one shell string: the option that gives it ("" when it is every word joined).
 _SHELL_STRING: dict[str, tuple[str, ...]] = {
-    "su": ("-c", "--command"), "watch": ("",), "script": ("-c", "--command"), "nix-shell": ("--run", "--command"),
-    "sg": ("",), "flock": ("-c", "--command"),
+    "su": ("-c", "--command"),
+    "watch": ("",),
+    "script": ("-c", "--command"),
+    "nix-shell": ("--run", "--command"),
+    "sg": ("",),
+    "flock": ("-c", "--command"),
 }
 
 
@@ -162,7 +253,7 @@ def _env(out: Unwrapped, args: list[Arg]) -> list[Arg]:
         if text is None:
             return []
         if text == "--":
-            return args[i + 1:]
+            return args[i + 1 :]
         if text == "-" or (not text.startswith("-") and "=" in text and not text.startswith("=")):
             i += 1  # an empty environment; an assignment
             continue
@@ -196,8 +287,8 @@ def _env_option(text: str, args: list[Arg], i: int) -> tuple[str, str | None, in
         return key, value, i + 1
     for j, c in enumerate(text[1:], 1):  # a cluster: -iu NAME, -uNAME, -iS'cmd args'
         if c in "uCSP":
-            value = text[j + 1:] or (args[i + 1].text if i + 1 < len(args) else None)
-            return "-" + c, value, i + (1 if text[j + 1:] else 2)
+            value = text[j + 1 :] or (args[i + 1].text if i + 1 < len(args) else None)
+            return "-" + c, value, i + (1 if text[j + 1 :] else 2)
     return key, value, i + 1
 
 
@@ -218,15 +309,21 @@ def _chrt(out: Unwrapped, args: list[Arg]) -> list[Arg]:
     texts = [a.text for a in args[1:]]
     if "-p" in texts or "--pid" in texts:
         return []
-    rest = _skip_options(out, args, frozenset({"-T", "--sched-runtime", "-P", "--sched-period", "-D",
-                                                "--sched-deadline"}))
+    rest = _skip_options(
+        out, args, frozenset({"-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"})
+    )
     return rest[1:]
 
 
 def _taskset(out: Unwrapped, args: list[Arg]) -> list[Arg]:
     """taskset [-a] [-c] MASK CMD... (with -p it acts on a running process)."""
-    if any((a.text or "").startswith("-") and "p" in (a.text or "") and not (a.text or "").startswith("--")
-           or a.text == "--pid" for a in args[1:3]):
+    if any(
+        (a.text or "").startswith("-")
+        and "p" in (a.text or "")
+        and not (a.text or "").startswith("--")
+        or a.text == "--pid"
+        for a in args[1:3]
+    ):
         return []
     rest = _skip_options(out, args, frozenset())
     return rest[1:]

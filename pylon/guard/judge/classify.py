@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pylon.guard.context import Context
 import os
 
+from pylon.guard.context import Context
 from pylon.guard.verdict import SAFE, UNKNOWN, Finding, Result
 from pylon.guard.walk import Walk
 from pylon.guard.words import State
@@ -20,8 +20,7 @@ BUDGET = 5.0  # seconds for one classification; past it the verdict is unknown (
 MAX_COMMAND = 4 << 20  # characters: a longer command is not read at all (unknown)
 
 
-def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = None,
-             budget: float = BUDGET) -> Result:
+def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = None, budget: float = BUDGET) -> Result:
     """The verdict on one shell command line (or script) run in ctx.cwd; `unknown` when it cannot
     be read within `budget` seconds."""
     from pylon.guard import model
@@ -32,18 +31,37 @@ def classify(command: str, ctx: Context, parser: Callable[[str], Node] | None = 
         walk.add(Finding(UNKNOWN, "the command holds a NUL byte, which no shell passes on", "\\0"))
         return Result(command, walk.findings, [])
     if len(command) > MAX_COMMAND:
-        walk.add(Finding(UNKNOWN, f"the command is {len(command):,} characters long, more than pylon reads "
-                         f"({MAX_COMMAND:,})", command[:200]))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"the command is {len(command):,} characters long, more than pylon reads ({MAX_COMMAND:,})",
+                command[:200],
+            )
+        )
         return Result(command, walk.findings, [])
     stopped = walk.run(command, State(ctx.cwd, {}, -1), budget)
     if stopped:
         walk.add(Finding(UNKNOWN, stopped, command[:200]))
     if "\n" not in command and any(f.reason == model.UNREADABLE for f in walk.findings):
-        refused = "every shell" if refused_everywhere(command) else refused_by_shells(command, ctx.env) \
-            if command.count("'") % 2 or command.count('"') % 2 else ""  # the shells asked only about quotes
+        refused = (
+            "every shell"
+            if refused_everywhere(command)
+            else refused_by_shells(command, ctx.env)
+            if command.count("'") % 2 or command.count('"') % 2
+            else ""
+        )  # the shells asked only about quotes
         if refused:
-            return Result(command, [Finding(SAFE, f"no shell runs it: the line is a syntax error ({refused} "
-                                            "refusing it), so no word of it runs", command[:200])], [])
+            return Result(
+                command,
+                [
+                    Finding(
+                        SAFE,
+                        f"no shell runs it: the line is a syntax error ({refused} refusing it), so no word of it runs",
+                        command[:200],
+                    )
+                ],
+                [],
+            )
     return Result(command, walk.findings, walk.commands)
 
 
@@ -83,8 +101,12 @@ def refused_by_shells(command: str, env: dict[str, str]) -> str:
             shells[os.path.realpath(found)] = [found, "-n", "-c", command]
     clean = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
     try:
-        procs = [subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, env=clean) for argv in shells.values()]
+        procs = [
+            subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean
+            )
+            for argv in shells.values()
+        ]
     except OSError:
         return ""
     codes = []

@@ -41,8 +41,12 @@ def _recorder(commands: list[Simple]) -> Judge:
     def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
         from pylon.guard.commands.wrappers import unwrap
 
-        redirs = [(r.op, a.text) for r in cmd.redirs if r.target is not None and not _duplicates(r.op, r.target.value)
-                  for a in walk.resolve(r.target, state)]  # a loop's variable: a target per value
+        redirs = [
+            (r.op, a.text)
+            for r in cmd.redirs
+            if r.target is not None and not _duplicates(r.op, r.target.value)
+            for a in walk.resolve(r.target, state)
+        ]  # a loop's variable: a target per value
         wrapped = unwrap(args)
         words = wrapped.args if not wrapped.unknown else args
         here = state

@@ -11,21 +11,23 @@ import os
 
 from pylon.guard.commands.findrm import judge_find
 from pylon.guard.paths import destroyed
-from pylon.guard.words import Arg, basename, quote
 from pylon.guard.verdict import UNKNOWN, Finding
+from pylon.guard.words import Arg, basename, quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from pylon.guard.model import Cmd
     from pylon.guard.walk import Walk
     from pylon.guard.words import State
-    from pylon.guard.model import Cmd
 
 _REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "rimraf"})
 _VIMS = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "evim", "nex", "nvi", "elvis"})
 _TRUNCATING = frozenset({">", ">|", "&>", ">&"})
+
+
 class _Simple:
     """One simple command as its rule reads it, wrappers peeled."""
 
@@ -37,8 +39,9 @@ class _Simple:
         self.name = basename(args[0].text or "")
 
     def destroys(self, paths: list[Arg], verb: str, **options: Any) -> None:  # destroyed()'s keyword options
-        destroyed(self.walk, self.state, paths, verb=verb, words=self.words, line=self.cmd.line, sudo=self.sudo,
-                  **options)
+        destroyed(
+            self.walk, self.state, paths, verb=verb, words=self.words, line=self.cmd.line, sudo=self.sudo, **options
+        )
 
 
 def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | None) -> None:
@@ -47,8 +50,14 @@ def judge(walk: Walk, args: list[Arg], cmd: Cmd, state: State, upstream: Cmd | N
 
     wrapped = unwrap(args)
     if wrapped.unknown:
-        walk.add(Finding(UNKNOWN, f"`{quote(args)}` runs a command that cannot be told before it runs "
-                         f"({wrapped.unknown})", quote(args), line=cmd.line))
+        walk.add(
+            Finding(
+                UNKNOWN,
+                f"`{quote(args)}` runs a command that cannot be told before it runs ({wrapped.unknown})",
+                quote(args),
+                line=cmd.line,
+            )
+        )
         return
     args = wrapped.args
     if not args:
@@ -102,8 +111,9 @@ def _vim(c: _Simple) -> None:
     from pylon.guard.commands.minilang import judge_vim
     from pylon.guard.stdin import stdin_input
 
-    judge_vim(c.walk, c.name, c.args, c.state, c.words, c.cmd.line, c.sudo,
-              stdin_input(c.walk, c.cmd, c.upstream, c.state))
+    judge_vim(
+        c.walk, c.name, c.args, c.state, c.words, c.cmd.line, c.sudo, stdin_input(c.walk, c.cmd, c.upstream, c.state)
+    )
 
 
 def _awk(c: _Simple) -> None:
@@ -146,18 +156,27 @@ def _other(c: _Simple) -> None:
 
 
 _RULES: dict[str, Callable[[_Simple], None]] = {
-    "alias": lambda c: _alias(c.walk, c.args, c.state), "unalias": lambda c: _alias(c.walk, c.args, c.state),
-    "cd": lambda c: c.walk.change_dir(c.args, c.state), "pushd": lambda c: c.walk.change_dir(c.args, c.state),
+    "alias": lambda c: _alias(c.walk, c.args, c.state),
+    "unalias": lambda c: _alias(c.walk, c.args, c.state),
+    "cd": lambda c: c.walk.change_dir(c.args, c.state),
+    "pushd": lambda c: c.walk.change_dir(c.args, c.state),
     "popd": lambda c: c.walk.change_dir(c.args, c.state),
     "mv": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
     "cp": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
     "install": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
     "ln": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
-    "dd": _dd, "truncate": _truncate, "tee": _truncate,
+    "dd": _dd,
+    "truncate": _truncate,
+    "tee": _truncate,
     "sed": lambda c: _sed(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
     "gsed": lambda c: _sed(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
-    "rg": _rg, "tar": _tar, "find": lambda c: judge_find(c.walk, c.args, c.cmd, c.state, c.sudo),
-    "chmod": _modes, "chown": _modes, "chgrp": _modes, "git": _git,
+    "rg": _rg,
+    "tar": _tar,
+    "find": lambda c: judge_find(c.walk, c.args, c.cmd, c.state, c.sudo),
+    "chmod": _modes,
+    "chown": _modes,
+    "chgrp": _modes,
+    "git": _git,
 }
 
 
@@ -199,8 +218,16 @@ def redirections(walk: Walk, cmd: Cmd, args: list[Arg], state: State) -> None:
         if r.op == ">&" and (r.target.value or "").isdigit():
             continue  # 2>&1 duplicates a descriptor
         resolved = walk.resolve(r.target, state, split=False) if isinstance(r.target, Word) else []
-        destroyed(walk, state, resolved, verb="truncates", words=f"{r.fd}{r.op} {r.target.raw}", line=cmd.line,
-                  recursive=False, must_exist=True)
+        destroyed(
+            walk,
+            state,
+            resolved,
+            verb="truncates",
+            words=f"{r.fd}{r.op} {r.target.raw}",
+            line=cmd.line,
+            recursive=False,
+            must_exist=True,
+        )
 
 
 def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = frozenset()) -> tuple[list[Arg], bool]:
@@ -233,10 +260,10 @@ def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int
     name = basename(args[0].text or "")
     if _never_overwrites(name, [a.text for a in args[1:] if a.text and a.text.startswith("-")]):
         return
-    operands, _ = _operands(args[1:], "", takes=frozenset({"-t", "--target-directory", "-S", "--suffix", "-m",
-                                                           "--mode", "-o", "-g"}))
-    target_dir = next((args[i + 2] for i, a in enumerate(args[1:-1]) if a.text in ("-t", "--target-directory")),
-                      None)
+    operands, _ = _operands(
+        args[1:], "", takes=frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "-g"})
+    )
+    target_dir = next((args[i + 2] for i, a in enumerate(args[1:-1]) if a.text in ("-t", "--target-directory")), None)
     if target_dir is None and len(operands) < 2:
         return
     dest = target_dir or operands[-1]
@@ -257,8 +284,10 @@ def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int
 def _never_overwrites(name: str, flags: list[str | None]) -> bool:
     """-n/--no-clobber and -b/--backup keep what is there; ln replaces only with -f."""
     given = [f for f in flags if f]
-    if any(f in ("-n", "--no-clobber", "-b", "--backup") or (not f.startswith("--") and ("n" in f or "b" in f))
-           for f in given):
+    if any(
+        f in ("-n", "--no-clobber", "-b", "--backup") or (not f.startswith("--") and ("n" in f or "b" in f))
+        for f in given
+    ):
         return True
     return name == "ln" and not any(f == "--force" or (not f.startswith("--") and "f" in f) for f in given)
 
@@ -293,16 +322,26 @@ def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo:
     from pylon.guard.stdin import read_file
 
     read = read_line("sed", [a.text for a in args[1:]])
-    scripts = [read_file(walk, value, state, value)[0] if letter == "f" and value is not None else value
-               for letter, value in read.programs]
+    scripts = [
+        read_file(walk, value, state, value)[0] if letter == "f" and value is not None else value
+        for letter, value in read.programs
+    ]
     if read.first is not None:
         scripts.append(args[1 + read.first].text)
     if not read.sandbox:
         for script in scripts:
             judge_sed_script(walk, script, state, words, line, sudo)
     if read.in_place:
-        destroyed(walk, state, [args[1 + i] for i in read.files], verb="edits in place", words=words, line=line,
-                  recursive=False, sudo=sudo)
+        destroyed(
+            walk,
+            state,
+            [args[1 + i] for i in read.files],
+            verb="edits in place",
+            words=words,
+            line=line,
+            recursive=False,
+            sudo=sudo,
+        )
 
 
 def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
@@ -314,7 +353,7 @@ def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
         if text == "--pre" and i + 1 < len(args):
             program = args[i + 1]
         elif text.startswith("--pre="):
-            program = Arg(text[len("--pre="):], False, a.raw)
+            program = Arg(text[len("--pre=") :], False, a.raw)
         else:
             continue
         judge(walk, [program, Arg(None, False, "(each file searched)")], C([], [], [], line), state.copy(), None)
@@ -322,9 +361,30 @@ def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
 
 def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """tar --remove-files: the files it archives are removed afterwards (wherever the option sits)."""
-    takes = {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
-             "--blocking-factor", "-H", "--format", "-I", "--use-compress-program", "-g", "--listed-incremental",
-             "-N", "--newer", "-V", "--label", "--transform", "--xform"}
+    takes = {
+        "-f",
+        "--file",
+        "-C",
+        "--directory",
+        "-T",
+        "--files-from",
+        "-X",
+        "--exclude-from",
+        "-b",
+        "--blocking-factor",
+        "-H",
+        "--format",
+        "-I",
+        "--use-compress-program",
+        "-g",
+        "--listed-incremental",
+        "-N",
+        "--newer",
+        "-V",
+        "--label",
+        "--transform",
+        "--xform",
+    }
     operands: list[Arg] = []
     i = 1
     first = True

@@ -16,7 +16,6 @@ from pylon.workspace.edits import ranges as rg
 from pylon.workspace.edits.lines import Doc
 from pylon.workspace.edits.ops import Op
 
-
 PARENT_CAP = 256  # segments/ranges kept per edit for "line 50 is now 53" notes
 
 
@@ -38,8 +37,15 @@ class Applied:
 
     __slots__ = ("pieces", "sources", "size", "nlines", "segments", "regions", "authored", "_data")
 
-    def __init__(self, pieces: list[bytes | memoryview], sources: list[int], nlines: int, segments: list[list[int]],
-                 regions: list[Region], authored: list[list[int]]) -> None:
+    def __init__(
+        self,
+        pieces: list[bytes | memoryview],
+        sources: list[int],
+        nlines: int,
+        segments: list[list[int]],
+        regions: list[Region],
+        authored: list[list[int]],
+    ) -> None:
         self.pieces, self.sources, self.nlines = pieces, sources, nlines
         self.size = sum(len(p) for p in pieces)
         self.segments, self.regions, self.authored = segments, regions, authored
@@ -90,8 +96,13 @@ class Applied:
     def parent_record(self, tag: str, digest: str) -> dict[str, Any]:
         """What the next refusal needs to say where lines went (capped: it is only for messages)."""
         cap = PARENT_CAP
-        return {"tag": tag, "digest": digest, "map": self.segments[:cap], "touched": self.touched_old()[:cap],
-                "authored": self.authored[:cap]}
+        return {
+            "tag": tag,
+            "digest": digest,
+            "map": self.segments[:cap],
+            "touched": self.touched_old()[:cap],
+            "authored": self.authored[:cap],
+        }
 
 
 def _position(op: Op) -> int:
@@ -105,7 +116,9 @@ def apply(doc: Doc, ops: list[Op]) -> Applied:
     data = doc.data
     view = memoryview(data)
     last = doc.nlines
-    edits = sorted((op for op in ops if op.kind != "final_newline"), key=lambda o: (_position(o), 0 if o.is_insert else 1))
+    edits = sorted(
+        (op for op in ops if op.kind != "final_newline"), key=lambda o: (_position(o), 0 if o.is_insert else 1)
+    )
     finals = [op.value for op in ops if op.kind == "final_newline"]
     want_final = bool(finals[0]) if finals else doc.final_newline
 
@@ -153,8 +166,14 @@ def apply(doc: Doc, ops: list[Op]) -> Applied:
             tail_term = len(term)
             ends_nl = True
         new_start = pos + delta
-        regions.append(Region(op.index, op.header, (op.start if op.is_range else pos, pos + removed - 1),
-                              (new_start, new_start + len(op.lines) - 1)))
+        regions.append(
+            Region(
+                op.index,
+                op.header,
+                (op.start if op.is_range else pos, pos + removed - 1),
+                (new_start, new_start + len(op.lines) - 1),
+            )
+        )
         if op.lines:
             authored.append([new_start, new_start + len(op.lines) - 1])
         delta += len(op.lines) - removed

@@ -26,8 +26,14 @@ class CreateResult:
         self.path, self.tag, self.nlines, self.size, self.folders = path, tag, nlines, size, folders
 
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "created": True, "new_tag": self.tag, "total_lines": self.nlines,
-                "size": self.size, "folders_created": self.folders}
+        return {
+            "path": self.path,
+            "created": True,
+            "new_tag": self.tag,
+            "total_lines": self.nlines,
+            "size": self.size,
+            "folders_created": self.folders,
+        }
 
 
 def content(request: bytes | list[Op]) -> bytes:
@@ -47,17 +53,19 @@ def content(request: bytes | list[Op]) -> bytes:
     empty = Doc(b"")
     problems = problems + validate(ops, empty, []).problems
     if problems:
-        raise request_error(problems, "A new file takes `insert after 0` followed by its `+` lines; "
-                                      "fix the request and send it again (nothing was created).")
+        raise request_error(
+            problems,
+            "A new file takes `insert after 0` followed by its `+` lines; "
+            "fix the request and send it again (nothing was created).",
+        )
     return apply(empty, ops).data
 
 
 def checkout_relative(path: str) -> tuple[str, str]:
     """(root, path relative to it): the checkout holding the current folder, else the folder itself."""
+    from pylon import boundary
     from pylon.beneath import refuse
     from pylon.workspace.ops.guard_snapshot import find_root
-
-    from pylon import boundary
 
     cwd = os.path.realpath(".")
     root = find_root(cwd)[0] or cwd
@@ -79,12 +87,11 @@ def checkout_relative(path: str) -> tuple[str, str]:
 
 
 def create(path: str, request: bytes | list[Op]) -> CreateResult:
+    from pylon import boundary
     from pylon.beneath import close_made, folder_beneath, remove_made
     from pylon.workspace.edits.ledger import SNAPSHOT_CAP, Ledger
     from pylon.workspace.edits.lines import Doc
     from pylon.workspace.edits.tag import digest
-
-    from pylon import boundary
 
     data = content(request)
     root, rel = checkout_relative(path)
@@ -105,8 +112,14 @@ def create(path: str, request: bytes | list[Op]) -> CreateResult:
     close_made(made)
     nlines = Doc(data).nlines
     ledger = Ledger(os.path.realpath(path))
-    rev = ledger.record(digest(data), seen=[[1, nlines]] if nlines else [], lines=nlines, size=len(data),
-                        data=data if len(data) <= SNAPSHOT_CAP else None, shown=False)
+    rev = ledger.record(
+        digest(data),
+        seen=[[1, nlines]] if nlines else [],
+        lines=nlines,
+        size=len(data),
+        data=data if len(data) <= SNAPSHOT_CAP else None,
+        shown=False,
+    )
     return CreateResult(path, rev["tag"], nlines, len(data), folders)
 
 
@@ -160,20 +173,27 @@ def _create_in_place(dfd: int, name: str, data: bytes, path: str) -> None:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.fsync(fd)
 
 
 def _exists(path: str) -> PylonError:
-    return PylonError("file-exists", f"{path} already exists; --create makes only new files (nothing was written).",
-                      f"pylon read {path}   # then edit it with the tag it prints", exit_code=Exit.CANNOT_EDIT)
+    return PylonError(
+        "file-exists",
+        f"{path} already exists; --create makes only new files (nothing was written).",
+        f"pylon read {path}   # then edit it with the tag it prints",
+        exit_code=Exit.CANNOT_EDIT,
+    )
 
 
 def check_target(target: str, tag: str | None) -> str:
     """The path of `edit PATH --create`: a tag makes no sense for a file that does not exist yet."""
     if tag is not None or "#" in target and _looks_tagged(target):
-        raise UsageError("usage", "--create makes a new file: give its path without a tag.",
-                         f"pylon edit {target.rsplit('#', 1)[0]} --create")
+        raise UsageError(
+            "usage",
+            "--create makes a new file: give its path without a tag.",
+            f"pylon edit {target.rsplit('#', 1)[0]} --create",
+        )
     return target
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
@@ -34,8 +35,17 @@ SHOW_CONTEXT = 2
 
 
 class EditResult:
-    def __init__(self, path: str, old_tag: str, new_tag: str | None, applied: int, line_map: list[list[int]],
-                 nlines: int, warnings: list[str], rebased: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        old_tag: str,
+        new_tag: str | None,
+        applied: int,
+        line_map: list[list[int]],
+        nlines: int,
+        warnings: list[str],
+        rebased: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.path, self.old_tag, self.new_tag, self.applied = path, old_tag, new_tag, applied
         self.line_map, self.nlines, self.warnings, self.rebased = line_map, nlines, warnings, rebased
         self.dry_run = False
@@ -56,14 +66,21 @@ class EditResult:
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
-            "path": self.path, "old_tag": self.old_tag, "new_tag": self.new_tag, "applied": self.applied,
-            "line_map": self.line_map, "warnings": self.warnings, "total_lines": self.nlines,
+            "path": self.path,
+            "old_tag": self.old_tag,
+            "new_tag": self.new_tag,
+            "applied": self.applied,
+            "line_map": self.line_map,
+            "warnings": self.warnings,
+            "total_lines": self.nlines,
         }
         if self.dry_run:
             doc["dry_run"] = True
             doc["diff"] = self.diff
         if self.shown:
-            doc["shown"] = [{"lines": [[n, t] for n, t in w.lines], "cut": [[n, h] for n, h in w.cut]} for w in self.shown]
+            doc["shown"] = [
+                {"lines": [[n, t] for n, t in w.lines], "cut": [[n, h] for n, h in w.cut]} for w in self.shown
+            ]
         if self.rebased is not None:
             doc["rebased"] = self.rebased
         if self.transformed is not None:
@@ -76,13 +93,19 @@ def split_target(target: str, tag: str | None) -> tuple[str, str]:
     path = target
     if tag is None:
         if "#" not in target:
-            raise UsageError("usage", f"No revision tag given for {target}.",
-                             f"pylon read {target}   # then: pylon edit {target}#<tag> (or --tag <tag>)")
+            raise UsageError(
+                "usage",
+                f"No revision tag given for {target}.",
+                f"pylon read {target}   # then: pylon edit {target}#<tag> (or --tag <tag>)",
+            )
         path, tag = target.rsplit("#", 1)
     norm = normalize_tag(tag)
     if norm is None or not path:
-        raise UsageError("usage", f"`{tag}` is not a revision tag (12 or more hex characters from `pylon read`).",
-                         f"pylon read {path or target}")
+        raise UsageError(
+            "usage",
+            f"`{tag}` is not a revision tag (12 or more hex characters from `pylon read`).",
+            f"pylon read {path or target}",
+        )
     return path, norm
 
 
@@ -92,11 +115,22 @@ def _unknown(path: str, tag: str, ledger: Ledger) -> PylonError:
         f"#{tag} was not issued for {path} in session `{ledger.session}` (or it was dropped: pylon keeps "
         "32 revisions per file).",
         f"pylon read {path}   # then edit with the tag it prints",
-        details={"tag": tag, "session": ledger.session})
+        details={"tag": tag, "session": ledger.session},
+    )
 
 
-def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False, dry_run: bool = False,
-         show: bool = False, allow_echo: bool = False, allow_indent_mix: bool = False, force: bool = False) -> EditResult:
+def edit(
+    path: str,
+    tag: str,
+    request: bytes | list[Op],
+    *,
+    rebase: bool = False,
+    dry_run: bool = False,
+    show: bool = False,
+    allow_echo: bool = False,
+    allow_indent_mix: bool = False,
+    force: bool = False,
+) -> EditResult:
     real, st = wr.resolve(path, write=True)
     syntax: list[Problem]
     if isinstance(request, list):
@@ -141,14 +175,28 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
             seen, lost = _seen_through(cmp, seen)
             stale_numbers = rg.union(stale_numbers, lost)
             check_seen = [[1, doc.nlines]] if doc.nlines else []  # seen was checked in the old numbering
-        warnings = _refuse_if_bad(path, rev, ledger, ops, syntax, doc, check_seen, allow_echo, allow_indent_mix,
-                                  parent, rebased_report is None)
+        warnings = _refuse_if_bad(
+            path,
+            rev,
+            ledger,
+            ops,
+            syntax,
+            doc,
+            check_seen,
+            allow_echo,
+            allow_indent_mix,
+            parent,
+            rebased_report is None,
+        )
         result = apply(doc, ops)
         if result.same_as(data):
             raise PylonError(
-                "no-change", f"The edit leaves {path} exactly as it was; nothing was written. #{rev['tag']} is still valid.",
-                "Check the new text against the lines shown by `pylon read`.", exit_code=Exit.NO_CHANGE,
-                details={"tag": rev["tag"]})
+                "no-change",
+                f"The edit leaves {path} exactly as it was; nothing was written. #{rev['tag']} is still valid.",
+                "Check the new text against the lines shown by `pylon read`.",
+                exit_code=Exit.NO_CHANGE,
+                details={"tag": rev["tag"]},
+            )
         out = EditResult(path, rev["tag"], None, len(ops), result.segments, result.nlines, warnings, rebased_report)
         if dry_run:
             from pylon.workspace.edits.diff import unified
@@ -172,9 +220,19 @@ def edit(path: str, tag: str, request: bytes | list[Op], *, rebase: bool = False
     return out
 
 
-def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], syntax: list[Problem], doc: Doc,
-                   seen: list[list[int]], allow_echo: bool, allow_indent_mix: bool, parent: dict[str, Any] | None,
-                   mark: bool) -> list[str]:
+def _refuse_if_bad(
+    path: str,
+    rev: Revision,
+    ledger: Ledger,
+    ops: list[Op],
+    syntax: list[Problem],
+    doc: Doc,
+    seen: list[list[int]],
+    allow_echo: bool,
+    allow_indent_mix: bool,
+    parent: dict[str, Any] | None,
+    mark: bool,
+) -> list[str]:
     """Raise one error for every problem of the request; return the warnings otherwise.
 
     `doc` must be the tagged revision when `mark` is set: unseen lines printed in the refusal are
@@ -226,8 +284,10 @@ def _refuse_if_bad(path: str, rev: Revision, ledger: Ledger, ops: list[Op], synt
         hint = f"Check the lines above, then send the same request again with #{rev['tag']}."
         if moved:
             pairs = ", ".join(f"{old} -> {new}" for old, new in moved[:6])
-            hint = (f"If you meant the lines as numbered before your last edit, use their new numbers ({pairs}); "
-                    f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}.")
+            hint = (
+                f"If you meant the lines as numbered before your last edit, use their new numbers ({pairs}); "
+                f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}."
+            )
     if any(p.code == "suspicious-edit" for p in problems) and all(p.code == "suspicious-edit" for p in problems):
         hint = "Fix the new text, or re-run with --allow-echo / --allow-indent-mix if it is intended."
     err = request_error(problems, hint, extra, tail)
@@ -255,18 +315,28 @@ def _stale(path: str, rev: Revision, cmp: Any, report: list[dict[str, Any]], tri
     from pylon.workspace.edits.stale import describe
 
     ops_text = "; ".join(
-        f"Operation {r['index']} (`{r['header']}`) " + (f"can still apply ({r['reason']})" if r["applies"] else f"cannot: {r['reason']}")
-        for r in report[:8])
+        f"Operation {r['index']} (`{r['header']}`) "
+        + (f"can still apply ({r['reason']})" if r["applies"] else f"cannot: {r['reason']}")
+        for r in report[:8]
+    )
     all_ok = all(r["applies"] for r in report) and report
     message = f"{path} changed since #{rev['tag']}: {describe(cmp)}. {ops_text}."
     if all_ok:
-        hint = "Send the same request again with --rebase to apply it where those lines are now, or `pylon read " + path + "` and redo it."
+        hint = (
+            "Send the same request again with --rebase to apply it where those lines are now, or `pylon read "
+            + path
+            + "` and redo it."
+        )
     elif tried:
         hint = f"Not every operation can be rebased; pylon read {path}, then redo the edit with the new tag."
     else:
         hint = f"pylon read {path}   # then redo the edit with the new tag"
-    return PylonError("stale-revision", message, hint,
-                      details={"tag": rev["tag"], "changes": cmp.changes, "operations": report, "rebase_possible": bool(all_ok)})
+    return PylonError(
+        "stale-revision",
+        message,
+        hint,
+        details={"tag": rev["tag"], "changes": cmp.changes, "operations": report, "rebase_possible": bool(all_ok)},
+    )
 
 
 def _stale_unknown(path: str, rev: Revision, doc: Doc, size: int) -> PylonError:
@@ -277,7 +347,8 @@ def _stale_unknown(path: str, rev: Revision, doc: Doc, size: int) -> PylonError:
         f"{size} bytes now). No snapshot is kept for files over {SNAPSHOT_CAP // (1024 * 1024)} MiB, so pylon cannot "
         "say what changed or rebase.",
         f"pylon read {path}   # then redo the edit with the new tag",
-        details={"tag": rev["tag"], "changes": None, "operations": None, "rebase_possible": False})
+        details={"tag": rev["tag"], "changes": None, "operations": None, "rebase_possible": False},
+    )
 
 
 def _show_windows(doc: Doc, result: Applied) -> list[Window]:
@@ -298,8 +369,20 @@ def _show_windows(doc: Doc, result: Applied) -> list[Window]:
     return windows
 
 
-def _finish(out: EditResult, path: str, real: str, fd: int, ledger: Ledger, rev: Revision, current: str,
-            result: Applied, new_digest: str, seen: list[list[int]], stale: list[list[int]], show: bool) -> None:
+def _finish(
+    out: EditResult,
+    path: str,
+    real: str,
+    fd: int,
+    ledger: Ledger,
+    rev: Revision,
+    current: str,
+    result: Applied,
+    new_digest: str,
+    seen: list[list[int]],
+    stale: list[list[int]],
+    show: bool,
+) -> None:
     delay = os.environ.get("PYLON_TEST_READBACK_DELAY")
     if delay:
         time.sleep(float(delay))  # test seam: lets a test's watcher process change the file here
@@ -308,8 +391,10 @@ def _finish(out: EditResult, path: str, real: str, fd: int, ledger: Ledger, rev:
     if back is not None:
         out.transformed = _transformed(path, real, ledger, back, result.data, parent)
         out.new_tag = out.transformed["tag"]
-        out.warnings.append(f"another process changed {path} right after pylon wrote it (a formatter or watcher?); "
-                            "only the window shown counts as seen.")
+        out.warnings.append(
+            f"another process changed {path} right after pylon wrote it (a formatter or watcher?); "
+            "only the window shown counts as seen."
+        )
         return
     new_seen, new_stale = result.carry_seen(seen, stale)
     shown: list[list[int]] = []
@@ -317,15 +402,25 @@ def _finish(out: EditResult, path: str, real: str, fd: int, ledger: Ledger, rev:
         out.shown = _show_windows(Doc(result.data), result)
         for win in out.shown:
             shown = rg.union(shown, win.seen())
-    new_rev = ledger.record(new_digest, seen=new_seen, lines=result.nlines, size=result.size,
-                            data=result.data if result.size <= SNAPSHOT_CAP else None, parent=parent,
-                            stale=new_stale, shown=False, st=os.fstat(fd) if result.size >= INDEX_MIN else None)
+    new_rev = ledger.record(
+        new_digest,
+        seen=new_seen,
+        lines=result.nlines,
+        size=result.size,
+        data=result.data if result.size <= SNAPSHOT_CAP else None,
+        parent=parent,
+        stale=new_stale,
+        shown=False,
+        st=os.fstat(fd) if result.size >= INDEX_MIN else None,
+    )
     if shown:
         out.pending = (ledger, new_digest, shown)  # marked by mark_seen() once printed
     out.new_tag = new_rev["tag"]
 
 
-def _transformed(path: str, real: str, ledger: Ledger, back: bytes, wrote: bytes, parent: dict[str, Any]) -> dict[str, Any]:
+def _transformed(
+    path: str, real: str, ledger: Ledger, back: bytes, wrote: bytes, parent: dict[str, Any]
+) -> dict[str, Any]:
     limit = min(len(back), len(wrote))
     pos, step = 0, 1 << 16
     while pos < limit and back[pos : pos + step] == wrote[pos : pos + step]:
@@ -335,6 +430,12 @@ def _transformed(path: str, real: str, ledger: Ledger, back: bytes, wrote: bytes
     doc = Doc(back)
     line = back.count(b"\n", doc.base, pos) + 1
     win = take(doc, max(1, line - 5), line + 5) if doc.nlines else Window()
-    rev = ledger.record(digest(back), seen=win.seen(), lines=doc.nlines, size=len(back),
-                        data=back if len(back) <= SNAPSHOT_CAP else None, parent=None)
+    rev = ledger.record(
+        digest(back),
+        seen=win.seen(),
+        lines=doc.nlines,
+        size=len(back),
+        data=back if len(back) <= SNAPSHOT_CAP else None,
+        parent=None,
+    )
     return {"tag": rev["tag"], "first_changed_line": line, "lines": [[n, t] for n, t in win.lines]}

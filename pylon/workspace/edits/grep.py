@@ -33,18 +33,38 @@ _CHUNK = 1 << 20  # bytes decoded and split at a time: bounded memory on a 40 MB
 class GrepResult(ReadResult):
     """A read whose lines are the matching groups; `start`..`end` is the span the answer covers."""
 
-    def __init__(self, res: ReadResult, pattern: str, context: int, matches: int, matched: list[int],
-                 groups: list[list[int]]) -> None:
-        super().__init__(res.path, res.tag, res.total_lines, res.start, res.end, res.eol, res.final_newline,
-                         res.bom, res.lines, res.cut, res.next_offset, res.limit, res.notes)
+    def __init__(
+        self, res: ReadResult, pattern: str, context: int, matches: int, matched: list[int], groups: list[list[int]]
+    ) -> None:
+        super().__init__(
+            res.path,
+            res.tag,
+            res.total_lines,
+            res.start,
+            res.end,
+            res.eol,
+            res.final_newline,
+            res.bom,
+            res.lines,
+            res.cut,
+            res.next_offset,
+            res.limit,
+            res.notes,
+        )
         self.pattern, self.context = pattern, context
         self.matches = matches  # matching lines in the whole file
         self.matched = matched  # the matching lines printed
         self.groups = groups  # printed [first, last] spans, in order
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "pattern": self.pattern, "context": self.context, "matches": self.matches,
-                "matched": self.matched, "groups": self.groups}
+        return {
+            **super().to_json(),
+            "pattern": self.pattern,
+            "context": self.context,
+            "matches": self.matches,
+            "matched": self.matched,
+            "groups": self.groups,
+        }
 
 
 def compile_pattern(path: str, pattern: str) -> re.Pattern[str]:
@@ -53,9 +73,11 @@ def compile_pattern(path: str, pattern: str) -> re.Pattern[str]:
     except re.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
         raise UsageError(
-            "usage", f"--grep {pattern!r} is not a valid Python regular expression: {exc.msg}{where}.",
+            "usage",
+            f"--grep {pattern!r} is not a valid Python regular expression: {exc.msg}{where}.",
             "Put a backslash before . ^ $ * + ? { } [ ] \\ | ( ) to match them literally, e.g. "
-            f"pylon read {path} --grep 'load\\(path\\)'.") from None
+            f"pylon read {path} --grep 'load\\(path\\)'.",
+        ) from None
 
 
 def matching_lines(doc: Doc, rx: re.Pattern[str]) -> list[int]:
@@ -121,15 +143,19 @@ def _print(doc: Doc, groups: list[list[int]], max_lines: int) -> tuple[list[Wind
     return wins, False
 
 
-def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int | None = None, *,
-         defer_seen: bool = False) -> GrepResult:
+def grep(
+    path: str, pattern: str, context: int = 0, offset: int = 1, limit: int | None = None, *, defer_seen: bool = False
+) -> GrepResult:
     """The lines of `path` matching `pattern` (Python regex) with `context` lines around them.
 
     `defer_seen` as for `read`: the printed lines are recorded by `mark_seen()` once printed."""
     check_window(path, offset, limit)
     if not 0 <= context <= MAX_CONTEXT:
-        raise UsageError("usage", f"--context takes 0..{MAX_CONTEXT} lines, not {context}.",
-                         f"pylon read {path} --grep PATTERN --context 3")
+        raise UsageError(
+            "usage",
+            f"--context takes 0..{MAX_CONTEXT} lines, not {context}.",
+            f"pylon read {path} --grep PATTERN --context 3",
+        )
     rx = compile_pattern(path, pattern)  # before touching the file: a bad pattern records nothing
     real, _ = resolve(path)
     ledger = Ledger(real)
@@ -143,10 +169,12 @@ def grep(path: str, pattern: str, context: int = 0, offset: int = 1, limit: int 
     tag = loaded.record(ledger, [] if defer_seen else seen)
     printed = [line for w in wins for line in w.lines]
     shown = {n for n, _ in printed}
-    res = result(path, tag, doc, printed, [c for w in wins for c in w.cut], offset, wins[-1].last if stopped else total,
-                 limit)
-    found = GrepResult(res, pattern, context, len(hits), [m for m in hits if m in shown],
-                       [[w.first, w.last] for w in wins])
+    res = result(
+        path, tag, doc, printed, [c for w in wins for c in w.cut], offset, wins[-1].last if stopped else total, limit
+    )
+    found = GrepResult(
+        res, pattern, context, len(hits), [m for m in hits if m in shown], [[w.first, w.last] for w in wins]
+    )
     return defer(found, ledger, loaded.digest, seen) if defer_seen else found
 
 
@@ -162,8 +190,11 @@ def _bounded(search: Callable[[], list[int]], path: str, pattern: str) -> list[i
 
     from pylon import boundary
 
-    if boundary.current() is None or threading.current_thread() is not threading.main_thread() \
-            or not hasattr(signal, "setitimer"):
+    if (
+        boundary.current() is None
+        or threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "setitimer")
+    ):
         return search()
 
     def expired(number: int, frame: object) -> None:
@@ -176,10 +207,12 @@ def _bounded(search: Callable[[], list[int]], path: str, pattern: str) -> list[i
     except _Expired:
         from pylon.errors import PylonError
 
-        raise PylonError("grep-timeout", f"--grep {pattern[:200]!r} ran over {GREP_SECONDS:g} s on {path} and was "
-                         "stopped (a pattern with nested repetition, like (a+)+$, can backtrack for ages).",
-                         f"Simplify the pattern, or search fewer lines: pylon read {path} --grep PATTERN --offset N "
-                         "--limit M") from None
+        raise PylonError(
+            "grep-timeout",
+            f"--grep {pattern[:200]!r} ran over {GREP_SECONDS:g} s on {path} and was "
+            "stopped (a pattern with nested repetition, like (a+)+$, can backtrack for ages).",
+            f"Simplify the pattern, or search fewer lines: pylon read {path} --grep PATTERN --offset N --limit M",
+        ) from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

@@ -33,7 +33,8 @@ def changed_during_edit(path: str) -> PylonError:
     return PylonError(
         "changed-during-edit",
         f"Another program changed {path} while pylon was editing it; nothing was written and its change is kept.",
-        f"pylon read {path}   # then redo the edit with the new tag")
+        f"pylon read {path}   # then redo the edit with the new tag",
+    )
 
 
 def check_unchanged(path: str, real: str, fd: int, st: os.stat_result, data: bytes) -> None:
@@ -124,7 +125,7 @@ def remove_stale_temps(real: str) -> int:
     except OSError:
         return 0
     for entry in entries:
-        pid_text = entry[len(prefix):].split("-", 1)[0]
+        pid_text = entry[len(prefix) :].split("-", 1)[0]
         if not pid_text.isdigit() or int(pid_text) == os.getpid() or pid_alive(int(pid_text)):
             continue
         full = os.path.join(folder, entry)
@@ -141,5 +142,3 @@ def remove_stale_temps(real: str) -> int:
         finally:
             os.close(fd)
     return removed
-
-

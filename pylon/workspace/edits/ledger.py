@@ -166,8 +166,12 @@ class Ledger:
         if not usable:
             from pylon.errors import UsageError
 
-            raise UsageError("bad-state-dir", f"pylon cannot keep its edit ledger under {self.folder}: {why}.",
-                             "export PYLON_STATE_DIR=\"$HOME/.local/state/pylon\"   # any writable folder")
+            raise UsageError(
+                "bad-state-dir",
+                f"pylon cannot keep its edit ledger under {self.folder}: {why}.",
+                'export PYLON_STATE_DIR="$HOME/.local/state/pylon"   # any writable folder',
+            )
+
     def _save(self, revs: list[Revision]) -> None:
         os.makedirs(self.folder, exist_ok=True)
         doc = {"version": 2, "path": self.real, "revisions": revs}
@@ -289,14 +293,22 @@ def _valid_revisions(doc: object, real: str) -> list[Revision]:
         return []
     out = []
     for rev in doc["revisions"]:
-        if (isinstance(rev, dict) and isinstance(rev.get("digest"), str) and isinstance(rev.get("tag"), str)
-                and _is_ranges(rev.get("seen")) and _is_ranges(rev.get("stale", []))
-                and isinstance(rev.get("lines"), int) and isinstance(rev.get("size"), int)
-                and isinstance(rev.get("parent", {}), dict) and _is_ranges([rev.get("eol", [0, 0])])):
+        if (
+            isinstance(rev, dict)
+            and isinstance(rev.get("digest"), str)
+            and isinstance(rev.get("tag"), str)
+            and _is_ranges(rev.get("seen"))
+            and _is_ranges(rev.get("stale", []))
+            and isinstance(rev.get("lines"), int)
+            and isinstance(rev.get("size"), int)
+            and isinstance(rev.get("parent", {}), dict)
+            and _is_ranges([rev.get("eol", [0, 0])])
+        ):
             out.append(rev)
     return out
 
 
 def _is_ranges(value: object) -> bool:
     return isinstance(value, list) and all(
-        isinstance(r, list) and len(r) == 2 and type(r[0]) is int and type(r[1]) is int for r in value)
+        isinstance(r, list) and len(r) == 2 and type(r[0]) is int and type(r[1]) is int for r in value
+    )

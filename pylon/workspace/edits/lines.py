@@ -205,8 +205,9 @@ class RangeDoc(Doc):
 
     __slots__ = ("origin", "_size", "_ends_nl")
 
-    def __init__(self, data: bytes, origin: int, size: int, base: int, ends_nl: bool, cum: list[int],
-                 eol_counts: tuple[int, int]) -> None:
+    def __init__(
+        self, data: bytes, origin: int, size: int, base: int, ends_nl: bool, cum: list[int], eol_counts: tuple[int, int]
+    ) -> None:
         super().__init__(data)
         self.origin, self._size, self._ends_nl, self.base = origin, size, ends_nl, base
         self._cum, self._eol_counts = cum, eol_counts

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
@@ -30,8 +31,15 @@ class Op:
 
     __slots__ = ("index", "kind", "start", "end", "lines", "value")
 
-    def __init__(self, index: int, kind: str, start: int = 0, end: int = 0, lines: list[str] | None = None,
-                 value: bool | None = None) -> None:
+    def __init__(
+        self,
+        index: int,
+        kind: str,
+        start: int = 0,
+        end: int = 0,
+        lines: list[str] | None = None,
+        value: bool | None = None,
+    ) -> None:
         self.index, self.kind, self.start, self.end = index, kind, start, end
         self.lines = lines if lines is not None else []
         self.value = value  # final_newline only
@@ -97,7 +105,9 @@ def _split_new_text(value: str) -> list[str]:
 
 def _check_lines(op: Op, problems: list[Problem]) -> None:
     if any("\x00" in line for line in op.lines):
-        problems.append(Problem("syntax", "the new text contains a NUL character; pylon only writes text.", op.index, op.header))
+        problems.append(
+            Problem("syntax", "the new text contains a NUL character; pylon only writes text.", op.index, op.header)
+        )
 
 
 def parse_text(text: str) -> tuple[list[Op], list[Problem]]:
@@ -116,7 +126,14 @@ def parse_text(text: str) -> tuple[list[Op], list[Problem]]:
             if current is not None and current.kind in ("replace", "insert_after", "insert_before"):
                 current.lines.append(row[1:])
             elif current is not None:
-                problems.append(Problem("syntax", f"request line {no}: `{current.header.split()[0]}` takes no `+` lines.", current.index, current.header))
+                problems.append(
+                    Problem(
+                        "syntax",
+                        f"request line {no}: `{current.header.split()[0]}` takes no `+` lines.",
+                        current.index,
+                        current.header,
+                    )
+                )
                 broken = True
             elif not broken:
                 problems.append(Problem("syntax", f"request line {no} is a `+` line before any operation header."))
@@ -125,30 +142,49 @@ def parse_text(text: str) -> tuple[list[Op], list[Problem]]:
         if not row.strip():
             following = next((r for r in rows[no:] if r.strip()), "")
             if following.startswith("+") and current is not None and current.lines:
-                problems.append(Problem(
-                    "syntax", f"request line {no} is empty inside new text; write an empty new line as a bare `+`.",
-                    current.index, current.header))
+                problems.append(
+                    Problem(
+                        "syntax",
+                        f"request line {no} is empty inside new text; write an empty new line as a bare `+`.",
+                        current.index,
+                        current.header,
+                    )
+                )
             continue
         op = _header(row.strip(), len(ops) + 1)
         if op is None:
             owner = (current.index, current.header) if current is not None else (0, "")
             current, broken = None, True
             if _NUMBERED_RE.match(row):
-                problems.append(Problem(
-                    "line-number-prefix",
-                    f"request line {no} (`{row[:60]}`) looks copied from `pylon read` output; new lines are "
-                    "written as `+<content>` without the `N:` prefix.", *owner))
+                problems.append(
+                    Problem(
+                        "line-number-prefix",
+                        f"request line {no} (`{row[:60]}`) looks copied from `pylon read` output; new lines are "
+                        "written as `+<content>` without the `N:` prefix.",
+                        *owner,
+                    )
+                )
             else:
-                problems.append(Problem(
-                    "syntax",
-                    f"request line {no} (`{row[:60]}`) is not an operation header; expected `replace A-B`, "
-                    "`delete A-B`, `insert after N`, `insert before N` or `final-newline yes|no`."))
+                problems.append(
+                    Problem(
+                        "syntax",
+                        f"request line {no} (`{row[:60]}`) is not an operation header; expected `replace A-B`, "
+                        "`delete A-B`, `insert after N`, `insert before N` or `final-newline yes|no`.",
+                    )
+                )
             continue
         ops.append(op)
         current, broken = op, False
     for op in ops:
         if op.kind == "replace" and not op.lines:
-            problems.append(Problem("syntax", f"it has no `+` lines; to remove lines write `delete {op.header.split()[1]}`.", op.index, op.header))
+            problems.append(
+                Problem(
+                    "syntax",
+                    f"it has no `+` lines; to remove lines write `delete {op.header.split()[1]}`.",
+                    op.index,
+                    op.header,
+                )
+            )
         elif op.is_insert and not op.lines:
             problems.append(Problem("syntax", "it has no `+` lines to insert.", op.index, op.header))
         _check_lines(op, problems)
@@ -218,8 +254,10 @@ def _json_op(item: Any, index: int, problems: list[Problem]) -> Op | None:
         return None
     if any(_has_surrogate(line) for line in lines):
         # JSON can spell "\ud800", which is no character: it cannot be written as UTF-8.
-        bad('"newText" holds a lone surrogate (such as "\\ud800"), which is not a character and cannot be '
-            "written as UTF-8; send the character itself or its surrogate pair.")
+        bad(
+            '"newText" holds a lone surrogate (such as "\\ud800"), which is not a character and cannot be '
+            "written as UTF-8; send the character itself or its surrogate pair."
+        )
         return None
     if kind == "final_newline":
         value = item.get("value")
@@ -271,7 +309,9 @@ def _span(text: str) -> tuple[int, int] | None:
 
 
 def from_flags(
-    replace: list[tuple[str, str]], delete: list[str], insert_after: list[tuple[str, str]],
+    replace: list[tuple[str, str]],
+    delete: list[str],
+    insert_after: list[tuple[str, str]],
     insert_before: list[tuple[str, str]],
 ) -> tuple[list[Op], list[Problem]]:
     """Operations from one-line flags (`--replace 40 TEXT`, `--delete 40-42`, `--insert-after 7 TEXT`)."""
@@ -285,11 +325,17 @@ def from_flags(
         flag = "--" + kind.replace("_", "-")
         if span is None or (kind.startswith("insert") and span[0] != span[1]):
             form = "N" if kind.startswith("insert") else "A or A-B"
-            problems.append(Problem("syntax", f"{flag} takes a line number ({form}), not `{spec}`.", index, f"{flag} {spec}"))
+            problems.append(
+                Problem("syntax", f"{flag} takes a line number ({form}), not `{spec}`.", index, f"{flag} {spec}")
+            )
             continue
         op = Op(index, kind, span[0], span[1], [] if text is None else [text])
         if text is not None and ("\n" in text or "\r" in text):
-            problems.append(Problem("syntax", f"{flag} writes exactly one line; pipe a request on stdin for several.", index, op.header))
+            problems.append(
+                Problem(
+                    "syntax", f"{flag} writes exactly one line; pipe a request on stdin for several.", index, op.header
+                )
+            )
             continue
         _check_lines(op, problems)
         ops.append(op)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from heapq import heappop, heappush
+
 TYPE_CHECKING = False  # importing typing costs start-up time; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
@@ -46,7 +47,9 @@ def validate(ops: list[Op], doc: Doc, seen: list[list[int]], parent: dict[str, A
     _disjoint(good, plan.problems)
     finals = [op for op in ops if op.kind == "final_newline"]
     for op in finals[1:]:
-        plan.problems.append(Problem("overlap", f"final-newline is already set by operation {finals[0].index}.", op.index, op.header))
+        plan.problems.append(
+            Problem("overlap", f"final-newline is already set by operation {finals[0].index}.", op.index, op.header)
+        )
     unseen: set[int] = set()
     for op in good:
         needed = (op.start, op.end) if op.is_range else (op.start, op.start) if op.start >= 1 else None
@@ -56,9 +59,15 @@ def validate(ops: list[Op], doc: Doc, seen: list[list[int]], parent: dict[str, A
         if gaps:
             for a, b in gaps:
                 unseen.update(range(a, b + 1))
-            plan.problems.append(Problem(
-                "unseen-lines", f"{_lines(gaps)} not shown under this tag{_moved(gaps, parent, plan.moved)}.",
-                op.index, op.header, {"lines": gaps}))
+            plan.problems.append(
+                Problem(
+                    "unseen-lines",
+                    f"{_lines(gaps)} not shown under this tag{_moved(gaps, parent, plan.moved)}.",
+                    op.index,
+                    op.header,
+                    {"lines": gaps},
+                )
+            )
         _numbered_text(op, doc, plan.problems)
     plan.unseen = sorted(unseen)
     return plan
@@ -94,13 +103,24 @@ def _disjoint(ops: list[Op], problems: list[Problem]) -> None:
         first, second = (a, b) if a.index < b.index else (b, a)  # the later operation gets the problem
         lo, hi = max(a.start, b.start), min(a.end, b.end)
         both = f"line {lo} is" if lo == hi else f"lines {lo}-{hi} are"
-        problems.append(Problem(
-            "overlap", f"{both} also changed by operation {first.index} (`{first.header}`); "
-            "merge them into one operation.", second.index, second.header))
+        problems.append(
+            Problem(
+                "overlap",
+                f"{both} also changed by operation {first.index} (`{first.header}`); merge them into one operation.",
+                second.index,
+                second.header,
+            )
+        )
     for op, owner in anchored:
-        problems.append(Problem(
-            "overlap", f"its anchor line {op.start} is changed by operation {owner.index} (`{owner.header}`); "
-            "put the new lines into that operation instead.", op.index, op.header))
+        problems.append(
+            Problem(
+                "overlap",
+                f"its anchor line {op.start} is changed by operation {owner.index} (`{owner.header}`); "
+                "put the new lines into that operation instead.",
+                op.index,
+                op.header,
+            )
+        )
     refused = {op.index for op, _ in anchored}
     boundaries: dict[int, Op] = {}
     for op in sorted(inserts, key=lambda o: o.index):
@@ -109,10 +129,15 @@ def _disjoint(ops: list[Op], problems: list[Problem]) -> None:
         boundary = op.start if op.kind == "insert_after" else op.start - 1
         if boundary in boundaries:
             first = boundaries[boundary]
-            problems.append(Problem(
-                "same-boundary", f"operation {first.index} (`{first.header}`) inserts at the same place (between lines "
-                f"{boundary} and {boundary + 1}); merge both into one insertion in the order you want.",
-                op.index, op.header))
+            problems.append(
+                Problem(
+                    "same-boundary",
+                    f"operation {first.index} (`{first.header}`) inserts at the same place (between lines "
+                    f"{boundary} and {boundary + 1}); merge both into one insertion in the order you want.",
+                    op.index,
+                    op.header,
+                )
+            )
         else:
             boundaries[boundary] = op
 
@@ -129,8 +154,10 @@ def _sweep(spans: list[Op], inserts: list[Op]) -> tuple[list[tuple[Op, Op]], lis
     proportion to the problems it reports.
     """
     # Sort keys stop at the index (unique), so Op objects are never compared.
-    events = sorted([(op.start, 0, op.index, op) for op in spans] + [(op.start, 1, op.index, op) for op in inserts],
-                    key=lambda e: e[:3])
+    events = sorted(
+        [(op.start, 0, op.index, op) for op in spans] + [(op.start, 1, op.index, op) for op in inserts],
+        key=lambda e: e[:3],
+    )
     active: list[tuple[int, int, Op]] = []  # (end, index, range)
     pairs: list[tuple[Op, Op]] = []
     anchored: list[tuple[Op, Op]] = []
@@ -203,6 +230,12 @@ def _numbered_text(op: Op, doc: Doc, problems: list[Problem]) -> None:
     lo, hi = max(op.start - 1, 1), min(op.end + 1, doc.nlines)
     if lo <= hi and any(_PREFIX_RE.match(c.decode("utf-8", "replace")) for _, c, _ in doc.iter_raw(lo, hi)):
         return  # the file itself holds such lines
-    problems.append(Problem(
-        "line-number-prefix", f"its new lines start with `{numbers[0]}:`... as in `pylon read` output; write only "
-        "the content after the `N:` prefix.", op.index, op.header))
+    problems.append(
+        Problem(
+            "line-number-prefix",
+            f"its new lines start with `{numbers[0]}:`... as in `pylon read` output; write only "
+            "the content after the `N:` prefix.",
+            op.index,
+            op.header,
+        )
+    )

@@ -17,8 +17,9 @@ class Problem:
 
     __slots__ = ("code", "message", "index", "header", "extra")
 
-    def __init__(self, code: str, message: str, index: int = 0, header: str = "",
-                 extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, index: int = 0, header: str = "", extra: dict[str, Any] | None = None
+    ) -> None:
         self.code, self.message, self.index, self.header = code, message, index, header
         self.extra = extra or {}
 
@@ -36,7 +37,9 @@ class Problem:
         return {"index": self.index, "header": self.header, "code": self.code, "message": self.message, **self.extra}
 
 
-def request_error(problems: list[Problem], hint: str, extra: dict[str, Any] | None = None, tail: str = "") -> PylonError:
+def request_error(
+    problems: list[Problem], hint: str, extra: dict[str, Any] | None = None, tail: str = ""
+) -> PylonError:
     """One error for every problem of a request: the shared code, or `bad-request` when mixed."""
     problems = sorted(problems, key=lambda p: p.index)  # stable: keeps each operation's own order
     codes = {p.code for p in problems}

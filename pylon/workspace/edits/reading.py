@@ -19,9 +19,22 @@ from pylon.workspace.edits.write import read_with_stat, resolve
 
 
 class ReadResult:
-    def __init__(self, path: str, tag: str, total_lines: int, start: int, end: int, eol: str, final_newline: bool,
-                 bom: bool, lines: list[tuple[int, str]], cut: list[tuple[int, int]], next_offset: int | None,
-                 limit: int | None, notes: list[str]) -> None:
+    def __init__(
+        self,
+        path: str,
+        tag: str,
+        total_lines: int,
+        start: int,
+        end: int,
+        eol: str,
+        final_newline: bool,
+        bom: bool,
+        lines: list[tuple[int, str]],
+        cut: list[tuple[int, int]],
+        next_offset: int | None,
+        limit: int | None,
+        notes: list[str],
+    ) -> None:
         self.path, self.tag, self.total_lines, self.start, self.end = path, tag, total_lines, start, end
         self.eol, self.final_newline, self.bom = eol, final_newline, bom
         self.lines, self.cut, self.next_offset, self.limit, self.notes = lines, cut, next_offset, limit, notes
@@ -40,17 +53,27 @@ class ReadResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "path": self.path, "tag": self.tag, "total_lines": self.total_lines, "start": self.start,
-            "end": self.end, "eol": self.eol, "final_newline": self.final_newline, "bom": self.bom,
-            "lines": [[n, t] for n, t in self.lines], "cut": [[n, h] for n, h in self.cut],
+            "path": self.path,
+            "tag": self.tag,
+            "total_lines": self.total_lines,
+            "start": self.start,
+            "end": self.end,
+            "eol": self.eol,
+            "final_newline": self.final_newline,
+            "bom": self.bom,
+            "lines": [[n, t] for n, t in self.lines],
+            "cut": [[n, h] for n, h in self.cut],
             "next_offset": self.next_offset,
         }
 
 
 def not_text(path: str, reason: str) -> PylonError:
-    return PylonError("not-text", f"{path} cannot be numbered: {reason}.",
-                      "pylon read/edit handle UTF-8 text only; use another tool for this file.",
-                      exit_code=Exit.CANNOT_EDIT)
+    return PylonError(
+        "not-text",
+        f"{path} cannot be numbered: {reason}.",
+        "pylon read/edit handle UTF-8 text only; use another tool for this file.",
+        exit_code=Exit.CANNOT_EDIT,
+    )
 
 
 def file_notes(doc: Doc) -> list[str]:
@@ -114,9 +137,16 @@ class Loaded:
         """Add the printed lines to the ledger entry of this revision; its tag."""
         big = len(self.data) >= INDEX_MIN
         doc = self.doc
-        rev = ledger.record(self.digest, seen=seen, lines=doc.nlines, size=len(self.data),
-                            data=self.data if len(self.data) <= SNAPSHOT_CAP else None, st=self.st,
-                            index=(BLOCK, doc.index()) if big else None, eol=doc.eol_counts() if big else None)
+        rev = ledger.record(
+            self.digest,
+            seen=seen,
+            lines=doc.nlines,
+            size=len(self.data),
+            data=self.data if len(self.data) <= SNAPSHOT_CAP else None,
+            st=self.st,
+            index=(BLOCK, doc.index()) if big else None,
+            eol=doc.eol_counts() if big else None,
+        )
         return rev["tag"]
 
 
@@ -147,27 +177,52 @@ def load(path: str, real: str, ledger: Ledger) -> Loaded:
 
 def check_offset(path: str, offset: int, total: int) -> None:
     if total and offset > total:
-        raise PylonError("out-of-range", f"--offset {offset} is past the last line of {path} ({total}).",
-                         f"pylon read {path} --offset {max(1, total - MAX_LINES + 1)}", exit_code=Exit.USAGE)
+        raise PylonError(
+            "out-of-range",
+            f"--offset {offset} is past the last line of {path} ({total}).",
+            f"pylon read {path} --offset {max(1, total - MAX_LINES + 1)}",
+            exit_code=Exit.USAGE,
+        )
 
 
-def result(path: str, tag: str, doc: Doc, lines: list[tuple[int, str]], cut: list[tuple[int, int]], offset: int,
-           end: int, limit: int | None) -> ReadResult:
+def result(
+    path: str,
+    tag: str,
+    doc: Doc,
+    lines: list[tuple[int, str]],
+    cut: list[tuple[int, int]],
+    offset: int,
+    end: int,
+    limit: int | None,
+) -> ReadResult:
     """The answer covering lines offset..end; the next call starts after `end` unless it is the last line."""
     total = doc.nlines
     next_offset = end + 1 if end < total else None
     crlf_eol = doc.eol() if total else "none"
-    return ReadResult(path, tag, total, offset if total else 0, end if total else 0, crlf_eol,
-                      doc.final_newline if total else False, doc.bom, lines, cut, next_offset, limit,
-                      file_notes(doc))
+    return ReadResult(
+        path,
+        tag,
+        total,
+        offset if total else 0,
+        end if total else 0,
+        crlf_eol,
+        doc.final_newline if total else False,
+        doc.bom,
+        lines,
+        cut,
+        next_offset,
+        limit,
+        file_notes(doc),
+    )
 
 
 def _window_result(path: str, tag: str, doc: Doc, win: Window, offset: int, limit: int | None) -> ReadResult:
     return result(path, tag, doc, win.lines, win.cut, offset, win.last if win.lines else offset - 1, limit)
 
 
-def _trusted_window(path: str, real: str, ledger: Ledger, offset: int, limit: int | None,
-                    defer_seen: bool) -> ReadResult | None:
+def _trusted_window(
+    path: str, real: str, ledger: Ledger, offset: int, limit: int | None, defer_seen: bool
+) -> ReadResult | None:
     """A window of a large file pylon has recorded unchanged (device, inode, size, mtime, ctime,
     outside the racy interval): read only the blocks it spans, with the kept index and line-ending
     counts. None when anything is missing or the file changed meanwhile; then the caller reads

@@ -104,8 +104,15 @@ def rebase_all(cmp: Comparison, ops: list[Op], invalid: set[int]) -> tuple[list[
             moved, why = None, "the request itself has a problem there (fix it first)"
         else:
             moved, why = rebase_op(cmp, op)
-        report.append({"index": op.index, "header": op.header, "applies": moved is not None,
-                       "rebased": moved.header if moved is not None else None, "reason": why})
+        report.append(
+            {
+                "index": op.index,
+                "header": op.header,
+                "applies": moved is not None,
+                "rebased": moved.header if moved is not None else None,
+                "reason": why,
+            }
+        )
         if moved is not None:
             rebased.append(moved)
     return rebased, report

@@ -61,15 +61,22 @@ def check(doc: Doc, ops: list[Op], *, allow_echo: bool, allow_indent_mix: bool) 
                 # the list-item pattern backtracks over the whole line: try it only on lines ending in a comma
                 listed = new.rstrip().endswith(",") and _LIST_ITEM.match(new)
                 if _STRUCTURAL.match(new) or listed or _repeated_nearby(doc, changed, line_no, new):
-                    warnings.append(f"operation {op.index} (`{op.header}`): its {'first' if where == 'above' else 'last'} "
-                                    f"new line `{new.strip()[:60]}` repeats line {line_no} {where} it.")
+                    warnings.append(
+                        f"operation {op.index} (`{op.header}`): its {'first' if where == 'above' else 'last'} "
+                        f"new line `{new.strip()[:60]}` repeats line {line_no} {where} it."
+                    )
                     continue
-                problems.append(Problem(
-                    "suspicious-edit",
-                    f"its {'first' if where == 'above' else 'last'} new line repeats line {line_no} "
-                    f"just {where} the "
-                    f"change (`{new.strip()[:60]}`), which would duplicate it. Drop that line from the new text, "
-                    "or add --allow-echo if the repeat is intended.", op.index, op.header))
+                problems.append(
+                    Problem(
+                        "suspicious-edit",
+                        f"its {'first' if where == 'above' else 'last'} new line repeats line {line_no} "
+                        f"just {where} the "
+                        f"change (`{new.strip()[:60]}`), which would duplicate it. Drop that line from the new text, "
+                        "or add --allow-echo if the repeat is intended.",
+                        op.index,
+                        op.header,
+                    )
+                )
         if not allow_indent_mix:
             _indent(doc, op, changed, problems)
     return problems, warnings
@@ -125,7 +132,7 @@ def _repeated_nearby(doc: Doc, changed: list[list[int]], line_no: int, text: str
             head = data.rfind(b"\n", start, at) + 1 or start
             stop = data.find(b"\n", at, end)
             stop = end if stop < 0 else stop
-            if not data[max(head, start):at].strip(b" \t") and _blank_tail(data[at + len(target):stop]):
+            if not data[max(head, start) : at].strip(b" \t") and _blank_tail(data[at + len(target) : stop]):
                 found += 1
                 if found >= 2:
                     return True
@@ -203,7 +210,12 @@ def _indent(doc: Doc, op: Op, changed: list[list[int]], problems: list[Problem])
         styles = [s for s, line in zip(map(_style, op.lines), op.lines) if s and line.strip() not in replaced]
     if styles.count(other) <= styles.count(local):
         return
-    problems.append(Problem(
-        "suspicious-edit",
-        f"its new lines indent with {other}, but the lines around it indent only with {local}. Re-send them "
-        f"indented with {local}, or add --allow-indent-mix if {other} are intended.", op.index, op.header))
+    problems.append(
+        Problem(
+            "suspicious-edit",
+            f"its new lines indent with {other}, but the lines around it indent only with {local}. Re-send them "
+            f"indented with {local}, or add --allow-indent-mix if {other} are intended.",
+            op.index,
+            op.header,
+        )
+    )

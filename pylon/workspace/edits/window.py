@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pylon.workspace.edits.lines import Doc
 
 MAX_LINES = 2000
@@ -56,8 +55,16 @@ def clip(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + cut_marker(len(text) - MAX_LINE_CHARS)
 
 
-def take(doc: Doc, first: int, last: int, *, max_lines: int = MAX_LINES, budget: int = MAX_BYTES,
-         full_lines: bool = False, first_free: bool = True) -> Window:
+def take(
+    doc: Doc,
+    first: int,
+    last: int,
+    *,
+    max_lines: int = MAX_LINES,
+    budget: int = MAX_BYTES,
+    full_lines: bool = False,
+    first_free: bool = True,
+) -> Window:
     """Lines first..last, stopping at `max_lines` or when the output would pass `budget` bytes.
 
     Lines longer than MAX_LINE_CHARS characters are cut unless `full_lines`.

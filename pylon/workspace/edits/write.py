@@ -22,13 +22,12 @@ TYPE_CHECKING = False  # contextlib and typing cost start-up time on `pylon read
 if TYPE_CHECKING:
     from types import TracebackType
 
+
 def _lock_timeout() -> float:
     try:
         return max(float(os.environ.get("PYLON_EDIT_LOCK_TIMEOUT", "10")), 0.0)
     except ValueError:
         return 10.0
-
-
 
 
 def cannot_edit(code: str, message: str, hint: str) -> PylonError:
@@ -48,23 +47,34 @@ def resolve(path: str, write: bool = False) -> tuple[str, os.stat_result]:
     except FileNotFoundError:
         from shlex import quote
 
-        raise cannot_edit("not-found", f"{path} does not exist.",
-                          f"To make it: pylon edit {quote(path)} --create --insert-after 0 'first line' (or check the path: "
-                          "it is relative to the current folder).") from None
+        raise cannot_edit(
+            "not-found",
+            f"{path} does not exist.",
+            f"To make it: pylon edit {quote(path)} --create --insert-after 0 'first line' (or check the path: "
+            "it is relative to the current folder).",
+        ) from None
     except PermissionError:
         raise cannot_edit("permission", f"{path} cannot be accessed: permission denied.", f"ls -l {path}") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise cannot_edit("symlink-loop", f"{path} is a symbolic link that leads back to itself.",
-                              f"ls -l {path}   # then point the link at a file") from None
+            raise cannot_edit(
+                "symlink-loop",
+                f"{path} is a symbolic link that leads back to itself.",
+                f"ls -l {path}   # then point the link at a file",
+            ) from None
         if exc.errno == errno.ENOTDIR:
-            raise cannot_edit("not-found", f"{path} does not exist (a part of it is not a folder).",
-                              "Check the path (it is relative to the current folder).") from None
+            raise cannot_edit(
+                "not-found",
+                f"{path} does not exist (a part of it is not a folder).",
+                "Check the path (it is relative to the current folder).",
+            ) from None
         raise
     if stat.S_ISDIR(st.st_mode):
         raise cannot_edit("is-directory", f"{path} is a directory; pylon reads and edits files.", f"ls {path}")
     if not stat.S_ISREG(st.st_mode):
-        raise cannot_edit("not-text", f"{path} is not a regular file.", "pylon reads and edits regular text files only.")
+        raise cannot_edit(
+            "not-text", f"{path} is not a regular file.", "pylon reads and edits regular text files only."
+        )
     return real, st
 
 
@@ -133,9 +143,13 @@ class locked:  # used like a function: `with locked(path, real) as lk: ...`
             try:
                 fd = open_real(path, real)
             except FileNotFoundError:
-                raise cannot_edit("not-found", f"{path} no longer exists.", "Check the path, then read it again.") from None
+                raise cannot_edit(
+                    "not-found", f"{path} no longer exists.", "Check the path, then read it again."
+                ) from None
             except PermissionError:
-                raise cannot_edit("permission", f"{path} is not readable: permission denied.", f"ls -l {path}") from None
+                raise cannot_edit(
+                    "permission", f"{path} is not readable: permission denied.", f"ls -l {path}"
+                ) from None
             try:
                 acquired = wait_flock(fd, deadline)
             except BaseException:
@@ -144,8 +158,10 @@ class locked:  # used like a function: `with locked(path, real) as lk: ...`
             if not acquired:
                 os.close(fd)
                 raise cannot_edit(
-                    "lock-timeout", f"Another pylon process has been editing {path} for over {timeout:g}s.",
-                    "Wait for it to finish, then run the same command again.")
+                    "lock-timeout",
+                    f"Another pylon process has been editing {path} for over {timeout:g}s.",
+                    "Wait for it to finish, then run the same command again.",
+                )
             st = os.fstat(fd)
             try:
                 now = os.stat(real)
@@ -184,15 +200,25 @@ def _stable_read(fd: int, st: os.stat_result) -> tuple[bytes, os.stat_result]:
 
 def check_writable(path: str, real: str, st: os.stat_result, force: bool = False) -> None:
     if not os.access(real, os.W_OK):
-        raise cannot_edit("permission", f"{path} is read-only for you (mode {stat.filemode(st.st_mode)}).",
-                          f"chmod u+w {path}   # then run the same edit again")
+        raise cannot_edit(
+            "permission",
+            f"{path} is read-only for you (mode {stat.filemode(st.st_mode)}).",
+            f"chmod u+w {path}   # then run the same edit again",
+        )
     # root passes every access check; a mode without any write bit still says "do not write".
     if not force and not st.st_mode & 0o222:
-        raise cannot_edit("permission", f"{path} is read-only (mode {stat.filemode(st.st_mode)}); root could write it, "
-                          "but pylon refuses as other tools do.", f"chmod u+w {path}   # or run the same edit with --force")
+        raise cannot_edit(
+            "permission",
+            f"{path} is read-only (mode {stat.filemode(st.st_mode)}); root could write it, "
+            "but pylon refuses as other tools do.",
+            f"chmod u+w {path}   # or run the same edit with --force",
+        )
     if not os.access(os.path.dirname(real) or ".", os.W_OK | os.X_OK):
-        raise cannot_edit("permission", f"The folder of {path} is not writable, so it cannot be replaced atomically.",
-                          f"ls -ld {os.path.dirname(real) or '.'}")
+        raise cannot_edit(
+            "permission",
+            f"The folder of {path} is not writable, so it cannot be replaced atomically.",
+            f"ls -ld {os.path.dirname(real) or '.'}",
+        )
 
 
 def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) -> tuple[int, list[str]]:
@@ -256,11 +282,14 @@ def replace(path: str, real: str, lk: Locked, pieces: list[bytes | memoryview]) 
     fsync_dir(folder or ".")
     if guard.written_meanwhile(lk.fd, st):
         saved = guard.save_old_inode(path, real, lk.fd)
-        notes.append(f"another program wrote to {path} while pylon replaced it (an outside write); its version is "
-                     f"saved as {saved}: compare and merge it.")
+        notes.append(
+            f"another program wrote to {path} while pylon replaced it (an outside write); its version is "
+            f"saved as {saved}: compare and merge it."
+        )
     if st.st_nlink > 1:
-        notes.append(f"{path} had {st.st_nlink} hard links; it was replaced atomically, so its other names keep "
-                     "the old content.")
+        notes.append(
+            f"{path} had {st.st_nlink} hard links; it was replaced atomically, so its other names keep the old content."
+        )
     return fd, notes
 
 
@@ -309,7 +338,12 @@ def changed_since_write(path: str, real: str, fd: int, pieces: list[bytes | memo
     except FileNotFoundError:
         return b""
     same = (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
-        mine.st_dev, mine.st_ino, size, mine.st_mtime_ns, mine.st_ctime_ns)
+        mine.st_dev,
+        mine.st_ino,
+        size,
+        mine.st_mtime_ns,
+        mine.st_ctime_ns,
+    )
     if same and size > FULL_READBACK_MAX:
         return None
     back = read_path(path, real)

@@ -27,8 +27,9 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pylon.workspace.keep.kept import Kept
     from typing import Any
+
+    from pylon.workspace.keep.kept import Kept
 
     Op = Any  # an op of the log (oplog.Op): the op log imports this module, never the reverse
 
@@ -58,8 +59,17 @@ class Chain:
     def save(self) -> None:
         from pylon.workspace.index import write_json
 
-        write_json(self.path, {"v": 1, "root": self.root, "last": self.last, "last_key": self.last_key,
-                               "running": self.running, "dotgit": self.dotgit})
+        write_json(
+            self.path,
+            {
+                "v": 1,
+                "root": self.root,
+                "last": self.last,
+                "last_key": self.last_key,
+                "running": self.running,
+                "dotgit": self.dotgit,
+            },
+        )
 
     def move(self, kept: Kept) -> None:
         self.last, self.last_key = kept.commit, kept.key
@@ -68,8 +78,9 @@ class Chain:
 def lock(store: Store, root: str) -> object:
     from pylon.locks import file_lock
 
-    return file_lock(os.path.join(store.checkout_dir(root), "lock"), timeout=LOCK_TIMEOUT,
-                     what="the kept states of this checkout")
+    return file_lock(
+        os.path.join(store.checkout_dir(root), "lock"), timeout=LOCK_TIMEOUT, what="the kept states of this checkout"
+    )
 
 
 def _first_line(command: str) -> str:
@@ -89,8 +100,9 @@ def _dotgit(root: str) -> dict[str, object]:
     return {"kind": "dir"} if os.path.isdir(path) else {}
 
 
-def before(checkout: Checkout, *, command: str, hook_id: str, session: str = "",
-           turn: str = "") -> tuple[int, list[list[object]]]:
+def before(
+    checkout: Checkout, *, command: str, hook_id: str, session: str = "", turn: str = ""
+) -> tuple[int, list[list[object]]]:
     """Keep the state before a shell command and reserve its op: (the op's number, what the state
     could not hold: ignored data over the budget, [path, bytes, why] each)."""
     from pylon.workspace.keep.kept import take
@@ -123,8 +135,14 @@ def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, sessi
     from pylon.workspace.keep.store import next_seq
 
     seq = next_seq(chain.store, at_least=_repo_last(checkout))  # never a number the op log holds
-    chain.running[hook_id] = {"seq": seq, "command": command[:4000], "session": session, "turn": turn,
-                              "time": time.time(), "pid": os.getpid()}
+    chain.running[hook_id] = {
+        "seq": seq,
+        "command": command[:4000],
+        "session": session,
+        "turn": turn,
+        "time": time.time(),
+        "pid": os.getpid(),
+    }
     return seq
 
 
@@ -159,18 +177,21 @@ def finish(checkout: Checkout, chain: Chain, hook_id: str, kept: Kept, command: 
     return seq
 
 
-def _complete(checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept,
-              others: list[str]) -> int:
+def _complete(
+    checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept, others: list[str]
+) -> int:
     from pylon.workspace.keep import ledger
-
     from pylon.workspace.keep.changes import summary
 
     assert chain.last is not None
     command = str(run.get("command") or "")
     seq = int(str(run.get("seq") or 0))
     title = f"shell: {_first_line(command)}"
-    data: dict[str, object] = {"hook_id": hook_id, "session": run.get("session") or "",
-                               "changed": summary(checkout, chain.store, chain.last, kept)}
+    data: dict[str, object] = {
+        "hook_id": hook_id,
+        "session": run.get("session") or "",
+        "changed": summary(checkout, chain.store, chain.last, kept),
+    }
     if others:
         data["alongside"] = [_first_line(c) for c in others]
         title = f"{title} (while {'; '.join(_first_line(c) for c in others)[:200]} ran)"
@@ -180,9 +201,21 @@ def _complete(checkout: Checkout, chain: Chain, run: dict[str, object], hook_id:
         data["was"] = seq
         seq = next_seq(chain.store, at_least=_repo_last(checkout))
     now = int(time.time())
-    record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": int(float(str(run.get("time") or now))),
-              "finished": now, "steps": [_step(checkout.root, chain.last, kept.commit)], "data": data, "anchors": [],
-              "module": ledger.MODULE, "command": command, "pid": run.get("pid"), "from": checkout.root}
+    record = {
+        "v": 1,
+        "kind": "shell",
+        "status": "done",
+        "title": title,
+        "time": int(float(str(run.get("time") or now))),
+        "finished": now,
+        "steps": [_step(checkout.root, chain.last, kept.commit)],
+        "data": data,
+        "anchors": [],
+        "module": ledger.MODULE,
+        "command": command,
+        "pid": run.get("pid"),
+        "from": checkout.root,
+    }
     ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
     return seq
 
@@ -235,22 +268,36 @@ def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
     return _repo_last(checkout) > seq
 
 
-def _record(checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None,
-            data: dict[str, object]) -> int:
+def _record(
+    checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None, data: dict[str, object]
+) -> int:
     """A finished op from the chain's last state to `kept` (changes no running command explains)."""
     from pylon.workspace.keep import ledger
-
     from pylon.workspace.keep.changes import summary
     from pylon.workspace.keep.store import next_seq
 
     assert chain.last is not None
     seq = next_seq(chain.store, at_least=_repo_last(checkout))
     now = int(time.time())
-    record = {"v": 1, "kind": "shell", "status": "done", "title": title, "time": now, "finished": now,
-              "steps": [_step(checkout.root, chain.last, kept.commit)],
-              "data": {**data, "changed": summary(checkout, chain.store, chain.last, kept),
-                       **({} if command else {"outside": True})},
-              "anchors": [], "module": ledger.MODULE, "command": command, "pid": os.getpid(), "from": checkout.root}
+    record = {
+        "v": 1,
+        "kind": "shell",
+        "status": "done",
+        "title": title,
+        "time": now,
+        "finished": now,
+        "steps": [_step(checkout.root, chain.last, kept.commit)],
+        "data": {
+            **data,
+            "changed": summary(checkout, chain.store, chain.last, kept),
+            **({} if command else {"outside": True}),
+        },
+        "anchors": [],
+        "module": ledger.MODULE,
+        "command": command,
+        "pid": os.getpid(),
+        "from": checkout.root,
+    }
     ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
     return seq
 
@@ -263,8 +310,9 @@ def after(checkout: Checkout, *, hook_id: str, command: str = "") -> int | None:
         return after_locked(checkout, store, hook_id=hook_id, command=command)
 
 
-def after_locked(checkout: Checkout, store: Store, *, hook_id: str, command: str = "",
-                 git_present: bool = True) -> int | None:
+def after_locked(
+    checkout: Checkout, store: Store, *, hook_id: str, command: str = "", git_present: bool = True
+) -> int | None:
     from pylon.workspace.keep.kept import take
 
     chain = Chain(store, checkout.root)

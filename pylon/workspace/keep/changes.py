@@ -25,8 +25,10 @@ def _diff(store: Store, common_dir: str | None, old: str | None, new: str | None
     if old == new:
         return []
     with store.objects_in(common_dir):  # type: ignore[attr-defined]
-        out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new],
-                      env={"GIT_DIR": _git_dir(store, common_dir)})
+        out = git.run(
+            ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new],
+            env={"GIT_DIR": _git_dir(store, common_dir)},
+        )
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
@@ -55,14 +57,18 @@ def summary(checkout: Checkout, store: Store, before_commit: str, after: Kept) -
     common = checkout.common_dir
     before = load(store, before_commit, common)
     paths = set(_diff(store, common, before.state.worktree, after.state.worktree))
-    paths |= set(_diff(store, common, str(before.ignored.get("tree") or "") or None,
-                       str(after.ignored.get("tree") or "") or None))
+    paths |= set(
+        _diff(
+            store, common, str(before.ignored.get("tree") or "") or None, str(after.ignored.get("tree") or "") or None
+        )
+    )
     paths |= set(meta_paths(before.state.meta, after.state.meta))
     paths |= set(meta_paths(_ignored_meta(before), _ignored_meta(after)))
     listed = sorted(paths)
     not_kept = [entry for side in (after, before) for entry in _listed(side.ignored.get("not_kept"))]
     out: dict[str, object] = {
-        "paths": listed[:PATHS_MAX], "paths_total": len(listed),
+        "paths": listed[:PATHS_MAX],
+        "paths_total": len(listed),
         "index": before.state.index_tree != after.state.index_tree,
         "head": [before.state.head, after.state.head] if before.state.head != after.state.head else [],
         "branch": [before.state.branch, after.state.branch] if before.state.branch != after.state.branch else [],

@@ -29,8 +29,11 @@ _CACHE = "ignored.json"
 
 def listing(kc: KeepCheckout, index: str) -> git.GitProcess:
     """Start the listing of ignored entries (folders collapsed) against the keep's private index."""
-    return git.start(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"], cwd=kc.root,
-                     env={"GIT_INDEX_FILE": index})
+    return git.start(
+        ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+        cwd=kc.root,
+        env={"GIT_INDEX_FILE": index},
+    )
 
 
 class _Walk:
@@ -81,8 +84,13 @@ class _Walk:
                     found[rel] = (stat.S_IMODE(st.st_mode), st)
                     size += st.st_size
                 if self.total + size > self.total_max:
-                    self.not_kept.append([top, _du(os.path.join(self.root, top)),
-                                          f"over the {self.total_max} bytes kept of ignored files"])
+                    self.not_kept.append(
+                        [
+                            top,
+                            _du(os.path.join(self.root, top)),
+                            f"over the {self.total_max} bytes kept of ignored files",
+                        ]
+                    )
                     return
         self.files.update(found)
         self.dirs += dirs
@@ -164,8 +172,14 @@ def keep(kc: KeepCheckout, proc: git.GitProcess | None, budget: tuple[int, int])
         from pylon.workspace.keep.loose import tree as write_tree
 
         tree = write_tree(kc.store.objects, files)
-    record: Record = {"tree": tree or None, "count": len(files), "bytes": walk.total, "modes": odd,
-                      "dirs": sorted(walk.dirs), "not_kept": walk.not_kept}
+    record: Record = {
+        "tree": tree or None,
+        "count": len(files),
+        "bytes": walk.total,
+        "modes": odd,
+        "dirs": sorted(walk.dirs),
+        "not_kept": walk.not_kept,
+    }
     try:
         write_json(cache_path, {"files": fresh, "digest": digest, "tree": tree, "tops": entries})
     except OSError:

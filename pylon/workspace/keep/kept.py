@@ -57,17 +57,24 @@ def key_of(state: State, record: dict[str, object]) -> str:
 
     ignored = record.get("ignored") if isinstance(record.get("ignored"), dict) else {}
     assert isinstance(ignored, dict)
-    parts = [state.worktree, state.index_tree, state.head, state.branch, state.meta_raw, record.get("git"),
-             record.get("refs"), {k: ignored.get(k) for k in ("tree", "modes", "dirs", "not_kept")}]
+    parts = [
+        state.worktree,
+        state.index_tree,
+        state.head,
+        state.branch,
+        state.meta_raw,
+        record.get("git"),
+        record.get("refs"),
+        {k: ignored.get(k) for k in ("tree", "modes", "dirs", "not_kept")},
+    ]
     return sha256_hex(dumps(parts, ascii=True, sort_keys=True).encode("ascii"))
 
 
 def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tuple[str, str] | None = None) -> Kept:
     """Keep the checkout's state now; `last` = (key, commit) of the last one kept, reused when equal."""
+    from pylon.workspace import git
     from pylon.workspace.keep import ignored, refsnap
     from pylon.workspace.state import capture
-
-    from pylon.workspace import git
 
     kc = KeepCheckout(checkout, store)
     env = store.env(checkout.common_dir)
@@ -85,9 +92,13 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
         moved = was is None or file_sig(private) != was
         listing = ignored.listing(kc, checkout.index_path) if moved else None
         kept_ignored = ignored.keep(kc, listing, budget(checkout.root))
-    record: dict[str, object] = {"v": VERSION, "root": checkout.root, "git": git_present,
-                                 "refs": refsnap.snapshot(checkout.common_dir, checkout.git_dir),
-                                 "ignored": kept_ignored}
+    record: dict[str, object] = {
+        "v": VERSION,
+        "root": checkout.root,
+        "git": git_present,
+        "refs": refsnap.snapshot(checkout.common_dir, checkout.git_dir),
+        "ignored": kept_ignored,
+    }
     key = key_of(state, record)
     if last is not None and last[0] == key:
         return Kept(last[1], state, record, key)
@@ -120,8 +131,9 @@ def write(store: Store, state: State, record: dict[str, object]) -> str:
     head_tree = state.head_tree or EMPTY_TREE
     now = int(time.time())
     if state.index_tree and state.index_tree != head_tree:
-        index_commit = loose.commit(objects, state.index_tree, [state.head] if state.head else [],
-                                    "pylon index of kept\n", now)
+        index_commit = loose.commit(
+            objects, state.index_tree, [state.head] if state.head else [], "pylon index of kept\n", now
+        )
     blob = loose.blob(objects, dumps(record, ascii=True, sort_keys=True).encode("ascii"))
     message = state_message(state, index_commit) + f"pylon-keep: {blob}\n"
     if state.worktree == EMPTY_TREE:
@@ -138,8 +150,14 @@ def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     with store.objects_in(common_dir):  # type: ignore[attr-defined]
         raw = git.run(["cat-file", "commit", commit], env={"GIT_DIR": _git_dir(store, common_dir)})
         state = parse_state(raw, commit)
-        blob = next((line.split(": ", 1)[1] for line in raw.decode("utf-8", "replace").splitlines()
-                     if line.startswith("pylon-keep: ")), None)
+        blob = next(
+            (
+                line.split(": ", 1)[1]
+                for line in raw.decode("utf-8", "replace").splitlines()
+                if line.startswith("pylon-keep: ")
+            ),
+            None,
+        )
         record: dict[str, object] = {}
         if blob:
             record = loads(git.run(["cat-file", "blob", blob], env={"GIT_DIR": _git_dir(store, common_dir)}))

@@ -30,7 +30,6 @@ def path_of(store: Store, root: str, seq: int) -> str:
 
 def save(path: str, record: dict[str, object]) -> None:
     from pylon.agents import jsonio as json
-
     from pylon.atomic import atomic_write
 
     os.makedirs(os.path.dirname(path), exist_ok=True)

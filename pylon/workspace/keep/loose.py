@@ -46,10 +46,13 @@ def blob(objects: str, data: bytes) -> str:
 def tree_body(entries: Iterable[tuple[str, bytes, str]]) -> bytes:
     """A tree's body from (mode, name, oid) entries, sorted as git sorts them (a folder's name
     compares as if it ended in `/`)."""
+
     def key(entry: tuple[str, bytes, str]) -> bytes:
         return entry[1] + b"/" if entry[0] == "40000" else entry[1]
 
-    return b"".join(b"%s %s\0" % (mode.encode(), name) + bytes.fromhex(oid) for mode, name, oid in sorted(entries, key=key))
+    return b"".join(
+        b"%s %s\0" % (mode.encode(), name) + bytes.fromhex(oid) for mode, name, oid in sorted(entries, key=key)
+    )
 
 
 def tree(objects: str, files: dict[bytes, tuple[str, str]]) -> str:

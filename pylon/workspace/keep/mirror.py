@@ -86,7 +86,7 @@ def _kept_here(rel: str) -> bool:
     if parts[0] in _SKIP_TOP or parts[-1].endswith(".lock") or ".tmp-" in parts[-1]:
         return False
     if "pylon" in parts:
-        tail = parts[parts.index("pylon") + 1:]
+        tail = parts[parts.index("pylon") + 1 :]
         return bool(tail) and tail[0] in _PYLON_KEPT
     return True
 

@@ -24,7 +24,7 @@ def _gitdir_of(root: str, text: str) -> str | None:
     line = text.strip()
     if not line.startswith("gitdir:"):
         return None
-    return os.path.normpath(os.path.join(root, line[len("gitdir:"):].strip()))
+    return os.path.normpath(os.path.join(root, line[len("gitdir:") :].strip()))
 
 
 from pylon.workspace.keep.store import usable  # where callers found it

@@ -78,7 +78,9 @@ def snapshot(common_dir: str, git_dir: str) -> Snapshot:
 
 def _through_git(git_dir: str) -> Snapshot:
     env = {"GIT_DIR": git_dir}
-    out = git.run(["for-each-ref", "--format=%(objectname) %(refname) %(symref)"], env=env).decode("utf-8", "surrogateescape")
+    out = git.run(["for-each-ref", "--format=%(objectname) %(refname) %(symref)"], env=env).decode(
+        "utf-8", "surrogateescape"
+    )
     refs: dict[str, str] = {}
     for line in out.splitlines():
         oid, name, sym = (line.split(" ") + ["", ""])[:3]
@@ -101,9 +103,12 @@ def changed(before: Snapshot, after: Snapshot) -> dict[str, list[str]]:
     """What differs: refs created, deleted, moved; HEAD; the stash entries added and dropped."""
     b, a = _refs(before), _refs(after)
     out: dict[str, list[str]] = {
-        "created": sorted(set(a) - set(b)), "deleted": sorted(set(b) - set(a)),
-        "moved": sorted(k for k in set(a) & set(b) if a[k] != b[k]), "head": [],
-        "stash_added": [], "stash_dropped": [],
+        "created": sorted(set(a) - set(b)),
+        "deleted": sorted(set(b) - set(a)),
+        "moved": sorted(k for k in set(a) & set(b) if a[k] != b[k]),
+        "head": [],
+        "stash_added": [],
+        "stash_dropped": [],
     }
     if before.get("head") != after.get("head"):
         out["head"] = [str(before.get("head")), str(after.get("head"))]
@@ -146,8 +151,12 @@ class Reversal:
         self.stash_left: list[str] = []
 
     def to_dict(self) -> dict[str, list[str]]:
-        return {"refs_back": self.back, "refs_left": self.left, "stash_back": self.stash_back,
-                "stash_removed": self.stash_left}
+        return {
+            "refs_back": self.back,
+            "refs_left": self.left,
+            "stash_back": self.stash_back,
+            "stash_removed": self.stash_left,
+        }
 
 
 def reverse(root: str, common_dir: str, git_dir: str, frm: Snapshot, to: Snapshot, now: Snapshot) -> Reversal:
@@ -174,8 +183,12 @@ def reverse(root: str, common_dir: str, git_dir: str, frm: Snapshot, to: Snapsho
         done.back.append(name)
     plain = [x for x in lines if not x.startswith("symref ")]
     if plain:
-        git.run(["update-ref", "--no-deref", "--stdin"], cwd=root, input=("\n".join(plain) + "\n").encode(),
-                what="git update-ref (undo of refs)")
+        git.run(
+            ["update-ref", "--no-deref", "--stdin"],
+            cwd=root,
+            input=("\n".join(plain) + "\n").encode(),
+            what="git update-ref (undo of refs)",
+        )
     for line in lines:
         if line.startswith("symref "):
             _, name, target = line.split(" ", 2)

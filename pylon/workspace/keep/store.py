@@ -107,8 +107,10 @@ def _new_id(common_dir: str) -> Store:
     os.makedirs(os.path.join(common_dir, "pylon"), exist_ok=True)
     fresh = Store(os.urandom(10).hex())
     try:
-        create_exclusive(os.path.join(common_dir, "pylon", KEEP_ID), f"{fresh.repo_id}\n{fresh.dir}\n".encode(
-            "utf-8", "surrogateescape"))
+        create_exclusive(
+            os.path.join(common_dir, "pylon", KEEP_ID),
+            f"{fresh.repo_id}\n{fresh.dir}\n".encode("utf-8", "surrogateescape"),
+        )
     except FileExistsError:
         pass
     return of_repo(common_dir) or fresh

@@ -49,13 +49,15 @@ if TYPE_CHECKING:
         aside: NotRequired[str]  # where git's merge put a file a folder met: PATH~<commit id>
 
     # functional form: "with" is a keyword
-    Pair = TypedDict("Pair", {"a": str | None, "b": str | None, "with": str, "conflicts": list[ConflictFile],
-                              "touching": list[str]})
+    Pair = TypedDict(
+        "Pair", {"a": str | None, "b": str | None, "with": str, "conflicts": list[ConflictFile], "touching": list[str]}
+    )
 
     class Comparison(TypedDict):
         pairs: list[Pair]
         checked: int
         merged: int
+
 
 MIN_GIT = (2, 38)
 HUNKS_PER_FILE = 3
@@ -138,16 +140,26 @@ def merge(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str] | N
     return merge_tree(checkout, ours, theirs, labels)[1]
 
 
-def merge_tree(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str] | None = None,
-               diff3: bool = False) -> tuple[str, list[ConflictFile]]:
+def merge_tree(
+    checkout: Checkout, ours: str, theirs: str, labels: dict[str, str] | None = None, diff3: bool = False
+) -> tuple[str, list[ConflictFile]]:
     """(the merged tree, its conflicts): the tree holds conflict markers where there are conflicts.
 
     `labels` (commit -> name, markers.py) names the sides in the hunks reported; the markers in the
     tree keep git's commit ids (markers.labelled_tree names them). The style is git's default
     (`merge`) whatever the user's merge.conflictStyle, or `diff3` (a base section) when asked."""
     style = "diff3" if diff3 else "merge"
-    args = ["-c", f"merge.conflictStyle={style}", "merge-tree", "--write-tree", "-z", "--name-only",
-            "--allow-unrelated-histories", ours, theirs]
+    args = [
+        "-c",
+        f"merge.conflictStyle={style}",
+        "merge-tree",
+        "--write-tree",
+        "-z",
+        "--name-only",
+        "--allow-unrelated-histories",
+        ours,
+        theirs,
+    ]
     code, out, err = git.run_full(args, cwd=checkout.root)
     if code not in (0, 1):
         raise git.failure(args, code, err, "git merge-tree")
@@ -176,8 +188,9 @@ def merge_tree(checkout: Checkout, ours: str, theirs: str, labels: dict[str, str
     return tree, [by_user[p] for p in sorted(by_user)]
 
 
-def _by_user_path(found: dict[str, ConflictFile], ours: str, theirs: str,
-                  labels: dict[str, str]) -> dict[str, ConflictFile]:
+def _by_user_path(
+    found: dict[str, ConflictFile], ours: str, theirs: str, labels: dict[str, str]
+) -> dict[str, ConflictFile]:
     """The conflicts under the paths the user knows: git's merge puts a file that meets a folder
     aside as `PATH~<commit id>`; that is reported as PATH (the merged tree's name kept in `aside`),
     and commit ids in git's messages are the sides' names."""
@@ -188,8 +201,10 @@ def _by_user_path(found: dict[str, ConflictFile], ours: str, theirs: str,
             conflict["aside"] = path
             conflict["path"] = user
         for commit, label in labels.items():
-            conflict["messages"] = [m.replace(f"~{commit}", "\0").replace(commit, label).replace("\0", f"~{commit}")
-                                    for m in conflict["messages"]]
+            conflict["messages"] = [
+                m.replace(f"~{commit}", "\0").replace(commit, label).replace("\0", f"~{commit}")
+                for m in conflict["messages"]
+            ]
         key = str(conflict["path"])
         if key in named:  # both names reported: one entry
             named[key]["types"] += [t for t in conflict["types"] if t not in named[key]["types"]]
@@ -205,8 +220,9 @@ def _by_user_path(found: dict[str, ConflictFile], ours: str, theirs: str,
 _KINDS = {"100644": "file", "100755": "file", "120000": "symlink", "160000": "submodule", "040000": "folder"}
 
 
-def _add_sides(checkout: Checkout, found: dict[str, ConflictFile], ours: str, theirs: str,
-               labels: dict[str, str]) -> None:
+def _add_sides(
+    checkout: Checkout, found: dict[str, ConflictFile], ours: str, theirs: str, labels: dict[str, str]
+) -> None:
     """What each side has at each conflicted path: a file, a symlink, a folder, a submodule, or
     nothing (deleted)."""
     paths = [p for p in found if "\n" not in p]
@@ -214,8 +230,11 @@ def _add_sides(checkout: Checkout, found: dict[str, ConflictFile], ours: str, th
         return
     kinds: list[dict[str, str]] = []
     for commit in (ours, theirs):
-        out = git.run(["ls-tree", "-z", "--full-tree", commit, "--", *paths], cwd=checkout.root,
-                      env={"GIT_LITERAL_PATHSPECS": "1"})
+        out = git.run(
+            ["ls-tree", "-z", "--full-tree", commit, "--", *paths],
+            cwd=checkout.root,
+            env={"GIT_LITERAL_PATHSPECS": "1"},
+        )
         have: dict[str, str] = {}
         for record in out.decode("utf-8", "surrogateescape").split("\0"):
             if record:
@@ -223,8 +242,10 @@ def _add_sides(checkout: Checkout, found: dict[str, ConflictFile], ours: str, th
                 have[path] = _KINDS.get(meta.split(" ")[0], "file")
         kinds.append(have)
     for path in paths:
-        sides: list[SideHas] = [{"side": labels.get(commit, name), "has": have.get(path, "deletion")}
-                                for commit, name, have in zip((ours, theirs), ("ours", "theirs"), kinds)]
+        sides: list[SideHas] = [
+            {"side": labels.get(commit, name), "has": have.get(path, "deletion")}
+            for commit, name, have in zip((ours, theirs), ("ours", "theirs"), kinds)
+        ]
         found[path]["sides"] = sides
 
 
@@ -285,9 +306,15 @@ def compare(checkout: Checkout, parties: list[Party], main: Party | None) -> Com
         conflicted = {str(c["path"]) for c in found}
         rest = [p for p in touched if p not in conflicted]
         if found or rest:
-            pairs.append({"a": a.id, "b": b.id if b is not None else None,
-                          "with": "worktree" if b is not None else "checkout",
-                          "conflicts": found, "touching": rest})
+            pairs.append(
+                {
+                    "a": a.id,
+                    "b": b.id if b is not None else None,
+                    "with": "worktree" if b is not None else "checkout",
+                    "conflicts": found,
+                    "touching": rest,
+                }
+            )
     return {"pairs": pairs, "checked": len(jobs), "merged": len(merged)}
 
 
@@ -301,8 +328,12 @@ def _labels(one: Party, two: Party | None, ours: str, theirs: str) -> dict[str, 
 def on_base(checkout: Checkout, tree: str, base: str, what: str = "conflict check") -> str:
     """A commit of `tree` whose only parent is `base`, which makes `base` the merge base.
     Not anchored: a later gc may drop it, nothing refers to it once the merge is done."""
-    out = git.run(["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), "-p", base, "-m", f"pylon {what}"],
-                  cwd=checkout.root, env=IDENT, what="git commit-tree")
+    out = git.run(
+        ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), "-p", base, "-m", f"pylon {what}"],
+        cwd=checkout.root,
+        env=IDENT,
+        what="git commit-tree",
+    )
     return out.decode().strip()
 
 

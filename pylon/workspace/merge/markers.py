@@ -63,8 +63,9 @@ def relabel(data: bytes, labels: dict[str, str]) -> bytes:
 
 def labelled_tree(checkout: Checkout, tree: str, paths: list[str], labels: dict[str, str]) -> str:
     """`tree` with the conflict markers of `paths` named (the tree git merged, otherwise unchanged)."""
-    listing = git.run(["ls-tree", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root,
-                      env={"GIT_LITERAL_PATHSPECS": "1"})
+    listing = git.run(
+        ["ls-tree", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root, env={"GIT_LITERAL_PATHSPECS": "1"}
+    )
     entries = []
     for record in listing.decode("utf-8", "surrogateescape").split("\0"):
         if not record:

@@ -56,15 +56,18 @@ def discarded(checkout: Checkout, targets: list[Target]) -> list[str]:
     found: set[str] = set()
     # literal pathspecs: a target's name is a path, never a glob; HEAD may be unborn (code 128)
     for against in (["HEAD"], []):
-        code, out, _ = git.run_full(["--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames",
-                                     *against, "--", *specs], cwd=checkout.root)
+        code, out, _ = git.run_full(
+            ["--literal-pathspecs", "diff", "--name-only", "-z", "--no-renames", *against, "--", *specs],
+            cwd=checkout.root,
+        )
         if code == 0:
             found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
     return sorted(found)
 
 
-def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], command: str, *,
-           refs: bool = False) -> int | None:
+def record(
+    checkout: Checkout, snapshot: dict[str, object], paths: list[str], command: str, *, refs: bool = False
+) -> int | None:
     """The op of a guard snapshot (its seq), or None when it cannot be recorded right now. `refs`:
     the command deletes refs or stash entries, so an op without paths still has something to undo."""
     from pylon.locks import is_held
@@ -80,8 +83,15 @@ def record(checkout: Checkout, snapshot: dict[str, object], paths: list[str], co
             step = oplog.Step(checkout.root, commit, commit, "keep", paths)
             name = str(snapshot["name"])
             first = command.splitlines()[0][:200] if command else ""
-            op = oplog.begin(checkout, "guard", [step], title=f"{name}: {first}", module=MODULE, command=first,
-                             data={"name": name, "ref": snapshot.get("ref"), "paths": paths})
+            op = oplog.begin(
+                checkout,
+                "guard",
+                [step],
+                title=f"{name}: {first}",
+                module=MODULE,
+                command=first,
+                data={"name": name, "ref": snapshot.get("ref"), "paths": paths},
+            )
             oplog.complete(checkout, op)
             return op.seq
     except Exception:  # the snapshot is taken; the op is a convenience on top of it
@@ -99,21 +109,32 @@ def finish_op(checkout: Checkout, op: oplog.Op) -> None:
 def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
     """Bring back the files under the op's paths that are gone now; keep every file that exists;
     name again the refs the command deleted that are gone now."""
-    from pylon.workspace.repo import locate
-    from pylon.workspace.ops.restore_state import make_state, restore
     from pylon.workspace.commits import read_state
+    from pylon.workspace.ops.restore_state import make_state, restore
     from pylon.workspace.ops.reverse import scratch_tree
+    from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
 
     step = op.steps[0]
     co = locate(step.root)
     if not step.paths:  # the command deleted refs only (a path list never stands for everything here)
-        return {co.root: {"kept": [], "merged": [], "markers": [], "back": [], "existing": [],
-                          "refs": _refs_back(co, step.before)}}
+        return {
+            co.root: {
+                "kept": [],
+                "merged": [],
+                "markers": [],
+                "back": [],
+                "existing": [],
+                "refs": _refs_back(co, step.before),
+            }
+        }
     kept_state = (op.record.get("undo_from") or {}).get(step.root)
     now = read_state(co, kept_state) if kept_state else capture(co, label=f"before undo of op {op.seq}")
-    listing = git.run(["ls-tree", "-r", "-z", "--full-tree", step.before, "--", *step.paths],
-                      cwd=co.root, env={"GIT_LITERAL_PATHSPECS": "1"})
+    listing = git.run(
+        ["ls-tree", "-r", "-z", "--full-tree", step.before, "--", *step.paths],
+        cwd=co.root,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     missing: list[bytes] = []
     kept: list[str] = []
     back: list[str] = []
@@ -141,11 +162,26 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> dict[str, object]:
     folders = _gone_folders(co.root, read_state(co, step.before).meta, step.paths)
     if missing or folders:
         tree = scratch_tree(co, now.worktree, remove=back, entries=b"".join(missing)) if missing else now.worktree
-        target = make_state(co, worktree=tree, index_tree=now.index_tree, head=now.head, branch=now.branch,
-                            label=f"undo of op {op.seq}", meta_raw=_meta(co, step.before, now, tree, back, folders))
+        target = make_state(
+            co,
+            worktree=tree,
+            index_tree=now.index_tree,
+            head=now.head,
+            branch=now.branch,
+            label=f"undo of op {op.seq}",
+            meta_raw=_meta(co, step.before, now, tree, back, folders),
+        )
         restore(co, target, head="keep", current=now)
-    return {co.root: {"kept": [], "merged": [], "markers": [], "back": back, "existing": kept,
-                      "refs": _refs_back(co, step.before)}}
+    return {
+        co.root: {
+            "kept": [],
+            "merged": [],
+            "markers": [],
+            "back": back,
+            "existing": kept,
+            "refs": _refs_back(co, step.before),
+        }
+    }
 
 
 def _refs_back(co: Checkout, snapshot: str) -> dict[str, list[str]]:
@@ -157,16 +193,23 @@ def _refs_back(co: Checkout, snapshot: str) -> dict[str, list[str]]:
     return put_back(co, body.partition("\n\n")[2])
 
 
-def _moved_here(root: str, entries: dict[str, tuple[str, str, bytes]], gone: list[str],
-                existing: list[str]) -> list[str]:
+def _moved_here(
+    root: str, entries: dict[str, tuple[str, str, bytes]], gone: list[str], existing: list[str]
+) -> list[str]:
     """Existing files that hold, byte for byte, what the snapshot kept of a path that is gone now
     and not what it kept of their own: the command moved that file over them (`mv a b`), so they
     are its own result, not later work."""
     if not gone or not existing:
         return []
     blobs = {entries[p][1] for p in gone if entries[p][0] in ("100644", "100755")}
-    files = [p for p in existing if "\n" not in p and entries[p][0] in ("100644", "100755")
-             and os.path.isfile(os.path.join(root, p)) and not os.path.islink(os.path.join(root, p))]
+    files = [
+        p
+        for p in existing
+        if "\n" not in p
+        and entries[p][0] in ("100644", "100755")
+        and os.path.isfile(os.path.join(root, p))
+        and not os.path.islink(os.path.join(root, p))
+    ]
     if not blobs or not files:
         return []
     listing = "".join(p + "\n" for p in files).encode("utf-8", "surrogateescape")
@@ -197,7 +240,9 @@ def _meta(co: Checkout, snapshot: str, now: State, tree: str, back: list[str], f
     # folder bits: the snapshot's for the folders that are gone (the undo makes them again), now's for the rest
     bits = {rel: b for rel, b in exact.modes_of(then, "dm").items() if not os.path.isdir(os.path.join(co.root, rel))}
     bits.update(exact.modes_of(mine, "dm"))
-    return exact.encode(exact.grouped({rel: modes[rel] for rel in kept}, dirs, exact.state_dirs(co.root, tree, bits, dirs)))
+    return exact.encode(
+        exact.grouped({rel: modes[rel] for rel in kept}, dirs, exact.state_dirs(co.root, tree, bits, dirs))
+    )
 
 
 def _occupied(root: str, path: str) -> bool:

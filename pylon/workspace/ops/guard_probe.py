@@ -16,8 +16,9 @@ def probe(kind: str, cwd: str, args: list[str]) -> str | None:
 
     def git(*argv: str) -> bytes | None:
         try:
-            done = subprocess.run(["git", *argv], cwd=cwd, env=git_env(), capture_output=True, timeout=TIMEOUT,
-                                  check=False)
+            done = subprocess.run(
+                ["git", *argv], cwd=cwd, env=git_env(), capture_output=True, timeout=TIMEOUT, check=False
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout if done.returncode in (0, 1) else None

@@ -54,8 +54,7 @@ def message_lines(checkout: Checkout, targets: list[Target]) -> tuple[list[str],
 
 def stash_entries(checkout: Checkout) -> list[tuple[str, str]]:
     """(commit, message) of every stash entry, newest first (`git stash list`)."""
-    code, out, _ = git.run_full(["log", "-g", "--no-abbrev-commit", "--format=%H %gs", STASH, "--"],
-                                cwd=checkout.root)
+    code, out, _ = git.run_full(["log", "-g", "--no-abbrev-commit", "--format=%H %gs", STASH, "--"], cwd=checkout.root)
     if code != 0:
         return []  # no stash
     rows = []
@@ -70,7 +69,6 @@ def anchor(checkout: Checkout, number: int, anchors: list[tuple[str, str]]) -> N
     """Keep the objects reachable under refs/pylon/guard-refs/<number>/ (one transaction)."""
     if anchors:
         from pylon.workspace.commits import update_refs
-
         from pylon.workspace.refs import guard_anchors_prefix
 
         update_refs(checkout, [(f"{guard_anchors_prefix(checkout)}{number}/{name}", oid) for name, oid in anchors])
@@ -82,10 +80,10 @@ def recorded(message: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]
     stash: list[tuple[str, str]] = []
     for line in message.splitlines():
         if line.startswith("pylon-ref: "):
-            oid, _, name = line[len("pylon-ref: "):].partition(" ")
+            oid, _, name = line[len("pylon-ref: ") :].partition(" ")
             refs.append((name, oid))
         elif line.startswith("pylon-stash: "):
-            oid, _, subject = line[len("pylon-stash: "):].partition(" ")
+            oid, _, subject = line[len("pylon-stash: ") :].partition(" ")
             stash.append((oid, subject))
     return refs, stash, "pylon-guard-scope: refs" in message.splitlines()
 
@@ -136,9 +134,9 @@ def _stash_back(checkout: Checkout, kept: list[tuple[str, str]], *, dry_run: boo
     known = {oid for oid, _ in kept}
     newer = [(oid, subject) for oid, subject in now if oid not in known]
     final = newer + kept  # newest first
-    older = final[len(final) - len(now):] if now else []
+    older = final[len(final) - len(now) :] if now else []
     if [oid for oid, _ in older] == [oid for oid, _ in now] and not newer:
-        todo = final[:len(final) - len(now)]  # only the newest entries are gone (drop, pop, clear)
+        todo = final[: len(final) - len(now)]  # only the newest entries are gone (drop, pop, clear)
     else:  # an entry inside the list is gone: rebuild it from the oldest up
         git.run(["update-ref", "-d", STASH], cwd=checkout.root)
         todo = final

@@ -37,7 +37,7 @@ def recorded_checkout(message: str) -> str | None:
     was recorded)."""
     for line in message.splitlines():
         if line.startswith("pylon-checkout: "):
-            return line[len("pylon-checkout: "):]
+            return line[len("pylon-checkout: ") :]
     return None
 
 
@@ -89,9 +89,12 @@ def check_keepable(checkout: Checkout, targets: list[Target], found: Scan) -> No
         from pylon.errors import PylonError
 
         shown = ", ".join(lost[:10]) + (f" (and {len(lost) - 10} more)" if len(lost) > 10 else "")
-        raise PylonError("cannot-keep", f"the command would destroy what no snapshot can keep: {shown}",
-                         "Move those out of the way first, or run the command yourself knowing it cannot be undone.",
-                         details={"paths": lost[:20], "paths_total": len(lost)})
+        raise PylonError(
+            "cannot-keep",
+            f"the command would destroy what no snapshot can keep: {shown}",
+            "Move those out of the way first, or run the command yourself knowing it cannot be undone.",
+            details={"paths": lost[:20], "paths_total": len(lost)},
+        )
 
 
 def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
@@ -99,8 +102,10 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
     found: set[str] = set()
     paths = list(reached(checkout, [t for t in targets if t.kind == "path"]))
     if paths:
-        out = git.run(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--", *paths],
-                      cwd=checkout.root)
+        out = git.run(
+            ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--", *paths],
+            cwd=checkout.root,
+        )
         found.update(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
     for t in targets:
         if t.kind == "find":  # the same tests, listing instead of deleting
@@ -113,7 +118,7 @@ def removed_files(checkout: Checkout, targets: list[Target]) -> list[str]:
         for line in out.decode("utf-8", "surrogateescape").splitlines():
             if not line.startswith("Would remove "):
                 continue
-            rel = os.path.normpath(os.path.join(t.path, line[len("Would remove "):]))
+            rel = os.path.normpath(os.path.join(t.path, line[len("Would remove ") :]))
             full = os.path.join(checkout.root, rel)
             if os.path.isdir(full) and not os.path.islink(full):
                 for folder, dirs, files in os.walk(full):
@@ -144,8 +149,10 @@ def git_free_find(root: str, start: str, tests: tuple[str, ...]) -> list[str]:
         if os.path.isdir(full) and not os.path.islink(full):
             if whole:
                 for folder, dirs, files in os.walk(full):
-                    out.extend(os.path.relpath(os.path.join(folder, n), root) for n in files + [
-                        d for d in dirs if os.path.islink(os.path.join(folder, d))])
+                    out.extend(
+                        os.path.relpath(os.path.join(folder, n), root)
+                        for n in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]
+                    )
                     if not dirs and not files:  # an empty folder goes too: named, so it comes back
                         out.append(os.path.relpath(folder, root))
                 continue
@@ -189,10 +196,12 @@ def _check_size(size: int, max_bytes: int) -> None:
     if size > max_bytes:
         from pylon.errors import PylonError
 
-        raise PylonError("guard-snapshot-too-large",
-                         f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
-                         "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
-                         details={"bytes": size, "max_bytes": max_bytes})
+        raise PylonError(
+            "guard-snapshot-too-large",
+            f"The snapshot would hold {size} bytes, more than the limit of {max_bytes}.",
+            "Raise [snapshot] max_bytes in .pylon/guard.toml, or snapshot by hand first.",
+            details={"bytes": size, "max_bytes": max_bytes},
+        )
 
 
 def check_takeable(checkout: Checkout, targets: list[Target], *, max_bytes: int) -> None:
@@ -206,8 +215,8 @@ def check_takeable(checkout: Checkout, targets: list[Target], *, max_bytes: int)
 def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: int) -> dict[str, object]:
     """Snapshot the checkout (plus the ignored files the command removes) as guard-<n>.
     Refuses with `guard-snapshot-too-large` when it would hold more than max_bytes."""
-    from pylon.workspace.ops import guard_refs
     from pylon.workspace import state as st
+    from pylon.workspace.ops import guard_refs
 
     ref_lines, anchors = guard_refs.message_lines(checkout, targets)
     only_refs = bool(targets) and all(t.kind == "refs" for t in targets)
@@ -247,19 +256,29 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
         number = max(_numbers(checkout), default=0) + 1
         ref = f"{guard_prefix(checkout)}{number}"
         # `create` fails when another hook took the number first: try the next one
-        code, _, _ = git.run_full(["update-ref", "-m", f"pylon guard: {note}", "--create-reflog", ref, commit, ""],
-                                  cwd=checkout.root)
+        code, _, _ = git.run_full(
+            ["update-ref", "-m", f"pylon guard: {note}", "--create-reflog", ref, commit, ""], cwd=checkout.root
+        )
         if code == 0:
             guard_refs.anchor(checkout, number, anchors)
-            return {"name": f"guard-{number}", "ref": ref, "commit": commit, "extra_files": len(extra),
-                    "bytes": size, "head": state.head, "worktree_tree": state.worktree}
+            return {
+                "name": f"guard-{number}",
+                "ref": ref,
+                "commit": commit,
+                "extra_files": len(extra),
+                "bytes": size,
+                "head": state.head,
+                "worktree_tree": state.worktree,
+            }
     raise git.failure(["update-ref", ref], 1, b"could not create a guard ref")
 
 
 def list_snapshots(checkout: Checkout) -> list[dict[str, object]]:
     """Guard snapshots of this checkout, newest first."""
-    out = git.run(["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)",
-                   guard_prefix(checkout)], cwd=checkout.root)
+    out = git.run(
+        ["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)", guard_prefix(checkout)],
+        cwd=checkout.root,
+    )
     items: list[dict[str, object]] = []
     for line in out.decode("utf-8", "replace").splitlines():
         ref, _, commit = line.partition("\0")

@@ -37,8 +37,20 @@ def untracked(checkout: Checkout, current: State, paths: list[str]) -> list[str]
         return []
     if current.index_tree is None:
         return list(paths)  # mid-merge: every path counts, the safe side
-    out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A",
-                   current.index_tree, current.worktree], cwd=checkout.root, env=_LITERAL)
+    out = git.run(
+        [
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            "--diff-filter=A",
+            current.index_tree,
+            current.worktree,
+        ],
+        cwd=checkout.root,
+        env=_LITERAL,
+    )
     added = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
     return [p for p in paths if p in added]
 
@@ -75,7 +87,7 @@ def _rule_files(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, by
         pos = end + 1
         if len(header) == 3 and header[1] == b"blob":
             size = int(header[2])
-            found[name] = out[pos:pos + size]
+            found[name] = out[pos : pos + size]
             pos += size + 1
     return found
 
@@ -150,8 +162,15 @@ def _made(checkout: Checkout, current: State, made: str, paths: list[str]) -> se
     """Those of `paths` that the state `made` holds with the same blob as the current state."""
     names = [p for p in paths if "\n" not in p]
     query = "".join(f"{tree}:{p}\n" for p in names for tree in (current.worktree, made))
-    out = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=checkout.root,
-                  input=query.encode("utf-8", "surrogateescape")).decode().split("\n")
+    out = (
+        git.run(
+            ["cat-file", "--batch-check=%(objectname)"],
+            cwd=checkout.root,
+            input=query.encode("utf-8", "surrogateescape"),
+        )
+        .decode()
+        .split("\n")
+    )
     return {p for i, p in enumerate(names) if out[2 * i] == out[2 * i + 1] and not out[2 * i].endswith("missing")}
 
 

@@ -36,8 +36,10 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 def _refs(checkout: Checkout, prefix: str) -> list[tuple[str, str, int, str]]:
     """(ref, commit, committer time, tree) of every ref under prefix."""
-    out = git.run(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(tree)", prefix],
-                  cwd=checkout.root)
+    out = git.run(
+        ["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(tree)", prefix],
+        cwd=checkout.root,
+    )
     found = []
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         ref, oid, when, tree = (line.split("\0") + ["", "", ""])[:4]
@@ -99,18 +101,32 @@ def _op_entry(checkout: Checkout, op: oplog.Op, newest: bool) -> Entry:
     pair = (states.get("before"), states.get("after"))
     if op.kind in ("rm", "finish") and step is None and op.data.get("state"):
         pair = (str(op.data.get("baseline") or "") or None, str(op.data["state"]))  # what the session held
-    entry: Entry = {"kind": "op", "name": name, "ref": op.ref, "commit": op.commit,
-                    "time": int(op.record.get("time") or 0), "title": op.title, "op_kind": op.kind,
-                    "status": op.status, "made_by": op.record.get("command") or op.title, "states": states,
-                    "restore": restores.get("before") or restores.get("session") or None, "restores": restores,
-                    "_pair": pair}
+    entry: Entry = {
+        "kind": "op",
+        "name": name,
+        "ref": op.ref,
+        "commit": op.commit,
+        "time": int(op.record.get("time") or 0),
+        "title": op.title,
+        "op_kind": op.kind,
+        "status": op.status,
+        "made_by": op.record.get("command") or op.title,
+        "states": states,
+        "restore": restores.get("before") or restores.get("session") or None,
+        "restores": restores,
+        "_pair": pair,
+    }
     if op.home:  # a shell op: its states are in pylon's store, what it changed is in its record
         from pylon.workspace.keep.changes import said
 
         change = op.data.get("changed") if isinstance(op.data.get("changed"), dict) else {}
         assert isinstance(change, dict)
-        entry.update(_pair=(None, None), paths=change.get("paths_total"), changed=said(change),
-                     undo="pylon ws undo" if op.status == "done" else None)
+        entry.update(
+            _pair=(None, None),
+            paths=change.get("paths_total"),
+            changed=said(change),
+            undo="pylon ws undo" if op.status == "done" else None,
+        )
         if op.status == "running":
             entry["restore"], entry["restores"] = None, {}
     return entry
@@ -121,10 +137,19 @@ def entries(checkout: Checkout) -> list[Entry]:
     found: list[Entry] = []
     prefix = refs.baselines_prefix(checkout)
     for ref, oid, when, _tree in _refs(checkout, prefix):
-        name = ref[len(prefix):]
-        found.append({"kind": "baseline", "name": name, "ref": ref, "commit": oid, "time": when,
-                      "made_by": f"pylon ws baseline {name}", "restore": f"pylon ws restore {name}",
-                      "_pair": (f"{oid}^1", oid)})
+        name = ref[len(prefix) :]
+        found.append(
+            {
+                "kind": "baseline",
+                "name": name,
+                "ref": ref,
+                "commit": oid,
+                "time": when,
+                "made_by": f"pylon ws baseline {name}",
+                "restore": f"pylon ws restore {name}",
+                "_pair": (f"{oid}^1", oid),
+            }
+        )
     ops = oplog.entries(checkout)
     undoable = next((o.seq for o in ops if o.status in ("intent", "done", "undoing", "redoing")), None)
     for op in ops:
@@ -135,14 +160,23 @@ def entries(checkout: Checkout) -> list[Entry]:
     anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
     held = anchors_prefix(checkout)
     for ref, _oid, _when, _tree in _refs(checkout, held):
-        anchors.setdefault(ref[len(held):].split("/", 1)[0], []).append(ref)
+        anchors.setdefault(ref[len(held) :].split("/", 1)[0], []).append(ref)
     for ref, oid, when, _tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
-        found.append({"kind": "guard", "name": f"guard-{number}", "ref": ref, "commit": oid, "time": when,
-                      "made_by": f"guard, before: {command}" if command else "guard",
-                      "restore": f"pylon ws restore guard-{number}", "_pair": (f"{oid}^1", oid),
-                      **({"refs": [ref, *anchors[number]]} if number in anchors else {})})
+        found.append(
+            {
+                "kind": "guard",
+                "name": f"guard-{number}",
+                "ref": ref,
+                "commit": oid,
+                "time": when,
+                "made_by": f"guard, before: {command}" if command else "guard",
+                "restore": f"pylon ws restore guard-{number}",
+                "_pair": (f"{oid}^1", oid),
+                **({"refs": [ref, *anchors[number]]} if number in anchors else {}),
+            }
+        )
     groups: dict[str, dict[str, tuple[str, int]]] = {}
     for ref, oid, when, _tree in _refs(checkout, f"{refs.ROOT}trash/"):
         group, _, part = ref.rpartition("/")
@@ -156,13 +190,23 @@ def entries(checkout: Checkout) -> list[Entry]:
         rm_op = rm_ops.get(group)
         path = str(rm_op.data.get("path")) if rm_op is not None else f"../{wid}"
         start = f"{group}/branch" if "branch" in parts else f"{group}/state^1"
-        command = (f"git worktree add --detach {_q(path)} {start} && "
-                   f"git -C {_q(path)} read-tree -u --reset {group}/state")
+        command = (
+            f"git worktree add --detach {_q(path)} {start} && git -C {_q(path)} read-tree -u --reset {group}/state"
+        )
         made_by = str(rm_op.record.get("command") or rm_op.title) if rm_op is not None else f"pylon ws rm {wid} --force"
-        found.append({"kind": "trash", "name": group.removeprefix(f"{refs.ROOT}trash/"), "ref": group,
-                      "commit": state[0], "time": state[1], "made_by": made_by,
-                      "restore": command, "refs": [f"{group}/{p}" for p in sorted(parts)],
-                      "_pair": (f"{state[0]}^1", state[0])})
+        found.append(
+            {
+                "kind": "trash",
+                "name": group.removeprefix(f"{refs.ROOT}trash/"),
+                "ref": group,
+                "commit": state[0],
+                "time": state[1],
+                "made_by": made_by,
+                "restore": command,
+                "refs": [f"{group}/{p}" for p in sorted(parts)],
+                "_pair": (f"{state[0]}^1", state[0]),
+            }
+        )
     found.sort(key=lambda e: (e["time"], e["kind"] == "op", e["name"]), reverse=True)
     return found
 
@@ -197,10 +241,9 @@ def _sizes(checkout: Checkout, items: list[Entry]) -> None:
 def _guard_size(checkout: Checkout, commit: str) -> int | None:
     """The files a guard snapshot keeps for its command: those of its tree under the paths the
     command reaches (its record's scope; the whole tree when it reaches everything)."""
+    from pylon.errors import PylonError
     from pylon.workspace.commits import read_state
     from pylon.workspace.exact import scope_of
-
-    from pylon.errors import PylonError
 
     try:
         snap = read_state(checkout, commit)
@@ -227,8 +270,13 @@ def log(checkout: Checkout, limit: int = 50, *, settled: bool = False) -> dict[s
     now = int(time.time())
     for e in shown:
         e["age"] = max(0, now - int(e["time"]))
-    return {"entries": shown, "total": len(items), "truncated": len(items) > limit, "root": checkout.root,
-            "unrecorded": unrecorded}
+    return {
+        "entries": shown,
+        "total": len(items),
+        "truncated": len(items) > limit,
+        "root": checkout.root,
+        "unrecorded": unrecorded,
+    }
 
 
 def parse_duration(text: str) -> int:
@@ -239,8 +287,11 @@ def parse_duration(text: str) -> int:
     if not number.isdigit():
         from pylon.errors import UsageError
 
-        raise UsageError("bad-duration", f"{text!r} is not a duration: a whole number with s, m, h, d or w.",
-                         "pylon ws gc --older-than 30d")
+        raise UsageError(
+            "bad-duration",
+            f"{text!r} is not a duration: a whole number with s, m, h, d or w.",
+            "pylon ws gc --older-than 30d",
+        )
     return int(number) * _UNITS[unit]
 
 
@@ -280,8 +331,7 @@ def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run:
                 kept += 1
                 continue
             pruned.append({k: e[k] for k in ("kind", "name", "ref", "time")})
-        deletes = [r for e in items for r in (e.get("refs") or [e["ref"]])
-                   if any(p["ref"] == e["ref"] for p in pruned)]
+        deletes = [r for e in items for r in (e.get("refs") or [e["ref"]]) if any(p["ref"] == e["ref"] for p in pruned)]
         if deletes and not dry_run:
             from pylon.workspace.keep.ledger import delete
 

@@ -74,8 +74,15 @@ STATE_MAPS = ("undo_from", "undo_to", "redo_from", "redo_to")
 class Step:
     __slots__ = ("root", "before", "after", "head", "paths", "made")
 
-    def __init__(self, root: str, before: str, after: str, head: str = "state", paths: list[str] | None = None,
-                 made: str | None = None) -> None:
+    def __init__(
+        self,
+        root: str,
+        before: str,
+        after: str,
+        head: str = "state",
+        paths: list[str] | None = None,
+        made: str | None = None,
+    ) -> None:
         self.root, self.before, self.after, self.head, self.paths = root, before, after, head, paths
         self.made = made  # going forward, untracked files this state holds as they are now are taken away
 
@@ -113,8 +120,9 @@ class Op:
     @property
     def steps(self) -> list[Step]:
         raw = self.record.get("steps") or []
-        return [Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"), s.get("made"))
-                for s in raw]
+        return [
+            Step(s["root"], s["before"], s["after"], s.get("head", "state"), s.get("paths"), s.get("made")) for s in raw
+        ]
 
     @property
     def data(self) -> dict[str, object]:
@@ -169,10 +177,17 @@ def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str
     args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, EMPTY_TREE)]
     for parent in _parents(record, anchors):
         args += ["-p", parent]
-    commit = git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree").decode().strip()
+    commit = (
+        git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree")
+        .decode()
+        .strip()
+    )
     ref = f"{PREFIX}{seq:08d}"
-    git.run(["update-ref", "-m", f"pylon op {record['status']}", ref, commit, old or "0" * 40], cwd=checkout.root,
-            what="git update-ref (op log)")
+    git.run(
+        ["update-ref", "-m", f"pylon op {record['status']}", ref, commit, old or "0" * 40],
+        cwd=checkout.root,
+        what="git update-ref (op log)",
+    )
     return commit
 
 
@@ -181,7 +196,7 @@ def _listing(checkout: Checkout) -> list[tuple[int, str]]:
     found = []
     for line in out.decode().splitlines():
         ref, _, oid = line.partition(" ")
-        tail = ref[len(PREFIX):]
+        tail = ref[len(PREFIX) :]
         if tail.isdigit():
             found.append((int(tail), oid))
     return sorted(found, reverse=True)
@@ -261,14 +276,26 @@ def check_clear(checkout: Checkout) -> None:
                 f"{ways['what'][0].upper()}{ways['what'][1:]} (op {op.seq}) was interrupted before it finished; "
                 "pylon changes nothing else until it is settled.",
                 f"Reverse it with `{ways['reverse']}`, or complete it with `{ways['finish']}`.",
-                details={"op": op.seq, "kind": op.kind, "status": op.status, "finish": ways["finish"],
-                         "reverse": ways["reverse"]},
+                details={
+                    "op": op.seq,
+                    "kind": op.kind,
+                    "status": op.status,
+                    "finish": ways["finish"],
+                    "reverse": ways["reverse"],
+                },
             )
 
 
 def begin(
-    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: Mapping[str, object] | None = None,
-    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+    checkout: Checkout,
+    kind: str,
+    steps: list[Step],
+    *,
+    title: str,
+    data: Mapping[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (),
+    module: str | None = None,
+    command: str | None = None,
 ) -> Op:
     """Write the intent (call under op_lock, before changing anything) and return the op."""
     from pylon.workspace.keep.chain import settle
@@ -277,9 +304,18 @@ def begin(
     listing = _listing(checkout)
     seq = _next_seq(checkout, listing[0][0] if listing else 0)
     record: Record = {
-        "v": VERSION, "kind": kind, "status": "intent", "title": title, "time": int(time.time()),
-        "steps": [s.to_dict() for s in steps], "data": data or {}, "anchors": [a for a in anchors if a],
-        "module": module, "command": command, "pid": os.getpid(), "from": checkout.root,
+        "v": VERSION,
+        "kind": kind,
+        "status": "intent",
+        "title": title,
+        "time": int(time.time()),
+        "steps": [s.to_dict() for s in steps],
+        "data": data or {},
+        "anchors": [a for a in anchors if a],
+        "module": module,
+        "command": command,
+        "pid": os.getpid(),
+        "from": checkout.root,
     }
     commit = _write(checkout, seq, record, None)
     from pylon.locks import annotate
@@ -330,7 +366,11 @@ class closed_if_refused:  # used as a context manager, named for what it does
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> Literal[False]:
         details = getattr(exc, "details", None)
-        if getattr(exc, "code", None) == "changed-meanwhile" and isinstance(details, dict) and details.get("written") is False:
+        if (
+            getattr(exc, "code", None) == "changed-meanwhile"
+            and isinstance(details, dict)
+            and details.get("written") is False
+        ):
             extra = {"abandoned": "changed-meanwhile"} if self.status == "undone" and self.abandoned else {}
             set_status(self.checkout, self.op, self.status, **extra)
         return False
@@ -342,8 +382,15 @@ def summary(results: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 def perform(
-    checkout: Checkout, kind: str, steps: list[Step], *, title: str, data: dict[str, object] | None = None,
-    anchors: list[str] | tuple[str, ...] = (), module: str | None = None, command: str | None = None,
+    checkout: Checkout,
+    kind: str,
+    steps: list[Step],
+    *,
+    title: str,
+    data: dict[str, object] | None = None,
+    anchors: list[str] | tuple[str, ...] = (),
+    module: str | None = None,
+    command: str | None = None,
     currents: dict[str, State] | None = None,
 ) -> Op:
     """begin, restore each step to `after`, complete: an op made of restores, under the op lock.

@@ -29,7 +29,7 @@ def _bad(name: str, why: str, hint: str) -> Exception:
 
 
 def parse(name: str) -> tuple[int, str]:
-    seq, _, side = name[len("op-"):].partition(":")
+    seq, _, side = name[len("op-") :].partition(":")
     if not seq.isdigit() or (side and side not in SIDES):
         raise _bad(name, f"an op state is op-<n> or op-<n>:{'|'.join(SIDES)}", "See the names with `pylon ws log`.")
     return int(seq), side or "before"
@@ -55,8 +55,11 @@ def resolve_op(checkout: Checkout, name: str) -> tuple[str, str]:
         step = op.steps[0]  # its checkout is gone (a removed session): its states come back here
     if step is None:
         roots = sorted({s.root for s in op.steps})
-        hint = (f"Run it in the checkout the op changed: pylon -C {roots[0]} ws restore {name}" if roots
-                else f"`{op.title}` keeps no state of a checkout; see `pylon ws log`.")
+        hint = (
+            f"Run it in the checkout the op changed: pylon -C {roots[0]} ws restore {name}"
+            if roots
+            else f"`{op.title}` keeps no state of a checkout; see `pylon ws log`."
+        )
         raise _bad(name, f"op {seq} (`{op.title}`) did not change this checkout", hint)
     if side in _RECORDED:
         kept = op.record.get(_RECORDED[side]) or {}
@@ -72,5 +75,11 @@ def resolve_op(checkout: Checkout, name: str) -> tuple[str, str]:
     from pylon.workspace.ops.reverse import step_states
 
     _before, after = step_states(checkout, step)
-    return op.ref, make_state(checkout, worktree=after.worktree, index_tree=after.index_tree, head=after.head,
-                              branch=after.branch, label=f"after op {seq}")
+    return op.ref, make_state(
+        checkout,
+        worktree=after.worktree,
+        index_tree=after.index_tree,
+        head=after.head,
+        branch=after.branch,
+        label=f"after op {seq}",
+    )

@@ -17,8 +17,6 @@ import os
 import time
 
 from pylon.workspace.ops import oplog
-from pylon.workspace.repo import Checkout
-from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.ops.undo import (
     _carry_all,
     _commits,
@@ -30,6 +28,8 @@ from pylon.workspace.ops.undo import (
     _write_all,
     step_pairs,
 )
+from pylon.workspace.ops.undo_capture import capture_steps
+from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,31 +58,48 @@ def redo(checkout: Checkout, *, markers: bool = False) -> dict[str, object]:
 
         op = candidate([o for o in oplog.entries(checkout) if mine(checkout, o) and o.status != "running"])
         if op is None:
-            raise NotFoundError("nothing-to-redo", "No undo is left to redo: every op after the last one in effect "
-                                "is done (a new op after an undo ends what redo can walk).",
-                                "See the timeline with `pylon ws log`; `pylon ws restore op-N:before-undo` brings "
-                                "back the state any undo replaced.")
+            raise NotFoundError(
+                "nothing-to-redo",
+                "No undo is left to redo: every op after the last one in effect "
+                "is done (a new op after an undo ends what redo can walk).",
+                "See the timeline with `pylon ws log`; `pylon ws restore op-N:before-undo` brings "
+                "back the state any undo replaced.",
+            )
         if op.home:
             from pylon.workspace.ops.shellop import redo_shell
 
             return redo_shell(checkout, op, markers=markers)
         if op.record.get("module"):
-            raise PylonError("redo-unsupported", f"`{op.title}` (op {op.seq}) is not made of restores, so redo cannot "
-                             "carry it again.", f"Run the command again: {op.record.get('command') or op.title}",
-                             details={"op": op.seq, "kind": op.kind})
+            raise PylonError(
+                "redo-unsupported",
+                f"`{op.title}` (op {op.seq}) is not made of restores, so redo cannot carry it again.",
+                f"Run the command again: {op.record.get('command') or op.title}",
+                details={"op": op.seq, "kind": op.kind},
+            )
         gone = [step.root for step in op.steps if not os.path.isdir(step.root)]
         if gone:
-            raise PylonError("checkout-gone", f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists; "
-                             "it cannot be redone there. Nothing was changed.",
-                             "Recreate that worktree at the same path, or leave this op.",
-                             details={"op": op.seq, "paths": gone})
+            raise PylonError(
+                "checkout-gone",
+                f"`{op.title}` (op {op.seq}) changed {gone[0]}, which no longer exists; "
+                "it cannot be redone there. Nothing was changed.",
+                "Recreate that worktree at the same path, or leave this op.",
+                details={"op": op.seq, "paths": gone},
+            )
         _refuse_busy(op)
         currents = capture_steps(op, to_after=True)
-        pairs: list[Pair] = _pairs(op, "undo_to", "undo_from") if op.record.get("undo_to") else \
-            step_pairs(checkout, op, forward=True)
+        pairs: list[Pair] = (
+            _pairs(op, "undo_to", "undo_from") if op.record.get("undo_to") else step_pairs(checkout, op, forward=True)
+        )
         outcomes = _carry_all(checkout, op, pairs, currents, markers=markers, verb="redo")
-        oplog.set_status(checkout, op, "redoing", **_history(op), redo_from=_commits(currents),
-                         redo_to={root: o.target for root, o in outcomes.items()}, redo_kept=_kept(outcomes))
+        oplog.set_status(
+            checkout,
+            op,
+            "redoing",
+            **_history(op),
+            redo_from=_commits(currents),
+            redo_to={root: o.target for root, o in outcomes.items()},
+            redo_kept=_kept(outcomes),
+        )
         _write_all(checkout, op, outcomes, currents, "undone")
         oplog.set_status(checkout, op, "done", redone_at=time.time_ns())
     return _result(op, "undone", "redone", outcomes)

@@ -46,16 +46,19 @@ def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
         from pylon.workspace.ops.opstates import resolve_op
 
         return resolve_op(checkout, name)
-    if name.startswith("guard-") and name[len("guard-"):].isdigit():
+    if name.startswith("guard-") and name[len("guard-") :].isdigit():
         from pylon.workspace.ops.guard_snapshot import guard_prefix
 
-        ref = f"{guard_prefix(checkout)}{name[len('guard-'):]}"
+        ref = f"{guard_prefix(checkout)}{name[len('guard-') :]}"
     else:
         ref = refs.baseline_ref(checkout, refs.check_name(name))
     oid = git.run(["rev-parse", "-q", "--verify", ref + "^{commit}"], cwd=checkout.root, ok=(0, 1)).decode().strip()
     if not oid:
-        raise NotFoundError("unknown-snapshot", f"No baseline or guard snapshot of this checkout is named {name!r} "
-                            f"(no {ref}).", "See every kept state and the name that restores it with `pylon ws log`.")
+        raise NotFoundError(
+            "unknown-snapshot",
+            f"No baseline or guard snapshot of this checkout is named {name!r} (no {ref}).",
+            "See every kept state and the name that restores it with `pylon ws log`.",
+        )
     if _is_guard(ref):
         _refuse_other_checkout(checkout, name, oid)
     return ref, oid
@@ -80,10 +83,13 @@ def _refuse_other_checkout(checkout: Checkout, name: str, oid: str) -> None:
         return
     from pylon.errors import PylonError
 
-    raise PylonError("other-checkout", f"{name} was taken in another checkout ({taken}), not in this one; restoring "
-                     "it here would put that checkout's files over this one's. Nothing was changed.",
-                     f"Restore it where it was taken: pylon -C {_quote(taken)} ws restore {name}",
-                     details={"checkout": taken})
+    raise PylonError(
+        "other-checkout",
+        f"{name} was taken in another checkout ({taken}), not in this one; restoring "
+        "it here would put that checkout's files over this one's. Nothing was changed.",
+        f"Restore it where it was taken: pylon -C {_quote(taken)} ws restore {name}",
+        details={"checkout": taken},
+    )
 
 
 def _quote(path: str) -> str:
@@ -124,8 +130,9 @@ def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel:
     return "state"
 
 
-def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
-               dry_run: bool) -> tuple[dict[str, list[str]], bool] | None:
+def _kept_refs(
+    checkout: Checkout, ref: str, target: str, rel: list[str] | None, dry_run: bool
+) -> tuple[dict[str, list[str]], bool] | None:
     """A guard snapshot names again the refs its command deleted (guard_refs.py), with or without
     PATHs (the hook's note names the paths; the refs are part of what the command destroyed): (what
     was put back, whether the command touched refs only); None when there is nothing of that kind."""
@@ -140,10 +147,9 @@ def _kept_refs(checkout: Checkout, ref: str, target: str, rel: list[str] | None,
     return put_back(checkout, message.partition("\n\n")[2], dry_run=dry_run), only
 
 
-def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *,
-                  dry_run: bool = False) -> Restored:
-    from pylon.workspace.repo import refuse_in_progress
+def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *, dry_run: bool = False) -> Restored:
     from pylon.workspace.ops.restore_state import _blocked_error, holding, plan
+    from pylon.workspace.repo import refuse_in_progress
     from pylon.workspace.state import capture
 
     rel = [checkout.to_root_relative(p) for p in paths] if paths else None
@@ -159,9 +165,24 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
     if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back
-        return {"name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, "delete": [],
-                "write": [], "index": 0, "blocked": [], "kept": [], "head": None, "head_now": None,
-                "head_kept": False, "op": None, "refs": kept[0], "aside": []}
+        return {
+            "name": name,
+            "ref": ref,
+            "commit": target,
+            "dry_run": dry_run,
+            "paths": rel,
+            "delete": [],
+            "write": [],
+            "index": 0,
+            "blocked": [],
+            "kept": [],
+            "head": None,
+            "head_now": None,
+            "head_kept": False,
+            "op": None,
+            "refs": kept[0],
+            "aside": [],
+        }
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
         current = capture(checkout, label=f"before restore {name}")  # with its bits and folders (exact_quick.py)
@@ -175,8 +196,15 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
             current = holding(checkout, current, todo.blocked)
             todo = plan(checkout, target, rel, current=current)
         result: Restored = {
-            "name": name, "ref": ref, "commit": target, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
-            "head": todo.target.head, "head_now": current.head, "head_kept": todo.target.head != current.head,
+            "name": name,
+            "ref": ref,
+            "commit": target,
+            "dry_run": dry_run,
+            "paths": rel,
+            **todo.to_dict(),
+            "head": todo.target.head,
+            "head_now": current.head,
+            "head_kept": todo.target.head != current.head,
             "aside": aside,
         }
         if todo.blocked:
@@ -193,9 +221,14 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         result["head_kept"] = head == "keep" and result["head_kept"]
         step = oplog.Step(checkout.root, str(current.commit), target, head, rel)
         shown = " ".join(["pylon ws restore", name, *(paths or [])])
-        op = oplog.begin(checkout, "restore", [step], title=f"restore {name}" + (" (paths)" if rel else ""),
-                         data={"name": name, "ref": ref}, command=shown)
+        op = oplog.begin(
+            checkout,
+            "restore",
+            [step],
+            title=f"restore {name}" + (" (paths)" if rel else ""),
+            data={"name": name, "ref": ref},
+            command=shown,
+        )
         oplog.carry_out(checkout, op, currents={checkout.root: current})
         result["op"] = op.seq
     return result
-

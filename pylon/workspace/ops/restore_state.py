@@ -35,8 +35,7 @@ from __future__ import annotations
 import os
 
 from pylon.workspace import git
-from pylon.workspace.commits import State, commit_tree, read_state, state_message
-from pylon.workspace.commits import remove_index
+from pylon.workspace.commits import State, commit_tree, read_state, remove_index, state_message
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
@@ -50,21 +49,38 @@ if TYPE_CHECKING:
         blocked: list[str]
         kept: list[str]
 
+
 HEAD_MODES = ("state", "detach", "keep")
 _ZERO = "0" * 40
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 
 def make_state(
-    checkout: Checkout, *, worktree: str, index_tree: str | None, head: str | None, branch: str | None,
-    label: str = "state", notes: list[dict[str, str]] | None = None, meta_raw: str | None = None,
+    checkout: Checkout,
+    *,
+    worktree: str,
+    index_tree: str | None,
+    head: str | None,
+    branch: str | None,
+    label: str = "state",
+    notes: list[dict[str, str]] | None = None,
+    meta_raw: str | None = None,
 ) -> str:
     """A state commit (the format capture() writes) from its parts; not anchored by any ref.
     `meta_raw` is the encoded exact.py record of the state whose files it holds, if any."""
     import time
 
-    state = State(commit=None, head=head, branch=branch, index_tree=index_tree, worktree=worktree,
-                  notes=notes or [], captured_at=int(time.time()), label=label, meta_raw=meta_raw)
+    state = State(
+        commit=None,
+        head=head,
+        branch=branch,
+        index_tree=index_tree,
+        worktree=worktree,
+        notes=notes or [],
+        captured_at=int(time.time()),
+        label=label,
+        meta_raw=meta_raw,
+    )
     index_commit = None
     head_tree = tree_of(checkout, head) if head else EMPTY_TREE
     if index_tree and index_tree != head_tree:
@@ -78,8 +94,11 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
     the state a restore replaces keeps the ignored files it overwrites, so undo gives them back."""
     from pylon.workspace.commits import tree_with_files
 
-    files = [p for p in paths if os.path.islink(os.path.join(checkout.root, p))
-             or os.path.isfile(os.path.join(checkout.root, p))]
+    files = [
+        p
+        for p in paths
+        if os.path.islink(os.path.join(checkout.root, p)) or os.path.isfile(os.path.join(checkout.root, p))
+    ]
     if not files:
         return current
     tree = tree_with_files(checkout, current.worktree, files)
@@ -88,8 +107,16 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
         from pylon.workspace.exact import with_modes
 
         meta_raw = with_modes(checkout.root, meta_raw, files)
-    commit = make_state(checkout, worktree=tree, index_tree=current.index_tree, head=current.head,
-                        branch=current.branch, label=current.label, notes=current.notes, meta_raw=meta_raw)
+    commit = make_state(
+        checkout,
+        worktree=tree,
+        index_tree=current.index_tree,
+        head=current.head,
+        branch=current.branch,
+        label=current.label,
+        notes=current.notes,
+        meta_raw=meta_raw,
+    )
     return read_state(checkout, commit)
 
 
@@ -102,7 +129,9 @@ def same_state(a: State, b: State) -> bool:
     return (a.worktree, a.index_tree, a.head, a.branch) == (b.worktree, b.index_tree, b.head, b.branch)
 
 
-def _raw_diff(checkout: Checkout, old: str, new: str, paths: list[str] | None) -> list[tuple[str, str, str, str, str, str]]:
+def _raw_diff(
+    checkout: Checkout, old: str, new: str, paths: list[str] | None
+) -> list[tuple[str, str, str, str, str, str]]:
     """(status, new mode, new oid, path, old mode, old oid) of each entry differing between two trees."""
     args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]
     if paths:
@@ -131,12 +160,22 @@ def _write_files(checkout: Checkout, entries: list[tuple[str, str, str]]) -> Non
     env = {"GIT_INDEX_FILE": tmp, **_LITERAL}
     try:
         lines = "".join(f"{mode} {oid}\t{path}\0" for mode, oid, path in entries)
-        git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=env,
-                input=lines.encode("utf-8", "surrogateescape"), what="git update-index (restore)")
+        git.run(
+            ["update-index", "-z", "--index-info"],
+            cwd=checkout.root,
+            env=env,
+            input=lines.encode("utf-8", "surrogateescape"),
+            what="git update-index (restore)",
+        )
         names = "".join(f"{path}\0" for mode, _oid, path in entries if mode != "160000")
         if names:
-            git.run(["checkout-index", "-f", "-z", "--stdin"], cwd=checkout.root, env=env,
-                    input=names.encode("utf-8", "surrogateescape"), what="git checkout-index (restore)")
+            git.run(
+                ["checkout-index", "-f", "-z", "--stdin"],
+                cwd=checkout.root,
+                env=env,
+                input=names.encode("utf-8", "surrogateescape"),
+                what="git checkout-index (restore)",
+            )
         for mode, _oid, path in entries:
             if mode == "160000":  # a submodule: its folder, never its content (git checkout does the same)
                 os.makedirs(os.path.join(checkout.root, path), exist_ok=True)
@@ -162,21 +201,42 @@ class Plan:
 
     __slots__ = ("target", "current", "deletes", "writes", "index_entries", "blocked", "paths", "replaced", "kept")
 
-    def __init__(self, target: State, current: State, deletes: list[str], writes: list[tuple[str, str, str]],
-                 index_entries: list[str], blocked: list[str], paths: list[str],
-                 replaced: list[tuple[str, str, str]], kept: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        target: State,
+        current: State,
+        deletes: list[str],
+        writes: list[tuple[str, str, str]],
+        index_entries: list[str],
+        blocked: list[str],
+        paths: list[str],
+        replaced: list[tuple[str, str, str]],
+        kept: list[str] | None = None,
+    ) -> None:
         self.target, self.current, self.deletes, self.writes = target, current, deletes, writes
         self.index_entries, self.blocked, self.paths = index_entries, blocked, paths
         self.replaced = replaced  # (mode, oid, path) of the files to be overwritten or deleted, as captured
         self.kept = kept or []  # untracked files the target lacks, kept because a rule ignores them
 
     def to_dict(self) -> PlanSummary:
-        return {"delete": self.deletes, "write": [w[2] for w in self.writes], "index": len(self.index_entries),
-                "blocked": self.blocked, "kept": self.kept}
+        return {
+            "delete": self.deletes,
+            "write": [w[2] for w in self.writes],
+            "index": len(self.index_entries),
+            "blocked": self.blocked,
+            "kept": self.kept,
+        }
 
 
-def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, *,
-         current: State | None = None, rules: list[str] | None = None, made: str | None = None) -> Plan:
+def plan(
+    checkout: Checkout,
+    state_commit: str,
+    paths: list[str] | None = None,
+    *,
+    current: State | None = None,
+    rules: list[str] | None = None,
+    made: str | None = None,
+) -> Plan:
     """The changes that bring the checkout (or `paths`) to `state_commit`, and what blocks them.
 
     An untracked file of the current state that the target lacks is kept when the checkout's
@@ -196,8 +256,9 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
 
         # HEAD's rules too: a file its committed `.gitignore` ignores is the person's, whatever the
         # rules on disk say now (a session's `.gitignore` applied or moved in)
-        keep = kept(checkout, current, gone, [state_commit, *(rules or []), *([current.head] if current.head else [])],
-                    made)
+        keep = kept(
+            checkout, current, gone, [state_commit, *(rules or []), *([current.head] if current.head else [])], made
+        )
         if keep:
             diff = [d for d in diff if d[3] not in keep]
     deletes = [d[3] for d in diff if d[0] == "D"]
@@ -211,8 +272,17 @@ def plan(checkout: Checkout, state_commit: str, paths: list[str] | None = None, 
         if same:
             stuck = [p for p in stuck if p not in same]
             writes = [w for w in writes if w[2] not in same]
-    return Plan(target, current, deletes, writes, _index_changes(checkout, current, target, paths), stuck,
-                [d[3] for d in diff], replaced, sorted(keep))
+    return Plan(
+        target,
+        current,
+        deletes,
+        writes,
+        _index_changes(checkout, current, target, paths),
+        stuck,
+        [d[3] for d in diff],
+        replaced,
+        sorted(keep),
+    )
 
 
 def _same_bytes(checkout: Checkout, stuck: list[str], writes: list[tuple[str, str, str]]) -> set[str]:
@@ -237,8 +307,14 @@ def _same_bytes(checkout: Checkout, stuck: list[str], writes: list[tuple[str, st
 
 
 def restore(
-    checkout: Checkout, state_commit: str, paths: list[str] | None = None, *, head: str = "state",
-    current: State | None = None, rules: list[str] | None = None, made: str | None = None,
+    checkout: Checkout,
+    state_commit: str,
+    paths: list[str] | None = None,
+    *,
+    head: str = "state",
+    current: State | None = None,
+    rules: list[str] | None = None,
+    made: str | None = None,
 ) -> dict[str, object]:
     """Bring the checkout (or `paths` of it) to the state `state_commit`; see the module docstring.
 
@@ -284,15 +360,36 @@ def restore(
     remembered = exact_memory.recall_dirs(checkout.common_dir, making)
     if todo.writes:
         _write_files(checkout, todo.writes)
-    exact_memory.remember_dirs(checkout.common_dir, exact.settle(
-        checkout.root, target_meta, current_meta, todo.writes, before, set(todo.kept), paths,
-        made={d: remembered.get(d) for d in making}))
+    exact_memory.remember_dirs(
+        checkout.common_dir,
+        exact.settle(
+            checkout.root,
+            target_meta,
+            current_meta,
+            todo.writes,
+            before,
+            set(todo.kept),
+            paths,
+            made={d: remembered.get(d) for d in making},
+        ),
+    )
     if todo.index_entries:
-        git.run(["update-index", "-z", "--index-info"], cwd=checkout.root, env=_LITERAL,
-                input="".join(todo.index_entries).encode("utf-8", "surrogateescape"), what="git update-index")
+        git.run(
+            ["update-index", "-z", "--index-info"],
+            cwd=checkout.root,
+            env=_LITERAL,
+            input="".join(todo.index_entries).encode("utf-8", "surrogateescape"),
+            what="git update-index",
+        )
     moved = _set_head(checkout, todo.target, head, todo.current) if head != "keep" else False
-    return {"written": len(todo.writes), "deleted": deleted, "index": len(todo.index_entries), "head_moved": moved,
-            "paths": todo.paths, "kept": todo.kept}
+    return {
+        "written": len(todo.writes),
+        "deleted": deleted,
+        "index": len(todo.index_entries),
+        "head_moved": moved,
+        "paths": todo.paths,
+        "kept": todo.kept,
+    }
 
 
 def _blocked(checkout: Checkout, writes: list[str], deletes: set[str], known: set[str]) -> list[str]:
@@ -306,8 +403,11 @@ def _index_changes(checkout: Checkout, current: State, target: State, paths: lis
     if current.index_tree is None:
         from pylon.errors import PylonError
 
-        raise PylonError("index-unmerged", "The index has unresolved conflicts, so pylon cannot restore over it.",
-                         "Finish or abort the merge first (`git merge --abort`), then run the same command again.")
+        raise PylonError(
+            "index-unmerged",
+            "The index has unresolved conflicts, so pylon cannot restore over it.",
+            "Finish or abort the merge first (`git merge --abort`), then run the same command again.",
+        )
     wanted = target.index_tree
     if wanted is None:
         return []  # the state recorded no index (captured mid-merge, or written without one): leave it

@@ -40,8 +40,15 @@ class Outcome:
 
     __slots__ = ("target", "conflicts", "kept", "merged", "markers", "made")
 
-    def __init__(self, target: str, conflicts: list[ConflictFile], kept: list[str], merged: list[str],
-                 markers: list[str], made: str | None = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        conflicts: list[ConflictFile],
+        kept: list[str],
+        merged: list[str],
+        markers: list[str],
+        made: str | None = None,
+    ) -> None:
         self.target, self.conflicts, self.kept, self.merged, self.markers = target, conflicts, kept, merged, markers
         self.made = made  # the state the change leaves (untracked files it holds as they are go with it)
 
@@ -49,8 +56,7 @@ class Outcome:
         return {"kept": self.kept, "merged": self.merged, "markers": self.markers}
 
 
-def scratch_tree(checkout: Checkout, base_tree: str, *, remove: list[str] | None = None,
-                 entries: bytes = b"") -> str:
+def scratch_tree(checkout: Checkout, base_tree: str, *, remove: list[str] | None = None, entries: bytes = b"") -> str:
     """base_tree with `remove` (folders included) dropped and `entries` (`--index-info -z` records)
     added, written in a throw-away index."""
     import tempfile
@@ -75,18 +81,29 @@ def scratch_tree(checkout: Checkout, base_tree: str, *, remove: list[str] | None
 def overlay(checkout: Checkout, base_tree: str, source_tree: str, paths: list[str]) -> str:
     """base_tree with everything at or under `paths` taken from source_tree instead."""
     out = git.run(["ls-tree", "-r", "-z", "--full-tree", source_tree, "--", *paths], cwd=checkout.root, env=_LITERAL)
-    entries = b"".join(line.replace(b" blob ", b" ", 1).replace(b" commit ", b" ", 1).replace(b" tree ", b" ", 1)
-                       + b"\0" for line in out.split(b"\0") if line)
+    entries = b"".join(
+        line.replace(b" blob ", b" ", 1).replace(b" commit ", b" ", 1).replace(b" tree ", b" ", 1) + b"\0"
+        for line in out.split(b"\0")
+        if line
+    )
     return scratch_tree(checkout, base_tree, remove=paths, entries=entries)
 
 
 def _commit(checkout: Checkout, tree: str, parents: list[str], what: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *[a for p in parents for a in ("-p", p)], "-m", f"pylon: {what}"]
+    args = [
+        "commit-tree",
+        "--no-gpg-sign",
+        stored_tree(checkout, tree),
+        *[a for p in parents for a in ("-p", p)],
+        "-m",
+        f"pylon: {what}",
+    ]
     return git.run(args, cwd=checkout.root, env=IDENT, what="git commit-tree").decode().strip()
 
 
-def merge3(checkout: Checkout, base: str, ours: str, theirs: str,
-           names: tuple[str, str] = ("now", "change")) -> tuple[str, list[ConflictFile], dict[str, str]]:
+def merge3(
+    checkout: Checkout, base: str, ours: str, theirs: str, names: tuple[str, str] = ("now", "change")
+) -> tuple[str, list[ConflictFile], dict[str, str]]:
     """Three trees merged on `base`: (merged tree, conflicts with their hunks' sides named,
     {commit id git labels a side with: its name}); `markers.labelled_tree` names them in the tree."""
     from pylon.workspace.merge.conflicts import merge_tree
@@ -125,8 +142,16 @@ def _carry_index(checkout: Checkout, frm: str | None, to: str | None, now: str |
     return tree
 
 
-def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = "keep",
-          markers: bool = False, side: str = "op") -> Outcome:
+def carry(
+    checkout: Checkout,
+    frm: State,
+    to: State,
+    now: State,
+    *,
+    head: str = "keep",
+    markers: bool = False,
+    side: str = "op",
+) -> Outcome:
     """The state reached by carrying the change frm -> to onto `now` (see the module docstring).
     `head` is the step's head mode: "keep" keeps now's HEAD, otherwise the target's is `to`'s."""
     from pylon.workspace.ops.restore_state import make_state
@@ -152,17 +177,34 @@ def carry(checkout: Checkout, frm: State, to: State, now: State, *, head: str = 
         target_head, branch = now.head, now.branch
     else:
         target_head, branch = to.head, to.branch
-    if to.commit and (tree, index) == (to.worktree, to.index_tree) and (head != "keep" or (
-            target_head, branch) == (to.head, to.branch)) and _same_record(frm, now):
+    if (
+        to.commit
+        and (tree, index) == (to.worktree, to.index_tree)
+        and (head != "keep" or (target_head, branch) == (to.head, to.branch))
+        and _same_record(frm, now)
+    ):
         target = to.commit  # the state itself, with everything its commit records
     else:
-        target = make_state(checkout, worktree=tree, index_tree=index, head=target_head, branch=branch,
-                            label=f"{side} onto the checkout", meta_raw=carried_meta(checkout, frm, to, now, tree))
+        target = make_state(
+            checkout,
+            worktree=tree,
+            index_tree=index,
+            head=target_head,
+            branch=branch,
+            label=f"{side} onto the checkout",
+            meta_raw=carried_meta(checkout, frm, to, now, tree),
+        )
     conflicted = {str(c["path"]) for c in conflicts}
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
     kept = sorted(p for p in later if p not in conflicted or (markers and p in binary))
-    return Outcome(target, conflicts, kept, [p for p in merged if p not in conflicted],
-                   sorted(conflicted - binary) if markers else [], frm.commit)
+    return Outcome(
+        target,
+        conflicts,
+        kept,
+        [p for p in merged if p not in conflicted],
+        sorted(conflicted - binary) if markers else [],
+        frm.commit,
+    )
 
 
 def _same_record(frm: State, now: State) -> bool:
@@ -173,8 +215,9 @@ def _same_record(frm: State, now: State) -> bool:
     return frm.meta == now.meta
 
 
-def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: str, *,
-                 strict: bool = False) -> str | None:
+def carried_meta(
+    checkout: Checkout, frm: State, to: State, now: State, tree: str, *, strict: bool = False
+) -> str | None:
     """The exact.py record of `tree` (the change frm -> to carried onto now): a path whose bits the
     change changed (frm and to record different ones; when frm records nothing, a path whose
     content the change touched) takes `to`'s bits, every other one keeps now's; the empty folders
@@ -206,12 +249,14 @@ def carried_meta(checkout: Checkout, frm: State, to: State, now: State, tree: st
         before, after = set(exact.dirs_of(frm_meta)), set(exact.dirs_of(to_meta))
         dirs = (dirs - (before - after)) | (after - before)
     empty = exact.free_dirs(checkout.root, tree, sorted(dirs))  # not where the tree has a file now
-    return exact.encode(exact.grouped(modes, empty,
-                                      _carried_folders(checkout, frm_meta, to_meta, now_meta, tree, empty)))
+    return exact.encode(
+        exact.grouped(modes, empty, _carried_folders(checkout, frm_meta, to_meta, now_meta, tree, empty))
+    )
 
 
-def _carried_folders(checkout: Checkout, frm: Meta | None, to: Meta | None, now: Meta | None, tree: str,
-                     dirs: list[str]) -> dict[str, int]:
+def _carried_folders(
+    checkout: Checkout, frm: Meta | None, to: Meta | None, now: Meta | None, tree: str, dirs: list[str]
+) -> dict[str, int]:
     """Folder bits of a carried change: to's where the change changed them (frm and to record
     different bits), now's elsewhere; only where both frm and to record folder bits at all."""
     from pylon.workspace import exact
@@ -230,7 +275,8 @@ def conflict_error(title: str, seq: int, verb: str, conflicts: list[ConflictFile
     from pylon.errors import PylonError
 
     shown = ", ".join(str(c["path"]) for c in conflicts[:10]) + (
-        f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else "")
+        f" (and {len(conflicts) - 10} more)" if len(conflicts) > 10 else ""
+    )
     return PylonError(
         "redo-conflicts" if verb == "redo" else "undo-conflicts",
         f"Since `{title}` (op {seq}), {len(conflicts)} path(s) were changed again where it changed them: "
@@ -252,7 +298,14 @@ def step_states(checkout: Checkout, step: Step) -> tuple[State, State]:
         index = after.index_tree
         if before.index_tree and after.index_tree:
             index = overlay(checkout, before.index_tree, after.index_tree, step.paths)
-        after = State(commit=None, head=before.head, branch=before.branch, index_tree=index,
-                      worktree=overlay(checkout, before.worktree, after.worktree, step.paths), notes=after.notes,
-                      captured_at=after.captured_at, label=after.label)
+        after = State(
+            commit=None,
+            head=before.head,
+            branch=before.branch,
+            index_tree=index,
+            worktree=overlay(checkout, before.worktree, after.worktree, step.paths),
+            notes=after.notes,
+            captured_at=after.captured_at,
+            label=after.label,
+        )
     return before, after

@@ -28,14 +28,21 @@ def preflight(steps: Sequence[Step], *, forward: bool, currents: dict[str, State
 
     for step in steps:
         if step.root in currents:
-            todo = plan(locate(step.root), step.after if forward else step.before, step.paths,
-                        current=currents[step.root], rules=[step.before, step.after],
-                        made=step.made if forward else step.after)
+            todo = plan(
+                locate(step.root),
+                step.after if forward else step.before,
+                step.paths,
+                current=currents[step.root],
+                rules=[step.before, step.after],
+                made=step.made if forward else step.after,
+            )
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
 
 
-def run_steps(steps: Sequence[Step], *, forward: bool, currents: dict[str, State] | None = None) -> list[dict[str, object]]:
+def run_steps(
+    steps: Sequence[Step], *, forward: bool, currents: dict[str, State] | None = None
+) -> list[dict[str, object]]:
     """Restore each step's checkout to `after` (forward) or `before` (last step first); restore()'s results."""
     from pylon.workspace.ops.restore_state import restore
     from pylon.workspace.repo import locate
@@ -45,9 +52,17 @@ def run_steps(steps: Sequence[Step], *, forward: bool, currents: dict[str, State
         co = locate(step.root)
         current = (currents or {}).get(step.root)
         try:
-            results.append(restore(co, step.after if forward else step.before, step.paths, head=step.head,
-                                   current=current, rules=[step.before, step.after],
-                                   made=step.made if forward else step.after))
+            results.append(
+                restore(
+                    co,
+                    step.after if forward else step.before,
+                    step.paths,
+                    head=step.head,
+                    current=current,
+                    rules=[step.before, step.after],
+                    made=step.made if forward else step.after,
+                )
+            )
         except Exception as exc:
             from pylon.errors import PylonError  # lastlook raises changed-meanwhile as one
 

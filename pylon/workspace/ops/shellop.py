@@ -57,8 +57,15 @@ def whole(kc: KeepCheckout, kept: Kept) -> State:
     whole_meta = exact.grouped(modes, dirs, exact.modes_of(meta, "dm"))  # the folders' bits too (0700 stays 0700)
     if "dm" not in meta:
         del whole_meta["dm"]  # a record that says nothing of folders still says nothing
-    commit = make_state(kc, worktree=tree, index_tree=state.index_tree, head=state.head, branch=state.branch,
-                        label="kept, whole", meta_raw=exact.encode(whole_meta))
+    commit = make_state(
+        kc,
+        worktree=tree,
+        index_tree=state.index_tree,
+        head=state.head,
+        branch=state.branch,
+        label="kept, whole",
+        meta_raw=exact.encode(whole_meta),
+    )
     return read_state(kc, commit)
 
 
@@ -69,15 +76,21 @@ def ensure_in_repo(checkout: Checkout, store: Store, oids: list[str], *, only_ne
     if not wanted:
         return 0
     with git.objects_in({}):
-        out = git.run(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=checkout.root,
-                      input="".join(o + "\n" for o in wanted).encode())
+        out = git.run(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            cwd=checkout.root,
+            input="".join(o + "\n" for o in wanted).encode(),
+        )
     missing = [line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")]
     if not missing:
         return 0
     with store.objects_in(checkout.common_dir):  # type: ignore[attr-defined]
         # revisions read from stdin stay positive; what the repository's refs reach it has already
-        listed = git.run(["rev-list", "--objects", "--stdin", "--not", "--all"], cwd=checkout.root,
-                         input=("\n".join(missing) + "\n").encode())
+        listed = git.run(
+            ["rev-list", "--objects", "--stdin", "--not", "--all"],
+            cwd=checkout.root,
+            input=("\n".join(missing) + "\n").encode(),
+        )
         pack = git.run(["pack-objects", "--stdout", "-q"], cwd=checkout.root, input=listed)
     with git.objects_in({}):
         git.run(["unpack-objects", "-q"], cwd=checkout.root, input=pack)
@@ -97,12 +110,31 @@ class Result:
         self.git = ""
 
     def to_dict(self) -> dict[str, object]:
-        return {"reverted": self.back, "kept": self.kept, "merged": self.merged, "markers": self.markers,
-                "existing": [], "not_kept": self.not_kept, "refs_changed": self.refs, "git": self.git}
+        return {
+            "reverted": self.back,
+            "kept": self.kept,
+            "merged": self.merged,
+            "markers": self.markers,
+            "existing": [],
+            "not_kept": self.not_kept,
+            "refs_changed": self.refs,
+            "git": self.git,
+        }
 
 
-def carry_kept(checkout: Checkout, store: Store, frm: Kept, to: Kept, now: Kept, *, markers: bool,
-               side: str, seq: int, verb: str, title: str = "") -> Result:
+def carry_kept(
+    checkout: Checkout,
+    store: Store,
+    frm: Kept,
+    to: Kept,
+    now: Kept,
+    *,
+    markers: bool,
+    side: str,
+    seq: int,
+    verb: str,
+    title: str = "",
+) -> Result:
     """Reverse-apply the change frm -> to onto `now` (see the module docstring)."""
     from pylon.workspace.keep import refsnap
     from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
@@ -127,8 +159,9 @@ def carry_kept(checkout: Checkout, store: Store, frm: Kept, to: Kept, now: Kept,
     done.back = sorted(p for p in touched if p not in set(outcome.kept) | set(outcome.merged))
     done.kept = [p for p in outcome.kept if p in touched]
     done.merged, done.markers = outcome.merged, outcome.markers
-    done.refs = refsnap.reverse(checkout.root, checkout.common_dir, checkout.git_dir, frm.refs, to.refs,
-                                now.refs).to_dict()
+    done.refs = refsnap.reverse(
+        checkout.root, checkout.common_dir, checkout.git_dir, frm.refs, to.refs, now.refs
+    ).to_dict()
     done.not_kept = _not_kept(frm, to)
     return done
 
@@ -160,16 +193,41 @@ def undo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
         before = load(store, step.before, checkout.common_dir)
         after = load(store, step.after, checkout.common_dir)
         oplog.set_status(checkout, op, "undoing", undo_from={checkout.root: now.commit})
-        done = carry_kept(checkout, store, after, before, now, markers=markers, side=f"before op {op.seq}",
-                          seq=op.seq, verb="undo", title=op.title)
+        done = carry_kept(
+            checkout,
+            store,
+            after,
+            before,
+            now,
+            markers=markers,
+            side=f"before op {op.seq}",
+            seq=op.seq,
+            verb="undo",
+            title=op.title,
+        )
         then = take(checkout, store, last=_last(chain))
-        oplog.set_status(checkout, op, "undone", undone_at=time.time_ns(), undo_to={checkout.root: then.commit},
-                         undo_said=done.to_dict())
+        oplog.set_status(
+            checkout,
+            op,
+            "undone",
+            undone_at=time.time_ns(),
+            undo_to={checkout.root: then.commit},
+            undo_said=done.to_dict(),
+        )
         chain.move(then)
         chain.save()
-    return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "undone", "status": op.status, "was": was,
-            "kept": {checkout.root: now.commit}, "ref": op.ref, "later": {checkout.root: done.to_dict()},
-            "markers": done.markers}
+    return {
+        "op": op.seq,
+        "kind": op.kind,
+        "title": op.title,
+        "action": "undone",
+        "status": op.status,
+        "was": was,
+        "kept": {checkout.root: now.commit},
+        "ref": op.ref,
+        "later": {checkout.root: done.to_dict()},
+        "markers": done.markers,
+    }
 
 
 def redo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str, object]:
@@ -190,15 +248,25 @@ def redo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
         frm = load(store, str(frm_commit or step.before), checkout.common_dir)
         to = load(store, str(to_commit or step.after), checkout.common_dir)
         oplog.set_status(checkout, op, "redoing", redo_from={checkout.root: now.commit})
-        done = carry_kept(checkout, store, frm, to, now, markers=markers, side=f"op {op.seq}", seq=op.seq,
-                          verb="redo", title=op.title)
+        done = carry_kept(
+            checkout, store, frm, to, now, markers=markers, side=f"op {op.seq}", seq=op.seq, verb="redo", title=op.title
+        )
         then = take(checkout, store, last=_last(chain))
         oplog.set_status(checkout, op, "done", redone_at=time.time_ns(), redo_to={checkout.root: then.commit})
         chain.move(then)
         chain.save()
-    return {"op": op.seq, "kind": op.kind, "title": op.title, "action": "redone", "status": op.status,
-            "was": "undone", "kept": {}, "ref": op.ref, "later": {checkout.root: done.to_dict()},
-            "markers": done.markers}
+    return {
+        "op": op.seq,
+        "kind": op.kind,
+        "title": op.title,
+        "action": "redone",
+        "status": op.status,
+        "was": "undone",
+        "kept": {},
+        "ref": op.ref,
+        "later": {checkout.root: done.to_dict()},
+        "markers": done.markers,
+    }
 
 
 def exists(path: str) -> bool:
@@ -217,8 +285,9 @@ def state_of(op: Op, side: str, root: str) -> str | None:
     return str(found) if found else None
 
 
-def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str] | None,
-                 dry_run: bool) -> dict[str, object]:
+def restore_kept(
+    checkout: Checkout, op: Op, name: str, side: str, rel: list[str] | None, dry_run: bool
+) -> dict[str, object]:
     """`ws restore op-<n>[:SIDE] [PATH...]` of a shell op: that kept state's files (ignored ones it
     kept included), bits, empty folders and staged entries, for PATHs or the whole checkout; HEAD and
     refs stay (`ws undo` reverses those). Recorded as an op of its own, which `ws undo` reverses."""
@@ -231,8 +300,11 @@ def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str
     commit = state_of(op, side, checkout.root)
     store = for_checkout(checkout)
     if commit is None or store is None:
-        raise NotFoundError("unknown-snapshot", f"No kept state is named {name!r}: op {op.seq} has no {side} state "
-                            "here.", "See the names with `pylon ws log`.")
+        raise NotFoundError(
+            "unknown-snapshot",
+            f"No kept state is named {name!r}: op {op.seq} has no {side} state here.",
+            "See the names with `pylon ws log`.",
+        )
     kc = KeepCheckout(checkout, store)
     with lock(store, checkout.root):  # type: ignore[attr-defined]
         chain = Chain(store, checkout.root)
@@ -241,8 +313,17 @@ def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str
             target, current = whole(kc, load(store, commit, checkout.common_dir)), whole(kc, now)
             todo = plan(kc, str(target.commit), rel, current=current)
             result: dict[str, object] = {
-                "name": name, "ref": op.ref, "commit": commit, "dry_run": dry_run, "paths": rel, **todo.to_dict(),
-                "head": target.head, "head_now": current.head, "head_kept": target.head != current.head, "op": None}
+                "name": name,
+                "ref": op.ref,
+                "commit": commit,
+                "dry_run": dry_run,
+                "paths": rel,
+                **todo.to_dict(),
+                "head": target.head,
+                "head_now": current.head,
+                "head_kept": target.head != current.head,
+                "op": None,
+            }
             if todo.blocked:
                 raise _blocked_error(todo.blocked)
             if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
@@ -252,8 +333,14 @@ def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str
             restore(kc, str(target.commit), rel, head="keep", current=current)
         chain.move(now)
         shown = " ".join(["pylon ws restore", name, *(rel or [])])
-        result["op"] = _record(checkout, chain, take(checkout, store), f"restore {name}" + (" (paths)" if rel else ""),
-                               shown, {"name": name})
+        result["op"] = _record(
+            checkout,
+            chain,
+            take(checkout, store),
+            f"restore {name}" + (" (paths)" if rel else ""),
+            shown,
+            {"name": name},
+        )
         chain.move(take(checkout, store, last=_last(chain)))
         chain.save()
     return result

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import time
 
+from pylon.workspace.commits import read_state
 from pylon.workspace.ops import oplog, runsteps
 from pylon.workspace.ops.undo_capture import capture_steps
-from pylon.workspace.commits import read_state
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
@@ -47,9 +47,11 @@ if TYPE_CHECKING:
 
 # An op record names the module that undoes or finishes it. Records written before the modules
 # moved into rooms (issue 19) name the old paths; they live in users' repositories, so they resolve.
-MOVED = {"pylon.workspace.rm_undo": "pylon.workspace.worktrees.rm_undo",
-         "pylon.workspace.finish": "pylon.workspace.worktrees.finish",
-         "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op"}
+MOVED = {
+    "pylon.workspace.rm_undo": "pylon.workspace.worktrees.rm_undo",
+    "pylon.workspace.finish": "pylon.workspace.worktrees.finish",
+    "pylon.workspace.guard_op": "pylon.workspace.ops.guard_op",
+}
 
 
 def _module(op: oplog.Op) -> ModuleType | None:
@@ -65,18 +67,22 @@ def _nothing(finish: bool) -> Exception:
     from pylon.errors import NotFoundError
 
     if finish:
-        return NotFoundError("nothing-to-finish", "No operation is interrupted, so there is nothing to finish.",
-                             "See the log with `pylon ws undo --list`.")
-    return NotFoundError("nothing-to-undo", "The op log has no operation left to undo.",
-                         "See the log with `pylon ws undo --list`.")
+        return NotFoundError(
+            "nothing-to-finish",
+            "No operation is interrupted, so there is nothing to finish.",
+            "See the log with `pylon ws undo --list`.",
+        )
+    return NotFoundError(
+        "nothing-to-undo", "The op log has no operation left to undo.", "See the log with `pylon ws undo --list`."
+    )
 
 
 def _branch_check(op: oplog.Op) -> None:
     """A branch a step would put back must still be where the op left it (or where it found it)."""
     from pylon.errors import PylonError
     from pylon.workspace import git
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import state
+    from pylon.workspace.repo import locate
 
     for step in op.steps:
         if step.head != "state" or not os.path.isdir(step.root):
@@ -114,8 +120,7 @@ def mine(checkout: Checkout, op: oplog.Op) -> bool:
     return here or checkout.worktree_name is None
 
 
-def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False,
-         settled: bool = True) -> dict[str, object]:
+def undo(checkout: Checkout, *, finish: bool = False, markers: bool = False, settled: bool = True) -> dict[str, object]:
     """Reverse the newest op of this checkout. `settled`: first finish the shell commands still
     running (False right after its `.git` was brought back: that is the undo's own first step).
     What changed since the last kept state that no op recorded is later work: kept, and named
@@ -198,11 +203,19 @@ def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str
         return _result(op, was, "undone", {})
     else:
         _branch_check(op)
-        outcomes = _carry_all(checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers,
-                              verb="undo")
-        oplog.set_status(checkout, op, "undoing", **_history(op), undo_from=_commits(currents),
-                         undo_to={root: o.target for root, o in outcomes.items()}, undo_kept=_kept(outcomes),
-                         interrupted=False)
+        outcomes = _carry_all(
+            checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers, verb="undo"
+        )
+        oplog.set_status(
+            checkout,
+            op,
+            "undoing",
+            **_history(op),
+            undo_from=_commits(currents),
+            undo_to={root: o.target for root, o in outcomes.items()},
+            undo_kept=_kept(outcomes),
+            interrupted=False,
+        )
     _write_all(checkout, op, outcomes, currents, was)
     oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
     return _result(op, was, "undone", outcomes)
@@ -218,8 +231,7 @@ def _whole(op: oplog.Op, key: str, currents: dict[str, State]) -> dict[str, Outc
 
 
 def _refuse_busy(op: oplog.Op) -> None:
-    from pylon.workspace.repo import refuse_in_progress
-    from pylon.workspace.repo import locate
+    from pylon.workspace.repo import locate, refuse_in_progress
 
     for step in op.steps:
         if os.path.isdir(step.root):
@@ -269,13 +281,14 @@ def step_pairs(checkout: Checkout, op: oplog.Op, *, forward: bool) -> list[Pair]
     return found
 
 
-def _carry_all(checkout: Checkout, op: oplog.Op, pairs: list[Pair],
-               currents: dict[str, State], *, markers: bool, verb: str) -> dict[str, Outcome]:
+def _carry_all(
+    checkout: Checkout, op: oplog.Op, pairs: list[Pair], currents: dict[str, State], *, markers: bool, verb: str
+) -> dict[str, Outcome]:
     """Each root's target (reverse.carry), all computed before anything is written; refused on a
     conflict (unless `markers`) or when a write would replace a file outside the current state."""
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import _blocked_error, plan
     from pylon.workspace.ops.reverse import carry, conflict_error
+    from pylon.workspace.repo import locate
 
     outcomes: dict[str, Outcome] = {}
     conflicts = []
@@ -296,11 +309,12 @@ def _carry_all(checkout: Checkout, op: oplog.Op, pairs: list[Pair],
     return outcomes
 
 
-def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], currents: dict[str, State],
-               was: str) -> None:
+def _write_all(
+    checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], currents: dict[str, State], was: str
+) -> None:
     """Restore each root to its target; a refusal before the first write leaves the op as it was."""
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import restore
+    from pylon.workspace.repo import locate
 
     heads = {step.root: step.head for step in op.steps}
     with oplog.closed_if_refused(checkout, op, status=was, abandoned=was != "undone"):
@@ -308,8 +322,13 @@ def _write_all(checkout: Checkout, op: oplog.Op, outcomes: dict[str, Outcome], c
         try:
             for root, outcome in outcomes.items():
                 # an untracked file the undone change made (an ignored one included) goes with it
-                restore(locate(root), outcome.target, head=heads.get(root, "state"), current=currents[root],
-                        made=outcome.made)
+                restore(
+                    locate(root),
+                    outcome.target,
+                    head=heads.get(root, "state"),
+                    current=currents[root],
+                    made=outcome.made,
+                )
                 done += 1
         except Exception as exc:
             from pylon.errors import PylonError
@@ -348,9 +367,18 @@ def _reverse_undo(checkout: Checkout, op: oplog.Op, module: ModuleType | None) -
 
 
 def _result(op: oplog.Op, was: str, action: str, outcomes: dict[str, Outcome]) -> dict[str, object]:
-    return {"op": op.seq, "kind": op.kind, "title": op.title, "action": action, "status": op.status,
-            "was": was, "kept": op.record.get("undo_from") or {}, "ref": op.ref,
-            "later": _kept(outcomes), "markers": sorted(p for o in outcomes.values() for p in o.markers)}
+    return {
+        "op": op.seq,
+        "kind": op.kind,
+        "title": op.title,
+        "action": action,
+        "status": op.status,
+        "was": was,
+        "kept": op.record.get("undo_from") or {},
+        "ref": op.ref,
+        "later": _kept(outcomes),
+        "markers": sorted(p for o in outcomes.values() for p in o.markers),
+    }
 
 
 def listing(checkout: Checkout, limit: int = 50) -> Listing:
@@ -362,6 +390,16 @@ def listing(checkout: Checkout, limit: int = 50) -> Listing:
         status = op.status
         if status in oplog.OPEN and not held:
             status = f"interrupted ({status})"
-        items.append({"seq": op.seq, "kind": op.kind, "title": op.title, "status": status, "time": op.record.get("time"),
-                      "ref": op.ref, "command": op.record.get("command"), "abandoned": op.record.get("abandoned")})
+        items.append(
+            {
+                "seq": op.seq,
+                "kind": op.kind,
+                "title": op.title,
+                "status": status,
+                "time": op.record.get("time"),
+                "ref": op.ref,
+                "command": op.record.get("command"),
+                "abandoned": op.record.get("abandoned"),
+            }
+        )
     return {"ops": items, "total": len(ops), "truncated": len(ops) > limit}

@@ -26,8 +26,12 @@ def capture_steps(op: oplog.Op, *, to_after: bool = False) -> dict[str, State]:
             kept[step.root] = capture(locate(step.root), label=f"before undo of op {op.seq}")
             if op.kind == "restore":  # it may have written over ignored files (restore.py kept them aside)
                 guard = str(op.data.get("name", "")).startswith("guard-")
-                kept[step.root] = holding_ignored(step, kept[step.root], step.after if to_after else step.before,
-                                                   only_written=None if guard else step.after)
+                kept[step.root] = holding_ignored(
+                    step,
+                    kept[step.root],
+                    step.after if to_after else step.before,
+                    only_written=None if guard else step.after,
+                )
     return kept
 
 
@@ -35,8 +39,8 @@ def holding_ignored(step: oplog.Step, current: State, toward: str, only_written:
     """The undo of a restore writes back the ignored files that restore overwrote (it kept them
     aside; a guard snapshot holds its own): the ones there now are kept in the state replaced first.
     `only_written`: only those that still hold what the restore wrote (the state it went to)."""
-    from pylon.workspace.repo import locate
     from pylon.workspace.ops.restore_state import holding, plan
+    from pylon.workspace.repo import locate
 
     co = locate(step.root)
     todo = plan(co, toward, step.paths, current=current)
@@ -50,12 +54,22 @@ def as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
     """Those of `paths` whose file on disk is the blob `state` holds there."""
     from pylon.workspace import git
 
-    names = [p for p in paths if "\n" not in p and os.path.isfile(os.path.join(co.root, p))
-             and not os.path.islink(os.path.join(co.root, p))]
+    names = [
+        p
+        for p in paths
+        if "\n" not in p and os.path.isfile(os.path.join(co.root, p)) and not os.path.islink(os.path.join(co.root, p))
+    ]
     if not names:
         return []
-    disk = git.run(["hash-object", "--stdin-paths"], cwd=co.root,
-                   input="".join(p + "\n" for p in names).encode("utf-8", "surrogateescape")).decode().split()
+    disk = (
+        git.run(
+            ["hash-object", "--stdin-paths"],
+            cwd=co.root,
+            input="".join(p + "\n" for p in names).encode("utf-8", "surrogateescape"),
+        )
+        .decode()
+        .split()
+    )
     query = "".join(f"{state}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
     kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query).decode().split("\n")
     return [p for p, a, b in zip(names, disk, kept) if a == b]

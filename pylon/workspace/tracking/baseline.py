@@ -19,7 +19,10 @@ def baseline(checkout: Checkout, name: str = "last") -> dict[str, object]:
         state = refresh_head(checkout, fresh)
         state.label = f"baseline {name}"
         state.commit = st.commit_tree(
-            checkout, state.worktree, [p for p in (state.head,) if p] + _index_parent(checkout, state), st.state_message(state, None)
+            checkout,
+            state.worktree,
+            [p for p in (state.head,) if p] + _index_parent(checkout, state),
+            st.state_message(state, None),
         )
         st.update_refs(checkout, [(ref, state.commit)])
         source = "watch"

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 
-from pylon.workspace import git
 from pylon.beneath import open_beneath
 from pylon.beneath import refuse as _refuse
-from pylon.workspace.tracking.changes import LITERAL
+from pylon.workspace import git
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
+from pylon.workspace.tracking.changes import LITERAL
 
 MAX_BYTES = 1024 * 1024
 SNIFF = 8000
-
-
 
 
 def confine(checkout: Checkout, path: str) -> str:
@@ -61,7 +59,9 @@ def _result(rel: str, source: str, size: int, data: bytes, max_bytes: int, **ext
     }
 
 
-def cat(checkout: Checkout, path: str, *, base: bool = False, since: str | None = None, max_bytes: int = MAX_BYTES) -> dict[str, object]:
+def cat(
+    checkout: Checkout, path: str, *, base: bool = False, since: str | None = None, max_bytes: int = MAX_BYTES
+) -> dict[str, object]:
     rel = confine(checkout, path)
     if base:
         return _cat_base(checkout, path, rel, since, max_bytes)

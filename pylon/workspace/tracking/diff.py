@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 
 from pylon.atomic import fsync_dir
 from pylon.workspace import git
-from pylon.workspace.tracking.changes import Entry, raw_entries, tree_env
 from pylon.workspace.current import current_state
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
+from pylon.workspace.tracking.changes import Entry, raw_entries, tree_env
 
 MAX_FILES = 200
 MAX_LINES = 2000
@@ -36,7 +36,11 @@ def _blob_sizes(checkout: Checkout, entries: list[Entry]) -> dict[str, int]:
                 oids.add(oid)
     if not oids:
         return {}
-    out = git.run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], cwd=checkout.root, input="\n".join(oids).encode() + b"\n")
+    out = git.run(
+        ["cat-file", "--batch-check=%(objectname) %(objectsize)"],
+        cwd=checkout.root,
+        input="\n".join(oids).encode() + b"\n",
+    )
     sizes = {}
     for line in out.decode().splitlines():
         parts = line.split()
@@ -114,7 +118,9 @@ def diff(
     binary: list[str] = []
     partial = None
     if diffable:
-        proc = git.GitProcess([*_PATCH, base.tree, state.worktree, "--", *diffable], cwd=checkout.root, env=tree_env(checkout))
+        proc = git.GitProcess(
+            [*_PATCH, base.tree, state.worktree, "--", *diffable], cwd=checkout.root, env=tree_env(checkout)
+        )
         full = True
         for part in _split_files(proc.read_stdout):
             n_lines = part.count(b"\n")
@@ -198,7 +204,17 @@ def _unquote(quoted: bytes) -> str:
     """Undo git's C-style path quoting (octal escapes and \\n \\t \\" \\\\)."""
     out = bytearray()
     i = 0
-    simple = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b", b"f": b"\f", b"r": b"\r", b"v": b"\v"}
+    simple = {
+        b"n": b"\n",
+        b"t": b"\t",
+        b'"': b'"',
+        b"\\": b"\\",
+        b"a": b"\a",
+        b"b": b"\b",
+        b"f": b"\f",
+        b"r": b"\r",
+        b"v": b"\v",
+    }
     while i < len(quoted):
         ch = quoted[i : i + 1]
         if ch == b"\\" and i + 1 < len(quoted):
@@ -223,7 +239,11 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
     if not os.path.isdir(folder):
         from pylon.errors import UsageError
 
-        raise UsageError("bad-out-path", f"The folder of --output {out_path!r} does not exist.", "pylon ws diff --output /tmp/changes.diff")
+        raise UsageError(
+            "bad-out-path",
+            f"The folder of --output {out_path!r} does not exist.",
+            "pylon ws diff --output /tmp/changes.diff",
+        )
     hint = "pylon ws diff --output /tmp/changes.diff"
     if os.path.isdir(target):
         from pylon.errors import PylonError
@@ -234,9 +254,12 @@ def _write_full(checkout: Checkout, old: str, new: str, paths: list[str], out_pa
         # regular file, which as root destroys the device for the whole machine.
         from pylon.errors import PylonError
 
-        raise PylonError("not-regular", f"--output {out_path!r} is not a regular file (a device, FIFO or "
-                         "socket); the complete diff is written to a file, never into a device.",
-                         "pylon ws diff (the bounded diff on stdout) or " + hint)
+        raise PylonError(
+            "not-regular",
+            f"--output {out_path!r} is not a regular file (a device, FIFO or "
+            "socket); the complete diff is written to a file, never into a device.",
+            "pylon ws diff (the bounded diff on stdout) or " + hint,
+        )
     tmp = os.path.join(folder, f".{os.path.basename(target)}.pylon-tmp-{os.getpid()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)

@@ -7,14 +7,20 @@ changes it. Ignored files never do.
 
 from __future__ import annotations
 
+from pylon.workspace.commits import State
 from pylon.workspace.current import current_state, refresh_head
 from pylon.workspace.repo import Checkout
-from pylon.workspace.commits import State
 
 
 def digest(state: State) -> str:
     text = "\0".join(
-        ["pylon-fingerprint-1", state.head or "unborn", state.branch or "(detached)", state.index_tree or "unmerged", state.worktree]
+        [
+            "pylon-fingerprint-1",
+            state.head or "unborn",
+            state.branch or "(detached)",
+            state.index_tree or "unmerged",
+            state.worktree,
+        ]
     )
     from pylon.digest import sha256_hex  # hashlib's digest without its OpenSSL import
 

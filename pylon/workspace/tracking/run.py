@@ -16,9 +16,9 @@ import signal
 import time
 
 from pylon.workspace import state as st
-from pylon.workspace.tracking.changes import listed
 from pylon.workspace.current import current_state
 from pylon.workspace.repo import Checkout
+from pylon.workspace.tracking.changes import listed
 
 
 def _spawn(argv: list[str], stdout_to_stderr: bool, output_fd: int | None = None) -> int:
@@ -81,8 +81,14 @@ def bounded(path: str, max_bytes: int) -> dict[str, object]:
     return {"path": path, "bytes": size, "head": head, "tail": tail, "omitted": size - len(head) - len(tail)}
 
 
-def run(checkout: Checkout, command: list[str], *, limit: int = 200, stdout_to_stderr: bool = False,
-        max_output: int | None = None) -> dict[str, object]:
+def run(
+    checkout: Checkout,
+    command: list[str],
+    *,
+    limit: int = 200,
+    stdout_to_stderr: bool = False,
+    max_output: int | None = None,
+) -> dict[str, object]:
     argv = ["/bin/sh", "-c", command[0]] if len(command) == 1 else list(command)
     import shlex
 

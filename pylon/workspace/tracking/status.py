@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pylon.workspace import state as st
-from pylon.workspace.tracking.baseline import list_baselines
 from pylon.workspace.current import watcher_alive
 from pylon.workspace.repo import Checkout, config_values, layout_notes
 from pylon.workspace.since import resolve
+from pylon.workspace.tracking.baseline import list_baselines
 
 
 def status(checkout: Checkout) -> dict[str, object]:
@@ -49,9 +49,16 @@ def _ops(checkout: Checkout) -> dict[str, object]:
     moved = next((op for op in tail if op.kind in ("move", "move-back") and op.status != "undone"), None)
     return {
         "ops": [{"seq": op.seq, "kind": op.kind, "title": op.title, "status": op.status} for op in tail],
-        "moved_in": moved.data.get("id") if moved is not None and moved.kind == "move" and moved.status == "done" else None,
-        "interrupted": None if stuck is None else {
-            "seq": stuck.seq, "kind": stuck.kind, "title": stuck.title, "status": stuck.status,
+        "moved_in": moved.data.get("id")
+        if moved is not None and moved.kind == "move" and moved.status == "done"
+        else None,
+        "interrupted": None
+        if stuck is None
+        else {
+            "seq": stuck.seq,
+            "kind": stuck.kind,
+            "title": stuck.title,
+            "status": stuck.status,
             **oplog.ways_out(stuck),
         },
     }

@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 
 from pylon.workspace import state as st
-from pylon.workspace.tracking.changes import count_changed, listed
 from pylon.workspace.current import FRESH, WATCH_LOCK, write_fresh
 from pylon.workspace.repo import Checkout
 from pylon.workspace.since import resolve
+from pylon.workspace.tracking.changes import count_changed, listed
 from pylon.workspace.watchsync import Cookies, Server
 
 TYPE_CHECKING = False
@@ -105,9 +105,19 @@ def change_events() -> list[type]:
     kernel's queue (16,384 events) and every watcher there lost what it was for."""
     import watchdog.events as ev
 
-    return [ev.FileCreatedEvent, ev.DirCreatedEvent, ev.FileDeletedEvent, ev.DirDeletedEvent, ev.FileMovedEvent,
-            ev.DirMovedEvent, ev.FileModifiedEvent, ev.DirModifiedEvent, ev.FileAttribEvent, ev.DirAttribEvent,
-            ev.FileClosedEvent]
+    return [
+        ev.FileCreatedEvent,
+        ev.DirCreatedEvent,
+        ev.FileDeletedEvent,
+        ev.DirDeletedEvent,
+        ev.FileMovedEvent,
+        ev.DirMovedEvent,
+        ev.FileModifiedEvent,
+        ev.DirModifiedEvent,
+        ev.FileAttribEvent,
+        ev.DirAttribEvent,
+        ev.FileClosedEvent,
+    ]
 
 
 def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> BaseObserver:
@@ -208,8 +218,18 @@ def watch(
                 return {"batches": batches, "mode": mode, "stopped": "checkout removed"}
             current = st.capture(checkout)
             if current.worktree != previous.worktree or overflow or current.head != previous.head:
-                emit(_batch(checkout, previous.worktree, current, base.label if base else None,
-                            base.tree if base else None, limit, overflow=overflow, initial=False))
+                emit(
+                    _batch(
+                        checkout,
+                        previous.worktree,
+                        current,
+                        base.label if base else None,
+                        base.tree if base else None,
+                        limit,
+                        overflow=overflow,
+                        initial=False,
+                    )
+                )
                 batches += 1
             previous = current
             with events.cond:

@@ -34,8 +34,13 @@ class Tree:
             return {"kind": "checkout", "label": "the main checkout", "path": self.path}
         if self.record is not None:
             wid = str(self.record.get("id"))
-            return {"kind": "session", "id": wid, "label": f"pylon session {wid}", "path": self.path,
-                    "made_by": self.record.get("made_by")}
+            return {
+                "kind": "session",
+                "id": wid,
+                "label": f"pylon session {wid}",
+                "path": self.path,
+                "made_by": self.record.get("made_by"),
+            }
         from pylon.workspace.worktrees.foreign import made_by
 
         by = made_by(self.path)

@@ -26,17 +26,16 @@ refused before the op begins. `ws undo` is the same restore back to the state be
 from __future__ import annotations
 
 from pylon.workspace import git
-from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import State
+from pylon.workspace.worktrees import owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pylon.workspace.worktrees.applied import Base
     from pylon.workspace.merge.conflicts import ConflictFile
+    from pylon.workspace.worktrees.applied import Base
 from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
-from pylon.workspace.repo import refuse_in_progress
-from pylon.workspace.repo import Checkout
+from pylon.workspace.repo import Checkout, refuse_in_progress
 from pylon.workspace.sides import names, parallel, read_side
 
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
@@ -45,23 +44,41 @@ _STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type"}
 class Plan:
     """Everything apply decided before touching a file (what the op log records)."""
 
-    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files", "conflicts",
-                 "meta")
+    __slots__ = ("id", "session_path", "baseline", "base", "session", "before", "merged", "files", "conflicts", "meta")
 
-    def __init__(self, worktree_id: str, session_path: str, baseline: str, base: Base, session: State,
-                 before: State, merged: str, files: list[dict[str, str]],
-                 conflicts: list[ConflictFile] | None = None, meta: str | None = None) -> None:
+    def __init__(
+        self,
+        worktree_id: str,
+        session_path: str,
+        baseline: str,
+        base: Base,
+        session: State,
+        before: State,
+        merged: str,
+        files: list[dict[str, str]],
+        conflicts: list[ConflictFile] | None = None,
+        meta: str | None = None,
+    ) -> None:
         self.id, self.session_path, self.baseline, self.base = worktree_id, session_path, baseline, base
         self.session, self.before, self.merged, self.files = session, before, merged, files
         self.conflicts = conflicts or []  # with --markers: the paths written with conflict markers
         self.meta = meta  # the exact record (bits, folders) of the state after
 
     def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "path": self.session_path, "baseline": self.baseline, "base": self.base.to_dict(),
-                "session_state": self.session.commit, "before": self.before.commit,
-                "before_tree": self.before.worktree, "merged_tree": self.merged,
-                "files": self.files, "total": len(self.files), "conflicts": self.conflicts,
-                "markers": [str(c["path"]) for c in self.conflicts]}
+        return {
+            "id": self.id,
+            "path": self.session_path,
+            "baseline": self.baseline,
+            "base": self.base.to_dict(),
+            "session_state": self.session.commit,
+            "before": self.before.commit,
+            "before_tree": self.before.worktree,
+            "merged_tree": self.merged,
+            "files": self.files,
+            "total": len(self.files),
+            "conflicts": self.conflicts,
+            "markers": [str(c["path"]) for c in self.conflicts],
+        }
 
 
 def plan(checkout: Checkout, worktree_id: str, *, markers: bool = False, diff3: bool = False) -> Plan:
@@ -84,8 +101,11 @@ def plan(checkout: Checkout, worktree_id: str, *, markers: bool = False, diff3: 
     # both captures at once: each is mostly waiting on its own git processes
     session, before = parallel([0, 1], lambda i: read_side(found.path).state if i == 0 else capture(checkout))
     if before.index_tree is None:  # conflicts in the index without a marker file (a hand-made state)
-        raise PylonError("operation-in-progress", "The index has unmerged entries; `ws apply` changes nothing.",
-                         "Resolve them (git status), then run the command again.")
+        raise PylonError(
+            "operation-in-progress",
+            "The index has unmerged entries; `ws apply` changes nothing.",
+            "Resolve them (git status), then run the command again.",
+        )
     if any(note.get("kind") == "sparse-checkout" for note in before.notes):
         raise PylonError(
             "apply-sparse-checkout",
@@ -107,9 +127,18 @@ def plan(checkout: Checkout, worktree_id: str, *, markers: bool = False, diff3: 
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
     meta = exact_after(checkout, start, session, before, merged)
-    return Plan(worktree_id, found.path, found.baseline, start, session, before, merged,
-                with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
-                conflicts, meta)
+    return Plan(
+        worktree_id,
+        found.path,
+        found.baseline,
+        start,
+        session,
+        before,
+        merged,
+        with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+        conflicts,
+        meta,
+    )
 
 
 def exact_after(checkout: Checkout, base: Base, theirs: State, ours: State, merged: str) -> str | None:
@@ -127,8 +156,9 @@ def exact_after(checkout: Checkout, base: Base, theirs: State, ours: State, merg
     return carried_meta(checkout, start, theirs, ours, merged, strict=True)
 
 
-def with_modes(checkout: Checkout, files: list[dict[str, str]], before: State, meta: str | None,
-               merged: str) -> list[dict[str, str]]:
+def with_modes(
+    checkout: Checkout, files: list[dict[str, str]], before: State, meta: str | None, merged: str
+) -> list[dict[str, str]]:
     """`files` with the permission bits the state after changes: `old_mode`/`new_mode` on a listed
     path, and a `mode` entry for a path whose bits alone change (a chmod 600 is a change like any)."""
     from pylon.workspace import exact
@@ -180,8 +210,13 @@ def tree_changes(checkout: Checkout, old: str, new: str) -> list[dict[str, str]]
     return [{"path": p, "status": _STATUS.get(s[:1], s)} for s, p in zip(fields[0::2], fields[1::2])]
 
 
-def overwrite_refusal(paths: list[str], what: str, way: str, code: str = "apply-would-overwrite",
-                      place: str = "The session's changes would replace {what} in this checkout") -> Exception:
+def overwrite_refusal(
+    paths: list[str],
+    what: str,
+    way: str,
+    code: str = "apply-would-overwrite",
+    place: str = "The session's changes would replace {what} in this checkout",
+) -> Exception:
     from pylon.errors import PylonError
 
     more = f" (and {len(paths) - 10} more)" if len(paths) > 10 else ""
@@ -193,8 +228,9 @@ def overwrite_refusal(paths: list[str], what: str, way: str, code: str = "apply-
     )
 
 
-def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, markers: bool = False,
-          diff3: bool = False) -> dict[str, object]:
+def apply(
+    checkout: Checkout, worktree_id: str, *, command: str | None = None, markers: bool = False, diff3: bool = False
+) -> dict[str, object]:
     """Plan and write under the op lock, recorded in the op log (kind `apply`): the intent (the
     checkout's state before, and the state after: the merged tree with the same index and HEAD)
     is written before the first file changes, so `ws undo` restores the state before exactly,
@@ -211,19 +247,40 @@ def apply(checkout: Checkout, worktree_id: str, *, command: str | None = None, m
             return result
         before = todo.before
         # the session's own bit changes (a new 700 script) come along; the checkout keeps its others
-        after = make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after apply {worktree_id}", meta_raw=todo.meta)
+        after = make_state(
+            checkout,
+            worktree=todo.merged,
+            index_tree=before.index_tree,
+            head=before.head,
+            branch=before.branch,
+            label=f"after apply {worktree_id}",
+            meta_raw=todo.meta,
+        )
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:
-            raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
-                           "are not part of the checkout's state (ignored files; pylon never touches them)",
-                           "delete them if you do not need them")
+            raise overwrite_refusal(
+                writes.blocked,
+                f"{len(writes.blocked)} file{'s' if len(writes.blocked) != 1 else ''} that "
+                "are not part of the checkout's state (ignored files; pylon never touches them)",
+                "delete them if you do not need them",
+            )
         step = oplog.Step(checkout.root, str(before.commit), after, head="keep")
-        op = oplog.begin(checkout, "apply", [step], title=f"apply {worktree_id}", command=command,
-                         data={"id": worktree_id, "baseline": todo.baseline, "session_state": todo.session.commit,
-                               "base": todo.base.commit, "files": len(todo.files),
-                               "markers": [str(c["path"]) for c in todo.conflicts]},
-                         anchors=[str(todo.session.commit), todo.baseline, todo.base.commit])
+        op = oplog.begin(
+            checkout,
+            "apply",
+            [step],
+            title=f"apply {worktree_id}",
+            command=command,
+            data={
+                "id": worktree_id,
+                "baseline": todo.baseline,
+                "session_state": todo.session.commit,
+                "base": todo.base.commit,
+                "files": len(todo.files),
+                "markers": [str(c["path"]) for c in todo.conflicts],
+            },
+            anchors=[str(todo.session.commit), todo.baseline, todo.base.commit],
+        )
         # the same primitive as undo and `undo --finish`: only the paths that differ are written
         # (git checkout-index from a private index of just them), HEAD and the real index kept
         with oplog.closed_if_refused(checkout, op):

@@ -50,8 +50,16 @@ class Finding:
         self.deleted = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "other": self.other, "base": self.base, "lines": self.lines,
-                "conflict": self.conflict, "ours": self.ours, "binary": self.binary, "deleted": self.deleted}
+        return {
+            "path": self.path,
+            "other": self.other,
+            "base": self.base,
+            "lines": self.lines,
+            "conflict": self.conflict,
+            "ours": self.ours,
+            "binary": self.binary,
+            "deleted": self.deleted,
+        }
 
 
 # -- the cache -----------------------------------------------------------------------------------
@@ -128,15 +136,19 @@ class Repo:
     def _git(self, args: list[str], input: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
         from pylon.workspace import git
 
-        return git.run(args, cwd=self.main.path if self.main else self.here.path if self.here else None,
-                       input=input, ok=ok)
+        return git.run(
+            args, cwd=self.main.path if self.main else self.here.path if self.here else None, input=input, ok=ok
+        )
 
     def apply_base(self, tree: Tree) -> str:
         """An owned session's base against the main checkout: its last apply in effect, else its baseline."""
         assert tree.record is not None
         baseline = str(tree.record.get("baseline") or "")
         wid = str(tree.record.get("id"))
-        stamp = [*_stamp(os.path.join(self.common, "refs", "pylon", "ops")), *_stamp(os.path.join(self.common, "packed-refs"))]
+        stamp = [
+            *_stamp(os.path.join(self.common, "refs", "pylon", "ops")),
+            *_stamp(os.path.join(self.common, "packed-refs")),
+        ]
         table = self.cache.table("apply")
         key = f"{wid}\0{baseline}"
         kept = table.get(key)
@@ -262,8 +274,9 @@ def check(here: str, paths: list[str], after: dict[str, bytes | None] | None = N
     return found
 
 
-def _describe(repo: Repo, finding: Finding, base_id: str, theirs: bytes | None, ours: bytes | None, here: str,
-              unknown: bool) -> None:
+def _describe(
+    repo: Repo, finding: Finding, base_id: str, theirs: bytes | None, ours: bytes | None, here: str, unknown: bool
+) -> None:
     """The other worktree's changed lines, and whether our version (the content after the write, or
     the file as it is; `unknown`: a write whose result cannot be told) merges with theirs."""
     base = b""
@@ -286,8 +299,11 @@ def _describe(repo: Repo, finding: Finding, base_id: str, theirs: bytes | None, 
         return
     finding.conflict = merges_badly(base, ours, theirs or b"")
     if finding.conflict:
-        finding.ours = [[j1 + 1, j2 - j1] for i1, i2, j1, j2 in hunks(base, ours)
-                        if any(i1 <= t2 and t1 <= i2 for t1, t2, _a, _b in theirs_hunks)]
+        finding.ours = [
+            [j1 + 1, j2 - j1]
+            for i1, i2, j1, j2 in hunks(base, ours)
+            if any(i1 <= t2 and t1 <= i2 for t1, t2, _a, _b in theirs_hunks)
+        ]
 
 
 def hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
@@ -295,8 +311,11 @@ def hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
     from difflib import SequenceMatcher
 
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-            if tag != "equal"]
+    return [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def merges_badly(base: bytes, ours: bytes, theirs: bytes) -> bool:

@@ -41,11 +41,13 @@ def id_for(name: str) -> str:
 
 def purpose_of(name: str) -> str:
     """`subagent` for the names Claude Code gives a subagent's worktree (`agent-<hex>`), else `session`."""
-    tail = name[len("agent-"):] if name.startswith("agent-") else ""
+    tail = name[len("agent-") :] if name.startswith("agent-") else ""
     return "subagent" if len(tail) >= 8 and all(ch in "0123456789abcdef" for ch in tail) else "session"
 
 
-def create(checkout: Checkout, name: str, *, client: str, session: str = "", base: str | None = None) -> dict[str, object]:
+def create(
+    checkout: Checkout, name: str, *, client: str, session: str = "", base: str | None = None
+) -> dict[str, object]:
     """The owned worktree for the client's `name`: made (from the current state, or from `base`),
     or the existing one of that id resumed. The result holds `path` (real, without `..` or links,
     as Claude Code requires), `id`, `resumed`."""
@@ -148,5 +150,6 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
         _stop_watcher(owned.admin_dir_of(found.path))
-        rm_undo.remove_steps(checkout, main, found.id, found.path, found.branch, found.head or "", found.record,
-                             keep_branch=False)
+        rm_undo.remove_steps(
+            checkout, main, found.id, found.path, found.branch, found.head or "", found.record, keep_branch=False
+        )

@@ -48,8 +48,8 @@ def brought(checkout: Checkout, found: Owned) -> list[str]:
     """Paths the session's applies in effect brought into this checkout since its last finish
     that committed (oplog: `apply` ops of this id and baseline, done; a `finish` with a commit
     ends the run; undone applies brought nothing)."""
-    from pylon.workspace.sides import tree_diffs
     from pylon.workspace.commits import read_state
+    from pylon.workspace.sides import tree_diffs
 
     pairs: list[tuple[str, str]] = []
     for op in oplog.entries(checkout):
@@ -72,8 +72,11 @@ def entries(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, str]:
     """path -> `mode oid` of each of `paths` that `tree` holds."""
     if not paths:
         return {}
-    out = git.run(["ls-tree", "-r", "-z", "--full-tree", tree, "--", *paths], cwd=checkout.root,
-                  env={"GIT_LITERAL_PATHSPECS": "1"})
+    out = git.run(
+        ["ls-tree", "-r", "-z", "--full-tree", tree, "--", *paths],
+        cwd=checkout.root,
+        env={"GIT_LITERAL_PATHSPECS": "1"},
+    )
     found = {}
     for record in out.decode("utf-8", "surrogateescape").split("\0"):
         if record:
@@ -100,7 +103,8 @@ def _hook(checkout: Checkout, name: str, args: list[str], env: dict[str, str], m
         raise PylonError(
             "commit-hook-refused",
             f"The repository's {name} hook refused the commit (exit {code}), as it would refuse `git commit`"
-            + (f":\n{shown}" if shown else ".") + "\nNothing was committed and the worktree was kept; what was "
+            + (f":\n{shown}" if shown else ".")
+            + "\nNothing was committed and the worktree was kept; what was "
             "applied stays in this checkout (`pylon ws undo` takes it back).",
             "Fix what the hook reports, then run the same `pylon ws finish ID --commit MSG` again (or skip the "
             "pre-commit and commit-msg hooks, as `git commit --no-verify` does, with --no-verify).",
@@ -108,8 +112,16 @@ def _hook(checkout: Checkout, name: str, args: list[str], env: dict[str, str], m
         )
 
 
-def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree: str, paths: list[str],
-           message: str, *, verify: bool = True) -> Made:
+def commit(
+    checkout: Checkout,
+    head: str | None,
+    head_tree: str | None,
+    worktree: str,
+    paths: list[str],
+    message: str,
+    *,
+    verify: bool = True,
+) -> Made:
     """Commit `paths` (as `worktree` holds them, on HEAD's tree) through the repository's hooks;
     the commit is made but no ref moves (the caller's op moves the branch)."""
     from pylon.workspace.commits import remove_index
@@ -123,8 +135,12 @@ def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree
     msg_file = os.path.join(checkout.git_dir, "COMMIT_EDITMSG")
     try:
         git.run(["read-tree", head_tree] if head_tree else ["read-tree", "--empty"], cwd=checkout.root, env=env)
-        git.run(["update-index", "-z", "--add", "--remove", "--replace", "--index-info"], cwd=checkout.root, env=env,
-                input=info.encode("utf-8", "surrogateescape"))
+        git.run(
+            ["update-index", "-z", "--add", "--remove", "--replace", "--index-info"],
+            cwd=checkout.root,
+            env=env,
+            input=info.encode("utf-8", "surrogateescape"),
+        )
         if verify:
             _hook(checkout, "pre-commit", [], env, made)
         else:
@@ -140,13 +156,21 @@ def commit(checkout: Checkout, head: str | None, head_tree: str | None, worktree
         if not made.message.strip():
             from pylon.errors import UsageError
 
-            raise UsageError("empty-commit-message", "The commit message is empty once the hooks ran (git aborts such "
-                             "a commit too); nothing was committed and the worktree was kept.",
-                             "Give a message: pylon ws finish ID --commit 'What it does'")
+            raise UsageError(
+                "empty-commit-message",
+                "The commit message is empty once the hooks ran (git aborts such "
+                "a commit too); nothing was committed and the worktree was kept.",
+                "Give a message: pylon ws finish ID --commit 'What it does'",
+            )
         made.tree = git.run(["write-tree"], cwd=checkout.root, env=env).decode().strip()  # what the hooks left
         args = ["commit-tree", "--no-gpg-sign", made.tree, *(["-p", head] if head else []), "-F", "-"]
-        made.commit = git.run(args, cwd=checkout.root, input=made.message.encode("utf-8", "surrogateescape"),
-                              what="git commit-tree").decode().strip()
+        made.commit = (
+            git.run(
+                args, cwd=checkout.root, input=made.message.encode("utf-8", "surrogateescape"), what="git commit-tree"
+            )
+            .decode()
+            .strip()
+        )
     finally:
         remove_index(index)
     kept = entries(checkout, made.tree, paths)

@@ -36,8 +36,11 @@ def include_patterns(source_root: str, extra: list[str]) -> list[str]:
         if "\n" in glob or "\r" in glob:
             from pylon.errors import UsageError
 
-            raise UsageError("usage", f"--copy {glob!r} holds a line break; a gitignore line cannot.",
-                             "Give each pattern its own --copy.")
+            raise UsageError(
+                "usage",
+                f"--copy {glob!r} holds a line break; a gitignore line cannot.",
+                "Give each pattern its own --copy.",
+            )
     name = os.path.join(source_root, INCLUDE_FILE)
     try:
         data = read_file(name, INCLUDE_LIMIT, shown=INCLUDE_FILE, what="pattern file", missing=False)

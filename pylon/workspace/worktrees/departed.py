@@ -28,16 +28,39 @@ def rows(info: Survey, others: list[dict[str, object]]) -> list[dict[str, object
         assert isinstance(who, dict)
         record = records.get(os.path.realpath(path), {})
         why = record.get("why") or str(who.get("why") or "") or _made(who)
-        out.append({"id": record.get("id", ""), "label": item.get("label"), "path": path, "why": why,
-                    "resolve": record.get("resolve", ""), "branch": item.get("branch"), "head": item.get("head"),
-                    "baseline": item.get("base") or None, "compared": True, "dirty": item.get("dirty"),
-                    "made_by": who})
+        out.append(
+            {
+                "id": record.get("id", ""),
+                "label": item.get("label"),
+                "path": path,
+                "why": why,
+                "resolve": record.get("resolve", ""),
+                "branch": item.get("branch"),
+                "head": item.get("head"),
+                "baseline": item.get("base") or None,
+                "compared": True,
+                "dirty": item.get("dirty"),
+                "made_by": who,
+            }
+        )
     for real, record in records.items():
         if real in seen:
             continue
-        out.append({"id": record.get("id", ""), "label": record.get("id") or record.get("path"),
-                    "path": record.get("path", ""), "why": record.get("why", ""), "resolve": record.get("resolve", ""),
-                    "branch": None, "head": None, "baseline": None, "compared": False, "dirty": None, "made_by": None})
+        out.append(
+            {
+                "id": record.get("id", ""),
+                "label": record.get("id") or record.get("path"),
+                "path": record.get("path", ""),
+                "why": record.get("why", ""),
+                "resolve": record.get("resolve", ""),
+                "branch": None,
+                "head": None,
+                "baseline": None,
+                "compared": False,
+                "dirty": None,
+                "made_by": None,
+            }
+        )
     return out
 
 

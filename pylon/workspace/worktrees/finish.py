@@ -26,13 +26,13 @@ import os
 from pylon.locks import file_lock
 from pylon.workspace import git
 from pylon.workspace.ops import oplog, runsteps
-from pylon.workspace.worktrees import owned, rm_undo
 from pylon.workspace.repo import Checkout, stored_tree
+from pylon.workspace.worktrees import owned, rm_undo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pylon.workspace.worktrees.apply import Plan
     from pylon.workspace.commits import State
+    from pylon.workspace.worktrees.apply import Plan
 
 MODULE = "pylon.workspace.worktrees.finish"
 
@@ -44,8 +44,12 @@ def _with_paths(checkout: Checkout, base_tree: str | None, merged: str, files: l
 
     paths = [f["path"] for f in files]
     found = entries(checkout, merged, paths)
-    return edited_tree(checkout, base_tree, "".join(f"{found[p]}\t{p}\0" if p in found else f"0 {'0' * 40}\t{p}\0"
-                                                    for p in paths), "finish-index")
+    return edited_tree(
+        checkout,
+        base_tree,
+        "".join(f"{found[p]}\t{p}\0" if p in found else f"0 {'0' * 40}\t{p}\0" for p in paths),
+        "finish-index",
+    )
 
 
 def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str) -> tuple[str, str | None]:
@@ -54,22 +58,51 @@ def _after(checkout: Checkout, todo: Plan, message: str | None, worktree_id: str
 
     before: State = todo.before
     if message is None:
-        return make_state(checkout, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                          branch=before.branch, label=f"after finish {worktree_id}", meta_raw=todo.meta), None
+        return make_state(
+            checkout,
+            worktree=todo.merged,
+            index_tree=before.index_tree,
+            head=before.head,
+            branch=before.branch,
+            label=f"after finish {worktree_id}",
+            meta_raw=todo.meta,
+        ), None
     head_tree = tree_of(checkout, before.head) if before.head else None
     tree = _with_paths(checkout, head_tree, todo.merged, todo.files)
-    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), *(["-p", before.head] if before.head else []), "-F", "-"]
+    args = [
+        "commit-tree",
+        "--no-gpg-sign",
+        stored_tree(checkout, tree),
+        *(["-p", before.head] if before.head else []),
+        "-F",
+        "-",
+    ]
     commit = git.run(args, cwd=checkout.root, input=message.encode("utf-8"), what="git commit-tree").decode().strip()
     index = _with_paths(checkout, before.index_tree or head_tree, todo.merged, todo.files)
-    return make_state(checkout, worktree=todo.merged, index_tree=index, head=commit, branch=before.branch,
-                      label=f"after finish {worktree_id}", meta_raw=todo.meta), commit
+    return make_state(
+        checkout,
+        worktree=todo.merged,
+        index_tree=index,
+        head=commit,
+        branch=before.branch,
+        label=f"after finish {worktree_id}",
+        meta_raw=todo.meta,
+    ), commit
 
 
-def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, keep_branch: bool = False,
-           command: str | None = None, verify: bool = True) -> dict[str, object]:
+def finish(
+    checkout: Checkout,
+    worktree_id: str,
+    *,
+    message: str | None = None,
+    keep_branch: bool = False,
+    command: str | None = None,
+    verify: bool = True,
+) -> dict[str, object]:
     if message is not None:
-        return _finish_committing(checkout, worktree_id, message, keep_branch=keep_branch, command=command,
-                                  verify=verify)
+        return _finish_committing(
+            checkout, worktree_id, message, keep_branch=keep_branch, command=command, verify=verify
+        )
     from pylon.workspace.ops import restore_state
     from pylon.workspace.worktrees.apply import overwrite_refusal, plan
     from pylon.workspace.worktrees.move import refuse_while_moved
@@ -90,24 +123,48 @@ def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, 
                 after, commit = _after(checkout, todo, message, worktree_id)
                 writes = restore_state.plan(checkout, after, current=before)
                 if writes.blocked:
-                    raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} ignored file(s)",
-                                            "delete them if you do not need them")
-                steps.append(oplog.Step(checkout.root, str(before.commit), after,
-                                        head="state" if commit else "keep"))
+                    raise overwrite_refusal(
+                        writes.blocked, f"{len(writes.blocked)} ignored file(s)", "delete them if you do not need them"
+                    )
+                steps.append(oplog.Step(checkout.root, str(before.commit), after, head="state" if commit else "keep"))
             scoped = rm_undo.scoped_refs(checkout, found.record)
-            scoped_oids = {ref: git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1))
-                           .decode().strip() for ref in scoped}
+            scoped_oids = {
+                ref: git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1)).decode().strip()
+                for ref in scoped
+            }
             data = {
-                "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
-                "baseline": found.baseline, "record": found.record, "state": todo.session.commit,
-                "keep_branch": keep_branch, "scoped": scoped_oids, "trash": None,
-                "session_state": todo.session.commit, "files": len(todo.files), "commit": commit,
+                "id": found.id,
+                "path": found.path,
+                "branch": found.branch,
+                "tip": found.head or "",
+                "baseline": found.baseline,
+                "record": found.record,
+                "state": todo.session.commit,
+                "keep_branch": keep_branch,
+                "scoped": scoped_oids,
+                "trash": None,
+                "session_state": todo.session.commit,
+                "files": len(todo.files),
+                "commit": commit,
                 "checkout": checkout.root,
             }
-            anchors = [str(todo.session.commit), found.head or "", found.baseline, str(before.commit),
-                       *(a for a in scoped_oids.values() if a)]
-            op = oplog.begin(checkout, "finish", steps, title=f"finish {worktree_id}", data=data, anchors=anchors,
-                             module=MODULE, command=command)
+            anchors = [
+                str(todo.session.commit),
+                found.head or "",
+                found.baseline,
+                str(before.commit),
+                *(a for a in scoped_oids.values() if a),
+            ]
+            op = oplog.begin(
+                checkout,
+                "finish",
+                steps,
+                title=f"finish {worktree_id}",
+                data=data,
+                anchors=anchors,
+                module=MODULE,
+                command=command,
+            )
             if steps:
                 with oplog.closed_if_refused(checkout, op):
                     restore_state.restore(checkout, steps[0].after, head=steps[0].head, current=before)
@@ -115,17 +172,27 @@ def finish(checkout: Checkout, worktree_id: str, *, message: str | None = None, 
             if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
                 os.chdir(main)
             _stop_watcher(owned.admin_dir_of(found.path))
-            rm_undo.remove_steps(checkout, main, found.id, found.path, found.branch, found.head or "", found.record,
-                                 keep_branch=keep_branch)
+            rm_undo.remove_steps(
+                checkout,
+                main,
+                found.id,
+                found.path,
+                found.branch,
+                found.head or "",
+                found.record,
+                keep_branch=keep_branch,
+            )
             oplog.complete(checkout, op)
     result = todo.to_dict()
-    result.update(applied=bool(todo.files), commit=commit, removed=True, branch=found.branch,
-                  branch_kept=keep_branch, op=op.seq)
+    result.update(
+        applied=bool(todo.files), commit=commit, removed=True, branch=found.branch, branch_kept=keep_branch, op=op.seq
+    )
     return result
 
 
-def _finish_committing(checkout: Checkout, worktree_id: str, message: str, *, keep_branch: bool,
-                       command: str | None, verify: bool) -> dict[str, object]:
+def _finish_committing(
+    checkout: Checkout, worktree_id: str, message: str, *, keep_branch: bool, command: str | None, verify: bool
+) -> dict[str, object]:
     from pylon.errors import PylonError
     from pylon.workspace.ops import restore_state
     from pylon.workspace.state import capture
@@ -152,44 +219,106 @@ def _finish_committing(checkout: Checkout, worktree_id: str, message: str, *, ke
                     " (none was made, or all of it is committed already); nothing was committed and the worktree "
                     "was kept.",
                     "Look with `git status` and `pylon ws list`; remove it without a commit: "
-                    f"pylon ws finish {worktree_id}")
+                    f"pylon ws finish {worktree_id}",
+                )
             made = committing.commit(checkout, before.head, head_tree, before.worktree, paths, message, verify=verify)
             index = _with_paths(checkout, before.index_tree or head_tree, made.tree, [{"path": p} for p in paths])
-            after = restore_state.make_state(checkout, worktree=before.worktree, index_tree=index, head=made.commit,
-                                             branch=before.branch, label=f"after finish {worktree_id}")
+            after = restore_state.make_state(
+                checkout,
+                worktree=before.worktree,
+                index_tree=index,
+                head=made.commit,
+                branch=before.branch,
+                label=f"after finish {worktree_id}",
+            )
             step = oplog.Step(checkout.root, str(before.commit), after, head="state")
             remove = not made.left_out
-            commit_data = {"id": found.id, "baseline": found.baseline, "commit": made.commit, "paths": len(paths),
-                           "left_out": made.left_out}
+            commit_data = {
+                "id": found.id,
+                "baseline": found.baseline,
+                "commit": made.commit,
+                "paths": len(paths),
+                "left_out": made.left_out,
+            }
             if remove:
                 scoped = rm_undo.scoped_refs(checkout, found.record)
-                scoped_oids = {ref: git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1))
-                               .decode().strip() for ref in scoped}
+                scoped_oids = {
+                    ref: git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1)).decode().strip()
+                    for ref in scoped
+                }
                 side_state = str(applied["session_state"])
-                data = {**commit_data, "path": found.path, "branch": found.branch, "tip": found.head or "",
-                        "record": found.record, "state": side_state, "keep_branch": keep_branch, "scoped": scoped_oids,
-                        "trash": None, "session_state": side_state, "files": len(paths)}
-                anchors = [side_state, found.head or "", found.baseline, str(before.commit), made.commit,
-                           *(a for a in scoped_oids.values() if a)]
-                op = oplog.begin(checkout, "finish", [step], title=f"finish {worktree_id}", data=data, anchors=anchors,
-                                 module=MODULE, command=command)
+                data = {
+                    **commit_data,
+                    "path": found.path,
+                    "branch": found.branch,
+                    "tip": found.head or "",
+                    "record": found.record,
+                    "state": side_state,
+                    "keep_branch": keep_branch,
+                    "scoped": scoped_oids,
+                    "trash": None,
+                    "session_state": side_state,
+                    "files": len(paths),
+                }
+                anchors = [
+                    side_state,
+                    found.head or "",
+                    found.baseline,
+                    str(before.commit),
+                    made.commit,
+                    *(a for a in scoped_oids.values() if a),
+                ]
+                op = oplog.begin(
+                    checkout,
+                    "finish",
+                    [step],
+                    title=f"finish {worktree_id}",
+                    data=data,
+                    anchors=anchors,
+                    module=MODULE,
+                    command=command,
+                )
             else:
-                op = oplog.begin(checkout, "commit", [step], title=f"commit {worktree_id} (worktree kept)",
-                                 data=commit_data, anchors=[made.commit], command=command)
+                op = oplog.begin(
+                    checkout,
+                    "commit",
+                    [step],
+                    title=f"commit {worktree_id} (worktree kept)",
+                    data=commit_data,
+                    anchors=[made.commit],
+                    command=command,
+                )
             with oplog.closed_if_refused(checkout, op):
                 restore_state.restore(checkout, after, head="state", current=before)
             if remove:
                 if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
                     os.chdir(info.main_root)
                 _stop_watcher(owned.admin_dir_of(found.path))
-                rm_undo.remove_steps(checkout, info.main_root, found.id, found.path, found.branch, found.head or "",
-                                     found.record, keep_branch=keep_branch)
+                rm_undo.remove_steps(
+                    checkout,
+                    info.main_root,
+                    found.id,
+                    found.path,
+                    found.branch,
+                    found.head or "",
+                    found.record,
+                    keep_branch=keep_branch,
+                )
             oplog.complete(checkout, op)
     committing.post_commit(checkout, made)
     result = dict(applied)
-    result.update(commit=made.commit, committed=paths, left_out=made.left_out, message=made.message,
-                  hooks={"output": made.output, "skipped": made.skipped}, apply_op=applied.get("op"),
-                  removed=remove, branch=found.branch, branch_kept=keep_branch or not remove, op=op.seq)
+    result.update(
+        commit=made.commit,
+        committed=paths,
+        left_out=made.left_out,
+        message=made.message,
+        hooks={"output": made.output, "skipped": made.skipped},
+        apply_op=applied.get("op"),
+        removed=remove,
+        branch=found.branch,
+        branch_kept=keep_branch or not remove,
+        op=op.seq,
+    )
     return result
 
 
@@ -198,9 +327,9 @@ def _finish_committing(checkout: Checkout, worktree_id: str, message: str, *, ke
 
 def check_undo(checkout: Checkout, op: oplog.Op) -> None:
     from pylon.workspace.ops.restore_state import _blocked_error, plan
+    from pylon.workspace.ops.undo import _branch_check
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
-    from pylon.workspace.ops.undo import _branch_check
 
     rm_undo.check_undo(checkout, op)
     _branch_check(op)

@@ -33,8 +33,14 @@ class Other:
         self.base = ""  # the merge base with the main checkout's HEAD (filled by bases())
 
     def to_dict(self) -> dict[str, object]:
-        return {"label": self.label, "path": self.path, "branch": (self.branch or "").removeprefix("refs/heads/") or None,
-                "head": self.head, "made_by": self.made_by, "owned": False}
+        return {
+            "label": self.label,
+            "path": self.path,
+            "branch": (self.branch or "").removeprefix("refs/heads/") or None,
+            "head": self.head,
+            "made_by": self.made_by,
+            "owned": False,
+        }
 
 
 def codex_homes() -> list[str]:
@@ -61,7 +67,7 @@ def made_by(path: str) -> dict[str, str]:
     for home in codex_homes():
         folder = os.path.join(home, "worktrees") + os.sep
         if real.startswith(folder):
-            return {"client": "codex", "name": real[len(folder):], "purpose": "session"}
+            return {"client": "codex", "name": real[len(folder) :], "purpose": "session"}
     return {"client": "git", "name": os.path.basename(real)}
 
 
@@ -93,8 +99,12 @@ def _ours(checkout: Checkout, path: str) -> bool:
     admin = admin_dir_of(path)
     home = os.path.realpath(os.path.join(checkout.common_dir, "worktrees"))
     named = named_by(admin) if admin else None
-    return (admin is not None and os.path.realpath(os.path.dirname(admin)) == home and named is not None
-            and os.path.realpath(named) == os.path.realpath(os.path.join(path, ".git")))
+    return (
+        admin is not None
+        and os.path.realpath(os.path.dirname(admin)) == home
+        and named is not None
+        and os.path.realpath(named) == os.path.realpath(os.path.join(path, ".git"))
+    )
 
 
 def bases(checkout: Checkout, items: list[Other], main_head: str | None) -> None:
@@ -134,11 +144,18 @@ def lacking(root: str) -> str:
         names = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", main_head, baseline], cwd=main.root)
         # other worktrees inside the main checkout (Claude Code's `.claude/worktrees/`, this one) are
         # not the person's work, though a capture records them (as git add would: gitlinks)
-        inside = [os.path.relpath(e.path, info.main_root) for e in info.entries[1:]
-                  if owned.same_path(os.path.commonpath([os.path.realpath(e.path), os.path.realpath(info.main_root)]),
-                                     info.main_root)]
-        dirty_paths = [p for p in names.decode("utf-8", "surrogateescape").split("\0")
-                       if p and not any(p == i or p.startswith(i + "/") for i in inside)]
+        inside = [
+            os.path.relpath(e.path, info.main_root)
+            for e in info.entries[1:]
+            if owned.same_path(
+                os.path.commonpath([os.path.realpath(e.path), os.path.realpath(info.main_root)]), info.main_root
+            )
+        ]
+        dirty_paths = [
+            p
+            for p in names.decode("utf-8", "surrogateescape").split("\0")
+            if p and not any(p == i or p.startswith(i + "/") for i in inside)
+        ]
     if not missing and not dirty_paths:
         return ""
     who = made_by(root)
@@ -152,17 +169,21 @@ def lacking(root: str) -> str:
     if dirty_paths:
         parts.append(f"{len(dirty_paths)} uncommitted path(s) of the main checkout {info.main_root}")
     canon = [p for p in dirty_paths if p == ".canon" or p.startswith(".canon/")]
-    if not os.path.isdir(os.path.join(root, ".canon")) and (canon or os.path.isdir(os.path.join(info.main_root, ".canon"))):
+    if not os.path.isdir(os.path.join(root, ".canon")) and (
+        canon or os.path.isdir(os.path.join(info.main_root, ".canon"))
+    ):
         parts.append("the canon store .canon/ (project memory)")
-    text = (f"pylon: this session runs in {whose} ({root}), not one pylon made; it lacks " + ", ".join(parts) + ".")
+    text = f"pylon: this session runs in {whose} ({root}), not one pylon made; it lacks " + ", ".join(parts) + "."
     clean = not git.run(["status", "--porcelain", "-uall"], cwd=root).strip()
     ancestor = head is not None and git.run_full(["merge-base", "--is-ancestor", head, baseline], cwd=main.root)[0] == 0
     if clean and ancestor:
         from pylon.workspace.commits import update_refs
 
         update_refs(main, [(f"refs/pylon/foreign/{os.path.basename(root)}-{baseline[:12]}", baseline)])
-        text += (f" To start from the person's current state (their commits and uncommitted work), run "
-                 f"`git merge --ff-only {baseline}` here first.")
+        text += (
+            f" To start from the person's current state (their commits and uncommitted work), run "
+            f"`git merge --ff-only {baseline}` here first."
+        )
     else:
         text += f" Compare before relying on it: `git -C {owned.quoted(info.main_root)} status`."
     return text

@@ -133,8 +133,7 @@ def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, depart
     alien = others(info, checkout)
     bases(checkout, alien, info.entries[0].head if info.entries else None)
     found: list[owned.Owned | Other] = [*present, *alien]
-    read: list[Row | Side] = parallel([*found, info.main_root] if found else [],
-                                      lambda item: _read(item, read_with))
+    read: list[Row | Side] = parallel([*found, info.main_root] if found else [], lambda item: _read(item, read_with))
     rows = [r for r in read if isinstance(r, Row)]
     _compare_trees(checkout, rows)
     mine = [r for r in rows if isinstance(r.owned, owned.Owned)]
@@ -154,7 +153,9 @@ def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, depart
     if len(rows) > 1:
         if conflicts.git_version() < conflicts.MIN_GIT:
             overlap = None
-            notes.append({"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"})
+            notes.append(
+                {"kind": "git-too-old", "message": "overlaps need git >= 2.38 (`git merge-tree --write-tree`)"}
+            )
         else:
             parties = [conflicts.Party(_name(r.owned), r.side, _base(r.owned)) for r in rows]
             for party, row in zip(parties, rows):
@@ -163,33 +164,55 @@ def list_worktrees(checkout: Checkout, read_with: SideReader = read_side, depart
     items, extra = [], []
     for row in rows:
         o = row.owned
-        common = {"path": o.path, "head": o.head, "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
-                  "last_change": iso(_last_change(row, head_times)),
-                  "overlaps": None if overlap is None else overlap.get(_name(o), [])}
+        common = {
+            "path": o.path,
+            "head": o.head,
+            "dirty": {"tracked": len(row.tracked), "untracked": len(row.untracked)},
+            "last_change": iso(_last_change(row, head_times)),
+            "overlaps": None if overlap is None else overlap.get(_name(o), []),
+        }
         if isinstance(o, Other):
             extra.append({**o.to_dict(), **common, "base": o.base, "commits_since_base": row.commits})
             continue
-        items.append({
-            "id": o.id, "branch": o.branch, "baseline": o.baseline, **common,
-            "commits_since_baseline": row.commits, "created": o.created, "behind_checkout": row.behind,
-            "made_by": o.record.get("made_by"),
-        })
+        items.append(
+            {
+                "id": o.id,
+                "branch": o.branch,
+                "baseline": o.baseline,
+                **common,
+                "commits_since_baseline": row.commits,
+                "created": o.created,
+                "behind_checkout": row.behind,
+                "made_by": o.record.get("made_by"),
+            }
+        )
     leftovers = len(info.pending) + len(info.stale) + sum(1 for o in info.owned.values() if not o.present)
-    doc: dict[str, object] = {"version": LIST_VERSION, "root": info.root, "worktrees": items, "others": extra,
-                              "foreign": len(info.foreign), "leftovers": leftovers, "notes": notes}
+    doc: dict[str, object] = {
+        "version": LIST_VERSION,
+        "root": info.root,
+        "worktrees": items,
+        "others": extra,
+        "foreign": len(info.foreign),
+        "leftovers": leftovers,
+        "notes": notes,
+    }
     if departed:  # the board: each worktree pylon does not own as a row of its own (departed.py)
         doc["departed"] = away.rows(info, extra)
     return doc
 
 
-def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = read_side,
-                    departed: bool = False) -> dict[str, object]:
+def check_conflicts(
+    checkout: Checkout, ids: list[str], read_with: SideReader = read_side, departed: bool = False
+) -> dict[str, object]:
     """Pairs among the named owned worktrees (default: all, and the live worktrees pylon did not
     make) and each against the main checkout (`read_with` as for list_worktrees)."""
     conflicts.require_merge_tree()
     info = owned.survey(checkout)
-    chosen = [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)] if ids else [
-        o for o in info.owned.values() if o.present]
+    chosen = (
+        [info.get(owned.check_id(i)) for i in dict.fromkeys(ids)]
+        if ids
+        else [o for o in info.owned.values() if o.present]
+    )
     alien = [] if ids else others(info, checkout)
     bases(checkout, alien, info.entries[0].head if info.entries else None)
 
@@ -204,13 +227,17 @@ def check_conflicts(checkout: Checkout, ids: list[str], read_with: SideReader = 
 
     starts = apply_bases(checkout, {o.id: o.baseline for o in chosen})
     parties = [conflicts.Party(o.id, s, o.baseline, starts[o.id].commit) for o, s in zip(chosen, sides)]
-    parties += [conflicts.Party(o.label, s, o.base) for o, s in zip(alien, sides[len(chosen):])]
+    parties += [conflicts.Party(o.label, s, o.base) for o, s in zip(alien, sides[len(chosen) :])]
     main = conflicts.Party(None, main_side, "") if main_side is not None else None
     result = conflicts.compare(checkout, parties, main)
-    doc: dict[str, object] = {"worktrees": [o.id for o in chosen], "others": [o.to_dict() for o in alien],
-                              "checkout": info.main_root, **result,
-                              "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
-                              "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"])}
+    doc: dict[str, object] = {
+        "worktrees": [o.id for o in chosen],
+        "others": [o.to_dict() for o in alien],
+        "checkout": info.main_root,
+        **result,
+        "conflicting": sum(1 for p in result["pairs"] if p["conflicts"]),
+        "touching_pairs": sum(1 for p in result["pairs"] if not p["conflicts"]),
+    }
     if departed:  # the board marks the pairs of worktrees pylon does not own by their labels
         doc["departed"] = [o.label for o in alien]
     return doc

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from pylon.workspace import git
 from pylon.workspace.ops import oplog, runsteps
-from pylon.workspace.worktrees import owned
-from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.ops.restore_state import make_state, same_state, state
+from pylon.workspace.repo import Checkout, locate, refuse_in_progress
+from pylon.workspace.worktrees import owned
 from pylon.workspace.worktrees.withheld import keep_theirs, withheld
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.commits import State
+
 
 def _captures(main: Checkout, wt: Checkout, label: str) -> tuple[State, State]:
     from pylon.workspace.sides import parallel
@@ -86,25 +87,59 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         parked, source = _captures(main, wt, f"move {worktree_id}")
         for st in (parked, source):
             if st.index_tree is None:
-                raise PylonError("index-unmerged", "An index has unresolved conflicts, so pylon cannot move it.",
-                                 "Resolve them (`git status` lists them) or abort the merge, then run the same command again.")
+                raise PylonError(
+                    "index-unmerged",
+                    "An index has unresolved conflicts, so pylon cannot move it.",
+                    "Resolve them (`git status` lists them) or abort the merge, then run the same command again.",
+                )
         # the worktree's untracked files this checkout's rules would ignore once the state is here
         # stay out: written here they would be no part of its state, and `--back` would leave them
         out = left_out(main, parked, source)
         tree = keep_theirs(main, source.worktree, out, parked.worktree)
-        target = make_state(main, worktree=tree, index_tree=source.index_tree,
-                            head=source.head, branch=None, label=f"moved {worktree_id}", meta_raw=source.meta_raw)
-        data: dict[str, object] = {"id": worktree_id, "worktree": found.path, "main": main.root, "worktree_state": source.commit,
-                "main_branch": parked.branch, "main_head": parked.head, "left_out": out}
+        target = make_state(
+            main,
+            worktree=tree,
+            index_tree=source.index_tree,
+            head=source.head,
+            branch=None,
+            label=f"moved {worktree_id}",
+            meta_raw=source.meta_raw,
+        )
+        data: dict[str, object] = {
+            "id": worktree_id,
+            "worktree": found.path,
+            "main": main.root,
+            "worktree_state": source.commit,
+            "main_branch": parked.branch,
+            "main_head": parked.head,
+            "left_out": out,
+        }
         step = oplog.Step(main.root, _commit(parked), target, "state")
         runsteps.preflight([step], forward=True, currents={main.root: parked})
-        op = oplog.begin(checkout, "move", [step], title=f"move {worktree_id}", data=data,
-                         anchors=[_commit(source)], command=f"pylon ws move {worktree_id}")
+        op = oplog.begin(
+            checkout,
+            "move",
+            [step],
+            title=f"move {worktree_id}",
+            data=data,
+            anchors=[_commit(source)],
+            command=f"pylon ws move {worktree_id}",
+        )
         results = oplog.carry_out(checkout, op, currents={main.root: parked})
-    return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "parked": parked.commit,
-            "state": source.commit, "head": source.head, "written": results[0]["written"],
-            "deleted": results[0]["deleted"], "branch": parked.branch, "left_out": out,
-            "bring": bring_command(found.path, main.root, out)}
+    return {
+        "id": worktree_id,
+        "op": op.seq,
+        "main": main.root,
+        "worktree": found.path,
+        "parked": parked.commit,
+        "state": source.commit,
+        "head": source.head,
+        "written": results[0]["written"],
+        "deleted": results[0]["deleted"],
+        "branch": parked.branch,
+        "left_out": out,
+        "bring": bring_command(found.path, main.root, out),
+    }
 
 
 def left_out(main: Checkout, parked: State, source: State) -> list[str]:
@@ -152,8 +187,11 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         found, main, wt = _setup(checkout, worktree_id, "move a worktree's state back")
         op_move = oplog.move_ops(checkout).get(worktree_id)
         if op_move is None or op_move.kind != "move":
-            raise NotFoundError("no-active-move", f"Worktree {worktree_id}'s state is not in the main checkout.",
-                                f"Bring it there first: pylon ws move {worktree_id}")
+            raise NotFoundError(
+                "no-active-move",
+                f"Worktree {worktree_id}'s state is not in the main checkout.",
+                f"Bring it there first: pylon ws move {worktree_id}",
+            )
         parked = op_move.steps[0].before
         parked_state = state(main, parked)
         sent = state(main, str(op_move.data["worktree_state"]))
@@ -169,14 +207,22 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             )
         if parked_state.branch and _ref(main, parked_state.branch) != parked_state.head:
             short = parked_state.branch.removeprefix("refs/heads/")
-            raise _moved(parked_state.branch, _ref(main, parked_state.branch), parked_state.head,
-                         f"Keep the new tip on another branch (`git branch keep-{short} {short}`), put {short} back "
-                         f"(`git branch -f {short} {parked_state.head}`), then run `pylon ws move {worktree_id} --back`.")
+            raise _moved(
+                parked_state.branch,
+                _ref(main, parked_state.branch),
+                parked_state.head,
+                f"Keep the new tip on another branch (`git branch keep-{short} {short}`), put {short} back "
+                f"(`git branch -f {short} {parked_state.head}`), then run `pylon ws move {worktree_id} --back`.",
+            )
         session = "refs/heads/" + found.branch
         if _ref(main, session) != sent.head:
-            raise _moved(session, _ref(main, session), sent.head,
-                         f"Put it back with `git branch -f {found.branch} {sent.head}` (keep the other tip on a branch "
-                         f"first if you need it), then run `pylon ws move {worktree_id} --back`.")
+            raise _moved(
+                session,
+                _ref(main, session),
+                sent.head,
+                f"Put it back with `git branch -f {found.branch} {sent.head}` (keep the other tip on a branch "
+                f"first if you need it), then run `pylon ws move {worktree_id} --back`.",
+            )
         m = now_main
         # the worktree keeps what the move left out, and never receives the person's ignored files
         # that the moved-in rules let into the main checkout's state (withheld.py)
@@ -185,19 +231,43 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
         recorded = op_move.data.get("left_out")
         out = [str(p) for p in recorded] if isinstance(recorded, list) else []
         tree = keep_theirs(main, m.worktree, sorted(set(held) | set(out)), now_wt.worktree)
-        wt_target = make_state(wt, worktree=tree, index_tree=m.index_tree, head=m.head,
-                               branch=session, label=f"back {worktree_id}", meta_raw=m.meta_raw)
+        wt_target = make_state(
+            wt,
+            worktree=tree,
+            index_tree=m.index_tree,
+            head=m.head,
+            branch=session,
+            label=f"back {worktree_id}",
+            meta_raw=m.meta_raw,
+        )
         # the main checkout goes back to its parked state; what the move brought goes with it (the
         # worktree has it), even where the parked state's rules ignore it
-        steps = [oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
-                 oplog.Step(main.root, _commit(m), parked, "state", made=op_move.steps[0].after)]
+        steps = [
+            oplog.Step(wt.root, _commit(now_wt), wt_target, "state"),
+            oplog.Step(main.root, _commit(m), parked, "state", made=op_move.steps[0].after),
+        ]
         data = {"id": worktree_id, "worktree": found.path, "main": main.root, "move_op": op_move.seq}
         runsteps.preflight(steps, forward=True, currents={wt.root: now_wt, main.root: m})
-        op = oplog.begin(checkout, "move-back", steps, title=f"move {worktree_id} --back", data=data,
-                         command=f"pylon ws move {worktree_id} --back")
+        op = oplog.begin(
+            checkout,
+            "move-back",
+            steps,
+            title=f"move {worktree_id} --back",
+            data=data,
+            command=f"pylon ws move {worktree_id} --back",
+        )
         results = oplog.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
-    return {"id": worktree_id, "op": op.seq, "main": main.root, "worktree": found.path, "restored": parked,
-            "sent": m.commit, "head": parked_state.head, "branch": parked_state.branch,
-            "committed": m.head != sent.head, "written": results[1]["written"], "deleted": results[1]["deleted"],
-            "withheld": held}
-
+    return {
+        "id": worktree_id,
+        "op": op.seq,
+        "main": main.root,
+        "worktree": found.path,
+        "restored": parked,
+        "sent": m.commit,
+        "head": parked_state.head,
+        "branch": parked_state.branch,
+        "committed": m.head != sent.head,
+        "written": results[1]["written"],
+        "deleted": results[1]["deleted"],
+        "withheld": held,
+    }

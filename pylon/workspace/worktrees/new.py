@@ -21,10 +21,10 @@ import os
 import shutil
 
 from pylon.workspace import git
-from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import IDENT, iso, update_refs
 from pylon.workspace.refs import session_baseline_ref
 from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
+from pylon.workspace.worktrees import owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +35,9 @@ CLIENTS = "pylon.workspace.worktrees.clients"  # the module that undoes a `new` 
 
 
 def resolve_commit(checkout: Checkout, rev: str) -> str | None:
-    out = git.run(["rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}"], cwd=checkout.root, ok=(0, 1, 128))
+    out = git.run(
+        ["rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}"], cwd=checkout.root, ok=(0, 1, 128)
+    )
     return out.decode().strip() or None
 
 
@@ -69,8 +71,12 @@ def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[
                 head_tree = line[5:].strip()
             elif line.startswith("committer "):
                 date = "@" + " ".join(line.rsplit(" ", 2)[-2:])
-    info = {"source": source, "dirty": state.worktree != (head_tree or EMPTY_TREE), "notes": state.notes,
-            "withheld": held}
+    info = {
+        "source": source,
+        "dirty": state.worktree != (head_tree or EMPTY_TREE),
+        "notes": state.notes,
+        "withheld": held,
+    }
     if head and not info["dirty"]:
         return head, head, info
     if not head and not info["dirty"]:
@@ -83,7 +89,11 @@ def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[
         )
     message = "pylon baseline\n\npylon-head: " + (head or "unborn") + "\n"
     env = dict(IDENT, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, state.worktree)] + (["-p", head] if head else []) + ["-F", "-"]
+    args = (
+        ["commit-tree", "--no-gpg-sign", stored_tree(checkout, state.worktree)]
+        + (["-p", head] if head else [])
+        + ["-F", "-"]
+    )
     out = git.run(args, cwd=checkout.root, env=env, input=message.encode(), what="git commit-tree")
     return out.decode().strip(), head, info
 
@@ -170,7 +180,10 @@ def new(
         if pid is None:
             notes = list(result["notes"]) if isinstance(result["notes"], list) else []
             log = os.path.join(admin or "", "pylon", "watch.log")
-            result["notes"] = [*notes, {"kind": "watch-not-started", "message": f"the watcher did not start; see {log}"}]
+            result["notes"] = [
+                *notes,
+                {"kind": "watch-not-started", "message": f"the watcher did not start; see {log}"},
+            ]
     return result
 
 
@@ -178,13 +191,22 @@ def _free_id(checkout: Checkout, info: owned.Survey) -> str:
     while True:
         wid = owned.new_id()
         path = os.path.join(info.root, wid)
-        if wid not in info.records and not os.path.lexists(path) and not ref_exists(checkout, "refs/heads/" + owned.branch_of(wid)):
+        if (
+            wid not in info.records
+            and not os.path.lexists(path)
+            and not ref_exists(checkout, "refs/heads/" + owned.branch_of(wid))
+        ):
             return wid
 
 
 def _create(
-    checkout: Checkout, info: owned.Survey, wid: str, from_rev: str | None, clean: bool,
-    copying: tuple[list[str], list[str]], progress: Callable[[int, int, int], None] | None,
+    checkout: Checkout,
+    info: owned.Survey,
+    wid: str,
+    from_rev: str | None,
+    clean: bool,
+    copying: tuple[list[str], list[str]],
+    progress: Callable[[int, int, int], None] | None,
     made_by: dict[str, object] | None = None,
 ) -> dict[str, object]:
     from pylon.errors import PylonError, UsageError
@@ -193,27 +215,41 @@ def _create(
     branch = owned.branch_of(wid)
     path = os.path.join(info.root, wid)
     if wid in info.records or owned.read_record(checkout, wid) is not None:
-        raise PylonError("worktree-exists", f"An owned worktree named {wid!r} is already registered.",
-                         f"Pick another id, or remove it first: pylon ws rm {wid}")
+        raise PylonError(
+            "worktree-exists",
+            f"An owned worktree named {wid!r} is already registered.",
+            f"Pick another id, or remove it first: pylon ws rm {wid}",
+        )
     if os.path.lexists(owned.record_file(checkout, wid)):
-        raise PylonError("registry-record-unreadable",
-                         f"The registry record {owned.record_file(checkout, wid)} of {wid!r} cannot be read (half-written "
-                         "or edited); pylon never writes over it.",
-                         f"Pick another id, or look at it and move it away: mv {owned.quoted(owned.record_file(checkout, wid))} "
-                         "<elsewhere>")
+        raise PylonError(
+            "registry-record-unreadable",
+            f"The registry record {owned.record_file(checkout, wid)} of {wid!r} cannot be read (half-written "
+            "or edited); pylon never writes over it.",
+            f"Pick another id, or look at it and move it away: mv {owned.quoted(owned.record_file(checkout, wid))} "
+            "<elsewhere>",
+        )
     if os.path.lexists(path):
-        raise PylonError("path-taken", f"{path} already exists; pylon never creates a worktree over it.",
-                         "Pick another id, or move that folder away.")
+        raise PylonError(
+            "path-taken",
+            f"{path} already exists; pylon never creates a worktree over it.",
+            "Pick another id, or move that folder away.",
+        )
     if ref_exists(checkout, "refs/heads/" + branch):
-        raise PylonError("branch-taken", f"The branch {branch} already exists; pylon never reuses a branch.",
-                         f"Pick another id, or delete the branch if it is yours: git branch -D {branch}")
+        raise PylonError(
+            "branch-taken",
+            f"The branch {branch} already exists; pylon never reuses a branch.",
+            f"Pick another id, or delete the branch if it is yours: git branch -D {branch}",
+        )
     start_from = from_rev if from_rev is not None else ("HEAD" if clean else None)
     head: str | None
     if start_from is not None:
         start = resolve_commit(checkout, start_from)
         if start is None:
-            raise UsageError("bad-revision", f"--from {start_from!r} names no commit.",
-                             "Pass a branch, tag or commit: pylon ws new --from main")
+            raise UsageError(
+                "bad-revision",
+                f"--from {start_from!r} names no commit.",
+                "Pass a branch, tag or commit: pylon ws new --from main",
+            )
         baseline, head, base_info = start, start, {"source": "rev", "dirty": False, "notes": []}
     else:
         baseline, head, base_info = baseline_commit(checkout, copy)
@@ -222,9 +258,18 @@ def _create(
 
     made = Made(checkout)
     record: dict[str, object] = {
-        "version": owned.REGISTRY_VERSION, "id": wid, "path": path, "branch": branch, "baseline": baseline,
-        "start": head, "from": start_from, "dirty": base_info["dirty"], "token": secrets.token_hex(8),
-        "created": iso(int(time.time())), "state": "creating", "source": checkout.root,
+        "version": owned.REGISTRY_VERSION,
+        "id": wid,
+        "path": path,
+        "branch": branch,
+        "baseline": baseline,
+        "start": head,
+        "from": start_from,
+        "dirty": base_info["dirty"],
+        "token": secrets.token_hex(8),
+        "created": iso(int(time.time())),
+        "state": "creating",
+        "source": checkout.root,
     }
     if made_by is not None:
         record["made_by"] = made_by
@@ -235,7 +280,8 @@ def _create(
         reason = owned.lock_reason(wid, str(record["token"]))
         made.worktree, made.branch = path, branch  # git may make both before it fails
         code, _, err = git.run_full(
-            ["worktree", "add", "--quiet", "--lock", "--reason", reason, "-b", branch, path, baseline], cwd=checkout.root
+            ["worktree", "add", "--quiet", "--lock", "--reason", reason, "-b", branch, path, baseline],
+            cwd=checkout.root,
         )
         if code != 0:
             raise git.failure(["worktree", "add"], code, err, "git worktree add")
@@ -245,15 +291,23 @@ def _create(
 
         copied = copy_ignored(checkout.root, path, patterns, progress)
         admin = owned.admin_dir_of(path)
-        record.update(state="ready", admin=os.path.basename(admin) if admin else None, copy=copy)  # rm --force keeps those
+        record.update(
+            state="ready", admin=os.path.basename(admin) if admin else None, copy=copy
+        )  # rm --force keeps those
         owned.write_record(checkout, record)
     except BaseException:
         made.undo()
         raise
     return {
-        "id": wid, "path": path, "branch": branch, "baseline": baseline, "head": head,
-        "dirty": base_info["dirty"], "copied": {k: copied[k] for k in ("files", "bytes", "reflinked")},
-        "copied_paths": copied["paths"], "notes": base_info["notes"],
+        "id": wid,
+        "path": path,
+        "branch": branch,
+        "baseline": baseline,
+        "head": head,
+        "dirty": base_info["dirty"],
+        "copied": {k: copied[k] for k in ("files", "bytes", "reflinked")},
+        "copied_paths": copied["paths"],
+        "notes": base_info["notes"],
     }
 
 
@@ -262,12 +316,26 @@ def log_new(checkout: Checkout, result: dict[str, object], made_by: dict[str, ob
     wid = str(result["id"])
     record = owned.read_record(checkout, wid) or {}
     who = f"{made_by.get('client')} {made_by.get('purpose')}"
-    data = {"id": wid, "path": result["path"], "branch": result["branch"], "baseline": result["baseline"],
-            "token": record.get("token"), "made_by": made_by}
+    data = {
+        "id": wid,
+        "path": result["path"],
+        "branch": result["branch"],
+        "baseline": result["baseline"],
+        "token": record.get("token"),
+        "made_by": made_by,
+    }
     from pylon.workspace.ops import oplog
 
-    op = oplog.begin(checkout, "new", [], title=f"new {wid} ({who})", data=data, module=CLIENTS,
-                     anchors=[str(result["baseline"])], command=f"{made_by.get('client')}: worktree {made_by.get('name')}")
+    op = oplog.begin(
+        checkout,
+        "new",
+        [],
+        title=f"new {wid} ({who})",
+        data=data,
+        module=CLIENTS,
+        anchors=[str(result["baseline"])],
+        command=f"{made_by.get('client')}: worktree {made_by.get('name')}",
+    )
     oplog.complete(checkout, op)
     return op.seq
 
@@ -275,4 +343,3 @@ def log_new(checkout: Checkout, result: dict[str, object], made_by: dict[str, ob
 def path(checkout: Checkout, worktree_id: str) -> dict[str, object]:
     found = owned.survey(checkout).get(owned.check_id(worktree_id))
     return {"id": found.id, "path": found.path, "branch": found.branch}
-

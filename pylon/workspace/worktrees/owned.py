@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from pylon.workspace.repo import Checkout
 from pylon.workspace.worktrees.proof import GitWorktree as GitWorktree
 from pylon.workspace.worktrees.proof import admin_dir_of as admin_dir_of
 from pylon.workspace.worktrees.proof import admin_dirs_for as admin_dirs_for
@@ -28,7 +29,6 @@ from pylon.workspace.worktrees.proof import quoted as quoted
 from pylon.workspace.worktrees.proof import removable as removable
 from pylon.workspace.worktrees.proof import same_path as same_path
 from pylon.workspace.worktrees.proof import why_not_ours as why_not_ours
-from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -279,8 +279,14 @@ def survey(checkout: Checkout) -> Survey:
     for worktree_id in record_ids(checkout):
         record = read_record(checkout, worktree_id)
         if record is None:
-            result.foreign.append({"id": worktree_id, "path": "", "why": "its registry record cannot be read",
-                                   "resolve": f"mv {quoted(record_file(checkout, worktree_id))} <elsewhere>"})
+            result.foreign.append(
+                {
+                    "id": worktree_id,
+                    "path": "",
+                    "why": "its registry record cannot be read",
+                    "resolve": f"mv {quoted(record_file(checkout, worktree_id))} <elsewhere>",
+                }
+            )
             continue
         result.records[worktree_id] = record
         why = check_record(record, worktree_id)
@@ -291,14 +297,20 @@ def survey(checkout: Checkout) -> Survey:
             claimed.add(os.path.realpath(str(record["path"])))
             continue
         if why is None and entry is None:
-            moved = next((e for e in entries[1:] if e.branch == "refs/heads/" + str(record["branch"]) and not e.prunable),
-                         None)
+            moved = next(
+                (e for e in entries[1:] if e.branch == "refs/heads/" + str(record["branch"]) and not e.prunable), None
+            )
             if moved is not None:  # `git worktree move` (or a move and `git worktree repair`) took it
                 claimed.add(os.path.realpath(moved.path))
-                result.foreign.append({
-                    "id": worktree_id, "path": moved.path, "why": f"git moved it away from {record['path']}",
-                    "resolve": "git worktree move --force --force "
-                               f"{quoted(moved.path)} {quoted(str(record['path']))}"})
+                result.foreign.append(
+                    {
+                        "id": worktree_id,
+                        "path": moved.path,
+                        "why": f"git moved it away from {record['path']}",
+                        "resolve": "git worktree move --force --force "
+                        f"{quoted(moved.path)} {quoted(str(record['path']))}",
+                    }
+                )
                 continue
             result.stale[worktree_id] = record  # git lost it (folder and admin entry gone): a leftover
             claimed.add(os.path.realpath(str(record["path"])))
@@ -319,8 +331,9 @@ def survey(checkout: Checkout) -> Survey:
                 resolve = f"git -C {quoted(path)} switch {record['branch']}"
             elif entry.locked != reason:
                 why = "it is not locked with pylon's reason"
-                resolve = (f"git worktree unlock {quoted(path)} && " if entry.locked is not None else "") + \
-                    f"git worktree lock --reason {quoted(reason)} {quoted(path)}"
+                resolve = (
+                    f"git worktree unlock {quoted(path)} && " if entry.locked is not None else ""
+                ) + f"git worktree lock --reason {quoted(reason)} {quoted(path)}"
             elif os.path.lexists(path) and not entry.prunable:
                 found = why_not_ours(checkout, record)
                 if found is not None:

@@ -119,9 +119,12 @@ def ours_admin(checkout: Checkout, admin: str, path: str, reason: str) -> bool:
     holds pylon's reason with the record's token?"""
     home = os.path.realpath(os.path.join(checkout.common_dir, "worktrees"))
     gitdir = named_by(admin)
-    return (os.path.realpath(os.path.dirname(admin)) == home and gitdir is not None
-            and os.path.realpath(gitdir) == os.path.realpath(os.path.join(path, ".git"))
-            and _read_text(os.path.join(admin, "locked")) == reason)
+    return (
+        os.path.realpath(os.path.dirname(admin)) == home
+        and gitdir is not None
+        and os.path.realpath(gitdir) == os.path.realpath(os.path.join(path, ".git"))
+        and _read_text(os.path.join(admin, "locked")) == reason
+    )
 
 
 def why_not_ours(checkout: Checkout, record: dict[str, object], path: str | None = None) -> str | None:

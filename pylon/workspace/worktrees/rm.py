@@ -13,12 +13,12 @@ import os
 import shutil
 
 from pylon.workspace import git
-from pylon.workspace.worktrees import owned, rm_undo
 from pylon.workspace.commits import update_refs
 from pylon.workspace.refs import ROOT, session_baseline_ref
 from pylon.workspace.repo import Checkout
-from pylon.workspace.worktrees.rm_undo import scoped_refs as _scoped_refs
 from pylon.workspace.sides import Side, changed_since, dirty, read_side
+from pylon.workspace.worktrees import owned, rm_undo
+from pylon.workspace.worktrees.rm_undo import scoped_refs as _scoped_refs
 
 SHOWN = 20
 
@@ -27,8 +27,16 @@ def unique_commits(checkout: Checkout, branch: str, baseline: str) -> int:
     """Commits on `branch` that no other branch (local or remote) and not the baseline holds."""
     out = git.run(
         # --exclude before --branches takes the name without refs/heads/ (git rev-list's rule)
-        ["rev-list", "--count", "refs/heads/" + branch, "--not", baseline, "--exclude=" + branch,
-         "--branches", "--remotes"],
+        [
+            "rev-list",
+            "--count",
+            "refs/heads/" + branch,
+            "--not",
+            baseline,
+            "--exclude=" + branch,
+            "--branches",
+            "--remotes",
+        ],
         cwd=checkout.root,
     )
     return int(out.decode().strip() or 0)
@@ -37,7 +45,7 @@ def unique_commits(checkout: Checkout, branch: str, baseline: str) -> int:
 def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[str]) -> Exception:
     from pylon.errors import PylonError
 
-    listed = (uncommitted + [p for p in commit_paths if p not in uncommitted])
+    listed = uncommitted + [p for p in commit_paths if p not in uncommitted]
     shown = listed[:SHOWN]
     parts = []
     if uncommitted:
@@ -49,13 +57,19 @@ def _refuse(wid: str, uncommitted: list[str], commits: int, commit_paths: list[s
         "worktree-has-work",
         f"Worktree {wid} has {' and '.join(parts)}: " + ", ".join(shown) + more + ".",
         f"Commit or merge that work first, or snapshot it and remove anyway: pylon ws rm {wid} --force",
-        details={"uncommitted": uncommitted[:SHOWN], "uncommitted_total": len(uncommitted), "commits": commits,
-                 "paths": shown, "paths_total": len(listed)},
+        details={
+            "uncommitted": uncommitted[:SHOWN],
+            "uncommitted_total": len(uncommitted),
+            "commits": commits,
+            "paths": shown,
+            "paths_total": len(listed),
+        },
     )
 
 
-def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False,
-       keep: bool = False) -> dict[str, object]:
+def rm(
+    checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch: bool = False, keep: bool = False
+) -> dict[str, object]:
     """`keep`: record the removal in the op log even when the worktree holds nothing (so `ws undo`
     brings it back): what an agent client's WorktreeRemove gets (clients.py)."""
     owned.check_id(worktree_id)
@@ -74,7 +88,9 @@ def rm(checkout: Checkout, worktree_id: str, *, force: bool = False, keep_branch
         return _rm(checkout, worktree_id, force=True, keep_branch=keep_branch)
 
 
-def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool, keep: bool = False) -> dict[str, object]:
+def _rm(
+    checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool, keep: bool = False
+) -> dict[str, object]:
     with owned.owned_lock(checkout):
         info = owned.survey(checkout)
         found = info.get(worktree_id)
@@ -101,20 +117,40 @@ def _rm(checkout: Checkout, worktree_id: str, *, force: bool, keep_branch: bool,
             scanned = rm_undo.check_keepable(found.path)  # refused before anything is written
             if uncommitted or commits:
                 trash, restore = _snapshot(checkout, found, side)
-            op = rm_undo.log_intent(checkout, found, side, keep_branch=keep_branch, scoped=_scoped_refs(checkout, found.record),
-                                    trash=trash, how=" --force" if force else "", scanned=scanned)
+            op = rm_undo.log_intent(
+                checkout,
+                found,
+                side,
+                keep_branch=keep_branch,
+                scoped=_scoped_refs(checkout, found.record),
+                trash=trash,
+                how=" --force" if force else "",
+                scanned=scanned,
+            )
         if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
             os.chdir(main)
         _stop_watcher(owned.admin_dir_of(found.path))
-        rm_undo.remove_steps(checkout, main, found.id, found.path, found.branch, tip, found.record, keep_branch=keep_branch)
+        rm_undo.remove_steps(
+            checkout, main, found.id, found.path, found.branch, tip, found.record, keep_branch=keep_branch
+        )
         if op is not None:
             from pylon.workspace.ops import oplog
 
             oplog.complete(checkout, op)
-    return {"id": worktree_id, "path": found.path, "branch": found.branch, "branch_kept": keep_branch,
-            "head": tip, "forced": bool(trash) and force, "trash": trash, "restore": restore,
-            "uncommitted": len(uncommitted), "commits": commits, "op": op.seq if op else None,
-            "held": _held(applied, bool(tip) and not commits and _has_commits(checkout, found.baseline, tip))}
+    return {
+        "id": worktree_id,
+        "path": found.path,
+        "branch": found.branch,
+        "branch_kept": keep_branch,
+        "head": tip,
+        "forced": bool(trash) and force,
+        "trash": trash,
+        "restore": restore,
+        "uncommitted": len(uncommitted),
+        "commits": commits,
+        "op": op.seq if op else None,
+        "held": _held(applied, bool(tip) and not commits and _has_commits(checkout, found.baseline, tip)),
+    }
 
 
 def _has_commits(checkout: Checkout, baseline: str, tip: str) -> bool:
@@ -178,16 +214,23 @@ def prune(checkout: Checkout, *, dry_run: bool = False) -> dict[str, object]:
         for wid, record, kind in leftovers:
             # a branch another live worktree has checked out is never deleted (not the one removed here)
             path = str(record["path"])
-            checked_out = {str(e.branch) for e in info.entries[1:]
-                           if e.branch and not e.prunable and not owned.same_path(e.path, path)}
+            checked_out = {
+                str(e.branch)
+                for e in info.entries[1:]
+                if e.branch and not e.prunable and not owned.same_path(e.path, path)
+            }
             actions.append(_prune_one(checkout, wid, record, kind, dry_run, checked_out))
-    unresolved = [{k: item.get(k, "") for k in ("id", "path", "why", "resolve")} for item in info.foreign
-                  if item.get("id") or item.get("resolve")]
+    unresolved = [
+        {k: item.get(k, "") for k in ("id", "path", "why", "resolve")}
+        for item in info.foreign
+        if item.get("id") or item.get("resolve")
+    ]
     return {"dry_run": dry_run, "actions": actions, "foreign": len(info.foreign), "unresolved": unresolved}
 
 
-def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: str, dry_run: bool,
-               checked_out: set[str]) -> dict[str, object]:
+def _prune_one(
+    checkout: Checkout, wid: str, record: dict[str, object], kind: str, dry_run: bool, checked_out: set[str]
+) -> dict[str, object]:
     path, branch = str(record["path"]), str(record["branch"])
     reason = owned.lock_reason(wid, str(record["token"]))
     did: list[str] = []
@@ -209,7 +252,9 @@ def _prune_one(checkout: Checkout, wid: str, record: dict[str, object], kind: st
         else:
             why = owned.why_not_ours(checkout, record, path) or "it is not proven pylon's"
             kept.append(f"folder {path} ({why}; it may hold work: move it away by hand, then `pylon ws prune`)")
-    tip = git.run(["rev-parse", "-q", "--verify", "refs/heads/" + branch], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    tip = (
+        git.run(["rev-parse", "-q", "--verify", "refs/heads/" + branch], cwd=checkout.root, ok=(0, 1)).decode().strip()
+    )
     baseline = str(record.get("baseline") or "")
     delete_branch = False
     if tip:

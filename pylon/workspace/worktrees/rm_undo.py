@@ -28,11 +28,11 @@ import os
 import shutil
 
 from pylon.workspace import git
-from pylon.workspace.ops import oplog
-from pylon.workspace.worktrees import owned
 from pylon.workspace.commits import update_refs
+from pylon.workspace.ops import oplog
 from pylon.workspace.refs import ROOT, session_baseline_ref
 from pylon.workspace.repo import Checkout, locate
+from pylon.workspace.worktrees import owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,18 +83,28 @@ def check_keepable(path: str) -> Scan:
 def _exact_state(side: Side, record: dict[str, object], found: Scan) -> str:
     """The worktree's state with its copied ignored files, permission bits and empty folders."""
     from pylon.workspace.commits import tree_with_files
-    from pylon.workspace.worktrees.copying import include_patterns, select
     from pylon.workspace.exact import encode, meta_for
     from pylon.workspace.ops.restore_state import make_state
+    from pylon.workspace.worktrees.copying import include_patterns, select
 
     st, co = side.state, side.checkout
     copy = record.get("copy")
-    patterns = include_patterns(str(record.get("source") or co.root), [str(c) for c in copy] if isinstance(copy, list) else [])
+    patterns = include_patterns(
+        str(record.get("source") or co.root), [str(c) for c in copy] if isinstance(copy, list) else []
+    )
     copied = select(co.root, patterns)
     tree = tree_with_files(co, st.worktree, copied) if copied else st.worktree
     meta = encode(meta_for(co.root, tree, found))
-    return make_state(co, worktree=tree, index_tree=st.index_tree, head=st.head, branch=st.branch,
-                      label=f"rm {record.get('id')}", notes=st.notes, meta_raw=meta)
+    return make_state(
+        co,
+        worktree=tree,
+        index_tree=st.index_tree,
+        head=st.head,
+        branch=st.branch,
+        label=f"rm {record.get('id')}",
+        notes=st.notes,
+        meta_raw=meta,
+    )
 
 
 def scoped_refs(checkout: Checkout, record: dict[str, object]) -> list[str]:
@@ -110,26 +120,60 @@ def _ref(checkout: Checkout, ref: str) -> str:
     return git.run(["rev-parse", "-q", "--verify", ref], cwd=checkout.root, ok=(0, 1)).decode().strip()
 
 
-def log_intent(checkout: Checkout, found: owned.Owned, side: Side, *, keep_branch: bool, scoped: list[str],
-               trash: str | None, how: str = " --force", scanned: Scan | None = None) -> oplog.Op:
+def log_intent(
+    checkout: Checkout,
+    found: owned.Owned,
+    side: Side,
+    *,
+    keep_branch: bool,
+    scoped: list[str],
+    trash: str | None,
+    how: str = " --force",
+    scanned: Scan | None = None,
+) -> oplog.Op:
     from pylon.workspace.worktrees import watchers
 
     scoped_oids = {ref: _ref(checkout, ref) for ref in scoped}
     state = _exact_state(side, found.record, scanned if scanned is not None else check_keepable(found.path))
     admin = owned.admin_dir_of(found.path)
     data: RmData = {
-        "id": found.id, "path": found.path, "branch": found.branch, "tip": found.head or "",
-        "baseline": found.baseline, "record": found.record, "state": state, "keep_branch": keep_branch,
-        "scoped": scoped_oids, "trash": trash, "watch": bool(admin and watchers.holder(admin)),
+        "id": found.id,
+        "path": found.path,
+        "branch": found.branch,
+        "tip": found.head or "",
+        "baseline": found.baseline,
+        "record": found.record,
+        "state": state,
+        "keep_branch": keep_branch,
+        "scoped": scoped_oids,
+        "trash": trash,
+        "watch": bool(admin and watchers.holder(admin)),
         "checkout": checkout.root,
     }
     anchors = [state, str(side.state.commit), found.head or "", found.baseline, *scoped_oids.values()]
-    return oplog.begin(checkout, "rm", [], title=f"rm {found.id}{how}", data=data, anchors=anchors, module=MODULE,
-                       command=f"pylon ws rm {found.id}{how}")
+    return oplog.begin(
+        checkout,
+        "rm",
+        [],
+        title=f"rm {found.id}{how}",
+        data=data,
+        anchors=anchors,
+        module=MODULE,
+        command=f"pylon ws rm {found.id}{how}",
+    )
 
 
-def remove_steps(checkout: Checkout, main: str, wid: str, path: str, branch: str, tip: str,
-                 record: dict[str, object], *, keep_branch: bool) -> None:
+def remove_steps(
+    checkout: Checkout,
+    main: str,
+    wid: str,
+    path: str,
+    branch: str,
+    tip: str,
+    record: dict[str, object],
+    *,
+    keep_branch: bool,
+) -> None:
     """Remove the worktree, its branch, its refs and its record; each step may already be done
     (`ws undo --finish` runs them again after a removal that was killed)."""
     # git removes by path: only when the folder is proven ours at this moment (a sibling worktree
@@ -192,16 +236,24 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
             f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "
             f"pylon cannot bring worktree {d['id']} back there; it was left alone. Nothing was changed.",
             f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again; or complete the "
-            "removal without touching it: `pylon ws undo --finish`.")
+            "removal without touching it: `pylon ws undo --finish`.",
+        )
     if op.status == "done" and os.path.lexists(path):
-        raise PylonError("path-taken", f"{path} exists again, so pylon cannot bring worktree {d['id']} back there.",
-                         "Move that folder away, then run `pylon ws undo` again.")
+        raise PylonError(
+            "path-taken",
+            f"{path} exists again, so pylon cannot bring worktree {d['id']} back there.",
+            "Move that folder away, then run `pylon ws undo` again.",
+        )
 
 
 def _intact(checkout: Checkout, wid: str, path: str, record: dict[str, object]) -> bool:
     """Is the worktree still there (perhaps with files a removal already deleted)?"""
-    admins = [a for a in owned.admin_dirs_for(checkout, path)
-              if _admin_ours(a, owned.lock_reason(wid, str(record["token"])), path) and os.path.exists(os.path.join(a, "HEAD"))]
+    admins = [
+        a
+        for a in owned.admin_dirs_for(checkout, path)
+        if _admin_ours(a, owned.lock_reason(wid, str(record["token"])), path)
+        and os.path.exists(os.path.join(a, "HEAD"))
+    ]
     if not os.path.isdir(path) or len(admins) != 1 or not os.path.exists(os.path.join(admins[0], "index")):
         return False
     if os.path.lexists(os.path.join(path, ".git")) and owned.why_not_ours(checkout, record, path) is not None:
@@ -232,13 +284,15 @@ def undo_op(checkout: Checkout, op: oplog.Op) -> None:
                     "path-taken",
                     f"{path} holds something pylon did not make ({owned.why_not_ours(checkout, record, path)}), so "
                     f"pylon cannot bring worktree {wid} back there; it was left alone.",
-                    f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again.")
+                    f"Move it away (mv {owned.quoted(path)} <elsewhere>), then run `pylon ws undo` again.",
+                )
             owned.write_record(checkout, dict(record, state="creating"))
             if not _ref(checkout, "refs/heads/" + branch):
                 git.run(["update-ref", "refs/heads/" + branch, tip, "0" * 40], cwd=checkout.root)
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            code, _, err = git.run_full(["worktree", "add", "--quiet", "--lock", "--reason", reason, path, branch],
-                                        cwd=checkout.root)
+            code, _, err = git.run_full(
+                ["worktree", "add", "--quiet", "--lock", "--reason", reason, path, branch], cwd=checkout.root
+            )
             if code != 0:
                 raise git.failure(["worktree", "add"], code, err, "git worktree add")
         restore(locate(path), str(d["state"]))
@@ -281,8 +335,9 @@ def reverse_undo_op(checkout: Checkout, op: oplog.Op) -> None:
 
         made = capture(locate(path), label=f"undo of op {op.seq}, reversed")
         if made.commit:
-            oplog.set_status(checkout, op, op.status, history=list(dict.fromkeys(
-                [*(op.record.get("history") or []), made.commit])))
+            oplog.set_status(
+                checkout, op, op.status, history=list(dict.fromkeys([*(op.record.get("history") or []), made.commit]))
+            )
     finish_op(checkout, op)
 
 
@@ -293,5 +348,13 @@ def finish_op(checkout: Checkout, op: oplog.Op) -> None:
     record = dict(d["record"])
     with owned.owned_lock(checkout):
         main = owned.survey(checkout).main_root
-        remove_steps(checkout, main, str(d["id"]), str(d["path"]), str(d["branch"]), str(d["tip"]), record,
-                     keep_branch=bool(d.get("keep_branch")))
+        remove_steps(
+            checkout,
+            main,
+            str(d["id"]),
+            str(d["path"]),
+            str(d["branch"]),
+            str(d["tip"]),
+            record,
+            keep_branch=bool(d.get("keep_branch")),
+        )

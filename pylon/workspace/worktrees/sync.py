@@ -18,20 +18,19 @@ session's worktree): `ws undo` restores the session exactly as it was.
 from __future__ import annotations
 
 from pylon.workspace import git
+from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
+from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
 from pylon.workspace.ops import oplog
+from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.worktrees import owned
 from pylon.workspace.worktrees.apply import exact_after, tree_changes, with_modes
 from pylon.workspace.worktrees.withheld import keep_theirs, withheld
-from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
-from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
-from pylon.workspace.repo import refuse_in_progress
-from pylon.workspace.repo import Checkout, locate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pylon.workspace.worktrees.applied import Base
     from pylon.workspace.commits import State
     from pylon.workspace.merge.conflicts import ConflictFile
+    from pylon.workspace.worktrees.applied import Base
 
 
 def _source(checkout: Checkout, info: owned.Survey, worktree_id: str, source: str) -> tuple[str, str, str]:
@@ -46,9 +45,12 @@ def _source(checkout: Checkout, info: owned.Survey, worktree_id: str, source: st
     owned.check_id(source)
     other = info.get(source)
     if source == worktree_id:
-        raise PylonError("sync-from-itself", f"`--from {source}` names the session being synced.",
-                         f"pylon ws sync {worktree_id}   # from the checkout, or --from another session's id",
-                         exit_code=2)
+        raise PylonError(
+            "sync-from-itself",
+            f"`--from {source}` names the session being synced.",
+            f"pylon ws sync {worktree_id}   # from the checkout, or --from another session's id",
+            exit_code=2,
+        )
     return source, other.path, session_label(source)
 
 
@@ -67,27 +69,60 @@ def _base(checkout: Checkout, worktree_id: str, baseline: str, source: str, sour
 class Plan:
     """What sync decided before touching a file."""
 
-    __slots__ = ("id", "path", "source", "baseline", "base", "before", "incoming", "merged", "files", "conflicts",
-                 "meta", "source_root")
+    __slots__ = (
+        "id",
+        "path",
+        "source",
+        "baseline",
+        "base",
+        "before",
+        "incoming",
+        "merged",
+        "files",
+        "conflicts",
+        "meta",
+        "source_root",
+    )
 
-    def __init__(self, worktree_id: str, path: str, source: str, baseline: str, base: Base, before: State,
-                 incoming: State, merged: str, files: list[dict[str, str]], conflicts: list[ConflictFile],
-                 meta: str | None = None) -> None:
+    def __init__(
+        self,
+        worktree_id: str,
+        path: str,
+        source: str,
+        baseline: str,
+        base: Base,
+        before: State,
+        incoming: State,
+        merged: str,
+        files: list[dict[str, str]],
+        conflicts: list[ConflictFile],
+        meta: str | None = None,
+    ) -> None:
         self.id, self.path, self.source, self.baseline, self.base = worktree_id, path, source, baseline, base
         self.before, self.incoming, self.merged, self.files, self.conflicts = before, incoming, merged, files, conflicts
         self.meta = meta  # the exact record (bits, folders) of the session's state after
         self.source_root = ""  # the checkout (or session) the state came from
 
     def to_dict(self) -> dict[str, object]:
-        return {"id": self.id, "path": self.path, "from": self.source, "baseline": self.baseline,
-                "base": self.base.to_dict(), "session_before": self.before.commit,
-                "source_state": self.incoming.commit, "merged_tree": self.merged, "files": self.files,
-                "total": len(self.files), "conflicts": self.conflicts,
-                "markers": [str(c["path"]) for c in self.conflicts]}
+        return {
+            "id": self.id,
+            "path": self.path,
+            "from": self.source,
+            "baseline": self.baseline,
+            "base": self.base.to_dict(),
+            "session_before": self.before.commit,
+            "source_state": self.incoming.commit,
+            "merged_tree": self.merged,
+            "files": self.files,
+            "total": len(self.files),
+            "conflicts": self.conflicts,
+            "markers": [str(c["path"]) for c in self.conflicts],
+        }
 
 
-def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, markers: bool = False,
-         diff3: bool = False) -> Plan:
+def plan(
+    checkout: Checkout, worktree_id: str, source: str = "checkout", *, markers: bool = False, diff3: bool = False
+) -> Plan:
     """Capture both sides and merge them; raises sync-conflicts (nothing changed) on a conflict,
     unless `markers`."""
     from pylon.errors import PylonError
@@ -107,24 +142,40 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
 
     before, incoming = parallel([0, 1], read)
     if before.index_tree is None:
-        raise PylonError("operation-in-progress", "The session's index has unmerged entries; `ws sync` changes nothing.",
-                         f"Resolve them (git -C {found.path} status), then run the command again.")
+        raise PylonError(
+            "operation-in-progress",
+            "The session's index has unmerged entries; `ws sync` changes nothing.",
+            f"Resolve them (git -C {found.path} status), then run the command again.",
+        )
     source_baseline = None if name == "checkout" else info.get(name).baseline
     start = _base(checkout, worktree_id, found.baseline, name, source_baseline)
     held: list[str] = []
     if name == "checkout":  # the person's ignored files stay out of the session (withheld.py)
         copy = found.record.get("copy")
-        held = withheld(locate(source_root), incoming, trees=[found.baseline],
-                        copy=[str(c) for c in copy] if isinstance(copy, list) else [])
+        held = withheld(
+            locate(source_root),
+            incoming,
+            trees=[found.baseline],
+            copy=[str(c) for c in copy] if isinstance(copy, list) else [],
+        )
     if held:  # as at the base (no change); the state recorded as synced is the one without them, so
         # the next apply's base (the last sync) does not count them as removed by the session
         from pylon.workspace.commits import read_state
         from pylon.workspace.ops.restore_state import make_state
 
-        incoming = read_state(checkout, make_state(
-            checkout, worktree=keep_theirs(checkout, incoming.worktree, held, start.commit),
-            index_tree=incoming.index_tree, head=incoming.head, branch=incoming.branch,
-            label=f"{label}, without the person's ignored files", notes=incoming.notes, meta_raw=incoming.meta_raw))
+        incoming = read_state(
+            checkout,
+            make_state(
+                checkout,
+                worktree=keep_theirs(checkout, incoming.worktree, held, start.commit),
+                index_tree=incoming.index_tree,
+                head=incoming.head,
+                branch=incoming.branch,
+                label=f"{label}, without the person's ignored files",
+                notes=incoming.notes,
+                meta_raw=incoming.meta_raw,
+            ),
+        )
     ours = on_base(checkout, before.worktree, start.commit, f"sync: session {worktree_id}")
     theirs = on_base(checkout, incoming.worktree, start.commit, f"sync: {label}")
     labels = {ours: session_label(worktree_id), theirs: label, start.commit: BASE}
@@ -134,9 +185,19 @@ def plan(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
     if conflicts:
         merged = labelled_tree(checkout, merged, [str(c["path"]) for c in conflicts], labels)
     meta = exact_after(checkout, start, incoming, before, merged)
-    found_plan = Plan(worktree_id, found.path, name, found.baseline, start, before, incoming, merged,
-                      with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
-                      conflicts, meta)
+    found_plan = Plan(
+        worktree_id,
+        found.path,
+        name,
+        found.baseline,
+        start,
+        before,
+        incoming,
+        merged,
+        with_modes(checkout, tree_changes(checkout, before.worktree, merged), before, meta, merged),
+        conflicts,
+        meta,
+    )
     found_plan.source_root = source_root
     return found_plan
 
@@ -157,12 +218,19 @@ def _conflicts_error(worktree_id: str, source: str, conflicts: list[ConflictFile
     )
 
 
-def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, markers: bool = False,
-         diff3: bool = False, command: str | None = None) -> dict[str, object]:
+def sync(
+    checkout: Checkout,
+    worktree_id: str,
+    source: str = "checkout",
+    *,
+    markers: bool = False,
+    diff3: bool = False,
+    command: str | None = None,
+) -> dict[str, object]:
     """Plan and write under the op lock, recorded in the (shared) op log as kind `sync`."""
     from pylon.workspace.ops import restore_state
-    from pylon.workspace.worktrees.apply import overwrite_refusal
     from pylon.workspace.ops.restore_state import make_state
+    from pylon.workspace.worktrees.apply import overwrite_refusal
 
     with oplog.op_lock(checkout):
         oplog.check_clear(checkout)
@@ -173,20 +241,43 @@ def sync(checkout: Checkout, worktree_id: str, source: str = "checkout", *, mark
             return result
         before = todo.before
         session_co = locate(todo.path)
-        after = make_state(session_co, worktree=todo.merged, index_tree=before.index_tree, head=before.head,
-                           branch=before.branch, label=f"after sync {worktree_id}", meta_raw=todo.meta)
+        after = make_state(
+            session_co,
+            worktree=todo.merged,
+            index_tree=before.index_tree,
+            head=before.head,
+            branch=before.branch,
+            label=f"after sync {worktree_id}",
+            meta_raw=todo.meta,
+        )
         writes = restore_state.plan(session_co, after, current=before)
         if writes.blocked:
-            raise overwrite_refusal(writes.blocked, f"{len(writes.blocked)} ignored file(s)",
-                                    f"delete them in {todo.path} if they are not needed", code="sync-would-overwrite",
-                                    place="The incoming changes would replace {what} in the session's worktree")
+            raise overwrite_refusal(
+                writes.blocked,
+                f"{len(writes.blocked)} ignored file(s)",
+                f"delete them in {todo.path} if they are not needed",
+                code="sync-would-overwrite",
+                place="The incoming changes would replace {what} in the session's worktree",
+            )
         step = oplog.Step(session_co.root, str(before.commit), after, head="keep")
-        op = oplog.begin(checkout, "sync", [step], title=f"sync {worktree_id} from {todo.source}", command=command,
-                         data={"id": worktree_id, "from": todo.source, "baseline": todo.baseline,
-                               "checkout": todo.source_root,
-                               "source_state": todo.incoming.commit, "base": todo.base.commit,
-                               "files": len(todo.files), "markers": result["markers"]},
-                         anchors=[str(todo.incoming.commit), str(before.commit), todo.base.commit])
+        op = oplog.begin(
+            checkout,
+            "sync",
+            [step],
+            title=f"sync {worktree_id} from {todo.source}",
+            command=command,
+            data={
+                "id": worktree_id,
+                "from": todo.source,
+                "baseline": todo.baseline,
+                "checkout": todo.source_root,
+                "source_state": todo.incoming.commit,
+                "base": todo.base.commit,
+                "files": len(todo.files),
+                "markers": result["markers"],
+            },
+            anchors=[str(todo.incoming.commit), str(before.commit), todo.base.commit],
+        )
         with oplog.closed_if_refused(checkout, op):
             restore_state.restore(session_co, after, head="keep", current=before)
         oplog.complete(checkout, op)

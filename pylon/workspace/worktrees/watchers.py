@@ -44,8 +44,15 @@ def start(path: str, git_dir: str) -> int | None:
 
     os.makedirs(os.path.join(git_dir, "pylon"), exist_ok=True)
     with open(os.path.join(git_dir, "pylon", "watch.log"), "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "pylon", "ws", "watch"], cwd=path, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pylon", "ws", "watch"],
+            cwd=path,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -41,8 +41,14 @@ def person_states(checkout: Checkout) -> list[str]:
     return found
 
 
-def withheld(main: Checkout, state: State, *, trees: list[str] | None = None, copy: list[str] | None = None,
-             skip: set[str] | None = None) -> list[str]:
+def withheld(
+    main: Checkout,
+    state: State,
+    *,
+    trees: list[str] | None = None,
+    copy: list[str] | None = None,
+    skip: set[str] | None = None,
+) -> list[str]:
     """The untracked files of `state` (a state of the main checkout) that are the person's ignored
     files (see the module docstring); `trees`: more of the person's states; `copy`: a session's
     `--copy` globs; `skip`: paths that stay whatever the rules say."""
@@ -66,8 +72,11 @@ def untracked_files(checkout: Checkout, state: State) -> list[str]:
     """Files of the state's working tree that its index does not hold (its untracked files)."""
     if state.index_tree is None or state.index_tree == state.worktree:
         return []
-    out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A",
-                   state.index_tree, state.worktree], cwd=checkout.root, env=_LITERAL)
+    out = git.run(
+        ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A", state.index_tree, state.worktree],
+        cwd=checkout.root,
+        env=_LITERAL,
+    )
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 

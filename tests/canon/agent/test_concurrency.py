@@ -17,8 +17,10 @@ N = 20
 def test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing(make_store: MakeStore) -> None:
     # 20 articles; process i touches asset i and asset (i+1) % N, so every article is raced for
     # by two processes, and writes half of them (arming the reminder).
-    root: Path = make_store(articles={f"pkg/m{i:02d}": article(f"Module {i:02d} capsule.") for i in range(N)},
-                            files={f"pkg/m{i:02d}.py": "" for i in range(N)})
+    root: Path = make_store(
+        articles={f"pkg/m{i:02d}": article(f"Module {i:02d} capsule.") for i in range(N)},
+        files={f"pkg/m{i:02d}.py": "" for i in range(N)},
+    )
     events = []
     for i in range(N):
         raw = json.loads(payload_text("claude-code-post-write" if i % 2 else "claude-code-post-read", root, "race"))
@@ -29,8 +31,16 @@ def test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing(make_store: MakeSt
         else:
             raw["tool_input"]["content"] = "x = 1\n"
         events.append(json.dumps(raw).encode())
-    procs = [subprocess.Popen([script("canon"), "hook", "claude-code"], cwd=root, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(N)]
+    procs = [
+        subprocess.Popen(
+            [script("canon"), "hook", "claude-code"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(N)
+    ]
     for proc, event in zip(procs, events):
         assert proc.stdin is not None
         proc.stdin.write(event)
@@ -41,8 +51,13 @@ def test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing(make_store: MakeSt
         out, err = proc.stdout.read(), proc.stderr.read()
         assert proc.wait(timeout=60) == 0, err
         outputs.append(json.loads(out))
-    lines = [line for doc in outputs if doc
-             for line in doc["hookSpecificOutput"]["additionalContext"].splitlines() if line.startswith("- ")]
+    lines = [
+        line
+        for doc in outputs
+        if doc
+        for line in doc["hookSpecificOutput"]["additionalContext"].splitlines()
+        if line.startswith("- ")
+    ]
     addresses = [line[2:].split(" (updated")[0] for line in lines]
     assert len(addresses) == len(set(addresses)), "an article was shown twice"
     waiting = run_cmd("canon", "surface", "--json", cwd=root, env={"PYLON_SESSION": "race"}).json()

@@ -33,9 +33,19 @@ def test_every_payload_is_answered_with_one_json_object(store: Path, name: str) 
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
-@pytest.mark.parametrize("data", ["", "{", "[]", '"x"', '{"hook_event_name": "Nope"}', '{"hook_event_name": 5}',
-                                  '{"hook_event_name": "PostToolUse", "tool_input": [1], "cwd": "/nonexistent"}',
-                                  '{"hook_event_name": "Stop", "session_id": "../../etc"}'])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "",
+        "{",
+        "[]",
+        '"x"',
+        '{"hook_event_name": "Nope"}',
+        '{"hook_event_name": 5}',
+        '{"hook_event_name": "PostToolUse", "tool_input": [1], "cwd": "/nonexistent"}',
+        '{"hook_event_name": "Stop", "session_id": "../../etc"}',
+    ],
+)
 def test_malformed_or_unknown_events_are_a_noop_never_a_block(store: Path, agent: str, data: str) -> None:
     result = run_cmd("canon", "hook", agent, cwd=store, input=data)
     assert result.code == 0 and json.loads(result.out) == {}, result
@@ -93,11 +103,14 @@ def _bash(store: Path, command: str) -> None:
     assert result.code == 0, result
 
 
-@pytest.mark.parametrize("command", [
-    "true || canon write src/core --capsule 'Core: config, pool.' --body-file notes.md",  # never ran
-    "canon write src/core --capsule 'Core: config, pool.' --body-file missing.md",  # fails: no such file
-    "echo canon write src/core",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "true || canon write src/core --capsule 'Core: config, pool.' --body-file notes.md",  # never ran
+        "canon write src/core --capsule 'Core: config, pool.' --body-file missing.md",  # fails: no such file
+        "echo canon write src/core",
+    ],
+)
 def test_command_text_never_settles_the_article(store: Path, command: str) -> None:
     hook(store, "claude-code-post-edit")
     if "missing.md" in command:
@@ -106,8 +119,15 @@ def test_command_text_never_settles_the_article(store: Path, command: str) -> No
     assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
 
 
-@pytest.mark.parametrize("command", ["git checkout -- src/core/config.py", "git rm -q src/core/config.py",
-                                     "perl -pi -e 's/1/2/' src/core/config.py", "git mv src/core/config.py src/cfg.py"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -- src/core/config.py",
+        "git rm -q src/core/config.py",
+        "perl -pi -e 's/1/2/' src/core/config.py",
+        "git mv src/core/config.py src/cfg.py",
+    ],
+)
 def test_shell_writes_of_every_common_form_arm_the_reminder(store: Path, command: str) -> None:
     _bash(store, command)
     assert "- src/core: src/core/config.py" in hook(store, "claude-code-stop")["reason"]
@@ -182,12 +202,14 @@ def test_mcp_tools_surface_and_writing_ones_arm(store: Path) -> None:
 def test_waiting_capsules_come_with_a_call_that_names_no_path(make_store: MakeStore) -> None:
     # A packet is bounded (message_chars); what does not fit waits, and the next tool call delivers
     # it even when that call names no path at all.
-    root = make_store(articles={f"m{i}": article("c" * 100 + f" {i}") for i in range(3)},
-                      files={**{f"m{i}.py": "" for i in range(3)},
-                             ".canon/config.toml": "[surfacing]\nmessage_chars = 400\n"})
+    root = make_store(
+        articles={f"m{i}": article("c" * 100 + f" {i}") for i in range(3)},
+        files={**{f"m{i}.py": "" for i in range(3)}, ".canon/config.toml": "[surfacing]\nmessage_chars = 400\n"},
+    )
     raw = json.loads(payload_text("claude-code-post-batch", root, "sess-1"))
-    raw["tool_calls"] = [{"tool_name": "Read", "tool_input": {"file_path": f"{root}/m{i}.py"}, "tool_use_id": f"t{i}"}
-                         for i in range(3)]
+    raw["tool_calls"] = [
+        {"tool_name": "Read", "tool_input": {"file_path": f"{root}/m{i}.py"}, "tool_use_id": f"t{i}"} for i in range(3)
+    ]
     first = json.loads(run_cmd("canon", "hook", "claude-code", cwd=root, input=json.dumps(raw)).out)
     assert "more waiting" in context(first)
     raw["tool_calls"] = [{"tool_name": "TodoWrite", "tool_input": {"todos": []}, "tool_use_id": "t9"}]

@@ -13,9 +13,12 @@ from tests.conftest import run_cmd, script
 
 
 def _batch(root: Path, *commands: str) -> str:
-    calls = [{"tool_name": "Bash", "tool_input": {"command": c}, "tool_use_id": f"t{i}"} for i, c in enumerate(commands)]
-    return json.dumps({"session_id": "sess-r", "cwd": str(root), "hook_event_name": "PostToolBatch",
-                       "tool_calls": calls})
+    calls = [
+        {"tool_name": "Bash", "tool_input": {"command": c}, "tool_use_id": f"t{i}"} for i, c in enumerate(commands)
+    ]
+    return json.dumps(
+        {"session_id": "sess-r", "cwd": str(root), "hook_event_name": "PostToolBatch", "tool_calls": calls}
+    )
 
 
 def _hook(root: Path, *commands: str) -> dict:
@@ -25,8 +28,13 @@ def _hook(root: Path, *commands: str) -> dict:
 
 
 def _imports(root: Path, *commands: str) -> set[str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", script("pylon"), "hook", "claude-code"], cwd=root,
-                          input=_batch(root, *commands), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script("pylon"), "hook", "claude-code"],
+        cwd=root,
+        input=_batch(root, *commands),
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}, proc
     # less what the installer's wrapper imports (pip 23's imports `re`): not the hook's cost
     names = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
@@ -42,6 +50,11 @@ def test_a_repeat_says_nothing_and_touches_nothing_but_new_paths_still_surface(s
     assert "src/core (updated" in text and "src/app (" not in text  # the new one only
     assert _hook(store, "cat .canon/articles/src/app.md") == {}  # the article itself, already shown
     assert _hook(store, "sed -i s/a/b/ src/core/config.py") == {}  # a change: armed (slow path), said at Stop
-    stop = run_cmd("pylon", "hook", "claude-code", cwd=store,
-                   input=json.dumps({"session_id": "sess-r", "cwd": str(store), "hook_event_name": "Stop"}))
+    stop = run_cmd(
+        "pylon",
+        "hook",
+        "claude-code",
+        cwd=store,
+        input=json.dumps({"session_id": "sess-r", "cwd": str(store), "hook_event_name": "Stop"}),
+    )
     assert "src/core: src/core/config.py" in json.loads(stop.out)["reason"]

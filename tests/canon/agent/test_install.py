@@ -45,8 +45,10 @@ def test_install_dry_run_then_install_then_again_then_uninstall(root: Path, agen
 def test_install_keeps_the_users_own_settings(root: Path) -> None:
     target = root / ".claude" / "settings.json"
     target.parent.mkdir()
-    theirs: dict[str, Any] = {"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [
-        {"type": "command", "command": "ruff format"}]}]}}
+    theirs: dict[str, Any] = {
+        "model": "opus",
+        "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "ruff format"}]}]},
+    }
     target.write_text(json.dumps(theirs))
     assert run_cmd("canon", "hook", "install", "claude-code", cwd=root).code == 0
     assert json.loads(target.read_text())["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
@@ -61,8 +63,9 @@ def test_user_scope_names_this_executable(root: Path, tmp_path: Path) -> None:
     assert command.endswith("pylon hook codex") and os.path.isabs(command.split()[0])
     assert not (root / ".codex").exists()
     other = tmp_path / "claude-config"
-    done = run_cmd("canon", "hook", "install", "claude-code", "--user", "--json", cwd=root,
-                   env={"CLAUDE_CONFIG_DIR": str(other)}).json()
+    done = run_cmd(
+        "canon", "hook", "install", "claude-code", "--user", "--json", cwd=root, env={"CLAUDE_CONFIG_DIR": str(other)}
+    ).json()
     assert done["path"] == str(other / "settings.json") and done["scope"] == "user"
     assert run_cmd("canon", "hook", "uninstall", "codex", "--user", cwd=root).code == 0
     assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
@@ -73,8 +76,20 @@ def test_install_replaces_an_earlier_post_tool_use_handler(root: Path) -> None:
     # install takes canon's old handler out, so a batch is never surfaced twice.
     target = root / ".claude" / "settings.json"
     target.parent.mkdir()
-    target.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "Read|Edit|Bash", "hooks": [
-        {"type": "command", "command": "canon hook claude-code", "timeout": 10}]}]}}))
+    target.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {
+                            "matcher": "Read|Edit|Bash",
+                            "hooks": [{"type": "command", "command": "canon hook claude-code", "timeout": 10}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     assert run_cmd("canon", "hook", "install", "claude-code", cwd=root).code == 0
     assert set(json.loads(target.read_text())["hooks"]) == {"SessionStart", "PostToolBatch", "Stop"}
 

@@ -16,11 +16,19 @@ HEAVY = ("pygit2", "watchdog", "rich", "typer", "yaml", "frontmatter", "sqlite3"
 
 
 def imports(argv: list[str], cwd: Path, stdin: str = "") -> set[str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", script(argv[0]), *argv[1:]], cwd=cwd, input=stdin,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script(argv[0]), *argv[1:]],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
-            if line.startswith("import time:") and "|" in line}
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
 
 
 def test_the_hook_imports_nothing_heavy(make_store: MakeStore) -> None:

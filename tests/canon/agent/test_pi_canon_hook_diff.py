@@ -30,19 +30,22 @@ TSX = pi_canon_tsx()
 
 @pytest.fixture(scope="module")
 def pi_hook(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = pi_canon_source(tmp_path_factory.mktemp("pi-canon-plugin"), "plugins/pi-canon/core",
-                             "plugins/pi-canon/scripts", "package.json")
+    folder = pi_canon_source(
+        tmp_path_factory.mktemp("pi-canon-plugin"), "plugins/pi-canon/core", "plugins/pi-canon/scripts", "package.json"
+    )
     return folder / "plugins/pi-canon/scripts/pi-canon-hook.mjs"
 
 
 @pytest.fixture
 def root(make_store: MakeStore) -> Path:
     return make_store(
-        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
-                  "src/core": article("Core: config and pool.", updated="2026-01-03"),
-                  "docs": article("User documentation.", updated="2026-01-04")},
-        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "docs/guide.md": "# guide\n",
-               "notes.txt": ""})
+        articles={
+            "src/app": article("Entry point; parses flags.", updated="2026-01-02"),
+            "src/core": article("Core: config and pool.", updated="2026-01-03"),
+            "docs": article("User documentation.", updated="2026-01-04"),
+        },
+        files={"src/app.py": "x\n", "src/core/config.py": "a = 1\n", "docs/guide.md": "# guide\n", "notes.txt": ""},
+    )
 
 
 # pi-canon: "<address> (updated D): capsule" lines under a "[pi-canon] ..." header;
@@ -69,8 +72,9 @@ def _both(pi_hook: Path, root: Path, state: Path, agent: str, event: dict) -> tu
     event = {"session_id": "diff-1", "cwd": str(root), **event}
     data = json.dumps(event)
     env = {**os.environ, "PLUGIN_DATA": str(state), "PI_CANON_CALLER": agent}
-    theirs = subprocess.run([TSX, str(pi_hook)], input=data, capture_output=True, text=True, env=env, cwd=root,
-                            timeout=60)
+    theirs = subprocess.run(
+        [TSX, str(pi_hook)], input=data, capture_output=True, text=True, env=env, cwd=root, timeout=60
+    )
     assert theirs.returncode == 0, theirs.stderr
     ours = run_cmd("canon", "hook", agent, cwd=root, input=data)
     assert ours.code == 0, ours
@@ -83,11 +87,15 @@ def _tool(name: str, **tool_input: object) -> dict:
 
 def test_claude_code_sequence_agrees_with_pi_canon(pi_hook: Path, root: Path, tmp_path: Path) -> None:
     state = tmp_path / "pi-state"
-    batch = {"hook_event_name": "PostToolBatch",
-             "tool_calls": [_tool("Read", file_path=str(root / "src/app.py")),
-                            _tool("Grep", pattern="pool", path=str(root / "src/core")),
-                            _tool("mcp__docs__search", query="guide", file="docs/guide.md"),
-                            _tool("TodoWrite", todos=[])]}
+    batch = {
+        "hook_event_name": "PostToolBatch",
+        "tool_calls": [
+            _tool("Read", file_path=str(root / "src/app.py")),
+            _tool("Grep", pattern="pool", path=str(root / "src/core")),
+            _tool("mcp__docs__search", query="guide", file="docs/guide.md"),
+            _tool("TodoWrite", todos=[]),
+        ],
+    }
     steps: list[tuple[str, dict]] = [
         ("start", {"hook_event_name": "SessionStart", "source": "startup"}),
         ("batch", batch),
@@ -97,9 +105,15 @@ def test_claude_code_sequence_agrees_with_pi_canon(pi_hook: Path, root: Path, tm
         ("compact", {"hook_event_name": "SessionStart", "source": "compact"}),
         ("batch after compact", batch),
         ("clear", {"hook_event_name": "SessionStart", "source": "clear"}),
-        ("edit", {"hook_event_name": "PostToolBatch",
-                  "tool_calls": [_tool("Edit", file_path=str(root / "src/core/config.py"), old_string="1",
-                                       new_string="2")]}),
+        (
+            "edit",
+            {
+                "hook_event_name": "PostToolBatch",
+                "tool_calls": [
+                    _tool("Edit", file_path=str(root / "src/core/config.py"), old_string="1", new_string="2")
+                ],
+            },
+        ),
         ("stop", {"hook_event_name": "Stop", "stop_hook_active": False}),
         ("stop again", {"hook_event_name": "Stop", "stop_hook_active": False}),
     ]
@@ -129,8 +143,10 @@ def test_codex_sequence_agrees_with_pi_canon(pi_hook: Path, root: Path, tmp_path
         {"hook_event_name": "SessionStart", "source": "startup"},
         {"hook_event_name": "PostToolUse", **_tool("Bash", command="cat src/app.py")},
         {"hook_event_name": "PostToolUse", **_tool("Bash", command="cat src/app.py docs/guide.md")},
-        {"hook_event_name": "PostToolUse", **_tool("mcp__fs__write_file", path="src/core/config.py",
-                                                   content="a = 3\n")},
+        {
+            "hook_event_name": "PostToolUse",
+            **_tool("mcp__fs__write_file", path="src/core/config.py", content="a = 3\n"),
+        },
         {"hook_event_name": "PostToolUse", **_tool("Bash", command="ls")},
         {"hook_event_name": "Stop", "stop_hook_active": False},
         {"hook_event_name": "Stop", "stop_hook_active": False},

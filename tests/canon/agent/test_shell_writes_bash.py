@@ -23,7 +23,7 @@ FILES = {
     "src/core/config.py": "alpha = 3\n",
     "notes/todo.txt": "alpha todo\n",
     "fix.diff": "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-alpha = 1\n+beta = 1\n"
-                "--- /dev/null\n+++ b/src/core/new.py\n@@ -0,0 +1 @@\n+gamma = 1\n",
+    "--- /dev/null\n+++ b/src/core/new.py\n@@ -0,0 +1 @@\n+gamma = 1\n",
 }
 
 COMMANDS = [
@@ -124,10 +124,13 @@ def test_a_folder_known_only_at_run_time_places_no_relative_path(template: Path)
     assert written == [] and named == []
 
 
-@pytest.mark.parametrize(("command", "verbs"), [
-    ("bash -c 'canon read src/app'", [("read", "src/app")]),
-    ("cd sub && timeout 9 canon read x", [("read", "x")]),
-    ("X=1 canon read a | head; echo canon read b", [("read", "a")]),
-])
+@pytest.mark.parametrize(
+    ("command", "verbs"),
+    [
+        ("bash -c 'canon read src/app'", [("read", "src/app")]),
+        ("cd sub && timeout 9 canon read x", [("read", "x")]),
+        ("X=1 canon read a | head; echo canon read b", [("read", "a")]),
+    ],
+)
 def test_canon_verbs_read_through_the_same_reader(command: str, verbs: list[tuple[str, str]]) -> None:
     assert canon_verbs(command) == verbs

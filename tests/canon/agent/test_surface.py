@@ -20,10 +20,13 @@ def env(session: str = "s1") -> dict[str, str]:
 @pytest.fixture
 def store(make_store: MakeStore) -> Path:
     return make_store(
-        articles={"src/app": article("Entry point; parses flags.", updated="2026-01-02"),
-                  "src/core": article("Core: config and pool.", updated="2026-01-03"),
-                  "docs": article(None, body="No capsule here.\n")},
-        files={"src/app.py": "x\n", "src/core/config.py": "y\n", "docs/intro.md": "z\n", "README.md": "r\n"})
+        articles={
+            "src/app": article("Entry point; parses flags.", updated="2026-01-02"),
+            "src/core": article("Core: config and pool.", updated="2026-01-03"),
+            "docs": article(None, body="No capsule here.\n"),
+        },
+        files={"src/app.py": "x\n", "src/core/config.py": "y\n", "docs/intro.md": "z\n", "README.md": "r\n"},
+    )
 
 
 def surface(root: Path, *args: str, session: str = "s1") -> Result:
@@ -50,8 +53,9 @@ def test_json_document_and_ungoverned_paths(store: Path) -> None:
 
 def test_budget_then_pointer_lines(make_store: MakeStore) -> None:
     capsule = "c" * 900
-    root = make_store(articles={f"m{i}": article(capsule + str(i)) for i in range(6)},
-                      files={f"m{i}.py": "" for i in range(6)})
+    root = make_store(
+        articles={f"m{i}": article(capsule + str(i)) for i in range(6)}, files={f"m{i}.py": "" for i in range(6)}
+    )
     shown: list[str] = []
     pointers: list[str] = []
     for i in range(6):
@@ -70,8 +74,10 @@ def test_budget_then_pointer_lines(make_store: MakeStore) -> None:
 
 
 def test_message_cap_leaves_the_rest_waiting_and_says_how_many(make_store: MakeStore) -> None:
-    root = make_store(articles={f"a{i}": article(f"capsule {i} " + "w" * 380) for i in range(8)},
-                      files={f"a{i}.py": "" for i in range(8)})
+    root = make_store(
+        articles={f"a{i}": article(f"capsule {i} " + "w" * 380) for i in range(8)},
+        files={f"a{i}.py": "" for i in range(8)},
+    )
     first = surface(root, *[f"a{i}.py" for i in range(8)], "--json").json()
     assert len(first["message"]) <= 2000
     assert first["waiting"] == 8 - len(first["shown"]) > 0
@@ -82,8 +88,10 @@ def test_message_cap_leaves_the_rest_waiting_and_says_how_many(make_store: MakeS
 
 
 def test_config_changes_the_limits(make_store: MakeStore) -> None:
-    root = make_store(articles={"a": article("x" * 50), "b": article("y" * 50)}, files={"a.py": "", "b.py": "",
-                      ".canon/config.toml": "[surfacing]\nsession_budget = 60\n"})
+    root = make_store(
+        articles={"a": article("x" * 50), "b": article("y" * 50)},
+        files={"a.py": "", "b.py": "", ".canon/config.toml": "[surfacing]\nsession_budget = 60\n"},
+    )
     doc = surface(root, "a.py", "b.py", "--json").json()
     assert doc["shown"] == ["a"] and doc["pointers"] == ["b"]
 

@@ -14,8 +14,13 @@ from tests.conftest import run_cmd, script
 
 
 def start(root: Path, *extra: str) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([script("canon"), "watch", "--debounce", "0.1", *extra], cwd=root, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [script("canon"), "watch", "--debounce", "0.1", *extra],
+        cwd=root,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     return proc
 
 
@@ -27,8 +32,9 @@ def wait_ready(proc: subprocess.Popen[str], json_: bool) -> None:
 
 
 def test_rename_save_and_plain_writes_are_relinted_as_json_lines(make_store: MakeStore) -> None:
-    root = make_store(articles={"src/app": article("Entry point.", body="B" * 500),
-                                "src": article("Sources.", body="S" * 500)})
+    root = make_store(
+        articles={"src/app": article("Entry point.", body="B" * 500), "src": article("Sources.", body="S" * 500)}
+    )
     proc = start(root, "--json", "--timeout", "6")
     wait_ready(proc, True)
     target = root / ".canon" / "articles" / "src" / "app.md"
@@ -47,8 +53,9 @@ def test_rename_save_and_plain_writes_are_relinted_as_json_lines(make_store: Mak
     files = [(e["event"], e.get("file"), e.get("rule")) for e in events]
     assert ("finding", ".canon/articles/src/app.md", "dead-link") in files
     assert ("clean", ".canon/articles/src/app.md", None) in files
-    assert files.index(("finding", ".canon/articles/src/app.md", "dead-link")) < \
-        files.index(("clean", ".canon/articles/src/app.md", None))
+    assert files.index(("finding", ".canon/articles/src/app.md", "dead-link")) < files.index(
+        ("clean", ".canon/articles/src/app.md", None)
+    )
     assert ("finding", ".canon/journal/bad name.md", "journal-name") in files
     assert not any(".swp" in (f or "") for _, f, _ in files)
 

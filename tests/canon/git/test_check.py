@@ -15,8 +15,10 @@ def test_asset_change_without_its_article_fails_and_with_it_passes(repo: GitStor
     repo.append("src/core/config.py")
     result = repo.canon("check")
     assert result.code == 1
-    assert result.out == ("src/core/config.py:1: error[article-not-updated] changed, but its article src/core did "
-                          "not change: review .canon/articles/src/core.md and update it (canon write src/core ...)\n")
+    assert result.out == (
+        "src/core/config.py:1: error[article-not-updated] changed, but its article src/core did "
+        "not change: review .canon/articles/src/core.md and update it (canon write src/core ...)\n"
+    )
     assert result.err == "canon check: 1 finding in 1 changed asset (working tree against HEAD).\n"
     repo.append(".canon/articles/src/core.md", "Also: X is now read from the environment.\n")
     clean = repo.canon("check")
@@ -59,11 +61,19 @@ def test_rename_names_the_exact_canon_mv(repo: GitStore) -> None:
     repo.git("mv", "src/core", "src/engine")
     result = repo.canon("check", "--staged")
     assert result.code == 1
-    assert result.out == ("src/engine/config.py:1: error[article-not-moved] renamed from src/core/config.py; its "
-                          "article src/core did not move: canon mv src/core src/engine\n")
+    assert result.out == (
+        "src/engine/config.py:1: error[article-not-moved] renamed from src/core/config.py; its "
+        "article src/core did not move: canon mv src/core src/engine\n"
+    )
     doc = repo.canon("check", "--staged", "--json").json()
-    assert doc["moves"] == [{"from": "src/core", "to": "src/engine", "renames": [["src/core/config.py",
-                             "src/engine/config.py"]], "conflict": None}]
+    assert doc["moves"] == [
+        {
+            "from": "src/core",
+            "to": "src/engine",
+            "renames": [["src/core/config.py", "src/engine/config.py"]],
+            "conflict": None,
+        }
+    ]
     # Running the named command fixes it (git mv for the article is what canon mv did on disk).
     assert repo.canon("mv", "src/core", "src/engine").code == 0
     repo.git("add", "-A")
@@ -93,17 +103,20 @@ def test_rename_onto_an_existing_article_is_not_a_mv(repo: GitStore) -> None:
     assert doc["moves"][0]["conflict"] == "an article already exists at src/engine: merge the two by hand"
     assert "canon mv" not in doc["findings"][0]["message"]
     assert doc["findings"][0]["message"].endswith(
-        "fold it into src/engine (canon write src/engine ...), then remove it (git rm .canon/articles/src/core.md)")
+        "fold it into src/engine (canon write src/engine ...), then remove it (git rm .canon/articles/src/core.md)"
+    )
 
 
 def test_deleted_asset_with_a_living_article(repo: GitStore) -> None:
     repo.git("rm", "-q", "src/core/config.py")
     result = repo.canon("check", "--staged")
     assert result.code == 1
-    assert result.out == ("src/core/config.py:1: error[article-outlived] deleted, but its article src/core still "
-                          "exists and did not change: review .canon/articles/src/core.md and update it (canon write "
-                          "src/core ...) or, if nothing it describes remains, remove it "
-                          "(git rm .canon/articles/src/core.md)\n")
+    assert result.out == (
+        "src/core/config.py:1: error[article-outlived] deleted, but its article src/core still "
+        "exists and did not change: review .canon/articles/src/core.md and update it (canon write "
+        "src/core ...) or, if nothing it describes remains, remove it "
+        "(git rm .canon/articles/src/core.md)\n"
+    )
     repo.git("rm", "-q", ".canon/articles/src/core.md")
     assert repo.canon("check", "--staged").code == 0
 
@@ -199,8 +212,10 @@ def test_sarif_uses_the_check_rules(repo: GitStore) -> None:
     assert ids == ["article-not-updated", "article-not-moved", "article-outlived"]
     (result,) = run["results"]
     assert result["ruleId"] == "article-not-updated" and result["ruleIndex"] == 0
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "src/app.py",
-                                                                              "uriBaseId": "%SRCROOT%"}
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "src/app.py",
+        "uriBaseId": "%SRCROOT%",
+    }
 
 
 def test_no_store_and_no_git(make_repo: MakeRepo, project: Path) -> None:
@@ -238,11 +253,14 @@ def test_moving_one_file_out_of_a_folder_does_not_move_its_article(repo: GitStor
     doc = repo.canon("check", "--staged", "--json").json()
     assert doc["moves"] == []  # src/core/ is still there: its article stays
     # ... but the file left what src/core describes, and entered what src describes: both are findings.
-    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [("article-outlived", "src/core/config.py"),
-                                                                 ("article-not-updated", "src/engine/config.py")]
+    assert [(f["rule"], f["path"]) for f in doc["findings"]] == [
+        ("article-outlived", "src/core/config.py"),
+        ("article-not-updated", "src/engine/config.py"),
+    ]
     assert doc["findings"][0]["message"] == (
         "renamed to src/engine/config.py, out of the reach of its article src/core, which did not change: review "
-        ".canon/articles/src/core.md and update it (canon write src/core ...)")
+        ".canon/articles/src/core.md and update it (canon write src/core ...)"
+    )
     assert "its article src did not change" in doc["findings"][1]["message"]
 
 
@@ -254,9 +272,11 @@ def test_rename_out_to_an_ungoverned_place_is_a_finding(repo: GitStore) -> None:
     repo.git("mv", "src/app.py", "docs/app.py")  # docs/ has no article: nothing governs the new path
     result = repo.canon("check", "--staged")
     assert result.code == 1
-    assert result.out == ("src/app.py:1: error[article-outlived] renamed to docs/app.py, out of the reach of its "
-                          "article src, which did not change: review .canon/articles/src.md and update it "
-                          "(canon write src ...)\n")
+    assert result.out == (
+        "src/app.py:1: error[article-outlived] renamed to docs/app.py, out of the reach of its "
+        "article src, which did not change: review .canon/articles/src.md and update it "
+        "(canon write src ...)\n"
+    )
     repo.append(".canon/articles/src.md", "app.py now lives in docs/\n")
     repo.git("add", "-A")
     assert repo.canon("check", "--staged").code == 0
@@ -273,10 +293,17 @@ def test_a_folder_whose_files_go_several_ways(repo: GitStore) -> None:
     result = repo.canon("check", "--staged")
     assert result.code == 1
     lines = result.out.splitlines()
-    assert [line.split(" ", 2)[:2] for line in lines] == [["lib/config.py:1:", "error[article-not-moved]"],
-                                                          ["util/util.py:1:", "error[article-not-moved]"]]
-    assert all(line.endswith("(files below src/core moved to several places (lib, util)): move it by hand "
-                             "(canon mv src/core NEW) or update it (canon write src/core ...)") for line in lines)
+    assert [line.split(" ", 2)[:2] for line in lines] == [
+        ["lib/config.py:1:", "error[article-not-moved]"],
+        ["util/util.py:1:", "error[article-not-moved]"],
+    ]
+    assert all(
+        line.endswith(
+            "(files below src/core moved to several places (lib, util)): move it by hand "
+            "(canon mv src/core NEW) or update it (canon write src/core ...)"
+        )
+        for line in lines
+    )
 
 
 def test_deletion_is_judged_against_the_articles_on_disk(repo: GitStore) -> None:

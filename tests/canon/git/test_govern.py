@@ -14,8 +14,20 @@ from pylon.canon.store import open_project
 from tests.canon.git.conftest import GitStore
 from tests.conftest import MakeRepo
 
-PATHS = ["src/core/config.py", "src/core/config.test.ts", "src/a.tar.gz", ".env", "src/.hidden", "docs/intro.md",
-         "src/core", "lib/deep/er/x.py", "top.txt", "src/core.py", "weird name.py", "src/cfg.d/x.conf"]
+PATHS = [
+    "src/core/config.py",
+    "src/core/config.test.ts",
+    "src/a.tar.gz",
+    ".env",
+    "src/.hidden",
+    "docs/intro.md",
+    "src/core",
+    "lib/deep/er/x.py",
+    "top.txt",
+    "src/core.py",
+    "weird name.py",
+    "src/cfg.d/x.conf",
+]
 
 
 def test_address_and_governing_agree_with_canon(make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch) -> None:

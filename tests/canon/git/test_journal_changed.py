@@ -19,10 +19,12 @@ def test_a_modified_entry_fails_against_head_by_default(repo: GitStore) -> None:
     repo.append(".canon/journal/2026-01-02-timeout.md", "Actually 45 s.\n")
     result = repo.canon("lint")
     assert result.code == 1
-    assert result.out == (".canon/journal/2026-01-02-timeout.md:1: error[journal-changed] was modified since HEAD; "
-                          "journal entries are append-only: restore it (git checkout HEAD -- "
-                          ".canon/journal/2026-01-02-timeout.md) and record the correction as a new entry "
-                          "(canon journal \"...\")\n")
+    assert result.out == (
+        ".canon/journal/2026-01-02-timeout.md:1: error[journal-changed] was modified since HEAD; "
+        "journal entries are append-only: restore it (git checkout HEAD -- "
+        ".canon/journal/2026-01-02-timeout.md) and record the correction as a new entry "
+        '(canon journal "...")\n'
+    )
     # The documented fix: restore, then a new correcting entry.
     repo.git("checkout", "HEAD", "--", ".canon/journal/2026-01-02-timeout.md")
     assert repo.canon("journal", "Correction: the timeout is 45 s, not 30 s.", "--subject", "src").code == 0
@@ -39,8 +41,9 @@ def test_deleted_entry_and_base_rev(repo: GitStore) -> None:
     (finding,) = result.json()["findings"]
     assert finding["rule"] == "journal-changed" and finding["message"].startswith(f"was deleted since {base};")
     github = repo.canon("lint", "--since", base, "--format", "github")
-    assert github.out.startswith("::error file=.canon/journal/2026-01-02-timeout.md,line=1,title=canon "
-                                 "journal-changed::was deleted")
+    assert github.out.startswith(
+        "::error file=.canon/journal/2026-01-02-timeout.md,line=1,title=canon journal-changed::was deleted"
+    )
 
 
 def test_new_entries_and_renamed_entries(repo: GitStore) -> None:

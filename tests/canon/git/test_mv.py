@@ -14,20 +14,27 @@ def _files(repo: GitStore) -> set[str]:
 
 def test_move_with_children_links_and_journal(repo: GitStore) -> None:
     repo.article("src/core/loader", body="Loads. Back to [[src/core]].\n" + BODY)
-    linking = ("See [[src/core|the core]], [[src/core#Details]], [[src/core/loader^b1]], [[src/core/config.py]],\n"
-               "[[ src/core.md ]] and `[[src/core]]` in code, and [[src/corefile]] (another name).\n")
+    linking = (
+        "See [[src/core|the core]], [[src/core#Details]], [[src/core/loader^b1]], [[src/core/config.py]],\n"
+        "[[ src/core.md ]] and `[[src/core]]` in code, and [[src/corefile]] (another name).\n"
+    )
     repo.article("src", body=linking + BODY)
-    journal_before = repo.write(".canon/journal/2026-01-02-old.md", "---\nsubject: [src/core]\nlogged: "
-                                "2026-01-02T00:00:00Z\n---\nSaw [[src/core]] break.\n").read_bytes()
+    journal_before = repo.write(
+        ".canon/journal/2026-01-02-old.md",
+        "---\nsubject: [src/core]\nlogged: 2026-01-02T00:00:00Z\n---\nSaw [[src/core]] break.\n",
+    ).read_bytes()
     result = repo.canon("mv", "src/core", "src/engine")
     assert result.code == 0, result
-    assert result.out.startswith("Moved src/core -> src/engine (2 articles).\n  src/core -> src/engine\n"
-                                 "  src/core/loader -> src/engine/loader\n")
+    assert result.out.startswith(
+        "Moved src/core -> src/engine (2 articles).\n  src/core -> src/engine\n  src/core/loader -> src/engine/loader\n"
+    )
     assert _files(repo) == {"src.md", "src/engine.md", "src/engine/loader.md"}
     text = (repo.root / ".canon/articles/src.md").read_text()
     assert text.startswith("---\ncapsule: Capsule.\nupdated: 2026-01-01\n---\n")  # a move is not new knowledge
-    assert ("See [[src/engine|the core]], [[src/engine#Details]], [[src/engine/loader^b1]], "
-            "[[src/engine/config.py]],\n[[ src/engine.md ]] and `[[src/core]]` in code, and [[src/corefile]]") in text
+    assert (
+        "See [[src/engine|the core]], [[src/engine#Details]], [[src/engine/loader^b1]], "
+        "[[src/engine/config.py]],\n[[ src/engine.md ]] and `[[src/core]]` in code, and [[src/corefile]]"
+    ) in text
     assert "Back to [[src/engine]]." in (repo.root / ".canon/articles/src/engine/loader.md").read_text()
     assert (repo.root / ".canon/journal/2026-01-02-old.md").read_bytes() == journal_before
     entries = sorted(p.name for p in (repo.root / ".canon/journal").iterdir())
@@ -127,8 +134,10 @@ def test_move_into_its_own_subtree_and_files_left_behind(repo: GitStore) -> None
     result = repo.canon("mv", "src/core", "src/core/inner", "--json")
     assert result.code == 0, result
     (move,) = result.json()["moves"]
-    assert move["moved"] == [{"from": "src/core", "to": "src/core/inner"},
-                             {"from": "src/core/a", "to": "src/core/inner/a"}]
+    assert move["moved"] == [
+        {"from": "src/core", "to": "src/core/inner"},
+        {"from": "src/core/a", "to": "src/core/inner/a"},
+    ]
     assert move["left_behind"] == ["src/core/diagram.png"]
     assert _files(repo) == {"src.md", "src/core/inner.md", "src/core/inner/a.md"}
     assert (repo.root / ".canon/articles/src/core/diagram.png").exists()
@@ -140,9 +149,11 @@ def test_errors_are_json_envelopes(repo: GitStore) -> None:
     assert doc.json()["ok"] is False and doc.json()["error"]["code"] == "article-exists"
 
 
-SPELLINGS = ("| [[src/core\\|the core]] | [[ src/core ]] |\n"  # Obsidian's alias inside a table, blanks
-             "[[./src/core]] [[src/core/]] [[/src/core]] [[src/core/loader.md#Use]] ![[ ./src/core/loader/ ^b ]]\n"
-             "[[src/core/config.py\\|cfg]] [[src/core/loader/ | spaced label ]]\n")
+SPELLINGS = (
+    "| [[src/core\\|the core]] | [[ src/core ]] |\n"  # Obsidian's alias inside a table, blanks
+    "[[./src/core]] [[src/core/]] [[/src/core]] [[src/core/loader.md#Use]] ![[ ./src/core/loader/ ^b ]]\n"
+    "[[src/core/config.py\\|cfg]] [[src/core/loader/ | spaced label ]]\n"
+)
 
 
 def test_mv_keeps_every_spelling_but_the_address_and_moves_back_byte_exact(repo: GitStore) -> None:

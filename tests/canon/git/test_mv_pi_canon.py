@@ -51,15 +51,21 @@ def resolved(pi_canon: Path, store: Path) -> dict[str, list[str | None]]:
 def test_links_resolve_where_pi_canon_resolved_them(repo: GitStore, pi_canon: Path) -> None:
     repo.article("src/core/loader", body="Up: [[src/core]], self: [[src/core/loader|me]].\n" + BODY)
     repo.article("src/core/loader/deep", body="[[src/core/loader#Use]] and [[ src/core.md ]]\n" + BODY)
-    repo.article("docs", body="[[src/core|Core]] [[src]] [[src/core/loader.md]] [[src/gone]] [[src/core/x.py]]\n"
-                 "[[src/core/loader/deep#A b]] [[src/corex]] [[src/core/loader.ts]]\n" + BODY)
+    repo.article(
+        "docs",
+        body="[[src/core|Core]] [[src]] [[src/core/loader.md]] [[src/gone]] [[src/core/x.py]]\n"
+        "[[src/core/loader/deep#A b]] [[src/corex]] [[src/core/loader.ts]]\n" + BODY,
+    )
     repo.article("src", body="Children: [[src/core]], [[src/core/loader/deep|deep one]].\n" + BODY)
     before = resolved(pi_canon, repo.root)
     assert before["docs"][:3] == ["src/core", "src", "src/core/loader"]  # the oracle resolves what we think
     assert repo.canon("mv", "src/core", "src/engine").code == 0
     after = resolved(pi_canon, repo.root)
-    mapping = {"src/core": "src/engine", "src/core/loader": "src/engine/loader",
-               "src/core/loader/deep": "src/engine/loader/deep"}
+    mapping = {
+        "src/core": "src/engine",
+        "src/core/loader": "src/engine/loader",
+        "src/core/loader/deep": "src/engine/loader/deep",
+    }
     assert sorted(after) == sorted(mapping.get(a, a) for a in before)
     for address, targets in before.items():
         assert after[mapping.get(address, address)] == [mapping.get(t, t) if t else None for t in targets], address

@@ -16,8 +16,18 @@ AFTER = {MAPPING.get(a, a) for a in BEFORE}
 BACK = {new: old for old, new in MAPPING.items()}
 
 blanks = st.sampled_from(["", " ", "  ", "\t"])
-addresses = st.sampled_from(["src/core", "src/core/loader", "src/core/config.py", "src/core/loader/x.ts", "src",
-                             "docs", "src/corefile", "SRC/core"])
+addresses = st.sampled_from(
+    [
+        "src/core",
+        "src/core/loader",
+        "src/core/config.py",
+        "src/core/loader/x.ts",
+        "src",
+        "docs",
+        "src/corefile",
+        "SRC/core",
+    ]
+)
 
 
 @st.composite
@@ -45,10 +55,14 @@ def test_move_and_back_is_byte_exact(text: str) -> None:
     assert back == text
     assert len(changed) == len(changed_back)
     # Only address characters changed: every moved link now resolves where the old one did, moved along.
-    old = [c.address.path if c.exists and c.address else None for c in check_links(extract_links(text), None,
-                                                                                      {None: BEFORE})]
-    new = [c.address.path if c.exists and c.address else None for c in check_links(extract_links(moved), None,
-                                                                                      {None: AFTER})]
+    old = [
+        c.address.path if c.exists and c.address else None
+        for c in check_links(extract_links(text), None, {None: BEFORE})
+    ]
+    new = [
+        c.address.path if c.exists and c.address else None
+        for c in check_links(extract_links(moved), None, {None: AFTER})
+    ]
     assert new == [MAPPING.get(a, a) if a else None for a in old]
 
 

@@ -25,8 +25,14 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _commit(repo: GitStore, env: dict[str, str], *paths: str) -> subprocess.CompletedProcess[str]:
     # git sends a hook's output to stderr; read both as one stream.
-    return subprocess.run(["git", "commit", "-q", "-m", "change", *paths], cwd=repo.root, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", "change", *paths],
+        cwd=repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 # slow: pre-commit builds its own environment with pylon in it (about 35 s); the hooks' commands
@@ -42,9 +48,13 @@ def test_hooks_gate_real_commits(make_repo: MakeRepo, pre_commit_home: Path) -> 
     repo.write("src/app.py")
     repo.write("README.md")
     repo.article("src")
-    repo.write(".canon/journal/2026-01-02-start.md", "---\nsubject: [src]\nlogged: 2026-01-02T00:00:00Z\n---\nStarted.\n")
-    repo.write(".pre-commit-config.yaml", f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n"
-                                          "      - id: canon-check\n      - id: canon-lint\n")
+    repo.write(
+        ".canon/journal/2026-01-02-start.md", "---\nsubject: [src]\nlogged: 2026-01-02T00:00:00Z\n---\nStarted.\n"
+    )
+    repo.write(
+        ".pre-commit-config.yaml",
+        f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n      - id: canon-check\n      - id: canon-lint\n",
+    )
     repo.commit("initial")
     env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
     subprocess.run([str(PRE_COMMIT), "install"], cwd=repo.root, env=env, check=True, capture_output=True)

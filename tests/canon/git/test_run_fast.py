@@ -29,11 +29,18 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def _truth(cwd: Path) -> Repo:
-    head = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=cwd, capture_output=True,
-                          text=True).stdout.strip() or None
-    return Repo(str(Path(_git(cwd, "rev-parse", "--show-toplevel")).resolve()),
-                _git(cwd, "rev-parse", "--absolute-git-dir"), head,
-                _git(cwd, "rev-parse", "--is-shallow-repository") == "true")
+    head = (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", "HEAD^{commit}"], cwd=cwd, capture_output=True, text=True
+        ).stdout.strip()
+        or None
+    )
+    return Repo(
+        str(Path(_git(cwd, "rev-parse", "--show-toplevel")).resolve()),
+        _git(cwd, "rev-parse", "--absolute-git-dir"),
+        head,
+        _git(cwd, "rev-parse", "--is-shallow-repository") == "true",
+    )
 
 
 def test_open_repo_agrees_with_git(make_repo: MakeRepo, tmp_path: Path) -> None:
@@ -81,8 +88,12 @@ def test_value_classes_compare_hash_and_replace_like_dataclasses() -> None:
 def test_every_value_class_takes_its_fields_in_order_and_survives_pickling() -> None:
     # lint's forked workers pickle findings back; replace() and pickling both call __init__ with
     # the fields (by name, in __slots__ order).
-    classes = [c for m in (lint, findings, run, changes, check, history) for c in vars(m).values()
-               if isinstance(c, type) and issubclass(c, record.Record) and c not in (record.Record, record.Frozen)]
+    classes = [
+        c
+        for m in (lint, findings, run, changes, check, history)
+        for c in vars(m).values()
+        if isinstance(c, type) and issubclass(c, record.Record) and c not in (record.Record, record.Frozen)
+    ]
     assert len(classes) >= 14
     for cls in classes:
         params = list(inspect.signature(cls.__init__).parameters)[1:]

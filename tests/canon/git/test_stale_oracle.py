@@ -62,8 +62,13 @@ def _random_history(repo: GitStore, app: GitStore, rng: random.Random, steps: in
         elif roll < 0.4 and len(branches) > 1:
             other = rng.choice([b for b in branches if b != current])
             env = {**os.environ, "GIT_AUTHOR_DATE": f"{stamp} +0000", "GIT_COMMITTER_DATE": f"{stamp} +0000"}
-            subprocess.run(["git", "merge", "-q", "--no-edit", "-X", "ours", other], cwd=repo.root, env=env,
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "merge", "-q", "--no-edit", "-X", "ours", other],
+                cwd=repo.root,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
         else:
             touched = []
             for _ in range(rng.randrange(1, 3)):
@@ -79,8 +84,13 @@ def _random_history(repo: GitStore, app: GitStore, rng: random.Random, steps: in
     repo.git("checkout", "-q", "main")
     for other in branches[1:]:
         env = {**os.environ, "GIT_AUTHOR_DATE": f"{base} +0000", "GIT_COMMITTER_DATE": f"{base} +0000"}
-        subprocess.run(["git", "merge", "-q", "--no-edit", "-X", "ours", other], cwd=repo.root, env=env,
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "merge", "-q", "--no-edit", "-X", "ours", other],
+            cwd=repo.root,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
 
 
 @pytest.mark.parametrize("sub", [False, True], ids=["top", "sub-folder"])
@@ -97,20 +107,33 @@ def test_stale_matches_git_rev_list_on_random_histories(make_repo: MakeRepo, sub
         doc = app.canon("stale", "--json", "--limit", "100").json()
         rows = {row["address"]: row for row in doc["stale"]}
         listed = repo.git("log", "--format=", "--name-only", "--full-history", "HEAD", "--", prefix or ".").split()
-        assets = {p[len(prefix):] for p in listed if not p.startswith(f"{prefix}.canon/")}
+        assets = {p[len(prefix) :] for p in listed if not p.startswith(f"{prefix}.canon/")}
         for address in ARTICLES:
             paths = sorted(prefix + p for p in assets if _governing(p) == address)
             # The article's own commits: every non-merge commit that changed its file, on any side
             # branch too (--full-history: no simplification drops a branch).
-            updates = repo.git("log", "--format=%H", "--no-merges", "--full-history", "HEAD", "--",
-                               f"{prefix}.canon/articles/{address}.md").split()
-            truth = repo.git("rev-list", "--no-merges", "--full-history", "HEAD",
-                             *(f"^{u}" for u in updates), "--", *paths).split() if paths else []
+            updates = repo.git(
+                "log",
+                "--format=%H",
+                "--no-merges",
+                "--full-history",
+                "HEAD",
+                "--",
+                f"{prefix}.canon/articles/{address}.md",
+            ).split()
+            truth = (
+                repo.git(
+                    "rev-list", "--no-merges", "--full-history", "HEAD", *(f"^{u}" for u in updates), "--", *paths
+                ).split()
+                if paths
+                else []
+            )
             row = rows.get(address)
             assert (row["commits_behind"] if row else 0) == len(truth), (seed, address, truth)
             if row and len(truth) <= COMMITS_KEPT:
                 assert {c["sha"] for c in row["commits"]} == set(truth), (seed, address)
-        scanned = repo.git("rev-list", "--count", "--no-merges", "--full-history", "HEAD", "--",
-                           *([prefix] if sub else [])).strip()
+        scanned = repo.git(
+            "rev-list", "--count", "--no-merges", "--full-history", "HEAD", "--", *([prefix] if sub else [])
+        ).strip()
         assert doc["commits_scanned"] == int(scanned)
         assert set(rows) <= set(ARTICLES)

@@ -143,7 +143,9 @@ def test_no_progress_or_colour_on_a_pipe(store: Store) -> None:
 @pytest.mark.slow
 def test_large_store_lints_in_parallel_with_the_same_findings(store: Store) -> None:
     for i in range(4100):
-        store.article(f"mod{i % 7}/a{i}", capsule=None if i % 1000 == 0 else "Capsule.", body=f"[[gone{i % 500 == 0}]]\n")
+        store.article(
+            f"mod{i % 7}/a{i}", capsule=None if i % 1000 == 0 else "Capsule.", body=f"[[gone{i % 500 == 0}]]\n"
+        )
     serial = store.lint("--json", env={"PYLON_LINT_JOBS": "1"})
     parallel = store.lint("--json", env={"PYLON_LINT_JOBS": "2"})
     assert serial.code == parallel.code == 1
@@ -183,14 +185,15 @@ def _imports(store: Store) -> set[str]:
 
     from tests.conftest import script
 
-    proc = subprocess.run([sys.executable, "-X", "importtime", script("canon"), "lint"], cwd=store.root,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", script("canon"), "lint"], cwd=store.root, capture_output=True, text=True
+    )
     return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
 
 
 def test_simple_front_matter_is_checked_without_yaml(store: Store) -> None:
     store.article("a", body=LONG_BODY)
-    store.article("b", "---\ncapsule: B.\nupdated: 2026-01-31\naliases:\n  - bee\ntags: [x, \"y z\"]\n---\n" + LONG_BODY)
+    store.article("b", '---\ncapsule: B.\nupdated: 2026-01-31\naliases:\n  - bee\ntags: [x, "y z"]\n---\n' + LONG_BODY)
     names = _imports(store)
     heavy = {n for n in names if n.split(".")[0] in ("yaml", "frontmatter", "rich", "pygit2", "watchdog")}
     assert heavy == set()

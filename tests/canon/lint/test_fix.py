@@ -14,33 +14,50 @@ def fix(store: Store, *args: str) -> Result:
 
 
 def test_quoting_fixes_are_byte_exact(store: Store) -> None:
-    path = store.article("a", "---\r\ncapsule: yes\r\nupdated: 2026-01-01\r\nowner:   someone  # keep me\r\n"
-                              "aliases:\r\n  - A\r\n---\r\n" + LONG_BODY.replace("\n", "\r\n"))
+    path = store.article(
+        "a",
+        "---\r\ncapsule: yes\r\nupdated: 2026-01-01\r\nowner:   someone  # keep me\r\n"
+        "aliases:\r\n  - A\r\n---\r\n" + LONG_BODY.replace("\n", "\r\n"),
+    )
     store.article("b", "---\n# leading comment\ncapsule: Loads config: env beats file\nscope: rule\n---\n" + LONG_BODY)
     result = fix(store)
     assert result.code == 0, result
-    assert path.read_bytes() == ("---\r\ncapsule: \"yes\"\r\nupdated: 2026-01-01\r\nowner:   someone  # keep me\r\n"
-                                 "aliases:\r\n  - A\r\n---\r\n" + LONG_BODY.replace("\n", "\r\n")).encode()
+    assert (
+        path.read_bytes()
+        == (
+            '---\r\ncapsule: "yes"\r\nupdated: 2026-01-01\r\nowner:   someone  # keep me\r\n'
+            "aliases:\r\n  - A\r\n---\r\n" + LONG_BODY.replace("\n", "\r\n")
+        ).encode()
+    )
     assert (store.canon / "articles" / "b.md").read_text() == (
-        "---\n# leading comment\ncapsule: \"Loads config: env beats file\"\nscope: rule\n---\n" + LONG_BODY)
+        '---\n# leading comment\ncapsule: "Loads config: env beats file"\nscope: rule\n---\n' + LONG_BODY
+    )
     doc = result.json()
     assert doc["findings"] == []
     assert sorted((f["path"], f["rules"]) for f in doc["fixed"]) == [
-        (".canon/articles/a.md", ["unquoted-value"]), (".canon/articles/b.md", ["unquoted-value"])]
+        (".canon/articles/a.md", ["unquoted-value"]),
+        (".canon/articles/b.md", ["unquoted-value"]),
+    ]
 
 
 def test_capsule_folding(store: Store) -> None:
-    path = store.article("a", "---\ncapsule: >\n  Loads config\n  from two places.\nupdated: 2026-01-01\nx: 1\n---\n"
-                              + LONG_BODY)
-    store.article("b", "---\ncapsule: \"first\\nsecond\"\n---\n" + LONG_BODY)
+    path = store.article(
+        "a", "---\ncapsule: >\n  Loads config\n  from two places.\nupdated: 2026-01-01\nx: 1\n---\n" + LONG_BODY
+    )
+    store.article("b", '---\ncapsule: "first\\nsecond"\n---\n' + LONG_BODY)
     assert fix(store).code == 0
-    assert path.read_text() == "---\ncapsule: Loads config from two places.\nupdated: 2026-01-01\nx: 1\n---\n" + LONG_BODY
+    assert (
+        path.read_text() == "---\ncapsule: Loads config from two places.\nupdated: 2026-01-01\nx: 1\n---\n" + LONG_BODY
+    )
     assert (store.canon / "articles" / "b.md").read_text() == "---\ncapsule: first second\n---\n" + LONG_BODY
 
 
 def test_pasted_front_matter_removed_and_missing_capsule_adopted(store: Store) -> None:
-    same = store.article("same", "---\ncapsule: Same.\nupdated: 2026-01-01\n---\n\n---\ncapsule: Same.\n"
-                                 "updated: 2025-05-05\n---\n\n" + LONG_BODY)
+    same = store.article(
+        "same",
+        "---\ncapsule: Same.\nupdated: 2026-01-01\n---\n\n---\ncapsule: Same.\n"
+        "updated: 2025-05-05\n---\n\n" + LONG_BODY,
+    )
     adopt = store.article("adopt", "---\nowner: me\n---\n---\ncapsule: From the paste.\nowner: me\n---\n" + LONG_BODY)
     result = fix(store)
     assert result.code == 0, result
@@ -58,7 +75,9 @@ def test_conflicting_paste_is_left_and_reported(store: Store) -> None:
     assert path.read_text() == text and other.read_text() == stray
     doc = result.json()
     assert [(f["path"], f["rule"]) for f in doc["findings"]] == [
-        (".canon/articles/a.md", "pasted-front-matter"), (".canon/articles/b.md", "pasted-front-matter")]
+        (".canon/articles/a.md", "pasted-front-matter"),
+        (".canon/articles/b.md", "pasted-front-matter"),
+    ]
     assert doc["fixed"] == []
 
 
@@ -132,5 +151,5 @@ def test_concurrent_fix_runs_agree(store: Store) -> None:
     assert [r.code for r in results] == [0, 0, 0, 0], results
     for i in range(60):
         text = (store.canon / "articles" / "m" / f"a{i}.md").read_text()
-        assert text == f"---\ncapsule: \"{'yes' if i % 2 else 'on'}\"\nowner: x\n---\n" + LONG_BODY
+        assert text == f'---\ncapsule: "{"yes" if i % 2 else "on"}"\nowner: x\n---\n' + LONG_BODY
     assert len(os.listdir(store.canon / "articles" / "m")) == 60

@@ -55,8 +55,12 @@ def test_json_format(store: Store) -> None:
     assert list(doc)[0] == "ok" and doc["ok"] is True
     assert (doc["clean"], doc["errors"], doc["warnings"], doc["articles"], doc["journal"]) == (False, 1, 2, 2, 0)
     assert doc["findings"][2] == {
-        "rule": "dead-link", "severity": "error", "path": ".canon/articles/src.md", "line": 5,
-        "message": "[[src/gone]] names no article (src governs it; link [[src]] instead)", "fixable": False,
+        "rule": "dead-link",
+        "severity": "error",
+        "path": ".canon/articles/src.md",
+        "line": 5,
+        "message": "[[src/gone]] names no article (src governs it; link [[src]] instead)",
+        "fixable": False,
     }
     assert doc["fixed"] == [] and Path(doc["base"]) == store.root
     assert result.err == ""  # exactly one document, nothing else
@@ -76,8 +80,10 @@ def test_github_annotations_escape_properties_and_data(store: Store) -> None:
 def test_github_warning_level(store: Store) -> None:
     store.article("a", capsule=None, body=LONG_BODY)
     result = store.lint("--format", "github")
-    assert result.out == ("::warning file=.canon/articles/a.md,line=1,title=canon no-capsule::no capsule: add one "
-        "dense line stating what this asset is\n")
+    assert result.out == (
+        "::warning file=.canon/articles/a.md,line=1,title=canon no-capsule::no capsule: add one "
+        "dense line stating what this asset is\n"
+    )
     assert result.code == 0
 
 
@@ -92,9 +98,21 @@ def test_sarif(store: Store) -> None:
     assert driver["name"] == "canon"
     ids = [rule["id"] for rule in driver["rules"]]
     assert len(ids) == len(set(ids))
-    assert {"front-matter-invalid", "dead-link", "schema", "journal-name", "no-capsule", "capsule-too-long",
-            "capsule-changelog", "body-large", "body-long", "tiny-child", "address-eventish", "orphan",
-            "unknown-subject"} <= set(ids)
+    assert {
+        "front-matter-invalid",
+        "dead-link",
+        "schema",
+        "journal-name",
+        "no-capsule",
+        "capsule-too-long",
+        "capsule-changelog",
+        "body-large",
+        "body-long",
+        "tiny-child",
+        "address-eventish",
+        "orphan",
+        "unknown-subject",
+    } <= set(ids)
     for rule in driver["rules"]:
         assert rule["shortDescription"]["text"] and rule["help"]["text"]
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")  # SARIF levels
@@ -109,7 +127,9 @@ def test_sarif(store: Store) -> None:
         assert not loc["artifactLocation"]["uri"].startswith(("/", "file:"))
         assert loc["region"]["startLine"] >= 1
     assert results[2]["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": ".canon/articles/src.md", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 5}}
+        "artifactLocation": {"uri": ".canon/articles/src.md", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 5},
+    }
 
 
 def test_sarif_clean_run_has_no_results(store: Store) -> None:
@@ -148,6 +168,8 @@ def test_an_article_name_that_is_not_utf8_in_json_and_sarif(store: Store) -> Non
     assert dead["path"] == ".canon/articles/src/x\\377.md" and base64.b64decode(dead["path_b64"]) == name
     sarif = store.lint("--format", "sarif")
     assert sarif.code == 1 and "\ufffd" not in sarif.out
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            for r in json.loads(sarif.out)["runs"][0]["results"]}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(sarif.out)["runs"][0]["results"]
+    }
     assert {unquote_to_bytes(u) for u in uris} == {name}

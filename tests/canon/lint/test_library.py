@@ -33,10 +33,31 @@ def test_lint_report_counts(store: Store) -> None:
 def test_yaml_fast_path_is_sound_on_tricky_blocks() -> None:
     """Whatever provably_valid accepts, PyYAML must load as a mapping."""
     blocks = [
-        "a: b\n", "a: b: c\n", "a: 'x'y\n", "a: [a, [b]]\n", "updated: 2026-02-29\n", "updated: 2024-02-29\n",
-        "a: 2026-04-31\n", "a: 2026-01-01T24:00:00Z\n", "l:\n  - a\n    - b\n", "l:\n  - a\n  - b\n", "a: x #c\n",
-        "a: x#c\n", "a: @x\n", "a: \"x\\\"y\"\n", "a: - x\n", "- a\n", "a:\tb\n", "a: b\r\nc: d\r\n", "k: \x07\n",
-        "a: [2026-13-01]\n", "a: [2026-12-01, x]\n", "? a\n", "a: |\n  x\n", "a: >\n  x\n", "a: &x 1\n",
+        "a: b\n",
+        "a: b: c\n",
+        "a: 'x'y\n",
+        "a: [a, [b]]\n",
+        "updated: 2026-02-29\n",
+        "updated: 2024-02-29\n",
+        "a: 2026-04-31\n",
+        "a: 2026-01-01T24:00:00Z\n",
+        "l:\n  - a\n    - b\n",
+        "l:\n  - a\n  - b\n",
+        "a: x #c\n",
+        "a: x#c\n",
+        "a: @x\n",
+        'a: "x\\"y"\n',
+        "a: - x\n",
+        "- a\n",
+        "a:\tb\n",
+        "a: b\r\nc: d\r\n",
+        "k: \x07\n",
+        "a: [2026-13-01]\n",
+        "a: [2026-12-01, x]\n",
+        "? a\n",
+        "a: |\n  x\n",
+        "a: >\n  x\n",
+        "a: &x 1\n",
     ]
     for block in blocks:
         lines = block.splitlines(keepends=True)

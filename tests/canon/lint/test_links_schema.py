@@ -24,11 +24,14 @@ def test_extract_links_offsets_lines_and_labels() -> None:
     text = "intro [[a/b|Label]]\n\n`[[code]]` [[c#H]] ![[d]] ![[pic.png]]\n"
     links = extract_links(text, first_line=10)
     assert [(link.target, link.label, link.line, link.embed) for link in links] == [
-        ("a/b", "Label", 10, False), ("c#H", None, 12, False), ("d", None, 12, True)]
+        ("a/b", "Label", 10, False),
+        ("c#H", None, 12, False),
+        ("d", None, 12, True),
+    ]
     first = links[0]
-    assert text[first.start:first.end] == "[[a/b|Label]]"
-    assert text[first.target_start:first.target_start + 3] == "a/b"
-    assert text[links[2].start:links[2].end] == "![[d]]"
+    assert text[first.start : first.end] == "[[a/b|Label]]"
+    assert text[first.target_start : first.target_start + 3] == "a/b"
+    assert text[links[2].start : links[2].end] == "![[d]]"
 
 
 def test_code_mask_fences_and_spans() -> None:
@@ -52,7 +55,12 @@ def test_link_address_normalises() -> None:
 def test_check_links_against_known_sets() -> None:
     links = extract_links("[[a]] [[a/b]] [[lake:p]] [[lake:q]]")
     checks = check_links(links, None, {None: {"a"}, "lake": {"p"}})
-    assert [(c.link.target, c.exists) for c in checks] == [("a", True), ("a/b", False), ("lake:p", True), ("lake:q", False)]
+    assert [(c.link.target, c.exists) for c in checks] == [
+        ("a", True),
+        ("a/b", False),
+        ("lake:p", True),
+        ("lake:q", False),
+    ]
     assert "a governs it" in checks[1].reason
 
 
@@ -73,9 +81,11 @@ def test_load_schema_problems_never_raise(tmp_path: Path) -> None:
     (tmp_path / ".canon").mkdir()
     store.schema_path.write_bytes(b"\xff")
     assert "not UTF-8" in load_schema(store).problems[0].message
-    store.schema_path.write_text('[1, 2]')
+    store.schema_path.write_text("[1, 2]")
     assert load_schema(store).problems[0].message.startswith("schema.json must hold a JSON object")
-    store.schema_path.write_text('{"$schema": "x", "article": {"body": {"min_chars": 10, "max_chars": 5}}, "relations": {"links": {}}}')
+    store.schema_path.write_text(
+        '{"$schema": "x", "article": {"body": {"min_chars": 10, "max_chars": 5}}, "relations": {"links": {}}}'
+    )
     problems = [p.message for p in load_schema(store).problems]
     assert len(problems) == 2 and "min_chars is larger" in problems[0] and "relations.links" in problems[1]
     store.schema_path.unlink()
@@ -84,8 +94,9 @@ def test_load_schema_problems_never_raise(tmp_path: Path) -> None:
 
 
 def test_required_violations_on_create_and_touch() -> None:
-    schema = parse_schema({"capsule": {"required": True, "hint": "one line"}, "title": {"required": True},
-                           "body": {"max_chars": 5}})
+    schema = parse_schema(
+        {"capsule": {"required": True, "hint": "one line"}, "title": {"required": True}, "body": {"max_chars": 5}}
+    )
     new = parse("---\ncapsule: x\n---\nno title here\n")
     assert required_violations(schema, None, new) == ["schema.json requires a title (a leading '# ' heading)"]
     # The body did not change: title is not touched, nothing is required of this write.
@@ -95,7 +106,8 @@ def test_required_violations_on_create_and_touch() -> None:
     assert required_violations(schema, old, parse("# T\nbody two\n")) == []
     assert required_violations(schema, None, parse("# T\nbody\n")) == ["schema.json requires a capsule (one line)"]
     assert bound_violations(schema, parse("---\ncapsule: c\n---\n# T\nlong body\n")) == [
-        "body has 13 characters, over the schema maximum of 5"]
+        "body has 13 characters, over the schema maximum of 5"
+    ]
 
 
 def test_refs_count_excludes_code() -> None:

@@ -16,6 +16,7 @@ def only(store: Store, rule: str) -> list[tuple[str, int]]:
 
 # --- front-matter-invalid ------------------------------------------------------------------------
 
+
 def test_unterminated_front_matter(store: Store) -> None:
     store.article("a", "---\ncapsule: x\nbody without a closing fence\n")
     assert only(store, "front-matter-invalid") == [(A + "a.md", 1)]
@@ -48,14 +49,21 @@ def test_impossible_date_is_invalid_yaml(store: Store) -> None:
 
 
 def test_valid_front_matter_shapes_pass(store: Store) -> None:
-    store.article("a", article(extra="owner: team-a # who\naliases:\n  - Config\n  - 'Loader, main'\n"
-                               "tags: [one, \"two three\"]\nnested: {k: v}\n# a comment\n", body=LONG_BODY))
-    store.article("b", "---\ncapsule: \"Quoted: fine\"\nupdated: 2026-02-28\nscope: rule\n---\n" + LONG_BODY)
+    store.article(
+        "a",
+        article(
+            extra="owner: team-a # who\naliases:\n  - Config\n  - 'Loader, main'\n"
+            'tags: [one, "two three"]\nnested: {k: v}\n# a comment\n',
+            body=LONG_BODY,
+        ),
+    )
+    store.article("b", '---\ncapsule: "Quoted: fine"\nupdated: 2026-02-28\nscope: rule\n---\n' + LONG_BODY)
     store.article("c", "No front matter at all; the whole text is the body.\n" + LONG_BODY)
     assert only(store, "front-matter-invalid") == []
 
 
 # --- capsule rules -------------------------------------------------------------------------------
+
 
 def test_no_capsule(store: Store) -> None:
     store.article("a", capsule=None)
@@ -79,8 +87,15 @@ def test_capsule_multiline(store: Store) -> None:
 
 
 def test_capsule_changelog(store: Store) -> None:
-    for i, text in enumerate(["Added retry to the loader.", "fix: handle empty env", "2026-01-02: moved to S3",
-                              "Updated the cache policy", "feat(api): new route"]):
+    for i, text in enumerate(
+        [
+            "Added retry to the loader.",
+            "fix: handle empty env",
+            "2026-01-02: moved to S3",
+            "Updated the cache policy",
+            "feat(api): new route",
+        ]
+    ):
         store.article(f"bad{i}", capsule=text)
     for i, text in enumerate(["Adds two numbers.", "Loader for layered config.", "Updates flow from the queue."]):
         store.article(f"good{i}", capsule=text)
@@ -89,6 +104,7 @@ def test_capsule_changelog(store: Store) -> None:
 
 
 # --- body size -----------------------------------------------------------------------------------
+
 
 def test_body_long_and_large_boundaries(store: Store) -> None:
     store.article("b8000", body="x" * 8000 + "\n")
@@ -107,16 +123,20 @@ def test_pasted_front_matter(store: Store) -> None:
 
 # --- dead-link -----------------------------------------------------------------------------------
 
+
 def test_dead_and_live_links(store: Store) -> None:
     store.article("src/app", body=LONG_BODY)
-    store.article("src", body=(
-        "Live: [[src/app]], [[src/app|the app]], [[src/app#Setup]], [[src/app.md]], [[ src/app ]].\n"
-        "Dead: [[src/gone]] and [[nowhere|label]].\n"
-        "Code: `[[in/code]]` and ``[[double `tick`]]``.\n"
-        "```\n[[fenced/away]]\n```\n"
-        "~~~md\n[[tilde/fence]]\n~~~\n"
-        "Self: [[#Heading]]. Image: ![[diagram.png]]. Embed: ![[embedded/note]].\n"
-    ))
+    store.article(
+        "src",
+        body=(
+            "Live: [[src/app]], [[src/app|the app]], [[src/app#Setup]], [[src/app.md]], [[ src/app ]].\n"
+            "Dead: [[src/gone]] and [[nowhere|label]].\n"
+            "Code: `[[in/code]]` and ``[[double `tick`]]``.\n"
+            "```\n[[fenced/away]]\n```\n"
+            "~~~md\n[[tilde/fence]]\n~~~\n"
+            "Self: [[#Heading]]. Image: ![[diagram.png]]. Embed: ![[embedded/note]].\n"
+        ),
+    )
     result = store.lint("--json")
     dead = [(f["line"], f["message"]) for f in result.json()["findings"] if f["rule"] == "dead-link"]
     assert [line for line, _ in dead] == [6, 6, 14]
@@ -146,10 +166,14 @@ def test_mount_links(store: Store, tmp_path: Path) -> None:
 
 # --- schema --------------------------------------------------------------------------------------
 
+
 def test_schema_required_is_error_bounds_warn(store: Store) -> None:
-    store.write(".canon/schema.json", '{"capsule": {"required": true, "hint": "Say what it is."},\n'
-                ' "title": {"min_chars": 5}, "body": {"max_chars": 50},\n'
-                ' "relations": {"refs": {"min_count": 1}}}\n')
+    store.write(
+        ".canon/schema.json",
+        '{"capsule": {"required": true, "hint": "Say what it is."},\n'
+        ' "title": {"min_chars": 5}, "body": {"max_chars": 50},\n'
+        ' "relations": {"refs": {"min_count": 1}}}\n',
+    )
     store.article("missing", capsule=None, body="# Hi\nshort\n")
     store.article("ok", body="# A good title\n[[missing]]\n")
     result = store.lint("--json")
@@ -177,8 +201,10 @@ def test_schema_refs_min_count_counts_case_folded_duplicates_once(store: Store) 
     store.article("two", body="[[x]] [[one]]\n" + LONG_BODY)
     result = store.lint("--json")
     found = [(f["path"], f["message"]) for f in result.json()["findings"] if f["rule"] == "schema"]
-    assert found == [(A + "one.md", "1 outgoing [[link]](s), under the schema minimum of 2"),
-                     (A + "x.md", "0 outgoing [[link]](s), under the schema minimum of 2")]
+    assert found == [
+        (A + "one.md", "1 outgoing [[link]](s), under the schema minimum of 2"),
+        (A + "x.md", "0 outgoing [[link]](s), under the schema minimum of 2"),
+    ]
 
 
 def test_an_over_long_capsule_is_one_warning_when_the_schema_bounds_it(store: Store) -> None:
@@ -193,8 +219,11 @@ def test_an_over_long_capsule_is_one_warning_when_the_schema_bounds_it(store: St
 
 
 def test_broken_schema_is_reported_and_ignored(store: Store) -> None:
-    store.write(".canon/schema.json", '{"article": {\n  "capsule": {"required": true, "colour": 3},\n  "bogus": 1,\n'
-                '  "body": {"max_chars": -2}\n}}\n')
+    store.write(
+        ".canon/schema.json",
+        '{"article": {\n  "capsule": {"required": true, "colour": 3},\n  "bogus": 1,\n'
+        '  "body": {"max_chars": -2}\n}}\n',
+    )
     store.article("a", capsule=None)
     result = store.lint("--json")
     schema = [f for f in result.json()["findings"] if f["rule"] == "schema"]
@@ -214,6 +243,7 @@ def test_unparsable_schema_is_a_warning_not_a_failure(store: Store) -> None:
 
 
 # --- unreadable ----------------------------------------------------------------------------------
+
 
 def test_invalid_utf8_folder_and_broken_link(store: Store) -> None:
     store.article("bytes", b"---\ncapsule: ok\n---\nline\n\xff\xfe bad\n")

@@ -38,13 +38,25 @@ def test_orphan(store: Store) -> None:
 def test_address_eventish(store: Store) -> None:
     store.asset("src/session.ts")
     store.asset("logs/app.log")
-    for address in ("src/session", "notes/meeting-notes", "ops/2026-03-01-outage", "team/standup",
-                    "logs", "src/logger", "catalog/items", "release/20260301"):
+    for address in (
+        "src/session",
+        "notes/meeting-notes",
+        "ops/2026-03-01-outage",
+        "team/standup",
+        "logs",
+        "src/logger",
+        "catalog/items",
+        "release/20260301",
+    ):
         store.article(address, body=LONG_BODY)
     found = sorted(p for p, _ in only(store, "address-eventish"))
     # src/session and logs govern real assets; logger and catalog are not the word "log".
-    assert found == [A + "notes/meeting-notes.md", A + "ops/2026-03-01-outage.md",
-                     A + "release/20260301.md", A + "team/standup.md"]
+    assert found == [
+        A + "notes/meeting-notes.md",
+        A + "ops/2026-03-01-outage.md",
+        A + "release/20260301.md",
+        A + "team/standup.md",
+    ]
 
 
 def test_journal_names(store: Store) -> None:
@@ -59,8 +71,12 @@ def test_journal_names(store: Store) -> None:
     (store.canon / "journal" / "2026-01-03-folder.md").mkdir()
     result = store.lint("--json")
     names = sorted((f["path"], f["message"]) for f in result.json()["findings"] if f["rule"] == "journal-name")
-    assert [p for p, _ in names] == [J + "2026-01-02-Upper.md", J + "2026-01-03-folder.md",
-                                     J + "2026-02-30-bad-date.md", J + "notes.txt"]
+    assert [p for p, _ in names] == [
+        J + "2026-01-02-Upper.md",
+        J + "2026-01-03-folder.md",
+        J + "2026-02-30-bad-date.md",
+        J + "notes.txt",
+    ]
     assert "not a calendar date" in names[2][1]
     assert result.code == 1
 
@@ -85,7 +101,7 @@ def test_unknown_subject(store: Store, tmp_path: Path) -> None:
 
 def test_journal_front_matter(store: Store) -> None:
     store.journal("2026-01-01-open.md", "---\nsubject: [a]\nlogged: 2026-01-01T00:00:00Z\nno close\n")
-    store.journal("2026-01-01-list.md", "---\nsubject: [a, \"b\n---\ntext\n")
+    store.journal("2026-01-01-list.md", '---\nsubject: [a, "b\n---\ntext\n')
     store.journal("2026-01-01-nologged.md", "---\nsubject: []\n---\ntext\n")
     store.journal("2026-01-01-block.md", "---\nsubject:\n  - a\nlogged: 2026-01-01T00:00:00Z\n---\ntext\n")
     store.article("a", body=LONG_BODY)

@@ -78,7 +78,9 @@ def test_color_always_paints_severities_and_dims_rules(store: Store) -> None:
     assert ANSI.sub("", painted.out) == plain.out
 
 
-@pytest.mark.parametrize("how", [{}, {"args": ("--color", "never")}, {"env": {"NO_COLOR": "1"}}], ids=["pipe", "never", "NO_COLOR"])
+@pytest.mark.parametrize(
+    "how", [{}, {"args": ("--color", "never")}, {"env": {"NO_COLOR": "1"}}], ids=["pipe", "never", "NO_COLOR"]
+)
 def test_no_colour_on_a_pipe_or_when_turned_off(store: Store, how: dict) -> None:
     seeded(store)
     result = lint_with_root_options(store, *how.get("args", ()), env=how.get("env"))

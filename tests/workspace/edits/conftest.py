@@ -49,10 +49,23 @@ class Ed:
     def read_text(self, name: str, *args: str, env: dict[str, str] | None = None) -> Result:
         return self.run("pylon", "read", name, *args, cwd=self.root, env=env)
 
-    def edit(self, name: str, tag: str, request: str | builtins.bytes | None = None, *args: str,
-             env: dict[str, str] | None = None) -> Result:
-        return self.run("pylon", "edit", f"{name}#{tag}", *args, cwd=self.root, input=request if request is not None else b"",
-                        env=env)
+    def edit(
+        self,
+        name: str,
+        tag: str,
+        request: str | builtins.bytes | None = None,
+        *args: str,
+        env: dict[str, str] | None = None,
+    ) -> Result:
+        return self.run(
+            "pylon",
+            "edit",
+            f"{name}#{tag}",
+            *args,
+            cwd=self.root,
+            input=request if request is not None else b"",
+            env=env,
+        )
 
     def edit_json(self, name: str, tag: str, request: str, *args: str, env: dict[str, str] | None = None) -> Result:
         return self.edit(name, tag, request, "--json", *args, env=env)
@@ -63,4 +76,3 @@ def ed(run: Run, tmp_path: Path) -> Ed:
     root = tmp_path / "work"
     root.mkdir()
     return Ed(run, root)
-

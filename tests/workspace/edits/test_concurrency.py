@@ -23,9 +23,15 @@ def test_fifty_concurrent_edits_with_one_tag_give_exactly_one_success(ed: Ed) ->
     tag = ed.read("shared.txt")
     procs = []
     for _ in range(50):
-        procs.append(subprocess.Popen(
-            [str(BIN / "pylon"), "edit", f"shared.txt#{tag}", "--json"], cwd=ed.root,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        procs.append(
+            subprocess.Popen(
+                [str(BIN / "pylon"), "edit", f"shared.txt#{tag}", "--json"],
+                cwd=ed.root,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
     # Start them all first, then release the requests at once.
     for i, proc in enumerate(procs):
         assert proc.stdin is not None
@@ -57,7 +63,7 @@ def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed: Ed) -> None:
     original = line * 600_000  # ~24 MB: writing and syncing it takes a while
     path = ed.write("big.txt", original)
     tag = ed.read("big.txt", "--offset", "299000", "--limit", "2000")
-    new = original[: 299_999 * len(line)] + b"CHANGED\n" + original[300_000 * len(line):]
+    new = original[: 299_999 * len(line)] + b"CHANGED\n" + original[300_000 * len(line) :]
     request = b"replace 300000\n+CHANGED\n"
     argv = [str(BIN / "pylon"), "edit", f"big.txt#{tag}"]
 
@@ -68,8 +74,9 @@ def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed: Ed) -> None:
     # land at points spread over the whole run, and (3 of 4) inside the write itself: after the
     # temp file appeared, however long the machine's load made the run before it.
     start = time.monotonic()
-    first = subprocess.Popen(argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
+    first = subprocess.Popen(
+        argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     assert first.stdin is not None
     first.stdin.write(request)
     first.stdin.close()
@@ -96,8 +103,9 @@ def test_sigkill_during_a_large_write_leaves_old_or_new_bytes(ed: Ed) -> None:
         path.write_bytes(original)
         for leftover in temp_files():
             leftover.unlink()
-        proc = subprocess.Popen(argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            argv, cwd=ed.root, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         assert proc.stdin is not None
         proc.stdin.write(request)
         proc.stdin.close()

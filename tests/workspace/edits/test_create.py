@@ -14,8 +14,14 @@ def _listing(root: Path) -> list[str]:
 
 def test_create_from_stdin_prints_a_tag_whose_lines_are_all_seen(run: Run, make_repo: MakeRepo) -> None:
     repo = make_repo({"README": "x\n"})
-    res = run("pylon", "edit", "src/util/slug.py", "--create", cwd=repo,
-              input="insert after 0\n+def slug(text):\n+    return text\n")
+    res = run(
+        "pylon",
+        "edit",
+        "src/util/slug.py",
+        "--create",
+        cwd=repo,
+        input="insert after 0\n+def slug(text):\n+    return text\n",
+    )
     assert res.code == 0, res
     assert (repo / "src/util/slug.py").read_bytes() == b"def slug(text):\n    return text\n"
     assert "Created src/util/slug.py with 2 line(s) (made folders src, src/util)." in res.out
@@ -64,8 +70,12 @@ def test_refusals_outside_the_checkout_create_nothing(run: Run, make_repo: MakeR
     outside.mkdir()
     os.symlink(outside, repo / "out")
     # one fault, one code (pylon/codes.py): outside the checkout is `path-outside` (exit 2); `.git` is refused
-    cases = {"../outside/a.txt": ("path-outside", "outside", 2), "out/a.txt": ("path-outside", "symlink-outside", 2),
-             ".git/hooks/x": ("path-refused", "git-dir", 1), "out/deeper/b.txt": ("path-outside", "symlink-outside", 2)}
+    cases = {
+        "../outside/a.txt": ("path-outside", "outside", 2),
+        "out/a.txt": ("path-outside", "symlink-outside", 2),
+        ".git/hooks/x": ("path-refused", "git-dir", 1),
+        "out/deeper/b.txt": ("path-outside", "symlink-outside", 2),
+    }
     for path, (code, reason, status) in cases.items():
         res = run("pylon", "edit", path, "--create", "--insert-after", "0", "x", "--json", cwd=repo)
         assert res.code == status, res
@@ -105,7 +115,9 @@ def test_outside_any_checkout_the_current_folder_is_the_root(run: Run, project: 
     res = run("pylon", "edit", "x.txt", "--create", "--insert-after", "0", "x", cwd=project / "sub")
     assert res.code == 0, res
     res = run("pylon", "edit", "../y.txt", "--create", "--insert-after", "0", "x", "--json", cwd=project / "sub")
-    assert res.code == 2 and res.json()["error"]["code"] == "path-outside" and res.json()["error"]["reason"] == "outside", res
+    assert (
+        res.code == 2 and res.json()["error"]["code"] == "path-outside" and res.json()["error"]["reason"] == "outside"
+    ), res
 
 
 def test_the_not_found_hint_names_create(run: Run, make_repo: MakeRepo) -> None:

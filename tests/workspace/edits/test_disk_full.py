@@ -34,4 +34,6 @@ def test_an_edit_that_cannot_be_written_is_disk_full_and_changes_nothing(ed: Ed,
     (folder / "filler").unlink()
     again = ed.edit(str(folder / "f.txt"), tag, "replace 1000\n+the new line one thousand, longer than before\n")
     assert again.code == 0, again
-    assert (folder / "f.txt").read_bytes() == data.replace(b"line 1000\n", b"the new line one thousand, longer than before\n")
+    assert (folder / "f.txt").read_bytes() == data.replace(
+        b"line 1000\n", b"the new line one thousand, longer than before\n"
+    )

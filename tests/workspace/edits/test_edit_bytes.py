@@ -34,15 +34,17 @@ CASES = [
 def test_exact_bytes(ed: Ed, original: bytes, request_text: str, expected: bytes) -> None:
     ed.write("f.txt", original)
     tag = ed.read("f.txt")
-    res = ed.edit("f.txt", tag, request_text.encode("utf-8") if isinstance(request_text, str) else request_text,
-                  "--allow-echo")
+    res = ed.edit(
+        "f.txt", tag, request_text.encode("utf-8") if isinstance(request_text, str) else request_text, "--allow-echo"
+    )
     assert res.code == 0, res
     assert ed.bytes("f.txt") == expected
 
 
 def test_untouched_long_lines_and_crlf_survive_many_edits(ed: Ed) -> None:
-    body = b"".join((b"%d:" % i) + (b"z" * 5000 if i % 7 == 0 else b"v") + (b"\r\n" if i % 3 else b"\n")
-                    for i in range(1, 200))
+    body = b"".join(
+        (b"%d:" % i) + (b"z" * 5000 if i % 7 == 0 else b"v") + (b"\r\n" if i % 3 else b"\n") for i in range(1, 200)
+    )
     ed.write("f.txt", body)
     tag = ed.read("f.txt")
     assert ed.read("f.txt", "--offset", "95") == tag  # the first read stopped at 50 KiB

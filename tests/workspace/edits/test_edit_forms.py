@@ -12,20 +12,21 @@ def test_text_form_all_operations_in_one_snapshot(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(8))
     tag = ed.read("f.txt")
     request = (
-        "insert after 6\n+six-and-a-half\n"   # numbers all refer to the tagged revision,
+        "insert after 6\n+six-and-a-half\n"  # numbers all refer to the tagged revision,
         "replace 2-3\n+two\n+three\n+three-b\n"  # whatever the order of the operations
         "delete 5\n"
         "insert before 1\n+top\n"
     )
     res = ed.edit("f.txt", tag, request)
     assert res.code == 0, res
-    assert ed.bytes("f.txt") == (b"top\nline 1\ntwo\nthree\nthree-b\nline 4\nline 6\nsix-and-a-half\n"
-                                 b"line 7\nline 8\n")
+    assert ed.bytes("f.txt") == (b"top\nline 1\ntwo\nthree\nthree-b\nline 4\nline 6\nsix-and-a-half\nline 7\nline 8\n")
     new_tag = ed.read("f.txt")
     assert res.out.splitlines() == [
         f"Applied 4 operation(s) to f.txt. New revision: [f.txt#{new_tag}].",
-        ("Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); "
-         "read them again before editing them."),
+        (
+            "Line 1 is now 2, line 4 is now 6, line 6 is now 7 (and 1 more moved ranges); "
+            "read them again before editing them."
+        ),
     ]
 
 
@@ -85,8 +86,11 @@ def test_json_form_list_and_object(ed: Ed) -> None:
 def test_json_form_problems_are_named(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     tag = ed.read("f.txt")
-    res = ed.edit_json("f.txt", tag, json.dumps([{"operation": "move", "startLine": 1},
-                                                 {"operation": "replace", "startLine": 1, "newtext": "x"}]))
+    res = ed.edit_json(
+        "f.txt",
+        tag,
+        json.dumps([{"operation": "move", "startLine": 1}, {"operation": "replace", "startLine": 1, "newtext": "x"}]),
+    )
     assert res.code == 2
     err = res.json()["error"]
     assert err["code"] == "syntax"
@@ -99,8 +103,24 @@ def test_json_form_problems_are_named(ed: Ed) -> None:
 def test_one_line_flags(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
-    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "  two", "--delete", "4",
-                 "--insert-after", "5", "six", "--insert-before", "1", "zero", "--allow-indent-mix", cwd=ed.root)
+    res = ed.run(
+        "pylon",
+        "edit",
+        f"f.txt#{tag}",
+        "--replace",
+        "2",
+        "  two",
+        "--delete",
+        "4",
+        "--insert-after",
+        "5",
+        "six",
+        "--insert-before",
+        "1",
+        "zero",
+        "--allow-indent-mix",
+        cwd=ed.root,
+    )
     assert res.code == 0, res
     assert ed.bytes("f.txt") == b"zero\nline 1\n  two\nline 3\nline 5\nsix\n"
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--delete", "x-y", cwd=ed.root)
@@ -120,8 +140,25 @@ def test_repeated_flags_mix_kinds_in_one_snapshot(ed: Ed) -> None:
     # Every number refers to the tagged revision, whatever the other flags do to the numbering.
     ed.write("f.txt", ed.numbered(8))
     tag = ed.read("f.txt")
-    res = ed.run("pylon", "edit", f"f.txt#{tag}", "--insert-after", "2", "two and a half", "--delete", "3",
-                 "--insert-after", "6", "six and a half", "--delete", "7-8", "--insert-after", "0", "top", cwd=ed.root)
+    res = ed.run(
+        "pylon",
+        "edit",
+        f"f.txt#{tag}",
+        "--insert-after",
+        "2",
+        "two and a half",
+        "--delete",
+        "3",
+        "--insert-after",
+        "6",
+        "six and a half",
+        "--delete",
+        "7-8",
+        "--insert-after",
+        "0",
+        "top",
+        cwd=ed.root,
+    )
     assert res.code == 0, res
     assert ed.bytes("f.txt") == b"top\nline 1\nline 2\ntwo and a half\nline 4\nline 5\nline 6\nsix and a half\n"
 
@@ -131,8 +168,9 @@ def test_repeated_replace_of_one_line_is_an_overlap(ed: Ed) -> None:
     tag = ed.read("f.txt")
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "X", "--replace", "2", "Y", cwd=ed.root)
     assert res.code == 2, res
-    assert res.err.startswith("error[overlap]: Operation 2 (`replace 2`): line 2 is also changed by operation 1 "
-                              "(`replace 2`)")
+    assert res.err.startswith(
+        "error[overlap]: Operation 2 (`replace 2`): line 2 is also changed by operation 1 (`replace 2`)"
+    )
     res = ed.run("pylon", "edit", f"f.txt#{tag}", "--replace", "2", "X", "--replace", "2", "Y", "--json", cwd=ed.root)
     assert res.code == 2 and [p["code"] for p in res.json()["error"]["problems"]] == ["overlap"]
     assert ed.bytes("f.txt") == ed.numbered(5).encode()
@@ -141,9 +179,27 @@ def test_repeated_replace_of_one_line_is_an_overlap(ed: Ed) -> None:
 def test_repeated_flags_with_a_separate_tag(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(6))
     tag = ed.read("f.txt")
-    res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--delete", "1", "--delete", "6",
-                 "--replace", "3", "three", "--insert-before", "5", "four and a half",
-                 "--insert-before", "2", "one and a half", cwd=ed.root)
+    res = ed.run(
+        "pylon",
+        "edit",
+        "f.txt",
+        "--tag",
+        tag,
+        "--delete",
+        "1",
+        "--delete",
+        "6",
+        "--replace",
+        "3",
+        "three",
+        "--insert-before",
+        "5",
+        "four and a half",
+        "--insert-before",
+        "2",
+        "one and a half",
+        cwd=ed.root,
+    )
     assert res.code == 0, res
     assert ed.bytes("f.txt") == b"one and a half\nline 2\nthree\nline 4\nfour and a half\nline 5\n"
     tag = ed.read("f.txt")
@@ -153,6 +209,7 @@ def test_repeated_flags_with_a_separate_tag(ed: Ed) -> None:
     res = ed.run("pylon", "edit", "f.txt", "--tag", tag, "--tag", tag, "--delete", "1", cwd=ed.root)
     assert res.code == 2 and res.err.startswith("error[usage]: --tag was given twice")
     assert ed.read("f.txt") == tag
+
 
 def test_tag_option_ops_file_and_hash_in_path(ed: Ed, tmp_path: Path) -> None:
     ed.write("a#b.txt", "x\ny\n")
@@ -203,8 +260,20 @@ def test_dry_run_prints_diff_and_writes_nothing(ed: Ed) -> None:
     res = ed.edit("f.txt", tag, "replace 10\n+ten\ninsert after 12\n+extra\n", "--dry-run")
     assert res.code == 0, res
     assert res.out.splitlines() == [
-        "--- a/f.txt", "+++ b/f.txt", "@@ -7,9 +7,10 @@", " line 7", " line 8", " line 9", "-line 10", "+ten",
-        " line 11", " line 12", "+extra", " line 13", " line 14", " line 15",
+        "--- a/f.txt",
+        "+++ b/f.txt",
+        "@@ -7,9 +7,10 @@",
+        " line 7",
+        " line 8",
+        " line 9",
+        "-line 10",
+        "+ten",
+        " line 11",
+        " line 12",
+        "+extra",
+        " line 13",
+        " line 14",
+        " line 15",
         f"[dry run: 2 operation(s) would apply to f.txt; nothing was written, #{tag} is still valid]",
     ]
     assert ed.bytes("f.txt") == ed.numbered(20).encode()

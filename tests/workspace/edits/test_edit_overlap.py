@@ -31,23 +31,31 @@ def _overlaps(err: dict[str, Any]) -> list[tuple[int, str]]:
 
 def test_identical_ranges_are_an_overlap_not_a_crash(ed: Ed) -> None:
     text, err = _refused(ed, 10, "replace 3\n+a\nreplace 3\n+b\n")
-    assert text.startswith("error[overlap]: Operation 2 (`replace 3`): line 3 is also changed by operation 1 "
-                           "(`replace 3`); merge them into one operation.")
+    assert text.startswith(
+        "error[overlap]: Operation 2 (`replace 3`): line 3 is also changed by operation 1 "
+        "(`replace 3`); merge them into one operation."
+    )
     assert err["code"] == "overlap" and [p["index"] for p in err["problems"]] == [2]
 
 
 def test_nested_range_is_an_overlap_owned_by_the_later_operation(ed: Ed) -> None:
     _, err = _refused(ed, 20, "delete 6-7\nreplace 4-12\n+x\n")
     assert err["code"] == "overlap"
-    assert _overlaps(err) == [(2, "lines 6-7 are also changed by operation 1 (`delete 6-7`); merge them into one operation.")]
+    assert _overlaps(err) == [
+        (2, "lines 6-7 are also changed by operation 1 (`delete 6-7`); merge them into one operation.")
+    ]
 
 
 def test_every_overlapping_pair_is_reported(ed: Ed) -> None:
     # 2-3 and 5-6 do not touch each other but both sit inside 1-10: two pairs, not one.
     text, err = _refused(ed, 20, "replace 1-10\n+a\nreplace 2-3\n+b\nreplace 5-6\n+c\n")
     assert text.startswith("error[overlap]: 2 problems in the request; nothing was written:\n")
-    assert "  - operation 2 (`replace 2-3`): [overlap] lines 2-3 are also changed by operation 1 (`replace 1-10`)" in text
-    assert "  - operation 3 (`replace 5-6`): [overlap] lines 5-6 are also changed by operation 1 (`replace 1-10`)" in text
+    assert (
+        "  - operation 2 (`replace 2-3`): [overlap] lines 2-3 are also changed by operation 1 (`replace 1-10`)" in text
+    )
+    assert (
+        "  - operation 3 (`replace 5-6`): [overlap] lines 5-6 are also changed by operation 1 (`replace 1-10`)" in text
+    )
     assert [(p["index"], p["header"]) for p in err["problems"]] == [(2, "replace 2-3"), (3, "replace 5-6")]
     assert all("operation 1 (`replace 1-10`)" in m for _, m in _overlaps(err))
 
@@ -68,10 +76,20 @@ def test_insertion_inside_an_earlier_long_range(ed: Ed) -> None:
     assert err["code"] == "overlap"
     assert _overlaps(err) == [
         (2, "lines 12-13 are also changed by operation 1 (`replace 1-30`); merge them into one operation."),
-        (3, ("its anchor line 20 is changed by operation 1 (`replace 1-30`); "
-             "put the new lines into that operation instead.")),
-        (4, ("its anchor line 30 is changed by operation 1 (`replace 1-30`); "
-             "put the new lines into that operation instead.")),
+        (
+            3,
+            (
+                "its anchor line 20 is changed by operation 1 (`replace 1-30`); "
+                "put the new lines into that operation instead."
+            ),
+        ),
+        (
+            4,
+            (
+                "its anchor line 30 is changed by operation 1 (`replace 1-30`); "
+                "put the new lines into that operation instead."
+            ),
+        ),
     ]
     assert text.startswith("error[overlap]: 3 problems in the request")
     assert "operation 5" not in text  # anchored on 31, just after the range: allowed
@@ -86,12 +104,14 @@ def test_insert_right_after_a_range_and_adjacent_ranges_still_apply(ed: Ed) -> N
 
 
 def test_overlap_in_json_form_mixed_with_other_codes(ed: Ed) -> None:
-    request = json.dumps([
-        {"operation": "replace", "startLine": 2, "endLine": 8, "newText": "x"},
-        {"operation": "delete", "startLine": 3},
-        {"operation": "insert_after", "line": 5, "newText": "y"},
-        {"operation": "replace", "startLine": 11, "newText": "z"},
-    ])
+    request = json.dumps(
+        [
+            {"operation": "replace", "startLine": 2, "endLine": 8, "newText": "x"},
+            {"operation": "delete", "startLine": 3},
+            {"operation": "insert_after", "line": 5, "newText": "y"},
+            {"operation": "replace", "startLine": 11, "newText": "z"},
+        ]
+    )
     text, err = _refused(ed, 10, request)
     assert err["code"] == "bad-request"
     assert [(p["index"], p["code"]) for p in err["problems"]] == [(2, "overlap"), (3, "overlap"), (4, "out-of-range")]

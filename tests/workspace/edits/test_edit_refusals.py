@@ -98,7 +98,9 @@ def test_overlap_and_same_boundary(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(20))
     tag = ed.read("f.txt")
     res = ed.edit("f.txt", tag, "replace 3-5\n+x\ndelete 5-6\n")
-    assert res.code == 2 and res.err.startswith("error[overlap]: Operation 2 (`delete 5-6`): line 5 is also changed by operation 1")
+    assert res.code == 2 and res.err.startswith(
+        "error[overlap]: Operation 2 (`delete 5-6`): line 5 is also changed by operation 1"
+    )
     res = ed.edit("f.txt", tag, "replace 3-5\n+x\ninsert after 4\n+y\n")
     assert res.code == 2 and "error[overlap]" in res.err and "its anchor line 4 is changed by operation 1" in res.err
     res = ed.edit("f.txt", tag, "insert after 7\n+a\ninsert before 8\n+b\n")
@@ -182,7 +184,9 @@ def test_suspicious_echo_and_overrides(ed: Ed) -> None:
     ed.write("f.py", "def f():\n    a = 1\n    b = 2\n    return a\n")
     tag = ed.read("f.py")
     res = ed.edit("f.py", tag, "replace 2-3\n+def f():\n+    a = 10\n")
-    assert res.code == 3 and res.err.startswith("error[suspicious-edit]: Operation 1 (`replace 2-3`): its first new line repeats line 1")
+    assert res.code == 3 and res.err.startswith(
+        "error[suspicious-edit]: Operation 1 (`replace 2-3`): its first new line repeats line 1"
+    )
     res = ed.edit("f.py", tag, "replace 3\n+    b = 20\n+    return a\n")
     assert res.code == 3 and "its last new line repeats line 4 just below" in res.err
     assert ed.bytes("f.py") == b"def f():\n    a = 1\n    b = 2\n    return a\n"

@@ -86,8 +86,9 @@ def test_show_in_json(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(5))
     tag = ed.read("f.txt")
     doc = ed.edit_json("f.txt", tag, "replace 3\n+three\n", "--show").json()
-    assert doc["shown"] == [{"lines": [[1, "line 1"], [2, "line 2"], [3, "three"], [4, "line 4"], [5, "line 5"]],
-                             "cut": []}]
+    assert doc["shown"] == [
+        {"lines": [[1, "line 1"], [2, "line 2"], [3, "three"], [4, "line 4"], [5, "line 5"]], "cut": []}
+    ]
 
 
 def test_show_window_makes_moved_neighbours_editable(ed: Ed) -> None:

@@ -30,7 +30,9 @@ def test_lone_surrogate_in_json_text(ed: Ed) -> None:
     tag = ed.read("f.txt")
     request = '[{"operation": "replace", "startLine": 1, "newText": "\\ud800"}]'
     res = ed.edit_json("f.txt", tag, request)
-    assert res.code == 2 and res.json()["error"]["code"] == "syntax" and "lone surrogate" in res.json()["error"]["message"]
+    assert (
+        res.code == 2 and res.json()["error"]["code"] == "syntax" and "lone surrogate" in res.json()["error"]["message"]
+    )
     _clean(res.err)
     assert ed.bytes("f.txt") == b"a\n"
 
@@ -46,8 +48,13 @@ def test_stdout_on_a_full_device(ed: Ed) -> None:
     ed.write("f.txt", "a\n")
     for extra in ([], ["--json"]):
         with open("/dev/full", "w") as full:
-            proc = subprocess.run([str(BIN / "pylon"), "read", "f.txt", *extra], cwd=ed.root, stdout=full,
-                                  stderr=subprocess.PIPE, text=True)
+            proc = subprocess.run(
+                [str(BIN / "pylon"), "read", "f.txt", *extra],
+                cwd=ed.root,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         assert proc.returncode == 1 and proc.stderr.startswith("error[disk-full]:"), proc.stderr
         assert proc.stderr.count("error[") == 1
         _clean(proc.stderr)
@@ -74,8 +81,13 @@ def test_lines_printed_to_a_full_device_are_not_seen(ed: Ed) -> None:
     # A refusal prints the unseen lines it names (and so marks them seen): one line per attempt.
     for extra, line in (([], 3), (["--json"], 4), (["--grep", "line 1"], 14)):
         with open("/dev/full", "w") as full:
-            proc = subprocess.run([str(BIN / "pylon"), "read", "f.txt", *extra], cwd=ed.root, stdout=full,
-                                  stderr=subprocess.PIPE, text=True)
+            proc = subprocess.run(
+                [str(BIN / "pylon"), "read", "f.txt", *extra],
+                cwd=ed.root,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         assert proc.returncode == 1 and proc.stderr.startswith("error[disk-full]:"), proc.stderr
         res = ed.edit_json("f.txt", _tag_of(data), f"replace {line}\n+changed\n")
         assert res.code == 2 and res.json()["error"]["code"] == "unseen-lines", res
@@ -99,8 +111,14 @@ def _edit_to_full(ed: Ed, tag: str, request: str, *args: str, stream: str) -> su
     with open("/dev/full", "w") as full:
         out = full if stream == "stdout" else subprocess.PIPE
         err = full if stream == "stderr" else subprocess.PIPE
-        return subprocess.run([str(BIN / "pylon"), "edit", f"f.txt#{tag}", *args], cwd=ed.root, input=request,
-                              stdout=out, stderr=err, text=True)
+        return subprocess.run(
+            [str(BIN / "pylon"), "edit", f"f.txt#{tag}", *args],
+            cwd=ed.root,
+            input=request,
+            stdout=out,
+            stderr=err,
+            text=True,
+        )
 
 
 def test_lines_of_a_refusal_that_could_not_be_printed_are_not_seen(ed: Ed) -> None:

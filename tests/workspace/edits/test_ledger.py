@@ -179,12 +179,22 @@ def test_a_ledger_of_the_json_format_is_carried_over(ed: Ed, isolated_env: dict[
     assert not legacy.exists() and len(ledger_docs(folder)) == 1
 
 
-@pytest.mark.parametrize("content", [
-    b"", b"\xff\xfe garbage", b"PYLNLED1", b"PYLNLED1\xe9\x00\x01", b"PYLNLED1" + marshal.dumps([1, 2]),
-    b"PYLNLED1" + marshal.dumps({"path": "x", "revisions": 3}),
-    b"PYLNLED1" + marshal.dumps({"path": "REAL", "revisions": [{"digest": 1}, "x", {"tag": "a", "seen": [[1]]}]}),
-], ids=["empty", "bytes", "magic only", "truncated", "a list", "foreign path", "bad revisions"])
-def test_a_damaged_ledger_counts_as_empty_and_never_crashes(ed: Ed, isolated_env: dict[str, str], content: bytes) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"\xff\xfe garbage",
+        b"PYLNLED1",
+        b"PYLNLED1\xe9\x00\x01",
+        b"PYLNLED1" + marshal.dumps([1, 2]),
+        b"PYLNLED1" + marshal.dumps({"path": "x", "revisions": 3}),
+        b"PYLNLED1" + marshal.dumps({"path": "REAL", "revisions": [{"digest": 1}, "x", {"tag": "a", "seen": [[1]]}]}),
+    ],
+    ids=["empty", "bytes", "magic only", "truncated", "a list", "foreign path", "bad revisions"],
+)
+def test_a_damaged_ledger_counts_as_empty_and_never_crashes(
+    ed: Ed, isolated_env: dict[str, str], content: bytes
+) -> None:
     path = ed.write("f.txt", "a\nb\n")
     folder = _session_folder(isolated_env)
     folder.mkdir(parents=True)

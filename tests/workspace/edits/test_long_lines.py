@@ -16,7 +16,10 @@ def test_a_ten_megabyte_line_is_cut_everywhere_and_counts_as_seen(ed: Ed) -> Non
     ed.write("f.txt", f"short\n{huge}\nend\n")
     read = ed.read_text("f.txt")
     assert read.code == 0 and len(read.out.encode()) < BOUND
-    assert read.out.splitlines()[2] == "2:" + "x" * 4096 + "[... 9995904 more characters cut; the line counts as seen, edit it whole]"
+    assert (
+        read.out.splitlines()[2]
+        == "2:" + "x" * 4096 + "[... 9995904 more characters cut; the line counts as seen, edit it whole]"
+    )
     tag = _tag(read.out)
     dry = ed.edit("f.txt", tag, "replace 1\n+SHORT\n", "--dry-run")  # the diff shows line 2 as context
     assert dry.code == 0 and len(dry.out.encode()) < BOUND and "more characters cut" in dry.out, dry.out[-300:]

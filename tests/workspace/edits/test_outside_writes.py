@@ -23,9 +23,14 @@ BIN = Path(sys.executable).parent
 
 
 def _start_edit(ed: Ed, tag: str, request: bytes, env: dict[str, str] | None = None) -> subprocess.Popen:
-    proc = subprocess.Popen([str(BIN / "pylon"), "edit", f"f.txt#{tag}", "--json"], cwd=ed.root,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(
+        [str(BIN / "pylon"), "edit", f"f.txt#{tag}", "--json"],
+        cwd=ed.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
     assert proc.stdin is not None
     proc.stdin.write(request)
     proc.stdin.close()

@@ -17,7 +17,7 @@ def test_header_and_numbered_lines_without_phantom_line(ed: Ed) -> None:
     assert res.code == 0, res
     lines = res.out.splitlines()
     assert lines[0].startswith("[src/app.py#") and lines[0].endswith("]")
-    tag = lines[0][len("[src/app.py#"):-1]
+    tag = lines[0][len("[src/app.py#") : -1]
     assert len(tag) == 12 and all(c in "0123456789abcdef" for c in tag)
     assert lines[1:] == ["1:import os", "2:import sys"]
     assert res.err == ""
@@ -55,7 +55,11 @@ def test_line_limit_footer_names_next_command(ed: Ed) -> None:
 def test_limit_option_is_repeated_in_next_command(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(10))
     res = ed.read_text("f.txt", "--offset", "3", "--limit", "2")
-    assert res.out.splitlines()[1:] == ["3:line 3", "4:line 4", "[lines 3-4 of 10; next: pylon read f.txt --offset 5 --limit 2]"]
+    assert res.out.splitlines()[1:] == [
+        "3:line 3",
+        "4:line 4",
+        "[lines 3-4 of 10; next: pylon read f.txt --offset 5 --limit 2]",
+    ]
     res = ed.read_text("f.txt", "--limit", "5000")
     assert res.out.splitlines()[-1] == "10:line 10"
 
@@ -177,8 +181,12 @@ def test_symlink_and_target_share_the_ledger(ed: Ed) -> None:
 
 def test_read_imports_no_heavy_modules(ed: Ed) -> None:
     ed.write("f.txt", "x\n")
-    proc = subprocess.run([sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", "f.txt"],
-                          cwd=ed.root, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", "f.txt"],
+        cwd=ed.root,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     for heavy in ("pygit2", "watchdog", "rich", "yaml", "typer"):

@@ -24,9 +24,15 @@ def test_matches_with_context_merge_and_separator(ed: Ed) -> None:
     res = ed.read_text("f.txt", "--grep", r"^line (5|7|20)$", "--context", "1")
     assert res.code == 0, res
     assert res.out.splitlines()[1:] == [
-        "4:line 4", "5:line 5", "6:line 6", "7:line 7", "8:line 8",
+        "4:line 4",
+        "5:line 5",
+        "6:line 6",
+        "7:line 7",
+        "8:line 8",
         "[...]",
-        "19:line 19", "20:line 20", "21:line 21",
+        "19:line 19",
+        "20:line 20",
+        "21:line 21",
         "[3 lines match]",
     ]
     assert _tag(res.out, "f.txt") == ed.read("f.txt", "--limit", "1")
@@ -37,8 +43,17 @@ def test_adjacent_groups_join_without_separator_and_context_stops_at_the_ends(ed
     ed.write("f.txt", ed.numbered(8))
     res = ed.read_text("f.txt", "--grep", r"^line [158]$", "--context", "1")
     # 1 -> 1-2, 5 -> 4-6, 8 -> 7-8: 4-6 and 7-8 touch, 1-2 and 4-6 do not.
-    assert res.out.splitlines()[1:] == ["1:line 1", "2:line 2", "[...]", "4:line 4", "5:line 5", "6:line 6",
-                                        "7:line 7", "8:line 8", "[3 lines match]"]
+    assert res.out.splitlines()[1:] == [
+        "1:line 1",
+        "2:line 2",
+        "[...]",
+        "4:line 4",
+        "5:line 5",
+        "6:line 6",
+        "7:line 7",
+        "8:line 8",
+        "[3 lines match]",
+    ]
     one = ed.read_text("f.txt", "--grep", "line 3")
     assert one.out.splitlines()[1:] == ["3:line 3", "[1 line matches]"]
 
@@ -57,7 +72,9 @@ def test_printed_lines_count_as_seen_and_the_others_do_not(ed: Ed) -> None:
     tag = _tag(res.out, "g.txt")
     refused = ed.edit("g.txt", tag, "replace 21\n+x\n")
     assert refused.code == 2, refused
-    assert refused.err.startswith("error[unseen-lines]: Operation 1 (`replace 21`): line 21 was not shown under this tag")
+    assert refused.err.startswith(
+        "error[unseen-lines]: Operation 1 (`replace 21`): line 21 was not shown under this tag"
+    )
     assert ed.bytes("g.txt") == ed.numbered(40).encode()
     assert ed.edit("g.txt", tag, "replace 20\n+twenty\n").code == 0
 
@@ -69,8 +86,10 @@ def test_output_is_bounded_and_the_next_command_really_continues(ed: Ed) -> None
     lines = res.out.splitlines()
     assert len(lines) == 1 + 2000 + 1  # the line budget of any read; the groups touch, so no `[...]`
     assert lines[1] == "1:hit 1" and lines[2000] == "2000:miss 1000"
-    assert lines[-1] == ("[2500 lines match; shown: the 1000 in lines 1-2000; "
-                         "next: pylon read f.txt --grep '^hit' --context 1 --offset 2001]")
+    assert lines[-1] == (
+        "[2500 lines match; shown: the 1000 in lines 1-2000; "
+        "next: pylon read f.txt --grep '^hit' --context 1 --offset 2001]"
+    )
     tag = _tag(res.out, "f.txt")
     nxt = shlex.split(lines[-1].split("next: ", 1)[1][:-1])
     assert nxt[:2] == ["pylon", "read"]
@@ -95,19 +114,29 @@ def test_byte_budget_and_limit_cut_the_output(ed: Ed) -> None:
     assert 200 < len(printed) < 300  # 50 KiB of output, not 2000 lines
     assert sum(len(line) + 1 for line in printed) <= 50 * 1024
     last = int(printed[-1].split(":", 1)[0])
-    assert lines[-1] == (f"[600 lines match; shown: the {last} in lines 1-{last}; "
-                         f"next: pylon read wide.txt --grep x --offset {last + 1}]")
+    assert lines[-1] == (
+        f"[600 lines match; shown: the {last} in lines 1-{last}; "
+        f"next: pylon read wide.txt --grep x --offset {last + 1}]"
+    )
     res = ed.read_text("wide.txt", "--grep", "^00[0-9][05] ", "--limit", "3")
     assert [line.split(":")[0] for line in res.out.splitlines()[1:-1]] == ["5", "[...]", "10", "[...]", "15"]
-    assert res.out.splitlines()[-1] == ("[19 lines match; shown: the 3 in lines 1-15; "
-                                        "next: pylon read wide.txt --grep '^00[0-9][05] ' --limit 3 --offset 16]")
+    assert res.out.splitlines()[-1] == (
+        "[19 lines match; shown: the 3 in lines 1-15; "
+        "next: pylon read wide.txt --grep '^00[0-9][05] ' --limit 3 --offset 16]"
+    )
 
 
 def test_offset_searches_from_line_n_and_keeps_context_of_a_match_just_above(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     res = ed.read_text("f.txt", "--grep", "^line (9|12)$", "--context", "2", "--offset", "10")
-    assert res.out.splitlines()[1:] == ["10:line 10", "11:line 11", "12:line 12", "13:line 13", "14:line 14",
-                                        "[2 lines match; shown: the 1 in lines 10-30]"]
+    assert res.out.splitlines()[1:] == [
+        "10:line 10",
+        "11:line 11",
+        "12:line 12",
+        "13:line 13",
+        "14:line 14",
+        "[2 lines match; shown: the 1 in lines 10-30]",
+    ]
     res = ed.read_text("f.txt", "--grep", "^line 9$", "--offset", "20")
     assert res.out.splitlines()[1:] == ["[1 line matches; none in lines 20-30]"]
     past = ed.read_text("f.txt", "--grep", "x", "--offset", "31")
@@ -127,8 +156,10 @@ def test_invalid_pattern_is_a_usage_error(ed: Ed) -> None:
     res = ed.read_text("f.txt", "--grep", "a(b")
     assert res.code == 2, res
     assert res.out == ""
-    assert res.err.startswith("error[usage]: --grep 'a(b' is not a valid Python regular expression: "
-                              "missing ), unterminated subpattern at position 1.")
+    assert res.err.startswith(
+        "error[usage]: --grep 'a(b' is not a valid Python regular expression: "
+        "missing ), unterminated subpattern at position 1."
+    )
     assert "hint: Put a backslash before" in res.err
     doc = ed.run("pylon", "read", "f.txt", "--grep", "a(b", "--json", cwd=ed.root)
     assert doc.code == 2 and doc.json()["ok"] is False and doc.json()["error"]["code"] == "usage"
@@ -168,8 +199,14 @@ def test_crlf_file_matches_text_without_terminator(ed: Ed) -> None:
     assert ed.bytes("w.txt") == b"one\r\nTWO\r\nthree\r\n"
     ed.write("m.txt", b"a\r\nb\nc\r")  # mixed endings; the last line's `\r` is content
     res = ed.read_text("m.txt", "--grep", r"^[ab]$|\r$")
-    assert res.out.split("\n")[1:] == ["1:a", "2:b", "3:c\r", "[file has: mixed line endings (1 CRLF, 1 LF), no final newline]",
-                                      "[3 lines match]", ""]
+    assert res.out.split("\n")[1:] == [
+        "1:a",
+        "2:b",
+        "3:c\r",
+        "[file has: mixed line endings (1 CRLF, 1 LF), no final newline]",
+        "[3 lines match]",
+        "",
+    ]
 
 
 def test_json_document(ed: Ed) -> None:
@@ -185,7 +222,9 @@ def test_json_document(ed: Ed) -> None:
     assert doc["groups"] == [[9, 11], [14, 16]]
     assert doc["lines"] == [[n, f"line {n}"] for n in (9, 10, 11, 14, 15, 16)]
     assert doc["cut"] == []
-    cut = ed.run("pylon", "read", "f.txt", "--grep", "line", "--limit", "4", "--offset", "3", "--json", cwd=ed.root).json()
+    cut = ed.run(
+        "pylon", "read", "f.txt", "--grep", "line", "--limit", "4", "--offset", "3", "--json", cwd=ed.root
+    ).json()
     assert (cut["start"], cut["end"], cut["next_offset"], cut["matches"]) == (3, 6, 7, 20)
     assert cut["matched"] == [3, 4, 5, 6] and cut["groups"] == [[3, 6]]
     none = ed.run("pylon", "read", "f.txt", "--grep", "zzz", "--json", cwd=ed.root).json()
@@ -193,8 +232,12 @@ def test_json_document(ed: Ed) -> None:
 
 
 def _imported(ed: Ed, *args: str) -> set[str]:
-    proc = subprocess.run([sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", *args],
-                          cwd=ed.root, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(BIN / "pylon"), "read", *args],
+        cwd=ed.root,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
 
@@ -203,7 +246,12 @@ def test_plain_read_does_not_load_the_grep_engine(ed: Ed) -> None:
     ed.write("f.txt", "x\n")
     plain = _imported(ed, "f.txt")
     assert "pylon.workspace.edits.reading" in plain
-    for module in ("pylon.workspace.edits.grep", "pylon.workspace.edits.editing", "pylon.workspace.edits.plan", "shlex"):
+    for module in (
+        "pylon.workspace.edits.grep",
+        "pylon.workspace.edits.editing",
+        "pylon.workspace.edits.plan",
+        "shlex",
+    ):
         assert module not in plain, module
     assert "pylon.workspace.edits.grep" in _imported(ed, "f.txt", "--grep", "x")
 
@@ -212,7 +260,9 @@ def test_a_cut_grep_names_the_command_that_continues(ed: Ed) -> None:
     ed.write("f.txt", ed.numbered(30))
     res = ed.read_text("f.txt", "--grep", "^line 1[28]$", "--context", "2", "--limit", "6")
     assert res.code == 0, res
-    assert res.out.splitlines()[-1] == ("[2 lines match; shown: the 1 in lines 1-16; "
-                                        "next: pylon read f.txt --grep '^line 1[28]$' --context 2 --limit 6 --offset 17]")
+    assert res.out.splitlines()[-1] == (
+        "[2 lines match; shown: the 1 in lines 1-16; "
+        "next: pylon read f.txt --grep '^line 1[28]$' --context 2 --limit 6 --offset 17]"
+    )
     twice = ed.read_text("f.txt", "--grep", "x", "--limit", "6", "--limit", "6")
     assert twice.code == 2 and twice.err.startswith("error[usage]: --limit was given twice")

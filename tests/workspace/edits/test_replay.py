@@ -51,8 +51,20 @@ def test_replay_of_edge_case_history_is_exact(make_repo: MakeRepo, tmp_path: Pat
             (repo / name).write_bytes(data)
         subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
         subprocess.run(["git", "commit", "-q", "-m", "next"], cwd=repo, check=True)
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "edits_replay.py"), "--repo", str(repo),
-                           "--no-record", "--cli-sample", "30"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "edits_replay.py"),
+            "--repo",
+            str(repo),
+            "--no-record",
+            "--cli-sample",
+            "30",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     line = proc.stdout.splitlines()[0]
     files = int(line.split(" files,")[0].split()[-1])
