@@ -381,7 +381,7 @@ class Forked:
                 os.close(fd)
         files = [None if fd < 0 else open(fd, mode) for fd, mode in ours]  # noqa: SIM115
         if text:
-            files = [None if f is None else io.TextIOWrapper(f) for f in files]  # type: ignore[arg-type]
+            files = [None if f is None else io.TextIOWrapper(f) for f in files]
         self.stdin: IO[Any] | None = files[0]
         self.stdout: IO[Any] | None = files[1]
         self.stderr: IO[Any] | None = files[2]

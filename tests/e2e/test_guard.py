@@ -165,8 +165,8 @@ def test_codex_write_stdin_is_kept_and_undone(make_repo: MakeRepo, agent: Agent)
 
 
 def test_through_the_resident_helper_every_command_is_kept_and_undone(
-    make_repo,
-    agent: Agent,  # type: ignore[no-untyped-def]
+    make_repo: MakeRepo,
+    agent: Agent,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The same with the hook's resident helper on (pylon/hooks/helper.py): the first PreToolUse

@@ -8,6 +8,7 @@ Screenshots go to the folder the first test prints (PYLON_SCREENSHOTS, else a te
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -146,9 +147,13 @@ def test_each_view_shows_the_repository(make_repo: MakeRepo, board_factory: Call
     browser.get(board.base + "/#timeline")
     guard = css(browser, '#timeline-table tr[data-name="guard-1"]')[0]
     assert "Write docs/intro.md" in guard.text
+
     # the agent's shell op too (the page may still be adding rows when the first one shows)
+    def shown(text: str) -> bool:
+        return text in browser.find_element("id", "timeline").text
+
     for text in ("pylon ws restore guard-1", "rm -rf src/util.py"):
-        wait_for(lambda text=text: text in browser.find_element("id", "timeline").text, what=text)
+        wait_for(functools.partial(shown, text), what=text)
     assert not browser.find_elements("css selector", "button.act")  # read-only: no action buttons
     shot(browser, "timeline")
     browser.get(board.base + "/#memory")
