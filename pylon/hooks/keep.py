@@ -58,11 +58,11 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
     from pylon.workspace.keep.chain import after_locked, lock
 
     held = lock(store, checkout.root)
-    held.__enter__()  # type: ignore[attr-defined]
+    held.__enter__()
     _mark_ended(store, checkout.root, hook_id(event, command))
     detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
     if detach and _fork_child():
-        os.close(held.fd)  # type: ignore[attr-defined]  # the child keeps the lock; the client goes on
+        os.close(held.fd)  # the child keeps the lock; the client goes on
         return {}
     try:
         after_locked(checkout, store, hook_id=hook_id(event, command), command=command, git_present=present)
@@ -71,7 +71,7 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
     finally:
         if detach:
             os._exit(0)
-        held.__exit__(None, None, None)  # type: ignore[attr-defined]
+        held.__exit__(None, None, None)
     return {}
 
 

@@ -29,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from pylon.locks import file_lock
     from pylon.workspace.keep.kept import Kept
 
     Op = Any  # an op of the log (oplog.Op): the op log imports this module, never the reverse
@@ -75,7 +76,7 @@ class Chain:
         self.last, self.last_key = kept.commit, kept.key
 
 
-def lock(store: Store, root: str) -> object:
+def lock(store: Store, root: str) -> file_lock:
     from pylon.locks import file_lock
 
     return file_lock(
@@ -110,7 +111,7 @@ def before(
 
     store = for_checkout(checkout)
     assert store is not None
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         kept = take(checkout, store, last=_last(chain))
         _finish_stale(checkout, chain, kept, session, turn)
@@ -306,7 +307,7 @@ def after(checkout: Checkout, *, hook_id: str, command: str = "") -> int | None:
     """Record the op of the shell command `hook_id` that just ended (see `finish`)."""
     store = for_checkout(checkout)
     assert store is not None
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         return after_locked(checkout, store, hook_id=hook_id, command=command)
 
 
@@ -336,7 +337,7 @@ def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | N
         return None
     if not os.path.exists(os.path.join(store.checkout_dir(checkout.root, create=False), CHAIN)):
         return None
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         kept = take(checkout, store, last=_last(chain))
         for hook_id in sorted(chain.running, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
@@ -362,7 +363,7 @@ def finished(checkout: Checkout, hook_ids: list[str]) -> None:
     store = for_checkout(checkout, create=False)
     if store is None:
         return
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         ids = [h for h in hook_ids if h in chain.running]
         if not ids:
@@ -395,7 +396,7 @@ def moved(root: str, store: Store) -> None:
     from pylon.workspace.repo import locate
 
     checkout = locate(root)
-    with lock(store, root):  # type: ignore[attr-defined]
+    with lock(store, root):
         chain = Chain(store, root)
         chain.move(take(checkout, store, last=_last(chain)))
         chain.save()

@@ -24,7 +24,7 @@ def _diff(store: Store, common_dir: str | None, old: str | None, new: str | None
     old, new = old or EMPTY_TREE, new or EMPTY_TREE
     if old == new:
         return []
-    with store.objects_in(common_dir):  # type: ignore[attr-defined]
+    with store.objects_in(common_dir):
         out = git.run(
             ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new],
             env={"GIT_DIR": _git_dir(store, common_dir)},

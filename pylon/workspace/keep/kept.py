@@ -147,7 +147,7 @@ def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     from pylon.workspace import git
     from pylon.workspace.commits import parse_state
 
-    with store.objects_in(common_dir):  # type: ignore[attr-defined]
+    with store.objects_in(common_dir):
         raw = git.run(["cat-file", "commit", commit], env={"GIT_DIR": _git_dir(store, common_dir)})
         state = parse_state(raw, commit)
         blob = next(

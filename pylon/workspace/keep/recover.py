@@ -63,7 +63,7 @@ def bring_back(folder: str) -> dict[str, object] | None:
     store, root = found
     from pylon.workspace.keep.chain import lock
 
-    with lock(store, root):  # type: ignore[attr-defined]  # after the op of the command that removed it
+    with lock(store, root):  # after the op of the command that removed it
         return _bring_back(store, root)
 
 

@@ -35,6 +35,11 @@ def path_key(root: str) -> str:
     return sha256_hex(os.path.realpath(root).encode("utf-8", "surrogateescape"))[:24]
 
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.git import objects_in as git_objects_in
+
+
 class Store:
     """One repository's store (its folder need not exist yet): `folder` where the repository recorded
     it, else in this user's state folder."""
@@ -66,7 +71,7 @@ class Store:
         alternates.append(os.path.join(self.mirror, "objects"))
         return {"GIT_OBJECT_DIRECTORY": self.objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates)}
 
-    def objects_in(self, common_dir: str | None) -> object:
+    def objects_in(self, common_dir: str | None) -> git_objects_in:
         from pylon.workspace.git import objects_in
 
         return objects_in(self.env(common_dir))

@@ -84,7 +84,7 @@ def ensure_in_repo(checkout: Checkout, store: Store, oids: list[str], *, only_ne
     missing = [line.split()[0] for line in out.decode().splitlines() if line.endswith(" missing")]
     if not missing:
         return 0
-    with store.objects_in(checkout.common_dir):  # type: ignore[attr-defined]
+    with store.objects_in(checkout.common_dir):
         # revisions read from stdin stay positive; what the repository's refs reach it has already
         listed = git.run(
             ["rev-list", "--objects", "--stdin", "--not", "--all"],
@@ -142,7 +142,7 @@ def carry_kept(
 
     kc = KeepCheckout(checkout, store)
     done = Result()
-    with store.objects_in(checkout.common_dir):  # type: ignore[attr-defined]
+    with store.objects_in(checkout.common_dir):
         f, t, n = whole(kc, frm), whole(kc, to), whole(kc, now)
         outcome: Outcome = carry(kc, f, t, n, head="keep", markers=markers, side=side)
         if outcome.conflicts and not markers:
@@ -187,7 +187,7 @@ def undo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
     assert store is not None
     step = op.steps[0]
     was = op.status
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         now = take(checkout, store, last=_last(chain))
         before = load(store, step.before, checkout.common_dir)
@@ -242,7 +242,7 @@ def redo_shell(checkout: Checkout, op: Op, *, markers: bool = False) -> dict[str
     frm_commit = (op.record.get("undo_to") or {}).get(checkout.root)
     to_commit = (op.record.get("undo_from") or {}).get(checkout.root)
     step = op.steps[0]
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         now = take(checkout, store, last=_last(chain))
         frm = load(store, str(frm_commit or step.before), checkout.common_dir)
@@ -306,10 +306,10 @@ def restore_kept(
             "See the names with `pylon ws log`.",
         )
     kc = KeepCheckout(checkout, store)
-    with lock(store, checkout.root):  # type: ignore[attr-defined]
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         now = take(checkout, store, last=_last(chain))
-        with store.objects_in(checkout.common_dir):  # type: ignore[attr-defined]
+        with store.objects_in(checkout.common_dir):
             target, current = whole(kc, load(store, commit, checkout.common_dir)), whole(kc, now)
             todo = plan(kc, str(target.commit), rel, current=current)
             result: dict[str, object] = {
