@@ -275,10 +275,11 @@ COMMANDS = (
         opts=(_ROOT, _MOUNT),
         description="What `pylon hook install`, `guard install` and `canon hook install` write, once per event: "
         "PreToolUse goes to the guard (the state kept before a shell command; file tools) and the "
-        "write-time conflict check, the shell's PostToolUse to the guard (the op of what it changed), "
-        "WorktreeCreate/WorktreeRemove make and remove owned worktrees (the path, or nothing, on "
-        "stdout; exit 1 with the reason on a refusal), the others to canon. Otherwise always exits "
-        "0 with one JSON answer.",
+        "write-time conflict check, PostToolBatch to the guard (the op of the batch's last shell "
+        "command; each earlier one ends at the next PreToolUse) and canon, a PostToolUse of the shell "
+        "(an older install) to the guard, WorktreeCreate/WorktreeRemove make and remove owned "
+        "worktrees (the path, or nothing, on stdout; exit 1 with the reason on a refusal), the others "
+        "to canon. Otherwise always exits 0 with one JSON answer.",
     ),
     Command(
         "hook codex",

@@ -64,12 +64,14 @@ def _data() -> bytes | None:
 
 def _helped(prog: str, argv: list[str]) -> int | None:
     """The helper's exit status after its output is written here; None: answer in this process.
-    Only a PreToolUse goes to the helper: the imports it saves (the classifier, the keep) outweigh
-    the hop there, not on the lighter events (docs/benchmarks.md, bench:agents-e2e)."""
+    Every event but the worktree ones goes to the helper: the events after a tool (the op's capture,
+    canon's capsules) import as much as the PreToolUse does (docs/benchmarks.md, bench:agents-e2e).
+    `ws new` for a WorktreeCreate may take longer than the helper is waited for, and must not run
+    twice."""
     from pylon.hooks.helper_ask import ask, enabled
 
     data = _data() if enabled() else None
-    if data is None or b'"PreToolUse"' not in data:  # a false match only costs the hop
+    if data is None or b'"Worktree' in data:  # a false match only costs the hop
         return None
     got = ask(prog, argv, data, "pylon.cli.hook:serve_helper")
     if got is None:

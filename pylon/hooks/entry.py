@@ -6,8 +6,9 @@ Which part an event concerns follows from the event itself, because `pylon guard
 
     PreToolUse                                      guard (the shell tool; the file tools: files.py), then
                                                     the write-time conflict check (clash.py)
-    PostToolUse of the shell tool                   guard (the op of what the command changed: keep.py)
-    PostToolBatch, Stop                             guard too (commands whose PostToolUse never came)
+    PostToolUse of the shell tool                   guard (Codex: the op of what the command changed: keep.py)
+    PostToolBatch, Stop                             guard too (the op of commands still running: in Claude
+                                                    Code every batch's last, where no PostToolUse is registered)
     SessionStart, PostToolUse, PostToolBatch, Stop  canon (surfacing, the settle reminder); SessionStart
                                                     also ws (worktrees.py: a worktree pylon did not make)
     WorktreeCreate, WorktreeRemove                  ws: answered in plain text, not here (cli/hook.py)

@@ -9,9 +9,9 @@ holds `<state>/helpers/<key>.lock` (one helper per key; the file holds its pid) 
 `<key>.sock` beside it, in a folder only this user can enter; it answers only this user's processes
 (SO_PEERCRED).
 
-Only PreToolUse events come here (pylon/cli/hook.py: there the imports it saves outweigh the hop).
-Each is answered by a fork of the helper, exactly as the hook process would answer it: the same
-code (pylon.cli.hook.fast), in the hook's working directory, with the event's bytes as stdin and
+Every event but WorktreeCreate and WorktreeRemove comes here (pylon/cli/hook.py). Each is
+answered by a fork of the helper, exactly as the hook process would answer it: the same code
+(pylon.cli.hook.fast), in the hook's working directory, with the event's bytes as stdin and
 stdout and stderr collected and sent back. The fork starts from the helper's state as it was after
 its imports (the helper itself never runs an event), so nothing one event leaves in memory reaches
 another. One fork waits for the next event; the one after it is forked once that answer is sent

@@ -62,10 +62,10 @@ def entries(agent: str, part: str, command: str) -> list[HookEntry]:
     from pylon.agents.settings import HookEntry
 
     if part == GUARD:
-        return [
-            HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT),
-            HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT),
-        ]
+        before = HookEntry("PreToolUse", command, matcher=GUARD_MATCHERS[agent], timeout=GUARD_TIMEOUT)
+        if agent == "claude-code":  # the op at the agent's next command or the batch's end (hooks/keep.py)
+            return [before, HookEntry("PostToolBatch", command, timeout=AFTER_TIMEOUT)]
+        return [before, HookEntry("PostToolUse", command, matcher=AFTER_MATCHER, timeout=AFTER_TIMEOUT)]
     if part == WS:  # Codex has no worktree events: its worktrees are its own (docs/explanation/agents.md)
         return [HookEntry(e, command, timeout=WS_TIMEOUT) for e in sorted(WS_EVENTS)] if agent == "claude-code" else []
     from pylon.canon.agent.hook import hook_entries
@@ -107,6 +107,8 @@ def part_of(agent: str) -> Callable[[str, str], str | None]:
         if new.search(command):
             if event == "PostToolUse":  # the guard's op in both agents, and canon's capsules in Codex
                 return SHARED if agent == "codex" else GUARD
+            if event == "PostToolBatch":  # Claude Code: the guard's op and canon's capsules
+                return SHARED
             return GUARD if event in GUARD_EVENTS else WS if event in WS_EVENTS else CANON
         if guard.search(command):
             return GUARD

@@ -1,5 +1,6 @@
 """The keep around an agent's shell command: the state before it (PreToolUse), the op after it
-(PostToolUse). docs/explanation/guard.md.
+(Codex: its PostToolUse; Claude Code: the agent's next command or the batch's end, PostToolBatch,
+whichever comes first). docs/explanation/guard.md.
 
 Before: the state is kept whatever the classifier says, and the command's op is reserved (its
 number goes into the note). A checkout whose state cannot be kept refuses the command with the
@@ -17,6 +18,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pylon.agents.events import HookEvent
     from pylon.workspace.keep.store import Store
     from pylon.workspace.repo import Checkout
@@ -45,8 +48,23 @@ def before(event: HookEvent, command: str, root: str) -> tuple[int, list[list[ob
     from pylon.workspace.repo import locate
 
     return keep_before(
-        locate(root), command=command, hook_id=hook_id(event, command), session=event.session_id, turn=turn_of(event)
+        locate(root),
+        command=command,
+        hook_id=hook_id(event, command),
+        session=event.session_id,
+        turn=turn_of(event),
+        stream=stream_of(event),
     )
+
+
+def stream_of(event: HookEvent) -> str:
+    """Claude Code runs one agent's shell commands one after another, and pylon registers no
+    PostToolUse there (the batch's end records the op, install.py): the agent's next command marks
+    the previous one's end. "" for Codex, whose PostToolUse says it for each command."""
+    if event.agent != "claude-code" or not event.session_id:
+        return ""
+    agent = event.raw.get("agent_id")  # a subagent's commands are a stream of their own
+    return f"{event.session_id}/{agent}" if isinstance(agent, str) and agent else event.session_id
 
 
 def after(event: HookEvent, command: str) -> dict[str, object]:
@@ -55,41 +73,60 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
     if found is None:
         return {}
     checkout, store, present = found
-    from pylon.workspace.keep.chain import after_locked, lock
+    from pylon.workspace.keep.chain import after_locked
 
-    held = lock(store, checkout.root)
+    ended = hook_id(event, command)
+    _detached(
+        store,
+        checkout.root,
+        [ended],
+        lambda: after_locked(checkout, store, hook_id=ended, command=command, git_present=present),
+    )
+    return {}
+
+
+def _detached(store: Store, root: str, ended: list[str], record: Callable[[], object]) -> None:
+    """Take the checkout's keep lock, mark the `ended` commands so in the chain, and run `record` (the
+    capture and the op) in a child that holds the lock while this process answers the client at once.
+    The next hook or pylon command waits for that lock. `PYLON_KEEP_DETACH=0`: in this process."""
+    from pylon.workspace.keep.chain import lock
+
+    held = lock(store, root)
     held.__enter__()
-    _mark_ended(store, checkout.root, hook_id(event, command))
+    _mark_ended(store, root, ended)
     detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
     if detach and _fork_child():
         os.close(held.fd)  # the child keeps the lock; the client goes on
-        return {}
+        return
     try:
-        after_locked(checkout, store, hook_id=hook_id(event, command), command=command, git_present=present)
+        record()
     except Exception as exc:  # logged; the next hook records what changed instead
         _log(exc)
     finally:
         if detach:
             os._exit(0)
         held.__exit__(None, None, None)
-    return {}
 
 
-def _mark_ended(store: Store, root: str, ended: str) -> None:
-    """Say in the chain that this command's PostToolUse came (its op is being recorded), so the batch's
-    end does not wait for that."""
+def _mark_ended(store: Store, root: str, ended: list[str]) -> None:
+    """Say in the chain that these commands ended (their op is being recorded), so the batch's end,
+    a file tool's write and the next command wait for that capture instead of settling them again."""
     from pylon.workspace.keep.chain import Chain
 
     chain = Chain(store, root)
-    if ended in chain.running:
-        chain.running[ended]["ended"] = True
+    marked = [h for h in ended if h in chain.running]
+    for h in marked:
+        chain.running[h]["ended"] = True
+    if marked:
         chain.save()
 
 
 def batch_done(event: HookEvent) -> dict[str, object]:
-    """PostToolBatch or Stop: every command of the session still `running` in the chain has ended (one
-    refused by the person gets no PostToolUse): its op is settled now. Costs a file read when none is.
-    Never an answer, never a failure (the next hook settles what this one could not)."""
+    """PostToolBatch or Stop: every command of the session still `running` in the chain has ended (in
+    Claude Code, where no PostToolUse is registered, that is every shell command; one refused by the
+    person gets none in any client): their op is recorded now, by a detached child as after a
+    PostToolUse. Costs a file read when none is running. Never an answer, never a failure (the next
+    hook settles what this one could not)."""
     try:
         _batch_done(event)
     except Exception as exc:
@@ -112,10 +149,14 @@ def _batch_done(event: HookEvent) -> None:
         if isinstance(v, dict) and v.get("session") == event.session_id and not v.get("ended")
     ]
     if mine:
-        from pylon.workspace.keep.chain import finished
+        from pylon.workspace.keep.chain import finished_locked
+        from pylon.workspace.keep.store import for_checkout
         from pylon.workspace.repo import locate
 
-        finished(locate(root), mine)
+        checkout = locate(root)
+        store = for_checkout(checkout, create=False)
+        if store is not None:
+            _detached(store, root, mine, lambda: finished_locked(checkout, store, mine))
 
 
 def wait_for_capture(event: HookEvent) -> None:

@@ -106,13 +106,35 @@ def test_claude_code_gets_one_command_per_event_and_each_part_uninstalls_alone(m
     assert run("pylon", "guard", "install", "claude-code", cwd=root).code == 0
     data = json.loads(path.read_text())
     assert sorted(pylon_handlers(data)) == sorted(
-        (e, "pylon hook claude-code") for e in ("PreToolUse", "PostToolUse", "SessionStart", "PostToolBatch", "Stop")
+        (e, "pylon hook claude-code") for e in ("PreToolUse", "SessionStart", "PostToolBatch", "Stop")
     )
     assert data["hooks"]["PreToolUse"][0]["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit"
-    assert data["hooks"]["PostToolUse"][0]["matcher"] == "Bash"  # the op of what a shell command changed
+    # no PostToolUse: the op of a shell command is recorded at the agent's next command or the batch's end
+    assert "PostToolUse" not in data["hooks"]
     assert run("canon", "hook", "uninstall", "claude-code", cwd=root).code == 0
     assert sorted(pylon_handlers(json.loads(path.read_text()))) == [
-        ("PostToolUse", "pylon hook claude-code"),
+        ("PostToolBatch", "pylon hook claude-code"),  # the guard's own now: the op at the batch's end
+        ("PreToolUse", "pylon hook claude-code"),
+    ]
+    assert run("pylon", "guard", "uninstall", "claude-code", cwd=root).code == 0
+    assert not json.loads(path.read_text()).get("hooks")  # nothing of pylon's is left
+
+
+def test_a_claude_code_install_of_the_guard_before_the_batch_op_loses_its_post_tool_use(make_repo: MakeRepo) -> None:
+    """Settings an older pylon wrote (the guard's op on PostToolUse Bash): installing again leaves one
+    handler per event and none on PostToolUse, so no shell call pays a third hook process."""
+    root = make_repo({"a.txt": "a\n"})
+    path = root / ".claude" / "settings.json"
+    path.parent.mkdir()
+    hook = [{"type": "command", "command": "pylon hook claude-code", "timeout": 10}]
+    old = {
+        "PreToolUse": [{"matcher": "Bash|Write|Edit|MultiEdit|NotebookEdit", "hooks": hook}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": hook}],
+    }
+    path.write_text(json.dumps({"hooks": old}))
+    assert run("pylon", "guard", "install", "claude-code", cwd=root).code == 0
+    assert sorted(pylon_handlers(json.loads(path.read_text()))) == [
+        ("PostToolBatch", "pylon hook claude-code"),
         ("PreToolUse", "pylon hook claude-code"),
     ]
 

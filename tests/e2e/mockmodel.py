@@ -11,7 +11,8 @@ One server speaks both wire formats:
   Codex calls it through a `[model_providers.<id>]` entry with `wire_api = "responses"`.
 
 A test gives a script: a list of steps, each one model turn (`Bash(cmd)`, `Mcp(server, tool, args)`,
-`Call(tool, args)` for any other tool such as Edit, Write or Agent, or `Text(...)`). Which step a
+`Call(tool, args)` for any other tool such as Edit, Write or Agent, `Batch(cmds)` for several shell
+calls in one turn (Anthropic), or `Text(...)`). Which step a
 request gets is read from the request itself (how many turns the model already took in the
 conversation it carries), so retries and side requests cannot shift the script. A subagent's
 conversation is a new one: `routes` maps a text to the script of the conversation whose first user
@@ -113,7 +114,14 @@ class Terminal:
     chars: str = ""
 
 
-Step = Bash | Mcp | Call | Text | Terminal
+@dataclass(frozen=True)
+class Batch:
+    """Several shell calls in one model turn (Anthropic only): the client runs them as one batch."""
+
+    commands: tuple[str, ...]
+
+
+Step = Bash | Mcp | Call | Text | Terminal | Batch
 
 
 @dataclass
@@ -243,16 +251,23 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 
 
 def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str], tokens: Usage, nonce: str) -> bytes:
+    blocks: list[dict[str, Any]]
     if isinstance(step, Text):
-        block: dict[str, Any] = {"type": "text", "text": step.text}
+        blocks = [{"type": "text", "text": step.text}]
         stop = "end_turn"
     else:
+        calls: list[tuple[str, dict[str, Any]]]
         if isinstance(step, Bash):
-            name, args = "Bash", {"command": step.command, "description": "scripted"}
+            calls = [("Bash", {"command": step.command, "description": "scripted"})]
+        elif isinstance(step, Batch):
+            calls = [("Bash", {"command": c, "description": "scripted"}) for c in step.commands]
         else:
             assert not isinstance(step, Terminal), "a terminal step ends the turn before any block"
-            name, args = step.name(names), step.arguments
-        block = {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}", "name": name, "input": args}
+            calls = [(step.name(names), step.arguments)]
+        blocks = [
+            {"type": "tool_use", "id": f"toolu_mock{nonce}{turn:04d}{i:02d}", "name": name, "input": args}
+            for i, (name, args) in enumerate(calls)
+        ]
         stop = "tool_use"
     usage = {
         "input_tokens": tokens.input,
@@ -266,7 +281,7 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [block],
+        "content": blocks,
         "stop_reason": stop,
         "stop_sequence": None,
         "usage": usage,
@@ -276,37 +291,8 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
     # as the API streams it: the input side in message_start (output so far: 1), the final counts in message_delta
     start = dict(message, content=[], stop_reason=None, usage=dict(usage, output_tokens=1))
     out = [_sse("message_start", {"type": "message_start", "message": start})]
-    if block["type"] == "text":
-        out.append(
-            _sse(
-                "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-            )
-        )
-        out.append(
-            _sse(
-                "content_block_delta",
-                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": block["text"]}},
-            )
-        )
-    else:
-        out.append(
-            _sse(
-                "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": dict(block, input={})},
-            )
-        )
-        out.append(
-            _sse(
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
-                },
-            )
-        )
-    out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    for index, block in enumerate(blocks):
+        out.extend(_anthropic_block(index, block))
     out.append(
         _sse(
             "message_delta",
@@ -315,6 +301,20 @@ def _anthropic(step: Step, turn: int, stream: bool, model: str, names: list[str]
     )
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return "".join(out).encode()
+
+
+def _anthropic_block(index: int, block: dict[str, Any]) -> list[str]:
+    """One content block as the API streams it: start, one delta, stop."""
+    if block["type"] == "text":
+        first: dict[str, Any] = {"type": "text", "text": ""}
+        delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
+    else:
+        first, delta = dict(block, input={}), {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    return [
+        _sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": first}),
+        _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+        _sse("content_block_stop", {"type": "content_block_stop", "index": index}),
+    ]
 
 
 # --- OpenAI Responses (Codex) ------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import MakeRepo, git, run_cmd, write_files
 from tests.e2e.conftest import Agent, restore_command, tree
-from tests.e2e.mockmodel import Bash, Terminal, Text
+from tests.e2e.mockmodel import Bash, Batch, Terminal, Text
 
 
 def checkout(make_repo: MakeRepo, agent: Agent) -> Path:
@@ -144,6 +144,31 @@ def test_a_command_no_reading_understands_is_undone_by_the_agent_itself(make_rep
     )
     assert result.code == 0, result
     assert tree(repo) == before  # pylon's own undo, run through the hooks, recorded no op of its own
+
+
+@pytest.mark.parametrize("agent", ["claude"], indirect=True)
+def test_claude_codes_batch_of_shell_calls_is_one_op_per_command(make_repo: MakeRepo, agent: Agent) -> None:
+    """Claude Code gets no PostToolUse from pylon: each command's op ends at the next command's
+    PreToolUse or the batch's PostToolBatch. Two destructive commands in one model turn are two ops,
+    and each undo gives back exactly the state before its command (the client runs them one after
+    another: its order of hooks is what this checks)."""
+    repo = checkout(make_repo, agent)
+    settings = (repo / ".claude" / "settings.json").read_text()
+    assert "PostToolUse" not in settings and "PostToolBatch" in settings
+    before = tree(repo)
+    first = "python3 -c 'import shutil; shutil.rmtree(\"src/lib\")'"
+    second = "sort -o README.md README.md && echo more >> README.md && rm -f src/run.sh"
+    result = agent.run(repo, [Batch((first, second)), Text("done")])
+    assert result.code == 0, result
+    assert not (repo / "src/lib").exists() and not (repo / "src/run.sh").exists()  # both ran
+    listed = run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"]
+    shells = [e["title"] for e in listed if e.get("op_kind") == "shell" and e["status"] == "done"]
+    assert shells == [f"shell: {second}", f"shell: {first}"], listed  # newest first
+    assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
+    middle = tree(repo)
+    assert not (repo / "src/lib").exists() and (repo / "src/run.sh").exists() and middle != before
+    assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
+    assert tree(repo) == before
 
 
 @pytest.mark.parametrize("agent", ["codex"], indirect=True)

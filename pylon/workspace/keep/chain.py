@@ -102,10 +102,12 @@ def _dotgit(root: str) -> dict[str, object]:
 
 
 def before(
-    checkout: Checkout, *, command: str, hook_id: str, session: str = "", turn: str = ""
+    checkout: Checkout, *, command: str, hook_id: str, session: str = "", turn: str = "", stream: str = ""
 ) -> tuple[int, list[list[object]]]:
     """Keep the state before a shell command and reserve its op: (the op's number, what the state
-    could not hold: ignored data over the budget, [path, bytes, why] each)."""
+    could not hold: ignored data over the budget, [path, bytes, why] each). `stream`: the client runs
+    this stream's shell commands one after another and says when each ended only at the end of its
+    batch (Claude Code: no PostToolUse is registered), so the stream's next command ends this one."""
     from pylon.workspace.keep.kept import take
     from pylon.workspace.keep.mirror import sync
 
@@ -114,12 +116,14 @@ def before(
     with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         kept = take(checkout, store, last=_last(chain))
-        _finish_stale(checkout, chain, kept, session, turn)
+        _finish_stale(checkout, chain, kept, session, turn, stream)
         if not chain.running:
             if chain.last and chain.last_key != kept.key:
                 _record(checkout, chain, kept, OUTSIDE, None, {})
             chain.move(kept)
         seq = _reserve(checkout, chain, command, hook_id, session, turn)
+        if stream:
+            chain.running[hook_id]["stream"] = stream
         chain.dotgit = _dotgit(checkout.root) or chain.dotgit
         chain.save()
         sync(checkout.common_dir, store.mirror, store.dir)
@@ -147,8 +151,9 @@ def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, sessi
     return seq
 
 
-def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, turn: str) -> None:
-    """Commands whose end no hook reported (refused by the person, a client killed, a turn over)."""
+def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, turn: str, stream: str = "") -> None:
+    """Commands whose end no hook reported (refused by the person, a client killed, a turn over), and
+    the previous command of `stream`: its client runs the next one only after it ended."""
     now = time.time()
     for hook_id, run in sorted(chain.running.items(), key=lambda item: int(str(item[1].get("seq") or 0))):
         old = now - float(str(run.get("time") or 0)) > STALE
@@ -156,7 +161,8 @@ def _finish_stale(checkout: Checkout, chain: Chain, kept: Kept, session: str, tu
         # marked ended by its PostToolUse, whose capture holds the lock until the op is written: seen
         # here, under the lock, that capture died on the way (killed, a helper stopped), so its op is
         # what changed until now
-        if old or other_turn or run.get("ended"):
+        succeeded = bool(stream) and run.get("stream") == stream
+        if old or other_turn or succeeded or run.get("ended"):
             finish(checkout, chain, hook_id, kept)
 
 
@@ -358,20 +364,24 @@ def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | N
 
 def finished(checkout: Checkout, hook_ids: list[str]) -> None:
     """These running commands have ended (their PostToolUse will not come): their ops, as they stand."""
-    from pylon.workspace.keep.kept import take
-
     store = for_checkout(checkout, create=False)
     if store is None:
         return
     with lock(store, checkout.root):
-        chain = Chain(store, checkout.root)
-        ids = [h for h in hook_ids if h in chain.running]
-        if not ids:
-            return
-        kept = take(checkout, store, last=_last(chain))
-        for hook_id in sorted(ids, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
-            finish(checkout, chain, hook_id, kept)
-        chain.save()
+        finished_locked(checkout, store, hook_ids)
+
+
+def finished_locked(checkout: Checkout, store: Store, hook_ids: list[str]) -> None:
+    from pylon.workspace.keep.kept import take
+
+    chain = Chain(store, checkout.root)
+    ids = [h for h in hook_ids if h in chain.running]
+    if not ids:
+        return
+    kept = take(checkout, store, last=_last(chain))
+    for hook_id in sorted(ids, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
+        finish(checkout, chain, hook_id, kept)
+    chain.save()
 
 
 def after_op(checkout: Checkout, op: Op) -> None:
