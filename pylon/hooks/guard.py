@@ -67,9 +67,9 @@ def judge(event: HookEvent) -> dict[str, Any]:
         return {}
     if event.tool_name in FILE_TOOLS:
         from pylon.hooks.files import judge as judge_files
-        from pylon.hooks.keep import wait_for_capture
+        from pylon.hooks.keep import settle_before_write
 
-        wait_for_capture(event)  # the capture after a shell command first: this write is not its
+        settle_before_write(event)  # the op of a shell command that ended first: this write is not its
 
         return judge_files(event)
     if event.tool_name not in SHELL_TOOLS:

@@ -105,3 +105,36 @@ def test_a_subagents_command_does_not_end_the_main_agents(repo: Path) -> None:
     # the main agent's command is an op of its own, holding late.txt (written after the subagent's
     # PreToolUse): had that PreToolUse ended it, its op would be empty and dropped
     assert len(main) == 1 and "late.txt" in json.dumps(main[0]), ops
+
+
+def test_a_file_tools_write_after_a_command_of_the_batch_is_not_that_commands(repo: Path) -> None:
+    """Bash then Write in one batch: the Write's PreToolUse records the command's op first."""
+    _pre(repo, "rm -f src/app.py", "toolu_sh")
+    _bash(repo, "rm -f src/app.py")
+    write = event("PreToolUse", "", repo, "toolu_w", extra={"tool_name": "Write"})
+    body = json.loads(write)
+    body["tool_input"] = {"file_path": str(repo / "README.md"), "content": "written\n"}
+    hook("claude-code", json.dumps(body), repo)
+    (repo / "README.md").write_text("written\n")
+    _batch(repo, {"toolu_sh": "rm -f src/app.py"})
+    shell = [e for e in _shell_ops(repo) if e["title"] == "shell: rm -f src/app.py"]
+    assert len(shell) == 1 and "src/app.py" in json.dumps(shell[0]), shell
+    assert "README.md" not in json.dumps(shell[0]), shell  # the Write's change is not the command's
+    assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0  # the write: later work, kept
+    assert (repo / "src/app.py").read_text() == "x = 1\n" and (repo / "README.md").read_text() == "written\n"
+
+
+def test_the_next_command_right_after_takes_one_capture_for_both(repo: Path) -> None:
+    """The client answers at once (no model between): the PostToolBatch's child waits SETTLE_AFTER,
+    the next PreToolUse comes first and its capture ends the previous command; both are exact ops."""
+    states = [whole_state(repo)]
+    for use_id, command in (("toolu_a", "rm -rf src"), ("toolu_b", "echo x >> README.md")):
+        _pre(repo, command, use_id)
+        _bash(repo, command)
+        _batch(repo, {use_id: command})
+        states.append(whole_state(repo))
+    ops = _shell_ops(repo)
+    assert [e["title"] for e in ops] == ["shell: echo x >> README.md", "shell: rm -rf src"], ops
+    for expected in reversed(states[:-1]):
+        assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
+        assert whole_state(repo) == expected

@@ -109,6 +109,13 @@ def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
     seq, side = parse(name)
     ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
     found = next((op for op in ops if op.seq == seq), None)
+    if found is None and oplog.get(checkout, seq) is None:
+        # a command's op whose capture has not been written yet (it waits for the next comer): now
+        from pylon.workspace.keep.chain import settle
+
+        settle(checkout, outside=False)
+        ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
+        found = next((op for op in ops if op.seq == seq), None)
     if found is None and oplog.get(checkout, seq) is None:  # a number the log still uses is that op's
         found = next((op for op in ops if op.data.get("was") == seq), None)
     return (found, side) if found is not None else None
