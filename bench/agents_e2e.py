@@ -129,6 +129,7 @@ def main() -> None:
     clients = args.clients.split(",")
     gaps: dict[tuple[str, str], list[float]] = {(c, w): [] for c in clients for w in WAYS}
     start_up: list[float] = []  # `python -c pass`, each round: how loaded the machine was
+    load_start = os.getloadavg()[0]
     try:
         for n in range(args.rounds):
             start_up += time_command("python -c pass", [sys.executable, "-c", "pass"], runs=10).samples
@@ -169,10 +170,10 @@ def main() -> None:
     text = table(rows, ("client", "hooks", "median per shell call", "p90", "added over none", "80 ms bar"))
     text += (
         f"\n\nReference, same run: `python -c pass` {statistics.median(start_up) * 1000:.1f} ms (median of "
-        f"{len(start_up)}); a {args.files:,}-file repository. pylon's hooks start a process on the "
-        "PreToolUse before each shell call (the state kept, the command read) and on the PostToolUse after "
-        "it (the op: a child records it while the client goes on), and Claude Code's PostToolBatch "
-        "(canon)."
+        f"{len(start_up)}); a {args.files:,}-file repository; 1-minute load average at the start "
+        f"{load_start:.1f}. Per shell call pylon's hooks start two processes: the PreToolUse (the state kept, "
+        "the command read) and, after the command, Codex's PostToolUse or Claude Code's PostToolBatch (the "
+        "op, whose capture the next PreToolUse takes over when it comes within 0.25 s; canon's capsules)."
     )
     print(text)
     print(json.dumps(summary))
