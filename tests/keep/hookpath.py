@@ -49,9 +49,12 @@ def run_through_hooks(
     cwd: Path | None = None,
     run_anyway: bool = True,
     env: dict[str, str] | None = None,
+    end: str = "post",
 ) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes] | None]:
     """(the PreToolUse answer, bash's result or None when it was not run). With `run_anyway`, a
-    command the hook asks about runs too (as when the person lets it)."""
+    command the hook asks about runs too (as when the person lets it). `end`: how the client says the
+    command ended: "post" (its PostToolUse: Codex, or a Claude Code install of an older pylon),
+    "batch" (Claude Code's PostToolBatch), "none" (no hook: the next pylon command settles it)."""
     _SEQ[0] += 1
     use_id = f"toolu_{os.getpid()}_{_SEQ[0]}"
     where = cwd or repo
@@ -67,7 +70,12 @@ def run_through_hooks(
         env={**os.environ, **(env or {})},
         stdin=subprocess.DEVNULL,
     )
-    hook(agent, event("PostToolUse", command, where, use_id), where)
+    if end == "post":
+        hook(agent, event("PostToolUse", command, where, use_id), where)
+    elif end == "batch":
+        call = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": use_id}
+        batch = {"session_id": "s-1", "cwd": str(where), "hook_event_name": "PostToolBatch", "tool_calls": [call]}
+        hook(agent, json.dumps(batch), where)
     return answer, ran
 
 

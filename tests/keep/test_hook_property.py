@@ -1,5 +1,6 @@
 """Property (issue 29, item 8): any shell command an agent runs, through the hook path exactly as a
-client runs it (PreToolUse into `pylon hook claude-code`, then bash, then PostToolUse), is undone by
+client runs it (PreToolUse into `pylon hook claude-code`, then bash, then PostToolUse, Claude Code's
+PostToolBatch or no hook at all, drawn), is undone by
 `pylon ws undo` right after, whatever the classifier thinks of it: the whole tree (bytes, permission
 bits, symlinks, empty folders), the index (`git ls-files -s`), HEAD, every ref (`git for-each-ref`)
 and the stash (`git stash list` with its commits) equal what git and the file system showed before.
@@ -139,9 +140,9 @@ def command(data: st.DataObject, paths: dict[str, list[str]]) -> str:
     return first
 
 
-def round_trip(root: Path, line: str) -> None:
+def round_trip(root: Path, line: str, end: str = "post") -> None:
     before = whole_state(root)
-    _reply, ran = run_through_hooks(root, line)
+    _reply, ran = run_through_hooks(root, line, end=end)
     assert ran is not None
     changed = not (root / ".git" / "HEAD").exists() or whole_state(root) != before
     undone = run_cmd("pylon", "ws", "undo", cwd=root)
@@ -154,7 +155,8 @@ def _check(tmp_path: Path, data: st.DataObject) -> None:
     root = tmp_path / f"r{len(os.listdir(tmp_path))}"
     paths = build(root, data)
     try:
-        round_trip(root, command(data, paths))
+        # how the client says the command ended: a PostToolUse, Claude Code's batch end, or nothing
+        round_trip(root, command(data, paths), data.draw(st.sampled_from(["post", "batch", "none"]), label="end"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -33,8 +33,7 @@ EVENTS = {
     "claude-code": {
         "SessionStart",
         "PreToolUse",
-        "PostToolUse",
-        "PostToolBatch",
+        "PostToolBatch",  # the guard's op and canon's capsules: no PostToolUse in Claude Code
         "Stop",
         "WorktreeCreate",
         "WorktreeRemove",
