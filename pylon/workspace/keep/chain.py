@@ -27,6 +27,7 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from pylon.locks import file_lock
@@ -122,7 +123,13 @@ def before(
     assert store is not None
     with lock(store, checkout.root, take_over=True):
         chain = Chain(store, checkout.root)
-        kept = take(checkout, store, last=_last(chain))
+        # the mirror of .git is brought up to date while git scans the tree (neither writes what the
+        # other reads): a command that removes .git finds both done
+        mirrored = _beside(lambda: sync(checkout.common_dir, store.mirror, store.dir))
+        try:
+            kept = take(checkout, store, last=_last(chain))
+        finally:
+            mirrored()
         _finish_stale(checkout, chain, kept, session, turn, stream)
         if not chain.running:
             if chain.last and chain.last_key != kept.key:
@@ -133,9 +140,34 @@ def before(
             chain.running[hook_id]["stream"] = stream
         chain.dotgit = _dotgit(checkout.root) or chain.dotgit
         chain.save()
-        sync(checkout.common_dir, store.mirror, store.dir)
     not_kept = kept.ignored.get("not_kept")
     return seq, [e for e in not_kept if isinstance(e, list)] if isinstance(not_kept, list) else []
+
+
+def _beside(work: Callable[[], object]) -> Callable[[], None]:
+    """Start `work` in a thread; the function returned waits for it and raises what it raised."""
+    import _thread
+
+    done = _thread.allocate_lock()
+    done.acquire()
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the waiter
+            failed.append(exc)
+        finally:
+            done.release()
+
+    _thread.start_new_thread(run, ())
+
+    def wait() -> None:
+        done.acquire()
+        if failed:
+            raise failed[0]
+
+    return wait
 
 
 def _last(chain: Chain) -> tuple[str, str] | None:
