@@ -193,6 +193,43 @@ def test_only_a_private_folder_and_the_same_environment_are_served(tmp_path: Pat
         os.chmod(folder(), 0o700)
 
 
+_IMPORTS_PROBE = """
+import io, json, os, sys
+from pylon.hooks import helper
+helper._preload()
+before = set(sys.modules)
+from pylon.cli.hook import run_hook
+for agent, payload in json.loads(sys.stdin.read()):
+    sys.stdout = io.StringIO()
+    run_hook(agent, ("guard", "canon", "ws"), data=payload.encode())
+    sys.stdout = sys.__stdout__
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_a_fork_of_the_helper_imports_nothing_to_answer_an_event(tmp_path: Path) -> None:
+    """What the helper preloads (PRELOAD) covers every kind of event: a module an event imports
+    itself is imported again by every fork, on the client's time (a renamed module once left the
+    classifier out of the preload without a word)."""
+    import sys
+
+    repo = make(tmp_path / "repo")
+    env = {**os.environ, "PYLON_HOOK_HELPER": "0", "PYLON_KEEP_DETACH": "0"}
+    probe = subprocess.run(
+        [sys.executable, "-c", _IMPORTS_PROBE],
+        input=json.dumps(events(repo)),
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert probe.returncode == 0, probe.stderr
+    imported = json.loads(probe.stdout.strip().splitlines()[-1])
+    assert [m for m in imported if m.startswith("pylon")] == [], " ".join(imported)
+    assert imported == [], " ".join(imported)  # nor the standard library
+
+
 def test_the_helpers_copies_of_pylon_facts_match_pylons() -> None:
     from pylon.agents.events import MAX_EVENT_BYTES
     from pylon.state import state_home
