@@ -84,7 +84,6 @@ PRELOAD = (
     "pylon.canon.record",
     "pylon.beneath",
     "pylon.gitenv",
-    "pylon.workspace.keep.handover",
     "pylon.workspace.leftovers",
     "pylon.workspace.ops.guard_snapshot",
     # the standard library's modules they import on the way (tests/agents/test_hook_helper.py)

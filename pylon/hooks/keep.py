@@ -6,12 +6,10 @@ Before: the state is kept whatever the classifier says, and the command's op is 
 number goes into the note). A checkout whose state cannot be kept refuses the command with the
 reason: it would run with nothing to bring it back.
 
-After: the hook marks the command ended and answers at once; a child records the op a moment later
-under the checkout's keep lock, unless the next hook came first: then that hook's one capture is
-both the state after the command and the state before its own (_detached). Whatever reads the chain
-(the next hook, a file tool's write, a pylon command) settles an ended command first, under the
-lock, so nothing reads a chain half-written. `PYLON_KEEP_DETACH=0` records it in the hook's own
-process.
+After: the hook takes the checkout's keep lock, marks the command ended, forks and answers at
+once; the child, holding the lock, keeps the state after the command and records the op. The next
+hook (or pylon command) waits for that lock, so nothing reads a chain half-written, and the client
+never waits for the capture. `PYLON_KEEP_DETACH=0` keeps it in the hook's own process.
 """
 
 from __future__ import annotations
@@ -83,56 +81,38 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
         checkout.root,
         [ended],
         lambda: after_locked(checkout, store, hook_id=ended, command=command, git_present=present),
-        wait=present,  # a `.git` the command removed: recorded at once, for the undo that follows
     )
     return {}
 
 
-SETTLE_AFTER = 0.25  # seconds a command's capture waits for the next hook to take it over
-
-
-def _detached(store: Store, root: str, ended: list[str], record: Callable[[], object], *, wait: bool = True) -> None:
-    """Mark the `ended` commands so in the chain and answer the client at once; a child holding the
-    checkout's keep lock records their op (`record`: the capture and the op). When the client's next
-    hook comes within SETTLE_AFTER (a batch's next command, a model that answers at once), it takes
-    over (workspace/keep/handover.py): the child exits without a capture and that hook's one capture is both the
-    state after them and the state before its own, so such a client pays one capture per command,
-    not two; a pylon command that reads the chain takes it over too.
-    No waiting when no PreToolUse was seen for them, or without `wait` (a `.git` the command removed:
-    the undo that follows reads the store's copy). `PYLON_KEEP_DETACH=0`: in this process."""
+def _detached(store: Store, root: str, ended: list[str], record: Callable[[], object]) -> None:
+    """Take the checkout's keep lock, mark the `ended` commands so in the chain, and run `record` (the
+    capture and the op) in a child that holds the lock while this process answers the client at once.
+    The capture starts at once: whatever changes after it (a person's edit a moment later) is later
+    work, never the command's. The next hook or pylon command waits for that lock.
+    `PYLON_KEEP_DETACH=0`: in this process."""
     from pylon.workspace.keep.chain import lock
 
     held = lock(store, root)
     held.__enter__()
-    lazy = bool(_mark_ended(store, root, ended)) and wait
-    if os.environ.get("PYLON_KEEP_DETACH", "1") == "0":
-        try:
-            record()
-        except Exception as exc:  # logged; the next hook records what changed instead
-            _log(exc)
-        finally:
-            held.__exit__(None, None, None)
-        return
-    from pylon.workspace.keep import handover
-
-    fifo = handover.open_reader(os.path.dirname(held.path)) if lazy else None
-    if _fork_child():
+    _mark_ended(store, root, ended)
+    detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
+    if detach and _fork_child():
         os.close(held.fd)  # the child keeps the lock; the client goes on
-        if fifo is not None:
-            os.close(fifo)
         return
     try:
-        if fifo is None or not handover.taken_over(fifo, SETTLE_AFTER):
-            record()
+        record()
     except Exception as exc:  # logged; the next hook records what changed instead
         _log(exc)
     finally:
-        os._exit(0)
+        if detach:
+            os._exit(0)
+        held.__exit__(None, None, None)
 
 
-def _mark_ended(store: Store, root: str, ended: list[str]) -> list[str]:
+def _mark_ended(store: Store, root: str, ended: list[str]) -> None:
     """Say in the chain that these commands ended, so the next command, a file tool's write and the
-    batch's end settle them rather than count them as running. The ones that were running."""
+    batch's end settle them rather than count them as running (a capture killed on the way)."""
     from pylon.workspace.keep.chain import Chain
 
     chain = Chain(store, root)
@@ -141,7 +121,6 @@ def _mark_ended(store: Store, root: str, ended: list[str]) -> list[str]:
         chain.running[h]["ended"] = True
     if marked:
         chain.save()
-    return marked
 
 
 def batch_done(event: HookEvent) -> dict[str, object]:

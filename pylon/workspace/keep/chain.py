@@ -77,15 +77,8 @@ class Chain:
         self.last, self.last_key = kept.commit, kept.key
 
 
-def lock(store: Store, root: str, *, take_over: bool = False) -> file_lock:
-    """The checkout's keep lock. `take_over`: a command's capture waiting for the next comer
-    (hooks/keep.py) leaves it to this process, which captures anyway (handover.py)."""
+def lock(store: Store, root: str) -> file_lock:
     from pylon.locks import file_lock
-
-    if take_over:
-        from pylon.workspace.keep.handover import hand_over
-
-        hand_over(store.checkout_dir(root, create=False))
 
     return file_lock(
         os.path.join(store.checkout_dir(root), "lock"), timeout=LOCK_TIMEOUT, what="the kept states of this checkout"
@@ -121,7 +114,7 @@ def before(
 
     store = for_checkout(checkout)
     assert store is not None
-    with lock(store, checkout.root, take_over=True):
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         # the mirror of .git is brought up to date while git scans the tree (neither writes what the
         # other reads): a command that removes .git finds both done
@@ -382,7 +375,7 @@ def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | N
         return None
     if not os.path.exists(os.path.join(store.checkout_dir(checkout.root, create=False), CHAIN)):
         return None
-    with lock(store, checkout.root, take_over=True):
+    with lock(store, checkout.root):
         chain = Chain(store, checkout.root)
         kept = take(checkout, store, last=_last(chain))
         for hook_id in sorted(chain.running, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
@@ -406,7 +399,7 @@ def finished(checkout: Checkout, hook_ids: list[str]) -> None:
     store = for_checkout(checkout, create=False)
     if store is None:
         return
-    with lock(store, checkout.root, take_over=True):
+    with lock(store, checkout.root):
         finished_locked(checkout, store, hook_ids)
 
 
