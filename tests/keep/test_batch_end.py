@@ -12,17 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeRepo, run_cmd, write_files
+from tests.conftest import run_cmd
 from tests.keep.hookpath import event, hook, whole_state
-
-FILES = {"src/app.py": "x = 1\n", "src/lib.py": "y = 2\n", "README.md": "readme\n", ".gitignore": ".env\n"}
-
-
-@pytest.fixture
-def repo(make_repo: MakeRepo) -> Path:
-    root: Path = make_repo(FILES)
-    write_files(root, {"notes.txt": "untracked\n", ".env": "SECRET=1\n"})
-    return root
 
 
 def _pre(repo: Path, command: str, use_id: str, agent_id: str = "") -> None:

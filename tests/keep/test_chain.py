@@ -13,17 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeRepo, git, run_cmd, write_files
+from tests.conftest import git, run_cmd
 from tests.keep.hookpath import event, run_through_hooks, whole_state
-
-FILES = {"src/app.py": "x = 1\n", "src/lib.py": "y = 2\n", "README.md": "readme\n", ".gitignore": ".env\n"}
-
-
-@pytest.fixture
-def repo(make_repo: MakeRepo) -> Path:
-    root: Path = make_repo(FILES)
-    write_files(root, {"notes.txt": "untracked\n", ".env": "SECRET=1\n"})
-    return root
 
 
 def _hooks_at_once(root: Path, name: str, commands: dict[str, str]) -> None:
