@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pylon.agents.jsonio import dumps, loads
+from tests.conftest import sized
 
 _scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
 _values = st.recursive(
@@ -37,7 +38,7 @@ def _outcome(fn: Callable[[Any], object], data: object) -> tuple[str, object]:
         return type(exc).__name__, str(exc)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=sized(100, 300), deadline=None)
 @given(_values)
 def test_dumps_and_loads_match_json(value: object) -> None:
     text = json.dumps(value, ensure_ascii=False)

@@ -14,21 +14,25 @@ import sys
 import time
 from pathlib import Path
 
-from tests.conftest import script
+from tests.conftest import script, sized
 from tests.workspace.helpers import git, pylon
 
-N_FILES = 5000
+# Well past the 200-path cut and the index's 500-path bulk write in both tiers; 5,000 (the size the
+# run-to-run miscount was found at) in the full tier. Always 100 folders: git's untracked cache then
+# holds bitmaps with whole 64-bit runs (pylon/workspace/indexfile.py reads them).
+N_FILES = sized(1000, 5000)
+PER_DIR = N_FILES // 100
 _MAKE = (
     "import os\n"
     "for i in range({n}):\n"
-    "    d = 'gen/d%03d' % (i // 50)\n"
+    "    d = 'gen/d%03d' % (i // {per})\n"
     "    os.makedirs(d, exist_ok=True)\n"
     "    open('%s/f%05d.txt' % (d, i), 'w').write('line %d\\n' % i)\n"
 )
 
 
 def _make_files(repo: Path, n: int = N_FILES) -> None:
-    subprocess.run([sys.executable, "-c", _MAKE.format(n=n)], cwd=repo, check=True)
+    subprocess.run([sys.executable, "-c", _MAKE.format(n=n, per=PER_DIR)], cwd=repo, check=True)
 
 
 def _git_count(repo: Path) -> int:
@@ -54,20 +58,21 @@ def test_changes_states_the_true_total_every_time(repo: Path) -> None:
 
 def test_run_states_the_true_total(repo: Path) -> None:
     pylon("ws", "baseline", cwd=repo)  # the state before is known, so `run` reports only the command
-    r = pylon("ws", "run", "--json", "--", sys.executable, "-c", _MAKE.format(n=N_FILES), cwd=repo)
+    r = pylon("ws", "run", "--json", "--", sys.executable, "-c", _MAKE.format(n=N_FILES, per=PER_DIR), cwd=repo)
     assert r.code == 0, r
     doc = r.json()
     assert (doc["total"], doc["left_out"], len(doc["files"])) == (N_FILES, N_FILES - 200, 200)
     text = pylon("ws", "run", "--limit", "3", "--", "sh", "-c", "rm -r gen/d000", cwd=repo)
-    assert "changed 50 paths" in text.err
-    assert "47 more paths not listed" in text.err
+    assert f"changed {PER_DIR} paths" in text.err
+    assert f"{PER_DIR - 3} more paths not listed" in text.err
     # the hint names a command that lists exactly those paths
     hint = [ln for ln in text.err.splitlines() if "more paths not listed" in ln][0]
     command = hint.split("`")[1]
-    assert command.startswith("pylon ws changes --since ") and command.endswith("--limit 50")
-    again = subprocess.run([script("pylon"), *command.split()[1:], "--json"], cwd=repo, capture_output=True, check=True)
-    listed = json.loads(again.stdout)
-    assert listed["total"] == 50 and {f["status"] for f in listed["files"]} == {"deleted"}
+    assert command.startswith("pylon ws changes --since ") and command.endswith(f"--limit {PER_DIR}")
+    again = pylon(*command.split()[1:], "--json", cwd=repo)
+    assert again.code == 0, again
+    listed = again.json()
+    assert listed["total"] == PER_DIR and {f["status"] for f in listed["files"]} == {"deleted"}
 
 
 def test_watch_states_the_true_total(repo: Path) -> None:
@@ -112,8 +117,8 @@ def test_asking_again_about_a_big_change_takes_the_cut_path_and_stays_exact(repo
     assert all(f["additions"] == 1 and f["status"] == "added" for f in doc["files"])
     subprocess.run(["rm", "-r", *[f"gen/d{i:03d}" for i in range(2, 100)]], cwd=repo, check=True)
     doc = pylon("ws", "changes", "--json", cwd=repo).json()  # expected a cut, but it fits now
-    assert (doc["total"], len(doc["files"]), doc["truncated"]) == (101, 101, False)
-    assert _git_count(repo) == 101
+    assert (doc["total"], len(doc["files"]), doc["truncated"]) == (2 * PER_DIR + 1, 2 * PER_DIR + 1, False)
+    assert _git_count(repo) == 2 * PER_DIR + 1
 
 
 def test_a_file_replaced_by_a_folder_at_the_cut(repo: Path) -> None:

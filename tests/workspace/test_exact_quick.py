@@ -145,14 +145,15 @@ def test_a_baseline_vouched_by_a_running_watcher_records_bits_too(make_repo: Mak
         (repo / "empty").mkdir()
         deadline = time.time() + 15
         doc: dict[str, object] = {}
-        while time.time() < deadline:
+        want = {"m": {"600": ["a.txt"]}, "d": ["empty"], "dm": {}}
+        while time.time() < deadline:  # until the watcher has seen both changes (it used to wait out the 15 s)
             doc = pylon("ws", "baseline", "--json", cwd=repo).json()
             meta = exact.decode(git(repo, "cat-file", "commit", str(doc["commit"])).split("pylon-meta: ")[-1])
-            if doc["source"] == "watch" and meta == {"m": {"600": ["a.txt"]}, "d": ["empty"]}:
+            if doc["source"] == "watch" and meta == want:
                 break
             time.sleep(0.2)
         assert doc["source"] == "watch", doc
-        assert meta == {"m": {"600": ["a.txt"]}, "d": ["empty"], "dm": {}}, meta
+        assert meta == want, meta
     finally:
         proc.terminate()
         proc.wait(timeout=30)

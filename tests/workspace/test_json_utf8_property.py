@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import MakeRepo, script, sized
+from tests.conftest import MakeRepo, sized, start_cmd
 from tests.workspace.wt_helpers import new
 
 COUNTER = itertools.count()
@@ -38,10 +38,11 @@ names = st.binary(min_size=1, max_size=10).filter(
 
 
 def run(cwd: Path, *args: str) -> dict:
-    proc = subprocess.run([script("pylon"), *args, "--json"], cwd=cwd, capture_output=True, timeout=120)
-    text = proc.stdout.decode("utf-8", "strict")  # the property: raises on any byte that is not UTF-8
+    proc = start_cmd("pylon", *args, "--json", cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate(timeout=120)
+    text = out.decode("utf-8", "strict")  # the property: raises on any byte that is not UTF-8
     doc = json.loads(text)
-    assert isinstance(doc, dict) and "ok" in doc, (args, text, proc.stderr)
+    assert isinstance(doc, dict) and "ok" in doc, (args, text, err)
     assert doc["ok"] or doc["error"]["code"] != "internal-error", (args, doc)
     return doc
 

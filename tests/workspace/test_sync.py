@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import git, sized, write_files
 from tests.workspace.apply_oracle import Oracle, ignored, visible
 from tests.workspace.helpers import index_snapshot, pylon
 from tests.workspace.states import build, differences, mutate, snapshot
@@ -179,7 +179,7 @@ def differential_round(tmp_path: Path, seed: int) -> str:
 
 # 125: the checkout's 0750 file that the session rewrote as 644 stays 644 (the merged tree's mode decides
 # the x bit of a file the sync does not write)
-@pytest.mark.parametrize("seed", [*range(8), 125])
+@pytest.mark.parametrize("seed", [*range(sized(4, 8)), 125])
 def test_random_syncs_match_git(tmp_path: Path, seed: int) -> None:
     differential_round(tmp_path, seed)
 

@@ -20,7 +20,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import MakeRepo, git
+from tests.conftest import MakeRepo, git, sized
 from tests.workspace.helpers import pylon
 
 RULES = ".env\n*.log\nbuild/\n"
@@ -137,7 +137,7 @@ GITIGNORES = ["", "other\n", ".env\n", "*.log\nbuild/\n", None, RULES]  # mostly
 
 def test_randomized_sequences_never_put_the_persons_ignored_files_in_a_worktree(make_repo: MakeRepo) -> None:
     steps = int(os.environ.get("PYLON_WITHHELD_STEPS", "30"))
-    for seed in range(int(os.environ.get("PYLON_WITHHELD_SEEDS", "2"))):
+    for seed in range(int(os.environ.get("PYLON_WITHHELD_SEEDS", str(sized(1, 2))))):
         repo = make_repo(files={".gitignore": RULES, "a.txt": "a\n", "src/m.py": "m = 1\n"}, name=f"w{seed}")
         kept = secrets(repo, f"s{seed}")
         rng = random.Random(seed)
