@@ -31,7 +31,7 @@ def wait_flock(fd: int, deadline: float) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(delay)
-        delay = min(delay * 2, 0.005)  # a hook waiting for a 15 ms capture must not sleep 20 ms past it
+        delay = min(delay * 2, 0.02)
 
 
 def is_held(lock_path: str | os.PathLike[str]) -> bool:
