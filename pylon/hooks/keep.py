@@ -140,6 +140,7 @@ def _batch_done(event: HookEvent) -> None:
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else os.getcwd()
     found = _chain_file(cwd)
     if found is None:
+        _batch_done_lost(event, cwd)
         return
     root, chain_path = found
     from pylon.workspace.index import read_json
@@ -159,6 +160,22 @@ def _batch_done(event: HookEvent) -> None:
         store = for_checkout(checkout, create=False)
         if store is not None:
             _detached(store, root, mine, lambda: finished_locked(checkout, store, mine))
+
+
+def _batch_done_lost(event: HookEvent, cwd: str) -> None:
+    """The batch's end in a checkout whose `.git` a command of the batch removed: the op, read
+    through the store's copy of `.git`, so `ws undo` there brings `.git` and the rest back."""
+    from pylon.workspace.keep.chain import Chain, finished_locked
+    from pylon.workspace.keep.recover import lost
+
+    gone = lost(cwd)
+    if gone is None:
+        return
+    checkout, store = gone
+    running = Chain(store, checkout.root).running
+    mine = [k for k, v in running.items() if v.get("session") == event.session_id and not v.get("ended")]
+    if mine:
+        _detached(store, checkout.root, mine, lambda: finished_locked(checkout, store, mine, git_present=False))
 
 
 def settle_before_write(event: HookEvent) -> None:

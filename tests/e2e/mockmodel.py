@@ -366,6 +366,7 @@ def _responses(
         elif isinstance(step, Terminal):
             name, args = _terminal(step, body or {})
         else:
+            assert not isinstance(step, Batch), "a batch of shell calls is scripted for Anthropic only"
             name, args = step.name(names), step.arguments
         item = {
             "type": "function_call",

@@ -134,3 +134,20 @@ def test_work_after_the_batch_end_is_later_work_not_the_commands(repo: Path) -> 
     assert (repo / "later.txt").read_text() == "the person's\n"
     (repo / "later.txt").unlink()
     assert whole_state(repo) == before
+
+
+@pytest.mark.parametrize("end", ["batch", "none"])
+def test_a_command_that_removed_git_is_undone_when_no_post_tool_use_came(repo: Path, end: str) -> None:
+    """`rm -rf .[^.]*` takes `.git` along: the batch's end (or, with no hook at all, the undo) records
+    the command's op through the store's copy of `.git` before giving `.git` back, so `ws undo`
+    there restores the whole state (the hook property test found the batch's end doing nothing)."""
+    before = whole_state(repo)
+    command = "rm -rf src && rm -rf .[^.]*"
+    _pre(repo, command, "toolu_git")
+    _bash(repo, command)
+    assert not (repo / ".git").exists()
+    if end == "batch":
+        _batch(repo, {"toolu_git": command})
+    undone = run_cmd("pylon", "ws", "undo", cwd=repo)
+    assert undone.code == 0, undone
+    assert whole_state(repo) == before

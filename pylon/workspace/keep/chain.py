@@ -403,14 +403,16 @@ def finished(checkout: Checkout, hook_ids: list[str]) -> None:
         finished_locked(checkout, store, hook_ids)
 
 
-def finished_locked(checkout: Checkout, store: Store, hook_ids: list[str]) -> None:
+def finished_locked(checkout: Checkout, store: Store, hook_ids: list[str] | None, *, git_present: bool = True) -> None:
+    """`finished` under the lock already held; `hook_ids` None: every running command. Without
+    `git_present`, the checkout is read through the store's copy of a `.git` the command removed."""
     from pylon.workspace.keep.kept import take
 
     chain = Chain(store, checkout.root)
-    ids = [h for h in hook_ids if h in chain.running]
+    ids = [h for h in (list(chain.running) if hook_ids is None else hook_ids) if h in chain.running]
     if not ids:
         return
-    kept = take(checkout, store, last=_last(chain))
+    kept = take(checkout, store, last=_last(chain), git_present=git_present)
     for hook_id in sorted(ids, key=lambda h: int(str(chain.running[h].get("seq") or 0))):
         finish(checkout, chain, hook_id, kept)
     chain.save()

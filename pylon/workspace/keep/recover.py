@@ -61,9 +61,12 @@ def bring_back(folder: str) -> dict[str, object] | None:
     if found is None:
         return None
     store, root = found
-    from pylon.workspace.keep.chain import lock
+    from pylon.workspace.keep.chain import finished_locked, lock
 
     with lock(store, root):  # after the op of the command that removed it
+        gone = lost(folder)
+        if gone is not None:  # a command no hook saw end (Claude Code's batch, none at all): its op first
+            finished_locked(gone[0], store, None, git_present=False)
         return _bring_back(store, root)
 
 
