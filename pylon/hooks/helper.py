@@ -97,8 +97,6 @@ PRELOAD = (
     "math",
     "binascii",
     "encodings.ascii",
-    "_sha1",
-    "_sha256",
     "pylon.sessions.marks",
     "pylon.locks",
 )
@@ -287,6 +285,9 @@ def _preload() -> None:
         _parser()  # the bash grammar, loaded once
     except Exception:
         pass
+    from pylon.digest import sha1, sha256
+
+    sha1(), sha256()  # the interpreter's own hash modules (their names differ between versions)
 
 
 def _sources() -> dict[str, int]:
