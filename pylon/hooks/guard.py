@@ -89,9 +89,11 @@ def _before(event: HookEvent, command: str) -> dict[str, Any]:
 
     cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
     ctx = context(cwd)
-    keeping = _Beside(lambda: _keep(event, command, ctx.root))  # git works while the command is read
+    from pylon.beside import beside
+
+    keeping = beside(lambda: _keep(event, command, ctx.root))  # git works while the command is read
     result = classify(command, ctx)
-    kept = keeping.result()
+    kept = keeping()
     if isinstance(kept, dict):
         return kept  # the state could not be kept: refused with the reason
     # canon's hook after the call reads a command given as text (a list of words it reads word by word)
@@ -104,30 +106,6 @@ def _before(event: HookEvent, command: str) -> dict[str, Any]:
     if result.verdict == "safe":
         return {}
     return _answer(event, result, ctx.root, command, kept)
-
-
-class _Beside:
-    """`work()` in a thread of its own (its time is mostly git's, outside the GIL) while the caller
-    goes on; `result()` waits for it. `_thread` rather than threading: no import cost."""
-
-    def __init__(self, work: Any) -> None:
-        import _thread
-
-        self.value: Any = None
-        self.done = _thread.allocate_lock()
-        self.done.acquire()
-        self.work = work
-        _thread.start_new_thread(self._run, ())
-
-    def _run(self) -> None:
-        try:
-            self.value = self.work()
-        finally:
-            self.done.release()
-
-    def result(self) -> Any:
-        self.done.acquire()
-        return self.value
 
 
 def _keep(event: HookEvent, command: str, root: str | None) -> tuple[int, list[list[object]]] | dict[str, Any] | None:

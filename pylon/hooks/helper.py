@@ -83,6 +83,7 @@ PRELOAD = (
     "pylon.canon.store",
     "pylon.canon.record",
     "pylon.beneath",
+    "pylon.beside",
     "pylon.gitenv",
     "pylon.workspace.leftovers",
     "pylon.workspace.ops.guard_snapshot",

@@ -27,7 +27,6 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
     from pylon.locks import file_lock
@@ -109,6 +108,7 @@ def before(
     could not hold: ignored data over the budget, [path, bytes, why] each). `stream`: the client runs
     this stream's shell commands one after another and says when each ended only at the end of its
     batch (Claude Code: no PostToolUse is registered), so the stream's next command ends this one."""
+    from pylon.beside import beside
     from pylon.workspace.keep.kept import take
     from pylon.workspace.keep.mirror import sync
 
@@ -118,7 +118,7 @@ def before(
         chain = Chain(store, checkout.root)
         # the mirror of .git is brought up to date while git scans the tree (neither writes what the
         # other reads): a command that removes .git finds both done
-        mirrored = _beside(lambda: sync(checkout.common_dir, store.mirror, store.dir))
+        mirrored = beside(lambda: sync(checkout.common_dir, store.mirror, store.dir))
         try:
             kept = take(checkout, store, last=_last(chain))
         finally:
@@ -135,32 +135,6 @@ def before(
         chain.save()
     not_kept = kept.ignored.get("not_kept")
     return seq, [e for e in not_kept if isinstance(e, list)] if isinstance(not_kept, list) else []
-
-
-def _beside(work: Callable[[], object]) -> Callable[[], None]:
-    """Start `work` in a thread; the function returned waits for it and raises what it raised."""
-    import _thread
-
-    done = _thread.allocate_lock()
-    done.acquire()
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as exc:  # handed to the waiter
-            failed.append(exc)
-        finally:
-            done.release()
-
-    _thread.start_new_thread(run, ())
-
-    def wait() -> None:
-        done.acquire()
-        if failed:
-            raise failed[0]
-
-    return wait
 
 
 def _last(chain: Chain) -> tuple[str, str] | None:
