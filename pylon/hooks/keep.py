@@ -18,7 +18,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from pylon.agents.events import HookEvent
     from pylon.workspace.keep.store import Store
@@ -146,11 +146,7 @@ def _batch_done(event: HookEvent) -> None:
     from pylon.workspace.index import read_json
 
     running = (read_json(chain_path) or {}).get("running") or {}
-    mine = [
-        k
-        for k, v in running.items()
-        if isinstance(v, dict) and v.get("session") == event.session_id and not v.get("ended")
-    ]
+    mine = _still_running(running, event.session_id)
     if mine:
         from pylon.workspace.keep.chain import finished_locked
         from pylon.workspace.keep.store import for_checkout
@@ -160,6 +156,11 @@ def _batch_done(event: HookEvent) -> None:
         store = for_checkout(checkout, create=False)
         if store is not None:
             _detached(store, root, mine, lambda: finished_locked(checkout, store, mine))
+
+
+def _still_running(running: Mapping[str, object], session: str) -> list[str]:
+    """The session's commands the chain has running whose end no hook reported yet."""
+    return [k for k, v in running.items() if isinstance(v, dict) and v.get("session") == session and not v.get("ended")]
 
 
 def _batch_done_lost(event: HookEvent, cwd: str) -> None:
@@ -173,7 +174,7 @@ def _batch_done_lost(event: HookEvent, cwd: str) -> None:
         return
     checkout, store = gone
     running = Chain(store, checkout.root).running
-    mine = [k for k, v in running.items() if v.get("session") == event.session_id and not v.get("ended")]
+    mine = _still_running(running, event.session_id)
     if mine:
         _detached(store, checkout.root, mine, lambda: finished_locked(checkout, store, mine, git_present=False))
 
