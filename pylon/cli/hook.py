@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -230,9 +231,12 @@ def run_hook(
         else:
             event = read_event(agent)
         if not event.problem:  # the session's last event, for `pylon sessions` (pylon/sessions/marks.py)
+            from pylon.hooks.helper_ask import after_answer
             from pylon.sessions.marks import note
 
-            note(agent, event.session_id, event.name)
+            mark = (agent, event.session_id, event.name, time.time())
+            if not after_answer(lambda: note(*mark)):
+                note(*mark)
         if event.name in WS_EVENTS and "ws" in parts:
             from pylon.hooks.worktrees import run
 

@@ -102,7 +102,12 @@ def _before(event: HookEvent, command: str) -> dict[str, Any]:
 
         here = cwd or os.getcwd()
         if os.path.isdir(os.path.join(store_root(here), CANON_DIR)):
-            _keep_reading(event.session_id, command, here)
+            from pylon.hooks.helper_ask import after_answer
+
+            # in the helper, once the command may start: a reading not there yet is read again after
+            session = event.session_id
+            if not after_answer(lambda: _keep_reading(session, command, here)):
+                _keep_reading(session, command, here)
     if result.verdict == "safe":
         return {}
     return _answer(event, result, ctx.root, command, kept)

@@ -76,6 +76,8 @@ PRELOAD = (
     "pylon.workspace.keep.ledger",
     "pylon.workspace.keep.changes",
     "pylon.workspace.state",
+    "pylon.workspace.current",  # the keep asks a running `ws watch` first (kept.py)
+    "pylon.workspace.watchsync",
     "pylon.workspace.exact_quick",
     "pylon.workspace.ops.guard_probe",
     "pylon.workspace.ops.guard_op",
@@ -245,6 +247,11 @@ def _spare(server: socket.socket, env: bytes, sources: dict[str, int], said: int
         os.write(said, b"+")  # answered: the next spare may be forked now, off the client's way
     except OSError:
         pass
+    for work in helper_ask.LATER:  # what the event's handling committed to, answered or not
+        try:
+            work()
+        except BaseException:
+            pass
     os._exit(code)
 
 

@@ -28,10 +28,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _socket
     import socket
+    from collections.abc import Callable
 
     Sock = _socket.socket | socket.socket
 
 IN_HELPER = False  # set in the helper's own forks: they answer, never ask
+LATER: list[Callable[[], object]] = []  # a fork's work for once its answer is sent (after_answer)
 MAX_EVENT_BYTES = 16 << 20  # = pylon.agents.events.MAX_EVENT_BYTES (tests/hooks/test_helper.py checks)
 ASK_WAIT = 25.0  # seconds; the clients give a hook 30 (install.py)
 FOLDER = "helpers"
@@ -39,6 +41,16 @@ FOLDER = "helpers"
 
 def enabled() -> bool:
     return not IN_HELPER and sys.platform.startswith("linux") and os.environ.get("PYLON_HOOK_HELPER", "1") != "0"
+
+
+def after_answer(work: Callable[[], object]) -> bool:
+    """In a helper's fork: run `work` once the answer is sent and the helper told, off the client's
+    time (True). Elsewhere False, and the caller runs it itself: a hook process is waited for until
+    it exits, so there is no later there."""
+    if not IN_HELPER:
+        return False
+    LATER.append(work)
+    return True
 
 
 def env_blob() -> bytes:

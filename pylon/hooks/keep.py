@@ -87,27 +87,35 @@ def after(event: HookEvent, command: str) -> dict[str, object]:
 
 def _detached(store: Store, root: str, ended: list[str], record: Callable[[], object]) -> None:
     """Take the checkout's keep lock, mark the `ended` commands so in the chain, and run `record` (the
-    capture and the op) in a child that holds the lock while this process answers the client at once.
-    The capture starts at once: whatever changes after it (a person's edit a moment later) is later
-    work, never the command's. The next hook or pylon command waits for that lock.
-    `PYLON_KEEP_DETACH=0`: in this process."""
+    capture and the op) holding the lock once the client has its answer: in the helper's fork after
+    it answered, or in a child of the hook process. The capture starts at once: whatever changes
+    after it (a person's edit a moment later) is later work, never the command's. The next hook or
+    pylon command waits for that lock. `PYLON_KEEP_DETACH=0`: in this process, before the answer."""
+    from pylon.hooks import helper_ask
     from pylon.workspace.keep.chain import lock
 
     held = lock(store, root)
     held.__enter__()
     _mark_ended(store, root, ended)
-    detach = os.environ.get("PYLON_KEEP_DETACH", "1") != "0"
-    if detach and _fork_child():
-        os.close(held.fd)  # the child keeps the lock; the client goes on
-        return
-    try:
-        record()
-    except Exception as exc:  # logged; the next hook records what changed instead
-        _log(exc)
-    finally:
-        if detach:
+
+    def work() -> None:
+        try:
+            record()
+        except Exception as exc:  # logged; the next hook records what changed instead
+            _log(exc)
+        finally:
+            held.__exit__(None, None, None)
+
+    if os.environ.get("PYLON_KEEP_DETACH", "1") == "0":
+        work()
+    elif not helper_ask.after_answer(work):
+        if _fork_child():
+            os.close(held.fd)  # the child keeps the lock; the client goes on
+            return
+        try:
+            work()
+        finally:
             os._exit(0)
-        held.__exit__(None, None, None)
 
 
 def _mark_ended(store: Store, root: str, ended: list[str]) -> None:

@@ -33,9 +33,9 @@ def folder() -> str:
     return os.path.join(state_home(), "sessions", "marks")
 
 
-def note(agent: str, session_id: str, event: str) -> None:
-    """Record `event` as the session's latest (a no-op for an id that could not be a file name,
-    or an event that says nothing about the phase). Never raises."""
+def note(agent: str, session_id: str, event: str, when: float | None = None) -> None:
+    """Record `event` (seen at `when`, default now) as the session's latest (a no-op for an id that
+    could not be a file name, or an event that says nothing about the phase). Never raises."""
     if (
         event not in PHASE
         or not session_id
@@ -56,7 +56,7 @@ def note(agent: str, session_id: str, event: str) -> None:
             os.makedirs(where, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
-            os.write(fd, f"{event} {time.time():.3f}\n".encode("ascii"))
+            os.write(fd, f"{event} {time.time() if when is None else when:.3f}\n".encode("ascii"))
         finally:
             os.close(fd)
         os.replace(tmp, target)

@@ -23,15 +23,20 @@ def view(repo: Path) -> tuple[object, ...]:
     return entries(repo), git(repo, "ls-files", "-s")
 
 
-def interrupt(repo: Path, verb: str, seq: int = 1) -> dict[str, str] | None:
+def interrupt(repo: Path, verb: str, seq: int = 1, done: tuple[object, ...] | None = None) -> dict[str, str] | None:
     """`ws VERB` killed as soon as the record of op `seq` changed; `ws status`'s interrupted op (None
-    when the command finished before the kill could land)."""
+    when the command finished before the kill could land). Under load the kill can land after the
+    command's last write and before it exited: then nothing is interrupted, and the checkout must be
+    exactly `done` (what the finished command leaves)."""
     ref = repo / ".git" / "refs" / "pylon" / "ops" / f"{seq:08d}"
     first = ref.read_bytes()
     code, _ = killed(["ws", verb], repo, 0.0, group=True, after=lambda: ref.read_bytes() != first)
     if code is not None:
         return None
     stuck = pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]
+    if not stuck and done is not None:
+        assert view(repo) == done, "the kill landed, ws status names nothing, and the command is not complete"
+        return None
     assert stuck, "the kill landed but ws status names nothing"
     return stuck
 
@@ -46,7 +51,7 @@ def test_each_way_out_does_what_status_says(tmp_path: Path, verb: str, way: str)
         assert pylon("ws", "undo", cwd=repo).code == 0
     stuck = None
     for _ in range(5):
-        stuck = interrupt(repo, verb)
+        stuck = interrupt(repo, verb, done=before if verb == "undo" else applied)
         if stuck is not None:
             break
         again = "redo" if verb == "undo" else "undo"  # it finished: step back and try again

@@ -56,6 +56,8 @@ class Chain:
         self.running: dict[str, dict[str, object]] = running if isinstance(running, dict) else {}
         dotgit = data.get("dotgit")
         self.dotgit: dict[str, object] = dotgit if isinstance(dotgit, dict) else {}
+        fresh = data.get("last_fresh")  # the watcher's vouch `last` was read from (kept.py)
+        self.last_fresh: str | None = fresh if isinstance(fresh, str) else None
 
     def save(self) -> None:
         from pylon.workspace.index import write_json
@@ -69,11 +71,12 @@ class Chain:
                 "last_key": self.last_key,
                 "running": self.running,
                 "dotgit": self.dotgit,
+                "last_fresh": self.last_fresh,
             },
         )
 
     def move(self, kept: Kept) -> None:
-        self.last, self.last_key = kept.commit, kept.key
+        self.last, self.last_key, self.last_fresh = kept.commit, kept.key, kept.fresh
 
 
 def lock(store: Store, root: str) -> file_lock:
@@ -137,8 +140,8 @@ def before(
     return seq, [e for e in not_kept if isinstance(e, list)] if isinstance(not_kept, list) else []
 
 
-def _last(chain: Chain) -> tuple[str, str] | None:
-    return (chain.last_key, chain.last) if chain.last and chain.last_key else None
+def _last(chain: Chain) -> tuple[str, str, str | None] | None:
+    return (chain.last_key, chain.last, chain.last_fresh) if chain.last and chain.last_key else None
 
 
 def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, session: str, turn: str) -> int:

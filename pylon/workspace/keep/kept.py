@@ -29,12 +29,15 @@ VERSION = 1
 
 
 class Kept:
-    """A kept state: its commit in the store, the capture's State, its record, its key."""
+    """A kept state: its commit in the store, the capture's State, its record, its key, and `fresh`:
+    which vouch of a running `pylon ws watch` it was read from (None: captured by a scan)."""
 
-    __slots__ = ("commit", "state", "record", "key")
+    __slots__ = ("commit", "state", "record", "key", "fresh")
 
-    def __init__(self, commit: str, state: State, record: dict[str, object], key: str) -> None:
-        self.commit, self.state, self.record, self.key = commit, state, record, key
+    def __init__(
+        self, commit: str, state: State, record: dict[str, object], key: str, fresh: str | None = None
+    ) -> None:
+        self.commit, self.state, self.record, self.key, self.fresh = commit, state, record, key, fresh
 
     @property
     def refs(self) -> dict[str, object]:
@@ -70,8 +73,11 @@ def key_of(state: State, record: dict[str, object]) -> str:
     return sha256_hex(dumps(parts, ascii=True, sort_keys=True).encode("ascii"))
 
 
-def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tuple[str, str] | None = None) -> Kept:
-    """Keep the checkout's state now; `last` = (key, commit) of the last one kept, reused when equal."""
+def take(
+    checkout: Checkout, store: Store, *, git_present: bool = True, last: tuple[str, str, str | None] | None = None
+) -> Kept:
+    """Keep the checkout's state now; `last` = (key, commit, fresh) of the last one kept, reused when
+    equal. A running `pylon ws watch` that vouches for the tree (current.py) spares the scan."""
     from pylon.workspace import git
     from pylon.workspace.keep import ignored, refsnap
     from pylon.workspace.state import capture
@@ -84,12 +90,21 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
 
     private = os.path.join(kc.keep_dir, "index")
     with git.objects_in(env):
-        was = file_sig(private)
-        state = capture(kc, anchor=False, label="kept")
-        # git's untracked cache notices any folder whose entries changed: when the capture's status
-        # left the private index as it was, no ignored entry came or went outside ignored folders
-        # (ignored.py re-reads those folders and every kept file by their stat data)
-        moved = was is None or file_sig(private) != was
+        vouched = _vouched(checkout) if git_present else None
+        if vouched is not None:
+            # the watcher's vouch: every file event before this call handled, and none since the
+            # state was read, ignored files included; a vouch other than the last one kept means
+            # events came between them, and those may have made or removed ignored entries
+            state, fresh = vouched
+            moved = last is None or last[2] != fresh
+        else:
+            fresh = None
+            was = file_sig(private)
+            state = capture(kc, anchor=False, label="kept")
+            # git's untracked cache notices any folder whose entries changed: when the capture's status
+            # left the private index as it was, no ignored entry came or went outside ignored folders
+            # (ignored.py re-reads those folders and every kept file by their stat data)
+            moved = was is None or file_sig(private) != was
         listing = ignored.listing(kc, checkout.index_path) if moved else None
         kept_ignored = ignored.keep(kc, listing, budget(checkout.root))
     record: dict[str, object] = {
@@ -101,8 +116,28 @@ def take(checkout: Checkout, store: Store, *, git_present: bool = True, last: tu
     }
     key = key_of(state, record)
     if last is not None and last[0] == key:
-        return Kept(last[1], state, record, key)
-    return Kept(write(store, state, record), state, record, key)
+        return Kept(last[1], state, record, key, fresh)
+    return Kept(write(store, state, record), state, record, key, fresh)
+
+
+def _vouched(checkout: Checkout) -> tuple[State, str] | None:
+    """The state a running `pylon ws watch` vouches for, HEAD re-read (it moves without a file event),
+    and the identity of that vouch (its file's inode and times); None when there is no valid vouch.
+    The tree's objects are in the repository, which the mirror of .git links before the command
+    runs (chain.before), so the kept state outlives a `rm -rf .git` as a scanned one does."""
+    from pylon.workspace.current import FRESH, fresh_state, refresh_head, watcher_alive
+    from pylon.workspace.index import file_sig
+
+    if not watcher_alive(checkout):  # one lock probe: the common case costs nothing more
+        return None
+    path = os.path.join(checkout.git_dir, "pylon", FRESH)
+    sig = file_sig(path)
+    state = fresh_state(checkout)
+    if state is None or sig is None or file_sig(path) != sig:  # replaced meanwhile: which one we read is unknown
+        return None
+    state = refresh_head(checkout, state)
+    state.label = "kept"
+    return state, repr(sig)
 
 
 FILE_MAX, TOTAL_MAX = 1 << 20, 64 << 20  # the [keep] defaults (pylon/guard/policy.py reads the settings)

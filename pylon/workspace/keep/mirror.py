@@ -165,10 +165,13 @@ def sync(common_dir: str, mirror: str, cache_dir: str) -> None:
     objects = cache.get("objects") if isinstance(cache.get("objects"), dict) else {}
     files = cache.get("files") if isinstance(cache.get("files"), dict) else {}
     assert isinstance(objects, dict) and isinstance(files, dict)
+    # the signatures are replaced or deleted, never changed in place: shallow copies tell what moved
+    was = (dict(objects), dict(files))
     os.makedirs(os.path.join(mirror, "objects"), exist_ok=True)
     _objects(os.path.join(common_dir, "objects"), os.path.join(mirror, "objects"), objects)
     _files(common_dir, mirror, files)
-    write_json(path, {"objects": objects, "files": files})
+    if (objects, files) != was:  # most commands leave .git as it was: no rename of the cache then
+        write_json(path, {"objects": objects, "files": files})
 
 
 def recover(mirror: str, common_dir: str) -> int:
