@@ -9,14 +9,17 @@ ways in the same run, interleaved round by round:
 - `pylon`: whatever `pylon guard install AGENT` and `canon hook install AGENT` write into the
   project's settings (so the figure follows the hook entry they install, whichever it is);
 - `pylon, no helper`: the same with `PYLON_HOOK_HELPER=0` (every event answered in its own hook
-  process, as before the resident helper: pylon/hooks/helper.py).
+  process, as before the resident helper: pylon/hooks/helper.py);
+- `pylon, ws watch`: the same with `pylon ws watch` running in the repository (the keep takes the
+  watcher's vouched state instead of a scan); chosen with `--ways`, as for an 80,000-file tree:
+  `--files 80000 --ways none,pylon,watch`.
 
 The time of one shell call is read at the mock server: from the moment it sent the tool call to
 the moment the client's next request (carrying the result) arrived, so the model's own time is
 not in it. Reported: the median per call of each way, and the medians' differences to `none`.
 Bar: pylon adds at most 80 ms per shell call over no hooks.
 
-Run: .venv/bin/python bench/agents_e2e.py [--calls 20] [--rounds 3] [--no-record]
+Run: .venv/bin/python bench/agents_e2e.py [--calls 20] [--rounds 3] [--files N] [--ways KEYS] [--no-record]
 (PYLON_E2E_NPM names the npm folder of the clients, as for the tests.)
 """
 
@@ -35,13 +38,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import BIN, record, table, time_command, tool, verdict
+from _harness import BIN, record, start_watch, stop_watch, table, time_command, tool, verdict
 
 from tests.e2e.clients import PINNED, install, run_claude, run_codex
 from tests.e2e.mockmodel import Bash, MockModel, Step, Text
 
 BAR = 0.080
-WAYS = ("none", "no-op", "pylon", "pylon, no helper")
+WAYS = {"none": "none", "no-op": "no-op", "pylon": "pylon", "no-helper": "pylon, no helper", "watch": "pylon, ws watch"}
+DEFAULT_WAYS = "none,no-op,pylon,no-helper"
 AGENT = {"claude": "claude-code", "codex": "codex"}
 # the events pylon's installs use, per client (docs/reference/agents.md)
 EVENTS = {
@@ -109,8 +113,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", default="claude,codex")
     parser.add_argument("--files", type=int, default=5000, help="tracked files in the repository")
+    parser.add_argument("--ways", default=DEFAULT_WAYS, help=f"of {','.join(WAYS)}; `none` is the baseline")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
+    ways = [WAYS[k] for k in args.ways.split(",")]
+    if "none" not in ways:
+        parser.error("--ways must include none: the baseline")
     binaries = install()
     work = Path(tempfile.mkdtemp(prefix="pylon-bench-agents-"))
     home = work / "home"
@@ -127,19 +135,25 @@ def main() -> None:
 
     compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "pylon"), quiet=1)
     clients = args.clients.split(",")
-    gaps: dict[tuple[str, str], list[float]] = {(c, w): [] for c in clients for w in WAYS}
+    gaps: dict[tuple[str, str], list[float]] = {(c, w): [] for c in clients for w in ways}
     start_up: list[float] = []  # `python -c pass`, each round: how loaded the machine was
     load_start = os.getloadavg()[0]
     try:
         for n in range(args.rounds):
             start_up += time_command("python -c pass", [sys.executable, "-c", "pass"], runs=10).samples
             for client in clients:
-                for way in WAYS:
+                for way in ways:
                     root = work / f"round{n}"
                     repo = make_repo(root, client, way, args.files)
                     os.environ["PYLON_HOOK_HELPER"] = "0" if way == "pylon, no helper" else "1"
                     home_dir = root / f"home-{client}-{way.replace(', ', '-').replace(' ', '-')}"
-                    gaps[client, way] += one_run(binaries, client, repo, home_dir, args.calls)
+                    watcher = start_watch(tool("pylon"), repo) if way == "pylon, ws watch" else None
+                    try:
+                        gaps[client, way] += one_run(binaries, client, repo, home_dir, args.calls)
+                    finally:
+                        if watcher is not None:
+                            stop_watch(watcher)
+                    shutil.rmtree(repo, ignore_errors=True)  # an 80,000-file tree per way adds up
                     print(
                         f"round {n + 1}: {client} {way}: median {statistics.median(gaps[client, way]) * 1000:.1f} ms",
                         file=sys.stderr,
@@ -150,12 +164,12 @@ def main() -> None:
     summary = {}
     for client in clients:
         base = statistics.median(gaps[client, "none"])
-        for way in WAYS:
+        for way in ways:
             samples = gaps[client, way]
             median = statistics.median(samples)
             added = median - base
             p90 = statistics.quantiles(samples, n=10)[-1]
-            bar = verdict(added <= BAR) if way == "pylon" else ""
+            bar = verdict(added <= BAR) if way in ("pylon", "pylon, ws watch") else ""
             rows.append(
                 (
                     f"{client} {PINNED['@anthropic-ai/claude-code' if client == 'claude' else '@openai/codex']}",
@@ -180,8 +194,8 @@ def main() -> None:
     if not args.no_record:
         load = os.getloadavg()[0]
         record(
-            "agents-e2e",
-            f"## Real clients: added latency per shell call (`bench/agents_e2e.py`)\n\n"
+            "agents-e2e" if args.files == 5000 else f"agents-e2e-{args.files}",
+            f"## Real clients: added latency per shell call, {args.files:,} files (`bench/agents_e2e.py`)\n\n"
             f"{args.calls} shell calls per run, {args.rounds} rounds, the ways interleaved in each round "
             f"({args.calls * args.rounds} calls per cell); time per call read at the mock model server (tool call "
             f"sent to result received). Bar: pylon's hooks add at most 80 ms per shell call over no hooks. "
