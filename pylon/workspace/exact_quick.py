@@ -48,6 +48,38 @@ def _read(path: str) -> bytes | None:
         return None
 
 
+class _Before:
+    """The private index as status found it, held open rather than read: git replaces the file by a
+    rename, so its old bytes stay readable here, and read only when status did replace it (mostly it
+    does not: nothing was refreshed, and a 40,000-entry index is not read twice for nothing)."""
+
+    __slots__ = ("fd", "sig")
+
+    def __init__(self, fd: int) -> None:
+        st = os.fstat(fd)
+        self.fd, self.sig = fd, [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]  # as index.file_sig
+
+    @classmethod
+    def open(cls, path: str) -> _Before | None:
+        try:
+            return cls(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+        except OSError:
+            return None
+
+    def read(self) -> bytes | None:
+        try:
+            with os.fdopen(os.dup(self.fd), "rb") as fh:
+                fh.seek(0)
+                return fh.read()
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
 class Quick:
     """One capture's record: begin() before status, after_status() between status and staging,
     scan() once the capture's tree is written, save() when the private index is final."""
@@ -56,7 +88,7 @@ class Quick:
         self.checkout, self.index = checkout, index
         self.cache = _load(checkout) if persistent else None
         self.persistent = persistent
-        self.pre: bytes | None = None
+        self.pre: _Before | None = None
         self.fresh: list[str] = []
         self.walk: subprocess.Popen[bytes] | None = None
         self.scanned: Scan | None = None
@@ -83,37 +115,48 @@ class Quick:
             self.dirs.wait()
             self.dirs = None
         cache = self.cache
-        if reuse and cache is not None and cache.get("sig") == file_sig(self.index) and "dm" in cache:
-            self.pre = _read(self.index)
-        else:
-            self.pre = None
+        if self.pre is not None:
+            self.pre.close()
+        self.pre = None
+        if reuse and cache is not None and "dm" in cache:
+            self.pre = _Before.open(self.index)
+            if self.pre is not None and cache.get("sig") != self.pre.sig:
+                self.pre.close()
+                self.pre = None
         if self.pre is None and self.walk is None:
             self.walk = exact.start(self.checkout.root, recent=self.started)
 
     def after_status(self) -> None:
+        from pylon.workspace.index import file_sig
+
         if self.pre is None or self.walk is not None or self.scanned is not None:
             return
-        post = _read(self.index)
-        if post == self.pre:
+        if file_sig(self.index) == self.pre.sig:
+            return  # status wrote no new index: no entry was refreshed, no folder looked at anew
+        pre, post = self.pre.read(), _read(self.index)
+        if post == pre:
             return
         ext = extensions(post) if post is not None else None
-        fresh = refreshed(self.pre, post) if post is not None and not (ext and b"link" in ext) else None
-        if fresh is None:  # not comparable (a split index, another format): walk
+        fresh = refreshed(pre, post) if pre is not None and post is not None and not (ext and b"link" in ext) else None
+        if fresh is None or pre is None:  # not comparable (a split index, another format): walk
+            self.pre.close()
             self.pre = None
             self.walk = exact.start(self.checkout.root, recent=self.started)
             return
         self.fresh = fresh
-        if ext is None or ext != extensions(self.pre) or b"UNTR" not in ext:
+        if ext is None or ext != extensions(pre) or b"UNTR" not in ext:
             self.dirs = git.start(
                 ["ls-files", "-z", "--others", "--directory", "--exclude-standard"],
                 cwd=self.checkout.root,
                 env={"GIT_INDEX_FILE": self.index},
             )
             # the folders git looked at again (a chmod changes a folder's ctime, which it checks)
-            was, now = untracked_dirs(self.pre), untracked_dirs(post) if post is not None else None
+            was, now = untracked_dirs(pre), untracked_dirs(post) if post is not None else None
             self.looked = None if was is None or now is None else {d for d, st in now.items() if was.get(d) != st}
 
     def close(self) -> None:
+        if self.pre is not None:
+            self.pre.close()
         if self.walk is not None and self.walk.poll() is None:
             self.walk.kill()
             self.walk.wait()
