@@ -119,13 +119,16 @@ def record(name: str, markdown: str) -> None:
     print(f"recorded bench:{name} in {BENCH_DOC.relative_to(ROOT)}", file=sys.stderr)
 
 
-def start_watch(pylon: str, repo: Path, *args: str, stdout: int = subprocess.DEVNULL) -> subprocess.Popen:
+def start_watch(
+    pylon: str, repo: Path, *args: str, stdout: int = subprocess.DEVNULL, env: dict[str, str] | None = None
+) -> subprocess.Popen:
     """`pylon ws watch` in `repo`, once it says it is ready. Its stderr goes to a file under WORK:
-    a pipe nobody drains would block the watcher as soon as it fills."""
+    a pipe nobody drains would block the watcher as soon as it fills. `env`: the environment of
+    whoever reads its vouch (the same HOME and git configuration, or the vouch is not theirs)."""
     WORK.mkdir(parents=True, exist_ok=True)
     log = WORK / f"watch-{os.getpid()}-{time.monotonic_ns()}.log"
     with open(log, "wb") as err:
-        proc = subprocess.Popen([pylon, "ws", "watch", *args], cwd=repo, stdout=stdout, stderr=err)
+        proc = subprocess.Popen([pylon, "ws", "watch", *args], cwd=repo, stdout=stdout, stderr=err, env=env)
     deadline = time.monotonic() + 120
     while b"watching" not in log.read_bytes():
         if proc.poll() is not None or time.monotonic() > deadline:

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _harness import BIN, record, start_watch, stop_watch, table, time_command, tool, verdict
 
-from tests.e2e.clients import PINNED, install, run_claude, run_codex
+from tests.e2e.clients import PINNED, base_env, install, run_claude, run_codex
 from tests.e2e.mockmodel import Bash, MockModel, Step, Text
 
 BAR = 0.080
@@ -147,7 +147,9 @@ def main() -> None:
                     repo = make_repo(root, client, way, args.files)
                     os.environ["PYLON_HOOK_HELPER"] = "0" if way == "pylon, no helper" else "1"
                     home_dir = root / f"home-{client}-{way.replace(', ', '-').replace(' ', '-')}"
-                    watcher = start_watch(tool("pylon"), repo) if way == "pylon, ws watch" else None
+                    watcher = None
+                    if way == "pylon, ws watch":  # started as a person would, in the client's environment
+                        watcher = start_watch(tool("pylon"), repo, env=base_env(home_dir, [str(BIN)]))
                     try:
                         gaps[client, way] += one_run(binaries, client, repo, home_dir, args.calls)
                     finally:
