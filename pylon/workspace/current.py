@@ -34,6 +34,7 @@ def write_fresh(checkout: Checkout, state: st.State) -> None:
         "worktree": state.worktree,
         "index_tree": state.index_tree or "",
         "head": state.head or "",
+        "head_tree": state.head_tree or "",
         "branch": state.branch or "",
         "time": str(state.captured_at),
         "index_sig": str(st.file_sig(checkout.index_path)),
@@ -83,6 +84,7 @@ def fresh_state(checkout: Checkout) -> st.State | None:
         captured_at=int(data.get("time") or 0),
         label="current",
         meta_raw=data.get("meta") or None,
+        head_tree=data.get("head_tree") or None,  # HEAD's tree when the watcher read it
     )
 
 

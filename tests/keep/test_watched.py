@@ -44,6 +44,15 @@ def vouched(repo: Path, path: str | None = None, seconds: float = 20.0) -> None:
     raise AssertionError(f"the watcher never vouched: {doc}")
 
 
+def users(repo: Path) -> dict[str, object]:
+    """whole_state without pylon's own refs (the watcher anchors each state it reads in
+    refs/pylon/current, so that ref moves while it watches)."""
+    state = whole_state(repo)
+    refs = str(state["refs"])
+    state["refs"] = "".join(line for line in refs.splitlines(keepends=True) if not line.startswith("refs/pylon/"))
+    return state
+
+
 def stop(watcher: subprocess.Popen[bytes]) -> None:
     watcher.terminate()
     watcher.communicate(timeout=30)
@@ -75,13 +84,13 @@ def test_a_watched_checkout_is_kept_without_a_scan_and_undone_exactly(
         write_files(repo, {"build/late.o": "late\n"})
         (repo / ".env").write_text("SECRET=2\n")  # an ignored file changed in place
         vouched(repo)
-        before = whole_state(repo)
+        before = users(repo)
         _answer, ran = run_through_hooks(repo, "rm -rf src build .env && echo new > made.txt")
         assert ran is not None and ran.returncode == 0
         assert not (repo / "build").exists()
         undone = run_cmd("pylon", "ws", "undo", cwd=repo)
         assert undone.code == 0, undone
-        assert whole_state(repo) == before
+        assert users(repo) == before
         assert (repo / "build" / "late.o").read_text() == "late\n"
         assert (repo / ".env").read_text() == "SECRET=2\n"
     finally:
@@ -99,11 +108,36 @@ def test_a_vouch_older_than_the_last_keep_is_not_trusted_for_ignored_files(repo:
         write_files(repo, {"src/run.log": "0123456789\n"})
         time.sleep(0.5)  # past the watcher's settling: it vouches anew for the same tracked tree
         vouched(repo)
-        before = whole_state(repo)
+        before = users(repo)
         _answer, ran = run_through_hooks(repo, "rm -rf src")
         assert ran is not None and ran.returncode == 0
         assert run_cmd("pylon", "ws", "undo", cwd=repo).code == 0
-        assert whole_state(repo) == before
+        assert users(repo) == before
         assert (repo / "src" / "run.log").read_text() == "0123456789\n"
+    finally:
+        stop(watcher)
+
+
+def test_head_moved_without_a_file_event_is_read_again(repo: Path) -> None:
+    """`git reset --soft` moves HEAD and touches no file the watcher sees: the state kept after it
+    has the new HEAD (read from the ref files, then git), and `ws undo` puts HEAD back."""
+    from tests.conftest import git
+
+    write_files(repo, {"src/app.py": "x = 2\n"})
+    git(repo, "commit", "-qam", "second")
+    watcher = _start(repo, "--timeout", "90")
+    try:
+        vouched(repo)
+        before = users(repo)
+        _answer, ran = run_through_hooks(repo, "git reset -q --soft HEAD~1")
+        assert ran is not None and ran.returncode == 0
+        assert users(repo)["head"] != before["head"]
+        shell = next(
+            e for e in run_cmd("pylon", "ws", "log", "--json", cwd=repo).json()["entries"] if e["op_kind"] == "shell"
+        )
+        assert "HEAD" in shell["changed"], shell  # the state kept after it has the new HEAD, not the vouch's
+        undone = run_cmd("pylon", "ws", "undo", cwd=repo)
+        assert undone.code == 0, undone
+        assert users(repo) == before
     finally:
         stop(watcher)

@@ -135,7 +135,10 @@ def _vouched(checkout: Checkout) -> tuple[State, str] | None:
     state = fresh_state(checkout)
     if state is None or sig is None or file_sig(path) != sig:  # replaced meanwhile: which one we read is unknown
         return None
-    state = refresh_head(checkout, state)
+    if state.head_tree is None or checkout.head_by_files() != state.head:
+        state = refresh_head(checkout, state)  # HEAD moved since the watcher read it: git says where
+    else:
+        state.branch = checkout.head_file()[0]  # the same commit, read from the ref files alone
     state.label = "kept"
     return state, repr(sig)
 
