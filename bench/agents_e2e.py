@@ -189,7 +189,7 @@ def main() -> None:
         f"{len(start_up)}); a {args.files:,}-file repository; 1-minute load average at the start "
         f"{load_start:.1f}. Per shell call pylon's hooks start two processes: the PreToolUse (the state kept, "
         "the command read) and, after the command, Codex's PostToolUse or Claude Code's PostToolBatch (the "
-        "op, captured by a detached child; canon's capsules)."
+        "op, captured once the answer is sent; canon's capsules)."
     )
     print(text)
     print(json.dumps(summary))
