@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.repo import Checkout, stored_tree
 
 IDENT = {
@@ -134,9 +134,13 @@ def update_refs(checkout: Checkout, updates: list[tuple[str, str]], deletes: lis
 
 
 def read_state(checkout: Checkout, commitish: str) -> State:
-    """Parse a state commit written by capture()."""
-    out = git.run(["cat-file", "commit", commitish], cwd=checkout.root)
-    return parse_state(out, commitish)
+    """Parse a state commit written by capture() (read once per process: immutable.py)."""
+    return parse_state(immutable.commit(checkout, commitish), commitish)
+
+
+def read_states(checkout: Checkout, commits: list[str]) -> list[State]:
+    """read_state() of each, the ones not read yet from one `git cat-file --batch`."""
+    return [parse_state(out, name) for name, out in zip(commits, immutable.commits(checkout, commits))]
 
 
 def parse_state(raw: bytes, commit: str) -> State:

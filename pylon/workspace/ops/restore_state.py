@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.commits import State, commit_tree, read_state, remove_index, state_message
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
@@ -136,7 +136,7 @@ def _raw_diff(
     args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]
     if paths:
         args += ["--", *paths]
-    out = git.run(args, cwd=checkout.root, env=_LITERAL)
+    out = immutable.diff(checkout, args, env=_LITERAL)  # the same trees' diff asked again in one command
     fields = out.split(b"\0")
     found = []
     i = 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace.commits import read_state
+from pylon.workspace.commits import read_state, read_states
 from pylon.workspace.ops import oplog, runsteps
 from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.repo import Checkout
@@ -202,6 +202,7 @@ def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
         return _result(op, was, "undone", {})
     else:
+        read_states(checkout, [oid for step in op.steps for oid in (step.before, step.after)])  # one batch
         _branch_check(op)
         outcomes = _carry_all(
             checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers, verb="undo"
@@ -274,6 +275,7 @@ def step_pairs(checkout: Checkout, op: oplog.Op, *, forward: bool) -> list[Pair]
     """Each step's own change: before -> after (forward), or after -> before, last step first (undo)."""
     from pylon.workspace.ops.reverse import step_states
 
+    read_states(checkout, [oid for step in op.steps for oid in (step.before, step.after)])  # one batch
     found: list[Pair] = []
     for step in op.steps if forward else list(reversed(op.steps)):
         before, after = step_states(checkout, step)
