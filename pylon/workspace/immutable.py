@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from pylon.workspace.repo import Checkout
 
 LIMIT = 4096  # answers kept; the table starts over when full (a command needs a few dozen)
+LIMIT_BYTES = 32 << 20  # and when their bytes would pass this; a larger answer is never kept
 _KEPT: dict[tuple[object, ...], bytes] = {}
+_SIZE = [0]
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -32,9 +34,13 @@ def _store(checkout: Checkout) -> tuple[object, ...]:
 
 
 def _keep(key: tuple[object, ...], value: bytes) -> None:
-    if len(_KEPT) >= LIMIT:
+    if len(value) > LIMIT_BYTES // 4:
+        return
+    if len(_KEPT) >= LIMIT or _SIZE[0] + len(value) > LIMIT_BYTES:
         _KEPT.clear()
+        _SIZE[0] = 0
     _KEPT[key] = value
+    _SIZE[0] += len(value)
 
 
 def commits(checkout: Checkout, names: list[str]) -> list[bytes]:

@@ -176,3 +176,20 @@ def test_a_name_that_is_not_an_object_id_is_asked_every_time(moved_log: Path) ->
     one, two = git(repo, "rev-parse", "HEAD^{tree}", "HEAD~1^{tree}").split()  # the commit made just now
     args = ["diff-tree", "-r", "-z", "--name-only", one, two]
     assert immutable.diff(co, args) == git(repo, *args).encode() and immutable.diff(co, args[:-1] + [one]) == b""
+
+
+def test_what_is_kept_stays_bounded(moved_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pylon.workspace import immutable
+    from pylon.workspace.repo import locate
+
+    co = locate(str(moved_log))
+    names = git(moved_log, "rev-list", "--max-count=4", f"{OPS}{_newest(moved_log):08d}").split()  # op, states, HEAD
+    assert len(names) == 4
+    monkeypatch.setattr(immutable, "LIMIT", 2)
+    monkeypatch.setattr(immutable, "_KEPT", {})
+    got = immutable.commits(co, names)
+    assert len(immutable._KEPT) <= 2  # started over when full, the answers whole
+    assert [g.decode() for g in got] == [git(moved_log, "cat-file", "commit", n) for n in names]
+    monkeypatch.setattr(immutable, "LIMIT_BYTES", 40)  # every commit is larger than a quarter of it
+    monkeypatch.setattr(immutable, "_KEPT", {})
+    assert immutable.commits(co, names) == got and not immutable._KEPT

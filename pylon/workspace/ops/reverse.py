@@ -193,6 +193,7 @@ def carry(
             branch=branch,
             label=f"{side} onto the checkout",
             meta_raw=carried_meta(checkout, frm, to, now, tree),
+            head_tree=now.head_tree if target_head == now.head else None,
         )
     conflicted = {str(c["path"]) for c in conflicts}
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now
