@@ -43,12 +43,22 @@ def _keep(key: tuple[object, ...], value: bytes) -> None:
     _SIZE[0] += len(value)
 
 
-def commits(checkout: Checkout, names: list[str]) -> list[bytes]:
+def wrote(checkout: Checkout, commit: str, tree: str, message: bytes) -> None:
+    """A commit this process just wrote (`git commit-tree`): its tree and message are known, which
+    is all a state commit's reader needs (commits(..., written=True))."""
+    _keep((_store(checkout), "written", commit), b"tree " + tree.encode() + b"\n\n" + message)
+
+
+def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> list[bytes]:
     """Each commit's bytes as `git cat-file commit` prints them; the ones not read yet in this
     process come from one `git cat-file --batch`. A name that is not a full object id, or not a
-    commit of this repository, is read with `git cat-file commit` (its failure raised as before)."""
+    commit of this repository, is read with `git cat-file commit` (its failure raised as before).
+    `written`: the caller reads only the tree line and the message, so a commit this process
+    wrote (wrote()) is answered with those."""
     store = _store(checkout)
     found = {n: _KEPT[(store, "commit", n)] for n in names if (store, "commit", n) in _KEPT}
+    if written:
+        found.update({n: _KEPT[(store, "written", n)] for n in names if (store, "written", n) in _KEPT})
     wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
     if len(wanted) > 1:
         out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in wanted).encode())

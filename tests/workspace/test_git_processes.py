@@ -193,3 +193,43 @@ def test_what_is_kept_stays_bounded(moved_log: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(immutable, "LIMIT_BYTES", 40)  # every commit is larger than a quarter of it
     monkeypatch.setattr(immutable, "_KEPT", {})
     assert immutable.commits(co, names) == got and not immutable._KEPT
+
+
+def test_a_state_this_process_wrote_reads_as_git_has_it(repo: Path) -> None:
+    from pylon.workspace import immutable
+    from pylon.workspace.commits import parse_state, read_state
+    from pylon.workspace.ops.restore_state import make_state
+    from pylon.workspace.repo import locate
+    from pylon.workspace.state import capture
+
+    write_files(repo, {"ünï côdé.txt": "x\n", "src/app.py": "changed\n"})
+    git(repo, "add", "src/app.py")
+    co = locate(str(repo))
+    now = capture(co, label="a label: with ünïcödé")
+    made = make_state(
+        co,
+        worktree=now.worktree,
+        index_tree=now.index_tree,
+        head=now.head,
+        branch=now.branch,
+        label="made: ünï",
+        notes=[{"kind": "k", "message": "a note: here"}],
+        meta_raw=now.meta_raw,
+        head_tree=now.head_tree,
+    )
+    for commit in (str(now.commit), made):
+        mine = read_state(co, commit)  # from what this process wrote: no git process
+        theirs = parse_state(git(repo, "cat-file", "commit", commit).encode(), commit)
+        fields = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "meta_raw")
+        assert [getattr(mine, f) for f in fields] == [getattr(theirs, f) for f in fields]
+    assert immutable.commits(co, [made])[0].decode() == git(repo, "cat-file", "commit", made)  # whole bytes: git's
+
+
+def test_new_from_a_clean_checkout_takes_heads_tree_from_the_capture(repo: Path, tmp_path: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    argvs = traced(repo, tmp_path, "ws", "new", "clean", "--json")
+    assert ["cat-file", "commit", head] not in argvs  # clean: the baseline is HEAD, no date needed
+    assert json.loads(pylon("ws", "list", "--json", cwd=repo).out)["worktrees"][0]["baseline"] == head
+    write_files(repo, {"src/app.py": "dirty\n"})
+    argvs = traced(repo, tmp_path, "ws", "new", "dirty", "--json")
+    assert ["cat-file", "commit", head] in argvs  # HEAD's committer date dates the baseline commit
