@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,11 +88,20 @@ def test_undo_and_redo_read_each_state_and_diff_once(moved_log: Path, tmp_path: 
     assert (repo / "mine.txt").read_text() == "mine, edited after the apply\n"
 
 
-def test_undo_reads_the_steps_states_in_one_batch(moved_log: Path, tmp_path: Path) -> None:
+def _record(repo: Path) -> Any:
+    """The newest op's JSON record."""
+    return json.loads(git(repo, "log", "-1", "--format=%B", f"{OPS}{_newest(repo):08d}").split("\n\n", 1)[1])
+
+
+def test_undo_and_redo_read_the_states_in_one_batch(moved_log: Path, tmp_path: Path) -> None:
     repo = moved_log
     argvs = traced(repo, tmp_path, "ws", "undo")
-    op = json.loads(git(repo, "log", "-1", "--format=%B", f"{OPS}{_newest(repo):08d}").split("\n\n", 1)[1])
+    op = _record(repo)
     states = {s[k] for s in op["steps"] for k in ("before", "after")}
+    singles = [a for a in argvs if a[:2] == ["cat-file", "commit"] and a[2] in states]
+    assert len(states) >= 2 and not singles, singles
+    argvs = traced(repo, tmp_path, "ws", "redo")  # carries the recorded undo back: undo_to -> undo_from
+    states = {*op["undo_from"].values(), *op["undo_to"].values()}
     singles = [a for a in argvs if a[:2] == ["cat-file", "commit"] and a[2] in states]
     assert len(states) >= 2 and not singles, singles
 

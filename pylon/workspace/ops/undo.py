@@ -263,11 +263,15 @@ def _pairs(op: oplog.Op, frm_key: str, to_key: str) -> list[Pair]:
 
     heads = {step.root: step.head for step in op.steps}
     frm = op.record.get(frm_key) or {}
+    roots = [
+        (root, target) for root, target in (op.record.get(to_key) or {}).items() if root in frm and os.path.isdir(root)
+    ]
+    if roots:  # the states of every root in one batch
+        read_states(locate(roots[0][0]), [oid for root, target in roots for oid in (frm[root], target)])
     found: list[Pair] = []
-    for root, target in (op.record.get(to_key) or {}).items():
-        if root in frm and os.path.isdir(root):
-            co = locate(root)
-            found.append((root, heads.get(root, "state"), read_state(co, frm[root]), read_state(co, target)))
+    for root, target in roots:
+        co = locate(root)
+        found.append((root, heads.get(root, "state"), read_state(co, frm[root]), read_state(co, target)))
     return found
 
 
