@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.repo import Checkout, stored_tree
 
 IDENT = {
@@ -121,8 +121,10 @@ def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str)
     for parent in parents:
         args += ["-p", parent]
     args += ["-F", "-"]
-    out = git.run(args, cwd=checkout.root, env=IDENT, input=message.encode("utf-8"), what="git commit-tree")
-    return out.decode().strip()
+    data = message.encode("utf-8")
+    commit = git.run(args, cwd=checkout.root, env=IDENT, input=data, what="git commit-tree").decode().strip()
+    immutable.wrote(checkout, commit, tree, data)  # read_state() of it needs no git process
+    return commit
 
 
 def update_refs(checkout: Checkout, updates: list[tuple[str, str]], deletes: list[str] | None = None) -> None:
@@ -134,9 +136,13 @@ def update_refs(checkout: Checkout, updates: list[tuple[str, str]], deletes: lis
 
 
 def read_state(checkout: Checkout, commitish: str) -> State:
-    """Parse a state commit written by capture()."""
-    out = git.run(["cat-file", "commit", commitish], cwd=checkout.root)
-    return parse_state(out, commitish)
+    """Parse a state commit written by capture() (read once per process: immutable.py)."""
+    return parse_state(immutable.commits(checkout, [commitish], written=True)[0], commitish)
+
+
+def read_states(checkout: Checkout, commits: list[str]) -> list[State]:
+    """read_state() of each, the ones not read yet from one `git cat-file --batch`."""
+    return [parse_state(out, name) for name, out in zip(commits, immutable.commits(checkout, commits, written=True))]
 
 
 def parse_state(raw: bytes, commit: str) -> State:

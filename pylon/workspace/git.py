@@ -70,6 +70,12 @@ class objects_in:  # a context manager, named for what it does
         _OBJECTS.update(self.saved)
 
 
+def object_dirs() -> tuple[tuple[str, str], ...]:
+    """Where git processes started now read and write objects, when not the repository's own
+    (objects_in): part of the key of what is kept about objects (immutable.py)."""
+    return tuple(sorted(_OBJECTS.items()))
+
+
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     global _BASE_ENV
     if _BASE_ENV is None:

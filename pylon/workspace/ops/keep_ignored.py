@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
@@ -37,20 +37,8 @@ def untracked(checkout: Checkout, current: State, paths: list[str]) -> list[str]
         return []
     if current.index_tree is None:
         return list(paths)  # mid-merge: every path counts, the safe side
-    out = git.run(
-        [
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            "--diff-filter=A",
-            current.index_tree,
-            current.worktree,
-        ],
-        cwd=checkout.root,
-        env=_LITERAL,
-    )
+    args = ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=A"]
+    out = immutable.diff(checkout, [*args, current.index_tree, current.worktree], env=_LITERAL)
     added = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
     return [p for p in paths if p in added]
 
@@ -78,7 +66,7 @@ def _rule_files(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, by
     """The `.gitignore` files of `tree` in the root and in each folder leading to `paths`."""
     names = _rule_names(paths)
     query = "".join(f"{tree}:{name}\n" for name in names).encode("utf-8", "surrogateescape")
-    out = git.run(["cat-file", "--batch"], cwd=checkout.root, input=query)
+    out = immutable.batch(checkout, ["cat-file", "--batch"], query)  # a plan made twice asks once
     found: dict[str, bytes] = {}
     pos = 0
     for name in names:
@@ -162,15 +150,8 @@ def _made(checkout: Checkout, current: State, made: str, paths: list[str]) -> se
     """Those of `paths` that the state `made` holds with the same blob as the current state."""
     names = [p for p in paths if "\n" not in p]
     query = "".join(f"{tree}:{p}\n" for p in names for tree in (current.worktree, made))
-    out = (
-        git.run(
-            ["cat-file", "--batch-check=%(objectname)"],
-            cwd=checkout.root,
-            input=query.encode("utf-8", "surrogateescape"),
-        )
-        .decode()
-        .split("\n")
-    )
+    asked = query.encode("utf-8", "surrogateescape")
+    out = immutable.batch(checkout, ["cat-file", "--batch-check=%(objectname)"], asked).decode().split("\n")
     return {p for i, p in enumerate(names) if out[2 * i] == out[2 * i + 1] and not out[2 * i].endswith("missing")}
 
 

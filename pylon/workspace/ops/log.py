@@ -29,21 +29,28 @@ if TYPE_CHECKING:
     from typing import Any
 
     Entry = dict[str, Any]
+    Listed = tuple[str, str, int, str]  # a ref, its commit, its committer time, its tree
 
 KINDS = ("baseline", "op", "guard", "trash")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
-def _refs(checkout: Checkout, prefix: str) -> list[tuple[str, str, int, str]]:
-    """(ref, commit, committer time, tree) of every ref under prefix."""
-    out = git.run(
-        ["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(tree)", prefix],
-        cwd=checkout.root,
-    )
-    found = []
-    for line in out.decode("utf-8", "surrogateescape").splitlines():
-        ref, oid, when, tree = (line.split("\0") + ["", "", ""])[:4]
-        found.append((ref, oid, int(when or 0), tree))
+def _listed(checkout: Checkout, prefixes: list[str]) -> dict[str, list[Listed]]:
+    """(ref, commit, committer time, tree) of every ref under each prefix, from one `for-each-ref`
+    (git lists the union sorted by name, so each prefix's part keeps its order); a prefix git would
+    read as a glob is listed on its own."""
+    together = [p for p in dict.fromkeys(prefixes) if not set(p) & set("*?[\\")]
+    found: dict[str, list[Listed]] = {p: [] for p in prefixes}
+    for group in ([together] if together else []) + [[p] for p in dict.fromkeys(prefixes) if p not in together]:
+        out = git.run(
+            ["for-each-ref", "--format=%(refname)%00%(objectname)%00%(committerdate:unix)%00%(tree)", *group],
+            cwd=checkout.root,
+        )
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            ref, oid, when, tree = (line.split("\0") + ["", "", ""])[:4]
+            for prefix in group:
+                if len(group) == 1 or ref.startswith(prefix):
+                    found[prefix].append((ref, oid, int(when or 0), tree))
     return found
 
 
@@ -134,9 +141,12 @@ def _op_entry(checkout: Checkout, op: oplog.Op, newest: bool) -> Entry:
 
 def entries(checkout: Checkout) -> list[Entry]:
     """Every kept state of this checkout, newest first (the unsorted parts of `ws log`)."""
+    from pylon.workspace.ops.guard_snapshot import anchors_prefix, guard_prefix
+
     found: list[Entry] = []
-    prefix = refs.baselines_prefix(checkout)
-    for ref, oid, when, _tree in _refs(checkout, prefix):
+    prefix, held, trash = refs.baselines_prefix(checkout), anchors_prefix(checkout), f"{refs.ROOT}trash/"
+    listed = _listed(checkout, [prefix, held, guard_prefix(checkout), trash])  # one for-each-ref for the four
+    for ref, oid, when, _tree in listed[prefix]:
         name = ref[len(prefix) :]
         found.append(
             {
@@ -155,13 +165,10 @@ def entries(checkout: Checkout) -> list[Entry]:
     for op in ops:
         if _mine(checkout, op):
             found.append(_op_entry(checkout, op, op.seq == undoable))
-    from pylon.workspace.ops.guard_snapshot import anchors_prefix, guard_prefix
-
     anchors: dict[str, list[str]] = {}  # the refs a guarded git command deleted (guard_refs.py)
-    held = anchors_prefix(checkout)
-    for ref, _oid, _when, _tree in _refs(checkout, held):
+    for ref, _oid, _when, _tree in listed[held]:
         anchors.setdefault(ref[len(held) :].split("/", 1)[0], []).append(ref)
-    for ref, oid, when, _tree in _refs(checkout, guard_prefix(checkout)):  # this checkout's own (issue 28)
+    for ref, oid, when, _tree in listed[guard_prefix(checkout)]:  # this checkout's own (issue 28)
         number = ref.rsplit("/", 1)[-1]
         command = _guard_command(checkout, ref)
         found.append(
@@ -178,7 +185,7 @@ def entries(checkout: Checkout) -> list[Entry]:
             }
         )
     groups: dict[str, dict[str, tuple[str, int]]] = {}
-    for ref, oid, when, _tree in _refs(checkout, f"{refs.ROOT}trash/"):
+    for ref, oid, when, _tree in listed[trash]:
         group, _, part = ref.rpartition("/")
         groups.setdefault(group, {})[part] = (oid, when)
     rm_ops = {str(op.data.get("trash")): op for op in ops if op.data.get("trash")}
@@ -340,4 +347,5 @@ def gc(checkout: Checkout, older_than: str, *, prune_all: bool = False, dry_run:
             refs_only = [r for r in deletes if r.startswith("refs/")]
             if refs_only:
                 update_refs(checkout, [], deletes=refs_only)
+                oplog.forget(checkout)
     return {"pruned": pruned, "kept": kept, "dry_run": dry_run, "older_than": older_than, "all": prune_all}

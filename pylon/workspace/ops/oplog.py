@@ -51,7 +51,7 @@ import os
 import time
 
 from pylon.locks import file_lock, is_held
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.commits import IDENT, State
 from pylon.workspace.ops import runsteps
 from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
@@ -59,6 +59,7 @@ from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from types import TracebackType
     from typing import Any, Literal
 
     Record = dict[str, Any]  # an op's decoded JSON record
@@ -146,11 +147,38 @@ def lock_timeout(default: float = LOCK_TIMEOUT) -> float:
         return default
 
 
-def op_lock(checkout: Checkout) -> file_lock:
+# The op log's listing as this process read or wrote it, per repository, while it holds the op
+# lock: every writer of refs/pylon/ops/ holds that lock, so only this process's own _write (which
+# keeps it current) and gc (forget) change it then. Without the lock every reading asks git.
+_LISTED: dict[str, list[tuple[int, str]] | None] = {}
+
+
+def _listed_key(checkout: Checkout) -> str:
+    return os.path.realpath(checkout.common_dir)
+
+
+class op_lock:  # a context manager, named for what it does
     """Serialises every mutating op of the repository (all worktrees share the log). A waiter says
     on stderr who holds it (the holder's pid, command, op id, since when) and gives up after
-    lock_timeout() seconds with `lock-timeout`."""
-    return file_lock(lock_path(checkout), timeout=lock_timeout(), what="the op log", announce=True)
+    lock_timeout() seconds with `lock-timeout`. While it is held, the log is listed once (_LISTED)."""
+
+    def __init__(self, checkout: Checkout) -> None:
+        self.key = _listed_key(checkout)
+        self.lock = file_lock(lock_path(checkout), timeout=lock_timeout(), what="the op log", announce=True)
+
+    def __enter__(self) -> None:
+        self.lock.__enter__()
+        _LISTED[self.key] = None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        _LISTED.pop(self.key, None)
+        self.lock.__exit__(kind, exc, tb)
+
+
+def forget(checkout: Checkout) -> None:
+    """After op refs were deleted (gc): the next listing asks git."""
+    if _listed_key(checkout) in _LISTED:
+        _LISTED[_listed_key(checkout)] = None
 
 
 def lock_held(checkout: Checkout) -> bool:
@@ -183,15 +211,26 @@ def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str
         .strip()
     )
     ref = f"{PREFIX}{seq:08d}"
+    key = _listed_key(checkout)
+    listed = _LISTED.get(key)
+    if key in _LISTED:
+        _LISTED[key] = None  # until the ref is in place (a failure leaves it unknown)
     git.run(
         ["update-ref", "-m", f"pylon op {record['status']}", ref, commit, old or "0" * 40],
         cwd=checkout.root,
         what="git update-ref (op log)",
     )
+    if listed is not None:
+        _LISTED[key] = sorted([(n, oid) for n, oid in listed if n != seq] + [(seq, commit)], reverse=True)
     return commit
 
 
 def _listing(checkout: Checkout) -> list[tuple[int, str]]:
+    """(seq, commit) of each op ref, newest first: one `for-each-ref` (once while the op lock is held)."""
+    key = _listed_key(checkout)
+    listed = _LISTED.get(key)
+    if listed is not None:
+        return list(listed)
     out = git.run(["for-each-ref", "--format=%(refname) %(objectname)", PREFIX], cwd=checkout.root)
     found = []
     for line in out.decode().splitlines():
@@ -199,11 +238,15 @@ def _listing(checkout: Checkout) -> list[tuple[int, str]]:
         tail = ref[len(PREFIX) :]
         if tail.isdigit():
             found.append((int(tail), oid))
-    return sorted(found, reverse=True)
+    found.sort(reverse=True)
+    if key in _LISTED:
+        _LISTED[key] = list(found)
+    return found
 
 
 def entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
-    """The log, newest first (one `for-each-ref` and one `cat-file --batch`), with this checkout's
+    """The log, newest first (one `for-each-ref` and one `cat-file --batch` of the op commits not
+    read yet), with this checkout's
     shell ops from pylon's store (keep/ledger.py) in their place."""
     from pylon.workspace.keep.ledger import for_checkout
 
@@ -216,14 +259,8 @@ def _repo_entries(checkout: Checkout, limit: int | None = None) -> list[Op]:
     listing = _listing(checkout)[:limit] if limit else _listing(checkout)
     if not listing:
         return []
-    out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{oid}\n" for _, oid in listing).encode())
     ops: list[Op] = []
-    pos = 0
-    for seq, oid in listing:
-        end = out.index(b"\n", pos)
-        size = int(out[pos:end].split()[2])
-        body = out[end + 1 : end + 1 + size]
-        pos = end + 1 + size + 1
+    for (seq, oid), body in zip(listing, immutable.commits(checkout, [oid for _, oid in listing])):
         _header, _, message = body.partition(b"\n\n")
         try:
             record = json.loads(message.split(b"\n", 2)[2])
@@ -240,9 +277,10 @@ def get(checkout: Checkout, seq: int) -> Op | None:
     return None
 
 
-def interrupted(checkout: Checkout) -> Op | None:
-    """The newest op left half-done by a process that is gone (None while one is running)."""
-    for op in entries(checkout, limit=50):
+def interrupted(checkout: Checkout, ops: list[Op] | None = None) -> Op | None:
+    """The newest op left half-done by a process that is gone (None while one is running); `ops`:
+    entries(checkout, limit=50) when the caller has read them already."""
+    for op in entries(checkout, limit=50) if ops is None else ops[:50]:
         if op.status in OPEN:
             return None if lock_held(checkout) else op
     return None

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.commits import State, commit_tree, read_state, remove_index, state_message
 from pylon.workspace.repo import EMPTY_TREE, Checkout
 
@@ -65,9 +65,11 @@ def make_state(
     label: str = "state",
     notes: list[dict[str, str]] | None = None,
     meta_raw: str | None = None,
+    head_tree: str | None = None,
 ) -> str:
     """A state commit (the format capture() writes) from its parts; not anchored by any ref.
-    `meta_raw` is the encoded exact.py record of the state whose files it holds, if any."""
+    `meta_raw` is the encoded exact.py record of the state whose files it holds, if any;
+    `head_tree`, HEAD's tree when a capture read it with `head` (State.head_tree), saves asking git."""
     import time
 
     state = State(
@@ -82,7 +84,10 @@ def make_state(
         meta_raw=meta_raw,
     )
     index_commit = None
-    head_tree = tree_of(checkout, head) if head else EMPTY_TREE
+    if not head:
+        head_tree = EMPTY_TREE
+    elif head_tree is None:
+        head_tree = tree_of(checkout, head)
     if index_tree and index_tree != head_tree:
         index_commit = commit_tree(checkout, index_tree, [head] if head else [], f"pylon index of {label}\n")
     parents = [p for p in (head, index_commit) if p]
@@ -136,7 +141,7 @@ def _raw_diff(
     args = ["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new]
     if paths:
         args += ["--", *paths]
-    out = git.run(args, cwd=checkout.root, env=_LITERAL)
+    out = immutable.diff(checkout, args, env=_LITERAL)  # the same trees' diff asked again in one command
     fields = out.split(b"\0")
     found = []
     i = 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.commits import IDENT, State
 from pylon.workspace.repo import stored_tree
 
@@ -118,7 +118,7 @@ def merge3(
 def changed_paths(checkout: Checkout, old: str, new: str) -> list[str]:
     if old == new:
         return []
-    out = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new], cwd=checkout.root)
+    out = immutable.diff(checkout, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new])
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
@@ -193,6 +193,7 @@ def carry(
             branch=branch,
             label=f"{side} onto the checkout",
             meta_raw=carried_meta(checkout, frm, to, now, tree),
+            head_tree=now.head_tree if target_head == now.head else None,
         )
     conflicted = {str(c["path"]) for c in conflicts}
     binary = {str(c["path"]) for c in conflicts if c.get("binary")}  # with --markers: kept as they are now

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-from pylon.workspace.commits import read_state
+from pylon.workspace.commits import read_state, read_states
 from pylon.workspace.ops import oplog, runsteps
 from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.repo import Checkout
@@ -202,6 +202,7 @@ def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
         return _result(op, was, "undone", {})
     else:
+        read_states(checkout, [oid for step in op.steps for oid in (step.before, step.after)])  # one batch
         _branch_check(op)
         outcomes = _carry_all(
             checkout, op, step_pairs(checkout, op, forward=False), currents, markers=markers, verb="undo"
@@ -262,11 +263,15 @@ def _pairs(op: oplog.Op, frm_key: str, to_key: str) -> list[Pair]:
 
     heads = {step.root: step.head for step in op.steps}
     frm = op.record.get(frm_key) or {}
+    roots = [
+        (root, target) for root, target in (op.record.get(to_key) or {}).items() if root in frm and os.path.isdir(root)
+    ]
+    if roots:  # the states of every root in one batch
+        read_states(locate(roots[0][0]), [oid for root, target in roots for oid in (frm[root], target)])
     found: list[Pair] = []
-    for root, target in (op.record.get(to_key) or {}).items():
-        if root in frm and os.path.isdir(root):
-            co = locate(root)
-            found.append((root, heads.get(root, "state"), read_state(co, frm[root]), read_state(co, target)))
+    for root, target in roots:
+        co = locate(root)
+        found.append((root, heads.get(root, "state"), read_state(co, frm[root]), read_state(co, target)))
     return found
 
 
@@ -274,6 +279,7 @@ def step_pairs(checkout: Checkout, op: oplog.Op, *, forward: bool) -> list[Pair]
     """Each step's own change: before -> after (forward), or after -> before, last step first (undo)."""
     from pylon.workspace.ops.reverse import step_states
 
+    read_states(checkout, [oid for step in op.steps for oid in (step.before, step.after)])  # one batch
     found: list[Pair] = []
     for step in op.steps if forward else list(reversed(op.steps)):
         before, after = step_states(checkout, step)

@@ -44,8 +44,9 @@ def _ops(checkout: Checkout) -> dict[str, object]:
     """The op log's tail, the move in effect, and an interrupted op with both ways out."""
     from pylon.workspace.ops import oplog
 
-    tail = oplog.entries(checkout, limit=5)
-    stuck = oplog.interrupted(checkout)
+    recent = oplog.entries(checkout, limit=50)  # one reading of the log for both
+    tail = recent[:5]
+    stuck = oplog.interrupted(checkout, recent)
     moved = next((op for op in tail if op.kind in ("move", "move-back") and op.status != "undone"), None)
     return {
         "ops": [{"seq": op.seq, "kind": op.kind, "title": op.title, "status": op.status} for op in tail],

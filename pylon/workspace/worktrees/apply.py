@@ -255,6 +255,7 @@ def apply(
             branch=before.branch,
             label=f"after apply {worktree_id}",
             meta_raw=todo.meta,
+            head_tree=before.head_tree,
         )
         writes = restore_state.plan(checkout, after, current=before)
         if writes.blocked:

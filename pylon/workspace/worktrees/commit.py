@@ -48,10 +48,10 @@ def brought(checkout: Checkout, found: Owned) -> list[str]:
     """Paths the session's applies in effect brought into this checkout since its last finish
     that committed (oplog: `apply` ops of this id and baseline, done; a `finish` with a commit
     ends the run; undone applies brought nothing)."""
-    from pylon.workspace.commits import read_state
+    from pylon.workspace.commits import read_states
     from pylon.workspace.sides import tree_diffs
 
-    pairs: list[tuple[str, str]] = []
+    steps: list[str] = []  # each step's before and after, read in one batch
     for op in oplog.entries(checkout):
         if str(op.data.get("id")) != found.id or op.data.get("baseline") != found.baseline:
             continue
@@ -60,7 +60,9 @@ def brought(checkout: Checkout, found: Owned) -> list[str]:
         if op.kind != "apply" or op.status != "done":
             continue
         for step in op.steps:
-            pairs.append((read_state(checkout, step.before).worktree, read_state(checkout, step.after).worktree))
+            steps += [step.before, step.after]
+    states = read_states(checkout, steps)
+    pairs = [(states[i].worktree, states[i + 1].worktree) for i in range(0, len(states), 2)]
     found_paths: dict[str, None] = {}
     for diff in tree_diffs(checkout, pairs):
         for _status, path in diff:

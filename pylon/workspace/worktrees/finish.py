@@ -109,8 +109,8 @@ def finish(
     from pylon.workspace.worktrees.rm import _stop_watcher
 
     owned.check_id(worktree_id)
-    refuse_while_moved(checkout, worktree_id)
     with oplog.op_lock(checkout):
+        refuse_while_moved(checkout, worktree_id)  # under the lock: the log is read once
         oplog.check_clear(checkout)
         with file_lock(owned.lock_path(checkout), timeout=60.0, what="owned worktrees"):
             todo = plan(checkout, worktree_id)  # a conflict: apply-conflicts, nothing changed

@@ -18,8 +18,9 @@ Both are op-log ops (oplog.py): `ws undo` reverses them, a SIGKILL at any moment
 from __future__ import annotations
 
 from pylon.workspace import git
+from pylon.workspace.commits import read_states
 from pylon.workspace.ops import oplog, runsteps
-from pylon.workspace.ops.restore_state import make_state, same_state, state
+from pylon.workspace.ops.restore_state import make_state, same_state
 from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.worktrees import owned
 from pylon.workspace.worktrees.withheld import keep_theirs, withheld
@@ -104,6 +105,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             branch=None,
             label=f"moved {worktree_id}",
             meta_raw=source.meta_raw,
+            head_tree=source.head_tree,
         )
         data: dict[str, object] = {
             "id": worktree_id,
@@ -193,8 +195,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
                 f"Bring it there first: pylon ws move {worktree_id}",
             )
         parked = op_move.steps[0].before
-        parked_state = state(main, parked)
-        sent = state(main, str(op_move.data["worktree_state"]))
+        parked_state, sent = read_states(main, [parked, str(op_move.data["worktree_state"])])  # one cat-file
         now_main, now_wt = _captures(main, wt, f"move {worktree_id} --back")
         if not same_state(now_wt, sent):
             raise PylonError(
@@ -239,6 +240,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             branch=session,
             label=f"back {worktree_id}",
             meta_raw=m.meta_raw,
+            head_tree=m.head_tree,
         )
         # the main checkout goes back to its parked state; what the move brought goes with it (the
         # worktree has it), even where the parked state's rules ignore it

@@ -62,9 +62,9 @@ def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[
     if held:
         state.worktree = keep_theirs(checkout, state.worktree, held, EMPTY_TREE)
     head = state.head
-    head_tree = None
+    head_tree = state.head_tree if head else None  # as the capture read it with HEAD
     date = "@0 +0000"
-    if head:
+    if head and (head_tree is None or state.worktree != head_tree):  # HEAD's date: for a commit made here
         raw = git.run(["cat-file", "commit", head], cwd=checkout.root).decode("utf-8", "replace")
         for line in raw.split("\n\n", 1)[0].splitlines():
             if line.startswith("tree "):

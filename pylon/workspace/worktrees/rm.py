@@ -73,17 +73,17 @@ def rm(
     """`keep`: record the removal in the op log even when the worktree holds nothing (so `ws undo`
     brings it back): what an agent client's WorktreeRemove gets (clients.py)."""
     owned.check_id(worktree_id)
-    from pylon.workspace.worktrees.move import refuse_while_moved
-
-    refuse_while_moved(checkout, worktree_id)
     from pylon.workspace.ops import oplog
+    from pylon.workspace.worktrees.move import refuse_while_moved
 
     if not force:
         with oplog.op_lock(checkout):  # a session whose work was applied is removed as an op (undoable)
+            refuse_while_moved(checkout, worktree_id)  # under the lock: the log is read once
             if keep:
                 oplog.check_clear(checkout)
             return _rm(checkout, worktree_id, force=False, keep_branch=keep_branch, keep=keep)
     with oplog.op_lock(checkout):  # `rm --force` is an op of the log: `ws undo` brings the worktree back
+        refuse_while_moved(checkout, worktree_id)
         oplog.check_clear(checkout)
         return _rm(checkout, worktree_id, force=True, keep_branch=keep_branch)
 

@@ -249,6 +249,7 @@ def sync(
             branch=before.branch,
             label=f"after sync {worktree_id}",
             meta_raw=todo.meta,
+            head_tree=before.head_tree,
         )
         writes = restore_state.plan(session_co, after, current=before)
         if writes.blocked:

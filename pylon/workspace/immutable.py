@@ -1,0 +1,115 @@
+"""What git says about objects, which never change: asked once per process.
+
+An object id names the same bytes for ever, so a commit read again, or the diff of two trees asked
+for again, within one command (an undo reads each step's states for its pairs, its branch check
+and two plans) costs a git process and tells nothing new. The answers are kept per object store
+(the repository's; pylon's own while a kept state is written, git.objects_in) for the life of the
+process, in a bounded table so that a long-running one (`pylon serve`, `pylon mcp`) stays small.
+Nothing that can change (a ref, the index, a file) is kept here: a name that is not a full object
+id is always asked of git.
+"""
+
+from __future__ import annotations
+
+from pylon.workspace import git
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pylon.workspace.repo import Checkout
+
+LIMIT = 4096  # answers kept; the table starts over when full (a command needs a few dozen)
+LIMIT_BYTES = 32 << 20  # and when their bytes would pass this; a larger answer is never kept
+_KEPT: dict[tuple[object, ...], bytes] = {}
+_SIZE = [0]
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_oid(name: str) -> bool:
+    """A full object id (SHA-1 or SHA-256), as git prints them: nothing else is kept."""
+    return len(name) in (40, 64) and not set(name) - _HEX
+
+
+def _store(checkout: Checkout) -> tuple[object, ...]:
+    return (checkout.common_dir, git.object_dirs())
+
+
+def _keep(key: tuple[object, ...], value: bytes) -> None:
+    if len(value) > LIMIT_BYTES // 4:
+        return
+    if len(_KEPT) >= LIMIT or _SIZE[0] + len(value) > LIMIT_BYTES:
+        _KEPT.clear()
+        _SIZE[0] = 0
+    _KEPT[key] = value
+    _SIZE[0] += len(value)
+
+
+def wrote(checkout: Checkout, commit: str, tree: str, message: bytes) -> None:
+    """A commit this process just wrote (`git commit-tree`): its tree and message are known, which
+    is all a state commit's reader needs (commits(..., written=True))."""
+    _keep((_store(checkout), "written", commit), b"tree " + tree.encode() + b"\n\n" + message)
+
+
+def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> list[bytes]:
+    """Each commit's bytes as `git cat-file commit` prints them; the ones not read yet in this
+    process come from one `git cat-file --batch`. A name that is not a full object id, or not a
+    commit of this repository, is read with `git cat-file commit` (its failure raised as before).
+    `written`: the caller reads only the tree line and the message, so a commit this process
+    wrote (wrote()) is answered with those."""
+    store = _store(checkout)
+    found = {n: _KEPT[(store, "commit", n)] for n in names if (store, "commit", n) in _KEPT}
+    if written:
+        found.update({n: _KEPT[(store, "written", n)] for n in names if (store, "written", n) in _KEPT})
+    wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
+    if len(wanted) > 1:
+        out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in wanted).encode())
+        pos = 0
+        for name in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) == 3 and header[1] != b"missing":
+                size = int(header[2])
+                if header[1] == b"commit":
+                    found[name] = out[pos : pos + size]
+                pos += size + 1
+    for name in names:
+        if name not in found:  # one name, or one the batch did not give as a commit: git says why
+            found[name] = git.run(["cat-file", "commit", name], cwd=checkout.root)
+    for name in wanted:
+        if name in found:
+            _keep((store, "commit", name), found[name])
+    return [found[n] for n in names]
+
+
+def commit(checkout: Checkout, name: str) -> bytes:
+    """One commit's bytes (commits())."""
+    return commits(checkout, [name])[0]
+
+
+def diff(checkout: Checkout, args: list[str], env: dict[str, str] | None = None) -> bytes:
+    """`git diff-tree` between two objects named by full ids (`args` as for git.run, the two ids
+    the only words that are not options before any `--`): the same two trees say nothing; kept."""
+    names = [a for a in (args[: args.index("--")] if "--" in args else args)[1:] if not a.startswith("-")]
+    if len(names) != 2 or not all(is_oid(n) for n in names):
+        return git.run(args, cwd=checkout.root, env=env)
+    if names[0] == names[1]:
+        return b""
+    return _asked(checkout, args, None, env)
+
+
+def batch(checkout: Checkout, args: list[str], query: bytes) -> bytes:
+    """`git cat-file --batch...` of `query`, lines that each name an object by full id (`<id>` or
+    `<id>:<path>`); kept. Any other query is asked of git every time."""
+    lines = query.split(b"\n")
+    if lines[-1] or not all(is_oid(line.partition(b":")[0].decode("ascii", "replace")) for line in lines[:-1]):
+        return git.run(args, cwd=checkout.root, input=query)
+    return _asked(checkout, args, query, None)
+
+
+def _asked(checkout: Checkout, args: list[str], query: bytes | None, env: dict[str, str] | None) -> bytes:
+    key = (_store(checkout), tuple(args), query, tuple(sorted((env or {}).items())))
+    out = _KEPT.get(key)
+    if out is None:
+        out = git.run(args, cwd=checkout.root, input=query, env=env)
+        _keep(key, out)
+    return out

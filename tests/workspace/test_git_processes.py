@@ -1,0 +1,245 @@
+"""The git processes one ws command starts: the op log listed once, an object asked about once.
+
+Counted from git's own trace (GIT_TRACE2_EVENT: every git process the real `pylon` starts writes
+its argv there) on real repositories, so a repeated listing or read coming back fails here. The
+in-process tests check the rules that make the reuse safe: the op log's listing is kept only while
+the op lock is held (every writer holds it) and follows this process's own writes; what is kept
+about objects is keyed by full object ids and gives git's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, write_files
+from tests.workspace.helpers import pylon
+from tests.workspace.wt_helpers import new
+
+OPS = "refs/pylon/ops/"
+
+
+def traced(repo: Path, tmp_path: Path, *args: str) -> list[list[str]]:
+    """The argv (after `git`, global options dropped) of every git process `pylon *args` started."""
+    log = tmp_path / f"trace-{len(list(tmp_path.glob('trace-*')))}.json"
+    r = pylon(*args, cwd=repo, env={"GIT_TRACE2_EVENT": str(log)})
+    assert r.code == 0, r
+    found = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        event = json.loads(line)
+        if event["event"] == "start":
+            argv = list(event["argv"][1:])
+            while argv and argv[0] in ("-c", "-C"):
+                argv = argv[2:]
+            found.append(argv)
+    return found
+
+
+def op_listings(argvs: list[list[str]]) -> int:
+    return sum(1 for a in argvs if a[:1] == ["for-each-ref"] and OPS in a)
+
+
+def repeated(argvs: list[list[str]], *subcommands: str) -> list[list[str]]:
+    """The argvs of `subcommands` run more than once with the same arguments (object ids: the same
+    answer again). A `--batch` query is on stdin, which the trace does not show: left out."""
+    seen = Counter(tuple(a) for a in argvs if a[:1] and a[0] in subcommands and not a[1].startswith("--batch"))
+    return [list(a) for a, n in seen.items() if n > 1]
+
+
+@pytest.fixture
+def moved_log(repo: Path) -> Path:
+    """A log with a few ops: a session applied, undone and redone."""
+    made = new(repo, "a")
+    write_files(Path(str(made["path"])), {"src/app.py": "print('agent')\n", "agent.txt": "new\n"})
+    write_files(repo, {"mine.txt": "mine\n"})
+    for args in (("ws", "apply", "a"), ("ws", "undo"), ("ws", "redo")):
+        assert pylon(*args, cwd=repo).code == 0
+    return repo
+
+
+def test_each_op_command_lists_the_op_log_once(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    write_files(repo, {"later.txt": "later\n"})
+    for args in (
+        ("ws", "undo"),
+        ("ws", "redo"),
+        ("ws", "status"),
+        ("ws", "log"),
+        ("ws", "undo", "--list"),
+        ("ws", "move", "a"),
+        ("ws", "move", "a", "--back"),
+        ("ws", "apply", "a"),
+        ("ws", "rm", "a", "--force"),
+    ):
+        argvs = traced(repo, tmp_path, *args)
+        assert op_listings(argvs) == 1, (args, [a for a in argvs if a[:1] == ["for-each-ref"]])
+
+
+def test_undo_and_redo_read_each_state_and_diff_once(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    write_files(repo, {"mine.txt": "mine, edited after the apply\n"})  # later work: carried, not lost
+    for args in (("ws", "undo"), ("ws", "redo"), ("ws", "move", "a"), ("ws", "undo")):
+        argvs = traced(repo, tmp_path, *args)
+        assert not repeated(argvs, "cat-file", "diff-tree"), (args, repeated(argvs, "cat-file", "diff-tree"))
+    assert (repo / "mine.txt").read_text() == "mine, edited after the apply\n"
+
+
+def _record(repo: Path) -> Any:
+    """The newest op's JSON record."""
+    return json.loads(git(repo, "log", "-1", "--format=%B", f"{OPS}{_newest(repo):08d}").split("\n\n", 1)[1])
+
+
+def test_undo_and_redo_read_the_states_in_one_batch(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    argvs = traced(repo, tmp_path, "ws", "undo")
+    op = _record(repo)
+    states = {s[k] for s in op["steps"] for k in ("before", "after")}
+    singles = [a for a in argvs if a[:2] == ["cat-file", "commit"] and a[2] in states]
+    assert len(states) >= 2 and not singles, singles
+    argvs = traced(repo, tmp_path, "ws", "redo")  # carries the recorded undo back: undo_to -> undo_from
+    states = {*op["undo_from"].values(), *op["undo_to"].values()}
+    singles = [a for a in argvs if a[:2] == ["cat-file", "commit"] and a[2] in states]
+    assert len(states) >= 2 and not singles, singles
+
+
+def test_log_lists_the_kept_refs_in_one_process(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    assert pylon("ws", "baseline", "b1", cwd=repo).code == 0
+    argvs = traced(repo, tmp_path, "ws", "log")
+    listings = [a for a in argvs if a[:1] == ["for-each-ref"]]
+    assert len(listings) == 2, listings  # the op log's and one for baselines, guard snapshots and trash
+    both = next(a for a in listings if OPS not in a)
+    assert {"refs/pylon/baselines/", "refs/pylon/guard/", "refs/pylon/guard-refs/", "refs/pylon/trash/"} <= set(both)
+    shown = pylon("ws", "log", "--json", cwd=repo).json()
+    assert "b1" in {e["name"] for e in shown["entries"] if e["kind"] == "baseline"}
+
+
+def _newest(repo: Path) -> int:
+    names = git(repo, "for-each-ref", "--format=%(refname)", OPS).split()
+    return max(int(n.rsplit("/", 1)[1]) for n in names)
+
+
+# The rules that make the reuse safe, in process (real git, real refs).
+
+
+def test_the_listing_is_kept_only_while_the_op_lock_is_held(moved_log: Path) -> None:
+    from pylon.workspace.ops import oplog
+    from pylon.workspace.repo import locate
+
+    repo = moved_log
+    co = locate(str(repo))
+    newest = _newest(repo)
+    commit = git(repo, "rev-parse", f"{OPS}{newest:08d}").strip()
+    git(repo, "update-ref", f"{OPS}{newest + 5:08d}", commit)  # a writer outside this process
+    assert oplog.entries(co)[0].seq == newest + 5  # without the lock: git is asked every time
+    git(repo, "update-ref", "-d", f"{OPS}{newest + 5:08d}")
+    assert oplog.entries(co)[0].seq == newest
+    with oplog.op_lock(co):
+        first = oplog.entries(co)
+        git(repo, "update-ref", f"{OPS}{newest + 7:08d}", commit)  # (only a writer ignoring the lock does this)
+        assert [o.seq for o in oplog.entries(co)] == [o.seq for o in first]  # listed once under the lock
+        op = oplog.begin(co, "test", [], title="kept listing follows our own writes")
+        assert op.seq == newest + 1
+        assert [o.seq for o in oplog.entries(co)][:2] == [op.seq, newest]
+        oplog.complete(co, op)
+        assert oplog.entries(co)[0].status == "done" and oplog.entries(co)[0].commit == op.commit
+        git(repo, "update-ref", "-d", f"{OPS}{op.seq:08d}")
+        oplog.forget(co)  # what gc calls after deleting op refs
+        assert [o.seq for o in oplog.entries(co)][:2] == [newest + 7, newest]
+    git(repo, "update-ref", "-d", f"{OPS}{newest + 7:08d}")
+    assert oplog.entries(co)[0].seq == newest  # the lock released: asked again
+
+
+def test_commits_read_in_one_batch_are_gits_bytes(moved_log: Path) -> None:
+    from pylon.errors import PylonError
+    from pylon.workspace import immutable
+    from pylon.workspace.repo import EMPTY_TREE, locate
+
+    repo = moved_log
+    co = locate(str(repo))
+    names = git(repo, "for-each-ref", "--format=%(objectname)", OPS).split()
+    names += [git(repo, "rev-parse", "HEAD").strip()]
+    got = immutable.commits(co, [*names, names[0]])
+    for name, raw in zip([*names, names[0]], got):
+        assert raw.decode() == git(repo, "cat-file", "commit", name)  # git's own bytes
+    assert immutable.commit(co, "HEAD").decode() == git(repo, "cat-file", "commit", "HEAD")
+    trees = [git(repo, "rev-parse", "HEAD^{tree}").strip(), EMPTY_TREE]
+    with pytest.raises(PylonError) as raised:
+        immutable.commits(co, [names[0], *trees])  # trees, not commits: git's refusal, as before
+    assert raised.value.code == "git-failed" and raised.value.details["git_args"] == ["cat-file", "commit", trees[0]]
+
+
+def test_a_name_that_is_not_an_object_id_is_asked_every_time(moved_log: Path) -> None:
+    from pylon.workspace import immutable
+    from pylon.workspace.repo import locate
+
+    repo = moved_log
+    co = locate(str(repo))
+    before = immutable.commit(co, "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "moved on")
+    assert immutable.commit(co, "HEAD") != before
+    assert immutable.commit(co, "HEAD").decode() == git(repo, "cat-file", "commit", "HEAD")
+    one, two = git(repo, "rev-parse", "HEAD^{tree}", "HEAD~1^{tree}").split()  # the commit made just now
+    args = ["diff-tree", "-r", "-z", "--name-only", one, two]
+    assert immutable.diff(co, args) == git(repo, *args).encode() and immutable.diff(co, args[:-1] + [one]) == b""
+
+
+def test_what_is_kept_stays_bounded(moved_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pylon.workspace import immutable
+    from pylon.workspace.repo import locate
+
+    co = locate(str(moved_log))
+    names = git(moved_log, "rev-list", "--max-count=4", f"{OPS}{_newest(moved_log):08d}").split()  # op, states, HEAD
+    assert len(names) == 4
+    monkeypatch.setattr(immutable, "LIMIT", 2)
+    monkeypatch.setattr(immutable, "_KEPT", {})
+    got = immutable.commits(co, names)
+    assert len(immutable._KEPT) <= 2  # started over when full, the answers whole
+    assert [g.decode() for g in got] == [git(moved_log, "cat-file", "commit", n) for n in names]
+    monkeypatch.setattr(immutable, "LIMIT_BYTES", 40)  # every commit is larger than a quarter of it
+    monkeypatch.setattr(immutable, "_KEPT", {})
+    assert immutable.commits(co, names) == got and not immutable._KEPT
+
+
+def test_a_state_this_process_wrote_reads_as_git_has_it(repo: Path) -> None:
+    from pylon.workspace import immutable
+    from pylon.workspace.commits import parse_state, read_state
+    from pylon.workspace.ops.restore_state import make_state
+    from pylon.workspace.repo import locate
+    from pylon.workspace.state import capture
+
+    write_files(repo, {"ünï côdé.txt": "x\n", "src/app.py": "changed\n"})
+    git(repo, "add", "src/app.py")
+    co = locate(str(repo))
+    now = capture(co, label="a label: with ünïcödé")
+    made = make_state(
+        co,
+        worktree=now.worktree,
+        index_tree=now.index_tree,
+        head=now.head,
+        branch=now.branch,
+        label="made: ünï",
+        notes=[{"kind": "k", "message": "a note: here"}],
+        meta_raw=now.meta_raw,
+        head_tree=now.head_tree,
+    )
+    for commit in (str(now.commit), made):
+        mine = read_state(co, commit)  # from what this process wrote: no git process
+        theirs = parse_state(git(repo, "cat-file", "commit", commit).encode(), commit)
+        fields = ("commit", "head", "branch", "index_tree", "worktree", "notes", "captured_at", "label", "meta_raw")
+        assert [getattr(mine, f) for f in fields] == [getattr(theirs, f) for f in fields]
+    assert immutable.commits(co, [made])[0].decode() == git(repo, "cat-file", "commit", made)  # whole bytes: git's
+
+
+def test_new_from_a_clean_checkout_takes_heads_tree_from_the_capture(repo: Path, tmp_path: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    argvs = traced(repo, tmp_path, "ws", "new", "clean", "--json")
+    assert ["cat-file", "commit", head] not in argvs  # clean: the baseline is HEAD, no date needed
+    assert json.loads(pylon("ws", "list", "--json", cwd=repo).out)["worktrees"][0]["baseline"] == head
+    write_files(repo, {"src/app.py": "dirty\n"})
+    argvs = traced(repo, tmp_path, "ws", "new", "dirty", "--json")
+    assert ["cat-file", "commit", head] in argvs  # HEAD's committer date dates the baseline commit
