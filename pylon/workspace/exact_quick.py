@@ -105,9 +105,7 @@ class Quick:
             self.walk = exact.start(self.checkout.root, recent=self.started)
 
     def begin(self, reuse: bool) -> None:
-        """Before status: keep the index bytes when the last record is valid, else walk beside it."""
-        from pylon.workspace.index import file_sig
-
+        """Before status: hold the index open when the last record is valid, else walk beside it."""
         if self.scanned is not None:
             return
         self.fresh = []
