@@ -62,16 +62,9 @@ def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> l
     wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
     if len(wanted) > 1:
         out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in wanted).encode())
-        pos = 0
-        for name in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 3 and header[1] != b"missing":
-                size = int(header[2])
-                if header[1] == b"commit":
-                    found[name] = out[pos : pos + size]
-                pos += size + 1
+        for name, got in zip(wanted, git.batch_objects(out, len(wanted))):
+            if got is not None and got[0] == b"commit":
+                found[name] = got[1]
     for name in names:
         if name not in found:  # one name, or one the batch did not give as a commit: git says why
             found[name] = git.run(["cat-file", "commit", name], cwd=checkout.root)
