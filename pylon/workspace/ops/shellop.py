@@ -292,8 +292,9 @@ def restore_kept(
     kept included), bits, empty folders and staged entries, for PATHs or the whole checkout; HEAD and
     refs stay (`ws undo` reverses those). Recorded as an op of its own, which `ws undo` reverses."""
     from pylon.errors import NotFoundError
-    from pylon.workspace.keep.chain import Chain, _last, _record, lock
+    from pylon.workspace.keep.chain import Chain, _last, lock
     from pylon.workspace.keep.kept import load, take
+    from pylon.workspace.keep.records import record
     from pylon.workspace.keep.store import for_checkout
     from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
 
@@ -333,7 +334,7 @@ def restore_kept(
             restore(kc, str(target.commit), rel, head="keep", current=current)
         chain.move(now)
         shown = " ".join(["pylon ws restore", name, *(rel or [])])
-        result["op"] = _record(
+        result["op"] = record(
             checkout,
             chain,
             take(checkout, store),
