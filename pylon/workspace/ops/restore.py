@@ -19,23 +19,8 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NotRequired
-
     from pylon.workspace.commits import State
-    from pylon.workspace.ops.restore_state import PlanSummary
-
-    class Restored(PlanSummary):
-        name: str
-        ref: str
-        commit: str
-        dry_run: bool
-        paths: list[str] | None
-        head: str | None
-        head_now: str | None
-        head_kept: bool
-        op: NotRequired[int | None]
-        refs: NotRequired[dict[str, list[str]]]
-        aside: NotRequired[list[str]]  # files in the way (ignored ones), kept in the op's `before` state
+    from pylon.workspace.ops.restore_state import Restored
 
 
 def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
@@ -167,7 +152,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
         from pylon.workspace.ops.shellop import restore_kept
 
         with oplog.op_lock(checkout):
-            return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)  # type: ignore[return-value]
+            return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)
     ref, target = resolve_name(checkout, name)
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
