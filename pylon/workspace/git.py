@@ -344,10 +344,10 @@ def batch_objects(out: bytes, count: int) -> list[tuple[bytes, bytes] | None]:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
         pos = end + 1
-        if len(header) == 3 and header[1] != b"missing":
+        if header[-1:] in ([b"missing"], [b"ambiguous"]) or len(header) != 3:
+            found.append(None)  # "<name> missing": the name may hold spaces (`<tree>:<path>`)
+        else:  # "<oid> <type> <size>", then the bytes
             size = int(header[2])
             found.append((header[1], out[pos : pos + size]))
             pos += size + 1
-        else:
-            found.append(None)
     return found

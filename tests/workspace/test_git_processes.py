@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git, write_files
+from tests.conftest import MakeRepo, git, write_files
 from tests.workspace.helpers import pylon
 from tests.workspace.wt_helpers import new
 
@@ -243,3 +243,17 @@ def test_new_from_a_clean_checkout_takes_heads_tree_from_the_capture(repo: Path,
     write_files(repo, {"src/app.py": "dirty\n"})
     argvs = traced(repo, tmp_path, "ws", "new", "dirty", "--json")
     assert ["cat-file", "commit", head] in argvs  # HEAD's committer date dates the baseline commit
+
+
+def test_batch_objects_reads_what_git_answers_names_with_spaces_and_missing_ones_included(make_repo: MakeRepo) -> None:
+    """git.batch_objects against git's own `cat-file --batch` output: blobs, a tree, and `missing`
+    answers for names that hold spaces (`<tree>:<path>`), in order."""
+    from pylon.workspace import git as pgit
+
+    repo = make_repo(files={"a b.txt": "spaced\n", "dir/x.txt": "x\n"})
+    names = ["HEAD:a b.txt", "HEAD:not here.txt", "HEAD:dir", "HEAD:dir/x.txt", "HEAD:gone"]
+    out = pgit.run(["cat-file", "--batch"], cwd=str(repo), input="".join(f"{n}\n" for n in names).encode())
+    got = pgit.batch_objects(out, len(names))
+    assert [g[0] if g else None for g in got] == [b"blob", None, b"tree", b"blob", None]
+    assert got[0] is not None and got[0][1] == b"spaced\n"
+    assert got[3] is not None and got[3][1] == b"x\n"

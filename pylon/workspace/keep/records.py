@@ -11,8 +11,14 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pylon.workspace.keep.chain import Chain
+    from typing import Protocol
+
     from pylon.workspace.keep.kept import Kept
+    from pylon.workspace.keep.store import Store
+
+    class Chain(Protocol):  # what of chain.Chain is read here (chain.py imports this module)
+        store: Store
+        last: str | None
 
 
 def first_line(command: str) -> str:
