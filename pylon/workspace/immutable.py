@@ -90,6 +90,36 @@ def diff(checkout: Checkout, args: list[str], env: dict[str, str] | None = None)
     return _asked(checkout, args, None, env)
 
 
+def tree_of(checkout: Checkout, name: str) -> str:
+    """The tree `name` names, as `git rev-parse --verify <name>^{tree}` says it (its failure raised
+    as git's); asked once per process when `name` is a full object id."""
+    args = ["rev-parse", "--verify", name + "^{tree}"]
+    out = _asked(checkout, args, None, None) if is_oid(name) else git.run(args, cwd=checkout.root)
+    return out.decode().strip()
+
+
+def name_only(
+    checkout: Checkout, old: str, new: str, *, env: dict[str, str] | None = None, here: bool = True
+) -> list[str]:
+    """The paths that differ between two trees named by full ids (`git diff-tree -r --name-only`,
+    no renames), sorted as git sorts them. Either order gives the same paths, so one answer serves
+    a capture's check against the last state and the op's summary of the same two states. `env` and
+    `here` (run in the checkout; else where `env`'s GIT_DIR says) only say where git runs: the
+    answer depends on the two trees alone."""
+    if old == new:
+        return []
+    args = ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new]
+    if not (is_oid(old) and is_oid(new)):
+        out = git.run(args, cwd=checkout.root if here else None, env=env)
+    else:
+        key = (_store(checkout), "name-only", min(old, new), max(old, new))
+        kept = _KEPT.get(key)
+        out = kept if kept is not None else git.run(args, cwd=checkout.root if here else None, env=env)
+        if kept is None:
+            _keep(key, out)
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def batch(checkout: Checkout, args: list[str], query: bytes) -> bytes:
     """`git cat-file --batch...` of `query`, lines that each name an object by full id (`<id>` or
     `<id>:<path>`); kept. Any other query is asked of git every time."""

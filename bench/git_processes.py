@@ -1,0 +1,233 @@
+"""Benchmark: git processes per pylon command, and the CPU of a cycle of them, against a base tree.
+
+One cycle of the commands agents and the tests run most, in a fresh repository of 40 files: the
+shell tool's hook pair as Claude Code and Codex send it (PreToolUse, the command, PostToolUse: the
+keep before and the op after, kept in the hook's own process), `ws status`, `ws new`, `ws apply`,
+`ws undo`, `ws redo`, `ws move` and `--back`, `ws restore op-N`, `ws log`, `ws run`, `ws rm`,
+`guard check`, and canon's hooks (SessionStart, PostToolBatch). Every git process a command starts
+writes its argv to git's own trace (GIT_TRACE2_EVENT), so the counts are git's, not pylon's.
+
+Both trees run through the same interpreter: this tree, and the tree of --base REV (`git archive`
+into bench/.work). The CPU figure: the cycle's children CPU (user + system, pylon and every git it
+waited for), rounds alternating the trees so the machine's load falls on both alike; the ratio is
+this tree's median over the base's.
+
+Run: .venv/bin python bench/git_processes.py [--base REV] [--rounds N] [--record]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import ROOT, WORK, record, table
+
+SCRATCH = WORK / "git_processes"
+_SHIM = "import sys; sys.path.insert(0, {tree!r}); from pylon.cli.main import {name}; sys.argv[0] = {name!r}; {name}()"
+
+
+def tree_of(revision: str | None) -> str:
+    """The folder holding `pylon/` of `revision` (None: this tree)."""
+    if revision is None:
+        return str(ROOT)
+    folder = SCRATCH / f"tree-{revision}"
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", revision, "pylon"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return str(folder)
+
+
+def environment(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PYLON_", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_STATE_HOME=str(home / ".state"),
+        XDG_DATA_HOME=str(home / ".share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        GIT_CONFIG_NOSYSTEM="1",
+        PYLON_HOOK_HELPER="0",  # each hook its own process, as in the tests
+        PYLON_KEEP_DETACH="0",  # the op after a command in the hook's own process: counted and timed
+    )
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n"
+        "[maintenance]\n\tauto = false\n[gc]\n\tauto = 0\n",
+        encoding="utf-8",
+    )
+    return env
+
+
+def _event(name: str, command: str, cwd: Path, use_id: str) -> bytes:
+    body: dict[str, object] = {
+        "session_id": "s-1",
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": name,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": use_id,
+    }
+    if name == "PostToolUse":
+        body["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+    return json.dumps(body).encode()
+
+
+class Cycle:
+    """One cycle of the commands in a fresh repository, with one tree's `pylon` and `canon`."""
+
+    def __init__(self, tree: str, work: Path, trace: bool) -> None:
+        self.tree, self.work, self.trace = tree, work, trace
+        home = work / "home"
+        home.mkdir(parents=True)
+        self.env = environment(home)
+        self.repo = work / "repo"
+        self.counts: dict[str, list[int]] = {}
+        self.kinds: dict[str, Counter[str]] = {}
+        self.n = 0
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=self.repo, env=self.env, capture_output=True, text=True, check=True
+        ).stdout
+
+    def tool(self, label: str, name: str, *args: str, stdin: bytes = b"", cwd: Path | None = None) -> str:
+        self.n += 1
+        env = dict(self.env)
+        log = self.work / f"trace-{self.n}.json"
+        if self.trace:
+            env["GIT_TRACE2_EVENT"] = str(log)
+        argv = [sys.executable, "-c", _SHIM.format(tree=self.tree, name=name), *args]
+        done = subprocess.run(argv, cwd=cwd or self.repo, env=env, input=stdin, capture_output=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{label}: {args} exited {done.returncode}: {done.stderr.decode()[-1500:]}")
+        if self.trace:
+            starts = []
+            for line in log.read_text().splitlines() if log.exists() else []:
+                event = json.loads(line)
+                if event["event"] == "start":
+                    argv = list(event["argv"][1:])
+                    while argv and argv[0] in ("-c", "-C"):
+                        argv = argv[2:]
+                    starts.append(argv[0] if argv else "?")
+                    if os.environ.get("SHOW_ARGV"):
+                        print(label, " ".join(argv)[:200], file=sys.stderr)
+            self.counts.setdefault(label, []).append(len(starts))
+            self.kinds.setdefault(label, Counter()).update(starts)
+        return done.stdout.decode()
+
+    def pylon(self, label: str, *args: str) -> str:
+        return self.tool(label, "pylon", *args)
+
+    def shell(self, agent: str, command: str) -> None:
+        use_id = f"toolu_{self.n}"
+        self.tool(f"hook {agent} PreToolUse", "pylon", "hook", agent, stdin=_event("PreToolUse", command, self.repo, use_id))
+        subprocess.run(["bash", "-c", command], cwd=self.repo, env=self.env, check=True)
+        self.tool(f"hook {agent} PostToolUse", "pylon", "hook", agent, stdin=_event("PostToolUse", command, self.repo, use_id))
+
+    def run(self) -> None:
+        self.repo.mkdir()
+        self.git("init", "-q", "-b", "main")
+        for i in range(40):
+            path = self.repo / ("src" if i % 2 else "docs") / f"f{i}.txt"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(f"line {i}\n" * 20)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "initial")
+        self.tool("canon init", "canon", "init")
+        session = json.dumps({"session_id": "s-1", "cwd": str(self.repo), "hook_event_name": "SessionStart"})
+        self.tool("canon hook SessionStart", "pylon", "hook", "claude-code", stdin=session.encode())
+        for i in range(3):
+            self.shell("claude-code", f"echo claude {i} >> src/f1.txt")
+            self.shell("codex", f"echo codex {i} > new{i}.txt")
+        batch = {"session_id": "s-1", "cwd": str(self.repo), "hook_event_name": "PostToolBatch", "tool_calls": []}
+        self.tool("canon hook PostToolBatch", "pylon", "hook", "claude-code", stdin=json.dumps(batch).encode())
+        self.pylon("guard check", "guard", "check", "rm -rf src")
+        for _ in range(2):
+            self.pylon("ws status", "ws", "status")
+        made = json.loads(self.pylon("ws new", "ws", "new", "a", "--json"))
+        agent = Path(str(made["path"]))
+        (agent / "src" / "f3.txt").write_text("agent\n")
+        (agent / "agent.txt").write_text("new\n")
+        (self.repo / "mine.txt").write_text("mine\n")
+        self.pylon("ws apply", "ws", "apply", "a")
+        self.pylon("ws undo", "ws", "undo")
+        self.pylon("ws redo", "ws", "redo")
+        self.pylon("ws undo", "ws", "undo")
+        self.pylon("ws move", "ws", "move", "a")
+        self.pylon("ws move --back", "ws", "move", "a", "--back")
+        self.pylon("ws log", "ws", "log")
+        self.pylon("ws restore op-N", "ws", "restore", "op-1:before", "src")
+        self.pylon("ws undo", "ws", "undo")
+        self.pylon("ws run", "ws", "run", "--", "sh", "-c", "echo run >> src/f5.txt")
+        self.pylon("ws status", "ws", "status")
+        self.pylon("ws rm", "ws", "rm", "a", "--force")
+
+
+def count(tree: str) -> Cycle:
+    work = Path(tempfile.mkdtemp(dir=SCRATCH, prefix="count-"))
+    cycle = Cycle(tree, work, trace=True)
+    cycle.run()
+    shutil.rmtree(work, ignore_errors=True)
+    return cycle
+
+
+def cpu(tree: str) -> float:
+    work = Path(tempfile.mkdtemp(dir=SCRATCH, prefix="cpu-"))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    Cycle(tree, work, trace=False).run()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(work, ignore_errors=True)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="7c31923", help="the tree to compare with (a revision)")
+    parser.add_argument("--rounds", type=int, default=6, help="CPU rounds per tree (alternated)")
+    parser.add_argument("--record", action="store_true", help="write the section of docs/benchmarks.md")
+    parser.add_argument("--kinds", action="store_true", help="print the subcommands each command starts")
+    args = parser.parse_args()
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    trees = {"base": tree_of(args.base), "this": tree_of(None)}
+    counted = {name: count(tree) for name, tree in trees.items()}
+    rows = []
+    for label, runs in counted["this"].counts.items():
+        base = counted["base"].counts.get(label, [])
+        per = [statistics.mean(base) if base else 0.0, statistics.mean(runs)]
+        rows.append([f"`{label}`" + (f" (x{len(runs)})" if len(runs) > 1 else ""), f"{per[0]:g}", f"{per[1]:g}"])
+        if args.kinds:
+            print(label, dict(counted["base"].kinds.get(label, {})), "->", dict(counted["this"].kinds[label]))
+    total = [sum(sum(c.counts[k]) for k in c.counts) for c in (counted["base"], counted["this"])]
+    rows.append(["the whole cycle", str(total[0]), str(total[1])])
+    samples: dict[str, list[float]] = {"base": [], "this": []}
+    for r in range(args.rounds):
+        for name in ("base", "this") if r % 2 == 0 else ("this", "base"):
+            samples[name].append(cpu(trees[name]))
+    text = table(rows, ["command", f"git processes, {args.base}", "this tree"])
+    if args.rounds:
+        base_cpu, this_cpu = (statistics.median(samples[n]) for n in ("base", "this"))
+        load = os.getloadavg()[0]
+        text += (
+        f"\n\nCPU of one cycle (children: pylon and its git processes), median of {args.rounds} rounds per tree, "
+        f"alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
+        f"(1-minute load at the end {load:.1f})."
+    )
+    print(text)
+    if args.record:
+        record("git-processes", "## Git processes per pylon command (`bench/git_processes.py`)\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
