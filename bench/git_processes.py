@@ -132,9 +132,13 @@ class Cycle:
 
     def shell(self, agent: str, command: str) -> None:
         use_id = f"toolu_{self.n}"
-        self.tool(f"hook {agent} PreToolUse", "pylon", "hook", agent, stdin=_event("PreToolUse", command, self.repo, use_id))
+        self.tool(
+            f"hook {agent} PreToolUse", "pylon", "hook", agent, stdin=_event("PreToolUse", command, self.repo, use_id)
+        )
         subprocess.run(["bash", "-c", command], cwd=self.repo, env=self.env, check=True)
-        self.tool(f"hook {agent} PostToolUse", "pylon", "hook", agent, stdin=_event("PostToolUse", command, self.repo, use_id))
+        self.tool(
+            f"hook {agent} PostToolUse", "pylon", "hook", agent, stdin=_event("PostToolUse", command, self.repo, use_id)
+        )
 
     def run(self) -> None:
         self.repo.mkdir()
@@ -220,10 +224,10 @@ def main() -> None:
         base_cpu, this_cpu = (statistics.median(samples[n]) for n in ("base", "this"))
         load = os.getloadavg()[0]
         text += (
-        f"\n\nCPU of one cycle (children: pylon and its git processes), median of {args.rounds} rounds per tree, "
-        f"alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
-        f"(1-minute load at the end {load:.1f})."
-    )
+            f"\n\nCPU of one cycle (children: pylon and its git processes), median of {args.rounds} rounds per tree, "
+            f"alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
+            f"(1-minute load at the end {load:.1f})."
+        )
     print(text)
     if args.record:
         record("git-processes", "## Git processes per pylon command (`bench/git_processes.py`)\n\n" + text)

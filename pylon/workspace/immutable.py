@@ -33,6 +33,18 @@ def _store(checkout: Checkout) -> tuple[object, ...]:
     return (checkout.common_dir, git.object_dirs())
 
 
+def _seeing(checkout: Checkout) -> list[tuple[object, ...]]:
+    """The object stores whose answers hold here: this one, and the repository's own when this one
+    reads it too (a kept state's store has the repository's objects as an alternate)."""
+    import os
+
+    own = _store(checkout)
+    alternates = dict(git.object_dirs()).get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "").split(os.pathsep)
+    if own[1] and os.path.join(checkout.common_dir, "objects") in alternates:
+        return [own, (checkout.common_dir, ())]
+    return [own]
+
+
 def _keep(key: tuple[object, ...], value: bytes) -> None:
     if len(value) > LIMIT_BYTES // 4:
         return
@@ -112,11 +124,11 @@ def name_only(
     if not (is_oid(old) and is_oid(new)):
         out = git.run(args, cwd=checkout.root if here else None, env=env)
     else:
-        key = (_store(checkout), "name-only", min(old, new), max(old, new))
-        kept = _KEPT.get(key)
+        pair = ("name-only", min(old, new), max(old, new))
+        kept = next((_KEPT[k] for k in ((s, *pair) for s in _seeing(checkout)) if k in _KEPT), None)
         out = kept if kept is not None else git.run(args, cwd=checkout.root if here else None, env=env)
         if kept is None:
-            _keep(key, out)
+            _keep((_store(checkout), *pair), out)
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
