@@ -409,3 +409,14 @@ def subprocess_bytes(repo: Path, *args: str) -> bytes:
     import subprocess
 
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True).stdout
+
+
+def test_restore_of_an_op_reads_the_log_before_the_lock_once(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    write_files(repo, {"src/app.py": "edited again\n"})
+    seq = _newest(repo)
+    argvs = traced(repo, tmp_path, "ws", "restore", f"op-{seq}:before", "src")
+    assert op_listings(argvs) == 2, argvs  # which op the name is, then again under the op lock
+    assert (repo / "src/app.py").read_text() == "print('hello')\n"
+    gone = pylon("ws", "restore", f"op-{seq + 50}", cwd=repo)
+    assert gone.code != 0 and "unknown-snapshot" in gone.err and f"no op {seq + 50}" in gone.err
