@@ -8,9 +8,12 @@ keep before and the op after, kept in the hook's own process), `ws status`, `ws 
 writes its argv to git's own trace (GIT_TRACE2_EVENT), so the counts are git's, not pylon's.
 
 Both trees run through the same interpreter: this tree, and the tree of --base REV (`git archive`
-into bench/.work). The CPU figure: the cycle's children CPU (user + system, pylon and every git it
-waited for), rounds alternating the trees so the machine's load falls on both alike; the ratio is
-this tree's median over the base's.
+into bench/.work), each command line forked from a server that imported that tree's pylon (the
+tests' fork server, tests/forkserver.py: what the default tier runs), so the figure is pylon's
+own work and its git processes, without an interpreter's start. The CPU figure: the CPU of the
+cycle's command lines and every git they waited for (the server's reaped children), rounds
+alternating the trees so the machine's load falls on both alike; the ratio is this tree's median
+over the base's. `--spawn`: a new interpreter per command line instead (what an agent's hook pays).
 
 Run: .venv/bin python bench/git_processes.py [--base REV] [--rounds N] [--record]
 """
@@ -31,10 +34,45 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import ROOT, WORK, record, table
+from _harness import BIN, ROOT, WORK, record, table
 
 SCRATCH = WORK / "git_processes"
 _SHIM = "import sys; sys.path.insert(0, {tree!r}); from pylon.cli.main import {name}; sys.argv[0] = {name!r}; {name}()"
+
+
+class Server:
+    """The tests' fork server with one tree's pylon imported; `cpu()`: its reaped children's CPU."""
+
+    def __init__(self, tree: str) -> None:
+        sys.path.insert(0, str(ROOT))
+        from tests.forkserver import ForkServer
+
+        folder = tempfile.mkdtemp(dir=SCRATCH, prefix="server-")
+        self.path = os.path.join(folder, "sock")
+        first = f"import sys; sys.path[:0] = [{tree!r}, {str(ROOT)!r}]; "
+        code = first + "from tests.forkserver import serve; serve(*sys.argv[1:])"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYLON_", "GIT_"))}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code, self.path, str(BIN)], cwd=folder, stdout=subprocess.PIPE, env=env
+        )
+        assert self.proc.stdout is not None and self.proc.stdout.readline() == b"ready\n"
+        self.client = ForkServer()
+        self.client._proc, self.client.path = self.proc, self.path  # started here, with `tree` first on sys.path
+
+    def run(self, name: str, args: list[str], cwd: str, env: dict[str, str], stdin: bytes) -> tuple[int, bytes]:
+        code, out, err = self.client.run(name, str(BIN / name), args, cwd, env, stdin, 300)
+        if code != 0:
+            raise RuntimeError(f"{args} exited {code}: {err.decode()[-1500:]}")
+        return code, out
+
+    def cpu(self) -> float:
+        with open(f"/proc/{self.proc.pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
 
 
 def tree_of(revision: str | None) -> str:
@@ -87,8 +125,8 @@ def _event(name: str, command: str, cwd: Path, use_id: str) -> bytes:
 class Cycle:
     """One cycle of the commands in a fresh repository, with one tree's `pylon` and `canon`."""
 
-    def __init__(self, tree: str, work: Path, trace: bool) -> None:
-        self.tree, self.work, self.trace = tree, work, trace
+    def __init__(self, tree: str, work: Path, trace: bool, server: Server | None = None) -> None:
+        self.tree, self.work, self.trace, self.server = tree, work, trace, server
         home = work / "home"
         home.mkdir(parents=True)
         self.env = environment(home)
@@ -108,10 +146,14 @@ class Cycle:
         log = self.work / f"trace-{self.n}.json"
         if self.trace:
             env["GIT_TRACE2_EVENT"] = str(log)
-        argv = [sys.executable, "-c", _SHIM.format(tree=self.tree, name=name), *args]
-        done = subprocess.run(argv, cwd=cwd or self.repo, env=env, input=stdin, capture_output=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{label}: {args} exited {done.returncode}: {done.stderr.decode()[-1500:]}")
+        if self.server is not None:
+            _code, out = self.server.run(name, list(args), str(cwd or self.repo), env, stdin)
+        else:
+            argv = [sys.executable, "-c", _SHIM.format(tree=self.tree, name=name), *args]
+            done = subprocess.run(argv, cwd=cwd or self.repo, env=env, input=stdin, capture_output=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"{label}: {args} exited {done.returncode}: {done.stderr.decode()[-1500:]}")
+            out = done.stdout
         if self.trace:
             starts = []
             for line in log.read_text().splitlines() if log.exists() else []:
@@ -125,7 +167,7 @@ class Cycle:
                         print(label, " ".join(argv)[:200], file=sys.stderr)
             self.counts.setdefault(label, []).append(len(starts))
             self.kinds.setdefault(label, Counter()).update(starts)
-        return done.stdout.decode()
+        return out.decode()
 
     def pylon(self, label: str, *args: str) -> str:
         return self.tool(label, "pylon", *args)
@@ -179,21 +221,26 @@ class Cycle:
         self.pylon("ws rm", "ws", "rm", "a", "--force")
 
 
-def count(tree: str) -> Cycle:
+def count(tree: str, server: Server | None) -> Cycle:
     work = Path(tempfile.mkdtemp(dir=SCRATCH, prefix="count-"))
-    cycle = Cycle(tree, work, trace=True)
+    cycle = Cycle(tree, work, trace=True, server=server)
     cycle.run()
     shutil.rmtree(work, ignore_errors=True)
     return cycle
 
 
-def cpu(tree: str) -> float:
+def cpu(tree: str, server: Server | None) -> float:
+    """One cycle's CPU: the server's reaped children, else this process's."""
     work = Path(tempfile.mkdtemp(dir=SCRATCH, prefix="cpu-"))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    Cycle(tree, work, trace=False).run()
+    mine = resource.getrusage(resource.RUSAGE_CHILDREN)
+    theirs = server.cpu() if server is not None else 0.0
+    Cycle(tree, work, trace=False, server=server).run()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = (after.ru_utime - mine.ru_utime) + (after.ru_stime - mine.ru_stime)
+    if server is not None:  # the setup's git and bash ran here: only the command lines count
+        spent = server.cpu() - theirs
     shutil.rmtree(work, ignore_errors=True)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return spent
 
 
 def main() -> None:
@@ -202,30 +249,43 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="CPU rounds per tree (alternated)")
     parser.add_argument("--record", action="store_true", help="write the section of docs/benchmarks.md")
     parser.add_argument("--kinds", action="store_true", help="print the subcommands each command starts")
+    parser.add_argument("--counts", type=int, default=3, help="counting cycles per tree (averaged)")
+    parser.add_argument("--spawn", action="store_true", help="a new interpreter per command line")
     args = parser.parse_args()
     SCRATCH.mkdir(parents=True, exist_ok=True)
     trees = {"base": tree_of(args.base), "this": tree_of(None)}
-    counted = {name: count(tree) for name, tree in trees.items()}
+    servers = {name: None if args.spawn else Server(tree) for name, tree in trees.items()}
+    counted = {name: count(tree, servers[name]) for name, tree in trees.items()}
+    for _ in range(args.counts - 1):  # a capture's work depends on the clock (racy entries): averaged
+        for name, tree in trees.items():
+            again = count(tree, servers[name])
+            for label, runs in again.counts.items():
+                counted[name].counts.setdefault(label, []).extend(runs)
     rows = []
     for label, runs in counted["this"].counts.items():
         base = counted["base"].counts.get(label, [])
         per = [statistics.mean(base) if base else 0.0, statistics.mean(runs)]
-        rows.append([f"`{label}`" + (f" (x{len(runs)})" if len(runs) > 1 else ""), f"{per[0]:g}", f"{per[1]:g}"])
+        times = len(runs) // args.counts
+        rows.append([f"`{label}`" + (f" (x{times})" if times > 1 else ""), f"{per[0]:.1f}", f"{per[1]:.1f}"])
         if args.kinds:
             print(label, dict(counted["base"].kinds.get(label, {})), "->", dict(counted["this"].kinds[label]))
-    total = [sum(sum(c.counts[k]) for k in c.counts) for c in (counted["base"], counted["this"])]
-    rows.append(["the whole cycle", str(total[0]), str(total[1])])
+    total = [sum(sum(c.counts[k]) for k in c.counts) / args.counts for c in (counted["base"], counted["this"])]
+    rows.append(["the whole cycle", f"{total[0]:.1f}", f"{total[1]:.1f}"])
     samples: dict[str, list[float]] = {"base": [], "this": []}
     for r in range(args.rounds):
         for name in ("base", "this") if r % 2 == 0 else ("this", "base"):
-            samples[name].append(cpu(trees[name]))
+            samples[name].append(cpu(trees[name], servers[name]))
+    for server in servers.values():
+        if server is not None:
+            server.close()
     text = table(rows, ["command", f"git processes, {args.base}", "this tree"])
+    how = "a new interpreter each" if args.spawn else "forked from a server that imported pylon, as in the tests"
     if args.rounds:
         base_cpu, this_cpu = (statistics.median(samples[n]) for n in ("base", "this"))
         load = os.getloadavg()[0]
         text += (
-            f"\n\nCPU of one cycle (children: pylon and its git processes), median of {args.rounds} rounds per tree, "
-            f"alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
+            f"\n\nCPU of one cycle's command lines ({how}) and their git processes, "
+            f"median of {args.rounds} rounds per tree, alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
             f"(1-minute load at the end {load:.1f})."
         )
     print(text)
