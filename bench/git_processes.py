@@ -285,8 +285,8 @@ def main() -> None:
         load = os.getloadavg()[0]
         text += (
             f"\n\nCPU of one cycle's command lines ({how}) and their git processes, "
-            f"median of {args.rounds} rounds per tree, alternated: {base_cpu:.3f} s base, {this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x "
-            f"(1-minute load at the end {load:.1f})."
+            f"median of {args.rounds} rounds per tree, alternated: {base_cpu:.3f} s base, "
+            f"{this_cpu:.3f} s this tree, ratio {this_cpu / base_cpu:.2f}x (1-minute load at the end {load:.1f})."
         )
     print(text)
     if args.record:
