@@ -36,6 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import BIN, ROOT, WORK, record, table
 
+sys.path.insert(0, str(ROOT))
+from tests.keep.hookpath import event  # the tests' own hook events and trace reader
+from tests.workspace.helpers import git_starts
+
 SCRATCH = WORK / "git_processes"
 _SHIM = "import sys; sys.path.insert(0, {tree!r}); from pylon.cli.main import {name}; sys.argv[0] = {name!r}; {name}()"
 
@@ -44,7 +48,6 @@ class Server:
     """The tests' fork server with one tree's pylon imported; `cpu()`: its reaped children's CPU."""
 
     def __init__(self, tree: str) -> None:
-        sys.path.insert(0, str(ROOT))
         from tests.forkserver import ForkServer
 
         folder = tempfile.mkdtemp(dir=SCRATCH, prefix="server-")
@@ -107,21 +110,6 @@ def environment(home: Path) -> dict[str, str]:
     return env
 
 
-def _event(name: str, command: str, cwd: Path, use_id: str) -> bytes:
-    body: dict[str, object] = {
-        "session_id": "s-1",
-        "transcript_path": None,
-        "cwd": str(cwd),
-        "hook_event_name": name,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": use_id,
-    }
-    if name == "PostToolUse":
-        body["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
-    return json.dumps(body).encode()
-
-
 class Cycle:
     """One cycle of the commands in a fresh repository, with one tree's `pylon` and `canon`."""
 
@@ -155,16 +143,7 @@ class Cycle:
                 raise RuntimeError(f"{label}: {args} exited {done.returncode}: {done.stderr.decode()[-1500:]}")
             out = done.stdout
         if self.trace:
-            starts = []
-            for line in log.read_text().splitlines() if log.exists() else []:
-                event = json.loads(line)
-                if event["event"] == "start":
-                    argv = list(event["argv"][1:])
-                    while argv and argv[0] in ("-c", "-C"):
-                        argv = argv[2:]
-                    starts.append(argv[0] if argv else "?")
-                    if os.environ.get("SHOW_ARGV"):
-                        print(label, " ".join(argv)[:200], file=sys.stderr)
+            starts = [argv[0] if argv else "?" for argv in git_starts(log)]
             self.counts.setdefault(label, []).append(len(starts))
             self.kinds.setdefault(label, Counter()).update(starts)
         return out.decode()
@@ -174,13 +153,11 @@ class Cycle:
 
     def shell(self, agent: str, command: str) -> None:
         use_id = f"toolu_{self.n}"
-        self.tool(
-            f"hook {agent} PreToolUse", "pylon", "hook", agent, stdin=_event("PreToolUse", command, self.repo, use_id)
-        )
-        subprocess.run(["bash", "-c", command], cwd=self.repo, env=self.env, check=True)
-        self.tool(
-            f"hook {agent} PostToolUse", "pylon", "hook", agent, stdin=_event("PostToolUse", command, self.repo, use_id)
-        )
+        for name in ("PreToolUse", "PostToolUse"):
+            stdin = event(name, command, self.repo, use_id).encode()
+            self.tool(f"hook {agent} {name}", "pylon", "hook", agent, stdin=stdin)
+            if name == "PreToolUse":
+                subprocess.run(["bash", "-c", command], cwd=self.repo, env=self.env, check=True)
 
     def run(self) -> None:
         self.repo.mkdir()

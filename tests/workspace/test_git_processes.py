@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import MakeRepo, git, write_files
-from tests.workspace.helpers import pylon
+from tests.workspace.helpers import git_starts, pylon
 from tests.workspace.wt_helpers import new
 
 OPS = "refs/pylon/ops/"
@@ -28,15 +28,7 @@ def traced(repo: Path, tmp_path: Path, *args: str) -> list[list[str]]:
     log = tmp_path / f"trace-{len(list(tmp_path.glob('trace-*')))}.json"
     r = pylon(*args, cwd=repo, env={"GIT_TRACE2_EVENT": str(log)})
     assert r.code == 0, r
-    found = []
-    for line in log.read_text().splitlines() if log.exists() else []:
-        event = json.loads(line)
-        if event["event"] == "start":
-            argv = list(event["argv"][1:])
-            while argv and argv[0] in ("-c", "-C"):
-                argv = argv[2:]
-            found.append(argv)
-    return found
+    return git_starts(log)
 
 
 def op_listings(argvs: list[list[str]]) -> int:
@@ -267,41 +259,18 @@ def _hooked(repo: Path, tmp_path: Path, command: str, n: int) -> tuple[list[list
     hook's own process: the git argvs of each hook."""
     import subprocess
 
-    def event(name: str) -> str:
-        return json.dumps(
-            {
-                "session_id": "s-1",
-                "cwd": str(repo),
-                "hook_event_name": name,
-                "tool_name": "Bash",
-                "tool_input": {"command": command},
-                "tool_use_id": f"call_{n}",
-                "tool_response": "",
-            }
-        )
+    from tests.keep.hookpath import event
 
     argvs = []
     for name in ("PreToolUse", "PostToolUse"):
         log = tmp_path / f"hook-{n}-{name}.json"
         env = {"GIT_TRACE2_EVENT": str(log), "PYLON_KEEP_DETACH": "0"}
-        r = pylon("hook", "codex", cwd=repo, input=event(name), env=env)
+        r = pylon("hook", "codex", cwd=repo, input=event(name, command, repo, f"call_{n}"), env=env)
         assert r.code == 0, r
-        argvs.append(_starts(log))
+        argvs.append(git_starts(log))
         if name == "PreToolUse":
             subprocess.run(["bash", "-c", command], cwd=repo, check=True)
     return argvs[0], argvs[1]
-
-
-def _starts(log: Path) -> list[list[str]]:
-    found = []
-    for line in log.read_text().splitlines() if log.exists() else []:
-        event = json.loads(line)
-        if event["event"] == "start":
-            argv = list(event["argv"][1:])
-            while argv and argv[0] in ("-c", "-C"):
-                argv = argv[2:]
-            found.append(argv)
-    return found
 
 
 def _name_only_pairs(argvs: list[list[str]]) -> list[frozenset[str]]:
@@ -376,7 +345,7 @@ def test_git_version_is_asked_once_per_git_binary(moved_log: Path, tmp_path: Pat
     log = tmp_path / "other-git.json"
     env = {"PATH": f"{other}{os.pathsep}{os.environ['PATH']}", "GIT_TRACE2_EVENT": str(log)}
     assert pylon("ws", "conflicts", cwd=repo, env=env).code in (0, 1)
-    assert ["version"] in _starts(log)  # another git binary: asked again
+    assert ["version"] in git_starts(log)  # another git binary: asked again
 
 
 def test_a_loose_object_is_read_as_git_reads_it_or_not_at_all(repo: Path, tmp_path: Path) -> None:
