@@ -255,6 +255,7 @@ def main() -> None:
     for server in servers.values():
         if server is not None:
             server.close()
+    print("CPU samples:", {n: [round(x, 3) for x in v] for n, v in samples.items()}, file=sys.stderr)
     text = table(rows, ["command", f"git processes, {args.base}", "this tree"])
     how = "a new interpreter each" if args.spawn else "forked from a server that imported pylon, as in the tests"
     if args.rounds:
