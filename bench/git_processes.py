@@ -1,8 +1,9 @@
 """Benchmark: git processes per pylon command, and the CPU of a cycle of them, against a base tree.
 
 One cycle of the commands agents and the tests run most, in a fresh repository of 40 files: the
-shell tool's hook pair as Claude Code and Codex send it (PreToolUse, the command, PostToolUse: the
-keep before and the op after, kept in the hook's own process), `ws status`, `ws new`, `ws apply`,
+shell tool's hook pair (PreToolUse, the command, PostToolUse: the keep before and the op after,
+kept in the hook's own process), and Claude Code's stream of PreToolUse alone (each ends the last
+command, and the batch's end the stream's last), `ws status`, `ws new`, `ws apply`,
 `ws undo`, `ws redo`, `ws move` and `--back`, `ws restore op-N`, `ws log`, `ws run`, `ws rm`,
 `guard check`, and canon's hooks (SessionStart, PostToolBatch). Every git process a command starts
 writes its argv to git's own trace (GIT_TRACE2_EVENT), so the counts are git's, not pylon's.
@@ -15,7 +16,7 @@ cycle's command lines and every git they waited for (the server's reaped childre
 alternating the trees so the machine's load falls on both alike; the ratio is this tree's median
 over the base's. `--spawn`: a new interpreter per command line instead (what an agent's hook pays).
 
-Run: .venv/bin python bench/git_processes.py [--base REV] [--rounds N] [--record]
+Run: .venv/bin/python bench/git_processes.py [--base REV] [--rounds N] [--counts N] [--record]
 """
 
 from __future__ import annotations
@@ -174,6 +175,11 @@ class Cycle:
         for i in range(3):
             self.shell("claude-code", f"echo claude {i} >> src/f1.txt")
             self.shell("codex", f"echo codex {i} > new{i}.txt")
+        for i in range(3):  # as Claude Code runs them (no PostToolUse): the next command ends the last
+            label = "hook claude-code PreToolUse" + (", ending the last command" if i else "")
+            stdin = event("PreToolUse", f"echo stream {i} >> src/f2.txt", self.repo, f"toolu_s{i}").encode()
+            self.tool(label, "pylon", "hook", "claude-code", stdin=stdin)
+            subprocess.run(["bash", "-c", f"echo stream {i} >> src/f2.txt"], cwd=self.repo, env=self.env, check=True)
         batch = {"session_id": "s-1", "cwd": str(self.repo), "hook_event_name": "PostToolBatch", "tool_calls": []}
         self.tool("canon hook PostToolBatch", "pylon", "hook", "claude-code", stdin=json.dumps(batch).encode())
         self.pylon("guard check", "guard", "check", "rm -rf src")

@@ -389,3 +389,26 @@ def test_restore_of_an_op_reads_the_log_before_the_lock_once(moved_log: Path, tm
     assert (repo / "src/app.py").read_text() == "print('hello')\n"
     gone = pylon("ws", "restore", f"op-{seq + 50}", cwd=repo)
     assert gone.code != 0 and "unknown-snapshot" in gone.err and f"no op {seq + 50}" in gone.err
+
+
+def test_claude_codes_next_command_records_the_last_one_without_reading_it_back(repo: Path, tmp_path: Path) -> None:
+    """Claude Code sends no PostToolUse (install.py): the stream's next PreToolUse ends the last command,
+    on the client's critical path. It reads the kept state it wrote, not git's copy of it."""
+    import subprocess
+
+    from tests.keep.hookpath import event
+
+    argvs = []
+    for n, command in enumerate(("echo one >> src/app.py", "rm docs/guide.txt", "true")):
+        log = tmp_path / f"pre-{n}.json"
+        payload = event("PreToolUse", command, repo, f"toolu_{n}")
+        r = pylon("hook", "claude-code", cwd=repo, input=payload, env={"GIT_TRACE2_EVENT": str(log)})
+        assert r.code == 0, r
+        argvs.append(git_starts(log))
+        subprocess.run(["bash", "-c", command], cwd=repo, check=True)
+    for later in argvs[1:]:
+        assert not [a for a in later if a[:1] == ["cat-file"]], later
+        pairs = _name_only_pairs(later)
+        assert len(pairs) == len(set(pairs)), later
+    titles = [e["title"] for e in pylon("ws", "log", "--json", cwd=repo).json()["entries"] if e["kind"] == "op"]
+    assert any("echo one >> src/app.py" in t for t in titles) and any("rm docs/guide.txt" in t for t in titles)
