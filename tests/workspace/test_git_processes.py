@@ -412,3 +412,23 @@ def test_claude_codes_next_command_records_the_last_one_without_reading_it_back(
         assert len(pairs) == len(set(pairs)), later
     titles = [e["title"] for e in pylon("ws", "log", "--json", cwd=repo).json()["entries"] if e["kind"] == "op"]
     assert any("echo one >> src/app.py" in t for t in titles) and any("rm docs/guide.txt" in t for t in titles)
+
+
+def test_packed_refs_reads_what_git_lists(repo: Path) -> None:
+    """repo.packed_refs (the one packed-refs reader: HEAD by files, the keep's op numbers, every
+    worktree's HEAD) against `git for-each-ref` once git packed them: annotated tags' peeled lines
+    and the header left out, names with non-ASCII bytes kept."""
+    from pylon.workspace.keep.records import repo_last
+    from pylon.workspace.repo import locate, packed_refs
+
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "tag", "-a", "-m", "annotated", "v1")
+    git(repo, "branch", "bränch")
+    git(repo, "update-ref", f"{OPS}00000007", head)
+    git(repo, "pack-refs", "--all")
+    listed = git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines()
+    theirs = {name: oid for name, _, oid in (line.rpartition(" ") for line in listed)}
+    assert packed_refs(str(repo / ".git")) == theirs and "refs/tags/v1" in theirs
+    assert locate(str(repo)).head_by_files() == head and repo_last(locate(str(repo))) == 7
+    git(repo, "update-ref", f"{OPS}00000009", head)  # loose beside the packed ones
+    assert repo_last(locate(str(repo))) == 9
