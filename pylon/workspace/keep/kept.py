@@ -184,21 +184,27 @@ def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     from pylon.agents.jsonio import loads
     from pylon.workspace import git
     from pylon.workspace.commits import parse_state
+    from pylon.workspace.keep import loose
 
-    with store.objects_in(common_dir):
-        raw = git.run(["cat-file", "commit", commit], env={"GIT_DIR": _git_dir(store, common_dir)})
-        state = parse_state(raw, commit)
-        blob = next(
-            (
-                line.split(": ", 1)[1]
-                for line in raw.decode("utf-8", "replace").splitlines()
-                if line.startswith("pylon-keep: ")
-            ),
-            None,
-        )
-        record: dict[str, object] = {}
-        if blob:
-            record = loads(git.run(["cat-file", "blob", blob], env={"GIT_DIR": _git_dir(store, common_dir)}))
+    def read(kind: str, oid: str) -> bytes:
+        # pylon wrote both objects into the store (write()): read there, checked against their id
+        found = loose.read([store.objects], oid, kind)
+        if found is not None:
+            return found
+        with store.objects_in(common_dir):  # packed since, or another hash: git reads it
+            return git.run(["cat-file", kind, oid], env={"GIT_DIR": _git_dir(store, common_dir)})
+
+    raw = read("commit", commit)
+    state = parse_state(raw, commit)
+    blob = next(
+        (
+            line.split(": ", 1)[1]
+            for line in raw.decode("utf-8", "replace").splitlines()
+            if line.startswith("pylon-keep: ")
+        ),
+        None,
+    )
+    record: dict[str, object] = loads(read("blob", blob)) if blob else {}
     return Kept(commit, state, record, key_of(state, record))
 
 

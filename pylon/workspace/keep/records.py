@@ -92,20 +92,14 @@ def repo_last(checkout: Checkout) -> int:
 
 def _files_refs(common: str, prefix: str) -> list[str]:
     """Ref names under `prefix` in a files-backend repository: loose ones and packed ones."""
+    from pylon.workspace.repo import packed_refs
+
     found: list[str] = []
     try:
         found += [prefix + name for name in os.listdir(os.path.join(common, prefix))]
     except OSError:
         pass
-    try:
-        with open(os.path.join(common, "packed-refs"), "rb") as fh:
-            for line in fh:
-                _oid, _, ref = line.strip().partition(b" ")
-                if ref.startswith(prefix.encode()):
-                    found.append(ref.decode("utf-8", "replace"))
-    except OSError:
-        pass
-    return found
+    return found + [ref for ref in packed_refs(common) if ref.startswith(prefix)]
 
 
 def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:

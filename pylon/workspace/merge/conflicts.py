@@ -67,7 +67,7 @@ _VERSION: list[tuple[int, ...]] = []
 
 def git_version() -> tuple[int, ...]:
     if not _VERSION:
-        text = git.run(["version"]).decode().split()
+        text = git.version().split()
         numbers = []
         for part in (text[2] if len(text) > 2 else "0").split(".")[:3]:
             digits = "".join(ch for ch in part if ch.isdigit())

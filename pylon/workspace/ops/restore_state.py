@@ -142,7 +142,7 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
 
 
 def tree_of(checkout: Checkout, commitish: str) -> str:
-    return git.run(["rev-parse", "--verify", commitish + "^{tree}"], cwd=checkout.root).decode().strip()
+    return immutable.tree_of(checkout, commitish)
 
 
 def same_state(a: State, b: State) -> bool:
