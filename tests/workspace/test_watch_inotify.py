@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, inotify_masks, write_files
+from tests.workspace.test_watch import _lines
+from tests.workspace.test_watch import _start as _start_json
 from tests.workspace.test_watch_sync import _changes, _start, _stop, _vouched
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
@@ -95,3 +97,26 @@ def test_a_folder_that_comes_after_the_start_is_watched(repo: Path, tmp_path: Pa
         assert doc["worktree_tree"] == _git_tree(repo, tmp_path / "index")  # what git reads in the tree now
     finally:
         _stop(proc)
+
+
+def test_a_kernel_queue_overflow_rescans_and_watches_what_came_meanwhile(repo: Path, tmp_path: Path) -> None:
+    # A slow handler (0.2 ms an event) and more metadata changes than the kernel queues
+    # (fs.inotify.max_queued_events, 16,384 by default; two files in turn, which it cannot merge)
+    # overflow it; a folder made then raises no event of its own. After the overflow the watcher
+    # must say so, rescan, and watch that folder.
+    events = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text()) + 2000
+    proc = _start_json(repo, env={"PYLON_WATCH_EVENT_DELAY": "0.0002"})
+    try:
+        _vouched(repo)
+        pair = [str(repo / "README.md"), str(repo / "src" / "app.py")]
+        for n in range(events):
+            os.utime(pair[n % 2], ns=(n, n))
+        (repo / "late" / "deeper").mkdir(parents=True)  # its event is lost with the queue full
+        _vouched(repo, timeout=120)  # the overflow handled, the rescan settled
+        (repo / "late" / "deeper" / "after.txt").write_text("after\n")
+        git_tree = _git_tree(repo, tmp_path / "index")
+        assert _changes(repo)["worktree_tree"] == git_tree  # the watcher's, or a scan's
+        assert _vouched(repo)["worktree_tree"] == git_tree
+    finally:
+        proc.terminate()
+    assert any(batch["overflow"] for batch in _lines(proc))  # the kernel's queue did overflow

@@ -47,34 +47,36 @@ class _Events:
         self.queue: list[str] = []
         self.overflow = False
         self.last_event = 0.0
+        self.seen = 0  # the generation the main loop last took
+        self.vouched = fresh_path is not None  # `fresh` may be on disk (the main loop writes it, holding cond)
 
     def hit(self, path: str) -> None:
         if path == self.git_dir or path.startswith(self.git_dir + "/"):
             return
         with self.cond:
-            self.generation += 1
-            self.last_event = time.monotonic()
             if len(self.queue) >= self.queue_max:
                 self.overflow = True
             else:
                 self.queue.append(path)
-            if self.fresh_path:
-                try:
-                    os.unlink(self.fresh_path)  # a reader must not trust the old state any more
-                except FileNotFoundError:
-                    pass
-            self.cond.notify_all()
+            self._changed()
 
     def overflowed(self) -> None:
         with self.cond:
             self.overflow = True
-            self.generation += 1
-            self.last_event = time.monotonic()
-            if self.fresh_path:
-                try:
-                    os.unlink(self.fresh_path)
-                except FileNotFoundError:
-                    pass
+            self._changed()
+
+    def _changed(self) -> None:
+        """With cond held. Only the first event after a batch wakes the main loop (it waits out the
+        settle on its own): one wake-up per event made a burst share the GIL with it all along."""
+        self.generation += 1
+        self.last_event = time.monotonic()
+        if self.vouched and self.fresh_path:
+            self.vouched = False
+            try:
+                os.unlink(self.fresh_path)  # a reader must not trust the old state any more
+            except FileNotFoundError:
+                pass
+        if self.generation == self.seen + 1:
             self.cond.notify_all()
 
 
@@ -166,8 +168,10 @@ def _start_watchdog(root: str, events: _Events, handle: Callable[[str, str], Non
     return observer.stop
 
 
-def _vouch(fresh_path: str, checkout: Checkout, state: st.State) -> None:
+def _vouch(events: _Events, checkout: Checkout, state: st.State) -> None:
+    """With events.cond held."""
     write_fresh(checkout, state)
+    events.vouched = True
 
 
 def watch(
@@ -207,11 +211,11 @@ def watch(
             mode = f"polling (file events unavailable: {exc.strerror or exc})"
         base = resolve(checkout, since) if since is not None else None
         with events.cond:
-            seen = events.generation
+            seen = events.seen = events.generation
         previous = st.capture(checkout)
         with events.cond:  # held: an event between the check and the write would be vouched over
             if fresh_path and events.generation == seen:
-                _vouch(fresh_path, checkout, previous)
+                _vouch(events, checkout, previous)
         ready(mode)
         if base is not None:
             emit(_batch(checkout, base.tree, previous, base.label, base.tree, limit, overflow=False, initial=True))
@@ -230,7 +234,7 @@ def watch(
                         break  # no file events: rescan on every tick
                 while events.generation != seen and time.monotonic() - events.last_event < settle:
                     events.cond.wait(timeout=max(0.01, settle - (time.monotonic() - events.last_event)))
-                seen = events.generation
+                seen = events.seen = events.generation
                 overflow = events.overflow
                 events.overflow = False
                 events.queue.clear()
@@ -254,7 +258,7 @@ def watch(
             previous = current
             with events.cond:
                 if fresh_path and events.generation == seen:
-                    _vouch(fresh_path, checkout, current)
+                    _vouch(events, checkout, current)
     except KeyboardInterrupt:
         return {"batches": batches, "mode": mode}
     finally:
