@@ -29,7 +29,6 @@ def first_line(command: str) -> str:
 def complete(
     checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept, others: list[str]
 ) -> int:
-    from pylon.workspace.keep import ledger
     from pylon.workspace.keep.changes import summary
 
     assert chain.last is not None
@@ -50,28 +49,44 @@ def complete(
         data["was"] = seq
         seq = next_seq(chain.store, at_least=repo_last(checkout))
     now = int(time.time())
+    started = int(float(str(run.get("time") or now)))
+    _save(checkout, chain, kept, seq, title, command, data, started=started, pid=run.get("pid"))
+    return seq
+
+
+def _save(
+    checkout: Checkout,
+    chain: Chain,
+    kept: Kept,
+    seq: int,
+    title: str,
+    command: str | None,
+    data: dict[str, object],
+    *,
+    started: int,
+    pid: object,
+) -> None:
+    """Write op `seq` (a finished shell op from the chain's last state to `kept`) to the store's ledger."""
+    from pylon.workspace.keep import ledger
+
+    assert chain.last is not None
     record = {
         "v": 1,
         "kind": "shell",
         "status": "done",
         "title": title,
-        "time": int(float(str(run.get("time") or now))),
-        "finished": now,
-        "steps": [_step(checkout.root, chain.last, kept.commit)],
+        "time": started,
+        "finished": int(time.time()),
+        # an op step in the op log's format (oplog.Step.to_dict), without importing the op log
+        "steps": [{"root": checkout.root, "before": chain.last, "after": kept.commit, "head": "keep"}],
         "data": data,
         "anchors": [],
         "module": ledger.MODULE,
         "command": command,
-        "pid": run.get("pid"),
+        "pid": pid,
         "from": checkout.root,
     }
     ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
-    return seq
-
-
-def _step(root: str, before: str, after: str) -> dict[str, object]:
-    """An op step in the op log's format (oplog.Step.to_dict), without importing the op log."""
-    return {"root": root, "before": before, "after": after, "head": "keep"}
 
 
 def repo_last(checkout: Checkout) -> int:
@@ -115,31 +130,12 @@ def record(
     checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None, data: dict[str, object]
 ) -> int:
     """A finished op from the chain's last state to `kept` (changes no running command explains)."""
-    from pylon.workspace.keep import ledger
     from pylon.workspace.keep.changes import summary
     from pylon.workspace.keep.store import next_seq
 
     assert chain.last is not None
     seq = next_seq(chain.store, at_least=repo_last(checkout))
-    now = int(time.time())
-    record = {
-        "v": 1,
-        "kind": "shell",
-        "status": "done",
-        "title": title,
-        "time": now,
-        "finished": now,
-        "steps": [_step(checkout.root, chain.last, kept.commit)],
-        "data": {
-            **data,
-            "changed": summary(checkout, chain.store, chain.last, kept),
-            **({} if command else {"outside": True}),
-        },
-        "anchors": [],
-        "module": ledger.MODULE,
-        "command": command,
-        "pid": os.getpid(),
-        "from": checkout.root,
-    }
-    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
+    changed = summary(checkout, chain.store, chain.last, kept)
+    data = {**data, "changed": changed, **({} if command else {"outside": True})}
+    _save(checkout, chain, kept, seq, title, command, data, started=int(time.time()), pid=os.getpid())
     return seq
