@@ -391,7 +391,8 @@ def version() -> str:
 
 def _binary_key() -> str | None:
     """The git that posix_spawnp starts (the first executable `git` on PATH), as its real path and
-    stat data; None when there is none to name."""
+    stat data; None when there is none to name. Not shutil.which: importing shutil costs about 9 ms
+    (it brings bz2 and lzma), more than the walk."""
     for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
         candidate = os.path.join(folder or ".", "git")
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
