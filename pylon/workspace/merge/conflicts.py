@@ -67,7 +67,9 @@ _VERSION: list[tuple[int, ...]] = []
 
 def git_version() -> tuple[int, ...]:
     if not _VERSION:
-        text = git.version().split()
+        from pylon.workspace.gitversion import version
+
+        text = version().split()
         numbers = []
         for part in (text[2] if len(text) > 2 else "0").split(".")[:3]:
             digits = "".join(ch for ch in part if ch.isdigit())
