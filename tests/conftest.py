@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +56,45 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         folder = parent
     if problems:
         pytest.exit("the machine is not fit for the tests:\n- " + "\n- ".join(problems), returncode=3)
+
+
+# PYLON_TEST_CPU=<folder>: each worker writes one JSON line per test to <folder>/<worker>.jsonl with
+# the CPU it used (its own, its waited children's, and the fork server's reaped commands, git
+# included), so "where does the suite's CPU go" is measured, not guessed (docs/testing.md).
+_CPU_DIR = os.environ.get("PYLON_TEST_CPU", "")
+
+
+def _cpu_now() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    proc = _SERVER._proc if _SERVER is not None else None
+    if proc is not None and proc.poll() is None:
+        with open(f"/proc/{proc.pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        total += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
+    return total
+
+
+if _CPU_DIR:
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        import time
+
+        before, start = _cpu_now(), time.monotonic()
+        yield
+        line = {
+            "test": item.nodeid,
+            "cpu": round(_cpu_now() - before, 4),
+            "wall": round(time.monotonic() - start, 4),
+            "end": round(time.time(), 2),
+        }
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(os.path.join(_CPU_DIR, f"{worker}.jsonl"), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
 
 
 def sized(fast: int, full: int) -> int:
@@ -118,12 +157,26 @@ def script(name: str) -> str:
 _TMP_NUMBERS: dict[str, int] = {}
 
 
+_PASSED = pytest.StashKey[dict[str, bool]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    item.stash.setdefault(_PASSED, {})[report.when] = report.passed
+    return report
+
+
 @pytest.fixture
-def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
-    """pytest's `tmp_path` (a new folder per test under the session's base, named after the test, kept
-    as pytest keeps them by default) in one mkdir: pytest's own lists the whole base folder and
-    swaps a `...current` symlink for each of the suite's four thousand tests, three metadata
-    writes that cost milliseconds each on a busy disk."""
+def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """pytest's `tmp_path` (a new folder per test under the session's base, named after the test) in
+    one mkdir: pytest's own lists the whole base folder and swaps a `...current` symlink for each of
+    the suite's four thousand tests, three metadata writes that cost milliseconds each on a busy disk.
+
+    As pytest's `tmp_path_retention_policy = "failed"` (set in pyproject.toml) does, the folder of a
+    test that passed goes when it ends and a failed test's stays. Kept, a run leaves about 800 MB
+    and 200,000 files, and pytest deletes the run before the last three at the end of the session,
+    in one process: 20 to 60 s of one run's wall time (docs/benchmarks.md, Test tiers)."""
     name = re.sub(r"\W", "_", request.node.name)[:30]
     base = tmp_path_factory.getbasetemp()
     while True:
@@ -134,7 +187,11 @@ def tmp_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
             path.mkdir(mode=0o700)
         except FileExistsError:
             continue
-        return path
+        break
+    yield path
+    outcome = request.node.stash.get(_PASSED, {})
+    if outcome.get("setup") and outcome.get("call"):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
