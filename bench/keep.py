@@ -169,7 +169,7 @@ def main() -> None:
     text = table(rows, ("what", "median", "`git status --porcelain`", "ratio", "over two `python -c pass`"))
     text += (
         "\n\nThe hooks row is both hook processes of one shell call with the capture after the command run "
-        "inside the hook (in real use a child the hook leaves running does it while the client goes on); "
+        "inside the hook (in real use the helper's fork does it once it has answered, while the client goes on); "
         "the last column is what they add beyond the two interpreters' start. With `ws watch` running, the "
         "keep before and the capture after take the watcher's vouched state (one round trip to it) instead "
         "of a scan; without it, each is one `git status` on the keep's private index."

@@ -198,21 +198,29 @@ def run_cmd(
     timeout: float = 60,
 ) -> Result:
     """Run an installed console script (`pylon ...`/`canon ...`) or any program; capture text."""
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    code, out, err = run_bytes(*args, cwd=cwd, input=data, env=env, timeout=timeout)
+    return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), [str(a) for a in args])
+
+
+def run_bytes(
+    *args: str | os.PathLike[str],
+    cwd: str | os.PathLike[str] | None = None,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> tuple[int, bytes, bytes]:
+    """`run_cmd` without decoding: (exit status, stdout bytes, stderr bytes), as `subprocess.run` has them."""
     argv = [str(a) for a in args]
     if argv[0] in ("pylon", "canon"):
         argv[0] = script(argv[0])
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    data = input.encode("utf-8") if isinstance(input, str) else input
     if FORK and str(args[0]) in ("pylon", "canon"):
-        code, out, err = _fork_server().run(
-            str(args[0]), argv[0], argv[1:], str(cwd or os.getcwd()), full_env, data, timeout
-        )
-    else:
-        proc = subprocess.run(argv, cwd=cwd, input=data, capture_output=True, env=full_env, timeout=timeout)
-        code, out, err = proc.returncode, proc.stdout, proc.stderr
-    return Result(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), [str(a) for a in args])
+        return _fork_server().run(str(args[0]), argv[0], argv[1:], str(cwd or os.getcwd()), full_env, input, timeout)
+    proc = subprocess.run(argv, cwd=cwd, input=input, capture_output=True, env=full_env, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 # Both tiers run `pylon`/`canon` command lines through a fork server (tests/forkserver.py): each is

@@ -21,6 +21,7 @@ gives a `Forked`, the part of `subprocess.Popen` the tests use (tests/conftest.p
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -145,6 +146,10 @@ def serve(path: str, bin_dir: str) -> None:
     pid cannot be reused, so a test may signal it by pid.
     """
     _preload()
+    # As pylon's own hook helper does: a command's garbage collections then never walk, and so never
+    # copy, the pages of what the server imported (docs/benchmarks.md, Test tiers).
+    gc.collect()
+    gc.freeze()
     # A console script's sys.path starts with its own folder, never the working directory: a
     # test repository's `json.py` must not shadow a module that a command imports late.
     sys.path[:] = [bin_dir, *(p for p in sys.path if p not in ("", os.getcwd()))]

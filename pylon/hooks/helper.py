@@ -67,6 +67,7 @@ PRELOAD = (
     "pylon.guard.commands.remote",
     "pylon.guard.commands.wrappers",
     "pylon.workspace.keep.chain",
+    "pylon.workspace.keep.records",
     "pylon.workspace.keep.kept",
     "pylon.workspace.keep.ignored",
     "pylon.workspace.keep.mirror",

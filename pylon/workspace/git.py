@@ -333,3 +333,21 @@ def start(
 ) -> GitProcess:
     """Start git without waiting (run several in parallel; call .wait() on each)."""
     return GitProcess(args, cwd=cwd, env=env, input=input)
+
+
+def batch_objects(out: bytes, count: int) -> list[tuple[bytes, bytes] | None]:
+    """The `count` answers of a `git cat-file --batch` output, in order: (type, bytes) of each object
+    found, None for each `missing` (or ambiguous) name."""
+    found: list[tuple[bytes, bytes] | None] = []
+    pos = 0
+    for _ in range(count):
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if header[-1:] in ([b"missing"], [b"ambiguous"]) or len(header) != 3:
+            found.append(None)  # "<name> missing": the name may hold spaces (`<tree>:<path>`)
+        else:  # "<oid> <type> <size>", then the bytes
+            size = int(header[2])
+            found.append((header[1], out[pos : pos + size]))
+            pos += size + 1
+    return found

@@ -33,6 +33,18 @@ def _store(checkout: Checkout) -> tuple[object, ...]:
     return (checkout.common_dir, git.object_dirs())
 
 
+def _seeing(checkout: Checkout) -> list[tuple[object, ...]]:
+    """The object stores whose answers hold here: this one, and the repository's own when this one
+    reads it too (a kept state's store has the repository's objects as an alternate)."""
+    import os
+
+    own = _store(checkout)
+    alternates = dict(git.object_dirs()).get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "").split(os.pathsep)
+    if own[1] and os.path.join(checkout.common_dir, "objects") in alternates:
+        return [own, (checkout.common_dir, ())]
+    return [own]
+
+
 def _keep(key: tuple[object, ...], value: bytes) -> None:
     if len(value) > LIMIT_BYTES // 4:
         return
@@ -62,16 +74,9 @@ def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> l
     wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
     if len(wanted) > 1:
         out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in wanted).encode())
-        pos = 0
-        for name in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].split()
-            pos = end + 1
-            if len(header) == 3 and header[1] != b"missing":
-                size = int(header[2])
-                if header[1] == b"commit":
-                    found[name] = out[pos : pos + size]
-                pos += size + 1
+        for name, got in zip(wanted, git.batch_objects(out, len(wanted))):
+            if got is not None and got[0] == b"commit":
+                found[name] = got[1]
     for name in names:
         if name not in found:  # one name, or one the batch did not give as a commit: git says why
             found[name] = git.run(["cat-file", "commit", name], cwd=checkout.root)
@@ -95,6 +100,36 @@ def diff(checkout: Checkout, args: list[str], env: dict[str, str] | None = None)
     if names[0] == names[1]:
         return b""
     return _asked(checkout, args, None, env)
+
+
+def tree_of(checkout: Checkout, name: str) -> str:
+    """The tree `name` names, as `git rev-parse --verify <name>^{tree}` says it (its failure raised
+    as git's); asked once per process when `name` is a full object id."""
+    args = ["rev-parse", "--verify", name + "^{tree}"]
+    out = _asked(checkout, args, None, None) if is_oid(name) else git.run(args, cwd=checkout.root)
+    return out.decode().strip()
+
+
+def name_only(
+    checkout: Checkout, old: str, new: str, *, env: dict[str, str] | None = None, here: bool = True
+) -> list[str]:
+    """The paths that differ between two trees named by full ids (`git diff-tree -r --name-only`,
+    no renames), sorted as git sorts them. Either order gives the same paths, so one answer serves
+    a capture's check against the last state and the op's summary of the same two states. `env` and
+    `here` (run in the checkout; else where `env`'s GIT_DIR says) only say where git runs: the
+    answer depends on the two trees alone."""
+    if old == new:
+        return []
+    args = ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new]
+    if not (is_oid(old) and is_oid(new)):
+        out = git.run(args, cwd=checkout.root if here else None, env=env)
+    else:
+        pair = ("name-only", min(old, new), max(old, new))
+        kept = next((_KEPT[k] for k in ((s, *pair) for s in _seeing(checkout)) if k in _KEPT), None)
+        out = kept if kept is not None else git.run(args, cwd=checkout.root if here else None, env=env)
+        if kept is None:
+            _keep((_store(checkout), *pair), out)
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
 def batch(checkout: Checkout, args: list[str], query: bytes) -> bytes:

@@ -140,15 +140,23 @@ def _read_small(path: str) -> str:
 
 def _packed_ref(common_dir: str, ref: str) -> str:
     """`ref`'s id in packed-refs ("" when it is not there)."""
+    return packed_refs(common_dir).get(ref, "")
+
+
+def packed_refs(common_dir: str) -> dict[str, str]:
+    """Ref name -> id of every ref in a files-backend repository's packed-refs ({} when it has
+    none): its header and the peeled `^<id>` lines that follow annotated tags are skipped."""
+    found: dict[str, str] = {}
     try:
         with open(os.path.join(common_dir, "packed-refs"), "rb") as fh:
-            for line in fh:
-                oid, _, name = line.rstrip(b"\n").partition(b" ")
-                if name == ref.encode("utf-8", "surrogateescape"):
-                    return oid.decode("ascii", "replace")
+            data = fh.read()
     except OSError:
-        pass
-    return ""
+        return found
+    for line in data.split(b"\n"):
+        if line and line[:1] not in (b"#", b"^"):
+            oid, _, name = line.rstrip(b"\r").partition(b" ")
+            found[name.decode("utf-8", "surrogateescape")] = oid.decode("ascii", "replace")
+    return found
 
 
 def _discover(here: str) -> Checkout | None:

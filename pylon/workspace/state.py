@@ -312,12 +312,11 @@ def _anchored(checkout: Checkout, commit: object) -> bool:
 
 
 def _ignore_rules_changed(checkout: Checkout, old: str, new: str) -> bool:
-    out = git.run(
-        ["diff-tree", "-r", "--name-only", "-z", old, new],
-        cwd=checkout.root,
-        env={"GIT_INDEX_FILE": os.path.join(checkout.git_dir, "pylon", "no-index")},  # see changes.tree_env
-    )
-    return any(p == b".gitignore" or p.endswith(b"/.gitignore") for p in out.split(b"\0"))
+    from pylon.workspace import immutable
+
+    env = {"GIT_INDEX_FILE": os.path.join(checkout.git_dir, "pylon", "no-index")}  # see changes.tree_env
+    paths = immutable.name_only(checkout, old, new, env=env)  # the keep's op summary asks the same
+    return any(p == ".gitignore" or p.endswith("/.gitignore") for p in paths)
 
 
 def _parse_config(proc: git.GitProcess) -> dict[str, list[str]]:

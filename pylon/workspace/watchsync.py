@@ -1,23 +1,25 @@
 """A reader's proof that the running `ws watch` has handled every file event up to now.
 
-Filesystem events reach the watcher some time after the change (the kernel queues them; watchdog
-hands them on through its own threads). Without a sync, a reader could trust the vouched state
+Filesystem events reach the watcher some time after the change (the kernel queues them, the
+watcher's reader thread hands them on). Without a sync, a reader could trust the vouched state
 (`fresh`) in that gap and miss an edit made just before it asked. With one:
 
 1. The reader connects to the watcher's socket and asks "sync". Whatever the reader must see
    happened before this request.
 2. The watcher then makes a *cookie*: a file event of its own inside the watched tree, so it comes
-   through the same inotify queue and watchdog threads, which keep their order. In a checkout whose
-   `.git` is a folder the cookie is a file created and removed in `.git/pylon/`; in a linked
-   worktree (`.git` is a file) it is a new mtime on that `.git` file, which git only ever reads.
+   through the same inotify queue and the same thread, which keep their order. In a checkout whose
+   `.git` is a folder the cookie is a file created and removed in `.git/pylon/watch-sync/` (the
+   one folder of the git dir the watcher watches: tracking/inotify.py); in a linked worktree
+   (`.git` is a file) it is a new mtime on that `.git` file, which git only ever reads.
 3. When the cookie reaches the handler, every earlier event has been handled: each one deleted
    `fresh` first. The watcher answers "ok", and the reader reads `fresh` only then.
 
 The watcher has one cookie on its way at a time. One that has not arrived within SYNC_WAIT (a
-burst of events ahead of it, a folder the kernel would not watch) answers "no", and so does every
-request until it arrives, since an mtime cookie made meanwhile could not be told from the late one.
-A reader told "no" scans, as it does with no watcher. In a linked worktree, anything else that
-changes the `.git` file's metadata while a cookie is on its way would be taken for it: git does not.
+burst of events in the tree ahead of it) answers "no", and so does every request until it
+arrives, since an mtime cookie made meanwhile could not be told from the late one; so does a
+watcher with a folder the kernel would not watch (`blind`). A reader told "no" scans, as it does
+with no watcher. In a linked worktree, anything else that changes the `.git` file's metadata
+while a cookie is on its way would be taken for it: git does not.
 The socket is in Linux's abstract namespace (no file, no path length limit), named from the git
 dir; the reader checks that the peer is the process that wrote `fresh` (SO_PEERCRED).
 See docs/reference/workspace.md (`pylon ws watch`).
@@ -30,6 +32,7 @@ import sys
 
 SYNC_WAIT = 1.0  # the watcher's wait for its own cookie, in seconds
 ASK_WAIT = 2.0  # the reader's wait for an answer
+COOKIE_DIR = "watch-sync"  # in the git dir's pylon folder: the cookies' folder
 
 
 def address(git_dir: str) -> str | None:
@@ -75,19 +78,22 @@ class Cookies:
 
     def __init__(self, root: str, pylon_dir: str) -> None:
         self.dot_git = os.path.join(root, ".git")
-        self.in_dir = os.path.isdir(self.dot_git)
-        # spelt from the watched root, as the events name it (the git dir may be spelt otherwise)
-        self.pylon_dir = os.path.join(self.dot_git, os.path.basename(pylon_dir))
+        self.dir: str | None = None
+        if os.path.isdir(self.dot_git):
+            os.makedirs(os.path.join(pylon_dir, COOKIE_DIR), exist_ok=True)
+            # spelt from the watched root, as the events name it (the git dir may be spelt otherwise)
+            self.dir = os.path.join(self.dot_git, os.path.basename(pylon_dir), COOKIE_DIR)
         import threading
 
+        self.blind = False  # the tree is not wholly watched (tracking/inotify.py): never "ok"
         self.cond = threading.Condition()
         self.waiting: str | None = None  # the cookie on its way (its path, or `.git` for an mtime cookie)
         self.count = 0
 
     def seen(self, path: str, kind: str) -> bool:
         """Called by the event handler for every event first: True when it is a cookie."""
-        if self.in_dir:
-            if not (path.startswith(self.pylon_dir) and os.path.basename(path).startswith(".sync-")):
+        if self.dir is not None:
+            if os.path.dirname(path) != self.dir:
                 return False
             mine = kind == "created" and path == self.waiting
         else:
@@ -104,16 +110,16 @@ class Cookies:
         """Make one cookie and wait for it (SYNC_WAIT). False when it is late, and for every request
         while it still is: a cookie made now could not be told from the late one."""
         with self.cond:
-            if self.waiting is not None:
+            if self.waiting is not None or self.blind:
                 return False
             self.count += 1
-            if self.in_dir:
-                self.waiting = os.path.join(self.pylon_dir, f".sync-{os.getpid()}-{self.count}")
+            if self.dir is not None:
+                self.waiting = os.path.join(self.dir, f".sync-{os.getpid()}-{self.count}")
             else:
                 self.waiting = self.dot_git
             cookie = self.waiting
         try:
-            if self.in_dir:
+            if self.dir is not None:
                 os.close(os.open(cookie, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
                 os.unlink(cookie)
             else:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import MakeRepo, fast_few, run_cmd, script
+from tests.conftest import MakeRepo, fast_few, run_bytes, run_cmd, script
 from tests.mcp.wire import INIT, INITIALIZED, declaring_roots, line
 
 PING_AFTER = {"jsonrpc": "2.0", "id": "after", "method": "ping"}
@@ -34,8 +34,8 @@ def strict(raw: bytes) -> Any:
 
 
 def converse(folder: Path, data: bytes, timeout: float = 120) -> tuple[list[Any], bytes, int]:
-    proc = subprocess.run([script("pylon"), "mcp"], cwd=folder, input=data, capture_output=True, timeout=timeout)
-    return [strict(x) for x in proc.stdout.splitlines()], proc.stderr, proc.returncode
+    code, out, err = run_bytes("pylon", "mcp", cwd=folder, input=data, timeout=timeout)
+    return [strict(x) for x in out.splitlines()], err, code
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import script
+from tests.conftest import run_bytes, script
 
 INIT = {
     "jsonrpc": "2.0",
@@ -22,10 +22,8 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 def exchange(folder: Path, lines: list[bytes], timeout: float = 120) -> tuple[list[dict[str, Any]], bytes, int]:
     """Pipe `lines` (each ends with a newline) into `pylon mcp` started in `folder`, close stdin:
     (every stdout line parsed, stderr, exit status)."""
-    proc = subprocess.run(
-        [script("pylon"), "mcp"], cwd=folder, input=b"".join(lines), capture_output=True, timeout=timeout
-    )
-    return [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr, proc.returncode
+    code, out, err = run_bytes("pylon", "mcp", cwd=folder, input=b"".join(lines), timeout=timeout)
+    return [json.loads(line) for line in out.splitlines()], err, code
 
 
 def line(message: dict[str, Any]) -> bytes:

@@ -55,4 +55,20 @@ def guarded(repo: Path, line: str) -> None:
 _SEQ = [0]
 
 
-__all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot", "guarded"]
+def git_starts(log: Path) -> list[list[str]]:
+    """The argv (after `git`, global `-c`/`-C` options dropped) of every git process that wrote its
+    start to the GIT_TRACE2_EVENT file `log`, in order."""
+    import json
+
+    found = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        event = json.loads(line)
+        if event["event"] == "start":
+            argv = list(event["argv"][1:])
+            while argv and argv[0] in ("-c", "-C"):
+                argv = argv[2:]
+            found.append(argv)
+    return found
+
+
+__all__ = ["pylon", "git", "write_files", "commit_all", "index_snapshot", "guarded", "git_starts"]

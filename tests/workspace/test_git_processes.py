@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import git, write_files
-from tests.workspace.helpers import pylon
+from tests.conftest import MakeRepo, git, write_files
+from tests.workspace.helpers import git_starts, pylon
 from tests.workspace.wt_helpers import new
 
 OPS = "refs/pylon/ops/"
@@ -28,15 +28,7 @@ def traced(repo: Path, tmp_path: Path, *args: str) -> list[list[str]]:
     log = tmp_path / f"trace-{len(list(tmp_path.glob('trace-*')))}.json"
     r = pylon(*args, cwd=repo, env={"GIT_TRACE2_EVENT": str(log)})
     assert r.code == 0, r
-    found = []
-    for line in log.read_text().splitlines() if log.exists() else []:
-        event = json.loads(line)
-        if event["event"] == "start":
-            argv = list(event["argv"][1:])
-            while argv and argv[0] in ("-c", "-C"):
-                argv = argv[2:]
-            found.append(argv)
-    return found
+    return git_starts(log)
 
 
 def op_listings(argvs: list[list[str]]) -> int:
@@ -243,3 +235,200 @@ def test_new_from_a_clean_checkout_takes_heads_tree_from_the_capture(repo: Path,
     write_files(repo, {"src/app.py": "dirty\n"})
     argvs = traced(repo, tmp_path, "ws", "new", "dirty", "--json")
     assert ["cat-file", "commit", head] in argvs  # HEAD's committer date dates the baseline commit
+
+
+def test_batch_objects_reads_what_git_answers_names_with_spaces_and_missing_ones_included(make_repo: MakeRepo) -> None:
+    """git.batch_objects against git's own `cat-file --batch` output: blobs, a tree, and `missing`
+    answers for names that hold spaces (`<tree>:<path>`), in order."""
+    from pylon.workspace import git as pgit
+
+    repo = make_repo(files={"a b.txt": "spaced\n", "dir/x.txt": "x\n"})
+    names = ["HEAD:a b.txt", "HEAD:not here.txt", "HEAD:dir", "HEAD:dir/x.txt", "HEAD:gone"]
+    out = pgit.run(["cat-file", "--batch"], cwd=str(repo), input="".join(f"{n}\n" for n in names).encode())
+    got = pgit.batch_objects(out, len(names))
+    assert [g[0] if g else None for g in got] == [b"blob", None, b"tree", b"blob", None]
+    assert got[0] is not None and got[0][1] == b"spaced\n"
+    assert got[3] is not None and got[3][1] == b"x\n"
+
+
+# The cuts of the keep (the hooks' state before and after every shell command) and of a few commands.
+
+
+def _hooked(repo: Path, tmp_path: Path, command: str, n: int) -> tuple[list[list[str]], list[list[str]]]:
+    """A shell command as Codex runs it (PreToolUse, bash, PostToolUse) with the op written in the
+    hook's own process: the git argvs of each hook."""
+    import subprocess
+
+    from tests.keep.hookpath import event
+
+    argvs = []
+    for name in ("PreToolUse", "PostToolUse"):
+        log = tmp_path / f"hook-{n}-{name}.json"
+        env = {"GIT_TRACE2_EVENT": str(log), "PYLON_KEEP_DETACH": "0"}
+        r = pylon("hook", "codex", cwd=repo, input=event(name, command, repo, f"call_{n}"), env=env)
+        assert r.code == 0, r
+        argvs.append(git_starts(log))
+        if name == "PreToolUse":
+            subprocess.run(["bash", "-c", command], cwd=repo, check=True)
+    return argvs[0], argvs[1]
+
+
+def _name_only_pairs(argvs: list[list[str]]) -> list[frozenset[str]]:
+    """The tree pairs of every `diff-tree --name-only` without a filter (either order: the same paths)."""
+    return [
+        frozenset(a[-2:])
+        for a in argvs
+        if a[:1] == ["diff-tree"] and "--name-only" in a and not any(w.startswith("--diff-filter") for w in a)
+    ]
+
+
+def test_the_op_after_a_shell_command_reads_the_kept_state_without_git(repo: Path, tmp_path: Path) -> None:
+    _hooked(repo, tmp_path, "echo one >> src/app.py", 1)  # the first keep: the store is made
+    before, after = _hooked(repo, tmp_path, "echo two >> docs/guide.txt && rm src/util.py", 2)
+    assert before and after
+    # the last kept state's commit and record: pylon wrote them, pylon reads them (hash-checked)
+    assert not [a for a in after if a[:1] == ["cat-file"]], after
+    # the capture's check of the ignore rules and the op's summary diff the same two trees: once
+    pairs = _name_only_pairs(after)
+    assert len(pairs) == len(set(pairs)) == 1, after
+    shown = pylon("ws", "log", "--json", cwd=repo).json()
+    op = next(e for e in shown["entries"] if e["kind"] == "op" and "docs/guide.txt" in e["title"])
+    assert "2 path(s)" in pylon("ws", "log", cwd=repo).out and op["name"].startswith("op-")
+    assert pylon("ws", "undo", cwd=repo).code == 0
+    assert (repo / "src/util.py").read_text() == "def f():\n    return 1\n"
+    assert (repo / "docs/guide.txt").read_text() == "one\ntwo\nthree\n"
+
+
+def test_each_command_diffs_a_pair_of_trees_once(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    _hooked(repo, tmp_path, "echo x > hooked.txt", 1)  # the keep in use: its captures and summaries too
+    write_files(repo, {"mine.txt": "mine, edited\n"})
+    for args in (("ws", "undo"), ("ws", "redo"), ("ws", "move", "a"), ("ws", "move", "a", "--back")):
+        pairs = _name_only_pairs(traced(repo, tmp_path, *args))
+        assert len(pairs) == len(set(pairs)), (args, pairs)
+    assert (repo / "mine.txt").read_text() == "mine, edited\n"
+
+
+def test_a_restore_peels_a_commit_to_its_tree_once(repo: Path, tmp_path: Path) -> None:
+    _hooked(repo, tmp_path, "echo changed > src/app.py && echo new > src/new.py", 1)
+    shown = pylon("ws", "log", "--json", cwd=repo).json()
+    op = next(e["name"] for e in shown["entries"] if e["kind"] == "op" and "src/app.py" in e["title"])
+    argvs = traced(repo, tmp_path, "ws", "restore", f"{op}:before", "src")
+    assert not repeated(argvs, "rev-parse"), repeated(argvs, "rev-parse")
+    assert (repo / "src/app.py").read_text() == "print('hello')\n" and not (repo / "src/new.py").exists()
+
+
+def test_status_takes_head_from_its_default_since(repo: Path, tmp_path: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD").strip()
+    argvs = traced(repo, tmp_path, "ws", "status")
+    assert len([a for a in argvs if a[:1] == ["cat-file"]]) == 1, argvs  # HEAD and HEAD^{tree}, once
+    assert pylon("ws", "status", "--json", cwd=repo).json()["head"] == head
+    assert pylon("ws", "baseline", "last", cwd=repo).code == 0  # the default is the baseline: git says HEAD
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later")
+    shown = pylon("ws", "status", "--json", cwd=repo).json()
+    assert shown["head"] == git(repo, "rev-parse", "HEAD").strip() != head and shown["default_since"] == "last"
+
+
+def test_git_version_is_asked_once_per_git_binary(moved_log: Path, tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    repo = moved_log
+    assert pylon("ws", "conflicts", cwd=repo).code in (0, 1)  # asked by now (the apply of the fixture asked too)
+    assert ["version"] not in traced(repo, tmp_path, "ws", "conflicts")
+    real = shutil.which("git")
+    assert real is not None
+    other = tmp_path / "bin"
+    other.mkdir()
+    (other / "git").write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    (other / "git").chmod(0o755)
+    log = tmp_path / "other-git.json"
+    env = {"PATH": f"{other}{os.pathsep}{os.environ['PATH']}", "GIT_TRACE2_EVENT": str(log)}
+    assert pylon("ws", "conflicts", cwd=repo, env=env).code in (0, 1)
+    assert ["version"] in git_starts(log)  # another git binary: asked again
+
+
+def test_a_loose_object_is_read_as_git_reads_it_or_not_at_all(repo: Path, tmp_path: Path) -> None:
+    """keep/loose.read against `git cat-file`: pylon's own writes come back as git's bytes; an
+    object of another type, a packed one, or one whose bytes do not hash to its id gives None (git
+    is asked then)."""
+    import os
+    import zlib
+
+    from pylon.workspace.keep import loose
+
+    objects = str(repo / ".git" / "objects")
+    blob = loose.blob(objects, b"kept \xff bytes\n")
+    tree = loose.tree(objects, {b"a b.txt": ("100644", blob)})
+    commit = loose.commit(objects, tree, [], "pylon-keep: x\n\u00fcn\u00efc\u00f6d\u00e9\n", 1)
+    for kind, oid in (("blob", blob), ("tree", tree), ("commit", commit)):
+        assert loose.read([objects], oid, kind) == subprocess_bytes(repo, "cat-file", kind, oid)
+    assert loose.read([objects], blob, "commit") is None  # another type: git's refusal, not ours
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "gc", "-q")  # HEAD's commit is packed now
+    assert loose.read([objects], head, "commit") is None
+    path = os.path.join(objects, commit[:2], commit[2:])
+    os.chmod(path, 0o644)
+    with open(path, "wb") as fh:  # same name, other bytes: never taken for the object
+        fh.write(zlib.compress(b"commit 4\0tree"))
+    assert loose.read([objects], commit, "commit") is None
+
+
+def subprocess_bytes(repo: Path, *args: str) -> bytes:
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True).stdout
+
+
+def test_restore_of_an_op_reads_the_log_before_the_lock_once(moved_log: Path, tmp_path: Path) -> None:
+    repo = moved_log
+    write_files(repo, {"src/app.py": "edited again\n"})
+    seq = _newest(repo)
+    argvs = traced(repo, tmp_path, "ws", "restore", f"op-{seq}:before", "src")
+    assert op_listings(argvs) == 2, argvs  # which op the name is, then again under the op lock
+    assert (repo / "src/app.py").read_text() == "print('hello')\n"
+    gone = pylon("ws", "restore", f"op-{seq + 50}", cwd=repo)
+    assert gone.code != 0 and "unknown-snapshot" in gone.err and f"no op {seq + 50}" in gone.err
+
+
+def test_claude_codes_next_command_records_the_last_one_without_reading_it_back(repo: Path, tmp_path: Path) -> None:
+    """Claude Code sends no PostToolUse (install.py): the stream's next PreToolUse ends the last command,
+    on the client's critical path. It reads the kept state it wrote, not git's copy of it."""
+    import subprocess
+
+    from tests.keep.hookpath import event
+
+    argvs = []
+    for n, command in enumerate(("echo one >> src/app.py", "rm docs/guide.txt", "true")):
+        log = tmp_path / f"pre-{n}.json"
+        payload = event("PreToolUse", command, repo, f"toolu_{n}")
+        r = pylon("hook", "claude-code", cwd=repo, input=payload, env={"GIT_TRACE2_EVENT": str(log)})
+        assert r.code == 0, r
+        argvs.append(git_starts(log))
+        subprocess.run(["bash", "-c", command], cwd=repo, check=True)
+    for later in argvs[1:]:
+        assert not [a for a in later if a[:1] == ["cat-file"]], later
+        pairs = _name_only_pairs(later)
+        assert len(pairs) == len(set(pairs)), later
+    titles = [e["title"] for e in pylon("ws", "log", "--json", cwd=repo).json()["entries"] if e["kind"] == "op"]
+    assert any("echo one >> src/app.py" in t for t in titles) and any("rm docs/guide.txt" in t for t in titles)
+
+
+def test_packed_refs_reads_what_git_lists(repo: Path) -> None:
+    """repo.packed_refs (the one packed-refs reader: HEAD by files, the keep's op numbers, every
+    worktree's HEAD) against `git for-each-ref` once git packed them: annotated tags' peeled lines
+    and the header left out, names with non-ASCII bytes kept."""
+    from pylon.workspace.keep.records import repo_last
+    from pylon.workspace.repo import locate, packed_refs
+
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "tag", "-a", "-m", "annotated", "v1")
+    git(repo, "branch", "bränch")
+    git(repo, "update-ref", f"{OPS}00000007", head)
+    git(repo, "pack-refs", "--all")
+    listed = git(repo, "for-each-ref", "--format=%(refname) %(objectname)").splitlines()
+    theirs = {name: oid for name, _, oid in (line.rpartition(" ") for line in listed)}
+    assert packed_refs(str(repo / ".git")) == theirs and "refs/tags/v1" in theirs
+    assert locate(str(repo)).head_by_files() == head and repo_last(locate(str(repo))) == 7
+    git(repo, "update-ref", f"{OPS}00000009", head)  # loose beside the packed ones
+    assert repo_last(locate(str(repo))) == 9

@@ -39,12 +39,13 @@ def _changes(cwd: Path) -> dict:
     return r.json()
 
 
-def _vouched(cwd: Path, timeout: float = 30) -> None:
-    """Wait until the watcher vouches (its first capture, and any rescan, settled)."""
+def _vouched(cwd: Path, timeout: float = 30) -> dict:
+    """Wait until the watcher vouches (its first capture, and any rescan, settled): its answer."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if _changes(cwd)["source"] == "watch":
-            return
+        doc = _changes(cwd)
+        if doc["source"] == "watch":
+            return doc
         time.sleep(0.2)
     raise AssertionError("the watcher never vouched")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 
+from pylon.workspace.keep.records import complete, first_line, record, repo_last
 from pylon.workspace.keep.store import Store, for_checkout
 from pylon.workspace.repo import Checkout
 
@@ -87,11 +88,6 @@ def lock(store: Store, root: str) -> file_lock:
     )
 
 
-def _first_line(command: str) -> str:
-    lines = command.strip().splitlines() or [""]
-    return lines[0][:200] + (" ..." if len(lines) > 1 or len(lines[0]) > 200 else "")
-
-
 def _dotgit(root: str) -> dict[str, object]:
     """What the checkout's `.git` is: a folder, or a file naming the git folder (its text)."""
     path = os.path.join(root, ".git")
@@ -129,7 +125,7 @@ def before(
         _finish_stale(checkout, chain, kept, session, turn, stream)
         if not chain.running:
             if chain.last and chain.last_key != kept.key:
-                _record(checkout, chain, kept, OUTSIDE, None, {})
+                record(checkout, chain, kept, OUTSIDE, None, {})
             chain.move(kept)
         seq = _reserve(checkout, chain, command, hook_id, session, turn)
         if stream:
@@ -148,7 +144,7 @@ def _reserve(checkout: Checkout, chain: Chain, command: str, hook_id: str, sessi
     """The command's op number, held in the chain until it ends (the op is written then)."""
     from pylon.workspace.keep.store import next_seq
 
-    seq = next_seq(chain.store, at_least=_repo_last(checkout))  # never a number the op log holds
+    seq = next_seq(chain.store, at_least=repo_last(checkout))  # never a number the op log holds
     chain.running[hook_id] = {
         "seq": seq,
         "command": command[:4000],
@@ -183,138 +179,13 @@ def finish(checkout: Checkout, chain: Chain, hook_id: str, kept: Kept, command: 
         chain.move(kept)
         return None
     if run is None:  # its start was settled already (or never seen): what changed since is still its own
-        title = f"shell: {_first_line(command)}" if command else OUTSIDE
-        seq = _record(checkout, chain, kept, title, command or None, {"hook_id": hook_id})
+        title = f"shell: {first_line(command)}" if command else OUTSIDE
+        seq = record(checkout, chain, kept, title, command or None, {"hook_id": hook_id})
         chain.move(kept)
         return seq
     others = [str(r.get("command")) for r in chain.running.values()]
-    seq = _complete(checkout, chain, run, hook_id, kept, others)
+    seq = complete(checkout, chain, run, hook_id, kept, others)
     chain.move(kept)
-    return seq
-
-
-def _complete(
-    checkout: Checkout, chain: Chain, run: dict[str, object], hook_id: str, kept: Kept, others: list[str]
-) -> int:
-    from pylon.workspace.keep import ledger
-    from pylon.workspace.keep.changes import summary
-
-    assert chain.last is not None
-    command = str(run.get("command") or "")
-    seq = int(str(run.get("seq") or 0))
-    title = f"shell: {_first_line(command)}"
-    data: dict[str, object] = {
-        "hook_id": hook_id,
-        "session": run.get("session") or "",
-        "changed": summary(checkout, chain.store, chain.last, kept),
-    }
-    if others:
-        data["alongside"] = [_first_line(c) for c in others]
-        title = f"{title} (while {'; '.join(_first_line(c) for c in others)[:200]} ran)"
-    if _overtaken(checkout, chain, seq):  # ops are undone newest first: this one finished last
-        from pylon.workspace.keep.store import next_seq
-
-        data["was"] = seq
-        seq = next_seq(chain.store, at_least=_repo_last(checkout))
-    now = int(time.time())
-    record = {
-        "v": 1,
-        "kind": "shell",
-        "status": "done",
-        "title": title,
-        "time": int(float(str(run.get("time") or now))),
-        "finished": now,
-        "steps": [_step(checkout.root, chain.last, kept.commit)],
-        "data": data,
-        "anchors": [],
-        "module": ledger.MODULE,
-        "command": command,
-        "pid": run.get("pid"),
-        "from": checkout.root,
-    }
-    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
-    return seq
-
-
-def _step(root: str, before: str, after: str) -> dict[str, object]:
-    """An op step in the op log's format (oplog.Step.to_dict), without importing the op log."""
-    return {"root": root, "before": before, "after": after, "head": "keep"}
-
-
-def _repo_last(checkout: Checkout) -> int:
-    """The highest number of the repository's op log (refs/pylon/ops/<n>), 0 when it has none."""
-    common = checkout.common_dir
-    if not os.path.isdir(common):
-        return 0  # the repository may be gone (.git removed): the store's numbers hold
-    if os.path.exists(os.path.join(common, "reftable")):
-        from pylon.workspace import git
-
-        code, out, _ = git.run_full(["for-each-ref", "--format=%(refname)", "refs/pylon/ops/"], cwd=checkout.root)
-        names = out.decode().splitlines() if code == 0 else []
-    else:  # files backend: read the refs without a git process (this runs before every shell command)
-        names = _files_refs(common, "refs/pylon/ops/")
-    tails = [line.rsplit("/", 1)[-1] for line in names]
-    return max((int(t) for t in tails if t.isdigit()), default=0)
-
-
-def _files_refs(common: str, prefix: str) -> list[str]:
-    """Ref names under `prefix` in a files-backend repository: loose ones and packed ones."""
-    found: list[str] = []
-    try:
-        found += [prefix + name for name in os.listdir(os.path.join(common, prefix))]
-    except OSError:
-        pass
-    try:
-        with open(os.path.join(common, "packed-refs"), "rb") as fh:
-            for line in fh:
-                _oid, _, ref = line.strip().partition(b" ")
-                if ref.startswith(prefix.encode()):
-                    found.append(ref.decode("utf-8", "replace"))
-    except OSError:
-        pass
-    return found
-
-
-def _overtaken(checkout: Checkout, chain: Chain, seq: int) -> bool:
-    """Has an op with a higher number been written already (so this one would not be undone first)?"""
-    from pylon.workspace.keep import ledger
-
-    if any(other > seq for other, _path, _record in ledger.load(chain.store, checkout.root)):
-        return True
-    return _repo_last(checkout) > seq
-
-
-def _record(
-    checkout: Checkout, chain: Chain, kept: Kept, title: str, command: str | None, data: dict[str, object]
-) -> int:
-    """A finished op from the chain's last state to `kept` (changes no running command explains)."""
-    from pylon.workspace.keep import ledger
-    from pylon.workspace.keep.changes import summary
-    from pylon.workspace.keep.store import next_seq
-
-    assert chain.last is not None
-    seq = next_seq(chain.store, at_least=_repo_last(checkout))
-    now = int(time.time())
-    record = {
-        "v": 1,
-        "kind": "shell",
-        "status": "done",
-        "title": title,
-        "time": now,
-        "finished": now,
-        "steps": [_step(checkout.root, chain.last, kept.commit)],
-        "data": {
-            **data,
-            "changed": summary(checkout, chain.store, chain.last, kept),
-            **({} if command else {"outside": True}),
-        },
-        "anchors": [],
-        "module": ledger.MODULE,
-        "command": command,
-        "pid": os.getpid(),
-        "from": checkout.root,
-    }
-    ledger.save(ledger.path_of(chain.store, checkout.root, seq), record)
     return seq
 
 
@@ -360,7 +231,7 @@ def settle(checkout: Checkout, *, outside: bool = True) -> dict[str, object] | N
         unrecorded: dict[str, object] | None = None
         if chain.last and chain.last_key != kept.key:
             if outside:
-                _record(checkout, chain, kept, OUTSIDE, None, {})
+                record(checkout, chain, kept, OUTSIDE, None, {})
             else:
                 from pylon.workspace.keep.changes import summary
 

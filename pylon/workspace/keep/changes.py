@@ -6,7 +6,7 @@ the command touched that was not kept (over the budget). Recorded in the op (`da
 
 from __future__ import annotations
 
-from pylon.workspace import git
+from pylon.workspace import immutable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,19 +17,13 @@ if TYPE_CHECKING:
 PATHS_MAX = 2000  # paths listed in the record (their total is always given)
 
 
-def _diff(store: Store, common_dir: str | None, old: str | None, new: str | None) -> list[str]:
+def _diff(checkout: Checkout, store: Store, common_dir: str | None, old: str | None, new: str | None) -> list[str]:
     from pylon.workspace.keep.kept import _git_dir
     from pylon.workspace.repo import EMPTY_TREE
 
     old, new = old or EMPTY_TREE, new or EMPTY_TREE
-    if old == new:
-        return []
-    with store.objects_in(common_dir):
-        out = git.run(
-            ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new],
-            env={"GIT_DIR": _git_dir(store, common_dir)},
-        )
-    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    with store.objects_in(common_dir):  # the capture's check asked the same two trees (state.py)
+        return immutable.name_only(checkout, old, new, env={"GIT_DIR": _git_dir(store, common_dir)}, here=False)
 
 
 def meta_paths(a: dict[str, object] | None, b: dict[str, object] | None) -> list[str]:
@@ -56,10 +50,14 @@ def summary(checkout: Checkout, store: Store, before_commit: str, after: Kept) -
 
     common = checkout.common_dir
     before = load(store, before_commit, common)
-    paths = set(_diff(store, common, before.state.worktree, after.state.worktree))
+    paths = set(_diff(checkout, store, common, before.state.worktree, after.state.worktree))
     paths |= set(
         _diff(
-            store, common, str(before.ignored.get("tree") or "") or None, str(after.ignored.get("tree") or "") or None
+            checkout,
+            store,
+            common,
+            str(before.ignored.get("tree") or "") or None,
+            str(after.ignored.get("tree") or "") or None,
         )
     )
     paths |= set(meta_paths(before.state.meta, after.state.meta))

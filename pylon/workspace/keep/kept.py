@@ -125,15 +125,15 @@ def _vouched(checkout: Checkout) -> tuple[State, str] | None:
     and the identity of that vouch (its file's inode and times); None when there is no valid vouch.
     The tree's objects are in the repository, which the mirror of .git links before the command
     runs (chain.before), so the kept state outlives a `rm -rf .git` as a scanned one does."""
-    from pylon.workspace.current import FRESH, fresh_state, refresh_head, watcher_alive
+    from pylon.workspace.current import FRESH, fresh_state, refresh_head
     from pylon.workspace.index import file_sig
 
-    if not watcher_alive(checkout):  # one lock probe: the common case costs nothing more
-        return None
     path = os.path.join(checkout.git_dir, "pylon", FRESH)
     sig = file_sig(path)
+    if sig is None:  # no watcher vouches (its file goes with it): the common case costs one stat
+        return None
     state = fresh_state(checkout)
-    if state is None or sig is None or file_sig(path) != sig:  # replaced meanwhile: which one we read is unknown
+    if state is None or file_sig(path) != sig:  # replaced meanwhile: which one we read is unknown
         return None
     if state.head_tree is None or checkout.head_by_files() != state.head:
         state = refresh_head(checkout, state)  # HEAD moved since the watcher read it: git says where
@@ -184,21 +184,27 @@ def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     from pylon.agents.jsonio import loads
     from pylon.workspace import git
     from pylon.workspace.commits import parse_state
+    from pylon.workspace.keep import loose
 
-    with store.objects_in(common_dir):
-        raw = git.run(["cat-file", "commit", commit], env={"GIT_DIR": _git_dir(store, common_dir)})
-        state = parse_state(raw, commit)
-        blob = next(
-            (
-                line.split(": ", 1)[1]
-                for line in raw.decode("utf-8", "replace").splitlines()
-                if line.startswith("pylon-keep: ")
-            ),
-            None,
-        )
-        record: dict[str, object] = {}
-        if blob:
-            record = loads(git.run(["cat-file", "blob", blob], env={"GIT_DIR": _git_dir(store, common_dir)}))
+    def read(kind: str, oid: str) -> bytes:
+        # pylon wrote both objects into the store (write()): read there, checked against their id
+        found = loose.read([store.objects], oid, kind)
+        if found is not None:
+            return found
+        with store.objects_in(common_dir):  # packed since, or another hash: git reads it
+            return git.run(["cat-file", kind, oid], env={"GIT_DIR": _git_dir(store, common_dir)})
+
+    raw = read("commit", commit)
+    state = parse_state(raw, commit)
+    blob = next(
+        (
+            line.split(": ", 1)[1]
+            for line in raw.decode("utf-8", "replace").splitlines()
+            if line.startswith("pylon-keep: ")
+        ),
+        None,
+    )
+    record: dict[str, object] = loads(read("blob", blob)) if blob else {}
     return Kept(commit, state, record, key_of(state, record))
 
 

@@ -76,8 +76,12 @@ def commit(objects: str, tree_oid: str, parents: list[str], message: str, when: 
     return write(objects, "commit", "\n".join(lines).encode() + message.encode("utf-8", "surrogateescape"))
 
 
-def read(objects: list[str], oid: str) -> tuple[str, bytes] | None:
-    """(type, body) of a loose object found in one of `objects` (None when none holds it loose)."""
+def read(objects: list[str], oid: str, kind: str) -> bytes | None:
+    """The body of the loose object `oid` of type `kind` found in one of `objects`, exactly as
+    `git cat-file <kind> <oid>` prints it; None when none holds it loose (packed, or not a SHA-1
+    id), when it is of another type, or when its bytes do not hash to its id (then git answers)."""
+    if len(oid) != 40:
+        return None
     for folder in objects:
         try:
             with open(os.path.join(folder, oid[:2], oid[2:]), "rb") as fh:
@@ -85,5 +89,7 @@ def read(objects: list[str], oid: str) -> tuple[str, bytes] | None:
         except (OSError, zlib.error):
             continue
         header, _, body = raw.partition(b"\0")
-        return header.split(b" ")[0].decode(), body
+        if sha1_hex(raw) != oid or header != b"%s %d" % (kind.encode(), len(body)):
+            return None
+        return body
     return None

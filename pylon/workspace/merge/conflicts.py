@@ -67,7 +67,9 @@ _VERSION: list[tuple[int, ...]] = []
 
 def git_version() -> tuple[int, ...]:
     if not _VERSION:
-        text = git.run(["version"]).decode().split()
+        from pylon.workspace.gitversion import version
+
+        text = version().split()
         numbers = []
         for part in (text[2] if len(text) > 2 else "0").split(".")[:3]:
             digits = "".join(ch for ch in part if ch.isdigit())
@@ -255,16 +257,11 @@ def _add_hunks(checkout: Checkout, tree: str, found: dict[str, ConflictFile], la
     if not request:
         return
     out = git.run(["cat-file", "--batch"], cwd=checkout.root, input=request)
-    pos = 0
-    for p in (p for p in found if "\n" not in p):
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) < 3 or header[1] != b"blob":
+    paths = [p for p in found if "\n" not in p]
+    for p, got in zip(paths, git.batch_objects(out, len(paths))):
+        if got is None or got[0] != b"blob":
             continue
-        size = int(header[2])
-        blob = out[pos : pos + size]
-        pos += size + 1
+        blob = got[1]
         if b"\0" in blob[:8000]:
             found[p]["binary"] = True
             continue

@@ -67,17 +67,8 @@ def _rule_files(checkout: Checkout, tree: str, paths: list[str]) -> dict[str, by
     names = _rule_names(paths)
     query = "".join(f"{tree}:{name}\n" for name in names).encode("utf-8", "surrogateescape")
     out = immutable.batch(checkout, ["cat-file", "--batch"], query)  # a plan made twice asks once
-    found: dict[str, bytes] = {}
-    pos = 0
-    for name in names:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        pos = end + 1
-        if len(header) == 3 and header[1] == b"blob":
-            size = int(header[2])
-            found[name] = out[pos : pos + size]
-            pos += size + 1
-    return found
+    found = zip(names, git.batch_objects(out, len(names)))
+    return {name: got[1] for name, got in found if got is not None and got[0] == b"blob"}
 
 
 def _ignored_in_tree(checkout: Checkout, tree: str, paths: list[str]) -> set[str]:

@@ -39,10 +39,11 @@ def same_root(a: str, b: str) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def resolve_op(checkout: Checkout, name: str) -> tuple[str, str]:
-    """(the op's ref, a state commit of this checkout) for `op-<n>[:SIDE]`."""
+def resolve_op(checkout: Checkout, name: str, found: oplog.Op | None = None) -> tuple[str, str]:
+    """(the op's ref, a state commit of this checkout) for `op-<n>[:SIDE]`; `found`: that op, when
+    the caller read it from the log already."""
     seq, side = parse(name)
-    op = oplog.get(checkout, seq)
+    op = found if found is not None and found.seq == seq else oplog.get(checkout, seq)
     if op is None:
         raise _bad(name, f"the op log has no op {seq}", "See the op log with `pylon ws log`.")
     if side == "session":

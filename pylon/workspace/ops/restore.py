@@ -19,33 +19,19 @@ from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import NotRequired
-
     from pylon.workspace.commits import State
-    from pylon.workspace.ops.restore_state import PlanSummary
-
-    class Restored(PlanSummary):
-        name: str
-        ref: str
-        commit: str
-        dry_run: bool
-        paths: list[str] | None
-        head: str | None
-        head_now: str | None
-        head_kept: bool
-        op: NotRequired[int | None]
-        refs: NotRequired[dict[str, list[str]]]
-        aside: NotRequired[list[str]]  # files in the way (ignored ones), kept in the op's `before` state
+    from pylon.workspace.ops.restore_state import Restored
 
 
-def resolve_name(checkout: Checkout, name: str) -> tuple[str, str]:
-    """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there."""
+def resolve_name(checkout: Checkout, name: str, op: oplog.Op | None = None) -> tuple[str, str]:
+    """(ref, state commit) for NAME; `unknown-snapshot` when nothing is there. `op`: the op of the
+    log `op-<n>` names, when the caller read it already."""
     from pylon.errors import NotFoundError
 
     if name.startswith("op-"):
         from pylon.workspace.ops.opstates import resolve_op
 
-        return resolve_op(checkout, name)
+        return resolve_op(checkout, name, op)
     if name.startswith("guard-") and name[len("guard-") :].isdigit():
         from pylon.workspace.ops.guard_snapshot import guard_prefix
 
@@ -98,9 +84,10 @@ def _quote(path: str) -> str:
     return shlex.quote(path)
 
 
-def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
-    """(the shell op, the side) that `op-<n>[:SIDE]` names, when it is one kept in pylon's store (an op
-    renumbered when it finished is found by its first number too)."""
+def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op | None, str, oplog.Op | None] | None:
+    """(the shell op, the side, the op of the log) that `op-<n>[:SIDE]` names: the shell op when it
+    is one kept in pylon's store (an op renumbered when it finished is found by its first number
+    too), else the log's op of that number (None when there is none). None for any other name."""
     if not name.startswith("op-"):
         return None
     from pylon.workspace.keep.ledger import for_checkout
@@ -109,16 +96,17 @@ def _shell_op(checkout: Checkout, name: str) -> tuple[oplog.Op, str] | None:
     seq, side = parse(name)
     ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
     found = next((op for op in ops if op.seq == seq), None)
-    if found is None and oplog.get(checkout, seq) is None:
+    logged = oplog.get(checkout, seq) if found is None else None  # settle() writes no op of the log
+    if found is None and logged is None:
         # a command's op whose capture has not been written yet (it waits for the next comer): now
         from pylon.workspace.keep.chain import settle
 
         settle(checkout, outside=False)
         ops = [oplog.Op(n, "", record, home=path) for n, path, record in for_checkout(checkout)]
         found = next((op for op in ops if op.seq == seq), None)
-    if found is None and oplog.get(checkout, seq) is None:  # a number the log still uses is that op's
+    if found is None and logged is None:  # a number the log still uses is that op's
         found = next((op for op in ops if op.data.get("was") == seq), None)
-    return (found, side) if found is not None else None
+    return found, side, logged
 
 
 def _head_mode(checkout: Checkout, ref: str, target: State, current: State, rel: list[str] | None) -> str:
@@ -162,13 +150,13 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
     rel = [checkout.to_root_relative(p) for p in paths] if paths else None
     if rel is not None and "" in rel:
         rel = None  # the checkout root itself: everything
-    shell = _shell_op(checkout, name)
+    shell, side, logged = _shell_op(checkout, name) or (None, "", None)
     if shell is not None:  # a state of a shell op: kept in pylon's store (ops/shellop.py)
         from pylon.workspace.ops.shellop import restore_kept
 
         with oplog.op_lock(checkout):
-            return restore_kept(checkout, shell[0], name, shell[1], rel, dry_run)  # type: ignore[return-value]
-    ref, target = resolve_name(checkout, name)
+            return restore_kept(checkout, shell, name, side, rel, dry_run)
+    ref, target = resolve_name(checkout, name, logged)  # the op read once
     refuse_in_progress(checkout, "restore a snapshot")
     kept = _kept_refs(checkout, ref, target, rel, dry_run)
     if kept is not None and kept[1] and rel is None:  # the command touched refs only: no file comes back

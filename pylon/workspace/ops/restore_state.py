@@ -40,7 +40,7 @@ from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TypedDict
+    from typing import NotRequired, TypedDict
 
     class PlanSummary(TypedDict):
         delete: list[str]
@@ -48,6 +48,22 @@ if TYPE_CHECKING:
         index: int
         blocked: list[str]
         kept: list[str]
+
+    class Restored(PlanSummary):
+        """What `ws restore` did: of a snapshot (ops/restore.py) or of a shell op's kept state
+        (ops/shellop.py)."""
+
+        name: str
+        ref: str
+        commit: str
+        dry_run: bool
+        paths: list[str] | None
+        head: str | None
+        head_now: str | None
+        head_kept: bool
+        op: NotRequired[int | None]
+        refs: NotRequired[dict[str, list[str]]]
+        aside: NotRequired[list[str]]  # files in the way (ignored ones), kept in the op's `before` state
 
 
 HEAD_MODES = ("state", "detach", "keep")
@@ -126,7 +142,7 @@ def holding(checkout: Checkout, current: State, paths: list[str]) -> State:
 
 
 def tree_of(checkout: Checkout, commitish: str) -> str:
-    return git.run(["rev-parse", "--verify", commitish + "^{tree}"], cwd=checkout.root).decode().strip()
+    return immutable.tree_of(checkout, commitish)
 
 
 def same_state(a: State, b: State) -> bool:

@@ -116,10 +116,7 @@ def merge3(
 
 
 def changed_paths(checkout: Checkout, old: str, new: str) -> list[str]:
-    if old == new:
-        return []
-    out = immutable.diff(checkout, ["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new])
-    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+    return immutable.name_only(checkout, old, new)
 
 
 def _carry_index(checkout: Checkout, frm: str | None, to: str | None, now: str | None) -> str | None:

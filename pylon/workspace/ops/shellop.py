@@ -31,6 +31,7 @@ from pylon.workspace.repo import Checkout
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pylon.workspace.ops.oplog import Op
+    from pylon.workspace.ops.restore_state import Restored
     from pylon.workspace.ops.reverse import Outcome
 
 
@@ -285,15 +286,14 @@ def state_of(op: Op, side: str, root: str) -> str | None:
     return str(found) if found else None
 
 
-def restore_kept(
-    checkout: Checkout, op: Op, name: str, side: str, rel: list[str] | None, dry_run: bool
-) -> dict[str, object]:
+def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str] | None, dry_run: bool) -> Restored:
     """`ws restore op-<n>[:SIDE] [PATH...]` of a shell op: that kept state's files (ignored ones it
     kept included), bits, empty folders and staged entries, for PATHs or the whole checkout; HEAD and
     refs stay (`ws undo` reverses those). Recorded as an op of its own, which `ws undo` reverses."""
     from pylon.errors import NotFoundError
-    from pylon.workspace.keep.chain import Chain, _last, _record, lock
+    from pylon.workspace.keep.chain import Chain, _last, lock
     from pylon.workspace.keep.kept import load, take
+    from pylon.workspace.keep.records import record
     from pylon.workspace.keep.store import for_checkout
     from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
 
@@ -312,7 +312,7 @@ def restore_kept(
         with store.objects_in(checkout.common_dir):
             target, current = whole(kc, load(store, commit, checkout.common_dir)), whole(kc, now)
             todo = plan(kc, str(target.commit), rel, current=current)
-            result: dict[str, object] = {
+            result: Restored = {
                 "name": name,
                 "ref": op.ref,
                 "commit": commit,
@@ -333,7 +333,7 @@ def restore_kept(
             restore(kc, str(target.commit), rel, head="keep", current=current)
         chain.move(now)
         shown = " ".join(["pylon ws restore", name, *(rel or [])])
-        result["op"] = _record(
+        result["op"] = record(
             checkout,
             chain,
             take(checkout, store),

@@ -5,22 +5,21 @@ from __future__ import annotations
 from pylon.workspace import state as st
 from pylon.workspace.current import watcher_alive
 from pylon.workspace.repo import Checkout, config_values, layout_notes
-from pylon.workspace.since import resolve
+from pylon.workspace.since import Since, resolve
 from pylon.workspace.tracking.baseline import list_baselines
 
 
 def status(checkout: Checkout) -> dict[str, object]:
     """A cheap summary: no working-tree scan (use `changes` for what changed)."""
-    head, _tree = st.head_info(st.start_head_query(checkout))
-    branch, _ = checkout.head_file()
     since = resolve(checkout, None)
+    branch, _ = checkout.head_file()
     return {
         "root": checkout.root,
         "git_dir": checkout.git_dir,
         "common_dir": checkout.common_dir,
         "linked": checkout.is_linked,
         "prefix": checkout.prefix,
-        "head": head,
+        "head": _head(checkout, since),
         "branch": st.short_branch(branch),
         "in_progress": checkout.in_progress(),
         "default_since": since.label,
@@ -31,6 +30,14 @@ def status(checkout: Checkout) -> dict[str, object]:
         "leftovers": _leftovers(checkout),
         "notes": layout_notes(checkout, config_values(checkout)),
     }
+
+
+def _head(checkout: Checkout, since: Since) -> str | None:
+    """HEAD's commit: from the default `--since` when that is HEAD (git was just asked), else git."""
+    if since.ref == "HEAD":  # the default was resolved from HEAD: the same answer
+        return since.commit
+    head, _tree = st.head_info(st.start_head_query(checkout))
+    return head
 
 
 def _owned(checkout: Checkout) -> list[dict[str, str]]:

@@ -1,6 +1,6 @@
 """`pylon ws watch`: report each settled batch of changes in the checkout.
 
-Filesystem events (watchdog, imported here only) are a hint of *when* to look; what changed is
+Filesystem events (on Linux tracking/inotify.py, elsewhere watchdog) are a hint of *when* to look; what changed is
 always decided by a fresh capture compared with the previous one, so a lost or dropped event can
 delay a report but never falsify it. The event queue is bounded (PYLON_WATCH_QUEUE_MAX, default
 10000; a test knob, as is PYLON_WATCH_EVENT_DELAY, which makes the handler slow): past it, or when
@@ -30,7 +30,6 @@ from pylon.workspace.watchsync import Cookies, Server
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from watchdog.events import FileSystemEvent
-    from watchdog.observers.api import BaseObserver
 
 DEFAULT_QUEUE_MAX = 10000
 
@@ -48,34 +47,36 @@ class _Events:
         self.queue: list[str] = []
         self.overflow = False
         self.last_event = 0.0
+        self.seen = 0  # the generation the main loop last took
+        self.vouched = fresh_path is not None  # `fresh` may be on disk (the main loop writes it, holding cond)
 
     def hit(self, path: str) -> None:
         if path == self.git_dir or path.startswith(self.git_dir + "/"):
             return
         with self.cond:
-            self.generation += 1
-            self.last_event = time.monotonic()
             if len(self.queue) >= self.queue_max:
                 self.overflow = True
             else:
                 self.queue.append(path)
-            if self.fresh_path:
-                try:
-                    os.unlink(self.fresh_path)  # a reader must not trust the old state any more
-                except FileNotFoundError:
-                    pass
-            self.cond.notify_all()
+            self._changed()
 
     def overflowed(self) -> None:
         with self.cond:
             self.overflow = True
-            self.generation += 1
-            self.last_event = time.monotonic()
-            if self.fresh_path:
-                try:
-                    os.unlink(self.fresh_path)
-                except FileNotFoundError:
-                    pass
+            self._changed()
+
+    def _changed(self) -> None:
+        """With cond held. Only the first event after a batch wakes the main loop (it waits out the
+        settle on its own): one wake-up per event made a burst share the GIL with it all along."""
+        self.generation += 1
+        self.last_event = time.monotonic()
+        if self.vouched and self.fresh_path:
+            self.vouched = False
+            try:
+                os.unlink(self.fresh_path)  # a reader must not trust the old state any more
+            except FileNotFoundError:
+                pass
+        if self.generation == self.seen + 1:
             self.cond.notify_all()
 
 
@@ -120,22 +121,42 @@ def change_events() -> list[type]:
     ]
 
 
-def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> BaseObserver:
+def _start_events(root: str, events: _Events, cookies: Cookies | None) -> Callable[[], None]:
+    """Start delivering the tree's file events to `events` (cookies first); returns the stop."""
+    delay = float(os.environ.get("PYLON_WATCH_EVENT_DELAY") or 0)  # a test knob: events handled late
+
+    def handle(path: str, kind: str) -> None:
+        if cookies is not None and cookies.seen(path, kind):
+            return
+        if delay:
+            time.sleep(delay)
+        events.hit(path)
+
+    from pylon.workspace.tracking import inotify
+
+    if inotify.available():
+
+        def lost(blind: bool) -> None:
+            if blind and cookies is not None:
+                cookies.blind = True
+            events.overflowed()
+
+        tree = inotify.Tree(root, cookies.dir if cookies is not None else None, handle, lost)
+        return tree.stop
+    return _start_watchdog(root, events, handle)
+
+
+def _start_watchdog(root: str, events: _Events, handle: Callable[[str, str], None]) -> Callable[[], None]:
+    """Where there is no inotify: watchdog's recursive watch (readers there never trust a vouch,
+    watchsync.address)."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
-
-    delay = float(os.environ.get("PYLON_WATCH_EVENT_DELAY") or 0)  # a test knob: events handled late
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
-            src = os.fsdecode(event.src_path)
-            if cookies is not None and cookies.seen(src, event.event_type):
-                return
-            if delay and not src.startswith(events.git_dir):
-                time.sleep(delay)
-            events.hit(src)
+            handle(os.fsdecode(event.src_path), event.event_type)
             dest = getattr(event, "dest_path", "")
             if dest:
                 events.hit(os.fsdecode(dest))
@@ -144,11 +165,13 @@ def _start_observer(root: str, events: _Events, cookies: Cookies | None) -> Base
     observer = Observer()
     observer.schedule(Handler(), root, recursive=True, event_filter=change_events())
     observer.start()
-    return observer
+    return observer.stop
 
 
-def _vouch(fresh_path: str, checkout: Checkout, state: st.State) -> None:
+def _vouch(events: _Events, checkout: Checkout, state: st.State) -> None:
+    """With events.cond held."""
     write_fresh(checkout, state)
+    events.vouched = True
 
 
 def watch(
@@ -176,22 +199,23 @@ def watch(
     deadline = None if timeout is None else time.monotonic() + timeout
     batches = 0
     mode = "events"
-    observer = None
+    stop_events = None
     server = None
     cookies = Cookies(checkout.root, pdir) if fresh_path else None
     try:
         try:
-            observer = _start_observer(checkout.root, events, cookies)
+            stop_events = _start_events(checkout.root, events, cookies)
             if cookies is not None:  # readers trust `fresh` only after a sync (watchsync.py)
                 server = Server(checkout.git_dir, cookies)
         except OSError as exc:
             mode = f"polling (file events unavailable: {exc.strerror or exc})"
         base = resolve(checkout, since) if since is not None else None
         with events.cond:
-            seen = events.generation
+            seen = events.seen = events.generation
         previous = st.capture(checkout)
-        if fresh_path and events.generation == seen:
-            _vouch(fresh_path, checkout, previous)
+        with events.cond:  # held: an event between the check and the write would be vouched over
+            if fresh_path and events.generation == seen:
+                _vouch(events, checkout, previous)
         ready(mode)
         if base is not None:
             emit(_batch(checkout, base.tree, previous, base.label, base.tree, limit, overflow=False, initial=True))
@@ -210,7 +234,7 @@ def watch(
                         break  # no file events: rescan on every tick
                 while events.generation != seen and time.monotonic() - events.last_event < settle:
                     events.cond.wait(timeout=max(0.01, settle - (time.monotonic() - events.last_event)))
-                seen = events.generation
+                seen = events.seen = events.generation
                 overflow = events.overflow
                 events.overflow = False
                 events.queue.clear()
@@ -234,14 +258,14 @@ def watch(
             previous = current
             with events.cond:
                 if fresh_path and events.generation == seen:
-                    _vouch(fresh_path, checkout, current)
+                    _vouch(events, checkout, current)
     except KeyboardInterrupt:
         return {"batches": batches, "mode": mode}
     finally:
         if server is not None:
             server.close()
-        if observer is not None:
-            observer.stop()
+        if stop_events is not None:
+            stop_events()
         if fresh_path:
             try:
                 os.unlink(fresh_path)

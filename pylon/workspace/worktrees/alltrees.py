@@ -111,11 +111,9 @@ class Refs:
 
     def packed(self) -> dict[str, str]:
         if self._packed is None:
-            self._packed = {}
-            for line in (_read(os.path.join(self.common, "packed-refs"), 64 << 20) or "").splitlines():
-                if line and line[0] not in "#^":
-                    oid, _, ref = line.partition(" ")
-                    self._packed[ref] = oid
+            from pylon.workspace.repo import packed_refs
+
+            self._packed = packed_refs(self.common)
         return self._packed
 
 
