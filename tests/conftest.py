@@ -102,6 +102,17 @@ def sized(fast: int, full: int) -> int:
     return full if FULL_TIER else fast
 
 
+def fast_few(values: list[Any], keep: Any) -> list[Any]:
+    """Parametrize values with only those in `keep` in the default tier; the others are `slow` (cases of
+    the same code path as those kept, still run in the full tier)."""
+    return [
+        value
+        if value in keep
+        else pytest.param(*(value if isinstance(value, tuple) else (value,)), marks=pytest.mark.slow)
+        for value in values
+    ]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: the real Claude Code and Codex clients against a mock model (tests/e2e)")
     import signal

@@ -38,7 +38,7 @@ def _outcome(fn: Callable[[Any], object], data: object) -> tuple[str, object]:
         return type(exc).__name__, str(exc)
 
 
-@settings(max_examples=sized(100, 300), deadline=None)
+@settings(max_examples=sized(40, 300), deadline=None)
 @given(_values)
 def test_dumps_and_loads_match_json(value: object) -> None:
     text = json.dumps(value, ensure_ascii=False)

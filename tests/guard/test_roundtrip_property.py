@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import git, run_cmd, sized
 from tests.keep.hookpath import run_through_hooks, whole_state
 
-CHECKOUTS = sized(8, 40)
+CHECKOUTS = sized(4, 40)
 PER_CHECKOUT = 5
 WORDS = ["alpha", "beta", "gamma", "delta"]
 

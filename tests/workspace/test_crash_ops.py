@@ -124,7 +124,7 @@ def crash_rounds(repo: Path, command: str, rounds: int, seed: int) -> dict[str, 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_sigkill_inside_an_op_loses_nothing(make_repo: MakeRepo, command: str) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
-    kills = sized(3, 10)
+    kills = sized(2, 10)
     seen = crash_rounds(repo, command, kills, seed=COMMANDS.index(command))
     assert seen["before-intent"] + seen["interrupted"] + seen["completed"] == kills
 
@@ -171,7 +171,7 @@ def undo_rounds(repo: Path, rounds: int, seed: int) -> dict[str, int]:
 
 def test_sigkill_inside_undo_of_rm(make_repo: MakeRepo) -> None:
     repo = make_repo(files={"seed.txt": "seed\n"})
-    rounds = sized(3, 6)  # the 40-round test beside it is `slow`
+    rounds = sized(2, 6)  # the 40-round test beside it is `slow`
     seen = undo_rounds(repo, rounds, seed=7)
     assert sum(seen.values()) == rounds
 

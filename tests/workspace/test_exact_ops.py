@@ -186,7 +186,7 @@ def test_a_killed_sync_settles_to_the_exact_bits_either_way(make_repo: MakeRepo)
     rng = random.Random(11)
     ops = repo / ".git" / "refs" / "pylon" / "ops"
     landed = 0
-    for n in range(sized(4, 30)):
+    for n in range(sized(3, 30)):
         count = len(os.listdir(ops))
         code, _ = killed(
             ["ws", "sync", "s1"], repo, rng.uniform(0, span * 0.3), group=True, after=more_entries_than(ops, count)
