@@ -64,18 +64,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 _CPU_DIR = os.environ.get("PYLON_TEST_CPU", "")
 
 
-def _cpu_now() -> float:
+def _cpu_now() -> tuple[float, float, float]:
+    """CPU-seconds so far: this worker's own, its waited children's, the fork server's reaped commands."""
     import resource
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    server = 0.0
     proc = _SERVER._proc if _SERVER is not None else None
     if proc is not None and proc.poll() is None:
         with open(f"/proc/{proc.pid}/stat", encoding="ascii") as fh:
             fields = fh.read().rsplit(")", 1)[1].split()
-        total += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
-    return total
+        server = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
+    # the fork server is itself a waited child: its own CPU is in `kids`, its commands' are not
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, server
 
 
 if _CPU_DIR:
@@ -85,10 +87,17 @@ if _CPU_DIR:
         import time
 
         before, start = _cpu_now(), time.monotonic()
+        forks = _SERVER.started if _SERVER is not None else 0
         yield
+        after = _cpu_now()
+        own, kids, server = (round(b - a, 4) for a, b in zip(before, after, strict=True))
         line = {
+            "own": own,
+            "kids": kids,
+            "server": server,
+            "forks": (_SERVER.started if _SERVER is not None else 0) - forks,
             "test": item.nodeid,
-            "cpu": round(_cpu_now() - before, 4),
+            "cpu": round(own + kids + server, 4),
             "wall": round(time.monotonic() - start, 4),
             "end": round(time.time(), 2),
         }

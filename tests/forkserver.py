@@ -239,6 +239,7 @@ class ForkServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir = ""
         self.path = ""
+        self.started = 0  # command lines started (PYLON_TEST_CPU's records)
 
     def _ensure(self) -> str:
         with self._lock:
@@ -279,6 +280,7 @@ class ForkServer:
         start_new_session: bool = False,
     ) -> Forked:
         """Start one command line; the part of `subprocess.Popen` that the tests use."""
+        self.started += 1
         return Forked(self._ensure(), prog, script_path, argv, cwd, env, stdin, stdout, stderr, text, start_new_session)
 
     def run(

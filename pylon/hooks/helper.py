@@ -73,7 +73,7 @@ PRELOAD = (
     "pylon.workspace.keep.mirror",
     "pylon.workspace.keep.recover",
     "pylon.workspace.keep.refsnap",
-    "pylon.workspace.keep.loose",
+    "pylon.workspace.loose",
     "pylon.workspace.keep.ledger",
     "pylon.workspace.keep.changes",
     "pylon.workspace.state",

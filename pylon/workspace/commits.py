@@ -7,7 +7,7 @@ import os
 import time
 
 from pylon.workspace import git, immutable
-from pylon.workspace.repo import Checkout, stored_tree
+from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
 
 IDENT = {
     "GIT_AUTHOR_NAME": "pylon",
@@ -116,13 +116,77 @@ def state_message(state: State, index_commit: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Config words after which git, not pylon, writes the repository's objects: they change how objects
+# are stored (shared permissions, fsync, another hash) or what a commit holds (an encoding header),
+# or pull in more config (include) that this check does not follow.
+_GIT_WRITES = (b"sharedrepository", b"fsync", b"objectformat", b"commitencoding", b"include")
+_OWN: dict[str, tuple[object, str | None]] = {}
+
+
+def own_objects(checkout: Checkout) -> str | None:
+    """The repository's object folder when pylon may write its own commits there (loose.py), else
+    None (git writes them): a SHA-1 repository whose objects come from no other folder, with none
+    of the settings above in any config file git reads, and no config given by the environment."""
+    from pylon.workspace.index import _config_paths, file_sig
+
+    if git.object_dirs() or any(
+        k in os.environ
+        for k in ("GIT_OBJECT_DIRECTORY", "GIT_QUARANTINE_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+    ):
+        return None
+    paths = _config_paths(checkout)
+    sig = [file_sig(p) for p in paths]
+    known = _OWN.get(checkout.common_dir)
+    if known is not None and known[0] == sig:
+        return known[1]
+    folder: str | None = os.path.join(checkout.common_dir, "objects")
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read().lower()
+        except OSError:
+            continue
+        if any(word in text for word in _GIT_WRITES):
+            folder = None
+    _OWN[checkout.common_dir] = (sig, folder)
+    return folder
+
+
+def _utf8(message: bytes) -> bool:
+    """git rewrites a message that is not UTF-8 (as if Latin-1) and warns: that is git's to do."""
+    try:
+        message.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def write_commit(checkout: Checkout, tree: str, parents: list[str], message: bytes, date: str | None = None) -> str:
+    """A commit of `tree` by pylon's identity (IDENT), as `git commit-tree -F -` writes it: by pylon
+    itself (a hash and a zlib stream) where own_objects allows, else by git. `date`: git's raw form
+    (`<seconds> <+hhmm>`); now, in local time, when None. The tree and the parents are ids git gave."""
+    folder = own_objects(checkout) if len(tree) == 40 and _utf8(message) else None
+    if folder is None:
+        args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree)]
+        for parent in parents:
+            args += ["-p", parent]
+        env = IDENT if date is None else dict(IDENT, GIT_AUTHOR_DATE=f"@{date}", GIT_COMMITTER_DATE=f"@{date}")
+        out = git.run(args + ["-F", "-"], cwd=checkout.root, env=env, input=message, what="git commit-tree")
+        return out.decode().strip()
+    from pylon.workspace import loose
+
+    if tree == EMPTY_TREE:
+        loose.write(folder, "tree", b"")  # git knows it without storing it; fsck asks for it
+    if date is None:
+        now = time.time()
+        offset = time.localtime(now).tm_gmtoff // 60
+        date = f"{int(now)} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    return loose.write(folder, "commit", loose.commit_body(tree, parents, message, date))
+
+
 def commit_tree(checkout: Checkout, tree: str, parents: list[str], message: str) -> str:
-    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree)]
-    for parent in parents:
-        args += ["-p", parent]
-    args += ["-F", "-"]
     data = message.encode("utf-8")
-    commit = git.run(args, cwd=checkout.root, env=IDENT, input=data, what="git commit-tree").decode().strip()
+    commit = write_commit(checkout, tree, parents, data)
     immutable.wrote(checkout, commit, tree, data)  # read_state() of it needs no git process
     return commit
 

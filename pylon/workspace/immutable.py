@@ -11,6 +11,8 @@ id is always asked of git.
 
 from __future__ import annotations
 
+import os
+
 from pylon.workspace import git
 
 TYPE_CHECKING = False
@@ -36,8 +38,6 @@ def _store(checkout: Checkout) -> tuple[object, ...]:
 def _seeing(checkout: Checkout) -> list[tuple[object, ...]]:
     """The object stores whose answers hold here: this one, and the repository's own when this one
     reads it too (a kept state's store has the repository's objects as an alternate)."""
-    import os
-
     own = _store(checkout)
     alternates = dict(git.object_dirs()).get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "").split(os.pathsep)
     if own[1] and os.path.join(checkout.common_dir, "objects") in alternates:
@@ -72,9 +72,20 @@ def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> l
     if written:
         found.update({n: _KEPT[(store, "written", n)] for n in names if (store, "written", n) in _KEPT})
     wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
-    if len(wanted) > 1:
-        out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in wanted).encode())
-        for name, got in zip(wanted, git.batch_objects(out, len(wanted))):
+    if wanted and not store[1] and "GIT_OBJECT_DIRECTORY" not in os.environ:
+        # the repository's own loose objects (pylon's op log and states stay loose until a gc):
+        # read here, and only when the bytes hash to the id (loose.read); else git answers
+        from pylon.workspace import loose
+
+        objects = [os.path.join(checkout.common_dir, "objects")]
+        for name in wanted:
+            body = loose.read(objects, name, "commit")
+            if body is not None:
+                found[name] = body
+    asked = [n for n in wanted if n not in found]
+    if len(asked) > 1:
+        out = git.run(["cat-file", "--batch"], cwd=checkout.root, input="".join(f"{n}\n" for n in asked).encode())
+        for name, got in zip(asked, git.batch_objects(out, len(asked))):
             if got is not None and got[0] == b"commit":
                 found[name] = got[1]
     for name in names:

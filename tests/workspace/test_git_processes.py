@@ -234,7 +234,12 @@ def test_new_from_a_clean_checkout_takes_heads_tree_from_the_capture(repo: Path,
     assert json.loads(pylon("ws", "list", "--json", cwd=repo).out)["worktrees"][0]["baseline"] == head
     write_files(repo, {"src/app.py": "dirty\n"})
     argvs = traced(repo, tmp_path, "ws", "new", "dirty", "--json")
-    assert ["cat-file", "commit", head] in argvs  # HEAD's committer date dates the baseline commit
+    assert ["cat-file", "commit", head] not in argvs  # HEAD's commit is loose: read without git
+    made = [w for w in json.loads(pylon("ws", "list", "--json", cwd=repo).out)["worktrees"] if w["id"] == "dirty"]
+    baseline = made[0]["baseline"]
+    assert baseline != head
+    # HEAD's committer date dates the baseline commit, as before
+    assert git(repo, "log", "-1", "--format=%ct %cz", baseline) == git(repo, "log", "-1", "--format=%ct %cz", head)
 
 
 def test_batch_objects_reads_what_git_answers_names_with_spaces_and_missing_ones_included(make_repo: MakeRepo) -> None:
@@ -349,13 +354,13 @@ def test_git_version_is_asked_once_per_git_binary(moved_log: Path, tmp_path: Pat
 
 
 def test_a_loose_object_is_read_as_git_reads_it_or_not_at_all(repo: Path, tmp_path: Path) -> None:
-    """keep/loose.read against `git cat-file`: pylon's own writes come back as git's bytes; an
+    """loose.read against `git cat-file`: pylon's own writes come back as git's bytes; an
     object of another type, a packed one, or one whose bytes do not hash to its id gives None (git
     is asked then)."""
     import os
     import zlib
 
-    from pylon.workspace.keep import loose
+    from pylon.workspace import loose
 
     objects = str(repo / ".git" / "objects")
     blob = loose.blob(objects, b"kept \xff bytes\n")

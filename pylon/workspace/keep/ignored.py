@@ -169,7 +169,7 @@ def keep(kc: KeepCheckout, proc: git.GitProcess | None, budget: tuple[int, int])
     digest = _digest(files)
     tree = cache.get("tree") if cache.get("digest") == digest else None
     if files and not tree:
-        from pylon.workspace.keep.loose import tree as write_tree
+        from pylon.workspace.loose import tree as write_tree
 
         tree = write_tree(kc.store.objects, files)
     record: Record = {
@@ -188,7 +188,7 @@ def keep(kc: KeepCheckout, proc: git.GitProcess | None, budget: tuple[int, int])
 
 
 def _store(kc: KeepCheckout, rel: str, st: os.stat_result) -> str | None:
-    from pylon.workspace.keep.loose import blob
+    from pylon.workspace.loose import blob
 
     full = os.path.join(kc.root, rel)
     try:

@@ -161,8 +161,8 @@ def budget(root: str) -> tuple[int, int]:
 def write(store: Store, state: State, record: dict[str, object]) -> str:
     """The state commit of `state` with its record, written into the store."""
     from pylon.agents.jsonio import dumps
+    from pylon.workspace import loose
     from pylon.workspace.commits import state_message
-    from pylon.workspace.keep import loose
 
     objects = store.objects
     index_commit = None
@@ -182,9 +182,8 @@ def write(store: Store, state: State, record: dict[str, object]) -> str:
 def load(store: Store, commit: str, common_dir: str | None) -> Kept:
     """A kept state read back from its commit."""
     from pylon.agents.jsonio import loads
-    from pylon.workspace import git
+    from pylon.workspace import git, loose
     from pylon.workspace.commits import parse_state
-    from pylon.workspace.keep import loose
 
     def read(kind: str, oid: str) -> bytes:
         # pylon wrote both objects into the store (write()): read there, checked against their id

@@ -21,9 +21,9 @@ Pairs that change the same files and merge cleanly are "touching", not conflicts
 from __future__ import annotations
 
 from pylon.workspace import git
-from pylon.workspace.commits import IDENT
+from pylon.workspace.commits import write_commit
 from pylon.workspace.merge.markers import CHECKOUT, relabel, session_label
-from pylon.workspace.repo import Checkout, stored_tree
+from pylon.workspace.repo import Checkout
 from pylon.workspace.sides import Side, parallel, peel_trees, tree_diffs
 
 TYPE_CHECKING = False
@@ -325,13 +325,7 @@ def _labels(one: Party, two: Party | None, ours: str, theirs: str) -> dict[str, 
 def on_base(checkout: Checkout, tree: str, base: str, what: str = "conflict check") -> str:
     """A commit of `tree` whose only parent is `base`, which makes `base` the merge base.
     Not anchored: a later gc may drop it, nothing refers to it once the merge is done."""
-    out = git.run(
-        ["commit-tree", "--no-gpg-sign", stored_tree(checkout, tree), "-p", base, "-m", f"pylon {what}"],
-        cwd=checkout.root,
-        env=IDENT,
-        what="git commit-tree",
-    )
-    return out.decode().strip()
+    return write_commit(checkout, tree, [base], f"pylon {what}\n".encode())
 
 
 def _change_sets(checkout: Checkout, parties: list[Party]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from pylon.locks import file_lock
-from pylon.workspace import git
+from pylon.workspace import git, immutable
 from pylon.workspace.ops import oplog
 from pylon.workspace.repo import Checkout
 
@@ -189,7 +189,7 @@ def _refs_back(co: Checkout, snapshot: str) -> dict[str, list[str]]:
     (guard_refs.put_back never moves a ref that exists now), as `ws restore guard-<n>` does."""
     from pylon.workspace.ops.guard_refs import put_back
 
-    body = git.run(["cat-file", "commit", snapshot], cwd=co.root).decode("utf-8", "surrogateescape")
+    body = immutable.commit(co, snapshot).decode("utf-8", "surrogateescape")
     return put_back(co, body.partition("\n\n")[2])
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from pylon.findroot import find_root  # noqa: F401 - kept here for its callers
-from pylon.workspace import exact, git, refs
+from pylon.workspace import exact, git, immutable, refs
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
@@ -239,8 +239,8 @@ def take(checkout: Checkout, targets: list[Target], *, command: str, max_bytes: 
         from pylon.workspace.commits import tree_with_files
 
         tree = tree_with_files(checkout, state.worktree, extra)
-    parents = git.run(["rev-parse", f"{commit}^@"], cwd=checkout.root).decode().split()
-    message = git.run(["cat-file", "commit", commit], cwd=checkout.root).decode("utf-8", "replace")
+    message = immutable.commit(checkout, commit).decode("utf-8", "replace")
+    parents = [line[7:] for line in message.partition("\n\n")[0].split("\n") if line.startswith("parent ")]
     body = message.partition("\n\n")[2]
     if extra:
         body += f"pylon-guard-files: {len(extra)}\n"  # files outside git's view it would remove

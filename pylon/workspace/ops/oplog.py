@@ -52,9 +52,9 @@ import time
 
 from pylon.locks import file_lock, is_held
 from pylon.workspace import git, immutable
-from pylon.workspace.commits import IDENT, State
+from pylon.workspace.commits import State, write_commit
 from pylon.workspace.ops import runsteps
-from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
+from pylon.workspace.repo import EMPTY_TREE, Checkout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -202,14 +202,7 @@ def _parents(record: Record, anchors: list[str]) -> list[str]:
 def _write(checkout: Checkout, seq: int, record: Record, old: str | None) -> str:
     anchors = [str(a) for a in record.get("anchors") or []]
     message = f"pylon op {seq:08d} {record['kind']}: {record['status']}\n\n" + json.dumps(record, sort_keys=True) + "\n"
-    args = ["commit-tree", "--no-gpg-sign", stored_tree(checkout, EMPTY_TREE)]
-    for parent in _parents(record, anchors):
-        args += ["-p", parent]
-    commit = (
-        git.run(args + ["-F", "-"], cwd=checkout.root, env=IDENT, input=message.encode(), what="git commit-tree")
-        .decode()
-        .strip()
-    )
+    commit = write_commit(checkout, EMPTY_TREE, _parents(record, anchors), message.encode())
     ref = f"{PREFIX}{seq:08d}"
     key = _listed_key(checkout)
     listed = _LISTED.get(key)

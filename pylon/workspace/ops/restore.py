@@ -13,7 +13,7 @@ no commit is lost that way. The op log records the state replaced, so `ws undo` 
 
 from __future__ import annotations
 
-from pylon.workspace import git, refs
+from pylon.workspace import git, immutable, refs
 from pylon.workspace.ops import oplog
 from pylon.workspace.repo import Checkout
 
@@ -63,7 +63,7 @@ def _refuse_other_checkout(checkout: Checkout, name: str, oid: str) -> None:
 
     from pylon.workspace.ops.guard_snapshot import recorded_checkout
 
-    message = git.run(["cat-file", "commit", oid], cwd=checkout.root).decode("utf-8", "surrogateescape")
+    message = immutable.commit(checkout, oid).decode("utf-8", "surrogateescape")
     taken = recorded_checkout(message)
     if taken is None or os.path.realpath(taken) == os.path.realpath(checkout.root):
         return
@@ -135,7 +135,7 @@ def _kept_refs(
         return None
     from pylon.workspace.ops.guard_refs import put_back, recorded
 
-    message = git.run(["cat-file", "commit", target], cwd=checkout.root).decode("utf-8", "surrogateescape")
+    message = immutable.commit(checkout, target).decode("utf-8", "surrogateescape")
     kept, stash, only = recorded(message.partition("\n\n")[2])
     if not kept and not stash:
         return None

@@ -22,8 +22,7 @@ from __future__ import annotations
 import os
 
 from pylon.workspace import git, immutable
-from pylon.workspace.commits import IDENT, State
-from pylon.workspace.repo import stored_tree
+from pylon.workspace.commits import State, write_commit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,15 +89,7 @@ def overlay(checkout: Checkout, base_tree: str, source_tree: str, paths: list[st
 
 
 def _commit(checkout: Checkout, tree: str, parents: list[str], what: str) -> str:
-    args = [
-        "commit-tree",
-        "--no-gpg-sign",
-        stored_tree(checkout, tree),
-        *[a for p in parents for a in ("-p", p)],
-        "-m",
-        f"pylon: {what}",
-    ]
-    return git.run(args, cwd=checkout.root, env=IDENT, what="git commit-tree").decode().strip()
+    return write_commit(checkout, tree, parents, f"pylon: {what}\n".encode())
 
 
 def merge3(

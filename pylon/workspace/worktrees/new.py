@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import shutil
 
-from pylon.workspace import git
-from pylon.workspace.commits import IDENT, iso, update_refs
+from pylon.workspace import git, immutable
+from pylon.workspace.commits import iso, update_refs, write_commit
 from pylon.workspace.refs import session_baseline_ref
-from pylon.workspace.repo import EMPTY_TREE, Checkout, stored_tree
+from pylon.workspace.repo import EMPTY_TREE, Checkout
 from pylon.workspace.worktrees import owned
 
 TYPE_CHECKING = False
@@ -63,14 +63,14 @@ def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[
         state.worktree = keep_theirs(checkout, state.worktree, held, EMPTY_TREE)
     head = state.head
     head_tree = state.head_tree if head else None  # as the capture read it with HEAD
-    date = "@0 +0000"
+    date = "0 +0000"
     if head and (head_tree is None or state.worktree != head_tree):  # HEAD's date: for a commit made here
-        raw = git.run(["cat-file", "commit", head], cwd=checkout.root).decode("utf-8", "replace")
+        raw = immutable.commit(checkout, head).decode("utf-8", "replace")
         for line in raw.split("\n\n", 1)[0].splitlines():
             if line.startswith("tree "):
                 head_tree = line[5:].strip()
             elif line.startswith("committer "):
-                date = "@" + " ".join(line.rsplit(" ", 2)[-2:])
+                date = " ".join(line.rsplit(" ", 2)[-2:])
     info = {
         "source": source,
         "dirty": state.worktree != (head_tree or EMPTY_TREE),
@@ -88,14 +88,7 @@ def baseline_commit(checkout: Checkout, copy: list[str] | None = None) -> tuple[
             "Commit something first (`git commit`), then run `pylon ws new` again.",
         )
     message = "pylon baseline\n\npylon-head: " + (head or "unborn") + "\n"
-    env = dict(IDENT, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    args = (
-        ["commit-tree", "--no-gpg-sign", stored_tree(checkout, state.worktree)]
-        + (["-p", head] if head else [])
-        + ["-F", "-"]
-    )
-    out = git.run(args, cwd=checkout.root, env=env, input=message.encode(), what="git commit-tree")
-    return out.decode().strip(), head, info
+    return write_commit(checkout, state.worktree, [head] if head else [], message.encode(), date), head, info
 
 
 class Made:

@@ -1,9 +1,10 @@
-"""Git objects written by pylon itself, as loose objects: a blob, a tree, a commit cost a hash and a
-zlib stream here instead of a git process each (a hook pays ~3 ms per process it starts).
+"""Git objects written and read by pylon itself, as loose objects: a blob, a tree, a commit cost a
+hash and a zlib stream here instead of a git process each (a hook pays ~3 ms per process it starts).
 
 The format is git's own (`<type> <size>\\0<body>`, zlib-compressed, at objects/xx/<38 hex>), written
 to a temporary file beside its place and renamed in, so a reader never sees half an object. Only
-SHA-1 repositories are written this way (`supported`); others use git.
+SHA-1 ids are written or read this way; the callers decide when git must do it instead
+(commits.own_objects for the repository's own store).
 """
 
 from __future__ import annotations
@@ -70,10 +71,17 @@ def tree(objects: str, files: dict[bytes, tuple[str, str]]) -> str:
     return write(objects, "tree", tree_body(here))
 
 
-def commit(objects: str, tree_oid: str, parents: list[str], message: str, when: int) -> str:
-    ident = f"pylon <pylon@localhost> {when} +0000"
+def commit_body(tree_oid: str, parents: list[str], message: bytes, date: str) -> bytes:
+    """A commit's bytes as `git commit-tree` writes them for pylon's identity; `date`: git's raw
+    form, `<seconds> <+hhmm>`."""
+    ident = f"pylon <pylon@localhost> {date}"
     lines = [f"tree {tree_oid}", *[f"parent {p}" for p in parents], f"author {ident}", f"committer {ident}", "", ""]
-    return write(objects, "commit", "\n".join(lines).encode() + message.encode("utf-8", "surrogateescape"))
+    return "\n".join(lines).encode() + message
+
+
+def commit(objects: str, tree_oid: str, parents: list[str], message: str, when: int) -> str:
+    body = commit_body(tree_oid, parents, message.encode("utf-8", "surrogateescape"), f"{when} +0000")
+    return write(objects, "commit", body)
 
 
 def read(objects: list[str], oid: str, kind: str) -> bytes | None:
