@@ -120,36 +120,39 @@ def state_message(state: State, index_commit: str | None) -> str:
 # are stored (shared permissions, fsync, another hash) or what a commit holds (an encoding header),
 # or pull in more config (include) that this check does not follow.
 _GIT_WRITES = (b"sharedrepository", b"fsync", b"objectformat", b"commitencoding", b"include")
-_OWN: dict[str, tuple[object, str | None]] = {}
+_OWN: dict[str, tuple[object, bool]] = {}
 
 
 def own_objects(checkout: Checkout) -> str | None:
-    """The repository's object folder when pylon may write its own commits there (loose.py), else
-    None (git writes them): a SHA-1 repository whose objects come from no other folder, with none
-    of the settings above in any config file git reads, and no config given by the environment."""
+    """The object folder where pylon may write its own commits (loose.py), else None (git writes
+    them): the repository's, or the one pylon pointed git at (git.objects_in: a kept state's store),
+    in a SHA-1 repository with none of the settings above in any config file git reads, and no
+    object folder or config given by the caller's environment."""
     from pylon.workspace.index import _config_paths, file_sig
 
-    if git.object_dirs() or any(
+    if any(
         k in os.environ
         for k in ("GIT_OBJECT_DIRECTORY", "GIT_QUARANTINE_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
     ):
         return None
+    pointed = dict(git.object_dirs())
+    folder = pointed.get("GIT_OBJECT_DIRECTORY") if pointed else os.path.join(checkout.common_dir, "objects")
+    if not folder:
+        return None
     paths = _config_paths(checkout)
     sig = [file_sig(p) for p in paths]
     known = _OWN.get(checkout.common_dir)
-    if known is not None and known[0] == sig:
-        return known[1]
-    folder: str | None = os.path.join(checkout.common_dir, "objects")
-    for path in paths:
-        try:
-            with open(path, "rb") as fh:
-                text = fh.read().lower()
-        except OSError:
-            continue
-        if any(word in text for word in _GIT_WRITES):
-            folder = None
-    _OWN[checkout.common_dir] = (sig, folder)
-    return folder
+    if known is None or known[0] != sig:
+        plain = True
+        for path in paths:
+            try:
+                with open(path, "rb") as fh:
+                    text = fh.read().lower()
+            except OSError:
+                continue
+            plain = plain and not any(word in text for word in _GIT_WRITES)
+        known = _OWN[checkout.common_dir] = (sig, plain)
+    return folder if known[1] else None
 
 
 def _utf8(message: bytes) -> bool:

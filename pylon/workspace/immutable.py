@@ -72,12 +72,15 @@ def commits(checkout: Checkout, names: list[str], *, written: bool = False) -> l
     if written:
         found.update({n: _KEPT[(store, "written", n)] for n in names if (store, "written", n) in _KEPT})
     wanted = [n for n in dict.fromkeys(names) if n not in found and is_oid(n)]
-    if wanted and not store[1] and "GIT_OBJECT_DIRECTORY" not in os.environ:
-        # the repository's own loose objects (pylon's op log and states stay loose until a gc):
-        # read here, and only when the bytes hash to the id (loose.read); else git answers
+    if wanted and "GIT_OBJECT_DIRECTORY" not in os.environ:
+        # loose objects where git would look first (pylon's op log and states stay loose until a
+        # gc): read here, and only when the bytes hash to the id (loose.read); else git answers
         from pylon.workspace import loose
 
-        objects = [os.path.join(checkout.common_dir, "objects")]
+        pointed = dict(git.object_dirs())
+        alternates = pointed.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "").split(os.pathsep)
+        objects = [pointed.get("GIT_OBJECT_DIRECTORY", ""), *alternates] if pointed else []
+        objects = [o for o in objects if o] or [os.path.join(checkout.common_dir, "objects")]
         for name in wanted:
             body = loose.read(objects, name, "commit")
             if body is not None:
