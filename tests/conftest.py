@@ -136,6 +136,41 @@ def pytest_configure(config: pytest.Config) -> None:
 # Left out of the default tier: `slow` (full-size loops) and `e2e` (real clients from npm).
 OUTSIDE_DEFAULT = ("slow", "browser", "e2e")  # the tiers left out of the default run
 
+# Long scenarios (kills at many moments, random sequences, many processes at once) whose every line
+# of pylon/ the default tier's other tests also execute, measured with coverage.py, forks and
+# subprocesses included (docs/benchmarks.md, Test tiers): `slow`, so they run in the full tier (CI).
+# A change to the code they drive should run them: `pytest -m slow tests/workspace -k kill`.
+FULL_ONLY = (
+    "tests/agents/test_hook_helper.py::test_killing_the_helper_at_any_moment_loses_nothing",
+    "tests/canon/agent/test_concurrency.py::test_twenty_hooks_at_once_lose_nothing_and_repeat_nothing",
+    "tests/guard/test_roundtrip_property.py::test_hook_run_undo_is_byte_identical",
+    "tests/workspace/edits/test_outside_writes.py::test_random_outside_appends_during_edits_are_never_lost",
+    "tests/workspace/edits/test_replay.py::test_replay_of_edge_case_history_is_exact",
+    "tests/workspace/test_apply_crash.py::test_sigkill_during_apply_fast",
+    "tests/workspace/test_counts.py::test_changes_states_the_true_total_every_time",
+    "tests/workspace/test_crash_ops.py::test_sigkill_inside_an_op_loses_nothing",
+    "tests/workspace/test_crash_ops.py::test_sigkill_inside_undo_of_rm",
+    "tests/workspace/test_exact_ops.py::test_a_killed_sync_settles_to_the_exact_bits_either_way",
+    "tests/workspace/test_ignore_property.py::test_ignored_files_survive_rule_changes_between_ops",
+    "tests/workspace/test_leftovers.py::test_after_sigkills_the_pylon_folder_holds_only_live_state",
+    "tests/workspace/test_move_roundtrip.py::test_back_then_undo_then_undo_walks_back",
+    "tests/workspace/test_roundtrip_property.py::test_round_trips_fast_subset",
+    "tests/workspace/test_type_changes.py::test_type_changes_through_ops_and_restores_never_wedge",
+    "tests/workspace/test_undo_crash.py::test_sigkill_during_undo_and_redo_keeps_later_work",
+    "tests/workspace/test_withheld.py::test_randomized_sequences_never_put_the_persons_ignored_files_in_a_worktree",
+    "tests/workspace/test_worktrees_manage.py::test_a_new_killed_at_any_moment_is_undone_by_prune",
+    "tests/workspace/test_worktrees_new.py::test_eight_parallel_new_calls_all_succeed",
+)
+
+
+def _full_only(nodeid: str) -> bool:
+    return any(nodeid == name or nodeid.startswith(name + "[") for name in FULL_ONLY)
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if _full_only(item.nodeid):  # marked as collected, so `-m slow` (pytest's own filter) sees it too
+        item.add_marker(pytest.mark.slow)
+
 
 @pytest.hookimpl(trylast=True)  # after tests/e2e/conftest.py marks its items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
