@@ -32,11 +32,20 @@ def write(objects: str, kind: str, body: bytes) -> str:
     if os.path.exists(path):
         return oid
     os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f"tmp_obj_pylon_{os.getpid()}_{oid[2:10]}")
-    with open(tmp, "wb") as fh:
-        fh.write(zlib.compress(header + body, 1))
-    os.chmod(tmp, 0o444)
-    os.replace(tmp, path)
+    # A name of its own per write (O_EXCL): threads of one process may write the same object at the
+    # same moment (ws conflicts' parallel merges), and must never share or truncate a temporary file.
+    tmp = os.path.join(folder, f"tmp_obj_pylon_{os.getpid()}_{os.urandom(6).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)  # read-only, as git leaves objects
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(zlib.compress(header + body, 1))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return oid
 
 

@@ -181,6 +181,7 @@ def one_round(make_repo: MakeRepo, tmp_path: Path, seed: int, count: int) -> tup
     result = pylon("ws", "conflicts", "--json", cwd=repo)
     assert result.code in (0, 1), result
     doc = result.json()
+    assert "pairs" in doc, (result.out[-3000:], result.err[-3000:])
     found = {(p["a"], p["b"] or "main") for p in doc["pairs"] if p["conflicts"]}
     missed, invented = expected - found, found - expected
     assert not missed and not invented, {

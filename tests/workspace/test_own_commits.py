@@ -166,3 +166,37 @@ def test_an_op_and_its_undo_write_and_read_their_commits_without_git(history: Pa
     assert [a for a in starts if a[:1] == ["commit-tree"] or a[:2] == ["cat-file", "commit"]] == []
     assert (history / "a.txt").read_text() == "from a\n"  # the redo applied it again
     assert subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=history).returncode == 0
+
+
+def test_threads_writing_the_same_commit_at_once_all_get_it_whole(history: Path) -> None:
+    """`ws conflicts` merges in threads, and two pairs can make the very same commit: each write has
+    a temporary file of its own, so none fails and the object is whole (git reads it back)."""
+    import threading
+
+    co = locate(str(history))
+    tree = git(history, "rev-parse", "HEAD^{tree}").strip()
+    head = git(history, "rev-parse", "HEAD").strip()
+    got: list[str] = []
+    errors: list[BaseException] = []
+    rounds = 60
+    start = threading.Barrier(8)
+
+    def write() -> None:
+        try:
+            for n in range(rounds):  # every thread writes round n's new commit at the same moment
+                start.wait()
+                got.append(write_commit(co, tree, [head], f"pylon conflict check {n}\n".encode(), DATES[0]))
+        except BaseException as exc:
+            start.abort()
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(set(got)) == rounds and len(got) == 8 * rounds
+    for oid in set(got):
+        assert git(history, "cat-file", "-t", oid).strip() == "commit"
+    assert list((history / ".git" / "objects").rglob("tmp_obj_*")) == []
