@@ -351,12 +351,14 @@ class _Reader:
             parts.append(Part(DYN, _text(n), quoted))
 
     def _string(self, n: TsNode, parts: list[Part], subs: list[Node]) -> None:
-        inner = [c for c in n.children if c.type not in ('"', "$")]
+        inner = [c for c in n.children if c.type != '"']
         if not inner:
             parts.append(Part(LIT, "", True))
         for c in inner:
             if c.type == "string_content":
                 parts.append(Part(LIT, _unescape_dq(_text(c)), True))
+            elif c.type == "$":  # a `$` that starts no expansion (`"$"`, `"a$"`) is the character itself, as in bash
+                parts.append(Part(LIT, "$", True))
             else:
                 self._parts(c, parts, subs, quoted=True)
 

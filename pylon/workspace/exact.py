@@ -204,11 +204,14 @@ def meta_for(root: str, tree: str, found: Scan, scope: list[str] | None = None) 
 
 def in_tree(root: str, tree: str, paths: list[str], kind: str = "blob") -> list[str]:
     """Those of `paths` that are files (blobs) of `tree` (folders with `kind="tree"`)."""
-    names = [p for p in paths if "\n" not in p]
+    names = [p for p in paths if git.line_safe(p)]
     if not names:
         return []
     query = "".join(f"{tree}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-    out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+    # a missing name comes back in the answer, as its bytes (not always UTF-8)
+    out = (
+        git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode(errors="replace").split("\n")
+    )
     return [rel for rel, found in zip(names, out) if found == kind]
 
 
@@ -242,16 +245,18 @@ def free_dirs(root: str, tree: str, dirs: list[str]) -> list[str]:
     """Those empty folders that `tree` leaves room for: nothing at that path in it, and no file
     above it (a folder a state records as empty that its tree fills, or where its tree has a file,
     is not one of its empty folders)."""
-    ask = sorted({a for d in dirs if "\n" not in d for a in [d, *_leading(d)]})
+    ask = sorted({a for d in dirs if git.line_safe(d) for a in [d, *_leading(d)]})
     if not ask:
         return list(dirs)
     query = "".join(f"{tree}:{p}\n" for p in ask).encode("utf-8", "surrogateescape")
-    out = git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode().split("\n")
+    out = (
+        git.run(["cat-file", "--batch-check=%(objecttype)"], cwd=root, input=query).decode(errors="replace").split("\n")
+    )
     kind = dict(zip(ask, out))
     return [
         d
         for d in dirs
-        if "\n" not in d
+        if git.line_safe(d)
         and kind.get(d, "").endswith("missing")
         and all(kind.get(a) in ("tree",) or kind.get(a, "").endswith("missing") for a in _leading(d))
     ]

@@ -292,6 +292,12 @@ def failure(args: list[str], code: int, err: bytes, what: str | None = None) -> 
     )
 
 
+def line_safe(name: str) -> bool:
+    """Whether `name` survives git's one-name-per-line input (`cat-file --batch`, `--stdin-paths`):
+    no newline in it, and no carriage return at its end (git drops one before the newline)."""
+    return "\n" not in name and not name.endswith("\r")
+
+
 def run(
     args: list[str],
     *,

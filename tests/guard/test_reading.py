@@ -54,3 +54,12 @@ def test_unreadable_text_is_returned_whole_and_nothing_raises() -> None:
     got = read("echo 'never closed > f", "/")
     assert got.unread and "never closed" in got.unread[0]
     assert read("a\0b", "/").unread == ["a\0b"]
+
+
+@pytest.mark.parametrize(
+    "line", ['printf "%s|" "" x', "printf '%s|' \"\" x", 'printf "%s|" "$" x', 'printf "%s|" "a$" "$"b x']
+)
+def test_an_empty_string_is_one_empty_word_as_bash_passes_it(tmp_path: Path, line: str) -> None:
+    said = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    argv = next(iter(read(line, str(tmp_path)).commands)).argv
+    assert "|".join(argv[2:]) + "|" == said  # bash: `|x|`, `$|x|`: the empty word kept, a lone `$` itself

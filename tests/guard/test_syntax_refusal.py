@@ -49,3 +49,16 @@ def test_a_line_every_shell_refuses_is_safe(line: str, tmp_path: object) -> None
 def test_a_line_a_shell_runs_is_read(line: str, tmp_path: object) -> None:
     assert classify(line, Context(str(tmp_path), str(tmp_path))).verdict != "safe", line
     assert not refused_everywhere(line) or bash_refuses(line), line
+
+
+# Not known without a shell (a `$` or a second quote kind): pylon asks bash (and zsh, the user's
+# shell) with `-n`, and calls the line safe only when each of them refuses it.
+ASKED = ['rm -rf "$d', 'ls $(echo "x)', "git reset --hard \"$(echo 'x')"]
+
+
+@pytest.mark.parametrize("line", ASKED)
+def test_a_line_the_shells_are_asked_about_is_safe_only_when_they_refuse_it(line: str, tmp_path: object) -> None:
+    assert not refused_everywhere(line) and bash_refuses(line), line
+    result = classify(line, Context(str(tmp_path), None))
+    assert result.verdict == "safe", line
+    assert "syntax error" in result.findings[0].reason and "bash" in result.findings[0].reason

@@ -54,11 +54,8 @@ def as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
     """Those of `paths` whose file on disk is the blob `state` holds there."""
     from pylon.workspace import git
 
-    names = [
-        p
-        for p in paths
-        if "\n" not in p and os.path.isfile(os.path.join(co.root, p)) and not os.path.islink(os.path.join(co.root, p))
-    ]
+    full = {p: os.path.join(co.root, p) for p in paths if git.line_safe(p)}
+    names = [p for p, f in full.items() if os.path.isfile(f) and not os.path.islink(f)]
     if not names:
         return []
     disk = (
@@ -71,5 +68,6 @@ def as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
         .split()
     )
     query = "".join(f"{state}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-    kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query).decode().split("\n")
+    kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query)
+    kept = kept.decode(errors="replace").split("\n")  # a missing name comes back as its bytes
     return [p for p, a, b in zip(names, disk, kept) if a == b]

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +168,26 @@ def test_read_only_file_refused_as_root_unless_force(ed: Ed) -> None:
     res = ed.edit("ro.txt", tag, "replace 1\n+b\n", "--force")
     assert res.code == 0, res
     assert path.read_bytes() == b"b\n" and (path.stat().st_mode & 0o777) == 0o444
+
+
+def test_a_file_swapped_for_a_link_or_removed_after_it_was_resolved_is_refused_with_its_code(tmp_path: Path) -> None:
+    """What another program does between resolving a file and opening it (the races that
+    test_outside_writes.py provokes at random, here one at a time): a symbolic link put at the
+    resolved name is never followed (`changed-during-edit`), a removed file is `not-found`."""
+    from pylon.errors import PylonError
+    from pylon.workspace.edits.write import locked, open_real
+
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("outside\n")
+    name = tmp_path / "f.txt"
+    name.symlink_to(target)  # resolved as a plain file a moment ago; a link stands there now
+    with pytest.raises(PylonError) as swapped:
+        open_real("f.txt", str(name))
+    assert swapped.value.code == "changed-during-edit" and "f.txt" in swapped.value.message
+    with pytest.raises(PylonError) as at_lock, locked("f.txt", str(name)):  # the same when taking the lock
+        pass
+    assert at_lock.value.code == "changed-during-edit"
+    with pytest.raises(PylonError) as gone, locked("gone.txt", str(tmp_path / "gone.txt")):
+        pass
+    assert gone.value.code == "not-found" and "gone.txt no longer exists" in gone.value.message
+    assert target.read_text() == "outside\n"
