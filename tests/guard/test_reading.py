@@ -61,5 +61,6 @@ def test_unreadable_text_is_returned_whole_and_nothing_raises() -> None:
 )
 def test_an_empty_string_is_one_empty_word_as_bash_passes_it(tmp_path: Path, line: str) -> None:
     said = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
-    argv = next(iter(read(line, str(tmp_path)).commands)).argv
-    assert "|".join(argv[2:]) + "|" == said  # bash: `|x|`, `$|x|`: the empty word kept, a lone `$` itself
+    words = next(iter(read(line, str(tmp_path)).commands)).argv[2:]
+    assert None not in words  # every word is known text here
+    assert "|".join(str(w) for w in words) + "|" == said  # bash: `|x|`, `$|x|`: the empty word kept, a lone `$` itself

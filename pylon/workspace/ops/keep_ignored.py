@@ -142,8 +142,8 @@ def _made(checkout: Checkout, current: State, made: str, paths: list[str]) -> se
     names = [p for p in paths if git.line_safe(p)]  # any other: not known to be the same, so kept
     query = "".join(f"{tree}:{p}\n" for p in names for tree in (current.worktree, made))
     asked = query.encode("utf-8", "surrogateescape")
-    out = immutable.batch(checkout, ["cat-file", "--batch-check=%(objectname)"], asked)
-    out = out.decode(errors="replace").split("\n")  # a missing name comes back as its bytes
+    answer = immutable.batch(checkout, ["cat-file", "--batch-check=%(objectname)"], asked)
+    out = answer.decode(errors="replace").split("\n")  # a missing name comes back as its bytes
     return {p for i, p in enumerate(names) if out[2 * i] == out[2 * i + 1] and not out[2 * i].endswith("missing")}
 
 

@@ -68,6 +68,6 @@ def as_written(co: Checkout, state: str, paths: list[str]) -> list[str]:
         .split()
     )
     query = "".join(f"{state}:{p}\n" for p in names).encode("utf-8", "surrogateescape")
-    kept = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query)
-    kept = kept.decode(errors="replace").split("\n")  # a missing name comes back as its bytes
+    answer = git.run(["cat-file", "--batch-check=%(objectname)"], cwd=co.root, input=query)
+    kept = answer.decode(errors="replace").split("\n")  # a missing name comes back as its bytes
     return [p for p, a, b in zip(names, disk, kept) if a == b]
