@@ -1,5 +1,6 @@
-"""State commits and refs: the State record, its metadata message, `git commit-tree`, `git update-ref`,
-parsing. state.py (capture) builds on this module, never the other way round."""
+"""State commits and refs: the State record, its metadata message, pylon's own commits (written as
+`git commit-tree` would, loose.py), `git update-ref`, parsing. state.py (capture) builds on this
+module, never the other way round."""
 
 from __future__ import annotations
 
