@@ -269,12 +269,15 @@ def race(root: Path, outside: Path, rounds: int) -> tuple[list[dict[str, Any]], 
                 os.rename(kept, d)
                 flips[0] += 1
             except OSError:  # the server made `src/d` while it was missing (edit create): start again
-                if d.is_symlink():
-                    d.unlink()
-                elif d.is_dir() and kept.exists():
-                    shutil.rmtree(d)
-                if kept.exists() and not d.exists():
-                    os.rename(kept, d)
+                try:  # it may be writing there still: a step that fails is tried again next round
+                    if d.is_symlink():
+                        d.unlink()
+                    elif d.is_dir() and kept.exists():
+                        shutil.rmtree(d)
+                    if kept.exists() and not d.exists():
+                        os.rename(kept, d)
+                except OSError:
+                    pass
 
     proc = subprocess.Popen(
         [script("pylon"), "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
