@@ -244,6 +244,7 @@ class ForkServer:
     def _ensure(self) -> str:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
+                self.close()  # a server that died: its folder goes too
                 self._dir = tempfile.mkdtemp(prefix="pylon-fork-")
                 self.path = os.path.join(self._dir, "sock")
                 env = {k: v for k, v in os.environ.items() if not k.startswith(("PYLON_", "GIT_"))}
@@ -310,6 +311,10 @@ class ForkServer:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
+        if self._dir:  # the socket's folder: left behind, every run would add six to the temp folder
+            import shutil
+
+            shutil.rmtree(self._dir, ignore_errors=True)
 
 
 Stream = int | IO[Any] | None  # as Popen takes them: PIPE, DEVNULL, STDOUT (stderr only), a file, a fd, None

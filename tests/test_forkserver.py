@@ -81,3 +81,18 @@ def test_a_session_of_its_own_and_signals_by_group(project: Path) -> None:
 def test_run_many_runs_each_command_in_a_process_of_its_own(project: Path) -> None:
     results = run_many([["canon", "--version"]] * 6, cwd=project)
     assert [r.code for r in results] == [0] * 6 and len({r.out for r in results}) == 1
+
+
+def test_a_closed_server_leaves_no_folder_behind(project: Path) -> None:
+    from tests.conftest import script
+    from tests.forkserver import ForkServer
+
+    server = ForkServer()
+    try:
+        code, out, _ = server.run("pylon", script("pylon"), ["--version"], str(project), dict(os.environ), None, 60)
+        assert code == 0 and out.startswith(b"pylon"), out
+        folder = os.path.dirname(server.path)
+        assert os.path.exists(os.path.join(folder, "sock"))
+    finally:
+        server.close()
+    assert not os.path.exists(folder)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -59,3 +60,56 @@ def test_demo_runs_every_part() -> None:
     ):
         assert expected in out or expected in proc.stderr, expected
     assert "Traceback" not in proc.stderr
+
+
+def _ramdisk() -> ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ramdisk", ROOT / "scripts" / "ramdisk.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ramdisk_folder_is_made_private_and_used_again(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    ramdisk = _ramdisk()
+    folder = ramdisk.private_folder(str(tmp_path), room_needed=1)
+    assert folder == f"{tmp_path}/pylon-tests-{os.getuid()}"
+    assert stat.S_IMODE(os.lstat(folder).st_mode) == 0o700
+    Path(folder, "kept").write_text("a failed test's folder\n")
+    assert ramdisk.private_folder(str(tmp_path), room_needed=1) == folder
+    assert Path(folder, "kept").read_text() == "a failed test's folder\n"
+
+
+@pytest.mark.parametrize("kind", ["link", "open to others", "a file", "no room"])
+def test_a_ramdisk_folder_that_is_not_private_or_roomy_is_never_used(tmp_path: Path, kind: str) -> None:
+    import os
+
+    ramdisk = _ramdisk()
+    name = tmp_path / f"pylon-tests-{os.getuid()}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    if kind == "link":
+        name.symlink_to(elsewhere)
+    elif kind == "open to others":
+        name.mkdir()
+        name.chmod(0o755)
+    elif kind == "a file":
+        name.write_text("")
+    room = 1 << 62 if kind == "no room" else 1
+    assert ramdisk.private_folder(str(tmp_path), room_needed=room) is None
+    assert sorted(p.name for p in elsewhere.iterdir()) == []
+
+
+def test_only_a_tmpfs_mount_point_counts_as_a_ramdisk(tmp_path: Path) -> None:
+    ramdisk = _ramdisk()
+    mounts = tmp_path / "mounts"
+    mounts.write_text("proc /proc proc rw 0 0\ntmpfs /dev/shm tmpfs rw,size=1k 0 0\n/dev/vda / ext4 rw 0 0\n")
+    assert ramdisk.is_tmpfs("/dev/shm", str(mounts))
+    assert not ramdisk.is_tmpfs("/", str(mounts))
+    assert not ramdisk.is_tmpfs("/dev", str(mounts))
+    assert not ramdisk.is_tmpfs("/dev/shm", str(tmp_path / "missing"))

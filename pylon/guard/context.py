@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from pylon.devpaths import is_device
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,7 +74,7 @@ class Context:
     def locate(self, absolute: str) -> str:
         if absolute in _HARMLESS or absolute.startswith(("/dev/fd/", "/proc/self/fd/")):
             return TMP  # writing there destroys nothing
-        if absolute.startswith("/dev/"):
+        if is_device(absolute):
             return DEVICE
         if self.root and _within(absolute, self.root):
             if absolute == self.root:

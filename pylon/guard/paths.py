@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from pylon.devpaths import is_device
 from pylon.guard import context as cx
 from pylon.guard.model import check_deadline
 from pylon.guard.patterns import expand
@@ -43,7 +44,7 @@ def _names(loss: _Loss, arg: Arg) -> list[str] | None:
 def _place(loss: _Loss, arg: Arg, full: str) -> Target | None:
     """The target of one path inside the checkout (None: a finding of its own, or nothing lost)."""
     ctx = loss.walk.ctx
-    if loss.must_exist and not os.path.lexists(full) and not full.startswith("/dev/"):  # a new file loses nothing
+    if loss.must_exist and not os.path.lexists(full) and not is_device(full):  # a new file loses nothing
         return None
     where = ctx.locate(full)
     shown = ctx.show(full)

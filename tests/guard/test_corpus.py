@@ -6,6 +6,7 @@ irreversible) is ever classified safe, and at most 2% of the safe commands are f
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -57,9 +58,11 @@ def test_no_destructive_command_is_safe_and_few_safe_ones_are_flagged(
 
 
 def _peer_verdict(command: str, checkout: tuple[Path, dict[str, str]]) -> str:
-    """As the peers' own tests assume, /tmp is a temporary folder here."""
+    """As the peers' own tests assume, the system's temporary folder (/tmp, or the one the run was
+    given, which holds this fixture) is a temporary folder here."""
     root, env = checkout
-    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp"])
+    system = tempfile.gettempdir()
+    ctx = Context(str(root), str(root), env=env, branch="main", tmp_dirs=[env["TMPDIR"], "/var/tmp", "/tmp", system])
     return classify(command, ctx).verdict
 
 

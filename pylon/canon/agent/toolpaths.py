@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from pylon.devpaths import is_kernel_view
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,7 +40,7 @@ def counts(candidate: str, cwd: str | None) -> str | None:
     if candidate.startswith("~"):
         candidate = os.path.expanduser(candidate)
     full = os.path.normpath(os.path.join(cwd or "/", candidate))
-    if full.startswith(("/dev/", "/proc/")):  # `> /dev/null`, `/proc/self/fd/1`: never a file of a project
+    if is_kernel_view(full):  # `> /dev/null`, `/proc/self/fd/1`: never a file of a project
         return None
     if os.path.lexists(full):
         return full

@@ -1,0 +1,50 @@
+"""Print a private folder for the tests' scratch files on a RAM disk, or nothing (scripts/test).
+
+The folder is /dev/shm/pylon-tests-<uid> when /dev/shm is a tmpfs mount with at least 2 GiB free;
+one that exists but is not this user's own private folder (a link, another owner, open to others)
+is never used: then nothing is printed and the tests use the disk's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+BASE = "/dev/shm"
+ROOM = 2 << 30  # bytes free at least: a run keeps only its failed tests' folders, a few MB
+
+
+def is_tmpfs(folder: str, mounts_file: str = "/proc/mounts") -> bool:
+    """True when `folder` is itself a mount point of a tmpfs."""
+    try:
+        with open(mounts_file, encoding="utf-8", errors="replace") as mounts:
+            return any(line.split()[1:3] == [folder, "tmpfs"] for line in mounts if len(line.split()) > 2)
+    except OSError:
+        return False
+
+
+def private_folder(base: str, room_needed: int = ROOM) -> str | None:
+    """`base`/pylon-tests-<uid>, made if missing, when `base` has the room and the folder is this
+    user's alone; else None."""
+    try:
+        room = os.statvfs(base)
+        if room.f_bavail * room.f_frsize < room_needed:
+            return None
+        path = f"{base}/pylon-tests-{os.getuid()}"
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None
+    return path
+
+
+if __name__ == "__main__":
+    folder = private_folder(BASE) if sys.platform.startswith("linux") and is_tmpfs(BASE) else None
+    if folder:
+        print(folder)
