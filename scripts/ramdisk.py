@@ -1,6 +1,6 @@
 """Print a private folder for the tests' scratch files on a RAM disk, or nothing (scripts/test).
 
-The folder is /dev/shm/pylon-tests-<uid> when /dev/shm is a tmpfs mount with at least 2 GiB free;
+The folder is /dev/shm/pylon-tests-<uid> when /dev/shm is a tmpfs mount with at least 512 MiB free;
 one that exists but is not this user's own private folder (a link, another owner, open to others)
 is never used: then nothing is printed and the tests use the disk's temporary folder.
 """
@@ -12,7 +12,7 @@ import stat
 import sys
 
 BASE = "/dev/shm"
-ROOM = 2 << 30  # bytes free at least: a run keeps only its failed tests' folders, a few MB
+ROOM = 512 << 20  # bytes free at least: a default-tier run peaked at 33 MiB (docs/benchmarks.md)
 
 
 def is_tmpfs(folder: str, mounts_file: str = "/proc/mounts") -> bool:
