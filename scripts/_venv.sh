@@ -28,8 +28,8 @@ find_python_version() {  # $1: "3.12": the path of a working python3.12 (PATH, t
   return 1
 }
 
-ensure_venv() {  # $1: extras, e.g. "test" or ""
-  local extras="$1" spec="$ROOT" stamp
+ensure_venv() {  # $1: extras: "" (plain), "test" (the default tier's) or "full" (test's and the full tier's)
+  local extras="$1" spec="$ROOT" stamp wider
   command -v git >/dev/null 2>&1 || { echo "error: git is required." >&2; return 1; }
   if [ ! -x "$VENV/bin/python" ]; then
     local py; py=$(find_python)
@@ -38,13 +38,21 @@ ensure_venv() {  # $1: extras, e.g. "test" or ""
   fi
   [ -n "$extras" ] && spec="$ROOT[$extras]"
   stamp="$VENV/.pylon-installed-$extras"
-  # An install with test extras also serves the plain install (the demo after the tests).
-  if [ -z "$extras" ] && [ -f "$VENV/.pylon-installed-test" ] && [ ! "$ROOT/pyproject.toml" -nt "$VENV/.pylon-installed-test" ]; then
-    stamp="$VENV/.pylon-installed-test"
-  fi
+  # A wider install serves a narrower one: full holds test, test holds the plain install (the demo
+  # after the tests).
+  case "$extras" in "") wider="test full" ;; test) wider="full" ;; *) wider="" ;; esac
+  for other in $wider; do
+    if [ ! -f "$stamp" ] && [ -f "$VENV/.pylon-installed-$other" ] && [ ! "$ROOT/pyproject.toml" -nt "$VENV/.pylon-installed-$other" ]; then
+      stamp="$VENV/.pylon-installed-$other"
+    fi
+  done
   if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ] || ! "$VENV/bin/python" -c 'import pylon' 2>/dev/null; then
     echo "Installing pylon into $VENV ..." >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+    # Only a pip too old for an editable install from pyproject.toml (PEP 660, pip 21.3) is upgraded
+    # first: the upgrade asks the package index each time (seconds, and nothing without a network).
+    if ! "$VENV/bin/python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (21, 3))' 2>/dev/null; then
+      "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+    fi
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$spec" 2>&1 | grep -v "^WARNING: Location" >&2 || true
     "$VENV/bin/python" -c 'import pylon' || { echo "error: installing pylon failed (see above)." >&2; return 1; }
     touch "$stamp"

@@ -48,7 +48,7 @@ def _missing() -> str | None:
     try:
         import selenium  # noqa: F401
     except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
+        return "selenium is not installed: the full tier's extra has it (scripts/test --full; pip install -e '.[full]')"
     return None
 
 
