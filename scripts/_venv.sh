@@ -29,7 +29,7 @@ find_python_version() {  # $1: "3.12": the path of a working python3.12 (PATH, t
 }
 
 ensure_venv() {  # $1: extras: "" (plain), "test" (the default tier's) or "full" (test's and the full tier's)
-  local extras="$1" spec="$ROOT" stamp wider
+  local extras="$1" spec="$ROOT" stamp wider other
   command -v git >/dev/null 2>&1 || { echo "error: git is required." >&2; return 1; }
   if [ ! -x "$VENV/bin/python" ]; then
     local py; py=$(find_python)

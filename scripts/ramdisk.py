@@ -1,8 +1,9 @@
-"""Print a private folder for the tests' scratch files on a RAM disk, or nothing (scripts/test).
+"""Print a private folder for the default tier's scratch files on a RAM disk, or nothing (scripts/test).
 
 The folder is /dev/shm/pylon-tests-<uid> when /dev/shm is a tmpfs mount with at least 512 MiB free;
 one that exists but is not this user's own private folder (a link, another owner, open to others)
-is never used: then nothing is printed and the tests use the disk's temporary folder.
+is never used. Nothing is printed either, and the tests use the disk, for the full tier
+(PYLON_TEST_TIER=full), for a TMPDIR set to another folder than /tmp, and with PYLON_TEST_RAMDISK=0.
 """
 
 from __future__ import annotations
@@ -13,6 +14,15 @@ import sys
 
 BASE = "/dev/shm"
 ROOM = 512 << 20  # bytes free at least: a default-tier run peaked at 33 MiB (docs/benchmarks.md)
+
+
+def wanted(env: dict[str, str] | os._Environ[str]) -> bool:
+    """Whether the run may leave the disk: the default tier, no TMPDIR of the caller's own, not turned off."""
+    return (
+        env.get("PYLON_TEST_TIER", "") != "full"
+        and env.get("TMPDIR", "").rstrip("/") in ("", "/tmp")
+        and env.get("PYLON_TEST_RAMDISK", "1") != "0"
+    )
 
 
 def is_tmpfs(folder: str, mounts_file: str = "/proc/mounts") -> bool:
@@ -45,6 +55,7 @@ def private_folder(base: str, room_needed: int = ROOM) -> str | None:
 
 
 if __name__ == "__main__":
-    folder = private_folder(BASE) if sys.platform.startswith("linux") and is_tmpfs(BASE) else None
+    on = wanted(os.environ) and sys.platform.startswith("linux") and is_tmpfs(BASE)
+    folder = private_folder(BASE) if on else None
     if folder:
         print(folder)

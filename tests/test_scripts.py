@@ -113,3 +113,31 @@ def test_only_a_tmpfs_mount_point_counts_as_a_ramdisk(tmp_path: Path) -> None:
     assert not ramdisk.is_tmpfs("/", str(mounts))
     assert not ramdisk.is_tmpfs("/dev", str(mounts))
     assert not ramdisk.is_tmpfs("/dev/shm", str(tmp_path / "missing"))
+
+
+@pytest.mark.parametrize(
+    ("env", "ramdisk"),
+    [
+        ({}, True),
+        ({"TMPDIR": "/tmp"}, True),
+        ({"TMPDIR": "/tmp/"}, True),
+        ({"TMPDIR": "/var/tmp"}, False),
+        ({"PYLON_TEST_TIER": "full"}, False),
+        ({"PYLON_TEST_RAMDISK": "0"}, False),
+    ],
+)
+def test_the_script_chooses_the_ramdisk_only_for_the_default_tier_and_the_default_tmpdir(
+    env: dict[str, str], ramdisk: bool
+) -> None:
+    import os
+    import sys
+
+    ramdisk_script = _ramdisk()
+    if not ramdisk_script.is_tmpfs("/dev/shm") or ramdisk_script.private_folder("/dev/shm") is None:
+        pytest.skip("this machine has no tmpfs at /dev/shm with room, or its folder there is not private")
+    base = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "PYLON_TEST_TIER", "PYLON_TEST_RAMDISK")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "ramdisk.py")], env={**base, **env}, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (f"/dev/shm/pylon-tests-{os.getuid()}\n" if ramdisk else "")
