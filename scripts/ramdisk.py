@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Mapping
 
 BASE = "/dev/shm"
 ROOM = 512 << 20  # bytes free at least: a default-tier run peaked at 33 MiB (docs/benchmarks.md)
 
 
-def wanted(env: dict[str, str] | os._Environ[str]) -> bool:
+def wanted(env: Mapping[str, str]) -> bool:
     """Whether the run may leave the disk: the default tier, no TMPDIR of the caller's own, not turned off."""
     return (
         env.get("PYLON_TEST_TIER", "") != "full"
@@ -29,7 +30,7 @@ def is_tmpfs(folder: str, mounts_file: str = "/proc/mounts") -> bool:
     """True when `folder` is itself a mount point of a tmpfs."""
     try:
         with open(mounts_file, encoding="utf-8", errors="replace") as mounts:
-            return any(line.split()[1:3] == [folder, "tmpfs"] for line in mounts if len(line.split()) > 2)
+            return any(line.split()[1:3] == [folder, "tmpfs"] for line in mounts)
     except OSError:
         return False
 

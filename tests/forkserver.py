@@ -315,6 +315,7 @@ class ForkServer:
             import shutil
 
             shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = ""
 
 
 Stream = int | IO[Any] | None  # as Popen takes them: PIPE, DEVNULL, STDOUT (stderr only), a file, a fd, None

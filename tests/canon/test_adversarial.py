@@ -34,17 +34,16 @@ def _write(path: Path, data: bytes | str) -> None:
 
 
 def _sock(path: Path) -> None:
-    # bound by its name from inside its folder: a socket's address holds at most 107 bytes, fewer
-    # than a test folder's path may have
+    # bound through the folder's descriptor, as pylon's hook helper binds its own: a socket's address
+    # holds at most 107 bytes, fewer than a test folder's path may have
     s = socket.socket(socket.AF_UNIX)
-    here = os.getcwd()
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        os.chdir(path.parent)
-        s.bind(path.name)
+        s.bind(f"/proc/self/fd/{folder}/{path.name}")
     except OSError:
         pytest.skip("cannot bind a unix socket here")
     finally:
-        os.chdir(here)
+        os.close(folder)
         s.close()
 
 
