@@ -138,10 +138,10 @@ def stamp(value: object) -> str | None:
 
 def touch(state: dict[str, object], ts: str) -> None:
     """Widen a transcript state's [first, last] times (stamps) to include `ts`."""
-    first, last = state["first"], state["last"]
-    if first is None or ts < first:  # type: ignore[operator]
+    first, last = state["first"], state["last"]  # None before the first stamp, else a stamp
+    if not isinstance(first, str) or ts < first:
         state["first"] = ts
-    if last is None or ts > last:  # type: ignore[operator]
+    if not isinstance(last, str) or ts > last:
         state["last"] = ts
 
 
