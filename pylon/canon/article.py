@@ -400,7 +400,8 @@ def _healable(doc: Document, line: int) -> bool:
 
 def _check_schema(store: Store, old_doc: Document | None, doc: Document, address: Address) -> None:
     try:
-        from pylon.canon.schema import load_schema, required_violations
+        from pylon.canon.schema import load_schema
+        from pylon.canon.schema_check import required_violations
     except ImportError:  # the schema module is optional at this layer
         return
     violations = required_violations(load_schema(store), old_doc, doc)

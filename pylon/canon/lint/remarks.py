@@ -54,7 +54,8 @@ def standing_notes(project: Project, view: ArticleView) -> list[str]:
                 f"delete it, or mark it scope: rule (canon write {shell_quoted(view.address)} --scope rule)"
             )
     if os.path.lexists(store.schema_file):
-        from pylon.canon.schema import check_article, load_schema
+        from pylon.canon.schema import load_schema
+        from pylon.canon.schema_check import check_article
 
         schema = load_schema(store, use_cache=True)
         notes += [f"schema: {p.message}" for p in schema.problems]  # a broken contract is said, not hidden

@@ -11,8 +11,8 @@ from pylon.canon.lint.context import LintContext
 from pylon.canon.lint.findings import WARNING, Finding, finding
 from pylon.canon.lint.yamlcheck import front_matter_yaml_problems
 from pylon.canon.pasted import find_pasted
-from pylon.canon.schema import check_article as schema_check
-from pylon.canon.schema import distinct_refs
+from pylon.canon.schema_check import check_article as schema_check
+from pylon.canon.schema_check import distinct_refs
 
 CAPSULE_MAX = 1000
 BODY_LONG = 8000

@@ -8,15 +8,8 @@ from pathlib import Path
 from pylon.canon.address import Address
 from pylon.canon.frontmatter import parse
 from pylon.canon.links import check_links, code_mask, extract_links, link_address
-from pylon.canon.schema import (
-    DEFAULT_SCHEMA,
-    bound_violations,
-    check_article,
-    load_schema,
-    parse_schema,
-    required_violations,
-    title_of,
-)
+from pylon.canon.schema import DEFAULT_SCHEMA, load_schema, parse_schema
+from pylon.canon.schema_check import bound_violations, check_article, required_violations, title_of
 from pylon.canon.store import Store
 
 
