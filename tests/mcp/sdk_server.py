@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pylon.mcp import tools
+from pylon.mcp.caller import SANDBOX_META, call_folder, harness, session_id
 from pylon.mcp.calls import call
-from pylon.mcp.server import INSTRUCTIONS, SANDBOX_META, Server, call_folder, harness, session_id, text_of
+from pylon.mcp.server import INSTRUCTIONS, Server, text_of
 
 
 def build(who: str) -> Any:
