@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from pylon.sessions import calls as C
+from pylon.sessions import codex_values as V
 from pylon.sessions.jsonl import LineReader
 from pylon.sessions.jsonl import stamp as _stamp
 from pylon.sessions.jsonl import touch as _touch
@@ -151,16 +152,16 @@ class Reader(LineReader):
                 return
             name = payload.get("name")
             if kind == "local_shell_call":
-                name, raw = "local_shell", _compact(payload.get("action"))
+                name, raw = "local_shell", V.compact(payload.get("action"))
                 given: Any = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             elif kind == "web_search_call":
-                name, raw = "web_search", _compact(payload.get("action"))
+                name, raw = "web_search", V.compact(payload.get("action"))
                 given = payload.get("action") if isinstance(payload.get("action"), dict) else {}
             elif kind == "custom_tool_call":
-                raw = _string(payload.get("input"))
+                raw = V.string(payload.get("input"))
                 given = raw
             else:
-                raw = _string(payload.get("arguments"))
+                raw = V.string(payload.get("arguments"))
                 try:
                     given = self.decode(raw) if raw else {}
                 except Exception:  # arguments that are not JSON: sized, not read
@@ -183,8 +184,8 @@ class Reader(LineReader):
             if not isinstance(call_id, str):
                 return
             output = payload.get("output")
-            text = output if isinstance(output, str) else _compact(output)
-            failed = _failed_output(output, text)
+            text = output if isinstance(output, str) else V.compact(output)
+            failed = V.failed_output(output, text)
             called = self.index.get(call_id)
             if called is None:
                 self.state["orphans"][call_id] = [bool(failed), len(text.encode("utf-8", "surrogatepass"))]
@@ -192,7 +193,7 @@ class Reader(LineReader):
                 called[C.OUT_BYTES] = len(text.encode("utf-8", "surrogatepass"))
                 if called[C.FAILED] is None:
                     called[C.FAILED] = bool(failed)
-                C.whole_from_result(called, _output_text(output, text))
+                C.whole_from_result(called, V.output_text(output, text))
             self.state["turn"] = ["result", ts]
         elif (
             kind == "message"
@@ -261,8 +262,8 @@ class Reader(LineReader):
         info = payload.get("info")
         if not isinstance(info, dict) or not isinstance(stamp, str):
             return
-        total = _usage(info.get("total_token_usage"))
-        last = _usage(info.get("last_token_usage"))
+        total = V.usage(info.get("total_token_usage"))
+        last = V.usage(info.get("last_token_usage"))
         if last is None and total is None:
             return
         state = self.state
@@ -351,64 +352,3 @@ def settled_usage(state: dict[str, Any]) -> list[list[Any]]:
     for one in state["held"]:
         reader.count(*one)
     return list(probe["usage"])
-
-
-def _usage(raw: object) -> list[int] | None:
-    """[input, cached, output, reasoning, total, cache writes] of a token usage object (the older
-    and other providers' names where Codex's own are missing)."""
-    if not isinstance(raw, dict):
-        return None
-    get = raw.get
-    values = [
-        get("input_tokens"),
-        get("cached_input_tokens"),
-        get("output_tokens"),
-        get("reasoning_output_tokens"),
-        get("total_tokens"),
-        get("cache_write_input_tokens"),
-    ]
-    for i, others in (
-        (0, ("prompt_tokens",)),
-        (1, ("cache_read_input_tokens", "cached_tokens")),
-        (2, ("completion_tokens",)),
-        (3, ("reasoning_tokens",)),
-        (5, ("cache_creation_input_tokens",)),
-    ):
-        if values[i] is None:
-            values[i] = next((get(k) for k in others if get(k) is not None), 0)
-    return [v if type(v) is int and v > 0 else 0 for v in values]
-
-
-def _failed_output(output: object, text: str) -> bool:
-    """Whether a tool output says its call failed, for Codex versions without end events."""
-    if isinstance(output, dict) and output.get("success") is False:
-        return True
-    for marker in ("Process exited with code ", "Exit code: "):
-        at = text.find(marker)
-        if 0 <= at < 400:  # the header Codex puts before the command's output
-            digits = (
-                text[at + len(marker) : at + len(marker) + 6].split()[0].rstrip(".,")
-                if text[at + len(marker) :].strip()
-                else ""
-            )
-            return digits.lstrip("-").isdigit() and int(digits) != 0
-    if text.startswith("{") and '"exit_code"' in text[:200]:
-        code = text.split('"exit_code"', 1)[1].lstrip(" :").split(",", 1)[0].split("}", 1)[0].strip()
-        return code.lstrip("-").isdigit() and int(code) != 0
-    return False
-
-
-def _string(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _output_text(output: object, text: str) -> str:
-    if isinstance(output, dict) and isinstance(output.get("content"), str):
-        return str(output["content"])
-    return text
-
-
-def _compact(value: object) -> str:
-    from pylon.sessions.jsonl import compact
-
-    return value if isinstance(value, str) else compact(value)
