@@ -61,3 +61,28 @@ def stdin_text(cmd: Cmd, upstream: Cmd | None) -> str | None:
     if upstream is not None and upstream.words and upstream.words[0].value == "cat" and len(upstream.words) == 1:
         return upstream.stdin_text
     return None
+
+
+def operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = frozenset()) -> tuple[list[Arg], bool]:
+    """Non-option words (after `--` all are), and whether a recursive flag was given."""
+    out: list[Arg] = []
+    recursive = False
+    options = True
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        text = a.text
+        if options and text is not None and text.startswith("-") and text != "-":
+            if text == "--":
+                options = False
+            elif text.startswith("--"):
+                recursive = recursive or text in ("--recursive", "--dir")
+                skip = text in takes
+            else:
+                recursive = recursive or any(f in text[1:] for f in recursive_flags)
+                skip = text in takes
+            continue
+        out.append(a)
+    return out, recursive

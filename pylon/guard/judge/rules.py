@@ -7,12 +7,11 @@ are in remote.py, git in gitrules.py.
 
 from __future__ import annotations
 
-import os
-
 from pylon.guard.commands.findrm import judge_find
+from pylon.guard.judge.writers import overwrites, tar_remove
 from pylon.guard.paths import destroyed
 from pylon.guard.verdict import UNKNOWN, Finding
-from pylon.guard.words import Arg, basename, quote
+from pylon.guard.words import Arg, basename, operands, quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,7 +89,7 @@ def _family(name: str) -> Callable[[_Simple], None]:
 
 
 def _remove(c: _Simple) -> None:
-    paths, recursive = _operands(c.args[1:], "rRd")
+    paths, recursive = operands(c.args[1:], "rRd")
     c.destroys(paths, "removes", recursive=recursive)
 
 
@@ -101,7 +100,7 @@ def _dd(c: _Simple) -> None:
 
 
 def _truncate(c: _Simple) -> None:
-    paths, _ = _operands(c.args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
+    paths, _ = operands(c.args[1:], "", takes=frozenset({"-s", "--size", "-r", "--reference"}))
     if c.name == "tee" and any(a.text in ("-a", "--append") for a in c.args[1:]):
         return
     c.destroys(paths, "truncates", must_exist=True)
@@ -129,12 +128,12 @@ def _rg(c: _Simple) -> None:
 
 def _tar(c: _Simple) -> None:
     if any((a.text or "") == "--remove-files" for a in c.args[1:]):
-        _tar_remove(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo)
+        tar_remove(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo)
 
 
 def _modes(c: _Simple) -> None:
-    operands, recursive = _operands(c.args[1:], "R")
-    paths = operands[1:]  # the first operand is the mode or owner
+    given, recursive = operands(c.args[1:], "R")
+    paths = given[1:]  # the first operand is the mode or owner
     if recursive or c.sudo:
         ctx, cwd = c.walk.ctx, c.state.cwd or c.walk.ctx.cwd
         kept = [p for p in paths if p.text is None or ctx.locate(ctx.absolute(p.text, cwd)) != "inside"]
@@ -161,10 +160,10 @@ _RULES: dict[str, Callable[[_Simple], None]] = {
     "cd": lambda c: c.walk.change_dir(c.args, c.state),
     "pushd": lambda c: c.walk.change_dir(c.args, c.state),
     "popd": lambda c: c.walk.change_dir(c.args, c.state),
-    "mv": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
-    "cp": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
-    "install": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
-    "ln": lambda c: _overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "mv": lambda c: overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "cp": lambda c: overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "install": lambda c: overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
+    "ln": lambda c: overwrites(c.walk, c.args, c.state, c.words, c.cmd.line, c.sudo),
     "dd": _dd,
     "truncate": _truncate,
     "tee": _truncate,
@@ -230,89 +229,19 @@ def redirections(walk: Walk, cmd: Cmd, args: list[Arg], state: State) -> None:
         )
 
 
-def _operands(args: list[Arg], recursive_flags: str, takes: frozenset[str] = frozenset()) -> tuple[list[Arg], bool]:
-    """Non-option words (after `--` all are), and whether a recursive flag was given."""
-    out: list[Arg] = []
-    recursive = False
-    options = True
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
+def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
+    """`rg --pre CMD`: ripgrep runs CMD with each file it searches."""
+    from pylon.guard.model import Cmd as C
+
+    for i, a in enumerate(args[1:], 1):
+        text = a.text or ""
+        if text == "--pre" and i + 1 < len(args):
+            program = args[i + 1]
+        elif text.startswith("--pre="):
+            program = Arg(text[len("--pre=") :], False, a.raw)
+        else:
             continue
-        text = a.text
-        if options and text is not None and text.startswith("-") and text != "-":
-            if text == "--":
-                options = False
-            elif text.startswith("--"):
-                recursive = recursive or text in ("--recursive", "--dir")
-                skip = text in takes
-            else:
-                recursive = recursive or any(f in text[1:] for f in recursive_flags)
-                skip = text in takes
-            continue
-        out.append(a)
-    return out, recursive
-
-
-def _overwrites(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
-    """mv/cp/install/ln: the destinations that already exist are overwritten (not with -n)."""
-    name = basename(args[0].text or "")
-    if _never_overwrites(name, [a.text for a in args[1:] if a.text and a.text.startswith("-")]):
-        return
-    operands, _ = _operands(
-        args[1:], "", takes=frozenset({"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "-g"})
-    )
-    target_dir = next((args[i + 2] for i, a in enumerate(args[1:-1]) if a.text in ("-t", "--target-directory")), None)
-    if target_dir is None and len(operands) < 2:
-        return
-    dest = target_dir or operands[-1]
-    sources = operands if target_dir else operands[:-1]
-    if dest.text is None:
-        destroyed(walk, state, [dest], verb="writes into", words=words, line=line, sudo=sudo)
-        return
-    dest_abs = walk.ctx.absolute(dest.text, state.cwd or walk.ctx.cwd)
-    hits = _existing(dest, dest_abs, sources, state.cwd or walk.ctx.cwd)
-    destroyed(walk, state, hits, verb="overwrites", words=words, line=line, recursive=False, sudo=sudo)
-    if name == "mv":  # sources leave the checkout, or go over a file: kept for the note
-        # (an ignored source is in no state: after a restore of the file it replaced, it would be
-        # gone); a source named only at run time may be anywhere: unknown (destroyed() says so)
-        leaving = [s for s in sources if s.text is None or hits or walk.ctx.locate(dest_abs) != "inside"]
-        destroyed(walk, state, leaving, verb="moves away", words=words, line=line, sudo=sudo)
-
-
-def _never_overwrites(name: str, flags: list[str | None]) -> bool:
-    """-n/--no-clobber and -b/--backup keep what is there; ln replaces only with -f."""
-    given = [f for f in flags if f]
-    if any(
-        f in ("-n", "--no-clobber", "-b", "--backup") or (not f.startswith("--") and ("n" in f or "b" in f))
-        for f in given
-    ):
-        return True
-    return name == "ln" and not any(f == "--force" or (not f.startswith("--") and "f" in f) for f in given)
-
-
-def _existing(dest: Arg, dest_abs: str, sources: list[Arg], cwd: str) -> list[Arg]:
-    """What the copy or move lands on that exists now: the destination, or into a folder, each
-    source's name there (a source known only at run time stands for itself)."""
-    if not (os.path.isdir(dest_abs) and not os.path.islink(dest_abs)):
-        return [dest] if os.path.lexists(dest_abs) else []
-    hits: list[Arg] = []
-    for src in sources:
-        if src.text is None:
-            hits.append(src)
-            continue
-        for leaf in (os.path.basename(p.rstrip("/")) for p in _names(src, cwd)):
-            candidate = os.path.join(dest_abs, leaf)
-            if os.path.lexists(candidate):
-                hits.append(type(dest)(candidate, False, dest.raw))
-    return hits
-
-
-def _names(arg: Arg, cwd: str) -> list[str]:
-    from pylon.guard.patterns import expand
-
-    return expand(arg, cwd)
+        judge(walk, [program, Arg(None, False, "(each file searched)")], C([], [], [], line), state.copy(), None)
 
 
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
@@ -342,65 +271,3 @@ def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo:
             recursive=False,
             sudo=sudo,
         )
-
-
-def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
-    """`rg --pre CMD`: ripgrep runs CMD with each file it searches."""
-    from pylon.guard.model import Cmd as C
-
-    for i, a in enumerate(args[1:], 1):
-        text = a.text or ""
-        if text == "--pre" and i + 1 < len(args):
-            program = args[i + 1]
-        elif text.startswith("--pre="):
-            program = Arg(text[len("--pre=") :], False, a.raw)
-        else:
-            continue
-        judge(walk, [program, Arg(None, False, "(each file searched)")], C([], [], [], line), state.copy(), None)
-
-
-def _tar_remove(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
-    """tar --remove-files: the files it archives are removed afterwards (wherever the option sits)."""
-    takes = {
-        "-f",
-        "--file",
-        "-C",
-        "--directory",
-        "-T",
-        "--files-from",
-        "-X",
-        "--exclude-from",
-        "-b",
-        "--blocking-factor",
-        "-H",
-        "--format",
-        "-I",
-        "--use-compress-program",
-        "-g",
-        "--listed-incremental",
-        "-N",
-        "--newer",
-        "-V",
-        "--label",
-        "--transform",
-        "--xform",
-    }
-    operands: list[Arg] = []
-    i = 1
-    first = True
-    while i < len(args):
-        text = args[i].text
-        if text is not None and first and not text.startswith("-") and "f" in text:  # old style: tar cf ARCHIVE
-            i += 2
-            first = False
-            continue
-        first = False
-        if text is not None and text.startswith("-") and text != "-":
-            if text in ("-T", "--files-from") or text.startswith("--files-from="):
-                walk.add(Finding(UNKNOWN, f"`{words}` removes the files a list names", words, line=line))
-            short = not text.startswith("--")
-            i += 2 if text in takes or (short and text[-1] in "fCTXbHIgNV" and len(text) > 1) else 1
-            continue
-        operands.append(args[i])
-        i += 1
-    destroyed(walk, state, operands, verb="removes (tar --remove-files)", words=words, line=line, sudo=sudo)
