@@ -246,7 +246,7 @@ def _rg_pre(walk: Walk, args: list[Arg], state: State, line: int) -> None:
 
 def _sed(walk: Walk, args: list[Arg], state: State, words: str, line: int, sudo: bool) -> None:
     """sed: -i edits its files in place; the script's own `e`, `w FILE` and `s///[ew]` are read too."""
-    from pylon.guard.commands.minilang import judge_sed_script
+    from pylon.guard.commands.sedscript import judge_sed_script
     from pylon.guard.inplace import read_line
     from pylon.guard.stdin import read_file
 
