@@ -3,7 +3,7 @@
 Order of checks: the file can be edited (exit 4), the tag was issued (exit 1), under the file's
 lock the content still has the tag's digest (else stale, exit 1, or `--rebase`), every problem of
 the request together (exit 2, or 3 for suspicious edits), something changes (else exit 5). Then
-the atomic write, a read-back, and a new ledger revision.
+the atomic write, a read-back, and a new ledger revision. The refusals' messages are in `refusal`.
 """
 
 from __future__ import annotations
@@ -19,18 +19,17 @@ if TYPE_CHECKING:
 
 from pylon.errors import Exit, PylonError, UsageError
 from pylon.workspace.edits import ranges as rg
+from pylon.workspace.edits import refusal
 from pylon.workspace.edits import write as wr
 from pylon.workspace.edits.apply import Applied, apply
 from pylon.workspace.edits.ledger import INDEX_MIN, SNAPSHOT_CAP, Ledger
 from pylon.workspace.edits.lines import BLOCK, Doc
 from pylon.workspace.edits.ops import Op, parse
 from pylon.workspace.edits.plan import validate
-from pylon.workspace.edits.problems import Problem, request_error
-from pylon.workspace.edits.suspicious import check as check_suspicious
+from pylon.workspace.edits.problems import Problem
 from pylon.workspace.edits.tag import BackgroundDigest, digest, normalize_tag
-from pylon.workspace.edits.window import MAX_BYTES, SEPARATOR, Window, numbered, take
+from pylon.workspace.edits.window import Window, take
 
-MAX_UNSEEN_SHOWN = 40
 SHOW_CONTEXT = 2
 
 
@@ -109,16 +108,6 @@ def split_target(target: str, tag: str | None) -> tuple[str, str]:
     return path, norm
 
 
-def _unknown(path: str, tag: str, ledger: Ledger) -> PylonError:
-    return PylonError(
-        "unknown-revision",
-        f"#{tag} was not issued for {path} in session `{ledger.session}` (or it was dropped: pylon keeps "
-        "32 revisions per file).",
-        f"pylon read {path}   # then edit with the tag it prints",
-        details={"tag": tag, "session": ledger.session},
-    )
-
-
 def edit(
     path: str,
     tag: str,
@@ -140,7 +129,7 @@ def edit(
     ledger = Ledger(real)
     rev = ledger.find(tag)
     if rev is None:
-        raise _unknown(path, tag, ledger)
+        raise refusal.unknown_revision(path, tag, ledger)
     if not dry_run:
         wr.check_writable(path, real, st, force)
     with wr.locked(path, real) as lk:
@@ -160,22 +149,24 @@ def edit(
 
             old_data = ledger.snapshot(rev)
             if old_data is None:
-                raise _stale_unknown(path, rev, doc, len(data))
+                raise refusal.stale_without_snapshot(path, rev, doc, len(data))
             base_doc = Doc(old_data)
             cmp = stale.compare(base_doc, doc)
             if not rebase:
                 invalid = {p.index for p in syntax + validate(ops, base_doc, seen).problems}
-                raise _stale(path, rev, cmp, stale.rebase_all(cmp, ops, invalid)[1], False)
+                raise refusal.stale_revision(path, rev, cmp, stale.rebase_all(cmp, ops, invalid)[1], False)
             # Problems of the request are reported in the numbering of the tagged revision.
-            _refuse_if_bad(path, rev, ledger, ops, syntax, base_doc, seen, allow_echo, allow_indent_mix, parent, True)
+            refusal.refuse_if_bad(
+                path, rev, ledger, ops, syntax, base_doc, seen, allow_echo, allow_indent_mix, parent, True
+            )
             moved_ops, rebased_report = stale.rebase_all(cmp, ops, set())
             if len(moved_ops) != len(ops):
-                raise _stale(path, rev, cmp, rebased_report, True)
+                raise refusal.stale_revision(path, rev, cmp, rebased_report, True)
             ops, syntax, parent = moved_ops, [], None
             seen, lost = _seen_through(cmp, seen)
             stale_numbers = rg.union(stale_numbers, lost)
             check_seen = [[1, doc.nlines]] if doc.nlines else []  # seen was checked in the old numbering
-        warnings = _refuse_if_bad(
+        warnings = refusal.refuse_if_bad(
             path,
             rev,
             ledger,
@@ -220,83 +211,6 @@ def edit(
     return out
 
 
-def _refuse_if_bad(
-    path: str,
-    rev: Revision,
-    ledger: Ledger,
-    ops: list[Op],
-    syntax: list[Problem],
-    doc: Doc,
-    seen: list[list[int]],
-    allow_echo: bool,
-    allow_indent_mix: bool,
-    parent: dict[str, Any] | None,
-    mark: bool,
-) -> list[str]:
-    """Raise one error for every problem of the request; return the warnings otherwise.
-
-    `doc` must be the tagged revision when `mark` is set: unseen lines printed in the refusal are
-    then recorded as seen under the tag, so the corrected retry needs no extra read.
-    """
-    plan = validate(ops, doc, seen, parent)
-    problems = syntax + plan.problems
-    # Every problem in one answer: the suspicious-edit checks run on every operation whose numbers
-    # are sound (unseen lines do not stop them), so a resend cannot meet a new refusal.
-    unsound = {p.index for p in problems if p.code != "unseen-lines"}
-    checkable = [op for op in ops if op.index not in unsound]
-    found, warnings = check_suspicious(doc, checkable, allow_echo=allow_echo, allow_indent_mix=allow_indent_mix)
-    problems += found
-    if not problems:
-        return warnings
-    extra: dict[str, Any] = {"tag": rev["tag"]}
-    tail = ""
-    if plan.unseen:
-        win = Window()
-        shown_lines = sorted(set(plan.unseen) | {new for _, new in plan.moved})
-        for n in shown_lines[:MAX_UNSEEN_SHOWN]:
-            # Long lines cut as in a read (bounded output), 50 KiB in all.
-            part = take(doc, n, n, budget=max(MAX_BYTES - win.used, 1))
-            if not part.lines or (win.lines and win.used + part.used > MAX_BYTES):
-                break
-            win.lines += part.lines
-            win.cut += part.cut
-            win.used += part.used
-        shown = win.seen()
-        unseen_set = set(plan.unseen)
-        extra["unseen"] = [[n, t] for n, t in win.lines if n in unseen_set]
-        printed = {n for n, _ in win.lines}
-        moved = [(old, new) for old, new in plan.moved if new in printed]
-        if moved:
-            extra["moved"] = [[old, new] for old, new in moved]
-        hidden = dict(win.cut)
-        more = len(shown_lines) - len(win.lines)
-        tail = f"Those lines, now marked seen under #{rev['tag']}:\n[{path}#{rev['tag']}]\n"
-        body: list[str] = []
-        for i, (n, t) in enumerate(win.lines):
-            if i and n != win.lines[i - 1][0] + 1:
-                body.append(SEPARATOR)  # as in a read: the numbers jump here
-            body.append(numbered(n, t, hidden.get(n, 0)))
-        tail += "\n".join(body)
-        if more > 0:
-            tail += f"\n[{more} more unseen lines not shown; pylon read {path} --offset {shown_lines[len(win.lines)]}]"
-    hint = "Fix the operations listed above and send the whole request again (nothing was written)."
-    if plan.unseen and len(problems) == len(plan.problems) and all(p.code == "unseen-lines" for p in problems):
-        hint = f"Check the lines above, then send the same request again with #{rev['tag']}."
-        if moved:
-            pairs = ", ".join(f"{old} -> {new}" for old, new in moved[:6])
-            hint = (
-                f"If you meant the lines as numbered before your last edit, use their new numbers ({pairs}); "
-                f"if you meant the lines now at those numbers, send the same request again with #{rev['tag']}."
-            )
-    if any(p.code == "suspicious-edit" for p in problems) and all(p.code == "suspicious-edit" for p in problems):
-        hint = "Fix the new text, or re-run with --allow-echo / --allow-indent-mix if it is intended."
-    err = request_error(problems, hint, extra, tail)
-    if mark and plan.unseen:
-        digest_ = rev["digest"]
-        err.after_shown = lambda: ledger.mark_seen(digest_, shown)  # once the refusal is printed
-    raise err
-
-
 def _seen_through(cmp: Any, seen: list[list[int]]) -> tuple[list[list[int]], list[list[int]]]:
     """Seen old lines that kept their number and content in the current file, and the others."""
     keep: list[list[int]] = []
@@ -309,46 +223,6 @@ def _seen_through(cmp: Any, seen: list[list[int]]) -> tuple[list[list[int]], lis
             else:
                 into.append([n, n])
     return keep, lost
-
-
-def _stale(path: str, rev: Revision, cmp: Any, report: list[dict[str, Any]], tried: bool) -> PylonError:
-    from pylon.workspace.edits.stale import describe
-
-    ops_text = "; ".join(
-        f"Operation {r['index']} (`{r['header']}`) "
-        + (f"can still apply ({r['reason']})" if r["applies"] else f"cannot: {r['reason']}")
-        for r in report[:8]
-    )
-    all_ok = all(r["applies"] for r in report) and report
-    message = f"{path} changed since #{rev['tag']}: {describe(cmp)}. {ops_text}."
-    if all_ok:
-        hint = (
-            "Send the same request again with --rebase to apply it where those lines are now, or `pylon read "
-            + path
-            + "` and redo it."
-        )
-    elif tried:
-        hint = f"Not every operation can be rebased; pylon read {path}, then redo the edit with the new tag."
-    else:
-        hint = f"pylon read {path}   # then redo the edit with the new tag"
-    return PylonError(
-        "stale-revision",
-        message,
-        hint,
-        details={"tag": rev["tag"], "changes": cmp.changes, "operations": report, "rebase_possible": bool(all_ok)},
-    )
-
-
-def _stale_unknown(path: str, rev: Revision, doc: Doc, size: int) -> PylonError:
-    return PylonError(
-        "stale-revision",
-        f"{path} changed since #{rev['tag']} ({rev.get('lines')} lines, {rev.get('size')} bytes then; "
-        f"{doc.nlines} lines, "
-        f"{size} bytes now). No snapshot is kept for files over {SNAPSHOT_CAP // (1024 * 1024)} MiB, so pylon cannot "
-        "say what changed or rebase.",
-        f"pylon read {path}   # then redo the edit with the new tag",
-        details={"tag": rev["tag"], "changes": None, "operations": None, "rebase_possible": False},
-    )
 
 
 def _show_windows(doc: Doc, result: Applied) -> list[Window]:
