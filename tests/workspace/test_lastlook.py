@@ -11,7 +11,7 @@ import pytest
 
 from pylon.errors import PylonError
 from pylon.workspace.commits import State
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, oprun
 from pylon.workspace.ops.restore_state import restore
 from pylon.workspace.repo import locate
 from pylon.workspace.state import capture
@@ -108,7 +108,7 @@ def test_an_op_refused_untouched_is_closed_not_left_interrupted(scene: Path) -> 
     edited = snapshot(scene)
     step = oplog.Step(checkout.root, str(current.commit), b1(scene), "keep")
     with pytest.raises(PylonError) as caught:
-        oplog.perform(checkout, "restore", [step], title="restore b1", currents={checkout.root: current})
+        oprun.perform(checkout, "restore", [step], title="restore b1", currents={checkout.root: current})
     assert caught.value.code == "changed-meanwhile"
     newest = oplog.entries(checkout, limit=1)[0]
     assert newest.status == "undone" and newest.record["abandoned"] == "changed-meanwhile"
@@ -139,7 +139,7 @@ def test_a_refusal_after_an_earlier_step_wrote_leaves_the_op_for_undo(make_repo:
         oplog.Step(side.root, str(wt_before.commit), str(main_before.commit), "keep"),
     ]
     with pytest.raises(PylonError) as caught:
-        oplog.perform(main, "move", steps, title="two steps", currents={main.root: main_before, side.root: wt_before})
+        oprun.perform(main, "move", steps, title="two steps", currents={main.root: main_before, side.root: wt_before})
     assert caught.value.code == "changed-meanwhile" and caught.value.details["written"] is True
     assert pylon("ws", "status", "--json", cwd=repo).json()["interrupted"]["title"] == "two steps"
     assert (wt / "src/app.py").read_text() == "edited in the gap\n"  # never overwritten

@@ -14,7 +14,7 @@ no commit is lost that way. The op log records the state replaced, so `ws undo` 
 from __future__ import annotations
 
 from pylon.workspace import git, immutable, refs
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, oprun
 from pylon.workspace.repo import Checkout
 
 TYPE_CHECKING = False
@@ -224,6 +224,6 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
             data={"name": name, "ref": ref},
             command=shown,
         )
-        oplog.carry_out(checkout, op, currents={checkout.root: current})
+        oprun.carry_out(checkout, op, currents={checkout.root: current})
         result["op"] = op.seq
     return result

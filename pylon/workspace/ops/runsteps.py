@@ -1,6 +1,6 @@
 """Running an op's steps: each checkout restored to a step's `after` (forward) or `before` (back),
 and the check that none would be blocked before the intent is written. Used by the op log
-(oplog.perform, carry_out) and by the kinds that run their steps themselves (undo, move, finish)."""
+(oprun.perform, carry_out) and by the kinds that run their steps themselves (undo, move, finish)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
     from pylon.workspace.commits import State
 
-    class Step(Protocol):  # oplog.Step, named by what is read here (oplog imports this module)
+    class Step(Protocol):  # oplog.Step, named by what is read here (this module never imports the op log)
         root: str
         before: str
         after: str

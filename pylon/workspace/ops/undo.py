@@ -15,7 +15,7 @@ import os
 import time
 
 from pylon.workspace.commits import read_state, read_states
-from pylon.workspace.ops import oplog, runsteps
+from pylon.workspace.ops import oplog, oprun, runsteps
 from pylon.workspace.ops.undo_capture import capture_steps
 from pylon.workspace.repo import Checkout
 
@@ -197,7 +197,7 @@ def _undo_newest(checkout: Checkout, *, finish: bool, markers: bool) -> dict[str
             _branch_check(op)
             runsteps.preflight(op.steps, forward=False, currents=currents)
             oplog.set_status(checkout, op, "undoing", undo_from=_commits(currents), interrupted=True)
-        with oplog.closed_if_refused(checkout, op, status=was):
+        with oprun.closed_if_refused(checkout, op, status=was):
             runsteps.run_steps(op.steps, forward=False, currents=currents)
         oplog.set_status(checkout, op, "undone", undone_at=time.time_ns())
         return _result(op, was, "undone", {})
@@ -323,7 +323,7 @@ def _write_all(
     from pylon.workspace.repo import locate
 
     heads = {step.root: step.head for step in op.steps}
-    with oplog.closed_if_refused(checkout, op, status=was, abandoned=was != "undone"):
+    with oprun.closed_if_refused(checkout, op, status=was, abandoned=was != "undone"):
         done = 0
         try:
             for root, outcome in outcomes.items():

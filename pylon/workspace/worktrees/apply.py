@@ -235,7 +235,7 @@ def apply(
     checkout's state before, and the state after: the merged tree with the same index and HEAD)
     is written before the first file changes, so `ws undo` restores the state before exactly,
     even after a kill half-way through."""
-    from pylon.workspace.ops import oplog, restore_state
+    from pylon.workspace.ops import oplog, oprun, restore_state
     from pylon.workspace.ops.restore_state import make_state
 
     with oplog.op_lock(checkout):
@@ -284,7 +284,7 @@ def apply(
         )
         # the same primitive as undo and `undo --finish`: only the paths that differ are written
         # (git checkout-index from a private index of just them), HEAD and the real index kept
-        with oplog.closed_if_refused(checkout, op):
+        with oprun.closed_if_refused(checkout, op):
             restore_state.restore(checkout, after, head="keep", current=before)
         oplog.complete(checkout, op)
     result.update(applied=True, op=op.seq)

@@ -25,7 +25,7 @@ import os
 
 from pylon.locks import file_lock
 from pylon.workspace import git
-from pylon.workspace.ops import oplog, runsteps
+from pylon.workspace.ops import oplog, oprun, runsteps
 from pylon.workspace.repo import Checkout, stored_tree
 from pylon.workspace.worktrees import owned, rm_undo
 
@@ -166,7 +166,7 @@ def finish(
                 command=command,
             )
             if steps:
-                with oplog.closed_if_refused(checkout, op):
+                with oprun.closed_if_refused(checkout, op):
                     restore_state.restore(checkout, steps[0].after, head=steps[0].head, current=before)
             main = info.main_root
             if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):
@@ -288,7 +288,7 @@ def _finish_committing(
                     anchors=[made.commit],
                     command=command,
                 )
-            with oplog.closed_if_refused(checkout, op):
+            with oprun.closed_if_refused(checkout, op):
                 restore_state.restore(checkout, after, head="state", current=before)
             if remove:
                 if owned.same_path(os.path.commonpath([found.path, os.getcwd()]), found.path):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pylon.workspace import git
 from pylon.workspace.commits import read_states
-from pylon.workspace.ops import oplog, runsteps
+from pylon.workspace.ops import oplog, oprun, runsteps
 from pylon.workspace.ops.restore_state import make_state, same_state
 from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.worktrees import owned
@@ -127,7 +127,7 @@ def move(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             anchors=[_commit(source)],
             command=f"pylon ws move {worktree_id}",
         )
-        results = oplog.carry_out(checkout, op, currents={main.root: parked})
+        results = oprun.carry_out(checkout, op, currents={main.root: parked})
     return {
         "id": worktree_id,
         "op": op.seq,
@@ -258,7 +258,7 @@ def move_back(checkout: Checkout, worktree_id: str) -> dict[str, object]:
             data=data,
             command=f"pylon ws move {worktree_id} --back",
         )
-        results = oplog.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
+        results = oprun.carry_out(checkout, op, currents={wt.root: now_wt, main.root: m})
     return {
         "id": worktree_id,
         "op": op.seq,

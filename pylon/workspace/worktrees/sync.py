@@ -20,7 +20,7 @@ from __future__ import annotations
 from pylon.workspace import git
 from pylon.workspace.merge.conflicts import merge_tree, on_base, require_merge_tree
 from pylon.workspace.merge.markers import BASE, CHECKOUT, labelled_tree, session_label
-from pylon.workspace.ops import oplog
+from pylon.workspace.ops import oplog, oprun
 from pylon.workspace.repo import Checkout, locate, refuse_in_progress
 from pylon.workspace.worktrees import owned
 from pylon.workspace.worktrees.apply import exact_after, tree_changes, with_modes
@@ -279,7 +279,7 @@ def sync(
             },
             anchors=[str(todo.incoming.commit), str(before.commit), todo.base.commit],
         )
-        with oplog.closed_if_refused(checkout, op):
+        with oprun.closed_if_refused(checkout, op):
             restore_state.restore(session_co, after, head="keep", current=before)
         oplog.complete(checkout, op)
     result.update(synced=True, op=op.seq)
