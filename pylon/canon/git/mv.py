@@ -53,7 +53,7 @@ def _exists_error(target: Address, source: Address) -> PylonError:
 
 
 def plan_move(project: Project, old_arg: str, new_arg: str) -> MoveRequest:
-    from pylon.canon.article import check_address
+    from pylon.canon.article_write import check_address
 
     old = to_address(old_arg, project)
     new = to_address(new_arg, project)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 from pylon.canon.address import dotted_folders, mapped_names, move_hint
-from pylon.canon.article import ArticleView, WriteResult, shell_quoted
+from pylon.canon.article import ArticleView, shell_quoted
+from pylon.canon.article_write import WriteResult
 from pylon.canon.store import Project
 
 TYPE_CHECKING = False

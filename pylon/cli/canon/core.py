@@ -89,7 +89,7 @@ def _session_mark(project: Project, verb: str, address: str) -> None:
 
 
 def write(args: WriteArgs) -> int:
-    from pylon.canon.article import write_article
+    from pylon.canon.article_write import write_article
     from pylon.canon.lint.remarks import after_write
     from pylon.cli.canon import render
 
