@@ -143,7 +143,8 @@ def _kept_refs(
 
 
 def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None, *, dry_run: bool = False) -> Restored:
-    from pylon.workspace.ops.restore_state import _blocked_error, holding, plan
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
+    from pylon.workspace.ops.restore_state import holding
     from pylon.workspace.repo import refuse_in_progress
     from pylon.workspace.state import capture
 
@@ -203,7 +204,7 @@ def restore_named(checkout: Checkout, name: str, paths: list[str] | None = None,
             "aside": aside,
         }
         if todo.blocked:
-            raise _blocked_error(todo.blocked)
+            raise blocked_error(todo.blocked)
         if kept is not None:
             result["refs"] = kept[0]
         from pylon.workspace.exact import differs

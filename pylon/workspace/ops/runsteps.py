@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def preflight(steps: Sequence[Step], *, forward: bool, currents: dict[str, State]) -> None:
     """Refuse (`restore-blocked`) before the intent is written when a step's restore would be
     blocked; `currents` maps each root to its State just captured (reused by run_steps)."""
-    from pylon.workspace.ops.restore_state import _blocked_error, plan
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
     from pylon.workspace.repo import locate
 
     for step in steps:
@@ -37,7 +37,7 @@ def preflight(steps: Sequence[Step], *, forward: bool, currents: dict[str, State
                 made=step.made if forward else step.after,
             )
             if todo.blocked:
-                raise _blocked_error(todo.blocked)
+                raise blocked_error(todo.blocked)
 
 
 def run_steps(

@@ -138,7 +138,8 @@ def carry_kept(
 ) -> Result:
     """Reverse-apply the change frm -> to onto `now` (see the module docstring)."""
     from pylon.workspace.keep import refsnap
-    from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
+    from pylon.workspace.ops.restore_state import restore
     from pylon.workspace.ops.reverse import carry, changed_paths, conflict_error
 
     kc = KeepCheckout(checkout, store)
@@ -150,7 +151,7 @@ def carry_kept(
             raise conflict_error(title or f"op {seq}", seq, verb, outcome.conflicts)
         todo = plan(kc, outcome.target, current=n, rules=[f.commit or "", t.commit or ""], made=f.commit)
         if todo.blocked:
-            raise _blocked_error(todo.blocked)
+            raise blocked_error(todo.blocked)
         target_index = todo.target.index_tree
         if target_index and target_index != n.index_tree:
             ensure_in_repo(checkout, store, [target_index])
@@ -295,7 +296,8 @@ def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str
     from pylon.workspace.keep.kept import load, take
     from pylon.workspace.keep.records import record
     from pylon.workspace.keep.store import for_checkout
-    from pylon.workspace.ops.restore_state import _blocked_error, plan, restore
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
+    from pylon.workspace.ops.restore_state import restore
 
     commit = state_of(op, side, checkout.root)
     store = for_checkout(checkout)
@@ -325,7 +327,7 @@ def restore_kept(checkout: Checkout, op: Op, name: str, side: str, rel: list[str
                 "op": None,
             }
             if todo.blocked:
-                raise _blocked_error(todo.blocked)
+                raise blocked_error(todo.blocked)
             if dry_run or not (todo.writes or todo.deletes or todo.index_entries):
                 return result
             if todo.target.index_tree and todo.index_entries:

@@ -292,7 +292,7 @@ def _carry_all(
 ) -> dict[str, Outcome]:
     """Each root's target (reverse.carry), all computed before anything is written; refused on a
     conflict (unless `markers`) or when a write would replace a file outside the current state."""
-    from pylon.workspace.ops.restore_state import _blocked_error, plan
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
     from pylon.workspace.ops.reverse import carry, conflict_error
     from pylon.workspace.repo import locate
 
@@ -311,7 +311,7 @@ def _carry_all(
     for root, outcome in outcomes.items():
         todo = plan(locate(root), outcome.target, current=currents[root], made=outcome.made)
         if todo.blocked:
-            raise _blocked_error(todo.blocked)
+            raise blocked_error(todo.blocked)
     return outcomes
 
 

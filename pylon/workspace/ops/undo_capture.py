@@ -39,7 +39,8 @@ def holding_ignored(step: oplog.Step, current: State, toward: str, only_written:
     """The undo of a restore writes back the ignored files that restore overwrote (it kept them
     aside; a guard snapshot holds its own): the ones there now are kept in the state replaced first.
     `only_written`: only those that still hold what the restore wrote (the state it went to)."""
-    from pylon.workspace.ops.restore_state import holding, plan
+    from pylon.workspace.ops.restore_plan import plan
+    from pylon.workspace.ops.restore_state import holding
     from pylon.workspace.repo import locate
 
     co = locate(step.root)

@@ -235,7 +235,7 @@ def apply(
     checkout's state before, and the state after: the merged tree with the same index and HEAD)
     is written before the first file changes, so `ws undo` restores the state before exactly,
     even after a kill half-way through."""
-    from pylon.workspace.ops import oplog, oprun, restore_state
+    from pylon.workspace.ops import oplog, oprun, restore_plan, restore_state
     from pylon.workspace.ops.restore_state import make_state
 
     with oplog.op_lock(checkout):
@@ -257,7 +257,7 @@ def apply(
             meta_raw=todo.meta,
             head_tree=before.head_tree,
         )
-        writes = restore_state.plan(checkout, after, current=before)
+        writes = restore_plan.plan(checkout, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(
                 writes.blocked,

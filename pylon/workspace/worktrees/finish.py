@@ -103,7 +103,7 @@ def finish(
         return _finish_committing(
             checkout, worktree_id, message, keep_branch=keep_branch, command=command, verify=verify
         )
-    from pylon.workspace.ops import restore_state
+    from pylon.workspace.ops import restore_plan, restore_state
     from pylon.workspace.worktrees.apply import overwrite_refusal, plan
     from pylon.workspace.worktrees.move import refuse_while_moved
     from pylon.workspace.worktrees.rm import _stop_watcher
@@ -121,7 +121,7 @@ def finish(
             commit = None
             if todo.files:
                 after, commit = _after(checkout, todo, message, worktree_id)
-                writes = restore_state.plan(checkout, after, current=before)
+                writes = restore_plan.plan(checkout, after, current=before)
                 if writes.blocked:
                     raise overwrite_refusal(
                         writes.blocked, f"{len(writes.blocked)} ignored file(s)", "delete them if you do not need them"
@@ -326,7 +326,7 @@ def _finish_committing(
 
 
 def check_undo(checkout: Checkout, op: oplog.Op) -> None:
-    from pylon.workspace.ops.restore_state import _blocked_error, plan
+    from pylon.workspace.ops.restore_plan import blocked_error, plan
     from pylon.workspace.ops.undo import _branch_check
     from pylon.workspace.repo import locate
     from pylon.workspace.state import capture
@@ -337,7 +337,7 @@ def check_undo(checkout: Checkout, op: oplog.Op) -> None:
         co = locate(step.root)
         todo = plan(co, step.before, step.paths, current=capture(co))
         if todo.blocked:
-            raise _blocked_error(todo.blocked)
+            raise blocked_error(todo.blocked)
 
 
 def undo_op(checkout: Checkout, op: oplog.Op) -> None:

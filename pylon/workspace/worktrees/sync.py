@@ -228,7 +228,7 @@ def sync(
     command: str | None = None,
 ) -> dict[str, object]:
     """Plan and write under the op lock, recorded in the (shared) op log as kind `sync`."""
-    from pylon.workspace.ops import restore_state
+    from pylon.workspace.ops import restore_plan, restore_state
     from pylon.workspace.ops.restore_state import make_state
     from pylon.workspace.worktrees.apply import overwrite_refusal
 
@@ -251,7 +251,7 @@ def sync(
             meta_raw=todo.meta,
             head_tree=before.head_tree,
         )
-        writes = restore_state.plan(session_co, after, current=before)
+        writes = restore_plan.plan(session_co, after, current=before)
         if writes.blocked:
             raise overwrite_refusal(
                 writes.blocked,
